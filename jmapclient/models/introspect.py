@@ -144,7 +144,10 @@ def _wire_default(info: FieldInfo) -> Any:
         value = info.default
     if value is None:
         return None
-    return TypeAdapter(info.annotation).dump_python(value, mode="json", by_alias=True)
+    # Pydantic moves a field's Annotated metadata (the wire serializers) off the
+    # annotation; put it back so the default is dumped exactly as the field would be.
+    annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+    return TypeAdapter(annotation).dump_python(value, mode="json", by_alias=True)
 
 
 @cache
