@@ -218,7 +218,7 @@ def _open_email(data: bytes, label: str, budget: _Budget) -> Opened:
             continue
         try:
             payload = part.get_payload(decode=True)
-        except Exception:  # noqa: BLE001 - a broken part must not stop the others
+        except Exception:  # a broken part must not stop the others
             continue
         if not isinstance(payload, bytes) or not payload:
             continue
@@ -242,7 +242,7 @@ def mail_headers(message: EmailMessage) -> MailHeaders:
 def _header_text(message: EmailMessage, name: str) -> str | None:
     try:
         value = message.get(name)
-    except Exception:  # noqa: BLE001 - header parsing of hostile input
+    except Exception:  # header parsing of hostile input
         return None
     if value is None:
         return None
@@ -254,7 +254,7 @@ def _addresses(message: EmailMessage, name: str) -> list[str]:
     try:
         header = message.get(name)
         found = [a.addr_spec for a in getattr(header, "addresses", ()) if a.addr_spec]
-    except Exception:  # noqa: BLE001 - header parsing of hostile input
+    except Exception:  # header parsing of hostile input
         return []
     unique: list[str] = []
     for address in found:
@@ -267,7 +267,7 @@ def _date(message: EmailMessage) -> datetime | None:
     try:
         header = message.get("date")
         moment = getattr(header, "datetime", None)
-    except Exception:  # noqa: BLE001 - header parsing of hostile input
+    except Exception:  # header parsing of hostile input
         return None
     if not isinstance(moment, datetime):
         return None

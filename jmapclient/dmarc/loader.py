@@ -93,7 +93,9 @@ def load_file(
     try:
         size = path.stat().st_size
         if size > limit:
-            return ParsedFile(path, "rejected", reason=f"file is larger than the {limit:,}-byte limit")
+            return ParsedFile(
+                path, "rejected", reason=f"file is larger than the {limit:,}-byte limit"
+            )
         data = path.read_bytes()
     except OSError as exc:
         return ParsedFile(path, "rejected", reason=f"cannot read file ({exc.strerror or exc})")

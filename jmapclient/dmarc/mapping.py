@@ -259,7 +259,9 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
         "evaluatedDisposition": _enum(
             vocab.ACTION_DISPOSITION, text_of(evaluated, "disposition"), "disposition", notes
         ),
-        "evaluatedDkim": _enum(vocab.DMARC_RESULT, text_of(evaluated, "dkim"), "DKIM verdict", notes),
+        "evaluatedDkim": _enum(
+            vocab.DMARC_RESULT, text_of(evaluated, "dkim"), "DKIM verdict", notes
+        ),
         "evaluatedSpf": _enum(vocab.DMARC_RESULT, text_of(evaluated, "spf"), "SPF verdict", notes),
         "policyOverrideReasons": to_index_map(_override_reasons(evaluated, notes)),
         "envelopeTo": clean_domain(text_of(identifiers, "envelope_to")),

@@ -29,6 +29,7 @@ def iter_wire_list(value: Any) -> Iterator[Any]:
     if value is None:
         return
     if isinstance(value, Mapping):
+
         def position(key: Any) -> tuple[int, int | str]:
             text = str(key)
             return (0, int(text)) if text.isdigit() else (1, text)

@@ -29,9 +29,7 @@ _FEEDBACK_START = re.compile(r"<(?:[A-Za-z_][\w.-]*:)?feedback[\s>/]")
 _FEEDBACK_END = re.compile(r"</(?:[A-Za-z_][\w.-]*:)?feedback\s*>")
 # A '<' that does not open a tag, end tag, comment, PI, CDATA or DOCTYPE is text
 # that the reporter forgot to escape (e.g. "<bad-xml@example.net>" as an address).
-_STRAY_LT = re.compile(
-    r"<(?!/?[A-Za-z_][\w.:-]*(?:\s+[^<>]*?)?/?>|!--|\?|!\[CDATA\[|!DOCTYPE)"
-)
+_STRAY_LT = re.compile(r"<(?!/?[A-Za-z_][\w.:-]*(?:\s+[^<>]*?)?/?>|!--|\?|!\[CDATA\[|!DOCTYPE)")
 _STRAY_AMP = re.compile(r"&(?!#\d+;|#x[0-9A-Fa-f]+;|[A-Za-z_][\w.-]*;)")
 _RECORD_END = "</record>"
 
@@ -55,7 +53,9 @@ def parse_report_xml(data: bytes) -> ParsedXml:
         root, warnings = _recover(data, first)
     _strip_namespaces(root)
     if root.tag != ROOT_TAG:
-        raise XmlRejected(f"root element is <{root.tag}>, not <feedback>: not a DMARC aggregate report")
+        raise XmlRejected(
+            f"root element is <{root.tag}>, not <feedback>: not a DMARC aggregate report"
+        )
     return ParsedXml(root=root, warnings=warnings)
 
 
@@ -103,7 +103,7 @@ def _decode_leniently(data: bytes) -> str:
         except LookupError:
             encoding = "utf-8"
     if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+        data = data[len(codecs.BOM_UTF8) :]
     return data.decode(encoding, errors="replace")
 
 
@@ -114,7 +114,7 @@ def _repair(text: str) -> str:
     start = _FEEDBACK_START.search(text)
     if start:
         # Anything before <feedback> (stray schema elements, junk) is not report data.
-        text = text[start.start():]
+        text = text[start.start() :]
     text = _STRAY_LT.sub("&lt;", text)
     text = _STRAY_AMP.sub("&amp;", text)
     end = _FEEDBACK_END.search(text)
