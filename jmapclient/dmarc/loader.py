@@ -119,6 +119,7 @@ def load_bytes(
         return ParsedFile(path, "rejected", reason=exc.reason)
 
     failures: list[str] = []
+    leftover = Notes()
     for candidate in opened.candidates:
         notes = Notes()
         notes.extend(opened.notes)
@@ -131,10 +132,12 @@ def load_bytes(
             failures.append(
                 exc.reason if len(opened.candidates) == 1 else f"{candidate.label}: {exc.reason}"
             )
+            # Keep what was learnt (e.g. which records were skipped) for the report.
+            leftover.extend(notes.as_list())
             continue
         wire = external_report(report, opened.mail, now=moment, retain=retain, notes=notes)
         return ParsedFile(path, "ok", wire=wire, warnings=notes.as_list(), source=candidate.label)
-    return ParsedFile(path, "rejected", reason="; ".join(failures))
+    return ParsedFile(path, "rejected", reason="; ".join(failures), warnings=leftover.as_list())
 
 
 def report_subject(report: dict[str, Any]) -> str:
