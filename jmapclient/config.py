@@ -1,0 +1,156 @@
+"""Named connection profiles and key bindings, in one TOML file shared by CLI and console.
+
+The file lives in the user config directory (``MAILADMIN_CONFIG`` overrides the path,
+for tests and scripts). It may hold tokens, so it is written with mode 0600, through a
+temporary file that is renamed into place, so a crash never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+from platformdirs import user_config_dir, user_data_dir
+
+APP_NAME = "mailadmin"
+CONFIG_ENV = "MAILADMIN_CONFIG"
+DATA_ENV = "MAILADMIN_DATA"
+OWNER_ONLY = 0o600
+
+
+class ConfigError(ValueError):
+    """The config file or a profile is not usable; the message says why."""
+
+
+def config_path() -> Path:
+    override = os.environ.get(CONFIG_ENV)
+    return Path(override) if override else Path(user_config_dir(APP_NAME)) / "config.toml"
+
+
+def data_dir() -> Path:
+    override = os.environ.get(DATA_ENV)
+    return Path(override) if override else Path(user_data_dir(APP_NAME))
+
+
+def write_private(path: Path, content: bytes) -> None:
+    """Write ``content`` to ``path`` with mode 0600, atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        os.fchmod(descriptor, OWNER_ONLY)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(content)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@dataclass
+class Profile:
+    """How to reach one server. The token is inline or read from ``token_file``."""
+
+    name: str
+    url: str
+    token: str | None = None
+    token_file: str | None = None
+    read_only: bool = False
+
+    def __repr__(self) -> str:  # never show the token
+        return f"Profile(name={self.name!r}, url={self.url!r}, read_only={self.read_only})"
+
+    def resolve_token(self) -> str:
+        if self.token:
+            return self.token
+        if self.token_file:
+            try:
+                return Path(self.token_file).expanduser().read_text().strip()
+            except OSError as error:
+                raise ConfigError(f"profile {self.name!r}: cannot read token file: {error.strerror}") from None
+        raise ConfigError(f"profile {self.name!r} has no token or token file")
+
+    def to_toml(self) -> dict[str, Any]:
+        table: dict[str, Any] = {"url": self.url}
+        if self.token:
+            table["token"] = self.token
+        if self.token_file:
+            table["token_file"] = self.token_file
+        if self.read_only:
+            table["read_only"] = True
+        return table
+
+    @classmethod
+    def from_toml(cls, name: str, table: Any) -> Profile:
+        if not isinstance(table, dict) or not isinstance(table.get("url"), str) or not table["url"]:
+            raise ConfigError(f"profile {name!r} needs a url")
+        return cls(
+            name=name,
+            url=table["url"],
+            token=table.get("token") if isinstance(table.get("token"), str) else None,
+            token_file=table.get("token_file") if isinstance(table.get("token_file"), str) else None,
+            read_only=bool(table.get("read_only", False)),
+        )
+
+
+@dataclass
+class Config:
+    """The whole file: profiles, the default profile's name, and key remaps."""
+
+    profiles: dict[str, Profile] = field(default_factory=dict)
+    default: str | None = None
+    keys: dict[str, str] = field(default_factory=dict)
+    """Binding id → key(s), e.g. ``{"app.quit": "ctrl+q"}``; read by the console."""
+    path: Path = field(default_factory=config_path)
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Config:
+        path = path or config_path()
+        if not path.exists():
+            return cls(path=path)
+        try:
+            data = tomllib.loads(path.read_text())
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            raise ConfigError(f"cannot read {path}: {error}") from None
+        profiles = {
+            name: Profile.from_toml(name, table) for name, table in (data.get("profiles") or {}).items()
+        }
+        keys = {str(k): str(v) for k, v in (data.get("keys") or {}).items()}
+        default = data.get("default") if isinstance(data.get("default"), str) else None
+        return cls(profiles=profiles, default=default, keys=keys, path=path)
+
+    def save(self) -> None:
+        document: dict[str, Any] = {}
+        if self.default:
+            document["default"] = self.default
+        document["profiles"] = {name: p.to_toml() for name, p in sorted(self.profiles.items())}
+        if self.keys:
+            document["keys"] = dict(self.keys)
+        write_private(self.path, tomli_w.dumps(document).encode())
+
+    def add(self, profile: Profile, *, make_default: bool = False) -> None:
+        if not profile.name.strip():
+            raise ConfigError("a profile needs a name")
+        self.profiles[profile.name] = profile
+        if make_default or self.default is None:
+            self.default = profile.name
+
+    def remove(self, name: str) -> None:
+        if name not in self.profiles:
+            raise ConfigError(f"no profile named {name!r}")
+        del self.profiles[name]
+        if self.default == name:
+            self.default = next(iter(sorted(self.profiles)), None)
+
+    def get(self, name: str | None = None) -> Profile:
+        chosen = name or self.default
+        if chosen is None:
+            raise ConfigError("no profile given and no default profile; add one with `mailadmin profile add`")
+        try:
+            return self.profiles[chosen]
+        except KeyError:
+            raise ConfigError(f"no profile named {chosen!r}") from None

@@ -1,0 +1,160 @@
+"""Pure wire encodings shared by models, client, stub and UI.
+
+wire-notes.md fixes how the real server encodes what interface.md leaves open:
+durations are integer milliseconds, sets are ``{member: true}`` objects, lists of
+objects are index maps ``{"0": {...}}``, timestamps are ``YYYY-MM-DDTHH:MM:SSZ``
+and a stored secret reads back as ``"****"``. Everything here is free of pydantic
+so the stub, the CLI and the UI can call it directly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+MASKED_SECRET = "****"
+"""What a get answers in place of a stored ``Value`` secret; never sent back."""
+
+# --- Duration -------------------------------------------------------------------
+
+_DURATION_UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+_DURATION_PART = re.compile(r"(\d+)\s*(ms|s|m|h|d)")
+
+
+def parse_duration(text: str | int) -> int:
+    """Parse ``250ms``, ``30s``, ``5m``, ``1h30m`` or a bare number of ms into ms."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        if text < 0:
+            raise ValueError("a duration cannot be negative")
+        return text
+    if not isinstance(text, str):
+        raise ValueError("a duration is a number of milliseconds or text like 30s")
+    compact = text.strip().lower()
+    if not compact:
+        raise ValueError("a duration cannot be empty")
+    if compact.isdigit():
+        return int(compact)
+    position, total = 0, 0
+    for match in _DURATION_PART.finditer(compact):
+        if match.start() != position and compact[position : match.start()].strip():
+            break
+        total += int(match.group(1)) * _DURATION_UNITS_MS[match.group(2)]
+        position = match.end()
+    if position == 0 or compact[position:].strip():
+        raise ValueError(f"{text!r} is not a duration; write it like 250ms, 30s, 5m or 1h30m")
+    return total
+
+
+def format_duration(ms: int | None) -> str:
+    """Format milliseconds the way people write them: 30000 → ``30s``, 5400000 → ``1h30m``."""
+    if ms is None:
+        return ""
+    if ms == 0:
+        return "0s"
+    parts: list[str] = []
+    rest = ms
+    for unit in ("d", "h", "m", "s"):
+        size = _DURATION_UNITS_MS[unit]
+        if rest >= size:
+            parts.append(f"{rest // size}{unit}")
+            rest %= size
+    if rest:
+        parts.append(f"{rest}ms")
+    return "".join(parts)
+
+
+# --- Set<T> -----------------------------------------------------------------------
+
+
+def set_to_wire(members: Iterable[str]) -> dict[str, bool]:
+    return {member: True for member in members}
+
+
+def set_from_wire(value: Any) -> list[str]:
+    """Read ``{member: true}``; a JSON array is accepted too, leniently."""
+    if isinstance(value, Mapping):
+        bad = [key for key, flag in value.items() if flag is not True]
+        if bad:
+            raise ValueError(f"set members must map to true (member {bad[0]!r} does not)")
+        return list(value)
+    if isinstance(value, list | tuple):
+        return list(dict.fromkeys(value))
+    raise ValueError("a set is a JSON object whose members map to true")
+
+
+# --- List<T> of objects -------------------------------------------------------------
+
+
+def list_to_wire(items: Iterable[Any]) -> dict[str, Any]:
+    return {str(index): item for index, item in enumerate(items)}
+
+
+def list_from_wire(value: Any) -> list[Any]:
+    """Read an index map ``{"0": a, "1": b}`` in index order; arrays are accepted too."""
+    if isinstance(value, list | tuple):
+        return list(value)
+    if isinstance(value, Mapping):
+        try:
+            ordered = sorted(value.items(), key=lambda item: int(item[0]))
+        except ValueError:
+            raise ValueError("a list is an object keyed by positions \"0\", \"1\", ...") from None
+        positions = [int(key) for key, _ in ordered]
+        if positions != list(range(len(positions))):
+            raise ValueError("list positions must run 0, 1, 2, ... without gaps")
+        return [item for _, item in ordered]
+    raise ValueError("a list is an object keyed by positions \"0\", \"1\", ...")
+
+
+# --- UTCDateTime --------------------------------------------------------------------
+
+
+def format_utc(moment: datetime) -> str:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_utc(text: str) -> datetime:
+    """Accept offsets and fractions, as the real server does, and normalise to UTC seconds."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("a timestamp is text like 2026-01-31T12:00:00Z")
+    candidate = text.strip()
+    if candidate.endswith(("z", "Z")):
+        candidate = candidate[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(candidate)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a timestamp like 2026-01-31T12:00:00Z") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).replace(microsecond=0)
+
+
+def normalise_utc(text: str) -> str:
+    return format_utc(parse_utc(text))
+
+
+# --- Masked secrets and JSON pointers --------------------------------------------------
+
+
+def escape_pointer(token: str) -> str:
+    """RFC 6901: ``~`` becomes ``~0`` and ``/`` becomes ``~1``."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def unescape_pointer(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def iter_masked_paths(value: Any, path: str = "") -> Iterator[str]:
+    """Yield the JSON-pointer path of every masked secret inside a wire value."""
+    if value == MASKED_SECRET:
+        yield path or "/"
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from iter_masked_paths(item, f"{path}/{escape_pointer(str(key))}" if path else key)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from iter_masked_paths(item, f"{path}/{index}" if path else str(index))

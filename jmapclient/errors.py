@@ -1,0 +1,229 @@
+"""Typed errors, each with a message a person understands.
+
+Three layers, as RFC 8620 has them:
+- transport: the server could not be reached, timed out, refused the token, failed;
+- request: a problem-details answer that rejects the whole request (§3.6.1);
+- method: an error response in place of one method's result (§3.6.2);
+and per-object :class:`SetError` values inside a successful ``/set`` response.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class JmapError(Exception):
+    """Base of every error this package raises."""
+
+
+# --- Local ------------------------------------------------------------------------------
+
+
+class LocalValidationError(JmapError, ValueError):
+    """Bad input caught before anything is sent. ``fields`` maps a wire path to its reason."""
+
+    def __init__(self, fields: Mapping[str, str]) -> None:
+        self.fields = dict(fields)
+        super().__init__("; ".join(f"{path}: {reason}" for path, reason in self.fields.items()))
+
+
+# --- Transport ----------------------------------------------------------------------------
+
+
+class TransportError(JmapError):
+    """The exchange with the server failed below JMAP."""
+
+
+class ServerUnreachable(TransportError):
+    def __init__(self, url: str, reason: str) -> None:
+        self.url = url
+        super().__init__(f"cannot reach the server at {url}: {reason}")
+
+
+class RequestTimeout(TransportError):
+    def __init__(self, url: str, seconds: float | None) -> None:
+        self.url = url
+        after = f" after {seconds:g}s" if seconds else ""
+        super().__init__(f"the server at {url} did not answer{after}")
+
+
+class AuthenticationFailed(TransportError):
+    """HTTP 401: the token is missing, wrong or expired."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(f"the server at {url} refused the token (401): check or renew it")
+
+
+class AccessDenied(TransportError):
+    """HTTP 403 on the request as a whole."""
+
+    def __init__(self, url: str, detail: str = "") -> None:
+        super().__init__(f"the server at {url} denied access (403){': ' + detail if detail else ''}")
+
+
+class ServerError(TransportError):
+    """HTTP 5xx."""
+
+    def __init__(self, url: str, status: int, detail: str = "") -> None:
+        self.status = status
+        tail = f": {detail}" if detail else ""
+        super().__init__(f"the server at {url} failed with HTTP {status}{tail}")
+
+
+class ProtocolError(TransportError):
+    """The server answered something that is not a JMAP response."""
+
+
+# --- Request-level problem details ------------------------------------------------------------
+
+_REQUEST_MESSAGES = {
+    "notJSON": "the server could not read the request as JSON",
+    "notRequest": "the server did not accept the request as a JMAP request",
+    "unknownCapability": "the server does not know a capability the request names",
+    "limit": "the request is over a server limit",
+}
+
+
+class RequestError(JmapError):
+    """RFC 8620 §3.6.1: the whole request was rejected."""
+
+    def __init__(self, error_type: str, status: int, detail: str = "", limit: str | None = None) -> None:
+        self.type = error_type
+        self.status = status
+        self.detail = detail
+        self.limit = limit
+        message = _REQUEST_MESSAGES.get(error_type, f"the request was rejected ({error_type})")
+        if limit:
+            message += f" ({limit})"
+        if detail:
+            message += f": {detail}"
+        super().__init__(message)
+
+
+# --- Method-level --------------------------------------------------------------------------------
+
+_METHOD_MESSAGES = {
+    "unknownMethod": "the server does not offer this method",
+    "invalidArguments": "the server rejected the arguments",
+    "forbidden": "you are not allowed to do this",
+    "unsupportedFilter": "the server does not support this filter",
+    "unsupportedSort": "the server cannot sort this way",
+    "anchorNotFound": "the anchor is not in the results",
+    "requestTooLarge": "too many objects in one call",
+    "invalidResultReference": "a result reference could not be resolved",
+    "accountNotFound": "the account does not exist on the server",
+    "accountNotSupportedByMethod": "the account does not support this method",
+    "accountReadOnly": "the account is read-only",
+    "stateMismatch": "the data changed on the server since it was read; reload and try again",
+    "cannotCalculateChanges": "the server cannot calculate the changes",
+    "serverUnavailable": "the server is temporarily unavailable; try again",
+    "serverPartialFail": "the server partly failed; reload to see what changed",
+    "serverFail": "the server failed to carry out the call",
+    "tooManyChanges": "too many changes to list",
+}
+
+
+class MethodError(JmapError):
+    """RFC 8620 §3.6.2: an ``error`` response in place of a method's result."""
+
+    def __init__(self, method: str, error_type: str, description: str | None = None, **extra: Any) -> None:
+        self.method = method
+        self.type = error_type
+        self.description = description
+        self.extra = extra
+        message = _METHOD_MESSAGES.get(error_type, f"the call failed ({error_type})")
+        if description:
+            message += f": {description}"
+        super().__init__(f"{method}: {message}")
+
+    @property
+    def forbidden(self) -> bool:
+        return self.type == "forbidden"
+
+
+# --- Per-object SetError --------------------------------------------------------------------------
+
+_SET_MESSAGES = {
+    "invalidProperties": "some values are not valid",
+    "invalidPatch": "the change could not be applied",
+    "validationFailed": "some values are not valid",
+    "notFound": "it no longer exists on the server",
+    "forbidden": "you are not allowed to do this",
+    "willDestroy": "it is being deleted in the same call",
+    "tooLarge": "it is too large for the server",
+    "overQuota": "the server's quota would be exceeded",
+    "rateLimit": "too many changes in a short time; wait and try again",
+    "singleton": "it cannot be created or deleted",
+    "alreadyExists": "it already exists",
+    "stateMismatch": "the data changed on the server since it was read",
+}
+
+_VALIDATION_REASONS = {
+    "Required": "is required",
+    "Invalid": "is not a valid value",
+    "MaxValue": "is above the maximum",
+    "MinValue": "is below the minimum",
+    "MaxLength": "is too long",
+    "MinLength": "is too short",
+}
+
+
+@dataclass
+class SetError:
+    """One object's failure inside a ``/set`` response."""
+
+    type: str
+    description: str | None = None
+    properties: list[str] = field(default_factory=list)
+    validation_errors: list[dict[str, Any]] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SetError:
+        return cls(
+            type=str(data.get("type", "unknown")),
+            description=data.get("description"),
+            properties=[str(p) for p in data.get("properties") or []],
+            validation_errors=[dict(v) for v in data.get("validationErrors") or [] if isinstance(v, Mapping)],
+            raw=dict(data),
+        )
+
+    @property
+    def message(self) -> str:
+        text = _SET_MESSAGES.get(self.type, self.type)
+        return f"{text}: {self.description}" if self.description else text
+
+    def field_messages(self) -> dict[str, str]:
+        """Per-field messages from ``invalidProperties``/``invalidPatch`` or ``validationFailed``."""
+        messages: dict[str, str] = {}
+        for item in self.validation_errors:
+            path = str(item.get("property") or item.get("path") or "")
+            reason = _VALIDATION_REASONS.get(str(item.get("type")), f"is not valid ({item.get('type')})")
+            for bound in ("value", "maximum", "minimum", "max", "min"):
+                if bound in item and isinstance(item[bound], int | float | str):
+                    reason += f" ({bound} {item[bound]})"
+                    break
+            if item.get("description"):
+                reason = str(item["description"])
+            messages[path] = reason
+        for path in self.properties:
+            messages.setdefault(path, self.description or _SET_MESSAGES.get(self.type, "is not valid"))
+        return messages
+
+    def __str__(self) -> str:
+        fields = self.field_messages()
+        if fields:
+            return "; ".join(f"{path}: {reason}" for path, reason in fields.items())
+        return self.message
+
+
+class SetFailed(JmapError):
+    """Raised by convenience calls when one or more objects of a ``/set`` failed."""
+
+    def __init__(self, failures: Mapping[str, SetError], done: Mapping[str, Any] | None = None) -> None:
+        self.failures = dict(failures)
+        self.done = dict(done or {})
+        parts = [f"{key}: {error}" for key, error in self.failures.items()]
+        super().__init__("; ".join(parts))

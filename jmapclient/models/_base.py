@@ -1,0 +1,91 @@
+"""The base model and the one function every field is declared with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+SERVICE_NAME = "stalwart"
+"""interface.md's <service_name>: the default database and user name of SQL stores."""
+
+
+class WireModel(BaseModel):
+    """A JMAP object or nested type.
+
+    Python names are snake_case; the wire name is the camelCase alias, unless a field
+    declares another. Unknown properties are kept (``extra="allow"``) so that a client
+    talking to a newer server loses nothing; the stub rejects them explicitly.
+    """
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        extra="allow",
+        use_enum_values=True,
+        validate_assignment=False,
+    )
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON object this model is on the wire.
+
+        Nulls are kept (null clears an optional field whose default is not null);
+        a server-set property the server has not set yet (``id``) is left out.
+        """
+        wire = self.model_dump(mode="json", by_alias=True)
+        for name, info in type(self).model_fields.items():
+            extra = info.json_schema_extra
+            if isinstance(extra, dict) and extra.get("server_set"):
+                key = info.alias or name
+                if wire.get(key) is None:
+                    wire.pop(key, None)
+        return wire
+
+
+def spec_field(
+    label: str,
+    default: Any = ...,
+    *,
+    default_factory: Any = None,
+    wire: str | None = None,
+    note: str | None = None,
+    group: str | None = None,
+    ge: int | None = None,
+    le: int | None = None,
+    enterprise: bool = False,
+    secret: bool = False,
+    server_set: bool = False,
+) -> Any:
+    """Declare a field once: label, default (``...`` = required), bounds and flags.
+
+    ``wire`` is given only where the wire name is not the camelCase of the Python name.
+    ``server_set`` marks properties the server assigns (never sent on create).
+    """
+    extra = {
+        "group": group,
+        "enterprise": enterprise,
+        "secret": secret,
+        "server_set": server_set,
+    }
+    if default_factory is not None:
+        return Field(
+            default_factory=default_factory,
+            alias=wire,
+            title=label,
+            description=note,
+            ge=ge,
+            le=le,
+            json_schema_extra=extra,
+        )
+    return Field(
+        default,
+        alias=wire,
+        title=label,
+        description=note,
+        ge=ge,
+        le=le,
+        json_schema_extra=extra,
+    )

@@ -1,0 +1,134 @@
+"""Wire types of interface.md, as pydantic annotated types.
+
+Each carries a :class:`WireKind` marker so that forms, the CLI and ``describe`` can
+tell a Duration from a plain integer without a second table of fields.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    PlainSerializer,
+    SecretStr,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+    WrapSerializer,
+)
+
+from jmapclient import encoding
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class WireKind:
+    """Marks what a field holds on the wire, beyond its Python type."""
+
+    name: str
+
+
+def _reject_bool_and_text(value: Any) -> Any:
+    # JSON true/false and "1.0" must not slip into a number field in lax mode.
+    if isinstance(value, bool | str):
+        raise ValueError("a number is required")
+    return value
+
+
+def _check_email(value: str) -> str:
+    local, at, domain = value.rpartition("@")
+    if not at or not local or not domain or any(c.isspace() for c in value):
+        raise ValueError(f"{value!r} is not an e-mail address")
+    return value
+
+
+def _check_domain(value: str) -> str:
+    if any(c.isspace() for c in value) or value.startswith("."):
+        raise ValueError(f"{value!r} is not a domain name")
+    return value
+
+
+def _check_uri(value: str) -> str:
+    scheme, sep, rest = value.partition("://")
+    if not sep or not scheme or not rest or any(c.isspace() for c in value):
+        raise ValueError(f"{value!r} is not a URL like scheme://host")
+    return value
+
+
+def _check_ip(value: str) -> str:
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        raise ValueError(f"{value!r} is not an IPv4 or IPv6 address") from None
+
+
+def _parse_timestamp(value: Any) -> Any:
+    if isinstance(value, str):
+        return encoding.parse_utc(value)
+    if isinstance(value, datetime):
+        return encoding.parse_utc(encoding.format_utc(value))
+    raise ValueError("a timestamp is text like 2026-01-31T12:00:00Z")
+
+
+def _reveal(value: SecretStr) -> str:
+    return value.get_secret_value()
+
+
+# Empty strings are invalid values on the wire; null clears an optional field instead.
+Text = Annotated[str, StringConstraints(strict=True, min_length=1), WireKind("string")]
+Id = Annotated[str, StringConstraints(strict=True, min_length=1), WireKind("id")]
+EmailAddress = Annotated[Text, AfterValidator(_check_email), WireKind("email")]
+DomainName = Annotated[Text, AfterValidator(_check_domain), WireKind("domain")]
+Uri = Annotated[Text, AfterValidator(_check_uri), WireKind("uri")]
+IpAddr = Annotated[Text, AfterValidator(_check_ip), WireKind("ip")]
+UnsignedInt = Annotated[StrictInt, WireKind("uint")]
+Boolean = Annotated[StrictBool, WireKind("bool")]
+Float = Annotated[float, BeforeValidator(_reject_bool_and_text), WireKind("float")]
+Duration = Annotated[StrictInt, WireKind("duration")]
+"""Integer milliseconds on the wire; shown to people as ``30s``."""
+
+UTCDateTime = Annotated[
+    datetime,
+    BeforeValidator(_parse_timestamp),
+    PlainSerializer(encoding.format_utc, return_type=str),
+    WireKind("datetime"),
+]
+
+SecretText = Annotated[
+    SecretStr,
+    StringConstraints(min_length=1),
+    PlainSerializer(_reveal, return_type=str),
+    WireKind("secret"),
+]
+"""A secret: hidden from repr and logs, revealed only when written to the wire."""
+
+
+def _set_to_wire(value: list[Any], handler: Any) -> dict[str, bool]:
+    return encoding.set_to_wire(handler(value))
+
+
+def _list_to_wire(value: list[Any], handler: Any) -> dict[str, Any]:
+    return encoding.list_to_wire(handler(value))
+
+
+WireSet = Annotated[
+    list[T],
+    BeforeValidator(encoding.set_from_wire),
+    WrapSerializer(_set_to_wire),
+    WireKind("set"),
+]
+"""Set<T>: ``{member: true}`` on the wire, an ordered de-duplicated list in Python."""
+
+IndexList = Annotated[
+    list[T],
+    BeforeValidator(encoding.list_from_wire),
+    WrapSerializer(_list_to_wire),
+    WireKind("list"),
+]
+"""List<T> of objects: ``{"0": {...}}`` on the wire (arrays are read too)."""

@@ -1,0 +1,225 @@
+"""Read the field declarations of the models: the one source for forms, CLI and docs.
+
+Nothing here restates a field; it only reads what ``spec_field`` and the wire types
+declared.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cache
+from typing import Annotated, Any, Literal, Union
+
+import annotated_types
+from pydantic import BaseModel, TypeAdapter
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+from jmapclient.models._base import WireModel
+from jmapclient.models._types import WireKind
+
+TYPE_KEY = "@type"
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """Everything declared about one field, in the terms a form or a table needs."""
+
+    name: str
+    wire: str
+    label: str
+    kind: str
+    required: bool
+    nullable: bool
+    default: Any
+    note: str | None = None
+    group: str | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+    enterprise: bool = False
+    secret: bool = False
+    server_set: bool = False
+    choices: tuple[str, ...] = ()
+    variants: dict[str, type[WireModel]] = field(default_factory=dict)
+    item_model: type[WireModel] | None = None
+    item_kind: str | None = None
+
+    @property
+    def has_default(self) -> bool:
+        return not self.required
+
+    def bounds_text(self) -> str:
+        if self.minimum is not None and self.maximum is not None:
+            return f"{self.minimum} to {self.maximum}"
+        if self.maximum is not None:
+            return f"at most {self.maximum}"
+        if self.minimum is not None:
+            return f"at least {self.minimum}"
+        return ""
+
+
+def _unwrap_optional(annotation: Any) -> tuple[Any, bool]:
+    origin = typing.get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) < len(typing.get_args(annotation)) and len(args) == 1:
+            return args[0], True
+    return annotation, False
+
+
+def _split_annotated(annotation: Any) -> tuple[Any, list[Any]]:
+    metadata: list[Any] = []
+    while typing.get_origin(annotation) is Annotated:
+        args = typing.get_args(annotation)
+        annotation, metadata = args[0], [*args[1:], *metadata]
+    return annotation, metadata
+
+
+def _variant_models(annotation: Any) -> dict[str, type[WireModel]]:
+    """``{"@type" value: model}`` of a discriminated union, or {} if it is not one."""
+    base, _ = _split_annotated(annotation)
+    if typing.get_origin(base) not in (Union, types.UnionType):
+        return {}
+    variants: dict[str, type[WireModel]] = {}
+    for member in typing.get_args(base):
+        if isinstance(member, type) and issubclass(member, WireModel):
+            type_field = member.model_fields.get("type")
+            if type_field is not None:
+                variants[typing.get_args(type_field.annotation)[0]] = member
+    return variants
+
+
+def _kind_of(annotation: Any, metadata: list[Any]) -> tuple[str, dict[str, Any]]:
+    """Classify a (non-optional) annotation; extra facts go into the returned dict."""
+    base, inner_meta = _split_annotated(annotation)
+    metadata = [*inner_meta, *metadata]
+    kinds = [m.name for m in metadata if isinstance(m, WireKind)]
+    facts: dict[str, Any] = {}
+    if typing.get_origin(base) is Literal:
+        return "literal", facts
+    if variants := _variant_models(annotation):
+        facts["variants"] = variants
+        return "variant", facts
+    if "set" in kinds or "list" in kinds:
+        kind = "set" if "set" in kinds else "list"
+        (item,) = typing.get_args(base) or (Any,)
+        if isinstance(item, type) and issubclass(item, WireModel):
+            facts["item_model"] = item
+        else:
+            item_kind, item_facts = _kind_of(item, [])
+            facts["item_kind"] = item_kind
+            facts.update({k: v for k, v in item_facts.items() if k == "choices"})
+        return kind, facts
+    if isinstance(base, type) and issubclass(base, Enum):
+        facts["choices"] = tuple(str(member.value) for member in base)
+        return "enum", facts
+    if isinstance(base, type) and issubclass(base, BaseModel):
+        facts["item_model"] = base
+        return "object", facts
+    if kinds:
+        # Nested Annotated types flatten inner-first, so the outermost kind is last.
+        return kinds[-1], facts
+    return getattr(base, "__name__", "value"), facts
+
+
+def _bounds(info: FieldInfo) -> tuple[int | None, int | None]:
+    low = high = None
+    for item in info.metadata:
+        if isinstance(item, annotated_types.Ge):
+            low = int(item.ge)
+        elif isinstance(item, annotated_types.Le):
+            high = int(item.le)
+    return low, high
+
+
+def _wire_default(info: FieldInfo) -> Any:
+    if info.default_factory is not None:
+        value = info.default_factory()  # type: ignore[call-arg]
+    elif info.default is PydanticUndefined:
+        return None
+    else:
+        value = info.default
+    if value is None:
+        return None
+    return TypeAdapter(info.annotation).dump_python(value, mode="json", by_alias=True)
+
+
+@cache
+def fields_of(model: type[WireModel]) -> tuple[FieldSpec, ...]:
+    """The declared fields of a model in declaration order, ``@type`` left out."""
+    specs: list[FieldSpec] = []
+    for name, info in model.model_fields.items():
+        if name == "type" and info.alias == TYPE_KEY:
+            continue
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        annotation, nullable = _unwrap_optional(info.annotation)
+        kind, facts = _kind_of(annotation, list(info.metadata))
+        low, high = _bounds(info)
+        specs.append(
+            FieldSpec(
+                name=name,
+                wire=info.alias or name,
+                label=info.title or name,
+                kind=kind,
+                required=info.is_required(),
+                nullable=nullable,
+                default=_wire_default(info),
+                note=info.description,
+                group=extra.get("group"),  # type: ignore[arg-type]
+                minimum=low,
+                maximum=high,
+                enterprise=bool(extra.get("enterprise")),
+                secret=bool(extra.get("secret")),
+                server_set=bool(extra.get("server_set")),
+                choices=facts.get("choices", ()),
+                variants=facts.get("variants", {}),
+                item_model=facts.get("item_model"),
+                item_kind=facts.get("item_kind"),
+            )
+        )
+    return tuple(specs)
+
+
+def field_by_wire(model: type[WireModel], wire: str) -> FieldSpec:
+    for spec in fields_of(model):
+        if spec.wire == wire:
+            return spec
+    raise KeyError(wire)
+
+
+def variant_name(model: type[WireModel]) -> str | None:
+    """The ``@type`` value a variant model carries, or None for a plain model."""
+    type_field = model.model_fields.get("type")
+    if type_field is None or type_field.alias != TYPE_KEY:
+        return None
+    return typing.get_args(type_field.annotation)[0]
+
+
+def groups_of(model: type[WireModel]) -> list[tuple[str, list[FieldSpec]]]:
+    """Fields grouped as the web UI groups them, groups in first-declared order."""
+    grouped: dict[str, list[FieldSpec]] = {}
+    for spec in fields_of(model):
+        if spec.server_set:
+            continue
+        grouped.setdefault(spec.group or "General", []).append(spec)
+    return list(grouped.items())
+
+
+def unknown_properties(model: BaseModel, path: str = "") -> list[str]:
+    """JSON-pointer paths of properties a validated model did not declare."""
+    found: list[str] = []
+    for key in (model.__pydantic_extra__ or {}):
+        found.append(f"{path}{key}")
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        wire = info.alias or name
+        if isinstance(value, BaseModel):
+            found.extend(unknown_properties(value, f"{path}{wire}/"))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    found.extend(unknown_properties(item, f"{path}{wire}/{index}/"))
+    return found

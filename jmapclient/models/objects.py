@@ -1,0 +1,146 @@
+"""The two JMAP object types: method names, permissions, variants, filters and sorts.
+
+This is the one table the CLI, the stub and the console read to know what an object
+type offers. Fields live on the models; this holds what belongs to the type itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import TypeAdapter
+
+from jmapclient.models._base import WireModel
+from jmapclient.models.directory import Directory, LdapDirectory, OidcDirectory, SqlDirectory
+from jmapclient.models.dmarc import DmarcExternalReport
+
+ConditionKind = Literal["id", "text", "int", "date"]
+Action = Literal["get", "query", "create", "update", "destroy"]
+
+COMPARISON_SUFFIXES = {
+    ">": "IsGreaterThan",
+    ">=": "IsGreaterThanOrEqual",
+    "<": "IsLessThan",
+    "<=": "IsLessThanOrEqual",
+}
+"""wire-notes.md: comparison operators ride in the filter key; the bare key is equality."""
+
+
+@dataclass(frozen=True)
+class FilterCondition:
+    name: str
+    kind: ConditionKind
+    label: str
+    note: str = ""
+    fallback: str | None = None
+    """Condition to use instead when a server answers ``unsupportedFilter`` to this one."""
+
+    @property
+    def operators(self) -> tuple[str, ...]:
+        if self.kind in ("int", "date"):
+            return ("=", *COMPARISON_SUFFIXES)
+        return ("=",)
+
+    def key(self, operator: str = "=") -> str:
+        """The filter key for an operator, e.g. ``totalFailedSessionsIsGreaterThan``."""
+        if operator == "=":
+            return self.name
+        if operator not in self.operators:
+            raise ValueError(f"{self.name} takes only {', '.join(self.operators)}")
+        return self.name + COMPARISON_SUFFIXES[operator]
+
+
+@dataclass(frozen=True)
+class ObjectType:
+    name: str
+    label: str
+    section: str
+    annotation: Any
+    variants: dict[str, type[WireModel]] = field(default_factory=dict)
+    filters: tuple[FilterCondition, ...] = ()
+    sorts: tuple[str, ...] = ("id",)
+
+    @property
+    def method_prefix(self) -> str:
+        return f"x:{self.name}"
+
+    def method(self, verb: str) -> str:
+        return f"{self.method_prefix}/{verb}"
+
+    def permission(self, action: Action) -> str:
+        return f"sys{self.name}{action.capitalize()}"
+
+    @cached_property
+    def adapter(self) -> TypeAdapter[Any]:
+        return TypeAdapter(self.annotation)
+
+    def validate(self, wire: Any) -> WireModel:
+        return self.adapter.validate_python(wire)
+
+    def model_for(self, variant: str | None = None) -> type[WireModel]:
+        if self.variants:
+            if variant is None:
+                raise ValueError(f"{self.name} needs a variant: {', '.join(self.variants)}")
+            for name, model in self.variants.items():
+                if name.lower() == variant.lower():
+                    return model
+            raise ValueError(f"{self.name} has no variant {variant!r}; use {', '.join(self.variants)}")
+        if variant is not None:
+            raise ValueError(f"{self.name} has no variants")
+        return self.annotation
+
+    def condition(self, name: str) -> FilterCondition:
+        for condition in self.filters:
+            if condition.name == name:
+                return condition
+        known = ", ".join(c.name for c in self.filters)
+        raise ValueError(f"{self.name} has no filter {name!r}; use {known}")
+
+    @property
+    def all_permissions(self) -> tuple[str, ...]:
+        return tuple(self.permission(a) for a in ("get", "query", "create", "update", "destroy"))
+
+
+TENANT_CONDITION = FilterCondition("memberTenantId", "id", "Tenant")
+
+DIRECTORY = ObjectType(
+    name="Directory",
+    label="Directories",
+    section="Settings › Authentication › Directories",
+    annotation=Directory,
+    variants={"Ldap": LdapDirectory, "Sql": SqlDirectory, "Oidc": OidcDirectory},
+    filters=(TENANT_CONDITION,),
+    sorts=("id",),
+)
+
+DMARC_EXTERNAL_REPORT = ObjectType(
+    name="DmarcExternalReport",
+    label="DMARC reports",
+    section="Management › Reports › Inbox › DMARC",
+    annotation=DmarcExternalReport,
+    filters=(
+        # The real server has no `domain` condition; its word search `text` covers it.
+        FilterCondition("domain", "text", "Policy domain", fallback="text"),
+        FilterCondition(
+            "text", "text", "Words", "Policy, reporter, envelope, header, DKIM/SPF domains and sender"
+        ),
+        FilterCondition("totalFailedSessions", "int", "Failed messages"),
+        FilterCondition("totalSuccessfulSessions", "int", "Passing messages"),
+        FilterCondition("expiresAt", "date", "Expires"),
+        TENANT_CONDITION,
+    ),
+    sorts=("receivedAt", "expiresAt", "id"),
+)
+
+OBJECT_TYPES: dict[str, ObjectType] = {t.name: t for t in (DIRECTORY, DMARC_EXTERNAL_REPORT)}
+
+
+def object_type(name: str) -> ObjectType:
+    """Look an object type up case-insensitively, with or without the ``x:`` prefix."""
+    bare = name.removeprefix("x:").removeprefix("X:").lower()
+    for object_type_ in OBJECT_TYPES.values():
+        if object_type_.name.lower() == bare:
+            return object_type_
+    raise ValueError(f"unknown object {name!r}; use {', '.join(OBJECT_TYPES)}")

@@ -1,0 +1,43 @@
+"""SecretKeyOptional: where a password or secret comes from."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from jmapclient.models._base import WireModel, spec_field
+from jmapclient.models._types import SecretText, Text
+
+
+class SecretNone(WireModel):
+    """No secret."""
+
+    type: Literal["None"] = spec_field("Kind", "None", wire="@type")
+
+
+class SecretValue(WireModel):
+    """Secret given directly."""
+
+    type: Literal["Value"] = spec_field("Kind", "Value", wire="@type")
+    secret: SecretText = spec_field("Secret value", secret=True, note="The password or secret")
+
+
+class SecretEnvironmentVariable(WireModel):
+    """Secret read from an environment variable."""
+
+    type: Literal["EnvironmentVariable"] = spec_field("Kind", "EnvironmentVariable", wire="@type")
+    variable_name: Text = spec_field("Environment variable", note="Name of the variable")
+
+
+class SecretFile(WireModel):
+    """Secret read from a file."""
+
+    type: Literal["File"] = spec_field("Kind", "File", wire="@type")
+    file_path: Text = spec_field("File path", note="Path of the file holding the secret")
+
+
+SecretKeyOptional = Annotated[
+    SecretNone | SecretValue | SecretEnvironmentVariable | SecretFile,
+    Field(discriminator="type"),
+]

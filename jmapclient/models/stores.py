@@ -1,0 +1,97 @@
+"""SqlAuthStore: the storage backend of an SQL directory, and its read replicas."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from jmapclient.models._base import SERVICE_NAME, WireModel, spec_field
+from jmapclient.models._types import Boolean, Duration, IndexList, Text, UnsignedInt
+from jmapclient.models.secrets import SecretKeyOptional
+
+MAX_POOL = 8192
+
+
+class PostgreSqlRecyclingMethod(StrEnum):
+    FAST = "fast"
+    VERIFIED = "verified"
+    CLEAN = "clean"
+
+
+class PostgreSqlSettings(WireModel):
+    """One PostgreSQL server: the primary's address fields, or a read replica."""
+
+    host: Text = spec_field("Host name")
+    port: UnsignedInt = spec_field("Port", 5432, ge=1, le=65535)
+    database: Text = spec_field("Database name", SERVICE_NAME)
+    auth_username: Text | None = spec_field("User name", SERVICE_NAME)
+    auth_secret: SecretKeyOptional = spec_field("Password")
+    options: Text | None = spec_field("Additional connection options", None)
+
+
+class MySqlSettings(WireModel):
+    """One MySQL server: the primary's address fields, or a read replica."""
+
+    host: Text = spec_field("Host name")
+    port: UnsignedInt = spec_field("Port", 3306, ge=1, le=65535)
+    database: Text = spec_field("Database name", SERVICE_NAME)
+    auth_username: Text | None = spec_field("User name", SERVICE_NAME)
+    auth_secret: SecretKeyOptional = spec_field("Password")
+
+
+class DefaultStore(WireModel):
+    """Use the server's own data store (SQL data stores only)."""
+
+    type: Literal["Default"] = spec_field("Backend", "Default", wire="@type")
+
+
+class PostgreSqlStore(PostgreSqlSettings):
+    """A PostgreSQL database."""
+
+    type: Literal["PostgreSql"] = spec_field("Backend", "PostgreSql", wire="@type")
+    timeout: Duration | None = spec_field("Connection timeout", 15000)
+    use_tls: Boolean = spec_field("Use TLS", False)
+    allow_invalid_certs: Boolean = spec_field("Allow invalid TLS certificates", False)
+    pool_max_connections: UnsignedInt | None = spec_field("Maximum connections", 10, ge=1, le=MAX_POOL)
+    pool_recycling_method: PostgreSqlRecyclingMethod = spec_field(
+        "Connection recycling method", PostgreSqlRecyclingMethod.FAST
+    )
+    read_replicas: IndexList[PostgreSqlSettings] = spec_field(
+        "Read replicas", default_factory=list, enterprise=True
+    )
+
+
+class MySqlStore(MySqlSettings):
+    """A MySQL or MariaDB database."""
+
+    type: Literal["MySql"] = spec_field("Backend", "MySql", wire="@type")
+    timeout: Duration | None = spec_field("Connection timeout", 15000)
+    use_tls: Boolean = spec_field("Use TLS", False)
+    allow_invalid_certs: Boolean = spec_field("Allow invalid TLS certificates", False)
+    max_allowed_packet: UnsignedInt | None = spec_field(
+        "Maximum packet size in bytes", None, ge=1024, le=1073741824
+    )
+    pool_max_connections: UnsignedInt | None = spec_field("Maximum connections", 10, ge=1, le=MAX_POOL)
+    pool_min_connections: UnsignedInt | None = spec_field("Minimum connections", 5, ge=1, le=MAX_POOL)
+    read_replicas: IndexList[MySqlSettings] = spec_field(
+        "Read replicas", default_factory=list, enterprise=True
+    )
+
+
+class SqliteStore(WireModel):
+    """An SQLite database file."""
+
+    type: Literal["Sqlite"] = spec_field("Backend", "Sqlite", wire="@type")
+    path: Text = spec_field("Path to the data directory")
+    pool_workers: UnsignedInt | None = spec_field(
+        "Worker threads", None, ge=1, le=64, note="Defaults to the number of cores"
+    )
+    pool_max_connections: UnsignedInt = spec_field("Maximum connections", 10, ge=1, le=MAX_POOL)
+
+
+SqlAuthStore = Annotated[
+    DefaultStore | PostgreSqlStore | MySqlStore | SqliteStore,
+    Field(discriminator="type"),
+]

@@ -1,0 +1,325 @@
+"""Typed get / query / set for one object type, split to respect the session limits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from jmapclient.errors import MethodError, SetError, SetFailed
+from jmapclient.models._base import WireModel
+from jmapclient.models.objects import ObjectType
+from jmapclient.patch import ensure_no_masked
+from jmapclient.request import Batch, Call
+from jmapclient.validation import describe_validation_error
+
+if TYPE_CHECKING:
+    from jmapclient.client import JmapClient
+
+QUERY_LIMIT_CAP = 5000
+
+
+@dataclass
+class GetResult:
+    """Objects as read. ``invalid`` holds ids whose data this client could not read."""
+
+    items: list[WireModel] = field(default_factory=list)
+    raw: list[dict[str, Any]] = field(default_factory=list)
+    not_found: list[str] = field(default_factory=list)
+    invalid: dict[str, str] = field(default_factory=dict)
+    state: str = ""
+
+
+@dataclass
+class QueryResult:
+    ids: list[str]
+    position: int = 0
+    total: int | None = None
+    query_state: str = ""
+    limit: int | None = None
+
+
+@dataclass
+class SetResult:
+    created: dict[str, dict[str, Any]] = field(default_factory=dict)
+    updated: dict[str, Any] = field(default_factory=dict)
+    destroyed: list[str] = field(default_factory=list)
+    not_created: dict[str, SetError] = field(default_factory=dict)
+    not_updated: dict[str, SetError] = field(default_factory=dict)
+    not_destroyed: dict[str, SetError] = field(default_factory=dict)
+    new_state: str = ""
+
+    @property
+    def failures(self) -> dict[str, SetError]:
+        return {**self.not_created, **self.not_updated, **self.not_destroyed}
+
+    def raise_for_failures(self) -> None:
+        if self.failures:
+            done = {**self.created, **self.updated, **{i: None for i in self.destroyed}}
+            raise SetFailed(self.failures, done)
+
+
+def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+class ObjectApi:
+    """get, query, query-and-get and set for one object type."""
+
+    def __init__(self, client: JmapClient, object_type: ObjectType) -> None:
+        self.client = client
+        self.type = object_type
+
+    # --- get ------------------------------------------------------------------------------
+
+    async def get(self, ids: Sequence[str] | None, properties: Sequence[str] | None = None) -> GetResult:
+        """Fetch ``ids`` (``None``: everything the server returns), in calls of maxObjectsInGet."""
+        session = await self.client.session()
+        if ids is None:
+            groups: list[list[str] | None] = [None]
+        else:
+            groups = [list(c) for c in _chunks(list(dict.fromkeys(ids)), session.limits.max_objects_in_get)]
+        result = GetResult()
+        for requests in _chunks(groups, session.limits.max_calls_in_request):
+            batch = Batch()
+            calls = [batch.add(self.type.method("get"), self._get_args(chunk, properties)) for chunk in requests]
+            responses = await self.client.send(batch)
+            for call in calls:
+                self._read_get(responses[call], result, typed=properties is None)
+        return result
+
+    def _get_args(self, ids: Any, properties: Sequence[str] | None) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"ids": ids}
+        if properties is not None:
+            arguments["properties"] = list(properties)
+        return arguments
+
+    def _read_get(self, answer: Mapping[str, Any], into: GetResult, *, typed: bool) -> None:
+        into.state = str(answer.get("state") or into.state)
+        into.not_found.extend(str(i) for i in answer.get("notFound") or [])
+        for item in answer.get("list") or []:
+            if not isinstance(item, dict):
+                continue
+            into.raw.append(item)
+            if not typed:
+                continue
+            try:
+                into.items.append(self.type.validate(item))
+            except ValidationError as error:
+                into.invalid[str(item.get("id"))] = describe_validation_error(error)
+
+    # --- query ----------------------------------------------------------------------------
+
+    def _query_args(
+        self,
+        filter: Mapping[str, Any] | None,
+        sort: Sequence[Mapping[str, Any]] | None,
+        position: int,
+        anchor: str | None,
+        anchor_offset: int,
+        limit: int | None,
+        calculate_total: bool,
+    ) -> dict[str, Any]:
+        arguments: dict[str, Any] = {}
+        if filter:
+            arguments["filter"] = dict(filter)
+        if sort:
+            arguments["sort"] = [dict(s) for s in sort]
+        if anchor is not None:
+            arguments["anchor"] = anchor
+            arguments["anchorOffset"] = anchor_offset
+        elif position:
+            arguments["position"] = position
+        if limit is not None:
+            arguments["limit"] = min(limit, QUERY_LIMIT_CAP)
+        if calculate_total:
+            arguments["calculateTotal"] = True
+        return arguments
+
+    async def query(
+        self,
+        filter: Mapping[str, Any] | None = None,
+        sort: Sequence[Mapping[str, Any]] | None = None,
+        *,
+        position: int = 0,
+        anchor: str | None = None,
+        anchor_offset: int = 0,
+        limit: int | None = None,
+        calculate_total: bool = False,
+    ) -> QueryResult:
+        result, _ = await self._query(
+            filter, sort, position, anchor, anchor_offset, limit, calculate_total, fetch=False
+        )
+        return result
+
+    async def query_and_get(
+        self,
+        filter: Mapping[str, Any] | None = None,
+        sort: Sequence[Mapping[str, Any]] | None = None,
+        *,
+        position: int = 0,
+        anchor: str | None = None,
+        anchor_offset: int = 0,
+        limit: int | None = None,
+        calculate_total: bool = False,
+        properties: Sequence[str] | None = None,
+    ) -> tuple[QueryResult, GetResult]:
+        """One page: a query and the get of its ids by result reference, in ONE request."""
+        return await self._query(
+            filter, sort, position, anchor, anchor_offset, limit, calculate_total,
+            fetch=True, properties=properties,
+        )
+
+    async def _query(
+        self,
+        filter: Mapping[str, Any] | None,
+        sort: Sequence[Mapping[str, Any]] | None,
+        position: int,
+        anchor: str | None,
+        anchor_offset: int,
+        limit: int | None,
+        calculate_total: bool,
+        *,
+        fetch: bool,
+        properties: Sequence[str] | None = None,
+    ) -> tuple[QueryResult, GetResult]:
+        arguments = self._query_args(filter, sort, position, anchor, anchor_offset, limit, calculate_total)
+        try:
+            return await self._send_query(arguments, fetch, properties)
+        except MethodError as error:
+            rewritten = self._fallback_filter(arguments.get("filter")) if error.type == "unsupportedFilter" else None
+            if rewritten is None:
+                raise
+            arguments["filter"] = rewritten
+            return await self._send_query(arguments, fetch, properties)
+
+    async def _send_query(
+        self, arguments: dict[str, Any], fetch: bool, properties: Sequence[str] | None
+    ) -> tuple[QueryResult, GetResult]:
+        batch = Batch()
+        query_call = batch.add(self.type.method("query"), arguments)
+        get_call: Call | None = None
+        if fetch:
+            get_args: dict[str, Any] = {"#ids": query_call.ref("/ids")}
+            if properties is not None:
+                get_args["properties"] = list(properties)
+            get_call = batch.add(self.type.method("get"), get_args)
+        responses = await self.client.send(batch)
+        answer = responses[query_call]
+        total = answer.get("total")
+        result = QueryResult(
+            ids=[str(i) for i in answer.get("ids") or []],
+            position=int(answer.get("position") or 0),
+            total=total if isinstance(total, int) else None,
+            query_state=str(answer.get("queryState") or ""),
+            limit=answer.get("limit") if isinstance(answer.get("limit"), int) else None,
+        )
+        fetched = GetResult()
+        if get_call is not None:
+            self._read_get(responses[get_call], fetched, typed=properties is None)
+        return result, fetched
+
+    def _fallback_filter(self, filter: Any) -> Any | None:
+        """Rewrite conditions that declare a fallback (``domain`` → ``text``); None if none apply."""
+        fallbacks = {c.name: c.fallback for c in self.type.filters if c.fallback}
+        changed = False
+
+        def rewrite(node: Any) -> Any:
+            nonlocal changed
+            if not isinstance(node, Mapping):
+                return node
+            if "operator" in node and "conditions" in node:
+                return {**node, "conditions": [rewrite(c) for c in node["conditions"]]}
+            out = {}
+            for key, value in node.items():
+                if key in fallbacks:
+                    changed = True
+                    out[fallbacks[key]] = value
+                else:
+                    out[key] = value
+            return out
+
+        rewritten = rewrite(filter)
+        return rewritten if changed else None
+
+    # --- set ------------------------------------------------------------------------------
+
+    async def set(
+        self,
+        *,
+        create: Mapping[str, Mapping[str, Any] | WireModel] | None = None,
+        update: Mapping[str, Mapping[str, Any]] | None = None,
+        destroy: Sequence[str] | None = None,
+        if_in_state: str | None = None,
+    ) -> SetResult:
+        """create / update / destroy, in set calls of at most maxObjectsInSet objects.
+
+        Nothing is sent if any payload holds a masked secret.
+        """
+        creates = {key: self._create_payload(value) for key, value in (create or {}).items()}
+        updates = {key: dict(value) for key, value in (update or {}).items()}
+        for payload in (*creates.values(), *updates.values()):
+            ensure_no_masked(payload)
+        operations: list[tuple[str, Any]] = [
+            *(("create", item) for item in creates.items()),
+            *(("update", item) for item in updates.items()),
+            *(("destroy", item) for item in dict.fromkeys(destroy or [])),
+        ]
+        session = await self.client.session()
+        result = SetResult()
+        chunks = _chunks(operations, session.limits.max_objects_in_set)
+        calls_args = [self._set_args(chunk, if_in_state) for chunk in chunks]
+        for requests in _chunks(calls_args, session.limits.max_calls_in_request):
+            batch = Batch()
+            calls = [batch.add(self.type.method("set"), arguments) for arguments in requests]
+            responses = await self.client.send(batch)
+            for call in calls:
+                self._read_set(responses[call], result)
+        return result
+
+    @staticmethod
+    def _create_payload(value: Mapping[str, Any] | WireModel) -> dict[str, Any]:
+        return value.to_wire() if isinstance(value, WireModel) else dict(value)
+
+    @staticmethod
+    def _set_args(chunk: Sequence[tuple[str, Any]], if_in_state: str | None) -> dict[str, Any]:
+        arguments: dict[str, Any] = {}
+        if if_in_state is not None:
+            arguments["ifInState"] = if_in_state
+        for kind, item in chunk:
+            if kind == "destroy":
+                arguments.setdefault("destroy", []).append(item)
+            else:
+                key, value = item
+                arguments.setdefault(kind, {})[key] = value
+        return arguments
+
+    @staticmethod
+    def _read_set(answer: Mapping[str, Any], into: SetResult) -> None:
+        into.new_state = str(answer.get("newState") or into.new_state)
+        into.created.update(answer.get("created") or {})
+        into.updated.update(answer.get("updated") or {})
+        into.destroyed.extend(str(i) for i in answer.get("destroyed") or [])
+        for key, target in (
+            ("notCreated", into.not_created),
+            ("notUpdated", into.not_updated),
+            ("notDestroyed", into.not_destroyed),
+        ):
+            for object_key, error in (answer.get(key) or {}).items():
+                target[str(object_key)] = SetError.from_wire(error if isinstance(error, Mapping) else {})
+
+    async def create(self, value: Mapping[str, Any] | WireModel) -> str:
+        """Create one object and return its server id; :class:`SetFailed` on a SetError."""
+        result = await self.set(create={"new": value})
+        result.raise_for_failures()
+        return str(result.created["new"]["id"])
+
+    async def update(self, object_id: str, patch: Mapping[str, Any], if_in_state: str | None = None) -> None:
+        result = await self.set(update={object_id: patch}, if_in_state=if_in_state)
+        result.raise_for_failures()
+
+    async def destroy(self, ids: Sequence[str]) -> SetResult:
+        return await self.set(destroy=ids)

@@ -1,0 +1,49 @@
+"""Local validation: turn pydantic errors into per-field messages in wire paths."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from jmapclient.errors import LocalValidationError
+from jmapclient.models._base import WireModel
+from jmapclient.models.objects import ObjectType
+
+
+def _path(location: tuple[Any, ...]) -> str:
+    # Discriminated unions add the variant tag ("Ldap") and wrappers add function names
+    # to the location; people want the wire path only.
+    parts = [
+        str(p) for p in location if not (isinstance(p, str) and p != "@type" and (p[:1].isupper() or "[" in p))
+    ]
+    return "/".join(parts) or "/"
+
+
+def field_errors(error: ValidationError) -> dict[str, str]:
+    messages: dict[str, str] = {}
+    for item in error.errors(include_url=False):
+        message = item["msg"]
+        location = tuple(item["loc"])
+        if item["type"] == "missing":
+            message = "is required"
+        elif item["type"] == "string_too_short" and item.get("ctx", {}).get("min_length") == 1:
+            message = "cannot be empty; leave it out or use null instead"
+        elif item["type"] in ("union_tag_invalid", "union_tag_not_found"):
+            expected = item.get("ctx", {}).get("expected_tags", "")
+            message = f"must be one of {expected}"
+            location = (*location, "@type")
+        messages.setdefault(_path(location), message.removeprefix("Value error, "))
+    return messages
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    return "; ".join(f"{path}: {reason}" for path, reason in field_errors(error).items())
+
+
+def validate_object(object_type: ObjectType, wire: Any) -> WireModel:
+    """Validate a whole object locally; :class:`LocalValidationError` names each bad field."""
+    try:
+        return object_type.validate(wire)
+    except ValidationError as error:
+        raise LocalValidationError(field_errors(error)) from None
