@@ -8,6 +8,7 @@ import pytest
 
 from jmapclient.dmarc import load_bytes
 from jmapclient.dmarc.loader import ParsedFile
+from jmapclient.models import DmarcExternalReport
 from tests.dmarc.conftest import FIXED_NOW
 from tests.dmarc.synth import feedback, record
 
@@ -20,6 +21,8 @@ def report_of(data: bytes) -> dict[str, Any]:
     result = parse(data)
     assert result.status == "ok", result.reason
     assert result.wire is not None
+    # Whatever a rule produces must still be a valid create object.
+    DmarcExternalReport.model_validate(result.wire)
     return result.wire["report"]
 
 
