@@ -11,9 +11,7 @@ import pytest
 # In CI the repository is cloned with shared/ beside it (<repo>/../shared); a
 # developer's worktree lives elsewhere, so MAILADMIN_DMARC_SAMPLES can point at it.
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = Path(
-    os.environ.get("MAILADMIN_DMARC_SAMPLES") or REPO_ROOT / ".." / "shared" / "dmarc-samples"
-).resolve()
+SAMPLES = Path(os.environ.get("MAILADMIN_DMARC_SAMPLES") or REPO_ROOT / ".." / "shared" / "dmarc-samples").resolve()
 
 FIXED_NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 

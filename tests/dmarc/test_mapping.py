@@ -90,10 +90,7 @@ def test_testing_mode_from_pct_and_testing(policy: str, testing: bool) -> None:
 
 def test_dispositions_np_and_discovery() -> None:
     report = report_of(
-        feedback(
-            policy="<p>Quarantine</p><sp>reject</sp><np>none</np>"
-            "<discovery_method>TreeWalk</discovery_method>"
-        )
+        feedback(policy="<p>Quarantine</p><sp>reject</sp><np>none</np><discovery_method>TreeWalk</discovery_method>")
     )
     assert report["policyDisposition"] == "quarantine"
     assert report["policySubdomainDisposition"] == "reject"
@@ -135,10 +132,7 @@ def test_override_reasons(word: str, expected: str) -> None:
 
 
 def test_unknown_override_reason_is_dropped_and_reported() -> None:
-    reasons = (
-        "<reason><type>whimsy</type></reason>"
-        "<reason><type>forwarded</type><comment></comment></reason>"
-    )
+    reasons = "<reason><type>whimsy</type></reason><reason><type>forwarded</type><comment></comment></reason>"
     result = parse(feedback(records=record(reasons=reasons)))
     assert result.wire is not None
     rec = result.wire["report"]["records"]["0"]
@@ -196,10 +190,7 @@ def test_dkim_result_words(word: str, expected: str) -> None:
 
 
 def test_dkim_without_selector_uses_marker_and_keeps_human_result() -> None:
-    auth = (
-        "<dkim><domain>example.com</domain><result>pass</result>"
-        "<human_result>all good</human_result></dkim>"
-    )
+    auth = "<dkim><domain>example.com</domain><result>pass</result><human_result>all good</human_result></dkim>"
     dkim = first_record(feedback(records=record(auth=auth)))["dkimResults"]["0"]
     assert dkim == {
         "domain": "example.com",
@@ -231,9 +222,7 @@ def test_unknown_evaluated_words_become_unspecified() -> None:
 
 
 def test_rfc9990_pass_disposition_is_kept() -> None:
-    assert (
-        first_record(feedback(records=record(disposition="pass")))["evaluatedDisposition"] == "pass"
-    )
+    assert first_record(feedback(records=record(disposition="pass")))["evaluatedDisposition"] == "pass"
 
 
 @pytest.mark.parametrize(
@@ -262,9 +251,7 @@ def test_dmarcbis_generator_version_and_extensions() -> None:
     data = feedback(
         head="<version>2.0</version>",
         metadata_extra="<generator>Reporter 9.1</generator><error>dns timeout</error>",
-        records=record(
-            extra='<extensions><extension name="x1" definition="https://x/1"/></extensions>'
-        )
+        records=record(extra='<extensions><extension name="x1" definition="https://x/1"/></extensions>')
         + '<extensions><extension name="top" definition="https://x/top"><data/></extension>'
         '<extension name="no-definition"/></extensions>',
     )
@@ -275,9 +262,7 @@ def test_dmarcbis_generator_version_and_extensions() -> None:
     assert report["generator"] == "Reporter 9.1"
     assert report["errors"] == {"dns timeout": True}
     assert report["extensions"] == {"0": {"name": "top", "definition": "https://x/top"}}
-    assert report["records"]["0"]["extensions"] == {
-        "0": {"name": "x1", "definition": "https://x/1"}
-    }
+    assert report["records"]["0"]["extensions"] == {"0": {"name": "x1", "definition": "https://x/1"}}
     assert "report extension dropped: needs both a name and a definition" in result.warnings
 
 
@@ -306,8 +291,7 @@ def test_empty_strings_are_dropped() -> None:
         records=record(
             identifiers="<envelope_to></envelope_to><envelope_from>ef.example</envelope_from>"
             "<header_from>example.com</header_from>",
-            auth="<dkim><domain>example.com</domain><selector>s</selector><result>pass</result>"
-            "<human_result/></dkim>",
+            auth="<dkim><domain>example.com</domain><selector>s</selector><result>pass</result><human_result/></dkim>",
         ),
     )
     report = report_of(data)
@@ -329,8 +313,7 @@ def test_domains_are_trimmed() -> None:
     rec = first_record(
         feedback(
             records=record(
-                identifiers="<envelope_to>\tto.example.\t</envelope_to>"
-                "<header_from> example.com. </header_from>",
+                identifiers="<envelope_to>\tto.example.\t</envelope_to><header_from> example.com. </header_from>",
                 auth="<spf><domain>bounce.example.com.\t</domain><result>pass</result></spf>",
             )
         )
@@ -341,10 +324,7 @@ def test_domains_are_trimmed() -> None:
 
 
 def test_policy_domain_trailing_dot_trimmed() -> None:
-    assert (
-        report_of(feedback(domain="<domain>example.org.\t</domain>"))["policyDomain"]
-        == "example.org"
-    )
+    assert report_of(feedback(domain="<domain>example.org.\t</domain>"))["policyDomain"] == "example.org"
 
 
 @pytest.mark.parametrize(
