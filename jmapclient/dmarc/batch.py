@@ -67,15 +67,20 @@ class ImportSummary:
     imported: list[Path] = field(default_factory=list)
     duplicates: list[tuple[Path, str]] = field(default_factory=list)
     rejected: list[tuple[Path, str]] = field(default_factory=list)
-    records: int = 0
     warnings: int = 0
+    _records: dict[Path, int] = field(default_factory=dict, repr=False)
+
+    @property
+    def records(self) -> int:
+        """Records in the imported reports."""
+        return sum(self._records.get(path, 0) for path in self.imported)
 
     def add(self, result: ParsedFile) -> None:
         self.warnings += len(result.warnings)
         if result.status == "ok":
             self.imported.append(result.path)
             if result.wire is not None:
-                self.records += len(result.wire["report"].get("records", {}))
+                self._records[result.path] = len(result.wire["report"].get("records", {}))
         elif result.status == "duplicate":
             self.duplicates.append((result.path, result.reason or "duplicate"))
         else:
