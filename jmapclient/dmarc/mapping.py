@@ -60,11 +60,17 @@ def text_of(parent: ET.Element | None, tag: str) -> str | None:
 
 
 def clean_domain(value: str | None) -> str | None:
-    """Trim whitespace (reporters pad with tabs) and the root dot of an FQDN."""
+    """Trim whitespace (reporters pad with tabs) and the root dot of an FQDN.
+
+    A value with whitespace inside or a leading dot is no domain name: it is dropped
+    (and the caller reports it) rather than handed to the server to reject.
+    """
     if value is None:
         return None
     value = value.strip().rstrip(".").strip()
-    return value or None
+    if not value or value.startswith(".") or any(c.isspace() for c in value):
+        return None
+    return value
 
 
 def clean_email(value: str | None) -> str | None:

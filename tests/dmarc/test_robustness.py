@@ -47,3 +47,13 @@ def test_damaged_report(start: int, length: int, junk: bytes) -> None:
 def test_truncated_gzip(cut: int) -> None:
     data = gzip.compress(BASE)
     check(data[: len(data) - cut])
+
+
+def test_a_domain_broken_by_a_newline_is_dropped_not_sent() -> None:
+    # Found by hypothesis: damage inside <domain> left "e\nxample.com", which the
+    # model rejects; the importer must drop such a value itself.
+    damaged = BASE.replace(b"<dkim><domain>example.com</domain>", b"<dkim><domain>e\nxample.com</domain>", 1)
+    assert damaged != BASE
+    check(damaged)
+    result = load_bytes(damaged, "damaged.xml", now=FIXED_NOW)
+    assert result.status == "ok" and any("domain" in warning for warning in result.warnings)
