@@ -41,6 +41,13 @@ def _reject_bool_and_text(value: Any) -> Any:
     return value
 
 
+def _check_unsigned(value: int) -> int:
+    # A validator rather than a Ge bound, so that introspection shows only declared bounds.
+    if value < 0:
+        raise ValueError("must not be negative")
+    return value
+
+
 def _check_email(value: str) -> str:
     local, at, domain = value.rpartition("@")
     if not at or not local or not domain or any(c.isspace() for c in value):
@@ -87,7 +94,7 @@ EmailAddress = Annotated[Text, AfterValidator(_check_email), WireKind("email")]
 DomainName = Annotated[Text, AfterValidator(_check_domain), WireKind("domain")]
 Uri = Annotated[Text, AfterValidator(_check_uri), WireKind("uri")]
 IpAddr = Annotated[Text, AfterValidator(_check_ip), WireKind("ip")]
-UnsignedInt = Annotated[StrictInt, WireKind("uint")]
+UnsignedInt = Annotated[StrictInt, AfterValidator(_check_unsigned), WireKind("uint")]
 Boolean = Annotated[StrictBool, WireKind("bool")]
 Float = Annotated[float, BeforeValidator(_reject_bool_and_text), WireKind("float")]
 Duration = Annotated[StrictInt, WireKind("duration")]
