@@ -139,5 +139,8 @@ def _serve(argv: list[str]) -> int:
     except ImportError as error:
         emit_error(f"the bundled server is not available: {error}")
         return EXIT_FAILED
-    result = serve_main(argv)
+    try:
+        result = serve_main(argv)
+    except SystemExit as exit_:  # its own argparse: --help or a usage error
+        result = exit_.code
     return result if isinstance(result, int) else EXIT_OK

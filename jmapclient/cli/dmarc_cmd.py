@@ -82,7 +82,9 @@ class Uploader:
         self.pending: list[ParsedFile] = []
         self.pending_bytes = 0
         self.refused: str | None = None
-        """Set when the server refuses report creation as such: later batches are not sent."""
+        """Set when the server refuses the creation call or report creation as such: later batches are not sent."""
+        self.refused_reports = False
+        """True when the refusal is the real server's policy of never creating reports."""
 
     async def add(self, parsed: ParsedFile) -> None:
         size = len(json.dumps(parsed.wire, separators=(",", ":")))
@@ -107,7 +109,7 @@ class Uploader:
         for key, error in result.not_created.items():
             reason = "; ".join(set_error_lines(error))
             if is_report_refusal(error):
-                self.refused = reason
+                self.refused, self.refused_reports = reason, True
             self.summary.reject(batch[int(key[1:])].path, reason)
 
     def _reject(self, batch: Iterable[ParsedFile], reason: str) -> None:
@@ -136,7 +138,7 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
         out(line)
     if uploader is not None and uploader.refused:
         emit_error(uploader.refused)
-        if "cannot be created" in uploader.refused.lower():
+        if uploader.refused_reports:
             emit_error(REFUSAL_HINT)
     if summary.rejected:
         emit_error(f"{len(summary.rejected)} of {len(files)} files were not imported")
