@@ -33,9 +33,7 @@ def duplicate_key(wire: Mapping[str, Any]) -> DuplicateKey:
     )
 
 
-def dedupe(
-    results: Iterable[ParsedFile], *, seen: set[DuplicateKey] | None = None
-) -> Iterator[ParsedFile]:
+def dedupe(results: Iterable[ParsedFile], *, seen: set[DuplicateKey] | None = None) -> Iterator[ParsedFile]:
     """Pass results through, turning repeats of an earlier report into "duplicate".
 
     ``seen`` may be pre-filled (e.g. with keys of reports already on the server)
@@ -51,9 +49,7 @@ def dedupe(
         if key in known:
             earlier = first_path.get(key)
             where = f"as {earlier}" if earlier is not None else "before"
-            yield replace(
-                result, status="duplicate", reason=f"same report already imported {where}"
-            )
+            yield replace(result, status="duplicate", reason=f"same report already imported {where}")
             continue
         known.add(key)
         first_path[key] = result.path

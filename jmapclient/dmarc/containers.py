@@ -76,8 +76,7 @@ class _Budget:
         self.remaining -= produced
         if self.remaining < 0:
             raise ContainerError(
-                f"decompressed content exceeds the {self.limit:,}-byte limit "
-                "(possible decompression bomb)"
+                f"decompressed content exceeds the {self.limit:,}-byte limit (possible decompression bomb)"
             )
 
 

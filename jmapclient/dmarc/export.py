@@ -43,9 +43,7 @@ COLUMNS: tuple[str, ...] = (
 )
 """Row keys in output order. `id` is the server's object id, `report_id` the reporter's."""
 
-LIST_COLUMNS = frozenset(
-    {"dkim_domains", "dkim_selectors", "dkim_results", "spf_domains", "spf_scopes", "spf_results"}
-)
+LIST_COLUMNS = frozenset({"dkim_domains", "dkim_selectors", "dkim_results", "spf_domains", "spf_scopes", "spf_results"})
 CSV_SEPARATOR = ";"
 
 Row = dict[str, Any]

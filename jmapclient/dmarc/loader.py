@@ -93,9 +93,7 @@ def load_file(
     try:
         size = path.stat().st_size
         if size > limit:
-            return ParsedFile(
-                path, "rejected", reason=f"file is larger than the {limit:,}-byte limit"
-            )
+            return ParsedFile(path, "rejected", reason=f"file is larger than the {limit:,}-byte limit")
         data = path.read_bytes()
     except OSError as exc:
         return ParsedFile(path, "rejected", reason=f"cannot read file ({exc.strerror or exc})")
@@ -129,9 +127,7 @@ def load_bytes(
             notes.extend(parsed.warnings)
             report = map_report(parsed.root, notes)
         except ReportRejected as exc:
-            failures.append(
-                exc.reason if len(opened.candidates) == 1 else f"{candidate.label}: {exc.reason}"
-            )
+            failures.append(exc.reason if len(opened.candidates) == 1 else f"{candidate.label}: {exc.reason}")
             # Keep what was learnt (e.g. which records were skipped) for the report.
             leftover.extend(notes.as_list())
             continue
@@ -142,10 +138,7 @@ def load_bytes(
 
 def report_subject(report: dict[str, Any]) -> str:
     """The subject RFC 7489 section 7.2.1.1 prescribes for a report e-mail."""
-    return (
-        f"Report Domain: {report['policyDomain']} Submitter: {report['orgName']} "
-        f"Report-ID: <{report['reportId']}>"
-    )
+    return f"Report Domain: {report['policyDomain']} Submitter: {report['orgName']} Report-ID: <{report['reportId']}>"
 
 
 def external_report(

@@ -181,9 +181,7 @@ def _policy(policy: ET.Element, notes: Notes) -> dict[str, Any]:
         "policyAdkim": _enum(vocab.ALIGNMENT, text_of(policy, "adkim"), "<adkim>", notes),
         "policyAspf": _enum(vocab.ALIGNMENT, text_of(policy, "aspf"), "<aspf>", notes),
         "policyDisposition": _enum(vocab.DISPOSITION, text_of(policy, "p"), "<p>", notes),
-        "policySubdomainDisposition": _enum(
-            vocab.DISPOSITION, text_of(policy, "sp"), "<sp>", notes
-        ),
+        "policySubdomainDisposition": _enum(vocab.DISPOSITION, text_of(policy, "sp"), "<sp>", notes),
         # RFC 7489 expresses testing as sampling (pct < 100); RFC 9990 as t=y.
         "policyTestingMode": (pct is not None and pct < 100) or testing == "y",
         "policyFailureReportingOptions": to_set(_failure_options(text_of(policy, "fo"), notes)),
@@ -222,9 +220,7 @@ def _records(root: ET.Element, notes: Notes) -> list[dict[str, Any]]:
             reasons.append(str(skipped))
             notes.add(f"record {position} skipped: {skipped}")
     if not records:
-        raise ReportRejected(
-            f"none of the {len(elements)} records is usable (first problem: {reasons[0]})"
-        )
+        raise ReportRejected(f"none of the {len(elements)} records is usable (first problem: {reasons[0]})")
     return records
 
 
@@ -259,9 +255,7 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
         "evaluatedDisposition": _enum(
             vocab.ACTION_DISPOSITION, text_of(evaluated, "disposition"), "disposition", notes
         ),
-        "evaluatedDkim": _enum(
-            vocab.DMARC_RESULT, text_of(evaluated, "dkim"), "DKIM verdict", notes
-        ),
+        "evaluatedDkim": _enum(vocab.DMARC_RESULT, text_of(evaluated, "dkim"), "DKIM verdict", notes),
         "evaluatedSpf": _enum(vocab.DMARC_RESULT, text_of(evaluated, "spf"), "SPF verdict", notes),
         "policyOverrideReasons": to_index_map(_override_reasons(evaluated, notes)),
         "envelopeTo": clean_domain(text_of(identifiers, "envelope_to")),
@@ -274,9 +268,7 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
     return _without_none(record)
 
 
-def _envelope_from(
-    identifiers: ET.Element | None, spf: list[dict[str, Any]], header_from: str
-) -> str:
+def _envelope_from(identifiers: ET.Element | None, spf: list[dict[str, Any]], header_from: str) -> str:
     """envelopeFrom is required on the wire but optional in RFC 7489 reports.
 
     Fallback order: the XML's <envelope_from>; else the domain of the SPF result

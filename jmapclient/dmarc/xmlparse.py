@@ -53,9 +53,7 @@ def parse_report_xml(data: bytes) -> ParsedXml:
         root, warnings = _recover(data, first)
     _strip_namespaces(root)
     if root.tag != ROOT_TAG:
-        raise XmlRejected(
-            f"root element is <{root.tag}>, not <feedback>: not a DMARC aggregate report"
-        )
+        raise XmlRejected(f"root element is <{root.tag}>, not <feedback>: not a DMARC aggregate report")
     return ParsedXml(root=root, warnings=warnings)
 
 
@@ -88,9 +86,7 @@ def _recover(data: bytes, first: ET.ParseError) -> tuple[ET.Element, list[str]]:
                 ]
             except ET.ParseError:
                 pass
-        raise XmlRejected(
-            f"XML is not well-formed ({first}); recovery also failed ({second})"
-        ) from second
+        raise XmlRejected(f"XML is not well-formed ({first}); recovery also failed ({second})") from second
 
 
 def _decode_leniently(data: bytes) -> str:

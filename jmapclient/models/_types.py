@@ -41,10 +41,9 @@ def _reject_bool_and_text(value: Any) -> Any:
     return value
 
 
-def _check_unsigned(value: int) -> int:
-    # A validator rather than a Ge bound, so that introspection shows only declared bounds.
+def _non_negative(value: int) -> int:
     if value < 0:
-        raise ValueError("must not be negative")
+        raise ValueError("must be 0 or more")
     return value
 
 
@@ -94,10 +93,12 @@ EmailAddress = Annotated[Text, AfterValidator(_check_email), WireKind("email")]
 DomainName = Annotated[Text, AfterValidator(_check_domain), WireKind("domain")]
 Uri = Annotated[Text, AfterValidator(_check_uri), WireKind("uri")]
 IpAddr = Annotated[Text, AfterValidator(_check_ip), WireKind("ip")]
-UnsignedInt = Annotated[StrictInt, AfterValidator(_check_unsigned), WireKind("uint")]
+# Non-negativity is a validator, not Ge(0): a type-level Ge would replace a field's own
+# tighter ``ge=`` bound in pydantic's schema.
+UnsignedInt = Annotated[StrictInt, AfterValidator(_non_negative), WireKind("uint")]
 Boolean = Annotated[StrictBool, WireKind("bool")]
 Float = Annotated[float, BeforeValidator(_reject_bool_and_text), WireKind("float")]
-Duration = Annotated[StrictInt, WireKind("duration")]
+Duration = Annotated[StrictInt, AfterValidator(_non_negative), WireKind("duration")]
 """Integer milliseconds on the wire; shown to people as ``30s``."""
 
 UTCDateTime = Annotated[
