@@ -154,7 +154,7 @@ def test_negative_unsigned_int_is_rejected_locally():
                                "evaluatedSpf": "fail", "envelopeFrom": "a", "headerFrom": "a"}}
     with pytest.raises(LocalValidationError) as caught:
         create_payload(DMARC_EXTERNAL_REPORT, None, dmarc_fields(report=json.dumps(report)))
-    assert caught.value.fields == {"report/records/0/count": "must not be negative"}
+    assert caught.value.fields == {"report/records/0/count": "must be 0 or more"}
 
 
 def test_unknown_nested_property_is_rejected_locally():
