@@ -16,7 +16,7 @@ from jmapclient.cli.render import display_value, mask_secrets, object_lines
 from jmapclient.config import Config, ConfigError
 from jmapclient.models import LdapDirectory
 from jmapclient.models.introspect import field_by_wire, fields_of
-from jmapclient.models.objects import OBJECT_TYPES
+from jmapclient.models.objects import DIRECTORY, OBJECT_TYPES, object_type
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -167,3 +167,8 @@ def test_no_server_configured_is_a_clear_error(capsys):
     assert main(["query", "Directory"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: no server given")
+
+
+def test_object_types_are_hashable_constants():
+    # Caches keyed by object type (the stub's property tables) need this.
+    assert {DIRECTORY: 1}[object_type("directory")] == 1
