@@ -25,7 +25,8 @@ def set_error_lines(error: SetError, subject: str = "") -> list[str]:
     lead = f"{subject}: " if subject else ""
     fields = error.field_messages()
     if fields:
-        return [f"{lead}{path}: {reason}" for path, reason in fields.items()]
+        # Some servers repeat the path in the description; say it once.
+        return [f"{lead}{path}: {reason.removeprefix(f'{path}: ')}" for path, reason in fields.items()]
     return [f"{lead}{error.message}"]
 
 

@@ -140,7 +140,7 @@ async def update(args: argparse.Namespace, client: JmapClient) -> int:
     try:
         await client.objects(found).update(args.id, patch)
     except SetFailed as error:
-        for line in set_failures_lines(error.failures):
+        for line in set_failures_lines(error.failures, single=True):
             emit_error(line)
         return EXIT_FAILED
     out(compact_json({"id": args.id, "updated": sorted(patch)}) if args.json else f"updated {args.id}")
