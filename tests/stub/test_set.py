@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from jmapclient.encoding import MASKED_SECRET
+from jmapclient.models.directory import LdapDirectory
 from jmapclient.models.introspect import fields_of
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
-from jmapclient.models.directory import LdapDirectory
 from tests.stub.conftest import Stub
 
 SET_KEYS = {"accountId", "oldState", "newState", "created", "updated", "destroyed", "notCreated", "notUpdated",
@@ -250,7 +250,7 @@ async def test_reports_are_writable_in_the_spec_profile(spec_stub: Stub):
     report_id = spec_stub.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
     stored = spec_stub.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
     new = {key: value for key, value in stored.items() if key != "id"}
-    name, result = await spec_stub.call(
+    _name, result = await spec_stub.call(
         DMARC_EXTERNAL_REPORT.method("set"),
         {"create": {"copy": new}, "update": {report_id: {"report/records/0/count": 5, "subject": "edited"}}},
     )
@@ -263,7 +263,7 @@ async def test_reports_cannot_be_created_or_updated_on_the_real_server(stalwart_
     report_id = stalwart_stub.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
     stored = stalwart_stub.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
     new = {key: value for key, value in stored.items() if key != "id"}
-    name, result = await stalwart_stub.call(
+    _name, result = await stalwart_stub.call(
         DMARC_EXTERNAL_REPORT.method("set"),
         {"create": {"copy": new}, "update": {report_id: {"subject": "x"}}, "destroy": [report_id]},
     )
