@@ -323,6 +323,20 @@ def demo_report(rng: random.Random, now: datetime, index: int, total: int) -> di
     }
 
 
+def add_demo_reports(store: Store, count: int, rng: random.Random, now: datetime = DEMO_NOW) -> tuple[int, int, int]:
+    """Validate and bulk-insert ``count`` reports; returns (reports, records, messages)."""
+    items = []
+    records = messages = 0
+    for index in range(count):
+        model = validate_object(DMARC_EXTERNAL_REPORT, demo_report(rng, now, index, count))
+        record_list = model.report.records  # type: ignore[attr-defined]
+        records += len(record_list)
+        messages += sum(record.count for record in record_list)
+        items.append((model, stored_form(model)))
+    store.insert_many(DMARC_EXTERNAL_REPORT, items)
+    return len(items), records, messages
+
+
 def seed_store(
     store: Store,
     *,
@@ -343,15 +357,7 @@ def seed_store(
         store.insert_many(DIRECTORY, [(model, stored_form(model)) for model in models])
         directory_count = len(models)
     if reports and store.count(DMARC_EXTERNAL_REPORT) == 0:
-        items = []
-        for index in range(reports):
-            model = validate_object(DMARC_EXTERNAL_REPORT, demo_report(rng, anchor, index, reports))
-            record_list = model.report.records  # type: ignore[attr-defined]
-            record_count += len(record_list)
-            messages += sum(r.count for r in record_list)
-            items.append((model, stored_form(model)))
-        store.insert_many(DMARC_EXTERNAL_REPORT, items)
-        report_count = len(items)
+        report_count, record_count, messages = add_demo_reports(store, reports, rng, anchor)
     return DemoSummary(
         directory_count, report_count, record_count, messages, time.perf_counter() - started, tuple(secrets)
     )

@@ -219,6 +219,7 @@ class Dispatcher:
             return ["error", failure.to_wire(), call_id]
         except Exception as error:  # never an HTTP 500 for one method's bug
             # Log the place, not the message: a message may quote data, and data may hold a secret.
-            frames = "".join(traceback.format_tb(error.__traceback__))
-            log.error("%s failed with %s\n%s", name, type(error).__name__, frames)
+            stack = reversed(traceback.extract_tb(error.__traceback__))
+            frames = " < ".join(f"{frame.filename}:{frame.lineno} {frame.name}" for frame in stack)
+            log.error("%s failed with %s at %s", name, type(error).__name__, frames)
             return ["error", {"type": "serverFail", "description": f"{type(error).__name__} in {name}"}, call_id]

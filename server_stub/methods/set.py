@@ -35,9 +35,12 @@ def _set_error(error_type: str, description: str, **extra: Any) -> dict[str, Any
 
 
 def _arguments(arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
-    create = arguments.get("create") or {}
-    update = arguments.get("update") or {}
-    destroy = arguments.get("destroy") or []
+    create = arguments.get("create")
+    update = arguments.get("update")
+    destroy = arguments.get("destroy")
+    create = {} if create is None else create
+    update = {} if update is None else update
+    destroy = [] if destroy is None else destroy
     if not isinstance(create, dict):
         raise MethodFailure("invalidArguments", "create is a map of creation id to object")
     if not isinstance(update, dict):
@@ -86,8 +89,10 @@ def _model_of(object_type: ObjectType, wire: dict[str, Any]) -> Any:
     return object_type.model_for(wire.get(TYPE_KEY)) if object_type.variants else object_type.annotation
 
 
-def _update(context: CallContext, object_type: ObjectType, object_id: str, patch: Any) -> None:
+def _update(context: CallContext, object_type: ObjectType, object_id: str, patch: Any, destroying: set[str]) -> None:
     _check_writable(context, object_type, "update")
+    if object_id in destroying:
+        raise SetRefused(_set_error("willDestroy", f"{object_id} is destroyed in the same call"))
     current = context.store.get(object_type, [object_id]).get(object_id)
     if current is None:
         raise SetRefused(_set_error("notFound", f"{object_id} does not exist"))
@@ -144,9 +149,7 @@ def set_(context: CallContext, object_type: ObjectType, arguments: dict[str, Any
     for key, patch in update.items():
         object_id = resolve_creation_id(context, key)
         try:
-            if object_id in destroying:
-                raise SetRefused(_set_error("willDestroy", f"{object_id} is destroyed in the same call"))
-            _update(context, object_type, object_id, patch)
+            _update(context, object_type, object_id, patch, destroying)
             updated[object_id] = None
         except SetRefused as refused:
             not_updated[object_id] = refused.error
