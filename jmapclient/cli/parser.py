@@ -30,6 +30,10 @@ def _json_option(parser: argparse.ArgumentParser, help_text: str) -> None:
     parser.add_argument("--json", action="store_true", help=help_text)
 
 
+def _field_option(parser: argparse.ArgumentParser, metavar: str, help_text: str) -> None:
+    parser.add_argument("--field", action="append", default=[], metavar=metavar, help=f"repeatable; {help_text}")
+
+
 def _where_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--where", action="append", default=[], metavar="COND=VALUE",
@@ -55,10 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     create = command("create", "create an object; OBJECT/VARIANT picks a variant (Directory/Ldap)")
     create.add_argument("object", metavar="OBJECT[/VARIANT]")
-    create.add_argument(
-        "--field", action="append", default=[], metavar="NAME=VALUE",
-        help="a field (repeatable); objects, lists and variants are JSON, durations take 30s, sets a,b",
-    )
+    _field_option(create, "NAME=VALUE", "objects, lists and variants are JSON, durations take 30s, sets a,b")
     _json_option(create, 'print {"id": ...} instead of the bare id')
 
     query = command("query", "list objects, paging through all results")
@@ -72,10 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     update = command("update", "change fields of an object")
     update.add_argument("object", metavar="OBJECT[/VARIANT]")
     update.add_argument("id")
-    update.add_argument(
-        "--field", action="append", default=[], metavar="KEY=VALUE",
-        help="a field or JSON-pointer path (attrEmail/mail=true, report/records/0/count=5); null clears",
-    )
+    _field_option(update, "KEY=VALUE", "a field or JSON-pointer path (attrEmail/mail=true, report/records/0/count=5); "
+                  "null clears")
     _json_option(update, "print the result as JSON")
 
     delete = command("delete", "delete objects")

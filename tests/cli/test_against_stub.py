@@ -22,6 +22,7 @@ from jmapclient.dmarc import failed_messages, total_messages
 from jmapclient.encoding import parse_utc
 from jmapclient.session import Session
 from server_stub.runner import StubServer
+from tests.cli.test_parsing import dmarc_fields
 from tests.dmarc.synth import feedback
 
 REPO = Path(__file__).resolve().parents[2]
@@ -81,25 +82,15 @@ def test_spec_ldap_example_creates_and_reads_back(cli):
 
 
 def test_dmarc_create_example_with_empty_index_maps(cli):
-    report = {
-        "orgName": "Example Org", "email": "noreply@example.org", "reportId": "cli-1",
-        "dateRangeBegin": "2026-01-01T00:00:00Z", "dateRangeEnd": "2026-01-01T23:59:59Z",
-        "policyDomain": "cli.example", "policyAdkim": "relaxed", "policyAspf": "relaxed",
-        "policyDisposition": "none", "policySubdomainDisposition": "none",
-        "errors": {}, "policyFailureReportingOptions": {}, "records": {}, "extensions": {},
-    }
-    code, out, err = cli(
-        "create", "DmarcExternalReport", "--field", f"report={json.dumps(report)}",
-        "--field", "from=noreply@example.org", "--field", "subject=Report Domain: cli.example",
-        "--field", "to={}", "--field", "receivedAt=2026-01-02", "--field", "expiresAt=2026-04-02T00:00:00Z",
-        "--json",
-    )
+    fields = [arg for name, value in dmarc_fields() for arg in ("--field", f"{name}={value}")]
+    code, out, err = cli("create", "DmarcExternalReport", *fields, "--json")
     assert (code, err) == (0, "")
     new_id = json.loads(out)["id"]
     code, out, _ = cli("get", "dmarcexternalreport", new_id, "--json")
     stored = json.loads(out)
     assert stored["report"]["records"] == {} and stored["to"] == {}
-    assert stored["receivedAt"] == "2026-01-02T00:00:00Z"
+    assert stored["receivedAt"] == "2026-01-03T00:00:00Z"
+    assert stored["report"]["dateRangeEnd"] == "2026-01-01T23:00:00Z"
 
 
 # --- query ------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import stat
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 
 from jmapclient.cli import main
 from jmapclient.cli.connection import resolve
+from jmapclient.cli.progress import Progress
 from jmapclient.cli.render import display_value, mask_secrets, object_lines
 from jmapclient.config import Config, ConfigError
 from jmapclient.models import LdapDirectory
@@ -172,3 +174,15 @@ def test_no_server_configured_is_a_clear_error(capsys):
 def test_object_types_are_hashable_constants():
     # Caches keyed by object type (the stub's property tables) need this.
     assert {DIRECTORY: 1}[object_type("directory")] == 1
+
+
+def test_progress_bar_only_for_a_terminal_and_counts_up():
+    stream = io.StringIO()
+    bar = Progress(4, "files", stream)
+    for _ in range(4):
+        bar.advance()
+    bar.close()
+    frames = stream.getvalue().split("\r")
+    assert frames[-1].startswith("[" + "#" * 30 + "] 4/4 files")
+    assert "] 2/4 files" in frames[2]
+    assert Progress.maybe(1000, "files") is None  # stderr is not a terminal under pytest
