@@ -52,7 +52,7 @@ class FilterCondition:
         return self.name + COMPARISON_SUFFIXES[operator]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one constant per type: identity equality keeps it hashable (dict fields)
 class ObjectType:
     name: str
     label: str

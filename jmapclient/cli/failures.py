@@ -1,0 +1,56 @@
+"""Errors → ``error: ...`` lines on stderr, one per field or per failed object.
+
+Messages come from :mod:`jmapclient.errors`; nothing here prints a value the person
+typed, a token, or a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+
+from jmapclient.errors import LocalValidationError, SetError, SetFailed
+
+ERROR_PREFIX = "error: "
+REPORT_REFUSAL = "cannot be created"
+"""Words of the real server's refusal to create DMARC reports (wire-notes.md)."""
+
+
+def emit_error(line: str) -> None:
+    print(f"{ERROR_PREFIX}{line}", file=sys.stderr)
+
+
+def set_error_lines(error: SetError, subject: str = "") -> list[str]:
+    """One line per field the server named, or one line with the error's message."""
+    lead = f"{subject}: " if subject else ""
+    fields = error.field_messages()
+    if fields:
+        # Some servers repeat the path in the description; say it once.
+        return [f"{lead}{path}: {reason.removeprefix(f'{path}: ')}" for path, reason in fields.items()]
+    return [f"{lead}{error.message}"]
+
+
+def set_failures_lines(failures: Mapping[str, SetError], single: bool = False) -> list[str]:
+    """Lines for every failed object; ``single`` leaves out the creation key of a lone create."""
+    lines: list[str] = []
+    for key, error in failures.items():
+        lines += set_error_lines(error, "" if single else key)
+    return lines
+
+
+def is_report_refusal(error: SetError) -> bool:
+    return REPORT_REFUSAL in (error.description or "").lower()
+
+
+REFUSAL_HINT = (
+    "the server refuses to create DMARC reports (the real Stalwart server receives them only by e-mail); "
+    "import them into a server that accepts report creation, such as `mailadmin serve`"
+)
+
+
+def error_lines(error: BaseException) -> list[str]:
+    if isinstance(error, LocalValidationError):
+        return [f"{path}: {reason}" for path, reason in error.fields.items()]
+    if isinstance(error, SetFailed):
+        return set_failures_lines(error.failures, single=list(error.failures) == ["new"])
+    return [str(error) or type(error).__name__]

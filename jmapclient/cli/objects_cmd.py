@@ -1,0 +1,204 @@
+"""get, create, query, update and delete: the spec's five subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from jmapclient.cli import columns as cols
+from jmapclient.cli.failures import REFUSAL_HINT, emit_error, is_report_refusal, set_failures_lines
+from jmapclient.cli.filters import parse_sort, parse_where
+from jmapclient.cli.paging import pages_of_ids, pages_of_objects
+from jmapclient.cli.render import column_widths, compact_json, mask_secrets, model_of, object_lines, table_lines
+from jmapclient.cli.values import UsageError, build_object, build_patch, split_assignment
+from jmapclient.client import JmapClient
+from jmapclient.errors import LocalValidationError, SetFailed
+from jmapclient.models._base import WireModel
+from jmapclient.models.introspect import TYPE_KEY, fields_of, unknown_properties
+from jmapclient.models.objects import ObjectType, object_type
+from jmapclient.validation import validate_object
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+
+
+def out(line: str = "") -> None:
+    print(line, file=sys.stdout)
+
+
+def target(text: str) -> tuple[ObjectType, str | None]:
+    """``Directory/Ldap`` → (the type, "Ldap"); names are case-insensitive, ``x:`` optional."""
+    name, _, variant = text.partition("/")
+    try:
+        found = object_type(name)
+        if variant:
+            found.model_for(variant)  # checks that the variant exists
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return found, variant or None
+
+
+def assignments(items: list[str]) -> list[tuple[str, str]]:
+    return [split_assignment(item, "--field") for item in items]
+
+
+def shown(object_type_: ObjectType, wire: dict[str, Any]) -> dict[str, Any]:
+    """What may be printed of an object: secrets masked whatever the server sent."""
+    return mask_secrets(model_of(object_type_, wire), wire)
+
+
+# --- get ---------------------------------------------------------------------------------------------
+
+
+async def get(args: argparse.Namespace, client: JmapClient) -> int:
+    found, _ = target(args.object)
+    result = await client.objects(found).get([args.id])
+    if not result.raw:
+        emit_error(f"{found.name} {args.id}: not found")
+        return EXIT_FAILED
+    wire = shown(found, result.raw[0])
+    if args.json:
+        out(compact_json(wire))
+    else:
+        for line in object_lines(model_of(found, wire), wire):
+            out(line)
+    return EXIT_OK
+
+
+# --- create ------------------------------------------------------------------------------------------
+
+
+def create_payload(found: ObjectType, variant: str | None, fields: list[tuple[str, str]]) -> dict[str, Any]:
+    """The create object, validated locally: nothing is sent if this raises."""
+    try:
+        model = found.model_for(variant)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    wire = build_object(model, fields)
+    validated = validate_object(found, wire)
+    unknown = unknown_properties(validated)
+    if unknown:
+        raise LocalValidationError({path: "unknown property" for path in unknown})
+    # Send what was given, in its canonical wire form (index maps, UTC, sets) and no more.
+    canonical = validated.to_wire()
+    return {key: canonical.get(key, wire[key]) for key in wire}
+
+
+async def create(args: argparse.Namespace, client: JmapClient) -> int:
+    found, variant = target(args.object)
+    payload = create_payload(found, variant, assignments(args.field))
+    try:
+        new_id = await client.objects(found).create(payload)
+    except SetFailed as error:
+        for line in set_failures_lines(error.failures, single=True):
+            emit_error(line)
+        if any(is_report_refusal(e) for e in error.failures.values()):
+            emit_error(REFUSAL_HINT)
+        return EXIT_FAILED
+    out(compact_json({"id": new_id}) if args.json else new_id)
+    return EXIT_OK
+
+
+# --- update ------------------------------------------------------------------------------------------
+
+
+def _known_anywhere(found: ObjectType, keys: list[str]) -> None:
+    """Reject unknown top-level keys before any request, for a type whose variant is not given yet."""
+    names = {spec.wire.lower() for model in found.variants.values() for spec in fields_of(model)}
+    names |= {spec.name for model in found.variants.values() for spec in fields_of(model)}
+    unknown = [key for key in keys if key.split("/")[0].lower() not in names and key.split("/")[0] not in names]
+    if unknown:
+        valid = sorted({spec.wire for m in found.variants.values() for spec in fields_of(m) if not spec.server_set})
+        raise LocalValidationError({key: f"unknown field; valid fields: {', '.join(valid)}" for key in unknown})
+
+
+async def _model_for_update(found: ObjectType, variant: str | None, object_id: str, client: JmapClient
+                            ) -> type[WireModel] | None:
+    """The model the object's fields follow; a multi-variant object is read for its @type."""
+    if not found.variants or variant is not None:
+        return found.model_for(variant)
+    result = await client.objects(found).get([object_id], properties=[TYPE_KEY])
+    if not result.raw:
+        return None
+    return model_of(found, result.raw[0])
+
+
+async def update(args: argparse.Namespace, client: JmapClient) -> int:
+    found, variant = target(args.object)
+    fields = assignments(args.field)
+    if not fields:
+        raise UsageError("update needs at least one --field KEY=VALUE")
+    if found.variants and variant is None:
+        _known_anywhere(found, [key for key, _ in fields])
+    model = await _model_for_update(found, variant, args.id, client)
+    if model is None:
+        emit_error(f"{found.name} {args.id}: not found")
+        return EXIT_FAILED
+    patch = build_patch(model, fields)
+    try:
+        await client.objects(found).update(args.id, patch)
+    except SetFailed as error:
+        for line in set_failures_lines(error.failures, single=True):
+            emit_error(line)
+        return EXIT_FAILED
+    out(compact_json({"id": args.id, "updated": sorted(patch)}) if args.json else f"updated {args.id}")
+    return EXIT_OK
+
+
+# --- delete ------------------------------------------------------------------------------------------
+
+
+async def delete(args: argparse.Namespace, client: JmapClient) -> int:
+    found, _ = target(args.object)
+    ids = list(dict.fromkeys(i.strip() for group in args.ids for i in group.split(",") if i.strip()))
+    if not ids:
+        raise UsageError("--ids needs at least one id")
+    result = await client.objects(found).destroy(ids)
+    if args.json:
+        failed = {key: str(error) for key, error in result.not_destroyed.items()}
+        out(compact_json({"destroyed": result.destroyed, "notDestroyed": failed}))
+    else:
+        for object_id in result.destroyed:
+            out(f"deleted {object_id}")
+    for line in set_failures_lines(result.not_destroyed):
+        emit_error(line)
+    return EXIT_FAILED if result.not_destroyed else EXIT_OK
+
+
+# --- query -------------------------------------------------------------------------------------------
+
+
+async def query(args: argparse.Namespace, client: JmapClient) -> int:
+    found, _ = target(args.object)
+    where = parse_where(found, args.where)
+    sort = parse_sort(found, args.sort)
+    api = client.objects(found)
+    if args.ids_only:
+        async for ids in pages_of_ids(api, where, sort):
+            for object_id in ids:
+                out(json.dumps(object_id) if args.json else object_id)
+        return EXIT_OK
+    columns = cols.parse_columns(found, args.fields)
+    properties = cols.properties_for(columns, found) if args.fields else None
+    widths: list[int] | None = None
+    count = 0
+    async for page in pages_of_objects(api, where, sort, properties):
+        objects = [shown(found, wire) for wire in page]
+        count += len(objects)
+        if args.json:
+            for wire in objects:
+                out(compact_json(cols.selected(columns, wire) if args.fields else wire))
+            continue
+        rows = [cols.cells(found, columns, wire) for wire in objects]
+        headers = [column.label for column in columns]
+        # Rows stream page by page; the first page sets the column widths.
+        first = widths is None
+        widths = widths or column_widths(headers, rows)
+        lines = table_lines(headers, rows, widths)
+        for line in lines if first else lines[2:]:
+            out(line)
+    if count == 0 and not args.json:
+        print(f"no {found.label.lower()} found", file=sys.stderr)
+    return EXIT_OK

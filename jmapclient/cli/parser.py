@@ -1,0 +1,126 @@
+"""The argparse definition of ``mailadmin``: every subcommand and flag, in one place."""
+
+from __future__ import annotations
+
+import argparse
+
+from jmapclient.dmarc import DEFAULT_RETENTION
+
+PROG = "mailadmin"
+EPILOG = (
+    "Object names are case-insensitive, with or without x: (Directory, DmarcExternalReport). "
+    "Connection: flags > MAILADMIN_URL/MAILADMIN_TOKEN > --profile > the default profile. "
+    "Exit codes: 0 ok, 1 server or validation error, 2 usage error. "
+    "Without a subcommand the console opens."
+)
+
+
+def _connection_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    # Sub-parsers use SUPPRESS so a flag given before the subcommand is not reset after it.
+    default = None if top else argparse.SUPPRESS
+    group = parser.add_argument_group("connection")
+    group.add_argument("--url", default=default, help="server base URL (env MAILADMIN_URL)")
+    group.add_argument("--token", default=default, help="bearer token (env MAILADMIN_TOKEN)")
+    group.add_argument("--token-file", default=default, metavar="PATH", help="read the token from this file")
+    group.add_argument("--profile", default=default, metavar="NAME", help="a profile of the config file")
+    group.add_argument("--timeout", default=default, type=float, metavar="SECONDS", help="per request (default 30)")
+
+
+def _json_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    parser.add_argument("--json", action="store_true", help=help_text)
+
+
+def _field_option(parser: argparse.ArgumentParser, metavar: str, help_text: str) -> None:
+    parser.add_argument("--field", action="append", default=[], metavar=metavar, help=f"repeatable; {help_text}")
+
+
+def _where_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--where", action="append", default=[], metavar="COND=VALUE",
+        help="filter condition; also >, >=, <, <= on integer and date conditions (repeat to AND)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description="Administer a JMAP mail server.", epilog=EPILOG)
+    _connection_options(parser, top=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(name: str, help_text: str, *, connects: bool = True) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        if connects:
+            _connection_options(sub, top=False)
+        return sub
+
+    get = command("get", "show one object")
+    get.add_argument("object", metavar="OBJECT")
+    get.add_argument("id")
+    _json_option(get, "print the object as compact JSON")
+
+    create = command("create", "create an object; OBJECT/VARIANT picks a variant (Directory/Ldap)")
+    create.add_argument("object", metavar="OBJECT[/VARIANT]")
+    _field_option(create, "NAME=VALUE", "objects, lists and variants are JSON, durations take 30s, sets a,b")
+    _json_option(create, 'print {"id": ...} instead of the bare id')
+
+    query = command("query", "list objects, paging through all results")
+    query.add_argument("object", metavar="OBJECT")
+    _where_option(query)
+    query.add_argument("--fields", metavar="A,B", help="columns (wire names; nested as report/orgName)")
+    query.add_argument("--sort", metavar="PROP[:asc|desc]", help="sort property")
+    query.add_argument("--ids-only", action="store_true", help="print only ids, one per line")
+    _json_option(query, "print NDJSON, one object per line")
+
+    update = command("update", "change fields of an object")
+    update.add_argument("object", metavar="OBJECT[/VARIANT]")
+    update.add_argument("id")
+    _field_option(update, "KEY=VALUE", "a field or JSON-pointer path (attrEmail/mail=true, report/records/0/count=5); "
+                  "null clears")
+    _json_option(update, "print the result as JSON")
+
+    delete = command("delete", "delete objects")
+    delete.add_argument("object", metavar="OBJECT")
+    delete.add_argument("--ids", action="append", required=True, metavar="ID[,ID...]", help="ids (repeatable)")
+    _json_option(delete, "print the result as JSON")
+
+    describe = command("describe", "objects, variants, fields, types, defaults, bounds and filters", connects=False)
+    describe.add_argument("object", nargs="?", metavar="OBJECT")
+    _json_option(describe, "print the description as JSON")
+
+    profile = command("profile", "manage connection profiles", connects=False)
+    actions = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
+    add = actions.add_parser("add", help="add or replace a profile")
+    add.add_argument("name")
+    add.add_argument("--url", dest="profile_url", required=True, help="server base URL")
+    tokens = add.add_mutually_exclusive_group()
+    tokens.add_argument("--token", dest="profile_token", help="store this token in the config file")
+    tokens.add_argument("--token-file", dest="profile_token_file", metavar="PATH", help="read the token from PATH")
+    tokens.add_argument("--token-stdin", action="store_true", help="read the token from standard input")
+    add.add_argument("--read-only", action="store_true", help="the console offers no changes with this profile")
+    add.add_argument("--default", action="store_true", help="make it the default profile")
+    listing = actions.add_parser("list", help="list profiles (never their tokens)")
+    _json_option(listing, "print the profiles as JSON")
+    remove = actions.add_parser("remove", help="remove a profile")
+    remove.add_argument("name")
+
+    commands.add_parser(
+        "serve", help="run the bundled JMAP server (arguments go to it; see `mailadmin serve --help`)",
+        add_help=False,
+    )
+
+    imports = command("import-dmarc", "import DMARC aggregate reports (xml, gz, zip, eml, or folders)")
+    imports.add_argument("paths", nargs="+", metavar="PATH")
+    imports.add_argument(
+        "--retain", default=f"{DEFAULT_RETENTION.days}d", metavar="DURATION",
+        help=f"expiresAt = receivedAt + this (default {DEFAULT_RETENTION.days}d)",
+    )
+    imports.add_argument("--dry-run", action="store_true", help="parse and summarise; send nothing")
+
+    export = command("export-dmarc", "export DMARC report records, one row per record")
+    _where_option(export)
+    export.add_argument("--format", choices=("csv", "json"), default="csv", help="default csv")
+    export.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
+
+    demo = command("demo", "open the console on a local demo server with sample data", connects=False)
+    demo.add_argument("--fresh", action="store_true", help="start from new sample data")
+    demo.add_argument("--reports", type=int, metavar="N", help="number of sample DMARC reports")
+    return parser

@@ -1,0 +1,81 @@
+"""``profile add|list|remove``: the named connections shared with the console.
+
+Tokens are written to the config file (mode 0600, by :mod:`jmapclient.config`) and are
+never printed: ``list`` says only where a profile's token comes from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from jmapclient.cli.connection import read_token_file
+from jmapclient.cli.objects_cmd import EXIT_OK, out
+from jmapclient.cli.render import compact_json, table_lines
+from jmapclient.config import Config, ConfigError, Profile
+
+
+def _token_source(profile: Profile) -> str:
+    if profile.token:
+        return "stored"
+    if profile.token_file:
+        return f"file {profile.token_file}"
+    return "none"
+
+
+def add(args: argparse.Namespace, config: Config) -> int:
+    token = args.profile_token
+    if args.token_stdin:
+        token = sys.stdin.readline().strip()
+        if not token:
+            raise ConfigError("no token on standard input")
+    if args.profile_token_file:
+        read_token_file(args.profile_token_file)  # fail now rather than at the first connection
+    replaced = args.name in config.profiles
+    config.add(
+        Profile(
+            name=args.name,
+            url=args.profile_url,
+            token=token or None,
+            token_file=args.profile_token_file,
+            read_only=args.read_only,
+        ),
+        make_default=args.default,
+    )
+    config.save()
+    out(f"{'replaced' if replaced else 'added'} profile {args.name} ({config.path})")
+    return EXIT_OK
+
+
+def listing(args: argparse.Namespace, config: Config) -> int:
+    profiles = [config.profiles[name] for name in sorted(config.profiles)]
+    if args.json:
+        for p in profiles:
+            out(compact_json({
+                "name": p.name, "url": p.url, "token": _token_source(p),
+                "readOnly": p.read_only, "default": p.name == config.default,
+            }))
+        return EXIT_OK
+    if not profiles:
+        print(f"no profiles in {config.path}; add one with `mailadmin profile add NAME --url URL`", file=sys.stderr)
+        return EXIT_OK
+    rows = [
+        ["*" if p.name == config.default else "", p.name, p.url, _token_source(p), "yes" if p.read_only else ""]
+        for p in profiles
+    ]
+    for line in table_lines(("Default", "Name", "URL", "Token", "Read-only"), rows):
+        out(line)
+    return EXIT_OK
+
+
+def remove(args: argparse.Namespace, config: Config) -> int:
+    config.remove(args.name)
+    config.save()
+    out(f"removed profile {args.name}")
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    config = Config.load()
+    action = {"add": add, "list": listing, "remove": remove}[args.profile_command]
+    return action(args, config)

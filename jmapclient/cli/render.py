@@ -1,0 +1,235 @@
+"""Wire objects → what a person reads (aligned tables with the models' labels) or JSON.
+
+Labels, kinds and secret flags come from ``introspect.fields_of``; durations are shown
+as ``30s``. A secret is shown only as the mask the server gives, whatever the server
+sent: :func:`mask_secrets` runs on everything before it is printed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jmapclient import encoding
+from jmapclient.models._base import WireModel
+from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
+from jmapclient.models.objects import ObjectType
+
+NESTED_KINDS = frozenset({"object", "variant", "list", "set"})
+COLUMN_GAP = "  "
+
+
+def compact_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def model_of(object_type: ObjectType, wire: Mapping[str, Any]) -> type[WireModel] | None:
+    """The model of one object as read: its variant's for a multi-variant type."""
+    if not object_type.variants:
+        return object_type.annotation
+    return next(
+        (model for name, model in object_type.variants.items() if name == wire.get(TYPE_KEY)),
+        None,
+    )
+
+
+def _variant_model(spec: FieldSpec, value: Any) -> type[WireModel] | None:
+    if isinstance(value, Mapping):
+        return spec.variants.get(str(value.get(TYPE_KEY)))
+    return None
+
+
+def _items(value: Any) -> list[Any]:
+    try:
+        return encoding.list_from_wire(value)
+    except ValueError:
+        return []
+
+
+# --- Secrets -------------------------------------------------------------------------------------
+
+
+def mask_secrets(model: type[WireModel] | None, wire: Any) -> Any:
+    """A copy of ``wire`` where every field declared secret reads ``****``."""
+    if model is None or not isinstance(wire, Mapping):
+        return wire
+    out = dict(wire)
+    for spec in fields_of(model):
+        if spec.wire not in out or out[spec.wire] is None:
+            continue
+        value = out[spec.wire]
+        if spec.secret:
+            out[spec.wire] = encoding.MASKED_SECRET
+        elif spec.kind == "variant":
+            out[spec.wire] = mask_secrets(_variant_model(spec, value), value)
+        elif spec.kind == "object":
+            out[spec.wire] = mask_secrets(spec.item_model, value)
+        elif spec.kind == "list" and spec.item_model is not None and isinstance(value, Mapping | list):
+            masked = [mask_secrets(spec.item_model, item) for item in _items(value)]
+            out[spec.wire] = encoding.list_to_wire(masked) if isinstance(value, Mapping) else masked
+    return out
+
+
+# --- Single values -----------------------------------------------------------------------------------
+
+
+def display_value(spec: FieldSpec | None, value: Any) -> str:
+    """One value as a table cell."""
+    if value is None:
+        return ""
+    if spec is not None and spec.secret:
+        return encoding.MASKED_SECRET
+    kind = spec.kind if spec is not None else None
+    if kind == "duration" and isinstance(value, int) and not isinstance(value, bool):
+        return encoding.format_duration(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if kind == "set" and isinstance(value, Mapping):
+        return ", ".join(str(member) for member in value)
+    if kind == "list":
+        items = _items(value)
+        if spec is not None and spec.item_model is None:
+            return ", ".join(str(i) for i in items)
+        return f"{len(items)} item{'s' if len(items) != 1 else ''}"
+    if kind == "variant" and spec is not None and isinstance(value, Mapping):
+        return _variant_text(spec, value)
+    if isinstance(value, Mapping | list):
+        return compact_json(value)
+    return str(value)
+
+
+def _variant_text(spec: FieldSpec, value: Mapping[str, Any]) -> str:
+    """``Value (secret ****)``, ``File (filePath /etc/x)``: the @type, then its fields."""
+    model = _variant_model(spec, value)
+    shown = mask_secrets(model, value)
+    specs = {s.wire: s for s in fields_of(model)} if model else {}
+    parts = [
+        f"{key} {display_value(specs.get(key), item)}"
+        for key, item in shown.items()
+        if key != TYPE_KEY and item is not None
+    ]
+    kind = str(value.get(TYPE_KEY, "?"))
+    return f"{kind} ({', '.join(parts)})" if parts else kind
+
+
+# --- Tables ----------------------------------------------------------------------------------------
+
+
+def table_lines(headers: Sequence[str], rows: Iterable[Sequence[str]], widths: list[int] | None = None) -> list[str]:
+    """Rows aligned in columns under ``headers``; cells hold no line breaks."""
+    body = [[_one_line(cell) for cell in row] for row in rows]
+    if widths is None:
+        widths = column_widths(headers, body)
+    lines = [_join(headers, widths), _join(["-" * w for w in widths], widths)]
+    lines.extend(_join(row, widths) for row in body)
+    return lines
+
+
+def column_widths(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[int]:
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for index, cell in enumerate(row):
+            widths[index] = max(widths[index], len(_one_line(cell)))
+    return widths
+
+
+def _join(cells: Sequence[str], widths: Sequence[int]) -> str:
+    return COLUMN_GAP.join(cell.ljust(width) for cell, width in zip(cells, widths, strict=False)).rstrip()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) if ("\n" in text or "\t" in text) else text
+
+
+# --- One object ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Section:
+    title: str
+    model: type[WireModel]
+    items: list[Any]
+
+
+def object_lines(model: type[WireModel] | None, wire: Mapping[str, Any]) -> list[str]:
+    """A get result for people: label/value pairs, then a table per list of objects."""
+    wire = mask_secrets(model, wire)
+    pairs: list[tuple[str, str]] = []
+    sections: list[_Section] = []
+    if model is not None:
+        type_field = model.model_fields.get("type")
+        if type_field is not None and TYPE_KEY in wire:
+            pairs.append((type_field.title or TYPE_KEY, str(wire[TYPE_KEY])))
+        _collect(model, wire, "", pairs, sections)
+    known = {s.wire for s in fields_of(model)} | {TYPE_KEY} if model else set()
+    pairs.extend((key, display_value(None, value)) for key, value in wire.items() if key not in known)
+    width = max((len(label) for label, _ in pairs), default=0)
+    lines = [f"{label.ljust(width)}{COLUMN_GAP}{_one_line(text)}".rstrip() for label, text in pairs]
+    for section in sections:
+        if not section.items:
+            continue
+        lines += ["", f"{section.title}:", *item_table(section.model, section.items)]
+    return lines
+
+
+def _collect(
+    model: type[WireModel], wire: Mapping[str, Any], prefix: str,
+    pairs: list[tuple[str, str]], sections: list[_Section],
+) -> None:
+    for spec in fields_of(model):
+        if spec.wire not in wire:
+            continue
+        value = wire[spec.wire]
+        label = prefix + spec.label
+        if spec.kind == "object" and spec.item_model is not None and isinstance(value, Mapping):
+            _collect(spec.item_model, value, f"{label} › ", pairs, sections)
+            continue
+        if spec.kind == "list" and spec.item_model is not None:
+            sections.append(_Section(label, spec.item_model, _items(value)))
+        pairs.append((label, display_value(spec, value)))
+
+
+def item_table(model: type[WireModel], items: Sequence[Any]) -> list[str]:
+    """Objects of one model as a table; nested lists are summarised in one cell."""
+    specs = [s for s in fields_of(model) if any(isinstance(i, Mapping) and s.wire in i for i in items)]
+    rows = []
+    for item in items:
+        item = item if isinstance(item, Mapping) else {}
+        rows.append([_cell(spec, item.get(spec.wire)) for spec in specs])
+    return table_lines([s.label for s in specs], rows)
+
+
+def _cell(spec: FieldSpec, value: Any) -> str:
+    if spec.kind == "list" and spec.item_model is not None:
+        inner = [i for i in _items(value) if isinstance(i, Mapping)]
+        nested = {s.wire: s for s in fields_of(spec.item_model)}
+        return "; ".join(
+            " ".join(display_value(nested.get(k), v) for k, v in i.items() if v is not None) for i in inner
+        )
+    return display_value(spec, value)
+
+
+# --- Columns of a query ---------------------------------------------------------------------------------
+
+
+def spec_at(model: type[WireModel] | None, path: Sequence[str]) -> FieldSpec | None:
+    """The field a column path (``report/orgName``) names, following nested objects."""
+    spec = None
+    for index, segment in enumerate(path):
+        if model is None:
+            return None
+        spec = next((s for s in fields_of(model) if s.wire == segment), None)
+        if spec is None:
+            return None
+        model = spec.item_model if index < len(path) - 1 else None
+    return spec
+
+
+def value_at(wire: Any, path: Sequence[str]) -> Any:
+    for segment in path:
+        if not isinstance(wire, Mapping):
+            return None
+        wire = wire.get(segment)
+    return wire

@@ -1,0 +1,376 @@
+"""The CLI against the stub on loopback: in-process (``main`` + capsys) and as a subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import dataclasses
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+
+from jmapclient.cli import main, paging
+from jmapclient.dmarc import failed_messages, total_messages
+from jmapclient.encoding import parse_utc
+from jmapclient.session import Session
+from server_stub.runner import StubServer
+from tests.cli.test_parsing import dmarc_fields
+from tests.dmarc.synth import feedback
+
+REPO = Path(__file__).resolve().parents[2]
+SECRET = "hunter2-do-not-print-8c1f"
+LDAP_EXAMPLE = ["--field", "description=Example", "--field", "baseDn=Example", "--field", 'bindSecret={"@type":"None"}']
+
+
+class Recorder(httpx.AsyncBaseTransport):
+    """A real HTTP transport that remembers the JMAP method names it carried."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.methods: list[list[str]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            body = json.loads(request.content)
+            self.methods.append([call[0] for call in body["methodCalls"]])
+        return await self.inner.handle_async_request(request)
+
+    def calls(self, suffix: str) -> int:
+        return sum(1 for batch in self.methods for name in batch if name.endswith(suffix))
+
+
+@pytest.fixture
+def cli(stub_server: StubServer, capsys):
+    """Run the CLI in-process as the admin (or with ``token=``); returns (code, stdout, stderr)."""
+
+    def run(*argv: str, token: str | None = None, transport: httpx.AsyncBaseTransport | None = None):
+        # --token=VALUE: a random token may start with "-", which argparse would take for an option.
+        connect = [f"--url={stub_server.base_url}", f"--token={token or stub_server.admin_token}"]
+        code = main([*argv, *connect], transport=transport)
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run
+
+
+def json_lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+# --- The spec's examples ---------------------------------------------------------------------------
+
+
+def test_spec_ldap_example_creates_and_reads_back(cli):
+    code, out, err = cli("create", "Directory/Ldap", *LDAP_EXAMPLE)
+    assert (code, err) == (0, "")
+    new_id = out.strip()
+    code, out, _ = cli("get", "x:directory", new_id, "--json")
+    assert code == 0
+    created = json.loads(out)
+    assert created["@type"] == "Ldap" and created["baseDn"] == "Example"
+    assert created["timeout"] == 30000  # defaults filled by the server
+    code, out, _ = cli("get", "DIRECTORY", new_id)
+    assert "Connection timeout" in out and "30s" in out and "Base DN" in out
+
+
+def test_dmarc_create_example_with_empty_index_maps(cli):
+    fields = [arg for name, value in dmarc_fields() for arg in ("--field", f"{name}={value}")]
+    code, out, err = cli("create", "DmarcExternalReport", *fields, "--json")
+    assert (code, err) == (0, "")
+    new_id = json.loads(out)["id"]
+    code, out, _ = cli("get", "dmarcexternalreport", new_id, "--json")
+    stored = json.loads(out)
+    assert stored["report"]["records"] == {} and stored["to"] == {}
+    assert stored["receivedAt"] == "2026-01-03T00:00:00Z"
+    assert stored["report"]["dateRangeEnd"] == "2026-01-01T23:00:00Z"
+
+
+# --- query ------------------------------------------------------------------------------------------
+
+
+def test_query_table_json_ids_and_fields(cli):
+    code, out, _ = cli("query", "Directory")
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0].split() == ["Id", "Variant", "Description"]
+    assert {"Ldap", "Sql", "Oidc"} <= {ln.split()[1] for ln in lines[2:]}
+    code, out, _ = cli("query", "directory", "--json")
+    objects = json_lines(out)
+    assert {o["@type"] for o in objects} == {"Ldap", "Sql", "Oidc"}
+    code, out, _ = cli("query", "directory", "--ids-only")
+    assert out.split() == [o["id"] for o in objects]
+    code, out, _ = cli("query", "directory", "--json", "--fields", "description,url")
+    assert all(set(o) == {"description", "url"} for o in json_lines(out))
+    code, out, _ = cli("query", "DmarcExternalReport", "--fields", "report/orgName,report/policyDomain")
+    assert out.splitlines()[0].split() == ["Reporter", "Policy", "domain"]
+
+
+def test_query_where_operators_select_the_right_reports(cli):
+    _, out, _ = cli("query", "DmarcExternalReport", "--json")
+    reports = json_lines(out)
+    threshold = sorted(failed_messages(r) for r in reports)[len(reports) // 2]
+    for operator, keep in ((">=", lambda n: n >= threshold), (">", lambda n: n > threshold),
+                           ("<", lambda n: n < threshold), ("<=", lambda n: n <= threshold),
+                           ("=", lambda n: n == threshold)):
+        code, out, _ = cli("query", "DmarcExternalReport", "--ids-only", "--where",
+                           f"totalFailedSessions{operator}{threshold}")
+        assert code == 0
+        assert set(out.split()) == {r["id"] for r in reports if keep(failed_messages(r))}, operator
+    expiry = sorted(r["expiresAt"] for r in reports)[len(reports) // 2][:10]
+    code, out, _ = cli("query", "DmarcExternalReport", "--ids-only", "--where", f"expiresAt<{expiry}")
+    assert set(out.split()) == {r["id"] for r in reports if r["expiresAt"] < f"{expiry}T00:00:00Z"}
+
+
+def test_query_pages_through_everything_one_request_per_page(cli, monkeypatch):
+    monkeypatch.setattr(paging, "PAGE_SIZE", 7)
+    recorder = Recorder()
+    code, out, _ = cli("query", "DmarcExternalReport", "--json", transport=recorder)
+    ids = [o["id"] for o in json_lines(out)]
+    assert code == 0
+    assert len(ids) == len(set(ids)) == 40  # STUB_REPORTS
+    pages = [batch for batch in recorder.methods if batch[0].endswith("/query")]
+    assert len(pages) == 6  # ceil(40 / 7)
+    assert all(batch == ["x:DmarcExternalReport/query", "x:DmarcExternalReport/get"] for batch in pages)
+
+
+# --- update and delete -------------------------------------------------------------------------------------
+
+
+def test_update_plain_keys_and_pointer_paths(cli):
+    new_id = cli("create", "Directory/Ldap", *LDAP_EXAMPLE)[1].strip()
+    code, out, err = cli("update", "Directory", new_id, "--field", "timeout=2m", "--field", "attrEmail/alt=true",
+                         "--field", "bindDn=cn=admin", "--field", "useTls=true")
+    assert (code, out.strip(), err) == (0, f"updated {new_id}", "")
+    stored = json.loads(cli("get", "Directory", new_id, "--json")[1])
+    assert stored["timeout"] == 120000 and stored["attrEmail"] == {"mail": True, "alt": True}
+    assert stored["bindDn"] == "cn=admin" and stored["useTls"] is True
+    code, _, _ = cli("update", "Directory", new_id, "--field", "attrEmail/alt=null", "--field", "bindDn=null")
+    stored = json.loads(cli("get", "Directory", new_id, "--json")[1])
+    assert code == 0 and stored["attrEmail"] == {"mail": True} and stored["bindDn"] is None
+
+
+def test_update_of_a_report_record_by_path(cli):
+    _, out, _ = cli("get", "DmarcExternalReport", "r1", "--json")
+    before = json.loads(out)
+    code, _, err = cli("update", "DmarcExternalReport", "r1", "--field", "report/records/0/count=5")
+    assert (code, err) == (0, "")
+    after = json.loads(cli("get", "DmarcExternalReport", "r1", "--json")[1])
+    assert after["report"]["records"]["0"]["count"] == 5
+    assert total_messages(after) == total_messages(before) - before["report"]["records"]["0"]["count"] + 5
+
+
+def test_out_of_range_update_sends_no_set(cli):
+    recorder = Recorder()
+    code, _, err = cli("update", "Directory", "d1", "--field", "poolMaxConnections=9000", transport=recorder)
+    assert code == 1
+    assert err.startswith("error: poolMaxConnections: ") and "8192" in err
+    assert recorder.calls("/set") == 0
+
+
+def test_masked_secret_is_never_sent_back(cli):
+    recorder = Recorder()
+    code, _, err = cli("update", "Directory/Ldap", "d1", "--field", 'bindSecret={"@type":"Value","secret":"****"}',
+                       transport=recorder)
+    assert code == 1 and "error: bindSecret/secret: this secret is masked" in err
+    assert recorder.methods == []
+
+
+def test_delete_partial_failure_lists_both(cli):
+    new_id = cli("create", "Directory/Ldap", *LDAP_EXAMPLE)[1].strip()
+    code, out, err = cli("delete", "Directory", "--ids", f"{new_id},missing-1", "--ids", "missing-2")
+    assert code == 1
+    assert out.splitlines() == [f"deleted {new_id}"]
+    assert err.count("error: missing-") == 2
+    assert cli("get", "Directory", new_id)[0] == 1
+
+
+# --- error paths ---------------------------------------------------------------------------------------
+
+
+def test_server_validation_error_names_the_field(cli):
+    # A path into a variant cannot be checked locally; the server's answer names the field.
+    code, out, err = cli("update", "Directory/Ldap", "d1", "--field", "bindSecret/bogus=1")
+    assert (code, out) == (1, "")
+    assert err.startswith("error: bindSecret/bogus: ")
+    assert err.count("bindSecret/bogus") == 1
+
+
+def test_read_only_token_is_forbidden_to_change(cli, stub_server):
+    assert cli("query", "Directory", token=stub_server.readonly_token)[0] == 0
+    code, out, err = cli("create", "Directory/Ldap", *LDAP_EXAMPLE, token=stub_server.readonly_token)
+    assert (code, out) == (1, "")
+    assert err.startswith("error: x:Directory/set: you are not allowed to do this")
+    code, _, err = cli("delete", "Directory", "--ids", "d1", token=stub_server.readonly_token)
+    assert code == 1 and "not allowed" in err
+
+
+def test_not_found(cli):
+    assert cli("get", "Directory", "nope") == (1, "", "error: Directory nope: not found\n")
+    code, _, err = cli("update", "Directory", "nope", "--field", "description=x")
+    assert code == 1 and "nope" in err and "not found" in err
+
+
+def test_bad_token_is_401(cli):
+    code, out, err = cli("get", "Directory", "d1", token="wrong-token")
+    assert (code, out) == (1, "")
+    assert "refused the token (401)" in err and "wrong-token" not in err
+
+
+def test_unreachable_server(capsys):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # bound, never listening: connections are refused
+        code = main(["get", "Directory", "d1", "--url", f"http://127.0.0.1:{port}", "--token", "t", "--timeout", "5"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith("error: cannot reach the server at http://127.0.0.1:")
+    assert "Traceback" not in err
+
+
+# --- secrets ------------------------------------------------------------------------------------------
+
+
+def test_no_secret_is_ever_printed(cli):
+    outputs = []
+    code, out, err = cli("create", "Directory/Ldap", "--field", "description=Secret", "--field", "baseDn=dc=x",
+                         "--field", f'bindSecret={{"@type":"Value","secret":"{SECRET}"}}')
+    assert code == 0
+    new_id = out.strip()
+    outputs.append(out + err)
+    for argv in (("get", "Directory", new_id), ("get", "Directory", new_id, "--json"), ("query", "Directory"),
+                 ("query", "Directory", "--json"), ("query", "Directory", "--fields", "bindSecret"),
+                 ("update", "Directory", new_id, "--field", "description=changed"),
+                 ("update", "Directory", new_id, "--field", f'bindSecret={{"@type":"Valu","secret":"{SECRET}"}}'),
+                 ("create", "Directory/Ldap", "--field", f'bindSecret={{"@type":"Value","secret":"{SECRET}"'),
+                 ("delete", "Directory", "--ids", new_id)):
+        code, out, err = cli(*argv)
+        outputs.append(out + err)
+    text = "\n".join(outputs)
+    assert SECRET not in text
+    assert "****" in text
+
+
+# --- DMARC import and export -------------------------------------------------------------------------------
+
+
+def write_reports(folder: Path, count: int) -> list[Path]:
+    paths = []
+    for index in range(count):
+        path = folder / f"report-{index}.xml"
+        path.write_bytes(feedback(report_id=f"<report_id>cli-import-{index}</report_id>"))
+        paths.append(path)
+    return paths
+
+
+def test_import_in_batches_then_duplicates_then_export(cli, tmp_path, monkeypatch):
+    write_reports(tmp_path, 5)
+    (tmp_path / "broken.xml").write_text("<feedback><report_metadata>")
+    original = Session.from_wire.__func__
+
+    def small_sets(cls, data, *, resolve_url):
+        session = original(cls, data, resolve_url=resolve_url)
+        return dataclasses.replace(session, limits=dataclasses.replace(session.limits, max_objects_in_set=2))
+
+    monkeypatch.setattr(Session, "from_wire", classmethod(small_sets))
+    recorder = Recorder()
+    code, out, err = cli("import-dmarc", str(tmp_path), "--retain", "30d", transport=recorder)
+    assert code == 1  # one file rejected
+    assert "imported: 5 (5 records)" in out and "rejected: 1" in out and "broken.xml" in out
+    assert "error: 1 of 6 files were not imported" in err
+    assert recorder.calls("/set") == 3  # 2 + 2 + 1 within maxObjectsInSet
+    code, out, _ = cli("import-dmarc", *map(str, sorted(tmp_path.glob("report-*.xml"))))
+    assert code == 0 and "imported: 0" in out and "duplicates: 5" in out
+    code, out, _ = cli("query", "DmarcExternalReport", "--json", "--where", "text=reporter.example")
+    imported = [r for r in json_lines(out) if r["report"]["reportId"].startswith("cli-import-")]
+    assert len(imported) == 5
+    received, expires = parse_utc(imported[0]["receivedAt"]), parse_utc(imported[0]["expiresAt"])
+    assert expires - received == timedelta(days=30)  # --retain 30d
+
+    target = tmp_path / "rows.csv"
+    code, out, err = cli("export-dmarc", "--format", "csv", "-o", str(target))
+    assert code == 0 and out == ""
+    rows = list(csv.DictReader(io.StringIO(target.read_text())))
+    _, all_json, _ = cli("query", "DmarcExternalReport", "--json")
+    assert len(rows) == sum(len(r["report"]["records"]) for r in json_lines(all_json))
+    assert f"exported {len(rows)} records" in err
+    code, out, _ = cli("export-dmarc", "--format", "json", "--where", "domain=example.com")
+    exported = json.loads(out)
+    assert exported and all(row["policy_domain"] == "example.com" for row in exported)
+
+
+def test_import_refused_by_the_real_server_says_so(tmp_path, capsys):
+    write_reports(tmp_path, 2)
+    with StubServer(profile="stalwart", reports=0) as server:
+        code = main(["import-dmarc", str(tmp_path), f"--url={server.base_url}", f"--token={server.admin_token}"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "imported: 0" in captured.out and "rejected: 2" in captured.out
+    assert "Reports cannot be created" in captured.err
+    assert "refuses to create DMARC reports" in captured.err
+
+
+def test_import_dry_run_sends_nothing(tmp_path, counting, capsys):
+    write_reports(tmp_path, 3)
+    code = main(["import-dmarc", "--dry-run", str(tmp_path), "--url", "http://127.0.0.1:9", "--token", "t"],
+                transport=counting)
+    assert code == 0 and "imported: 3" in capsys.readouterr().out
+    assert counting.requests == []
+
+
+# --- subprocess ------------------------------------------------------------------------------------------
+
+
+def run_cli(*argv: str, server: StubServer, token: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MAILADMIN_URL": server.base_url, "MAILADMIN_TOKEN": token or server.admin_token,
+           "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "jmapclient", *argv], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_subprocess_round_trip_and_exit_codes(stub_server):
+    created = run_cli("create", "Directory/Ldap", *LDAP_EXAMPLE[:4], "--field",
+                      f'bindSecret={{"@type":"Value","secret":"{SECRET}"}}', server=stub_server)
+    assert (created.returncode, created.stderr) == (0, "")
+    new_id = created.stdout.strip()
+    shown = run_cli("get", "directory", new_id, "--json", server=stub_server)
+    assert shown.returncode == 0 and json.loads(shown.stdout)["bindSecret"] == {"@type": "Value", "secret": "****"}
+    assert SECRET not in created.stdout + shown.stdout + shown.stderr
+    usage = run_cli("get", "Directory", server=stub_server)
+    assert usage.returncode == 2 and "usage:" in usage.stderr
+    bad = run_cli("create", "Directory/Ldap", "--field", "description=x", server=stub_server)
+    assert bad.returncode == 1 and "error: baseDn: is required" in bad.stderr and "Traceback" not in bad.stderr
+    forbidden = run_cli("delete", "Directory", "--ids", new_id, server=stub_server, token=stub_server.readonly_token)
+    assert forbidden.returncode == 1 and "not allowed" in forbidden.stderr
+    deleted = run_cli("delete", "Directory", "--ids", new_id, server=stub_server)
+    assert (deleted.returncode, deleted.stdout) == (0, f"deleted {new_id}\n")
+
+
+def test_serve_is_delegated(capsys):
+    assert main(["serve", "--help"]) == 0
+    assert "mailadmin serve" in capsys.readouterr().out
+
+
+def test_console_and_demo_dispatch_lazily(monkeypatch):
+    calls = []
+    fake = type(sys)("tui.launch")
+    fake.run_console = lambda profile: calls.append(("console", profile)) or 0
+    fake.run_demo = lambda fresh, reports: calls.append(("demo", fresh, reports)) or 0
+    monkeypatch.setitem(sys.modules, "tui.launch", fake)
+    assert main([]) == 0
+    assert main(["--profile", "work"]) == 0
+    assert main(["demo", "--fresh", "--reports", "12"]) == 0
+    assert main(["demo"]) == 0
+    assert calls == [("console", None), ("console", "work"), ("demo", True, 12), ("demo", False, None)]
+
+
+def test_event_loop_is_closed_after_each_run(cli):
+    cli("query", "Directory")
+    with pytest.raises(RuntimeError):
+        asyncio.get_running_loop()

@@ -1,0 +1,229 @@
+"""Usage errors (exit 2), local validation (exit 1) and what is sent: nothing, when input is bad."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jmapclient.cli import main
+from jmapclient.cli.filters import parse_sort, parse_where
+from jmapclient.cli.objects_cmd import create_payload
+from jmapclient.cli.values import UsageError, build_patch
+from jmapclient.errors import LocalValidationError
+from jmapclient.models import LdapDirectory
+from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, object_type
+
+CONNECT = ["--url", "http://127.0.0.1:9", "--token", "t0k"]
+LDAP_EXAMPLE = ["--field", "description=Example", "--field", "baseDn=Example", "--field", 'bindSecret={"@type":"None"}']
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["get", "Directory"],  # missing id
+        ["frobnicate"],
+        ["query", "Directory", "--bogus"],
+        ["get", "Mailbox", "x"],  # unknown object
+        ["create", "Directory/Foo", *LDAP_EXAMPLE],  # unknown variant
+        ["create", "Directory", *LDAP_EXAMPLE],  # variant missing
+        ["create", "DmarcExternalReport/Ldap"],  # no variants
+        ["create", "Directory/Ldap", "--field", "description"],  # no =
+        ["query", "DmarcExternalReport", "--where", "totalFailedSessions"],  # no operator
+        ["delete", "Directory"],  # --ids is required
+        ["export-dmarc", "--format", "xml"],
+        ["profile"],
+    ],
+)
+def test_usage_errors_exit_2_and_send_nothing(argv, counting, capsys):
+    assert main([*argv, *CONNECT], transport=counting) == 2
+    err = capsys.readouterr().err
+    assert "usage:" in err
+    assert "Traceback" not in err
+    assert counting.requests == []
+
+
+def test_help_exits_0(capsys):
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    for command in ("get", "create", "query", "update", "delete", "describe", "profile", "import-dmarc",
+                    "export-dmarc", "serve", "demo"):
+        assert command in text
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        (["--field", "bogus=1"], {"bogus": "unknown field; valid fields: description, url, baseDn"}),
+        (["--field", "poolMaxConnections=9000"], {"poolMaxConnections": "less than or equal to 8192"}),
+        (["--field", "poolMaxConnections=-1"], {"poolMaxConnections": "greater than or equal to 0"}),
+        (["--field", "poolMaxConnections=ten"], {"poolMaxConnections": "whole number"}),
+        (["--field", "timeout=soon"], {"timeout": "not a duration"}),
+        (["--field", "useTls=maybe"], {"useTls": "true or false"}),
+        (["--field", 'bindSecret={"@type":"Valu"}'], {"bindSecret/@type": "must be one of 'None', 'Value'"}),
+        (["--field", "bindSecret={oops"], {"bindSecret": "is not valid"}),
+        (["--field", "url=not a url"], {"url": "is not a URL"}),
+        (["--field", "id=abc"], {"id": "set by the server"}),
+    ],
+)
+def test_bad_fields_exit_1_naming_field_and_reason_and_send_nothing(fields, expected, counting, capsys):
+    overridden = {f.split("=")[0] for f in fields[1::2]}
+    base = [arg for pair in zip(LDAP_EXAMPLE[::2], LDAP_EXAMPLE[1::2], strict=True)
+            if pair[1].split("=")[0] not in overridden for arg in pair]
+    code = main(["create", "Directory/Ldap", *base, *fields, *CONNECT], transport=counting)
+    err = capsys.readouterr().err
+    assert code == 1
+    for field, reason in expected.items():
+        assert any(line.startswith(f"error: {field}: ") and reason in line for line in err.splitlines()), err
+    assert counting.requests == []
+
+
+def test_missing_required_fields_are_all_named(counting, capsys):
+    assert main(["create", "Directory/Ldap", "--field", "url=ldap://x", *CONNECT], transport=counting) == 1
+    err = capsys.readouterr().err
+    for field in ("description", "baseDn", "bindSecret"):
+        assert f"error: {field}: is required" in err
+    assert counting.requests == []
+
+
+def test_spec_ldap_example_payload_is_exactly_what_was_given():
+    payload = create_payload(
+        DIRECTORY, "ldap", [("description", "Example"), ("baseDn", "Example"), ("bindSecret", '{"@type":"None"}')]
+    )
+    assert payload == {"@type": "Ldap", "description": "Example", "baseDn": "Example", "bindSecret": {"@type": "None"}}
+
+
+def test_values_are_parsed_by_the_fields_kind():
+    payload = create_payload(
+        DIRECTORY,
+        "Ldap",
+        [
+            ("description", "d"), ("BASEDN", "dc=x"), ("bindSecret", "none"),  # case-insensitive names and variant
+            ("timeout", "1m30s"), ("useTls", "yes"), ("poolMaxConnections", "20"),
+            ("attrEmail", "mail, otherMail"), ("attrClass", '["objectClass"]'), ("bindDn", "null"),
+        ],
+    )
+    assert payload["timeout"] == 90_000
+    assert payload["useTls"] is True
+    assert payload["poolMaxConnections"] == 20
+    assert payload["bindSecret"] == {"@type": "None"}
+    assert payload["attrEmail"] == {"mail": True, "otherMail": True}
+    assert payload["attrClass"] == {"objectClass": True}
+    assert payload["bindDn"] is None
+
+
+def dmarc_fields(**overrides: str) -> list[tuple[str, str]]:
+    report = {
+        "orgName": "Example Org", "email": "noreply@example.org", "reportId": "r-1",
+        "dateRangeBegin": "2026-01-01T00:00:00Z", "dateRangeEnd": "2026-01-02T00:00:00+01:00",
+        "policyDomain": "example.com", "policyAdkim": "relaxed", "policyAspf": "strict",
+        "policyDisposition": "none", "policySubdomainDisposition": "none",
+        "errors": {}, "policyFailureReportingOptions": {}, "records": {}, "extensions": {},
+    }
+    fields = {
+        "report": json.dumps(report), "from": "noreply@example.org", "subject": "Report Domain: example.com",
+        "to": "{}", "receivedAt": "2026-01-03", "expiresAt": "2026-04-03T00:00:00Z",
+    }
+    fields.update(overrides)
+    return list(fields.items())
+
+
+def test_dmarc_create_example_with_empty_index_maps():
+    payload = create_payload(DMARC_EXTERNAL_REPORT, None, dmarc_fields())
+    assert payload["report"]["records"] == {}
+    assert payload["report"]["extensions"] == {}
+    assert payload["report"]["errors"] == {}
+    assert payload["to"] == {}
+    # Dates reach the wire normalised to UTC seconds.
+    assert payload["receivedAt"] == "2026-01-03T00:00:00Z"
+    assert payload["report"]["dateRangeEnd"] == "2026-01-01T23:00:00Z"
+
+
+def test_dmarc_records_given_as_array_are_sent_as_index_map():
+    record = {"count": 3, "evaluatedDisposition": "none", "evaluatedDkim": "pass", "evaluatedSpf": "fail",
+              "envelopeFrom": "a.example", "headerFrom": "a.example"}
+    report = json.loads(dict(dmarc_fields())["report"])
+    report["records"] = [record]
+    payload = create_payload(DMARC_EXTERNAL_REPORT, None, dmarc_fields(report=json.dumps(report)))
+    assert payload["report"]["records"]["0"]["count"] == 3
+
+
+def test_negative_unsigned_int_is_rejected_locally():
+    report = json.loads(dict(dmarc_fields())["report"])
+    report["records"] = {"0": {"count": -1, "evaluatedDisposition": "none", "evaluatedDkim": "pass",
+                               "evaluatedSpf": "fail", "envelopeFrom": "a", "headerFrom": "a"}}
+    with pytest.raises(LocalValidationError) as caught:
+        create_payload(DMARC_EXTERNAL_REPORT, None, dmarc_fields(report=json.dumps(report)))
+    assert caught.value.fields == {"report/records/0/count": "must be 0 or more"}
+
+
+def test_unknown_nested_property_is_rejected_locally():
+    with pytest.raises(LocalValidationError) as caught:
+        create_payload(DIRECTORY, "Ldap", [("description", "d"), ("baseDn", "b"),
+                                           ("bindSecret", '{"@type":"File","filePath":"/x","extra":1}')])
+    assert caught.value.fields == {"bindSecret/extra": "unknown property"}
+
+
+def test_update_patch_paths_follow_the_models():
+    patch = build_patch(LdapDirectory, [("attrEmail/mail", "true"), ("attrEmail/old", "null"),
+                                        ("timeout", "5s"), ("bindDn", "null")])
+    assert patch == {"attrEmail/mail": True, "attrEmail/old": None, "timeout": 5000, "bindDn": None}
+    report_patch = build_patch(DMARC_EXTERNAL_REPORT.annotation, [("report/records/0/count", "5")])
+    assert report_patch == {"report/records/0/count": 5}
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "field"),
+    [
+        ("poolMaxConnections", "99999", "poolMaxConnections"),
+        ("description", "", "description"),
+        ("nope", "1", "nope"),
+        ("attrEmail/mail/x", "true", "attrEmail/mail/x"),
+        ("bindSecret", '{"@type":"Value","secret":"****"}', "bindSecret/secret"),
+    ],
+)
+def test_update_patch_is_validated_locally(key, value, field):
+    with pytest.raises(LocalValidationError) as caught:
+        patch = build_patch(LdapDirectory, [(key, value)])
+        # A masked secret passes the type check; the client refuses to send it.
+        from jmapclient.patch import ensure_no_masked
+
+        ensure_no_masked(patch)
+    assert field in caught.value.fields
+
+
+def test_where_operators_map_to_key_suffixes():
+    report = object_type("x:dmarcexternalreport")
+    assert parse_where(report, ["totalFailedSessions>=3", "expiresAt<2026-02-01", "domain=example.com"]) == {
+        "totalFailedSessionsIsGreaterThanOrEqual": 3,
+        "expiresAtIsLessThan": "2026-02-01T00:00:00Z",
+        "domain": "example.com",
+    }
+    assert parse_where(report, ["totalSuccessfulSessions>1", "totalSuccessfulSessions<9"]) == {
+        "totalSuccessfulSessionsIsGreaterThan": 1, "totalSuccessfulSessionsIsLessThan": 9}
+    assert parse_where(report, ["expiresAt>2026-01-01", "expiresAt>2026-02-01"]) == {
+        "operator": "AND",
+        "conditions": [{"expiresAtIsGreaterThan": "2026-01-01T00:00:00Z"},
+                       {"expiresAtIsGreaterThan": "2026-02-01T00:00:00Z"}],
+    }
+    assert parse_where(report, []) is None
+
+
+@pytest.mark.parametrize(
+    ("clause", "field"),
+    [("domain>a", "domain"), ("totalFailedSessions=lots", "totalFailedSessions"),
+     ("expiresAt>=yesterday", "expiresAt"), ("color=red", "color")],
+)
+def test_bad_where_is_a_validation_error(clause, field):
+    with pytest.raises(LocalValidationError) as caught:
+        parse_where(DMARC_EXTERNAL_REPORT, [clause])
+    assert field in caught.value.fields
+
+
+def test_sort_parsing():
+    assert parse_sort(DMARC_EXTERNAL_REPORT, "receivedat:desc") == [{"property": "receivedAt", "isAscending": False}]
+    assert parse_sort(DMARC_EXTERNAL_REPORT, "-expiresAt") == [{"property": "expiresAt", "isAscending": False}]
+    with pytest.raises(LocalValidationError):
+        parse_sort(DMARC_EXTERNAL_REPORT, "subject")
+    with pytest.raises(UsageError):
+        parse_sort(DMARC_EXTERNAL_REPORT, "id:up")
