@@ -70,22 +70,6 @@ def spec_field(
         "secret": secret,
         "server_set": server_set,
     }
-    if default_factory is not None:
-        return Field(
-            default_factory=default_factory,
-            alias=wire,
-            title=label,
-            description=note,
-            ge=ge,
-            le=le,
-            json_schema_extra=extra,
-        )
-    return Field(
-        default,
-        alias=wire,
-        title=label,
-        description=note,
-        ge=ge,
-        le=le,
-        json_schema_extra=extra,
-    )
+    # Field() treats an explicit default_factory=None differently from an absent one.
+    default_args: dict[str, Any] = {"default_factory": default_factory} if default_factory else {"default": default}
+    return Field(alias=wire, title=label, description=note, ge=ge, le=le, json_schema_extra=extra, **default_args)

@@ -41,6 +41,12 @@ def _reject_bool_and_text(value: Any) -> Any:
     return value
 
 
+def _non_negative(value: int) -> int:
+    if value < 0:
+        raise ValueError("must be 0 or more")
+    return value
+
+
 def _check_email(value: str) -> str:
     local, at, domain = value.rpartition("@")
     if not at or not local or not domain or any(c.isspace() for c in value):
@@ -87,10 +93,12 @@ EmailAddress = Annotated[Text, AfterValidator(_check_email), WireKind("email")]
 DomainName = Annotated[Text, AfterValidator(_check_domain), WireKind("domain")]
 Uri = Annotated[Text, AfterValidator(_check_uri), WireKind("uri")]
 IpAddr = Annotated[Text, AfterValidator(_check_ip), WireKind("ip")]
-UnsignedInt = Annotated[StrictInt, WireKind("uint")]
+# Non-negativity is a validator, not Ge(0): a type-level Ge would replace a field's own
+# tighter ``ge=`` bound in pydantic's schema.
+UnsignedInt = Annotated[StrictInt, AfterValidator(_non_negative), WireKind("uint")]
 Boolean = Annotated[StrictBool, WireKind("bool")]
 Float = Annotated[float, BeforeValidator(_reject_bool_and_text), WireKind("float")]
-Duration = Annotated[StrictInt, WireKind("duration")]
+Duration = Annotated[StrictInt, AfterValidator(_non_negative), WireKind("duration")]
 """Integer milliseconds on the wire; shown to people as ``30s``."""
 
 UTCDateTime = Annotated[

@@ -144,7 +144,8 @@ def _wire_default(info: FieldInfo) -> Any:
         value = info.default
     if value is None:
         return None
-    # pydantic keeps Annotated metadata (the set/list wire serializers) apart from the annotation.
+    # Pydantic moves a field's Annotated metadata (the wire serializers) off the
+    # annotation; put it back so the default is dumped exactly as the field would be.
     annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
     return TypeAdapter(annotation).dump_python(value, mode="json", by_alias=True)
 
@@ -160,6 +161,8 @@ def fields_of(model: type[WireModel]) -> tuple[FieldSpec, ...]:
         annotation, nullable = _unwrap_optional(info.annotation)
         kind, facts = _kind_of(annotation, list(info.metadata))
         low, high = _bounds(info)
+        if low is None and kind in ("uint", "duration"):
+            low = 0
         specs.append(
             FieldSpec(
                 name=name,

@@ -41,19 +41,24 @@ class MySqlSettings(WireModel):
     auth_secret: SecretKeyOptional = spec_field("Password")
 
 
+class SqlConnectionOptions(WireModel):
+    """Connection options the PostgreSQL and MySQL stores share (not their replicas)."""
+
+    timeout: Duration | None = spec_field("Connection timeout", 15000)
+    use_tls: Boolean = spec_field("Use TLS", False)
+    allow_invalid_certs: Boolean = spec_field("Allow invalid TLS certificates", False)
+
+
 class DefaultStore(WireModel):
     """Use the server's own data store (SQL data stores only)."""
 
     type: Literal["Default"] = spec_field("Backend", "Default", wire="@type")
 
 
-class PostgreSqlStore(PostgreSqlSettings):
+class PostgreSqlStore(PostgreSqlSettings, SqlConnectionOptions):
     """A PostgreSQL database."""
 
     type: Literal["PostgreSql"] = spec_field("Backend", "PostgreSql", wire="@type")
-    timeout: Duration | None = spec_field("Connection timeout", 15000)
-    use_tls: Boolean = spec_field("Use TLS", False)
-    allow_invalid_certs: Boolean = spec_field("Allow invalid TLS certificates", False)
     pool_max_connections: UnsignedInt | None = spec_field("Maximum connections", 10, ge=1, le=MAX_POOL)
     pool_recycling_method: PostgreSqlRecyclingMethod = spec_field(
         "Connection recycling method", PostgreSqlRecyclingMethod.FAST
@@ -63,13 +68,10 @@ class PostgreSqlStore(PostgreSqlSettings):
     )
 
 
-class MySqlStore(MySqlSettings):
+class MySqlStore(MySqlSettings, SqlConnectionOptions):
     """A MySQL or MariaDB database."""
 
     type: Literal["MySql"] = spec_field("Backend", "MySql", wire="@type")
-    timeout: Duration | None = spec_field("Connection timeout", 15000)
-    use_tls: Boolean = spec_field("Use TLS", False)
-    allow_invalid_certs: Boolean = spec_field("Allow invalid TLS certificates", False)
     max_allowed_packet: UnsignedInt | None = spec_field(
         "Maximum packet size in bytes", None, ge=1024, le=1073741824
     )

@@ -1,0 +1,107 @@
+"""Batch helpers: duplicate detection within one import and the import summary.
+
+Reporters resend reports and people import overlapping folders; the same
+report must not be created twice. Identity is the tuple RFC 7489 makes unique
+per reporter: organisation, report id, policy domain and date range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from jmapclient.dmarc.loader import ParsedFile
+
+DuplicateKey = tuple[str, str, str, str, str]
+
+
+def duplicate_key(wire: Mapping[str, Any]) -> DuplicateKey:
+    """Key of a DmarcExternalReport (or a bare DmarcReport) for duplicate checks.
+
+    Text is case-folded and trimmed so "Google.com " and "google.com" match;
+    timestamps are compared as written by the wire (already normalised to UTC).
+    """
+    report = wire.get("report", wire)
+    return (
+        str(report.get("orgName", "")).strip().casefold(),
+        str(report.get("reportId", "")).strip(),
+        str(report.get("policyDomain", "")).strip().rstrip(".").casefold(),
+        str(report.get("dateRangeBegin", "")),
+        str(report.get("dateRangeEnd", "")),
+    )
+
+
+def dedupe(results: Iterable[ParsedFile], *, seen: set[DuplicateKey] | None = None) -> Iterator[ParsedFile]:
+    """Pass results through, turning repeats of an earlier report into "duplicate".
+
+    ``seen`` may be pre-filled (e.g. with keys of reports already on the server)
+    and is updated in place, so several batches can share it.
+    """
+    first_path: dict[DuplicateKey, Path | None] = {}
+    known = seen if seen is not None else set()
+    for result in results:
+        if result.status != "ok" or result.wire is None:
+            yield result
+            continue
+        key = duplicate_key(result.wire)
+        if key in known:
+            earlier = first_path.get(key)
+            where = f"as {earlier}" if earlier is not None else "before"
+            yield replace(result, status="duplicate", reason=f"same report already imported {where}")
+            continue
+        known.add(key)
+        first_path[key] = result.path
+        yield result
+
+
+@dataclass
+class ImportSummary:
+    """Counts and reasons for a whole import run."""
+
+    imported: list[Path] = field(default_factory=list)
+    duplicates: list[tuple[Path, str]] = field(default_factory=list)
+    rejected: list[tuple[Path, str]] = field(default_factory=list)
+    warnings: int = 0
+    _records: dict[Path, int] = field(default_factory=dict, repr=False)
+
+    @property
+    def records(self) -> int:
+        """Records in the imported reports."""
+        return sum(self._records.get(path, 0) for path in self.imported)
+
+    def add(self, result: ParsedFile) -> None:
+        self.warnings += len(result.warnings)
+        if result.status == "ok":
+            self.imported.append(result.path)
+            if result.wire is not None:
+                self._records[result.path] = len(result.wire["report"].get("records", {}))
+        elif result.status == "duplicate":
+            self.duplicates.append((result.path, result.reason or "duplicate"))
+        else:
+            self.rejected.append((result.path, result.reason or "rejected"))
+
+    def reject(self, path: Path, reason: str) -> None:
+        """Record a file that failed later (e.g. the server refused the upload)."""
+        if path in self.imported:
+            self.imported.remove(path)
+        self.rejected.append((path, reason))
+
+    def lines(self) -> list[str]:
+        """Human-readable summary, one line per fact."""
+        out = [
+            f"imported: {len(self.imported)} ({self.records} records)",
+            f"duplicates: {len(self.duplicates)}",
+            f"rejected: {len(self.rejected)}",
+        ]
+        out += [f"  duplicate {path}: {why}" for path, why in self.duplicates]
+        out += [f"  rejected {path}: {why}" for path, why in self.rejected]
+        return out
+
+
+def summarize(results: Iterable[ParsedFile]) -> ImportSummary:
+    summary = ImportSummary()
+    for result in results:
+        summary.add(result)
+    return summary

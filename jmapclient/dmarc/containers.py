@@ -1,0 +1,276 @@
+"""Opening of report containers: plain XML, gzip, zip and report e-mails.
+
+This module only unpacks; it never looks inside the XML. It turns the bytes of
+one file into candidate XML documents (a zip or an e-mail may hold several
+parts, and only parsing tells which one is the report) plus, for an e-mail, the
+headers the wire object needs.
+
+The kind of content is detected from its bytes, never from the file name:
+reporters send gzip as application/octet-stream, name zips .xml, and so on.
+All decompression shares one budget per file so a zip or gzip bomb fails with a
+clear reason instead of exhausting memory.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+
+from jmapclient.dmarc.errors import ContainerError
+
+MAX_DECOMPRESSED_BYTES = 50 * 1024 * 1024
+"""Default cap on the bytes one file may expand to (all members together)."""
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+_CHUNK = 64 * 1024
+# A nested container (zip in an e-mail, gzip in a zip) is normal; deeper nesting
+# is not something reporters do, so it is refused rather than followed.
+_MAX_DEPTH = 3
+_HEADER_LINE = re.compile(rb"^(?:From [^\r\n]*\r?\n)?[!-9;-~]+:[ \t]?")
+
+
+@dataclass(frozen=True)
+class MailHeaders:
+    """What the wire object takes from a report e-mail."""
+
+    sender: str | None
+    subject: str | None
+    to: tuple[str, ...]
+    received_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One XML document found in the file; ``label`` says where it came from."""
+
+    label: str
+    xml: bytes
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class Opened:
+    """Everything found in one file."""
+
+    candidates: list[Candidate]
+    mail: MailHeaders | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class _Budget:
+    """Bytes still allowed to be produced by decompression for this file."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.remaining = limit
+
+    def take(self, produced: int) -> None:
+        self.remaining -= produced
+        if self.remaining < 0:
+            raise ContainerError(
+                f"decompressed content exceeds the {self.limit:,}-byte limit (possible decompression bomb)"
+            )
+
+
+def sniff(data: bytes) -> str:
+    """Name the kind of content: 'gzip', 'zip', 'xml', 'email', 'empty' or 'unknown'."""
+    if data.startswith(_GZIP_MAGIC):
+        return "gzip"
+    if data.startswith(_ZIP_MAGICS):
+        return "zip"
+    body = data.removeprefix(codecs.BOM_UTF8).lstrip()
+    if not body:
+        return "empty"
+    if body.startswith(b"<"):
+        return "xml"
+    if _HEADER_LINE.match(data):
+        return "email"
+    return "unknown"
+
+
+def open_bytes(data: bytes, label: str, *, limit: int = MAX_DECOMPRESSED_BYTES) -> Opened:
+    """Unpack one file's bytes into candidate XML documents."""
+    if len(data) > limit:
+        raise ContainerError(f"file is larger than the {limit:,}-byte limit")
+    budget = _Budget(limit)
+    kind = sniff(data)
+    if kind == "empty":
+        raise ContainerError("empty file")
+    if kind == "email":
+        return _open_email(data, label, budget)
+    candidates = _expand(data, label, budget, depth=0)
+    if not candidates:
+        raise ContainerError(_nothing_found(kind))
+    return Opened(candidates=candidates)
+
+
+def _nothing_found(kind: str) -> str:
+    if kind == "zip":
+        return "zip archive holds no XML, gzip or zip member"
+    if kind == "unknown":
+        return "content is not XML, gzip, zip or an e-mail"
+    return f"no report found in {kind} content"
+
+
+def _expand(data: bytes, label: str, budget: _Budget, depth: int) -> list[Candidate]:
+    if depth > _MAX_DEPTH:
+        raise ContainerError(f"{label}: containers nested too deeply")
+    kind = sniff(data)
+    if kind == "xml":
+        return [Candidate(label, data)]
+    if kind == "gzip":
+        inner, notes = gunzip(data, budget)
+        found = _expand(inner, label + " (gunzipped)", budget, depth + 1)
+        return [Candidate(c.label, c.xml, tuple(notes) + c.notes) for c in found]
+    if kind == "zip":
+        return _expand_zip(data, label, budget, depth)
+    return []
+
+
+def gunzip(data: bytes, budget: _Budget | None = None) -> tuple[bytes, list[str]]:
+    """Decompress gzip content that may be followed by trailing bytes.
+
+    ``gzip.decompress`` refuses a stream followed by anything but another member
+    (Mimecast appends CRLF). zlib's decompressobj stops at the end of the stream
+    and hands back the rest, which is either another member or ignored garbage.
+    """
+    budget = budget or _Budget(MAX_DECOMPRESSED_BYTES)
+    out = bytearray()
+    notes: list[str] = []
+    rest = data
+    while True:
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            pending = rest
+            while pending and not inflater.eof:
+                chunk = inflater.decompress(pending, max(budget.remaining, 0) + 1)
+                budget.take(len(chunk))
+                out += chunk
+                pending = inflater.unconsumed_tail
+        except zlib.error as exc:
+            if not out:
+                raise ContainerError(f"corrupt gzip data ({exc})") from exc
+            notes.append(f"ignored {len(rest)} bytes of corrupt data after the gzip stream")
+            break
+        if not inflater.eof:
+            # Keep what was inflated: XML recovery may still salvage whole records.
+            notes.append("gzip stream is truncated")
+            break
+        rest = inflater.unused_data
+        if rest.startswith(_GZIP_MAGIC):
+            continue  # concatenated gzip members form one stream (RFC 1952)
+        if rest:
+            notes.append(f"ignored {len(rest)} trailing bytes after the gzip stream")
+        break
+    return bytes(out), notes
+
+
+def _expand_zip(data: bytes, label: str, budget: _Budget, depth: int) -> list[Candidate]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = [m for m in archive.infolist() if not m.is_dir()]
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise ContainerError(f"corrupt zip archive ({exc})") from exc
+    # Members named *.xml are the usual report; try them first, the rest after.
+    members.sort(key=lambda m: (not m.filename.lower().endswith(".xml"), m.filename))
+    candidates: list[Candidate] = []
+    for member in members:
+        if member.flag_bits & 0x1:
+            continue  # encrypted: nothing we can read
+        if member.file_size > budget.remaining:
+            raise ContainerError(
+                f"zip member {member.filename!r} declares {member.file_size:,} bytes, over the "
+                f"{budget.limit:,}-byte limit (possible decompression bomb)"
+            )
+        content = _read_member(archive, member, budget)
+        candidates += _expand(content, f"{label}!{member.filename}", budget, depth + 1)
+    return candidates
+
+
+def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, budget: _Budget) -> bytes:
+    # The declared size can lie; count what is actually inflated.
+    out = bytearray()
+    try:
+        with archive.open(member) as stream:
+            while chunk := stream.read(min(_CHUNK, max(budget.remaining, 0) + 1)):
+                budget.take(len(chunk))
+                out += chunk
+    except (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError, EOFError) as exc:
+        raise ContainerError(f"cannot read zip member {member.filename!r} ({exc})") from exc
+    return bytes(out)
+
+
+def _open_email(data: bytes, label: str, budget: _Budget) -> Opened:
+    message = message_from_bytes(data, policy=policy.default)
+    assert isinstance(message, EmailMessage)
+    candidates: list[Candidate] = []
+    for part in message.walk():
+        if part.is_multipart():
+            continue
+        try:
+            payload = part.get_payload(decode=True)
+        except Exception:  # a broken part must not stop the others
+            continue
+        if not isinstance(payload, bytes) or not payload:
+            continue
+        name = part.get_filename() or part.get_content_type()
+        candidates += _expand(payload, f"{label}:{name}", budget, depth=1)
+    if not candidates:
+        raise ContainerError("e-mail has no report attachment (XML, gzip or zip)")
+    return Opened(candidates=candidates, mail=mail_headers(message))
+
+
+def mail_headers(message: EmailMessage) -> MailHeaders:
+    """Read From, Subject, To and Date; a malformed header is treated as absent."""
+    return MailHeaders(
+        sender=next(iter(_addresses(message, "from")), None),
+        subject=_header_text(message, "subject"),
+        to=tuple(_addresses(message, "to")),
+        received_at=_date(message),
+    )
+
+
+def _header_text(message: EmailMessage, name: str) -> str | None:
+    try:
+        value = message.get(name)
+    except Exception:  # header parsing of hostile input
+        return None
+    if value is None:
+        return None
+    text = " ".join(str(value).split())
+    return text or None
+
+
+def _addresses(message: EmailMessage, name: str) -> list[str]:
+    try:
+        header = message.get(name)
+        found = [a.addr_spec for a in getattr(header, "addresses", ()) if a.addr_spec]
+    except Exception:  # header parsing of hostile input
+        return []
+    unique: list[str] = []
+    for address in found:
+        if "@" in address and address not in unique:
+            unique.append(address)
+    return unique
+
+
+def _date(message: EmailMessage) -> datetime | None:
+    try:
+        header = message.get("date")
+        moment = getattr(header, "datetime", None)
+    except Exception:  # header parsing of hostile input
+        return None
+    if not isinstance(moment, datetime):
+        return None
+    if moment.tzinfo is None:
+        # RFC 5322 "-0000" means "UTC, origin unknown" and parses as naive.
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)

@@ -1,0 +1,384 @@
+"""Mapping of a parsed <feedback> element to a DmarcReport wire object.
+
+The output is a plain dict that is exactly the `report` member of a
+DmarcExternalReport create object (interface.md, wire-notes.md):
+lists of objects are index maps, sets are ``{member: true}``, timestamps are
+``YYYY-MM-DDTHH:MM:SSZ``, and absent or empty values are omitted, never sent
+as "" (the server rejects empty strings).
+
+Problems are handled at the smallest level that keeps the data honest:
+an unusable auth result or override reason is dropped, an unusable record is
+skipped, and a report missing a required field is rejected; each is reported.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import xml.etree.ElementTree as ET
+from datetime import UTC, datetime
+from email.utils import parseaddr
+from typing import Any
+
+from jmapclient.dmarc import vocab
+from jmapclient.dmarc.errors import ReportRejected
+from jmapclient.dmarc.notes import Notes
+from jmapclient.dmarc.wirelists import to_index_map, to_set
+
+DEFAULT_VERSION = 1.0
+
+# RFC 7489 makes the DKIM selector optional, the wire makes it required and
+# forbids "". "-" cannot be a real selector (a DNS label starts with a letter or
+# digit), so it marks "the reporter did not say" without inventing a selector.
+MISSING_SELECTOR = "-"
+
+# Epoch seconds beyond year 9999 cannot be written as YYYY-MM-DDTHH:MM:SSZ.
+_MAX_EPOCH = 253402300799
+_EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
+
+
+class RecordSkipped(Exception):
+    """A record cannot be represented on the wire; the message says why."""
+
+
+def utc_text(moment: datetime) -> str:
+    """Format a datetime as the wire's UTCDateTime (naive values are taken as UTC)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def text_of(parent: ET.Element | None, tag: str) -> str | None:
+    """Stripped text of the first child ``tag``; None when absent or blank."""
+    if parent is None:
+        return None
+    child = parent.find(tag)
+    if child is None or child.text is None:
+        return None
+    value = child.text.strip()
+    return value or None
+
+
+def clean_domain(value: str | None) -> str | None:
+    """Trim whitespace (reporters pad with tabs) and the root dot of an FQDN."""
+    if value is None:
+        return None
+    value = value.strip().rstrip(".").strip()
+    return value or None
+
+
+def clean_email(value: str | None) -> str | None:
+    """Return a bare addr-spec, accepting "<a@b>" and "Name <a@b>" forms."""
+    if value is None:
+        return None
+    address = parseaddr(value)[1].strip()
+    return address if _EMAIL.match(address) else None
+
+
+def map_report(root: ET.Element, notes: Notes) -> dict[str, Any]:
+    """Build the DmarcReport wire dict; raise ReportRejected when not possible."""
+    meta = root.find("report_metadata")
+    if meta is None:
+        raise ReportRejected("no <report_metadata>")
+    policy = root.find("policy_published")
+    if policy is None:
+        raise ReportRejected("no <policy_published>")
+
+    email_text = text_of(meta, "email")
+    email = clean_email(email_text)
+    if email is None:
+        problem = "missing" if email_text is None else f"invalid ({email_text!r})"
+        raise ReportRejected(f"reporter contact <email> is {problem}")
+    report_id = text_of(meta, "report_id")
+    if report_id is None:
+        raise ReportRejected("no <report_id>")
+    policy_domain = clean_domain(text_of(policy, "domain"))
+    if policy_domain is None:
+        raise ReportRejected("no <domain> in <policy_published>")
+    org_name = text_of(meta, "org_name")
+    if org_name is None:
+        # orgName is required on the wire; the contact address's domain names the
+        # reporter well enough (what parsedmarc does for the same reporters).
+        org_name = email.rsplit("@", 1)[1]
+        notes.add(f"empty <org_name>; using the contact e-mail domain {org_name!r}")
+
+    date_range = meta.find("date_range")
+    begin = _epoch_to_utc(text_of(date_range, "begin"), "begin")
+    end = _epoch_to_utc(text_of(date_range, "end"), "end")
+    if begin > end:
+        notes.add("date range begins after it ends")
+
+    report: dict[str, Any] = {
+        "version": _version(text_of(root, "version"), notes),
+        "orgName": org_name,
+        "email": email,
+        "extraContactInfo": text_of(meta, "extra_contact_info"),
+        "reportId": report_id,
+        "dateRangeBegin": begin,
+        "dateRangeEnd": end,
+        "errors": _errors(meta),
+        "policyDomain": policy_domain,
+        # RFC 9990 has no policy version element; Stalwart reads <version_published>.
+        "policyVersion": text_of(policy, "version_published"),
+    }
+    report.update(_policy(policy, notes))
+    report["records"] = to_index_map(_records(root, notes))
+    report["extensions"] = to_index_map(_extensions(root.find("extensions"), notes, "report"))
+    report["generator"] = text_of(meta, "generator")
+    return _without_none(report)
+
+
+def _epoch_to_utc(value: str | None, which: str) -> str:
+    if value is None:
+        raise ReportRejected(f"no <date_range>/<{which}>")
+    try:
+        seconds = int(float(value)) if "." in value or "e" in value.lower() else int(value)
+    except ValueError:
+        raise ReportRejected(f"<date_range>/<{which}> is not epoch seconds: {value!r}") from None
+    if not 0 <= seconds <= _MAX_EPOCH:
+        raise ReportRejected(f"<date_range>/<{which}> is out of range: {value!r}")
+    return utc_text(datetime.fromtimestamp(seconds, UTC))
+
+
+def _version(value: str | None, notes: Notes) -> float:
+    if value is None:
+        return DEFAULT_VERSION
+    try:
+        version = float(value)
+    except ValueError:
+        notes.add(f"unreadable <version> {value!r}; using {DEFAULT_VERSION}")
+        return DEFAULT_VERSION
+    if version != version or version < 0:  # NaN or negative
+        notes.add(f"unreadable <version> {value!r}; using {DEFAULT_VERSION}")
+        return DEFAULT_VERSION
+    return version
+
+
+def _errors(meta: ET.Element) -> dict[str, bool]:
+    messages = [(e.text or "").strip() for e in meta.findall("error")]
+    return to_set(m for m in messages if m)
+
+
+def _enum(table: dict[str, str], value: str | None, what: str, notes: Notes) -> str:
+    mapped, unknown = vocab.with_unspecified(table, value)
+    if unknown:
+        notes.add(f"unknown {what} {value!r}; using 'unspecified'")
+    return mapped
+
+
+def _policy(policy: ET.Element, notes: Notes) -> dict[str, Any]:
+    pct_text = text_of(policy, "pct")
+    pct: int | None = None
+    if pct_text is not None:
+        try:
+            pct = int(pct_text)
+        except ValueError:
+            notes.add(f"unreadable <pct> {pct_text!r}; ignored")
+    testing = (text_of(policy, "testing") or "").lower()
+    if testing not in ("", "y", "n"):
+        notes.add(f"unknown <testing> {testing!r}; taken as 'n'")
+    return {
+        "policyAdkim": _enum(vocab.ALIGNMENT, text_of(policy, "adkim"), "<adkim>", notes),
+        "policyAspf": _enum(vocab.ALIGNMENT, text_of(policy, "aspf"), "<aspf>", notes),
+        "policyDisposition": _enum(vocab.DISPOSITION, text_of(policy, "p"), "<p>", notes),
+        "policySubdomainDisposition": _enum(vocab.DISPOSITION, text_of(policy, "sp"), "<sp>", notes),
+        # RFC 7489 expresses testing as sampling (pct < 100); RFC 9990 as t=y.
+        "policyTestingMode": (pct is not None and pct < 100) or testing == "y",
+        "policyFailureReportingOptions": to_set(_failure_options(text_of(policy, "fo"), notes)),
+        "policyNp": _enum(vocab.DISPOSITION, text_of(policy, "np"), "<np>", notes),
+        "policyDiscoveryMethod": _enum(
+            vocab.DISCOVERY, text_of(policy, "discovery_method"), "<discovery_method>", notes
+        ),
+    }
+
+
+def _failure_options(value: str | None, notes: Notes) -> list[str]:
+    options: list[str] = []
+    for word in (value or "").split(":"):
+        if not word.strip():
+            continue
+        option = vocab.strict(vocab.FAILURE_OPTION, word)
+        if option is None:
+            notes.add(f"unknown <fo> option {word.strip()!r}; ignored")
+        elif option not in options:
+            options.append(option)
+    return options
+
+
+def _records(root: ET.Element, notes: Notes) -> list[dict[str, Any]]:
+    elements = root.findall("record")
+    if not elements:
+        # RFC 7489's schema requires at least one record; a report without any
+        # says nothing about mail flow and is not worth storing.
+        raise ReportRejected("report has no <record> elements")
+    records: list[dict[str, Any]] = []
+    reasons: list[str] = []
+    for position, element in enumerate(elements, start=1):
+        try:
+            records.append(map_record(element, notes))
+        except RecordSkipped as skipped:
+            reasons.append(str(skipped))
+            notes.add(f"record {position} skipped: {skipped}")
+    if not records:
+        raise ReportRejected(f"none of the {len(elements)} records is usable (first problem: {reasons[0]})")
+    return records
+
+
+def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
+    """Build one DmarcReportRecord wire dict; raise RecordSkipped when unusable."""
+    row = element.find("row")
+    if row is None:
+        raise RecordSkipped("no <row>")
+    identifiers = element.find("identifiers")
+    header_from = clean_domain(text_of(identifiers, "header_from"))
+    if header_from is None:
+        raise RecordSkipped("no <header_from>")
+
+    count_text = text_of(row, "count")
+    try:
+        count = int(count_text) if count_text is not None else 0
+    except ValueError:
+        raise RecordSkipped(f"<count> is not a number: {count_text!r}") from None
+    if count < 0:
+        raise RecordSkipped(f"<count> is negative: {count}")
+
+    evaluated = row.find("policy_evaluated")
+    if evaluated is None:
+        notes.add("record without <policy_evaluated>; results set to 'unspecified'")
+    auth = element.find("auth_results")
+    dkim = _dkim_results(auth, notes)
+    spf = _spf_results(auth, notes)
+
+    record: dict[str, Any] = {
+        "sourceIp": _source_ip(text_of(row, "source_ip"), notes),
+        "count": count,
+        "evaluatedDisposition": _enum(
+            vocab.ACTION_DISPOSITION, text_of(evaluated, "disposition"), "disposition", notes
+        ),
+        "evaluatedDkim": _enum(vocab.DMARC_RESULT, text_of(evaluated, "dkim"), "DKIM verdict", notes),
+        "evaluatedSpf": _enum(vocab.DMARC_RESULT, text_of(evaluated, "spf"), "SPF verdict", notes),
+        "policyOverrideReasons": to_index_map(_override_reasons(evaluated, notes)),
+        "envelopeTo": clean_domain(text_of(identifiers, "envelope_to")),
+        "envelopeFrom": _envelope_from(identifiers, spf, header_from),
+        "headerFrom": header_from,
+        "dkimResults": to_index_map(dkim),
+        "spfResults": to_index_map(spf),
+        "extensions": to_index_map(_extensions(element.find("extensions"), notes, "record")),
+    }
+    return _without_none(record)
+
+
+def _envelope_from(identifiers: ET.Element | None, spf: list[dict[str, Any]], header_from: str) -> str:
+    """envelopeFrom is required on the wire but optional in RFC 7489 reports.
+
+    Fallback order: the XML's <envelope_from>; else the domain of the SPF result
+    for the MAIL FROM identity (scope mfrom, or no scope, since RFC 7489 SPF
+    results are about MAIL FROM unless they say helo); else the header From domain,
+    which is what the envelope sender is aligned against.
+    """
+    explicit = clean_domain(text_of(identifiers, "envelope_from"))
+    if explicit is not None:
+        return explicit
+    for wanted in ("mailFrom", "unspecified"):
+        for result in spf:
+            if result["scope"] == wanted:
+                return str(result["domain"])
+    return header_from
+
+
+def _source_ip(value: str | None, notes: Notes) -> str | None:
+    if value is None:
+        return None
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        notes.add(f"invalid <source_ip> {value!r}; left empty")
+        return None
+
+
+def _override_reasons(evaluated: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
+    if evaluated is None:
+        return []
+    reasons: list[dict[str, Any]] = []
+    for reason in evaluated.findall("reason"):
+        word = text_of(reason, "type")
+        kind = vocab.strict(vocab.OVERRIDE, word)
+        if kind is None:
+            notes.add(f"policy override reason dropped: unknown type {word!r}")
+            continue
+        reasons.append(_without_none({"overrideType": kind, "comment": text_of(reason, "comment")}))
+    return reasons
+
+
+def _dkim_results(auth: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
+    if auth is None:
+        return []
+    results: list[dict[str, Any]] = []
+    for item in auth.findall("dkim"):
+        domain = clean_domain(text_of(item, "domain"))
+        word = text_of(item, "result")
+        result = vocab.strict(vocab.DKIM_RESULT, word)
+        if domain is None:
+            notes.add("DKIM result dropped: no domain")
+            continue
+        if result is None:
+            notes.add(f"DKIM result for {domain} dropped: unknown result {word!r}")
+            continue
+        results.append(
+            _without_none(
+                {
+                    "domain": domain,
+                    "selector": text_of(item, "selector") or MISSING_SELECTOR,
+                    "result": result,
+                    "humanResult": text_of(item, "human_result"),
+                }
+            )
+        )
+    return results
+
+
+def _spf_results(auth: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
+    if auth is None:
+        return []
+    results: list[dict[str, Any]] = []
+    for item in auth.findall("spf"):
+        domain = clean_domain(text_of(item, "domain"))
+        word = text_of(item, "result")
+        result = vocab.strict(vocab.SPF_RESULT, word)
+        if domain is None:
+            notes.add("SPF result dropped: no domain")
+            continue
+        if result is None:
+            notes.add(f"SPF result for {domain} dropped: unknown result {word!r}")
+            continue
+        results.append(
+            _without_none(
+                {
+                    "domain": domain,
+                    "scope": _enum(vocab.SPF_SCOPE, text_of(item, "scope"), "SPF scope", notes),
+                    "result": result,
+                    "humanResult": text_of(item, "human_result"),
+                }
+            )
+        )
+    return results
+
+
+def _extensions(container: ET.Element | None, notes: Notes, where: str) -> list[dict[str, str]]:
+    if container is None:
+        return []
+    extensions: list[dict[str, str]] = []
+    for item in container.findall("extension"):
+        # RFC 9990 puts name/definition in attributes; accept child elements too.
+        name = (item.get("name") or text_of(item, "name") or "").strip()
+        definition = (item.get("definition") or text_of(item, "definition") or "").strip()
+        if not name or not definition:
+            notes.add(f"{where} extension dropped: needs both a name and a definition")
+            continue
+        extensions.append({"name": name, "definition": definition})
+    return extensions
+
+
+def _without_none(values: dict[str, Any]) -> dict[str, Any]:
+    # Absent optional fields are omitted rather than sent as null or "".
+    return {k: v for k, v in values.items() if v is not None and v != ""}

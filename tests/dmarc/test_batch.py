@@ -1,0 +1,89 @@
+"""Duplicate detection within a batch, and the import summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jmapclient.dmarc import dedupe, duplicate_key, load_bytes, summarize
+from jmapclient.dmarc.loader import ParsedFile
+from tests.dmarc.conftest import FIXED_NOW
+from tests.dmarc.synth import feedback, record
+
+
+def parsed(name: str, data: bytes) -> ParsedFile:
+    return load_bytes(data, name, now=FIXED_NOW)
+
+
+def test_duplicate_key_ignores_case_padding_and_container() -> None:
+    a = parsed("a.xml", feedback(org_name="<org_name>Google.com</org_name>"))
+    b = parsed("b.xml", feedback(org_name="<org_name> google.com </org_name>"))
+    assert a.wire is not None and b.wire is not None
+    assert duplicate_key(a.wire) == duplicate_key(b.wire)
+    # A bare DmarcReport gives the same key as its outer object.
+    assert duplicate_key(a.wire["report"]) == duplicate_key(a.wire)
+
+
+def test_duplicate_key_differs_per_identity_field() -> None:
+    base = parsed("a.xml", feedback()).wire
+    assert base is not None
+    variants = [
+        feedback(org_name="<org_name>Other</org_name>"),
+        feedback(report_id="<report_id>rid-2</report_id>"),
+        feedback(domain="<domain>example.net</domain>"),
+        feedback(date_range="<date_range><begin>1700000001</begin><end>1700086399</end></date_range>"),
+        feedback(date_range="<date_range><begin>1700000000</begin><end>1700086400</end></date_range>"),
+    ]
+    for data in variants:
+        other = parsed("b.xml", data).wire
+        assert other is not None
+        assert duplicate_key(other) != duplicate_key(base)
+
+
+def test_dedupe_skips_repeats_with_a_note_and_keeps_order() -> None:
+    results = [
+        parsed("first.xml", feedback()),
+        parsed("broken.xml", b""),
+        parsed("again.xml", feedback(records=record(count="9"))),  # same identity
+        parsed("other.xml", feedback(report_id="<report_id>rid-2</report_id>")),
+    ]
+    out = list(dedupe(results))
+    assert [(r.path.name, r.status) for r in out] == [
+        ("first.xml", "ok"),
+        ("broken.xml", "rejected"),
+        ("again.xml", "duplicate"),
+        ("other.xml", "ok"),
+    ]
+    assert out[2].reason == "same report already imported as first.xml"
+
+
+def test_dedupe_with_known_keys_from_the_server() -> None:
+    first = parsed("first.xml", feedback())
+    assert first.wire is not None
+    seen = {duplicate_key(first.wire)}
+    out = list(dedupe([parsed("again.xml", feedback())], seen=seen))
+    assert out[0].status == "duplicate"
+    assert out[0].reason == "same report already imported before"
+
+
+def test_summary_counts_and_reasons() -> None:
+    results = list(
+        dedupe(
+            [
+                parsed("a.xml", feedback(records=record() + record())),
+                parsed("a-copy.xml", feedback()),
+                parsed("empty.xml", b""),
+                parsed("b.xml", feedback(report_id="<report_id>b</report_id>")),
+            ]
+        )
+    )
+    summary = summarize(results)
+    assert summary.imported == [Path("a.xml"), Path("b.xml")]
+    assert summary.records == 3
+    assert summary.duplicates == [(Path("a-copy.xml"), "same report already imported as a.xml")]
+    assert summary.rejected == [(Path("empty.xml"), "empty file")]
+    summary.reject(Path("b.xml"), "server refused: forbidden")
+    assert summary.imported == [Path("a.xml")]
+    lines = summary.lines()
+    assert summary.records == 2
+    assert lines[:3] == ["imported: 1 (2 records)", "duplicates: 1", "rejected: 2"]
+    assert "  rejected b.xml: server refused: forbidden" in lines

@@ -1,0 +1,94 @@
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from jmapclient import encoding
+
+
+@pytest.mark.parametrize(
+    ("text", "ms"),
+    [
+        ("250ms", 250),
+        ("30s", 30_000),
+        ("5m", 300_000),
+        ("1h30m", 5_400_000),
+        ("1d", 86_400_000),
+        ("2h 5s", 7_205_000),
+        ("30000", 30_000),
+        (" 45S ", 45_000),
+        (15000, 15000),
+    ],
+)
+def test_parse_duration_accepts_the_forms_people_write(text: str | int, ms: int) -> None:
+    assert encoding.parse_duration(text) == ms
+
+
+@pytest.mark.parametrize("text", ["", "abc", "5x", "30s junk", "-5s", "s", True, -1, 1.5])
+def test_parse_duration_rejects_nonsense_with_a_reason(text: object) -> None:
+    with pytest.raises(ValueError, match=r"duration"):
+        encoding.parse_duration(text)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("ms", "text"), [(0, "0s"), (250, "250ms"), (30_000, "30s"), (5_400_000, "1h30m"),
+                                          (90_061_001, "1d1h1m1s1ms"), (None, "")])
+def test_format_duration(ms: int | None, text: str) -> None:
+    assert encoding.format_duration(ms) == text
+
+
+@pytest.mark.parametrize("ms", [1, 999, 1000, 61_000, 3_600_000, 86_400_001, 123_456_789])
+def test_format_then_parse_is_identity(ms: int) -> None:
+    assert encoding.parse_duration(encoding.format_duration(ms)) == ms
+
+
+def test_sets_are_objects_of_true_and_arrays_are_read_leniently() -> None:
+    assert encoding.set_to_wire(["a", "b"]) == {"a": True, "b": True}
+    assert encoding.set_from_wire({"a": True, "b": True}) == ["a", "b"]
+    assert encoding.set_from_wire(["a", "b", "a"]) == ["a", "b"]
+    with pytest.raises(ValueError, match="true"):
+        encoding.set_from_wire({"a": False})
+    with pytest.raises(ValueError):
+        encoding.set_from_wire("a")
+
+
+def test_lists_are_index_maps_read_in_position_order() -> None:
+    assert encoding.list_to_wire([{"x": 1}, {"x": 2}]) == {"0": {"x": 1}, "1": {"x": 2}}
+    assert encoding.list_from_wire({"1": "b", "0": "a", "2": "c"}) == ["a", "b", "c"]
+    assert encoding.list_from_wire(["a"]) == ["a"]
+    assert encoding.list_from_wire({}) == []
+    for bad in ({"0": "a", "2": "c"}, {"x": "a"}, 5):
+        with pytest.raises(ValueError):
+            encoding.list_from_wire(bad)
+
+
+@pytest.mark.parametrize(
+    ("text", "normal"),
+    [
+        ("2026-01-31T12:00:00Z", "2026-01-31T12:00:00Z"),
+        ("2026-01-31T12:00:00.987Z", "2026-01-31T12:00:00Z"),
+        ("2026-01-31T14:00:00+02:00", "2026-01-31T12:00:00Z"),
+        ("2026-01-31T12:00:00", "2026-01-31T12:00:00Z"),
+    ],
+)
+def test_timestamps_normalise_to_utc_seconds(text: str, normal: str) -> None:
+    assert encoding.normalise_utc(text) == normal
+
+
+def test_format_utc_converts_aware_times() -> None:
+    moment = datetime(2026, 1, 31, 14, 0, tzinfo=timezone(timedelta(hours=2)))
+    assert encoding.format_utc(moment) == "2026-01-31T12:00:00Z"
+    assert encoding.parse_utc("2026-01-31T12:00:00Z") == datetime(2026, 1, 31, 12, tzinfo=UTC)
+    with pytest.raises(ValueError):
+        encoding.parse_utc("yesterday")
+
+
+def test_masked_secrets_are_found_by_path() -> None:
+    wire = {
+        "bindSecret": {"@type": "Value", "secret": "****"},
+        "store": {"readReplicas": {"0": {"authSecret": {"@type": "Value", "secret": "****"}}}},
+        "description": "fine",
+    }
+    assert sorted(encoding.iter_masked_paths(wire)) == [
+        "bindSecret/secret",
+        "store/readReplicas/0/authSecret/secret",
+    ]
+    assert list(encoding.iter_masked_paths({"a": "*****"})) == []

@@ -1,0 +1,72 @@
+from typing import Any
+
+import pytest
+
+from jmapclient.errors import LocalValidationError
+from jmapclient.models.objects import DIRECTORY
+from jmapclient.patch import compute_patch
+
+
+def _ldap(**changes: Any) -> dict[str, Any]:
+    base = DIRECTORY.validate(
+        {"@type": "Ldap", "description": "Corp", "baseDn": "dc=corp", "bindSecret": {"@type": "Value", "secret": "x"}}
+    ).to_wire()
+    base["id"] = "d1"
+    base["bindSecret"] = {"@type": "Value", "secret": "****"}  # as a get returns it
+    base.update(changes)
+    return base
+
+
+def test_unchanged_object_gives_an_empty_patch() -> None:
+    assert compute_patch(_ldap(), _ldap()) == {}
+
+
+def test_changed_scalar_replaces_the_top_level_property() -> None:
+    assert compute_patch(_ldap(), _ldap(timeout=5000, description="New")) == {"timeout": 5000, "description": "New"}
+
+
+def test_cleared_optional_field_is_sent_as_null() -> None:
+    assert compute_patch(_ldap(), _ldap(filterMemberOf=None)) == {"filterMemberOf": None}
+
+
+def test_set_members_are_added_and_removed_by_path() -> None:
+    after = _ldap(attrEmail={"mail": True, "mail/alt": True}, attrClass={})
+    assert compute_patch(_ldap(), after) == {"attrEmail/mail~1alt": True, "attrClass/objectClass": None}
+
+
+def test_untouched_masked_secret_is_not_sent_and_a_new_one_is() -> None:
+    assert compute_patch(_ldap(), _ldap(description="d")) == {"description": "d"}
+    after = _ldap(bindSecret={"@type": "Value", "secret": "n3w"})
+    assert compute_patch(_ldap(), after) == {"bindSecret/secret": "n3w"}
+
+
+def test_variant_change_sends_the_whole_value() -> None:
+    after = _ldap(bindSecret={"@type": "EnvironmentVariable", "variableName": "LDAP_PW"})
+    assert compute_patch(_ldap(), after) == {"bindSecret": {"@type": "EnvironmentVariable", "variableName": "LDAP_PW"}}
+
+
+def test_whole_value_holding_a_masked_secret_is_refused() -> None:
+    before = {"store": {"@type": "PostgreSql", "host": "a", "authSecret": {"@type": "Value", "secret": "****"}}}
+    after = {"store": {"@type": "MySql", "host": "a", "authSecret": {"@type": "Value", "secret": "****"}}}
+    with pytest.raises(LocalValidationError) as caught:
+        compute_patch(before, after)
+    assert list(caught.value.fields) == ["store/authSecret/secret"]
+
+
+def test_list_items_are_patched_by_position_and_removed_last_first() -> None:
+    replica = {"host": "r0", "port": 5432, "authSecret": {"@type": "Value", "secret": "****"}}
+    before = {"store": {"@type": "PostgreSql", "readReplicas": {"0": replica, "1": {**replica, "host": "r1"},
+                                                                 "2": {**replica, "host": "r2"}}}}
+    after = {"store": {"@type": "PostgreSql", "readReplicas": {"0": {**replica, "port": 6432}}}}
+    patch = compute_patch(before, after)
+    assert patch == {"store/readReplicas/0/port": 6432, "store/readReplicas/2": None, "store/readReplicas/1": None}
+    assert list(patch)[1:] == ["store/readReplicas/2", "store/readReplicas/1"]
+    grown = {"store": {"@type": "PostgreSql", "readReplicas": {"0": replica, "1": {"host": "new",
+                                                                                   "authSecret": {"@type": "None"}}}}}
+    assert compute_patch({"store": {"@type": "PostgreSql", "readReplicas": {"0": replica}}}, grown) == {
+        "store/readReplicas/1": {"host": "new", "authSecret": {"@type": "None"}}
+    }
+
+
+def test_server_set_id_is_never_patched() -> None:
+    assert compute_patch(_ldap(), {**_ldap(), "id": "other"}) == {}
