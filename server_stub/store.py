@@ -207,8 +207,9 @@ class Store:
             words: list[tuple[str, int]] = []
             ids = [self._insert_row(db, schema, first + n, m, w, words) for n, (m, w) in enumerate(items)]
             # In key order, the word index is appended to instead of split page by page.
-            words.sort()
-            db.executemany(f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)", words)
+            if schema.words is not None:
+                words.sort()
+                db.executemany(f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)", words)
             self._bump(db, object_type)
         return ids
 
