@@ -286,7 +286,7 @@ def demo_report(rng: random.Random, now: datetime, index: int, total: int) -> di
     days_ago = DAYS - (index * DAYS) // max(total, 1)
     begin = (now - timedelta(days=days_ago)).replace(hour=0, minute=0, second=0, microsecond=0)
     end = begin + timedelta(days=1) - timedelta(seconds=1)
-    received = end + timedelta(minutes=rng.randint(30, 600))
+    received = min(end + timedelta(minutes=rng.randint(30, 600)), now)  # never from the future
     report_id = _report_id(rng, reporter, begin)
     volume = 400 if reporter.weight >= 20 else 60
     report: dict[str, Any] = {

@@ -78,8 +78,8 @@ def parse_request(body: bytes, profile: ServerProfile) -> dict[str, Any]:
     if len(body) > MAX_SIZE_REQUEST:
         raise RequestProblem("limit", f"the request is larger than {MAX_SIZE_REQUEST} bytes", limit="maxSizeRequest")
     try:
-        request = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        request = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise RequestProblem("notJSON", "the request body is not valid UTF-8 JSON") from None
     if not isinstance(request, dict):
         raise RequestProblem("notRequest", "the request is not a JSON object")
@@ -101,6 +101,11 @@ def parse_request(body: bytes, profile: ServerProfile) -> dict[str, Any]:
             "limit", f"more than {MAX_CALLS_IN_REQUEST} method calls in one request", limit="maxCallsInRequest"
         )
     return request
+
+
+def _reject_constant(name: str) -> Any:
+    # Python reads NaN and Infinity, but they are not JSON (RFC 8259).
+    raise ValueError(f"{name} is not JSON")
 
 
 def _is_call(call: Any) -> bool:

@@ -80,8 +80,8 @@ def _create(context: CallContext, object_type: ObjectType, value: Any) -> dict[s
     _refuse_server_set(context, sorted(server_set_properties(object_type) & set(value)))
     model, wire = _validated(context, object_type, value)
     object_id = context.store.insert(object_type, model, wire)
-    # RFC 8620: the server reports the id and every property it set that the client did not send.
-    added = {key: item for key, item in wire.items() if key not in value}
+    # RFC 8620 §5.3: report the id and every property the server set or changed (defaults, normalised values).
+    added = {key: item for key, item in wire.items() if key not in value or value[key] != item}
     return mask_secrets({"id": object_id, **added})
 
 

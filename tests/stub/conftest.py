@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,26 +75,28 @@ async def make_stub(profile: str, store: Store | None = None, reports: int = REP
     return Stub(http, store, server_profile(profile), demo, responses), app
 
 
-@pytest.fixture(params=["spec", "stalwart"])
-async def stub(request: pytest.FixtureRequest) -> AsyncIterator[Stub]:
-    """The stub in each profile."""
-    made, _ = await make_stub(request.param)
+@asynccontextmanager
+async def running_stub(profile: str, reports: int = REPORTS) -> AsyncIterator[Stub]:
+    made, _ = await make_stub(profile, reports=reports)
     async with made.http:
         yield made
     made.store.close()
+
+
+@pytest.fixture(params=["spec", "stalwart"])
+async def stub(request: pytest.FixtureRequest) -> AsyncIterator[Stub]:
+    """The stub in each profile."""
+    async with running_stub(request.param) as made:
+        yield made
 
 
 @pytest.fixture
 async def spec_stub() -> AsyncIterator[Stub]:
-    made, _ = await make_stub("spec")
-    async with made.http:
+    async with running_stub("spec") as made:
         yield made
-    made.store.close()
 
 
 @pytest.fixture
 async def stalwart_stub() -> AsyncIterator[Stub]:
-    made, _ = await make_stub("stalwart")
-    async with made.http:
+    async with running_stub("stalwart") as made:
         yield made
-    made.store.close()

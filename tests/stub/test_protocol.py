@@ -23,7 +23,10 @@ def _problem(response: Any, kind: str) -> dict[str, Any]:
     return body
 
 
-@pytest.mark.parametrize("body", [b"{not json", b"\xff\xfe", b"", b"[" * 100_000])
+@pytest.mark.parametrize(
+    "body",
+    [b"{not json", b"\xff\xfe", b"", b"[" * 100_000, b'{"using": [], "methodCalls": [["Core/echo", {"a": NaN}, "c"]]}'],
+)
 async def test_malformed_body_is_not_json(spec_stub: Stub, body: bytes):
     _problem(await spec_stub.post(body), "notJSON")
 

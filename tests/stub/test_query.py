@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
-from tests.stub.conftest import Stub, make_stub
+from tests.stub.conftest import Stub, running_stub
 
 QUERY = DMARC_EXTERNAL_REPORT.method("query")
 REPORTS = 120
@@ -19,10 +19,8 @@ REPORTS = 120
 
 @pytest.fixture(params=["spec", "stalwart"])
 async def qstub(request: pytest.FixtureRequest) -> AsyncIterator[Stub]:
-    made, _ = await make_stub(request.param, reports=REPORTS)
-    async with made.http:
+    async with running_stub(request.param, reports=REPORTS) as made:
         yield made
-    made.store.close()
 
 
 def reports(stub: Stub) -> dict[str, dict[str, Any]]:

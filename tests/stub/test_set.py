@@ -246,10 +246,15 @@ async def test_destroyed_ids_are_never_reused(spec_stub: Stub):
     assert second != first
 
 
+def _first_report(stub: Stub) -> tuple[str, dict[str, Any]]:
+    """A stored report's id and a copy of it fit to create (no id)."""
+    report_id = stub.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
+    stored = stub.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
+    return report_id, {key: value for key, value in stored.items() if key != "id"}
+
+
 async def test_reports_are_writable_in_the_spec_profile(spec_stub: Stub):
-    report_id = spec_stub.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
-    stored = spec_stub.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
-    new = {key: value for key, value in stored.items() if key != "id"}
+    report_id, new = _first_report(spec_stub)
     _name, result = await spec_stub.call(
         DMARC_EXTERNAL_REPORT.method("set"),
         {"create": {"copy": new}, "update": {report_id: {"report/records/0/count": 5, "subject": "edited"}}},
@@ -260,9 +265,7 @@ async def test_reports_are_writable_in_the_spec_profile(spec_stub: Stub):
 
 
 async def test_reports_cannot_be_created_or_updated_on_the_real_server(stalwart_stub: Stub):
-    report_id = stalwart_stub.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
-    stored = stalwart_stub.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
-    new = {key: value for key, value in stored.items() if key != "id"}
+    report_id, new = _first_report(stalwart_stub)
     _name, result = await stalwart_stub.call(
         DMARC_EXTERNAL_REPORT.method("set"),
         {"create": {"copy": new}, "update": {report_id: {"subject": "x"}}, "destroy": [report_id]},

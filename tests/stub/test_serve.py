@@ -1,0 +1,70 @@
+"""``mailadmin serve`` (server_stub.serve.main) as a user starts it: a real process on loopback."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from server_stub.serve import main
+
+STARTUP_SECONDS = 15
+
+
+def _start(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server_stub", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )
+    lines: dict[str, str] = {}
+    deadline = time.monotonic() + STARTUP_SECONDS
+    assert process.stdout is not None
+    while "read-only token" not in lines and time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        if match := re.match(r"(admin token|read-only token|database): (.+)", line.strip()):
+            lines[match.group(1)] = match.group(2)
+        elif match := re.search(r"at (http://\S+)", line):
+            lines["url"] = match.group(1)
+    return process, lines
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
+
+
+def test_serve_prints_url_and_tokens_and_answers(tmp_path: Path):
+    env = {**os.environ, "MAILADMIN_DATA": str(tmp_path), "PYTHONPATH": str(Path.cwd())}
+    process, lines = _start(["--port", "0", "--reports", "12", "--admin-token", "given-admin"], env)
+    try:
+        assert lines["admin token"] == "given-admin"
+        assert len(lines["read-only token"]) >= 20  # random when not given
+        assert lines["url"].startswith("http://127.0.0.1:")
+        assert lines["database"] == str(tmp_path / "stub.sqlite3")
+        headers = {"Authorization": "Bearer given-admin"}
+        session = httpx.get(lines["url"] + "/jmap/session", headers=headers, timeout=5).json()
+        body = {"using": ["urn:ietf:params:jmap:core", "urn:service:jmap"],
+                "methodCalls": [["x:DmarcExternalReport/query", {"calculateTotal": True}, "q"]]}
+        answer = httpx.post(session["apiUrl"], json=body, headers=headers, timeout=5).json()
+        assert answer["methodResponses"][0][1]["total"] == 12
+    finally:
+        _stop(process)
+    assert (tmp_path / "stub.sqlite3").exists()
+
+
+def test_serve_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]):
+    assert main(["--reports", "-1", "--db", ":memory:"]) == 2
+    with pytest.raises(SystemExit):
+        main(["--profile", "other"])
