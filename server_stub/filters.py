@@ -17,6 +17,8 @@ from server_stub.profiles import ServerProfile
 from server_stub.schema import ConditionColumn, TableSchema, split_search_words
 
 MAX_FILTER_DEPTH = 32
+MAX_JSON_INT = 2**53 - 1
+"""RFC 8620 §1.3: an ``Int`` lies within ±(2^53 − 1). Larger numbers would overflow SQLite's integers."""
 SQL_COMPARISON = {"=": "=", ">": ">", ">=": ">=", "<": "<", "<=": "<="}
 
 
@@ -38,6 +40,10 @@ class Sql:
 TRUE = Sql("1")
 
 
+def is_json_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and -MAX_JSON_INT <= value <= MAX_JSON_INT
+
+
 def _condition_for_key(schema: TableSchema, key: str) -> tuple[FilterCondition, str] | None:
     for condition in schema.object_type.filters:
         for operator in condition.operators:
@@ -49,8 +55,8 @@ def _condition_for_key(schema: TableSchema, key: str) -> tuple[FilterCondition, 
 def _value(key: str, column: ConditionColumn, value: Any) -> Any:
     kind = column.value_kind
     if kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise QueryProblem("invalidArguments", f"filter {key} needs a whole number")
+        if not is_json_int(value):
+            raise QueryProblem("invalidArguments", f"filter {key} needs a whole number within ±(2^53 - 1)")
         return value
     if kind == "date":
         try:

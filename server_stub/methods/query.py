@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from jmapclient.models.objects import ObjectType
-from server_stub.filters import QueryProblem, compile_filter, compile_sort
+from server_stub.filters import QueryProblem, compile_filter, compile_sort, is_json_int
 from server_stub.methods.context import (
     QUERY_LIMIT_CAP,
     CallContext,
@@ -22,8 +22,9 @@ def _int_argument(arguments: dict[str, Any], name: str, default: int | None, *, 
     value = arguments.get(name, default)
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum):
-        bound = f" of at least {minimum}" if minimum is not None else ""
+    # Out-of-range numbers are refused here: SQLite cannot bind them (it used to answer serverFail).
+    if not is_json_int(value) or (minimum is not None and value < minimum):
+        bound = f" from {minimum} to 2^53 - 1" if minimum is not None else " within ±(2^53 - 1)"
         raise MethodFailure("invalidArguments", f"{name} is a whole number{bound}")
     return value
 
