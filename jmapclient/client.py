@@ -7,6 +7,7 @@ bearer authentication and turns every failure into a typed error from
 
 from __future__ import annotations
 
+import asyncio
 import json
 from functools import partial
 from typing import Any
@@ -157,8 +158,11 @@ class JmapClient:
 
     async def _send(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         try:
-            return await self._http.request(method, url, **kwargs)
-        except httpx.TimeoutException:
+            # httpx times each read on its own, so a server trickling a byte at a time would never
+            # time out; the timeout also bounds the whole exchange.
+            async with asyncio.timeout(self.timeout):
+                return await self._http.request(method, url, **kwargs)
+        except (httpx.TimeoutException, TimeoutError):
             raise RequestTimeout(url, self.timeout) from None
         except (httpx.ConnectError, httpx.NetworkError, httpx.RemoteProtocolError) as error:
             raise ServerUnreachable(url, _reason(error)) from None
