@@ -9,6 +9,7 @@ A single connection guarded by a lock serves the event loop and the test thread 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -21,6 +22,7 @@ from jmapclient.models.objects import ObjectType
 from server_stub.schema import SCHEMAS, TableSchema, schema_for
 
 MEMORY = ":memory:"
+OWNER_ONLY = 0o600
 
 
 def _json(wire: dict[str, Any]) -> str:
@@ -32,6 +34,9 @@ class Store:
         self.path = str(path)
         if self.path != MEMORY:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # The file holds directory secrets in plaintext: owner-only, like the config file.
+            # SQLite gives the -wal and -shm files the database file's permissions.
+            os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, OWNER_ONLY))
         self._lock = threading.RLock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
