@@ -80,6 +80,9 @@ def set_from_wire(value: Any) -> list[str]:
             raise ValueError(f"set members must map to true (member {bad[0]!r} does not)")
         return list(value)
     if isinstance(value, list | tuple):
+        # Members must be hashable to be de-duplicated; a TypeError here was a server crash.
+        if not all(isinstance(member, str | int | float | bool) for member in value):
+            raise ValueError("set members are strings")
         return list(dict.fromkeys(value))
     raise ValueError("a set is a JSON object whose members map to true")
 

@@ -38,3 +38,20 @@ def test_largest_json_integer_still_works():
         name, result, _ = answer.json()["methodResponses"][0]
         assert name == DIRECTORY.method("query")
         assert result["ids"] == [] and result["total"] == 3
+
+
+@pytest.mark.parametrize("members", [[[]], [{"a": True}], ["ok", ["nested"]]])
+def test_unhashable_set_members_are_invalid_properties_not_server_failures(members: list):
+    """A JSON array of arrays or objects as a Set used to raise TypeError in the model and answer serverFail."""
+    with FuzzStub() as stub:
+        for arguments in ({"update": {"d3": {"requireScopes": members}}},
+                          {"create": {"n": {"@type": "Oidc", "description": "x", "issuerUrl": "https://sso.example.com",
+                                            "requireScopes": members}}}):
+            calls = [[DIRECTORY.method("set"), arguments, "s"]]
+            answer = stub.calls(calls)
+            check_request(stub, answer, calls)
+            name, result, _ = answer.json()["methodResponses"][0]
+            refused = result["notUpdated"] or result["notCreated"]
+            assert name == DIRECTORY.method("set")
+            assert [e["type"] for e in refused.values()] == ["invalidProperties"]
+            assert "requireScopes" in next(iter(refused.values()))["properties"]

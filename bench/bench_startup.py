@@ -1,0 +1,121 @@
+"""Start-up time of ``mailadmin demo`` beside a bare Textual hello-world app, measured in one run.
+
+Each app starts as a fresh ``python`` process, headless, and exits as soon as Textual reports
+it ready (the first frame is composed and the app takes input): ``App.run`` is wrapped so
+that an auto-pilot records the moment and exits. ``mailadmin demo`` runs its real path
+(``jmapclient.cli.main(["demo"])``: the stub thread on a demo database, the client, the console).
+The figure is the wall time from spawning the process to that moment; the median of
+``--runs`` alternating runs is printed, with the ratio (aim: at most 1.5).
+
+A first, unmeasured demo run seeds the demo database (timed and printed on its own).
+Then ``python -X importtime`` lists the heaviest imports on the demo's start-up path.
+
+    python bench/bench_startup.py [--runs 7] [--top 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+READY = "FIRST-FRAME"
+
+EXIT_ON_READY = f"""
+import sys, time
+from textual.app import App
+
+_run = App.run
+
+def run(self, *args, **kwargs):
+    async def first_frame(pilot):
+        print("{READY}", repr(time.time()), flush=True)
+        pilot.app.exit()
+    kwargs["headless"] = True
+    kwargs["auto_pilot"] = first_frame
+    return _run(self, *args, **kwargs)
+
+App.run = run
+"""
+
+DEMO = EXIT_ON_READY + """
+from jmapclient.cli import main
+sys.exit(main(["demo"]))
+"""
+
+BARE = EXIT_ON_READY + """
+from textual.widgets import Static
+
+class Hello(App):
+    def compose(self):
+        yield Static("Hello, world")
+
+Hello().run()
+"""
+
+
+def time_to_first_frame(code: str, env: dict[str, str]) -> float:
+    started = time.time()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+                          timeout=300)
+    for line in done.stdout.splitlines():
+        if line.startswith(READY):
+            return float(line.split()[1]) - started
+    raise RuntimeError(f"no first frame (exit {done.returncode}): {done.stderr.strip()[-500:]}")
+
+
+def heaviest_imports(env: dict[str, str], top: int) -> list[tuple[int, str]]:
+    """(cumulative µs, module) of the slowest top-level-ish imports of the demo's start-up path."""
+    probe = "import jmapclient.cli, tui.launch, server_stub.runner"
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", probe], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=120)
+    rows: list[tuple[int, str]] = []
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _, cumulative, name = (part.strip() for part in line.removeprefix("import time:").split("|"))
+        depth = (len(name) - len(name.lstrip())) // 2
+        if depth <= 1:  # what the probe imports directly, and what those import directly
+            rows.append((int(cumulative), name.strip()))
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip().splitlines()[-1])
+    return sorted(rows, reverse=True)[:top]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--top", type=int, default=15)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "MAILADMIN_DATA": str(Path(folder) / "data"),
+               "MAILADMIN_CONFIG": str(Path(folder) / "config.toml")}
+        try:
+            seeding = time_to_first_frame(DEMO, env)
+        except RuntimeError as error:
+            raise SystemExit(f"mailadmin demo did not reach a first frame: {error}") from None
+        demo: list[float] = []
+        bare: list[float] = []
+        for _ in range(args.runs):
+            bare.append(time_to_first_frame(BARE, env))
+            demo.append(time_to_first_frame(DEMO, env))
+        imports = heaviest_imports(env, args.top)
+    demo_median, bare_median = statistics.median(demo), statistics.median(bare)
+    print(f"runs                          {args.runs} each, alternating; median (min-max)")
+    print(f"bare Textual hello world      {bare_median * 1000:.0f} ms ({min(bare) * 1000:.0f}-{max(bare) * 1000:.0f})")
+    print(f"mailadmin demo                {demo_median * 1000:.0f} ms ({min(demo) * 1000:.0f}-{max(demo) * 1000:.0f})")
+    print(f"ratio demo / bare             {demo_median / bare_median:.2f} (aim: <= 1.5)")
+    print(f"first demo run (seeds data)   {seeding * 1000:.0f} ms")
+    print("heaviest imports on the demo's path (cumulative, python -X importtime):")
+    for micros, name in imports:
+        print(f"  {micros / 1000:8.1f} ms  {name}")
+
+
+if __name__ == "__main__":
+    main()
