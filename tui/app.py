@@ -51,6 +51,7 @@ class MailAdminApp(App[int]):
     CSS_PATH = str(STYLESHEET)
     TITLE = "mailadmin"
     ENABLE_COMMAND_PALETTE = True
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (110, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+p", "command_palette", "Commands", id="app.palette", priority=True, show=False),
         Binding("q", "quit", "Quit", id="app.quit"),
