@@ -35,10 +35,17 @@ def run_demo(fresh: bool, reports: int | None) -> int:
     The database is ``data_dir()/demo.sqlite3``, seeded on first run; ``fresh`` reseeds it.
     ``reports`` sets how many DMARC reports a (re)seed creates (the stub's default if None).
     """
-    from server_stub.runner import StubServer  # the stub is only needed for the demo
+    from server_stub.demo_data import DEFAULT_REPORTS  # the stub is only needed for the demo
+    from server_stub.runner import StubServer
 
     path = data_dir() / DEMO_DATABASE
-    with StubServer(database=path, fresh=fresh, reports=reports) as server:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fresh:
+        # The stub seeds an empty database only, so reseeding means starting from no file.
+        for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            leftover.unlink(missing_ok=True)
+    count = DEFAULT_REPORTS if reports is None else reports
+    with StubServer(path, reports=count) as server:
         client = JmapClient(server.base_url, server.admin_token)
         context = ConsoleContext(client=client, server_label=f"demo {server.base_url}", username="admin")
         app = MailAdminApp(context, keys=_keys(), demo=True)

@@ -241,7 +241,7 @@ class DirectoryEditor(Vertical):
         tabs = self.form.query(TabbedContent)
         if pane is not None and tabs and pane.id:
             tabs.first().active = pane.id
-        self.call_after_refresh(first.scroll_visible)
+        self.call_after_refresh(first.focus_control)
 
     # --- Leaving ------------------------------------------------------------------------------------
 

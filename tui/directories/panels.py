@@ -30,7 +30,7 @@ class LdapLoginPanel(RulePanel):
 
     def follow(self, wire: Mapping[str, Any]) -> None:
         explanation = explain_ldap_login(wire)
-        lines = [f"[b]Mode:[/b] {escape(explanation.mode)}", ""]
+        lines = [f"Mode: [b]{escape(explanation.mode)}[/b]", ""]
         lines += [escape(step) for step in explanation.steps]
         for warning in explanation.warnings:
             lines += ["", f"[b $warning]⚠ {escape(warning)}[/]"]

@@ -69,6 +69,8 @@ class DirectoriesSection(Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#dir-retry").display = False
+        self._message("")
+        self.query_one("#dir-permissions").display = False
         self.reload()
 
     def focus(self, scroll_visible: bool = True) -> DirectoriesSection:
@@ -105,7 +107,9 @@ class DirectoriesSection(Vertical):
             if not ok:
                 reasons.append(f"{label}: {reason}")
         text = "Disabled — " + "; ".join(reasons) if reasons else ""
-        self.query_one("#dir-permissions", Static).update(text)
+        permissions = self.query_one("#dir-permissions", Static)
+        permissions.update(text)
+        permissions.display = bool(text)
         self.refresh_bindings()
 
     # --- Loading ------------------------------------------------------------------------------
@@ -137,7 +141,9 @@ class DirectoriesSection(Vertical):
         self.post_message(Status(f"{count} director{'y' if count == 1 else 'ies'}"))
 
     def _message(self, text: str, *, retry: bool = False) -> None:
-        self.query_one("#dir-message", Static).update(text)
+        message = self.query_one("#dir-message", Static)
+        message.update(text)
+        message.display = bool(text)
         self.query_one("#dir-retry").display = retry
 
     def _fill(self, select: str | None = None) -> None:
@@ -261,6 +267,7 @@ class DirectoriesSection(Vertical):
         self.editor = DirectoryEditor(self.context, variant, wire)
         self.query_one("#dir-list-view").display = False
         self.mount(self.editor)
+        self.call_after_refresh(self.editor.focus)
         title = directory_label(wire) if wire else f"New {variant}"
         self.post_message(Breadcrumb((title,)))
         self.refresh_bindings()

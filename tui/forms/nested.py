@@ -31,13 +31,14 @@ class VariantEditor(FieldEditor):
         initial = self.initial
         current = initial.get(TYPE_KEY) if isinstance(initial, Mapping) else None
         self.current = current if current in variants else variants[0]
-        yield Select(
+        self.select: Select[str] = Select(
             [(name, name) for name in variants],
             allow_blank=False,
             value=self.current,
             compact=True,
             classes="field-select variant-select",
         )
+        yield self.select
 
     def below(self) -> ComposeResult:
         initial = self.initial
@@ -56,7 +57,8 @@ class VariantEditor(FieldEditor):
 
     @on(Select.Changed, ".variant-select")
     async def _switch(self, event: Select.Changed) -> None:
-        if event.value is Select.NULL or event.value == self.current:
+        # A nested variant's select bubbles through here too; only our own counts.
+        if event.select is not self.select or event.value is Select.NULL or event.value == self.current:
             return
         self.current = str(event.value)
         holder = self.query_one(".subform", VerticalGroup)
