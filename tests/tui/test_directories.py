@@ -32,7 +32,7 @@ OIDC = "Staff single sign-on (Keycloak)"
 async def test_list_shows_directories_and_filters(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(SETTLE)
-        assert [row[:2] for row in table_rows(pilot)] == [[LDAP, "Ldap"], [SQL, "Sql"], [OIDC, "Oidc"]]
+        assert [row[:2] for row in table_rows(pilot)] == [[LDAP, "LDAP"], [SQL, "SQL"], [OIDC, "OpenID Connect"]]
         assert len(table_rows(pilot)[0]) == 2, "no tenant column when no directory has a tenant"
         await pilot.press("slash", *"postgres")
         await pilot.pause()

@@ -21,13 +21,12 @@ from jmapclient.patch import compute_patch
 from jmapclient.validation import validate_object
 from tui.context import ConsoleContext
 from tui.directories.panels import PANELS, RulePanel
+from tui.directories.variant_picker import kind_name
 from tui.forms import ModelForm
 from tui.forms.base import FieldEditor, FormEdited
 from tui.forms.taglist import TagList
 from tui.screens.confirm import ConfirmScreen
 from tui.sections import Status
-
-KIND_NAMES = {"Ldap": "LDAP", "Sql": "SQL", "Oidc": "OpenID Connect"}
 
 HELP = """\
 ### Directory form
@@ -74,7 +73,7 @@ class DirectoryEditor(Vertical):
 
     @property
     def title(self) -> str:
-        kind = KIND_NAMES.get(self.variant, self.variant)
+        kind = kind_name(self.variant)
         if self.wire is None:
             return f"New {kind} directory"
         return f"{kind} directory: {self.wire.get('description') or self.wire.get('id')}"

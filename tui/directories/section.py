@@ -17,7 +17,7 @@ from textual.widgets import Button, DataTable, Static
 from jmapclient import JmapError, SetError
 from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
-from tui.directories.variant_picker import VariantPicker
+from tui.directories.variant_picker import VariantPicker, kind_name
 from tui.screens.confirm import ConfirmScreen
 from tui.sections import Breadcrumb, Status
 from tui.widgets.filter_bar import FilterBar, matches
@@ -71,6 +71,7 @@ class DirectoriesSection(Vertical):
         self.query_one("#dir-retry").display = False
         self._message("")
         self.query_one("#dir-permissions").display = False
+        self.query_one(ListTable).focus()
         self.reload()
 
     def focus(self, scroll_visible: bool = True) -> DirectoriesSection:
@@ -157,7 +158,7 @@ class DirectoriesSection(Vertical):
             table.add_column("Tenant", key="tenant")
         words = self.query_one(FilterBar).value
         for wire in self.rows:
-            cells = [directory_label(wire), str(wire.get("@type", "?"))]
+            cells = [directory_label(wire), kind_name(wire.get("@type", "?"))]
             if with_tenant:
                 cells.append(str(wire.get("memberTenantId") or ""))
             if matches(words, *cells):
@@ -227,7 +228,7 @@ class DirectoriesSection(Vertical):
             return
         name = directory_label(wire)
         question = (
-            f"Delete the {wire.get('@type')} directory [b]{name}[/b]?\n\n"
+            f"Delete the {kind_name(wire.get('@type'))} directory [b]{name}[/b]?\n\n"
             "Accounts that log in through it will no longer be able to."
         )
 
@@ -268,7 +269,7 @@ class DirectoriesSection(Vertical):
         self.query_one("#dir-list-view").display = False
         self.mount(self.editor)
         self.call_after_refresh(self.editor.focus)
-        title = directory_label(wire) if wire else f"New {variant}"
+        title = directory_label(wire) if wire else f"New {kind_name(variant)} directory"
         self.post_message(Breadcrumb((title,)))
         self.refresh_bindings()
 

@@ -14,6 +14,13 @@ from textual.widgets.option_list import Option
 
 from jmapclient.models.objects import ObjectType
 
+KIND_NAMES = {"Ldap": "LDAP", "Sql": "SQL", "Oidc": "OpenID Connect"}
+"""How people name each directory ``@type``."""
+
+
+def kind_name(variant: object) -> str:
+    return KIND_NAMES.get(str(variant), str(variant))
+
 
 class VariantPicker(ModalScreen[str | None]):
     """Dismisses with the chosen ``@type`` value, or None."""
@@ -29,7 +36,7 @@ class VariantPicker(ModalScreen[str | None]):
             yield Static(f"New {self.object_type.name.lower()}: choose its kind", classes="dialog-title")
             yield OptionList(
                 *(
-                    Option(f"[b]{name}[/b]  {model.__doc__ or ''}".strip(), id=name)
+                    Option(f"[b]{kind_name(name)}[/b]  {model.__doc__ or ''}".strip(), id=name)
                     for name, model in self.object_type.variants.items()
                 ),
                 id="variant-options",

@@ -23,7 +23,27 @@ def _route(form: ModelForm, errors: Mapping[str, str], editor: FieldEditor) -> l
     return list(errors)
 
 
-class VariantEditor(FieldEditor):
+class SubformEditor(FieldEditor):
+    """An editor whose value is one nested :class:`ModelForm` (``self.form``)."""
+
+    @property
+    def form(self) -> ModelForm:
+        return self.query_one(".subform", VerticalGroup).query_one(ModelForm)
+
+    def wire_value(self) -> Any:
+        return self.form.to_wire()
+
+    def problems(self) -> dict[str, str]:
+        return self.form.problems()
+
+    def show_errors(self, errors: Mapping[str, str]) -> list[str]:
+        return _route(self.form, errors, self)
+
+    def child_editor(self, path: str) -> FieldEditor:
+        return self.form.editor_at(path)
+
+
+class VariantEditor(SubformEditor):
     """``@type`` select; changing it replaces the sub-form with the new kind's defaults."""
 
     def control(self) -> ComposeResult:
@@ -51,10 +71,6 @@ class VariantEditor(FieldEditor):
             self.spec.variants[self.current], wire, path=f"{self.path}/", read_only=self.disabled
         )
 
-    @property
-    def form(self) -> ModelForm:
-        return self.query_one(".subform", VerticalGroup).query_one(ModelForm)
-
     @on(Select.Changed, ".variant-select")
     async def _switch(self, event: Select.Changed) -> None:
         # A nested variant's select bubbles through here too; only our own counts.
@@ -66,20 +82,8 @@ class VariantEditor(FieldEditor):
         await holder.mount(self._form(None))
         self.post_message(FormEdited())
 
-    def wire_value(self) -> Any:
-        return self.form.to_wire()
 
-    def problems(self) -> dict[str, str]:
-        return self.form.problems()
-
-    def show_errors(self, errors: Mapping[str, str]) -> list[str]:
-        return _route(self.form, errors, self)
-
-    def child_editor(self, path: str) -> FieldEditor:
-        return self.form.editor_at(path)
-
-
-class ObjectEditor(FieldEditor):
+class ObjectEditor(SubformEditor):
     """A single nested model, edited in place."""
 
     def control(self) -> ComposeResult:
@@ -95,22 +99,6 @@ class ObjectEditor(FieldEditor):
                 path=f"{self.path}/",
                 read_only=self.disabled,
             )
-
-    @property
-    def form(self) -> ModelForm:
-        return self.query_one(ModelForm)
-
-    def wire_value(self) -> Any:
-        return self.form.to_wire()
-
-    def problems(self) -> dict[str, str]:
-        return self.form.problems()
-
-    def show_errors(self, errors: Mapping[str, str]) -> list[str]:
-        return _route(self.form, errors, self)
-
-    def child_editor(self, path: str) -> FieldEditor:
-        return self.form.editor_at(path)
 
 
 class ListItem(VerticalGroup):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from textual import on
 from textual.app import ComposeResult
@@ -35,18 +35,26 @@ class TextEditor(FieldEditor):
         return text if text else _empty(self)
 
 
-class NumberEditor(TextEditor):
-    """Digits only; the declared bounds are checked as the person types."""
+class CheckedTextEditor(TextEditor):
+    """Text that must parse (a number, a duration): checked as typed, by the Input's validator."""
+
+    def make_validator(self) -> Validator:
+        raise NotImplementedError
+
+    def shown(self, initial: Any) -> str:
+        return "" if initial is None else str(initial)
+
+    def parse(self, text: str) -> Any:
+        raise NotImplementedError
+
+    def input_type(self) -> Literal["integer", "number", "text"]:
+        return "text"
 
     def control(self) -> ComposeResult:
-        spec = self.spec
-        integer = spec.kind != "float"
-        validator: Validator = (Integer if integer else Number)(minimum=spec.minimum, maximum=spec.maximum)
-        initial = self.initial
         yield Input(
-            "" if initial is None else str(initial),
-            type="integer" if integer else "number",
-            validators=[validator],
+            self.shown(self.initial),
+            type=self.input_type(),
+            validators=[self.make_validator()],
             validate_on=["changed", "submitted"],
             compact=True,
             classes="field-input",
@@ -66,13 +74,27 @@ class NumberEditor(TextEditor):
         if not text:
             return _empty(self)
         try:
-            return int(text) if self.spec.kind != "float" else float(text)
+            return self.parse(text)
         except ValueError:
-            return text  # validation will name it
+            return text  # local validation names it
 
     @on(Input.Changed)
     def _check(self, event: Input.Changed) -> None:
         self.set_error(self.problem())
+
+
+class NumberEditor(CheckedTextEditor):
+    """Digits only; the declared bounds are checked as the person types."""
+
+    def make_validator(self) -> Validator:
+        kind = Number if self.spec.kind == "float" else Integer
+        return kind(minimum=self.spec.minimum, maximum=self.spec.maximum)
+
+    def input_type(self) -> Literal["integer", "number", "text"]:
+        return "number" if self.spec.kind == "float" else "integer"
+
+    def parse(self, text: str) -> Any:
+        return float(text) if self.spec.kind == "float" else int(text)
 
 
 class DurationValidator(Validator):
@@ -86,43 +108,19 @@ class DurationValidator(Validator):
         return self.success()
 
 
-class DurationEditor(TextEditor):
+class DurationEditor(CheckedTextEditor):
     """Durations are milliseconds on the wire, and written like 30s, 5m or 1h30m here."""
 
     help_extra = "written like 250ms, 30s, 5m or 1h30m"
 
-    def control(self) -> ComposeResult:
-        initial = self.initial
-        yield Input(
-            format_duration(initial) if isinstance(initial, int) else "",
-            validators=[DurationValidator()],
-            validate_on=["changed", "submitted"],
-            compact=True,
-            classes="field-input",
-        )
+    def make_validator(self) -> Validator:
+        return DurationValidator()
 
-    def problem(self) -> str | None:
-        text = self.text.strip()
-        if not text:
-            return None
-        try:
-            parse_duration(text)
-        except ValueError as error:
-            return str(error)
-        return None
+    def shown(self, initial: Any) -> str:
+        return format_duration(initial) if isinstance(initial, int) else ""
 
-    def wire_value(self) -> Any:
-        text = self.text.strip()
-        if not text:
-            return _empty(self)
-        try:
-            return parse_duration(text)
-        except ValueError:
-            return text
-
-    @on(Input.Changed)
-    def _check(self, event: Input.Changed) -> None:
-        self.set_error(self.problem())
+    def parse(self, text: str) -> Any:
+        return parse_duration(text)
 
 
 class BoolEditor(FieldEditor):
