@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -20,8 +21,18 @@ def _path(location: tuple[Any, ...]) -> str:
     return "/".join(parts) or "/"
 
 
-def field_errors(error: ValidationError) -> dict[str, str]:
-    messages: dict[str, str] = {}
+@dataclass(frozen=True)
+class FieldIssue:
+    """One validation problem: the wire path, pydantic's error type and a message for people."""
+
+    path: str
+    type: str
+    message: str
+
+
+def field_issues(error: ValidationError) -> list[FieldIssue]:
+    """Every problem of ``error`` with its wire path; servers also need the error type."""
+    issues: list[FieldIssue] = []
     for item in error.errors(include_url=False):
         message = item["msg"]
         location = tuple(item["loc"])
@@ -33,7 +44,14 @@ def field_errors(error: ValidationError) -> dict[str, str]:
             expected = item.get("ctx", {}).get("expected_tags", "")
             message = f"must be one of {expected}"
             location = (*location, "@type")
-        messages.setdefault(_path(location), message.removeprefix("Value error, "))
+        issues.append(FieldIssue(_path(location), item["type"], message.removeprefix("Value error, ")))
+    return issues
+
+
+def field_errors(error: ValidationError) -> dict[str, str]:
+    messages: dict[str, str] = {}
+    for issue in field_issues(error):
+        messages.setdefault(issue.path, issue.message)
     return messages
 
 

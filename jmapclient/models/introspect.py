@@ -144,7 +144,9 @@ def _wire_default(info: FieldInfo) -> Any:
         value = info.default
     if value is None:
         return None
-    return TypeAdapter(info.annotation).dump_python(value, mode="json", by_alias=True)
+    # pydantic keeps Annotated metadata (the set/list wire serializers) apart from the annotation.
+    annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+    return TypeAdapter(annotation).dump_python(value, mode="json", by_alias=True)
 
 
 @cache

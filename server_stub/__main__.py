@@ -1,0 +1,5 @@
+import sys
+
+from server_stub.serve import main
+
+sys.exit(main())

@@ -1,0 +1,182 @@
+"""The stub as a bare ASGI application: routes, authentication and HTTP framing.
+
+- ``GET /.well-known/jmap`` redirects to the session resource;
+- ``GET /jmap/session`` is the session (RFC 8620 §2);
+- ``POST <apiUrl>`` (``/api``, or ``/jmap/`` in the stalwart profile) runs method calls.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from server_stub.auth import Principal, TokenRegistry
+from server_stub.methods.context import CallContext
+from server_stub.profiles import ServerProfile, server_profile
+from server_stub.protocol import MAX_SIZE_REQUEST, Dispatcher, RequestProblem, parse_request
+from server_stub.session import SESSION_PATH, WELL_KNOWN_PATH, session_resource
+from server_stub.store import Store
+
+log = logging.getLogger("server_stub")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+JSON_TYPE = b"application/json"
+PROBLEM_TYPE = b"application/problem+json"
+
+
+class StubApp:
+    def __init__(self, store: Store, profile: ServerProfile, tokens: TokenRegistry) -> None:
+        self.store = store
+        self.profile = profile
+        self.tokens = tokens
+        self.dispatcher = Dispatcher(profile)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        try:
+            await self._route(scope, receive, send)
+        except Exception as error:  # a bug of ours; say so without echoing anything
+            log.error("request failed with %s", type(error).__name__, exc_info=False)
+            await _respond(send, 500, {"type": "about:blank", "status": 500, "detail": "internal error"})
+
+    @staticmethod
+    async def _lifespan(receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path, method = scope["path"], scope["method"]
+        api_paths = {self.profile.api_path, self.profile.api_path.rstrip("/")}
+        if path == WELL_KNOWN_PATH:
+            if method not in ("GET", "HEAD"):
+                await _method_not_allowed(send, "GET")
+                return
+            await send({"type": "http.response.start", "status": 307, "headers": [(b"location", SESSION_PATH.encode()),
+                                                                                  (b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if path == SESSION_PATH:
+            if method != "GET":
+                await _method_not_allowed(send, "GET")
+                return
+            principal = await self._authenticate(scope, send)
+            if principal is not None:
+                await _respond(send, 200, session_resource(self.profile, principal, _base_url(scope)))
+            return
+        if path in api_paths:
+            if method != "POST":
+                await _method_not_allowed(send, "POST")
+                return
+            principal = await self._authenticate(scope, send)
+            if principal is not None:
+                await self._api(scope, receive, send, principal)
+            return
+        await _respond(send, 404, {"type": "about:blank", "status": 404, "detail": f"nothing at {path}"})
+
+    async def _authenticate(self, scope: Scope, send: Send) -> Principal | None:
+        principal = self.tokens.authenticate(_header(scope, b"authorization"))
+        if principal is None:
+            await _respond(
+                send,
+                401,
+                {"type": "about:blank", "status": 401, "detail": "a valid bearer token is required"},
+                extra_headers=[(b"www-authenticate", b'Bearer realm="mailadmin stub"')],
+            )
+        return principal
+
+    async def _api(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
+        try:
+            body = await _read_body(scope, receive)
+            request = parse_request(body, self.profile)
+        except RequestProblem as problem:
+            await _respond(send, problem.status, problem.to_wire(), content_type=PROBLEM_TYPE)
+            return
+        context = CallContext(self.store, self.profile, principal)
+        state = session_resource(self.profile, principal, _base_url(scope))["state"]
+        await _respond(send, 200, self.dispatcher.run(request, context, state))
+
+
+def create_app(
+    store: Store, *, profile: str | ServerProfile = "spec", tokens: TokenRegistry
+) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+    """The ASGI application serving ``store`` with the given profile and tokens."""
+    chosen = profile if isinstance(profile, ServerProfile) else server_profile(profile)
+    return StubApp(store, chosen, tokens)
+
+
+# --- HTTP helpers ---------------------------------------------------------------------------
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers") or []:
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _base_url(scope: Scope) -> str:
+    host = _header(scope, b"host")
+    if not host:
+        server = scope.get("server") or ("127.0.0.1", 80)
+        host = f"{server[0]}:{server[1]}"
+    return f"{scope.get('scheme', 'http')}://{host}"
+
+
+async def _read_body(scope: Scope, receive: Receive) -> bytes:
+    too_large = RequestProblem("limit", f"the request is larger than {MAX_SIZE_REQUEST} bytes", limit="maxSizeRequest")
+    declared = _header(scope, b"content-length")
+    if declared and declared.isdigit() and int(declared) > MAX_SIZE_REQUEST:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_SIZE_REQUEST:
+            raise too_large
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+async def _respond(
+    send: Send,
+    status: int,
+    payload: Any,
+    *,
+    content_type: bytes = JSON_TYPE,
+    extra_headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
+               (b"cache-control", b"no-store"), *(extra_headers or [])]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _method_not_allowed(send: Send, allowed: str) -> None:
+    await _respond(
+        send,
+        405,
+        {"type": "about:blank", "status": 405, "detail": f"use {allowed}"},
+        extra_headers=[(b"allow", allowed.encode())],
+    )

@@ -1,0 +1,363 @@
+"""Deterministic demo data: three directories and DMARC reports that look like real ones.
+
+Everything comes from a seeded ``random.Random`` and a fixed anchor date, so two runs
+with the same seed give the same objects (tests and screenshots rely on it). Objects
+are built as wire JSON and validated through the models before they are stored.
+
+Addresses use the documentation ranges (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24,
+2001:db8::/32) and domains under example.* so that nothing points at a real host.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from jmapclient.encoding import format_utc, list_to_wire, set_to_wire
+from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
+from server_stub.store import Store
+from server_stub.validation import stored_form, validate_object
+
+DEFAULT_SEED = 2026
+DEFAULT_REPORTS = 300
+DEMO_NOW = datetime(2026, 3, 1, 6, 0, 0, tzinfo=UTC)
+"""The anchor of every demo date: reports cover the 60 days before it."""
+DAYS = 60
+RETENTION = timedelta(days=90)
+
+
+@dataclass(frozen=True)
+class DemoSummary:
+    directories: int
+    reports: int
+    records: int
+    messages: int
+    seconds: float
+    secrets: tuple[str, ...]
+    """Plaintext secrets stored, so tests can prove no response ever carries one."""
+
+    def __repr__(self) -> str:
+        return (
+            f"DemoSummary(directories={self.directories}, reports={self.reports}, records={self.records}, "
+            f"messages={self.messages}, seconds={self.seconds:.2f})"
+        )
+
+
+# --- directories ------------------------------------------------------------------------------
+
+
+def demo_directories(rng: random.Random) -> tuple[list[dict[str, Any]], list[str]]:
+    ldap_secret = f"ldap-{rng.getrandbits(64):016x}"
+    ldap = {
+        "@type": "Ldap",
+        "description": "Corporate OpenLDAP (service account)",
+        "url": "ldaps://ldap.corp.example.com:636",
+        "baseDn": "ou=people,dc=corp,dc=example,dc=com",
+        "useTls": True,
+        "timeout": 15000,
+        "bindDn": "cn=mail-service,ou=services,dc=corp,dc=example,dc=com",
+        "bindSecret": {"@type": "Value", "secret": ldap_secret},
+        # Service-user mode (rule L1): read the password hash instead of binding as the user.
+        "bindAuthentication": False,
+        "filterLogin": "(&(objectClass=inetOrgPerson)(|(mail=?)(uid=?)))",
+        "attrEmail": set_to_wire(["mail"]),
+        "attrEmailAlias": set_to_wire(["mailAlias", "mailAlternateAddress"]),
+        "attrSecret": set_to_wire(["userPassword"]),
+        "poolMaxConnections": 20,
+    }
+    sql = {
+        "@type": "Sql",
+        "description": "Customer accounts in PostgreSQL",
+        "store": {
+            "@type": "PostgreSql",
+            "host": "pg-primary.db.example.com",
+            "port": 5432,
+            "database": "mail_accounts",
+            "authUsername": "mail_reader",
+            "authSecret": {"@type": "EnvironmentVariable", "variableName": "MAIL_DB_PASSWORD"},
+            "useTls": True,
+            "poolMaxConnections": 25,
+            "poolRecyclingMethod": "verified",
+            "readReplicas": list_to_wire(
+                [
+                    {
+                        "host": "pg-replica-1.db.example.com",
+                        "database": "mail_accounts",
+                        "authUsername": "mail_reader",
+                        "authSecret": {"@type": "EnvironmentVariable", "variableName": "MAIL_DB_PASSWORD"},
+                        "options": "sslmode=verify-full",
+                    }
+                ]
+            ),
+        },
+        "queryLogin": "SELECT name, secret, description, type FROM accounts WHERE name = $1 AND active = true",
+    }
+    oidc = {
+        "@type": "Oidc",
+        "description": "Staff single sign-on (Keycloak)",
+        "issuerUrl": "https://sso.example.com/realms/staff",
+        "requireAudience": "mail-server",
+        "requireScopes": set_to_wire(["openid", "email", "profile"]),
+        "usernameDomain": "example.com",
+        "claimGroups": "groups",
+    }
+    return [ldap, sql, oidc], [ldap_secret]
+
+
+# --- DMARC reports ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reporter:
+    org_name: str
+    email: str
+    sender: str
+    submitter: str
+    weight: int
+    extra_contact: str | None = None
+    generator: str | None = None
+    dmarcbis: bool = False
+    """DMARCbis reporters fill generator, np, testing and discovery method."""
+
+
+REPORTERS = (
+    Reporter("google.com", "noreply-dmarc-support@google.com", "noreply-dmarc-support@google.com", "google.com",
+             30, extra_contact="https://support.google.com/a/answer/2466580"),
+    Reporter("Enterprise Outlook", "dmarcreport@microsoft.com", "dmarcreport@microsoft.com",
+             "enterprise.protection.outlook.com", 22),
+    Reporter("Yahoo", "dmarchelp@yahooinc.com", "noreply@dmarc.yahoo.com", "yahoo.com", 15),
+    Reporter("Mail.Ru", "dmarc_support@corp.mail.ru", "dmarc_support@corp.mail.ru", "mail.ru", 10),
+    Reporter("Fastmail Pty Ltd", "dmarc-reports@fastmail.com", "noreply-dmarc@fastmail.com", "fastmail.com",
+             8, generator="Fastmail DMARC reporter"),
+    Reporter("GMX", "dmarc_agg@gmx.net", "dmarc-noreply@gmx.net", "gmx.net", 10,
+             extra_contact="https://www.gmx.net/dmarc", generator="GMX DMARC Reporter 2.1", dmarcbis=True),
+)
+
+
+@dataclass(frozen=True)
+class PolicyDomain:
+    name: str
+    adkim: str
+    aspf: str
+    p: str
+    sp: str
+    np: str
+    testing: bool
+    selectors: tuple[str, ...]
+    outbound: tuple[str, ...]
+    weight: int
+
+
+DOMAINS = (
+    PolicyDomain("example.com", "relaxed", "relaxed", "reject", "reject", "reject", False,
+                 ("mail2025", "mail2024"), ("192.0.2.10", "192.0.2.11", "2001:db8:10::25"), 45),
+    PolicyDomain("example.org", "strict", "relaxed", "quarantine", "quarantine", "reject", False,
+                 ("s1", "s2"), ("192.0.2.40", "2001:db8:40::25"), 25),
+    PolicyDomain("shop.example.net", "relaxed", "strict", "none", "none", "none", True,
+                 ("shop2025",), ("192.0.2.80",), 20),
+    PolicyDomain("example.dev", "relaxed", "relaxed", "quarantine", "none", "quarantine", False,
+                 ("google", "dev1"), ("192.0.2.120", "2001:db8:120::1"), 10),
+)
+
+ESP = ("198.51.100.21", "sendgrid.net", "s1")
+FORWARDERS = (
+    ("203.0.113.15", "mx.alumni.example.edu", "alumni.example.edu"),
+    ("2001:db8:f0::15", "relay.forward.example", "forward.example"),
+)
+MAILING_LIST = ("198.51.100.77", "lists.community.example")
+SPOOF_FROM = ("examp1e.com", "secure-login.example.biz", "billing-notice.example.info", "mailer.example.top")
+
+
+def _pick(rng: random.Random, options: tuple[Any, ...]) -> Any:
+    return rng.choices(options, weights=[o.weight for o in options])[0]
+
+
+def _record(
+    source_ip: str,
+    count: int,
+    domain: str,
+    *,
+    disposition: str = "none",
+    dkim: str,
+    spf: str,
+    envelope_from: str,
+    dkim_results: list[dict[str, Any]],
+    spf_results: list[dict[str, Any]],
+    overrides: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    return {
+        "sourceIp": source_ip,
+        "count": count,
+        "evaluatedDisposition": disposition,
+        "evaluatedDkim": dkim,
+        "evaluatedSpf": spf,
+        "policyOverrideReasons": list_to_wire(overrides or []),
+        "envelopeTo": domain,
+        "envelopeFrom": envelope_from,
+        "headerFrom": domain,
+        "dkimResults": list_to_wire(dkim_results),
+        "spfResults": list_to_wire(spf_results),
+    }
+
+
+def _records(rng: random.Random, domain: PolicyDomain, volume: int) -> list[dict[str, Any]]:
+    name = domain.name
+    records = [
+        _record(
+            ip, rng.randint(1, volume), name, dkim="pass", spf="pass", envelope_from=name,
+            dkim_results=[{"domain": name, "selector": rng.choice(domain.selectors), "result": "pass"}],
+            spf_results=[{"domain": name, "scope": "mailFrom", "result": "pass"}],
+        )
+        for ip in domain.outbound
+        if rng.random() < 0.85
+    ]
+    if rng.random() < 0.3:  # newsletters through an ESP: DKIM aligned, SPF for the ESP's bounce domain
+        ip, esp_domain, selector = ESP
+        records.append(_record(
+            ip, rng.randint(1, volume * 2), name, dkim="pass", spf="fail", envelope_from=f"bounces.{esp_domain}",
+            dkim_results=[{"domain": name, "selector": selector, "result": "pass"},
+                          {"domain": esp_domain, "selector": "smtpapi", "result": "pass"}],
+            spf_results=[{"domain": f"bounces.{esp_domain}", "scope": "mailFrom", "result": "pass"}],
+        ))
+    if rng.random() < 0.25:  # forwarding breaks SPF; DKIM usually survives
+        ip, helo, forwarder = rng.choice(FORWARDERS)
+        survived = rng.random() < 0.6
+        records.append(_record(
+            ip, rng.randint(1, 12), name, dkim="pass" if survived else "fail", spf="fail", envelope_from=name,
+            dkim_results=[{"domain": name, "selector": rng.choice(domain.selectors),
+                           "result": "pass" if survived else "fail",
+                           "humanResult": None if survived else "body hash did not verify"}],
+            spf_results=[{"domain": name, "scope": "mailFrom", "result": "softFail"},
+                         {"domain": helo, "scope": "helo", "result": "pass"}],
+            overrides=[{"overrideType": rng.choice(["Forwarded", "TrustedForwarder"]),
+                        "comment": f"forwarded by {forwarder}"}],
+        ))
+    if rng.random() < 0.15:  # a mailing list rewrites the subject: DKIM breaks, SPF passes for the list
+        ip, list_domain = MAILING_LIST
+        records.append(_record(
+            ip, rng.randint(1, 30), name, dkim="fail", spf="fail", envelope_from=list_domain,
+            dkim_results=[{"domain": name, "selector": rng.choice(domain.selectors), "result": "fail",
+                           "humanResult": "signature did not verify"}],
+            spf_results=[{"domain": list_domain, "scope": "mailFrom", "result": "pass"}],
+            overrides=[{"overrideType": "MailingList", "comment": f"list: announce@{list_domain}"}],
+        ))
+    if rng.random() < 0.35:  # someone spoofing the domain
+        ipv6 = rng.random() < 0.3
+        ip = f"2001:db8:bad:{rng.randint(1, 0xffff):x}::{rng.randint(1, 0xff):x}" if ipv6 \
+            else f"203.0.113.{rng.randint(100, 254)}"
+        testing = domain.testing
+        disposition = "none" if testing or domain.p == "none" else domain.p
+        records.append(_record(
+            ip, rng.randint(1, 40), name, disposition=disposition, dkim="fail", spf="fail",
+            envelope_from=rng.choice(SPOOF_FROM),
+            dkim_results=[{"domain": rng.choice(SPOOF_FROM), "selector": "default",
+                           "result": rng.choice(["none", "fail"])}],
+            spf_results=[{"domain": name, "scope": "mailFrom", "result": rng.choice(["fail", "softFail"])}],
+            overrides=[{"overrideType": "PolicyTestMode"}] if testing else
+            ([{"overrideType": "SampledOut", "comment": "pct"}] if rng.random() < 0.1 else []),
+        ))
+    if not records:
+        ip = domain.outbound[0]
+        records.append(_record(
+            ip, 1, name, dkim="pass", spf="pass", envelope_from=name,
+            dkim_results=[{"domain": name, "selector": domain.selectors[0], "result": "pass"}],
+            spf_results=[{"domain": name, "scope": "mailFrom", "result": "pass"}],
+        ))
+    return records
+
+
+def _report_id(rng: random.Random, reporter: Reporter, begin: datetime) -> str:
+    if reporter.org_name == "google.com":
+        return str(rng.getrandbits(63))
+    if reporter.org_name == "Yahoo":
+        return f"{int(begin.timestamp())}.{rng.randint(100000, 999999)}"
+    if reporter.org_name == "Mail.Ru":
+        return str(rng.randint(10**9, 10**10))
+    return f"{rng.getrandbits(128):032x}"
+
+
+def demo_report(rng: random.Random, now: datetime, index: int, total: int) -> dict[str, Any]:
+    """One report; ``index`` spreads reports evenly over the 60 days, oldest first."""
+    reporter = _pick(rng, REPORTERS)
+    domain = _pick(rng, DOMAINS)
+    days_ago = DAYS - (index * DAYS) // max(total, 1)
+    begin = (now - timedelta(days=days_ago)).replace(hour=0, minute=0, second=0, microsecond=0)
+    end = begin + timedelta(days=1) - timedelta(seconds=1)
+    received = end + timedelta(minutes=rng.randint(30, 600))
+    report_id = _report_id(rng, reporter, begin)
+    volume = 400 if reporter.weight >= 20 else 60
+    report: dict[str, Any] = {
+        "version": 1.0,
+        "orgName": reporter.org_name,
+        "email": reporter.email,
+        "extraContactInfo": reporter.extra_contact,
+        "reportId": report_id,
+        "dateRangeBegin": format_utc(begin),
+        "dateRangeEnd": format_utc(end),
+        "policyDomain": domain.name,
+        "policyAdkim": domain.adkim,
+        "policyAspf": domain.aspf,
+        "policyDisposition": domain.p,
+        "policySubdomainDisposition": domain.sp,
+        "policyFailureReportingOptions": set_to_wire(["any"] if domain.name == "example.com" else []),
+        "records": list_to_wire(_records(rng, domain, volume)),
+        "generator": reporter.generator,
+    }
+    if reporter.dmarcbis:
+        report.update(
+            policyVersion="DMARC1",
+            policyNp=domain.np,
+            policyTestingMode=domain.testing,
+            policyDiscoveryMethod="treewalk",
+        )
+    return {
+        "report": report,
+        "from": reporter.sender,
+        "subject": f"Report Domain: {domain.name} Submitter: {reporter.submitter} Report-ID: <{report_id}>",
+        "to": set_to_wire([f"dmarc-reports@{domain.name}"]),
+        "receivedAt": format_utc(received),
+        "expiresAt": format_utc(received + RETENTION),
+    }
+
+
+def add_demo_reports(store: Store, count: int, rng: random.Random, now: datetime = DEMO_NOW) -> tuple[int, int, int]:
+    """Validate and bulk-insert ``count`` reports; returns (reports, records, messages)."""
+    items = []
+    records = messages = 0
+    for index in range(count):
+        model = validate_object(DMARC_EXTERNAL_REPORT, demo_report(rng, now, index, count))
+        record_list = model.report.records  # type: ignore[attr-defined]
+        records += len(record_list)
+        messages += sum(record.count for record in record_list)
+        items.append((model, stored_form(model)))
+    store.insert_many(DMARC_EXTERNAL_REPORT, items)
+    return len(items), records, messages
+
+
+def seed_store(
+    store: Store,
+    *,
+    reports: int = DEFAULT_REPORTS,
+    directories: bool = True,
+    seed: int | None = None,
+    now: datetime | None = None,
+) -> DemoSummary:
+    """Fill ``store`` with demo objects, unless it already holds some (a restart keeps its data)."""
+    started = time.perf_counter()
+    rng = random.Random(DEFAULT_SEED if seed is None else seed)
+    anchor = now or DEMO_NOW
+    secrets: list[str] = []
+    directory_count = report_count = record_count = messages = 0
+    if directories and store.count(DIRECTORY) == 0:
+        wires, secrets = demo_directories(rng)
+        models = [validate_object(DIRECTORY, wire) for wire in wires]
+        store.insert_many(DIRECTORY, [(model, stored_form(model)) for model in models])
+        directory_count = len(models)
+    if reports and store.count(DMARC_EXTERNAL_REPORT) == 0:
+        report_count, record_count, messages = add_demo_reports(store, reports, rng, anchor)
+    return DemoSummary(
+        directory_count, report_count, record_count, messages, time.perf_counter() - started, tuple(secrets)
+    )

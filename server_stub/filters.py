@@ -1,0 +1,155 @@
+"""Translate a JMAP query filter and sort into parameterised SQL over the indexed columns.
+
+Conditions and sort properties are those the object type declares
+(:class:`jmapclient.models.objects.ObjectType`); :mod:`server_stub.schema` says which
+column answers each. Values always travel as SQL parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jmapclient.encoding import format_utc, parse_utc
+from jmapclient.models.objects import FilterCondition
+from server_stub.profiles import ServerProfile
+from server_stub.schema import ConditionColumn, TableSchema, split_search_words
+
+MAX_FILTER_DEPTH = 32
+SQL_COMPARISON = {"=": "=", ">": ">", ">=": ">=", "<": "<", "<=": "<="}
+
+
+class QueryProblem(Exception):
+    """A method error of a query: ``unsupportedFilter``, ``unsupportedSort`` or ``invalidArguments``."""
+
+    def __init__(self, error_type: str, description: str) -> None:
+        self.type = error_type
+        self.description = description
+        super().__init__(description)
+
+
+@dataclass(frozen=True)
+class Sql:
+    text: str
+    params: tuple[Any, ...] = ()
+
+
+TRUE = Sql("1")
+
+
+def _condition_for_key(schema: TableSchema, key: str) -> tuple[FilterCondition, str] | None:
+    for condition in schema.object_type.filters:
+        for operator in condition.operators:
+            if condition.key(operator) == key:
+                return condition, operator
+    return None
+
+
+def _value(key: str, column: ConditionColumn, value: Any) -> Any:
+    kind = column.value_kind
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise QueryProblem("invalidArguments", f"filter {key} needs a whole number")
+        return value
+    if kind == "date":
+        try:
+            return format_utc(parse_utc(value))
+        except ValueError as error:
+            raise QueryProblem("invalidArguments", f"filter {key}: {error}") from None
+    if kind == "id":
+        if value is None or (isinstance(value, str) and value):
+            return value
+        raise QueryProblem("invalidArguments", f"filter {key} needs an id or null")
+    if not isinstance(value, str) or not value.strip():
+        raise QueryProblem("invalidArguments", f"filter {key} needs non-empty text")
+    return value
+
+
+def _condition_sql(schema: TableSchema, profile: ServerProfile, key: str, raw: Any) -> Sql:
+    found = _condition_for_key(schema, key)
+    if found is None:
+        known = ", ".join(c.name for c in schema.object_type.filters)
+        raise QueryProblem("unsupportedFilter", f"{schema.object_type.name} has no filter {key!r} (use {known})")
+    condition, operator = found
+    if condition.name in profile.unsupported_conditions:
+        raise QueryProblem("unsupportedFilter", f"the filter {condition.name!r} is not supported")
+    column = schema.conditions[condition.name]
+    value = _value(key, column, raw)
+    if column.match == "words":
+        words = split_search_words(value)
+        clause = " AND ".join(f"seq IN (SELECT seq FROM {schema.table}_words WHERE word = ?)" for _ in words)
+        return Sql(clause or "1", tuple(words))
+    if value is None:
+        return Sql(f"{column.column} IS NULL")
+    if column.match == "lower":
+        value = value.lower()
+    return Sql(f"{column.column} {SQL_COMPARISON[operator]} ?", (value,))
+
+
+def _join(parts: list[Sql], glue: str, empty: str) -> Sql:
+    if not parts:
+        return Sql(empty)
+    return Sql(f" {glue} ".join(f"({p.text})" for p in parts), tuple(v for p in parts for v in p.params))
+
+
+def compile_filter(node: Any, schema: TableSchema, profile: ServerProfile, depth: int = 0) -> Sql:
+    """SQL for a FilterOperator or FilterCondition (RFC 8620 §5.5); ``None`` matches everything."""
+    if node is None:
+        return TRUE
+    if depth > MAX_FILTER_DEPTH:
+        raise QueryProblem("invalidArguments", f"the filter nests deeper than {MAX_FILTER_DEPTH} levels")
+    if not isinstance(node, Mapping):
+        raise QueryProblem("invalidArguments", "a filter is an object")
+    if "operator" in node:
+        operator = node.get("operator")
+        conditions = node.get("conditions")
+        if set(node) != {"operator", "conditions"} or not isinstance(conditions, list):
+            raise QueryProblem("invalidArguments", "a filter operator has exactly `operator` and `conditions` (a list)")
+        if operator not in ("AND", "OR", "NOT"):
+            raise QueryProblem("invalidArguments", f"unknown filter operator {operator!r}; use AND, OR or NOT")
+        if operator not in profile.filter_operators:
+            raise QueryProblem("unsupportedFilter", f"the filter operator {operator} is not supported")
+        parts = [compile_filter(c, schema, profile, depth + 1) for c in conditions]
+        if operator == "AND":
+            return _join(parts, "AND", "1")
+        any_of = _join(parts, "OR", "0")
+        return any_of if operator == "OR" else Sql(f"NOT ({any_of.text})", any_of.params)
+    return _join([_condition_sql(schema, profile, str(k), v) for k, v in node.items()], "AND", "1")
+
+
+@dataclass(frozen=True)
+class Order:
+    sql: str
+
+
+DEFAULT_ORDER = Order("seq DESC")
+"""wire-notes.md: the real server sorts by id, descending, unless told otherwise."""
+
+
+def compile_sort(sort: Any, schema: TableSchema) -> Order:
+    if sort is None:
+        return DEFAULT_ORDER
+    if not isinstance(sort, list):
+        raise QueryProblem("invalidArguments", "sort is a list of comparators")
+    terms: list[str] = []
+    for comparator in sort:
+        if not isinstance(comparator, Mapping) or not isinstance(comparator.get("property"), str):
+            raise QueryProblem("invalidArguments", "a comparator is an object with a `property`")
+        unknown = set(comparator) - {"property", "isAscending", "collation"}
+        if unknown:
+            raise QueryProblem("invalidArguments", f"unknown comparator arguments: {', '.join(sorted(unknown))}")
+        ascending = comparator.get("isAscending", True)
+        if not isinstance(ascending, bool):
+            raise QueryProblem("invalidArguments", "isAscending is true or false")
+        column = schema.sorts.get(comparator["property"])
+        if column is None:
+            known = ", ".join(schema.sorts)
+            raise QueryProblem("unsupportedSort", f"cannot sort by {comparator['property']!r} (use {known})")
+        terms.append(f"{column} {'ASC' if ascending else 'DESC'}")
+    if not terms:
+        return DEFAULT_ORDER
+    if not any(term.startswith("seq ") for term in terms):
+        # Ties break by id so that pages never overlap or skip.
+        terms.append(f"seq {terms[-1].rsplit(' ', 1)[1]}")
+    return Order(", ".join(terms))

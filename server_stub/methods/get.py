@@ -1,0 +1,73 @@
+"""``x:<Type>/get`` (RFC 8620 §5.1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jmapclient.models.objects import ObjectType
+from server_stub.methods.context import (
+    MAX_OBJECTS_IN_GET,
+    CallContext,
+    MethodFailure,
+    check_account,
+    check_arguments,
+)
+from server_stub.methods.properties import always_returned, known_properties
+from server_stub.secrets_mask import mask_secrets
+
+
+def _string_list(arguments: dict[str, Any], name: str) -> list[str] | None:
+    value = arguments.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise MethodFailure("invalidArguments", f"{name} is a list of strings or null")
+    return value
+
+
+def resolve_creation_id(context: CallContext, object_id: str) -> str:
+    """``#creationId`` stands for the id of an object created earlier in this request."""
+    if object_id.startswith("#"):
+        return context.created_ids.get(object_id[1:], object_id)
+    return object_id
+
+
+def get(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]) -> dict[str, Any]:
+    check_arguments(arguments, {"accountId", "ids", "properties"})
+    account = check_account(arguments)
+    context.require(object_type, "get")
+    ids = _string_list(arguments, "ids")
+    properties = _string_list(arguments, "properties")
+    if properties is not None:
+        unknown = sorted(set(properties) - known_properties(object_type))
+        if unknown:
+            raise MethodFailure("invalidArguments", f"unknown properties: {', '.join(unknown)}")
+    store = context.store
+    state = store.state(object_type)
+    if ids is None:
+        if store.count(object_type) > MAX_OBJECTS_IN_GET:
+            raise MethodFailure(
+                "requestTooLarge",
+                f"there are more than {MAX_OBJECTS_IN_GET} objects; query for ids and get them in pages",
+            )
+        ids = store.all_ids(object_type)
+    else:
+        ids = list(dict.fromkeys(resolve_creation_id(context, i) for i in ids))
+        if len(ids) > MAX_OBJECTS_IN_GET:
+            raise MethodFailure("requestTooLarge", f"at most {MAX_OBJECTS_IN_GET} ids per get")
+    found = store.get(object_type, ids)
+    wanted = None if properties is None else set(properties) | always_returned(object_type)
+    listed = []
+    for object_id in ids:
+        wire = found.get(object_id)
+        if wire is None:
+            continue
+        if wanted is not None:
+            wire = {key: value for key, value in wire.items() if key in wanted}
+        listed.append(mask_secrets(wire))
+    return {
+        "accountId": account,
+        "state": state,
+        "list": listed,
+        "notFound": [object_id for object_id in ids if object_id not in found],
+    }

@@ -1,0 +1,224 @@
+"""SQLite persistence: one row per object, its full wire JSON, and indexed columns for queries.
+
+WAL mode; every object change runs in its own transaction together with the bump of
+its type's state, so a crash never leaves a half-applied change or a stale state.
+A single connection guarded by a lock serves the event loop and the test thread alike
+(``:memory:`` databases exist only on one connection).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from jmapclient.models import WireModel
+from jmapclient.models.objects import ObjectType
+from server_stub.schema import SCHEMAS, TableSchema, schema_for
+
+MEMORY = ":memory:"
+
+
+def _json(wire: dict[str, Any]) -> str:
+    return json.dumps(wire, separators=(",", ":"), ensure_ascii=False)
+
+
+class Store:
+    def __init__(self, path: str | Path = MEMORY) -> None:
+        self.path = str(path)
+        if self.path != MEMORY:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._create_schema()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __repr__(self) -> str:
+        return f"Store({self.path!r})"
+
+    # --- schema ---------------------------------------------------------------------------
+
+    def _create_schema(self) -> None:
+        with self.transaction() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS state (type TEXT PRIMARY KEY, value INTEGER NOT NULL)")
+            for schema in SCHEMAS.values():
+                self._create_table(db, schema)
+
+    @staticmethod
+    def _create_table(db: sqlite3.Connection, schema: TableSchema) -> None:
+        table = schema.table
+        columns = "".join(f", {c.name} {c.sql_type}" for c in schema.columns)
+        db.execute(
+            f"CREATE TABLE IF NOT EXISTS {table} "
+            f"(seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE{columns})"
+        )
+        # The JSON lives apart so that index scans and filters touch only the small rows.
+        db.execute(
+            f"CREATE TABLE IF NOT EXISTS {table}_data "
+            f"(seq INTEGER PRIMARY KEY REFERENCES {table}(seq) ON DELETE CASCADE, data TEXT NOT NULL)"
+        )
+        for column in schema.columns:
+            db.execute(f"CREATE INDEX IF NOT EXISTS {table}_{column.name} ON {table} ({column.name}, seq)")
+        for composite in schema.composite_indexes:
+            name = "_".join(composite)
+            db.execute(f"CREATE INDEX IF NOT EXISTS {table}_{name} ON {table} ({', '.join(composite)}, seq)")
+        if schema.words is not None:
+            db.execute(
+                f"CREATE TABLE IF NOT EXISTS {table}_words "
+                f"(word TEXT NOT NULL, seq INTEGER NOT NULL REFERENCES {table}(seq) ON DELETE CASCADE, "
+                f"PRIMARY KEY (word, seq)) WITHOUT ROWID"
+            )
+            db.execute(f"CREATE INDEX IF NOT EXISTS {table}_words_seq ON {table}_words (seq)")
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._db
+
+    # --- state ----------------------------------------------------------------------------
+
+    def state(self, object_type: ObjectType) -> str:
+        with self.reading() as db:
+            row = db.execute("SELECT value FROM state WHERE type = ?", (object_type.name,)).fetchone()
+        return str(row[0] if row else 0)
+
+    @staticmethod
+    def _bump(db: sqlite3.Connection, object_type: ObjectType) -> None:
+        db.execute(
+            "INSERT INTO state (type, value) VALUES (?, 1) ON CONFLICT(type) DO UPDATE SET value = value + 1",
+            (object_type.name,),
+        )
+
+    # --- reads ------------------------------------------------------------------------------
+
+    def get(self, object_type: ObjectType, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Stored wire objects by id; unknown ids are simply absent."""
+        table = schema_for(object_type).table
+        found: dict[str, dict[str, Any]] = {}
+        with self.reading() as db:
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start : start + 500])
+                marks = ",".join("?" * len(chunk))
+                rows = db.execute(
+                    f"SELECT o.id, d.data FROM {table} o JOIN {table}_data d ON d.seq = o.seq "
+                    f"WHERE o.id IN ({marks})",
+                    chunk,
+                )
+                found.update((object_id, json.loads(data)) for object_id, data in rows)
+        return found
+
+    def count(self, object_type: ObjectType) -> int:
+        with self.reading() as db:
+            return int(db.execute(f"SELECT COUNT(*) FROM {schema_for(object_type).table}").fetchone()[0])
+
+    def all_ids(self, object_type: ObjectType) -> list[str]:
+        with self.reading() as db:
+            return [r[0] for r in db.execute(f"SELECT id FROM {schema_for(object_type).table} ORDER BY seq")]
+
+    def select_ids(self, sql: str, params: Sequence[Any]) -> list[str]:
+        with self.reading() as db:
+            return [row[0] for row in db.execute(sql, params)]
+
+    def scalar(self, sql: str, params: Sequence[Any]) -> Any:
+        with self.reading() as db:
+            row = db.execute(sql, params).fetchone()
+        return row[0] if row else None
+
+    # --- writes -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _next_seq(db: sqlite3.Connection, schema: TableSchema) -> int:
+        # Inside the write transaction nobody else can take this number. AUTOINCREMENT keeps
+        # the high-water mark, so an id is never reused after a destroy.
+        row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (schema.table,)).fetchone()
+        return int(row[0]) + 1 if row else 1
+
+    def _insert_row(
+        self, db: sqlite3.Connection, schema: TableSchema, seq: int, model: WireModel, wire: dict[str, Any]
+    ) -> str:
+        values = schema.index_values(model)
+        object_id = f"{schema.id_prefix}{seq}"
+        names = "".join(f", {name}" for name in values)
+        marks = ", ?" * len(values)
+        db.execute(
+            f"INSERT INTO {schema.table} (seq, id{names}) VALUES (?, ?{marks})", [seq, object_id, *values.values()]
+        )
+        data = _json({**wire, "id": object_id})
+        db.execute(f"INSERT INTO {schema.table}_data (seq, data) VALUES (?, ?)", (seq, data))
+        self._write_words(db, schema, seq, model)
+        return object_id
+
+    @staticmethod
+    def _write_words(db: sqlite3.Connection, schema: TableSchema, seq: int, model: WireModel) -> None:
+        if schema.words is None:
+            return
+        db.execute(f"DELETE FROM {schema.table}_words WHERE seq = ?", (seq,))  # no-op on insert
+        db.executemany(
+            f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)",
+            [(word, seq) for word in sorted(schema.words(model))],
+        )
+
+    def insert(self, object_type: ObjectType, model: WireModel, wire: dict[str, Any]) -> str:
+        """Store a new object (one transaction) and return its id."""
+        schema = schema_for(object_type)
+        with self.transaction() as db:
+            object_id = self._insert_row(db, schema, self._next_seq(db, schema), model, wire)
+            self._bump(db, object_type)
+        return object_id
+
+    def insert_many(self, object_type: ObjectType, items: Iterable[tuple[WireModel, dict[str, Any]]]) -> list[str]:
+        """Bulk load (demo data): one transaction for all, one state bump."""
+        schema = schema_for(object_type)
+        with self.transaction() as db:
+            first = self._next_seq(db, schema)
+            ids = [self._insert_row(db, schema, first + n, model, wire) for n, (model, wire) in enumerate(items)]
+            self._bump(db, object_type)
+        return ids
+
+    def replace(self, object_type: ObjectType, object_id: str, model: WireModel, wire: dict[str, Any]) -> bool:
+        """Overwrite an object (one transaction); False if it does not exist."""
+        schema = schema_for(object_type)
+        values = schema.index_values(model)
+        with self.transaction() as db:
+            row = db.execute(f"SELECT seq FROM {schema.table} WHERE id = ?", (object_id,)).fetchone()
+            if row is None:
+                return False
+            seq = int(row[0])
+            if values:
+                assignments = ", ".join(f"{name} = ?" for name in values)
+                db.execute(f"UPDATE {schema.table} SET {assignments} WHERE seq = ?", [*values.values(), seq])
+            data = _json({**wire, "id": object_id})
+            db.execute(f"UPDATE {schema.table}_data SET data = ? WHERE seq = ?", (data, seq))
+            self._write_words(db, schema, seq, model)
+            self._bump(db, object_type)
+        return True
+
+    def delete(self, object_type: ObjectType, object_id: str) -> bool:
+        schema = schema_for(object_type)
+        with self.transaction() as db:
+            cursor = db.execute(f"DELETE FROM {schema.table} WHERE id = ?", (object_id,))
+            if cursor.rowcount == 0:
+                return False
+            self._bump(db, object_type)
+        return True

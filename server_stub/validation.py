@@ -1,0 +1,86 @@
+"""Check an object before it is stored, with the models as the only rule book.
+
+Problems are collected as :class:`Problem` values and turned into the SetError the
+profile speaks: RFC 8620 ``invalidProperties`` with ``properties`` (interface.md), or the
+real server's ``validationFailed`` with ``validationErrors`` (wire-notes.md).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from jmapclient.encoding import MASKED_SECRET
+from jmapclient.models import WireModel
+from jmapclient.models.introspect import unknown_properties
+from jmapclient.models.objects import ObjectType
+from jmapclient.validation import field_issues
+from server_stub.profiles import ServerProfile
+from server_stub.secrets_mask import masked_secret_paths
+
+# pydantic's error types → the real server's validation error types.
+_STALWART_TYPES = {
+    "missing": "Required",
+    "less_than_equal": "MaxValue",
+    "less_than": "MaxValue",
+    "greater_than_equal": "MinValue",
+    "greater_than": "MinValue",
+    "string_too_short": "MinLength",
+    "too_short": "MinLength",
+    "string_too_long": "MaxLength",
+    "too_long": "MaxLength",
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    kind: str
+    """The real server's validation error type: Required, Invalid, MaxValue, ..."""
+    message: str
+
+
+class InvalidObject(Exception):
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(f"{p.path}: {p.message}" for p in problems))
+
+    def to_set_error(self, profile: ServerProfile) -> dict[str, Any]:
+        description = str(self)
+        if profile.validation_failed:
+            return {
+                "type": "validationFailed",
+                "description": description,
+                "validationErrors": [{"type": p.kind, "property": p.path} for p in self.problems],
+            }
+        return {
+            "type": "invalidProperties",
+            "description": description,
+            "properties": list(dict.fromkeys(p.path for p in self.problems)),
+        }
+
+
+def validate_object(object_type: ObjectType, wire: dict[str, Any]) -> WireModel:
+    """The model of ``wire``, or :class:`InvalidObject` naming every bad property."""
+    if MASKED_SECRET in json.dumps(wire):  # a cheap test first: bulk loads validate thousands of objects
+        masked = [Problem(p, "Invalid", "is the mask ****; send the secret itself") for p in masked_secret_paths(wire)]
+        if masked:
+            raise InvalidObject(masked)
+    try:
+        model = object_type.validate(wire)
+    except ValidationError as error:
+        raise InvalidObject(
+            [Problem(i.path, _STALWART_TYPES.get(i.type, "Invalid"), i.message) for i in field_issues(error)]
+        ) from None
+    unknown = unknown_properties(model)
+    if unknown:
+        raise InvalidObject([Problem(path, "Invalid", "is not a known property") for path in unknown])
+    return model
+
+
+def stored_form(model: WireModel) -> dict[str, Any]:
+    """The full wire JSON with every default filled in, as it is stored and read back."""
+    return model.to_wire()

@@ -1,0 +1,30 @@
+"""Shared fixtures: a real stub server on loopback and a client connected to it.
+
+``stub_server`` is a fresh :class:`server_stub.runner.StubServer` per test (in-memory
+database, the three demo directories and ``STUB_REPORTS`` demo reports), so tests may
+change data freely. ``stub_client`` is a :class:`jmapclient.JmapClient` holding its admin
+token; use ``stub_server.readonly_token`` for a read-only client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from jmapclient import JmapClient
+from server_stub.runner import StubServer
+
+STUB_REPORTS = 40
+
+
+@pytest.fixture
+def stub_server() -> Iterator[StubServer]:
+    with StubServer(reports=STUB_REPORTS) as server:
+        yield server
+
+
+@pytest.fixture
+async def stub_client(stub_server: StubServer) -> AsyncIterator[JmapClient]:
+    async with JmapClient(stub_server.base_url, stub_server.admin_token, timeout=10) as client:
+        yield client

@@ -1,0 +1,273 @@
+"""x:<Type>/set: create, update (patches), destroy, per-object errors, states, atomicity."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from jmapclient.encoding import MASKED_SECRET
+from jmapclient.models.directory import LdapDirectory
+from jmapclient.models.introspect import fields_of
+from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
+from tests.stub.conftest import Stub
+
+SET_KEYS = {"accountId", "oldState", "newState", "created", "updated", "destroyed", "notCreated", "notUpdated",
+            "notDestroyed"}
+MINIMAL_LDAP = {"@type": "Ldap", "description": "Branch LDAP", "baseDn": "dc=branch", "bindSecret": {"@type": "None"}}
+
+
+async def dir_set(stub: Stub, **arguments: Any) -> dict[str, Any]:
+    name, result = await stub.call(DIRECTORY.method("set"), arguments)
+    assert name == DIRECTORY.method("set"), result
+    assert set(result) == SET_KEYS  # every key, null when empty: some clients break on a missing one
+    return result
+
+
+def snapshot(stub: Stub) -> dict[str, Any]:
+    return {t.name: (stub.store.state(t), stub.store.get(t, stub.store.all_ids(t))) for t in (DIRECTORY,)}
+
+
+def _validation_paths(error: dict[str, Any], stub: Stub) -> set[str]:
+    if stub.profile.validation_failed:
+        assert error["type"] == "validationFailed"
+        return {item["property"] for item in error["validationErrors"]}
+    assert error["type"] == "invalidProperties"
+    return set(error["properties"])
+
+
+async def test_minimal_create_fills_every_default(stub: Stub):
+    result = await dir_set(stub, create={"n": MINIMAL_LDAP})
+    created = result["created"]["n"]
+    new_id = created["id"]
+    assert result["notCreated"] is result["updated"] is result["destroyed"] is None
+    assert result["oldState"] != result["newState"] == stub.store.state(DIRECTORY)
+    stored = stub.store.get(DIRECTORY, [new_id])[new_id]
+    for spec in fields_of(LdapDirectory):
+        if not spec.required and not spec.server_set:
+            assert stored[spec.wire] == spec.default, spec.wire
+            assert created[spec.wire] == spec.default  # the server reports what it set
+    assert "description" not in created  # ... and not what the client sent
+
+
+async def test_create_update_destroy_in_one_call(stub: Stub):
+    ids = stub.store.all_ids(DIRECTORY)
+    result = await dir_set(
+        stub,
+        create={"a": MINIMAL_LDAP, "bad": {"@type": "Ldap"}},
+        update={ids[2]: {"description": "renamed"}, "d999": {"description": "x"}},
+        destroy=[ids[1], "d998"],
+    )
+    assert set(result["created"]) == {"a"} and set(result["notCreated"]) == {"bad"}
+    assert result["updated"] == {ids[2]: None} and result["notUpdated"]["d999"]["type"] == "notFound"
+    assert result["destroyed"] == [ids[1]] and result["notDestroyed"]["d998"]["type"] == "notFound"
+    assert stub.store.get(DIRECTORY, [ids[2]])[ids[2]]["description"] == "renamed"
+    assert ids[1] not in stub.store.all_ids(DIRECTORY)
+
+
+@pytest.mark.parametrize(
+    ("value", "paths"),
+    [
+        ({"@type": "Ldap"}, {"description", "baseDn", "bindSecret"}),
+        ({**MINIMAL_LDAP, "poolMaxConnections": 9000}, {"poolMaxConnections"}),
+        ({**MINIMAL_LDAP, "timeout": "30s"}, {"timeout"}),
+        ({**MINIMAL_LDAP, "useTls": "yes"}, {"useTls"}),
+        ({**MINIMAL_LDAP, "description": ""}, {"description"}),
+        ({**MINIMAL_LDAP, "url": "not a url"}, {"url"}),
+        ({**MINIMAL_LDAP, "colour": "blue"}, {"colour"}),
+        ({**MINIMAL_LDAP, "bindSecret": {"@type": "Value", "secret": "s", "hint": "x"}}, {"bindSecret/hint"}),
+        ({**MINIMAL_LDAP, "bindSecret": {"@type": "Nope"}}, {"bindSecret/@type"}),
+        ({**MINIMAL_LDAP, "id": "d77"}, {"id"}),
+        ({**MINIMAL_LDAP, "bindSecret": {"@type": "Value", "secret": MASKED_SECRET}}, {"bindSecret/secret"}),
+        ({"@type": "Sql", "description": "s", "store": {"@type": "PostgreSql", "host": "h", "port": 70000,
+                                                         "authSecret": {"@type": "None"}}}, {"store/port"}),
+        ({"@type": "Kerberos", "description": "k"}, {"@type"}),
+    ],
+)
+async def test_invalid_create_names_the_properties_and_changes_nothing(stub: Stub, value: dict, paths: set[str]):
+    before = snapshot(stub)
+    result = await dir_set(stub, create={"x": value})
+    assert result["created"] is None
+    assert _validation_paths(result["notCreated"]["x"], stub) == paths
+    assert snapshot(stub) == before
+    assert result["oldState"] == result["newState"]
+
+
+async def test_validation_failed_carries_the_real_servers_error_types(stalwart_stub: Stub):
+    result = await dir_set(stalwart_stub, create={"x": {"@type": "Ldap", "poolMaxConnections": 9000,
+                                                         "description": "d", "bindSecret": {"@type": "None"}}})
+    kinds = {item["property"]: item["type"] for item in result["notCreated"]["x"]["validationErrors"]}
+    assert kinds == {"baseDn": "Required", "poolMaxConnections": "MaxValue"}
+
+
+async def test_non_object_create_and_patch_are_refused(spec_stub: Stub):
+    ids = spec_stub.store.all_ids(DIRECTORY)
+    result = await dir_set(spec_stub, create={"x": [1]}, update={ids[0]: "text"})
+    assert result["notCreated"]["x"]["type"] == "invalidProperties"
+    assert result["notUpdated"][ids[0]]["type"] == "invalidPatch"
+
+
+@pytest.mark.parametrize("arguments", [{"create": []}, {"update": [1]}, {"destroy": "d1"}, {"ifInState": 3}])
+async def test_malformed_set_arguments(spec_stub: Stub, arguments: dict):
+    name, error = await spec_stub.call(DIRECTORY.method("set"), arguments)
+    assert (name, error["type"]) == ("error", "invalidArguments")
+
+
+async def test_too_many_objects_in_one_set(spec_stub: Stub):
+    name, error = await spec_stub.call(DIRECTORY.method("set"), {"destroy": [f"d{n}" for n in range(501)]})
+    assert (name, error["type"]) == ("error", "requestTooLarge")
+
+
+async def test_if_in_state(stub: Stub):
+    state = stub.store.state(DIRECTORY)
+    name, error = await stub.call(DIRECTORY.method("set"), {"ifInState": "stale", "create": {"x": MINIMAL_LDAP}})
+    assert (name, error["type"]) == ("error", "stateMismatch")
+    assert stub.store.state(DIRECTORY) == state
+    result = await dir_set(stub, ifInState=state, create={"x": MINIMAL_LDAP})
+    assert result["created"] and result["oldState"] == state
+
+
+def _ldap_id(stub: Stub) -> str:
+    return next(i for i, w in stub.store.get(DIRECTORY, stub.store.all_ids(DIRECTORY)).items() if w["@type"] == "Ldap")
+
+
+def _sql_id(stub: Stub) -> str:
+    return next(i for i, w in stub.store.get(DIRECTORY, stub.store.all_ids(DIRECTORY)).items() if w["@type"] == "Sql")
+
+
+async def test_patch_paths_into_sets_lists_and_nested_objects(stub: Stub):
+    ldap, sql = _ldap_id(stub), _sql_id(stub)
+    before_sql = stub.store.get(DIRECTORY, [sql])[sql]
+    replica = copy.deepcopy(before_sql["store"]["readReplicas"]["0"])
+    result = await dir_set(
+        stub,
+        update={
+            ldap: {"attrEmail/mailPrimary": True, "attrEmail/mail": None, "timeout": 5000},
+            sql: {
+                "store/readReplicas/1": {**replica, "host": "pg-replica-2.db.example.com"},
+                "store/readReplicas/0/port": 6432,
+                "store/poolMaxConnections": 40,
+            },
+        },
+    )
+    assert result["notUpdated"] is None
+    stored = stub.store.get(DIRECTORY, [ldap, sql])
+    assert stored[ldap]["attrEmail"] == {"mailPrimary": True}
+    assert stored[ldap]["timeout"] == 5000
+    assert stored[ldap]["bindSecret"]["secret"] == stub.demo.secrets[0]  # untouched secrets stay as stored
+    replicas = stored[sql]["store"]["readReplicas"]
+    assert [replicas[k]["host"] for k in ("0", "1")] == ["pg-replica-1.db.example.com", "pg-replica-2.db.example.com"]
+    assert replicas["0"]["port"] == 6432 and stored[sql]["store"]["poolMaxConnections"] == 40
+    # Removing item 0 shifts item 1 down: lists stay index maps without gaps.
+    await dir_set(stub, update={sql: {"store/readReplicas/0": None}})
+    replicas = stub.store.get(DIRECTORY, [sql])[sql]["store"]["readReplicas"]
+    assert list(replicas) == ["0"] and replicas["0"]["host"] == "pg-replica-2.db.example.com"
+
+
+async def test_variant_changes_when_the_whole_value_is_sent(stub: Stub):
+    ldap = _ldap_id(stub)
+    result = await dir_set(stub, update={ldap: {"bindSecret": {"@type": "File", "filePath": "/run/secrets/ldap"}}})
+    assert result["updated"] == {ldap: None}
+    assert stub.store.get(DIRECTORY, [ldap])[ldap]["bindSecret"] == {"@type": "File", "filePath": "/run/secrets/ldap"}
+
+
+@pytest.mark.parametrize(
+    ("patch", "paths"),
+    [
+        ({"bindSecret/@type": "File"}, {"bindSecret/@type"}),
+        ({"nothing/here": 1}, {"nothing/here"}),
+        ({"description/x": 1}, {"description/x"}),
+        ({"attrEmail/mail": False}, {"attrEmail/mail"}),
+        ({"attrEmail/a/b": True}, {"attrEmail/a/b"}),
+        ({"bindSecret/secret/x": "y"}, {"bindSecret/secret/x"}),
+    ],
+)
+async def test_bad_patch_is_invalid_patch_and_changes_nothing(stub: Stub, patch: dict, paths: set[str]):
+    ldap = _ldap_id(stub)
+    before = snapshot(stub)
+    result = await dir_set(stub, update={ldap: patch})
+    error = result["notUpdated"][ldap]
+    assert error["type"] == "invalidPatch" and set(error["properties"]) == paths
+    assert snapshot(stub) == before
+
+
+@pytest.mark.parametrize(
+    ("patch", "paths"),
+    [
+        ({"store/readReplicas/5": {"host": "x", "authSecret": {"@type": "None"}}}, {"store/readReplicas/5"}),
+        ({"store/readReplicas/x/port": 1}, {"store/readReplicas/x/port"}),
+        ({"store/readReplicas/1": None}, {"store/readReplicas/1"}),
+    ],
+)
+async def test_bad_list_positions_are_invalid_patch(stub: Stub, patch: dict, paths: set[str]):
+    sql = _sql_id(stub)
+    result = await dir_set(stub, update={sql: patch})
+    assert set(result["notUpdated"][sql]["properties"]) == paths
+
+
+@pytest.mark.parametrize(
+    ("patch", "paths"),
+    [
+        ({"poolMaxConnections": 10_000}, {"poolMaxConnections"}),
+        ({"baseDn": None}, {"baseDn"}),
+        ({"colour": "red"}, {"colour"}),
+        ({"bindSecret/secret": MASKED_SECRET}, {"bindSecret/secret"}),
+        ({"bindSecret": {"@type": "Value", "secret": MASKED_SECRET}}, {"bindSecret/secret"}),
+        ({"@type": "Oidc"}, {"@type"}),
+        ({"id": "d42"}, {"id"}),
+    ],
+)
+async def test_invalid_update_values_change_nothing(stub: Stub, patch: dict, paths: set[str]):
+    ldap = _ldap_id(stub)
+    before = snapshot(stub)
+    result = await dir_set(stub, update={ldap: patch})
+    assert _validation_paths(result["notUpdated"][ldap], stub) == paths
+    assert snapshot(stub) == before
+    assert stub.store.get(DIRECTORY, [ldap])[ldap]["bindSecret"]["secret"] == stub.demo.secrets[0]
+
+
+async def test_sending_the_same_id_back_is_allowed(stub: Stub):
+    ldap = _ldap_id(stub)
+    assert (await dir_set(stub, update={ldap: {"id": ldap, "description": "same id"}}))["updated"] == {ldap: None}
+
+
+async def test_update_of_an_object_being_destroyed_is_will_destroy(stub: Stub):
+    ldap = _ldap_id(stub)
+    result = await dir_set(stub, update={ldap: {"description": "x"}}, destroy=[ldap])
+    assert result["notUpdated"][ldap]["type"] == "willDestroy"
+    assert result["destroyed"] == [ldap]
+
+
+async def test_destroyed_ids_are_never_reused(spec_stub: Stub):
+    first = (await dir_set(spec_stub, create={"a": MINIMAL_LDAP}))["created"]["a"]["id"]
+    await dir_set(spec_stub, destroy=[first])
+    second = (await dir_set(spec_stub, create={"b": MINIMAL_LDAP}))["created"]["b"]["id"]
+    assert second != first
+
+
+async def test_reports_are_writable_in_the_spec_profile(spec_stub: Stub):
+    report_id = spec_stub.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
+    stored = spec_stub.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
+    new = {key: value for key, value in stored.items() if key != "id"}
+    _name, result = await spec_stub.call(
+        DMARC_EXTERNAL_REPORT.method("set"),
+        {"create": {"copy": new}, "update": {report_id: {"report/records/0/count": 5, "subject": "edited"}}},
+    )
+    assert result["created"]["copy"]["id"] and result["updated"] == {report_id: None}
+    after = spec_stub.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
+    assert after["report"]["records"]["0"]["count"] == 5 and after["subject"] == "edited"
+
+
+async def test_reports_cannot_be_created_or_updated_on_the_real_server(stalwart_stub: Stub):
+    report_id = stalwart_stub.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
+    stored = stalwart_stub.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
+    new = {key: value for key, value in stored.items() if key != "id"}
+    _name, result = await stalwart_stub.call(
+        DMARC_EXTERNAL_REPORT.method("set"),
+        {"create": {"copy": new}, "update": {report_id: {"subject": "x"}}, "destroy": [report_id]},
+    )
+    assert result["notCreated"]["copy"] == {"type": "forbidden", "description": "Reports cannot be created"}
+    assert result["notUpdated"][report_id]["type"] == "forbidden"
+    assert result["notUpdated"][report_id]["description"] == "Reports cannot be updated"
+    assert result["destroyed"] == [report_id]
