@@ -6,6 +6,7 @@ screen), seeded deterministically and anchored to a frozen ``NOW``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,6 +22,8 @@ from server_stub.demo_data import seed_store
 from server_stub.store import MEMORY, Store
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
 NOW = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
 TOKEN = "dmarc-console-test-token"
@@ -54,8 +57,10 @@ class StubWorld:
         client = JmapClient("http://stub.test", TOKEN, transport=self.transport)
         return ConsoleContext(client=client, server_label="stub.test", username="admin", now=lambda: NOW)
 
-    def app(self) -> MailAdminApp:
-        return MailAdminApp(self.context(), start_section="dmarc")
+    def app(self, context: ConsoleContext | None = None) -> MailAdminApp:
+        app = MailAdminApp(context or self.context(), start_section="dmarc")
+        app.animation_level = "none"
+        return app
 
 
 def make_world(profile: str = "spec", reports: int = 120, denied: frozenset[str] = frozenset()) -> StubWorld:
@@ -81,3 +86,8 @@ def world(request: pytest.FixtureRequest) -> Iterator[StubWorld]:
     made = make_world(str(request.param))
     yield made
     made.store.close()
+
+
+@pytest.fixture(params=PROFILES)
+def profile(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
