@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from rich.table import Table
+from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -223,19 +223,18 @@ chosen period, computed here from a local cache (reports never change):
                              item.hint.value if item.hint else "")
         self.query_one("#chart", Static).update(self.chart(first, last, chosen))
 
-    def chart(self, first: date, last: date, chosen: list[ReportDigest]) -> Table:
+    def chart(self, first: date, last: date, chosen: list[ReportDigest]) -> Group:
         series = daily(chosen, first, last)
-        grid = Table.grid(padding=(0, 0))
-        grid.add_column()
+        days = [d.day for d in series]
         volume = [d.messages for d in series]
         compliance = [None if d.rate is None else d.rate * 100 for d in series]
-        grid.add_row(Text("Messages per day", style="bold"))
-        grid.add_row(bar_chart(volume, height=8, style="cyan", days=[d.day for d in series]))
-        grid.add_row(Text(""))
-        grid.add_row(Text("DMARC pass % per day (weighted by messages)", style="bold"))
-        grid.add_row(bar_chart(compliance, height=6, style="green", days=[d.day for d in series], maximum=100,
-                               unit="%"))
-        return grid
+        return Group(
+            Text("Messages per day", style="bold"),
+            bar_chart(volume, height=8, style="cyan", days=days),
+            Text(""),
+            Text("DMARC pass % per day (weighted by messages; · = no report for that day)", style="bold"),
+            bar_chart(compliance, height=6, style="green", days=days, maximum=100, unit="%"),
+        )
 
 
 def _num(value: int) -> Text:

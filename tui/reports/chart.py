@@ -14,11 +14,12 @@ from rich.text import Text
 BLOCKS = " ▁▂▃▄▅▆▇█"
 NO_DATA = "·"
 AXIS_WIDTH = 8
+PAD = " "
 
 
 def _scale_label(value: float, unit: str) -> str:
     text = f"{value:,.0f}{unit}"
-    return text.rjust(AXIS_WIDTH - 2) + " ┤"
+    return text.rjust(AXIS_WIDTH - 2, PAD) + " ┤"
 
 
 def bar_chart(
@@ -38,10 +39,10 @@ def bar_chart(
     top = maximum if maximum is not None else max(known, default=0)
     top = top or 1
     width = column_width or (2 if len(values) <= 45 else 1)
-    out = Text()
+    out = Text(no_wrap=True, overflow="crop")  # a folded chart would be unreadable
     for row in range(height - 1, -1, -1):
         axis = _scale_label(top, unit) if row == height - 1 else (
-            _scale_label(0, unit) if row == 0 else " " * (AXIS_WIDTH - 2) + " │")
+            _scale_label(0, unit) if row == 0 else PAD * (AXIS_WIDTH - 1) + "│")
         out.append(axis, style="dim")
         for value in values:
             if value is None:
@@ -57,8 +58,8 @@ def bar_chart(
                 char = " "
             out.append((char * (width - 1 if width > 1 else 1)).ljust(width), style=style)
         out.append("\n")
-    out.append(" " * (AXIS_WIDTH - 1) + "└" + "─" * (len(values) * width) + "\n", style="dim")
-    out.append(" " * AXIS_WIDTH)
+    out.append(PAD * (AXIS_WIDTH - 1) + "└" + "─" * (len(values) * width) + "\n", style="dim")
+    out.append(PAD * AXIS_WIDTH)
     out.append(_axis_labels(days, width), style="dim")
     return out
 

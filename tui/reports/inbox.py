@@ -74,7 +74,7 @@ EXPORT_CAP = 20_000
 INBOX_CSS = """
 DmarcInbox { layout: vertical; height: 1fr; }
 DmarcInbox #dmarc-filters { height: auto; }
-DmarcInbox #dmarc-filters Input { width: 1fr; }
+DmarcInbox #dmarc-filters Input { width: 1fr; margin-right: 1; }
 DmarcInbox #dmarc-filters Input.-invalid { border: tall $error; }
 DmarcInbox #dmarc-bar { height: 1; padding: 0 1; background: $panel; }
 DmarcInbox #dmarc-position { width: auto; text-style: bold; }
@@ -93,29 +93,31 @@ DmarcInbox #dmarc-denied { height: auto; padding: 0 1; color: $warning; }
 class Column:
     key: str
     title: str
-    wide: bool = False
-    """Only shown when the wide columns (from, subject) are toggled on."""
+    views: str = "figures mail"
+    """The views that show the column: ``figures`` (the default) and ``mail`` (c toggles it),
+    which trades the figures for From, Subject and Expires: all do not fit beside a menu."""
 
 
 def _columns() -> tuple[Column, ...]:
     report = DmarcExternalReport
     return (
         Column("received", label(report, "receivedAt")),
-        Column("reporter", label(DmarcReport, "orgName")),
+        Column("reporter", label(DmarcReport, "orgName"), "figures"),
         Column("domain", label(DmarcReport, "policyDomain")),
-        Column("period", "Period"),
-        Column("records", label(DmarcReport, "records")),
-        Column("messages", label(DmarcReportRecord, "count")),
-        Column("pass", "DMARC pass"),
-        Column("from", label(report, "from"), wide=True),
-        Column("subject", label(report, "subject"), wide=True),
-        Column("expires", label(report, "expiresAt"), wide=True),
+        Column("period", "Period", "figures"),
+        Column("records", label(DmarcReport, "records"), "figures"),
+        Column("messages", label(DmarcReportRecord, "count"), "figures"),
+        Column("pass", "DMARC pass", "figures"),
+        Column("from", label(report, "from"), "mail"),
+        Column("subject", label(report, "subject"), "mail"),
+        Column("expires", label(report, "expiresAt"), "mail"),
     )
 
 
 COLUMNS = _columns()
 REPORTER_WIDTH = 16
 DOMAIN_WIDTH = 18
+SUBJECT_WIDTH = 60
 MARK = "●"
 
 
@@ -131,10 +133,15 @@ def row_cells(row: InboxRow, marked: bool, wide: bool, year: int) -> list[Any]:
         "messages": Text(fmt.count(row.messages), justify="right"),
         "pass": Text(format_rate(rate), style=fmt.rate_style(rate), justify="right"),
         "from": row.sender,
-        "subject": row.subject,
+        "subject": fmt.clip(row.subject, SUBJECT_WIDTH),
         "expires": fmt.day(row.expires),
     }
-    return [cells[c.key] for c in COLUMNS if wide or not c.wide]
+    return [cells[c.key] for c in visible_columns(wide)]
+
+
+def visible_columns(wide: bool) -> list[Column]:
+    view = "mail" if wide else "figures"
+    return [c for c in COLUMNS if view in c.views.split()]
 
 
 class InboxTable(ListTable):
@@ -309,9 +316,8 @@ class DmarcInbox(Vertical):
     def build_columns(self) -> None:
         table = self.query_one(InboxTable)
         table.clear(columns=True)
-        for column in COLUMNS:
-            if self.wide or not column.wide:
-                table.add_column(column.title, key=column.key)
+        for column in visible_columns(self.wide):
+            table.add_column(column.title, key=column.key)
 
     @property
     def year(self) -> int:
