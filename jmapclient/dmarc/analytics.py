@@ -194,12 +194,11 @@ def classify(record: RecordDigest) -> Hint | None:
 # --- Aggregations -----------------------------------------------------------------------------
 
 
-@dataclass
-class DomainRate:
-    domain: str
-    messages: int = 0
-    passed: int = 0
-    reports: int = 0
+class Tally:
+    """Messages and passing messages of a group, with what follows from them."""
+
+    messages: int
+    passed: int
 
     @property
     def failed(self) -> int:
@@ -208,6 +207,14 @@ class DomainRate:
     @property
     def rate(self) -> float | None:
         return pass_rate(self.passed, self.messages)
+
+
+@dataclass
+class DomainRate(Tally):
+    domain: str
+    messages: int = 0
+    passed: int = 0
+    reports: int = 0
 
 
 def domain_rates(reports: Iterable[ReportDigest]) -> list[DomainRate]:
@@ -222,7 +229,7 @@ def domain_rates(reports: Iterable[ReportDigest]) -> list[DomainRate]:
 
 
 @dataclass
-class SourceStat:
+class SourceStat(Tally):
     source_ip: str
     messages: int = 0
     passed: int = 0
@@ -231,14 +238,6 @@ class SourceStat:
     reporters: set[str] = field(default_factory=set)
     hints: dict[Hint, int] = field(default_factory=dict)
     """Messages per classification hint."""
-
-    @property
-    def failed(self) -> int:
-        return self.messages - self.passed
-
-    @property
-    def rate(self) -> float | None:
-        return pass_rate(self.passed, self.messages)
 
     @property
     def main_hint(self) -> Hint | None:
@@ -267,14 +266,10 @@ def sources(reports: Iterable[ReportDigest]) -> list[SourceStat]:
 
 
 @dataclass(frozen=True)
-class DayStat:
+class DayStat(Tally):
     day: date
     messages: int
     passed: int
-
-    @property
-    def rate(self) -> float | None:
-        return pass_rate(self.passed, self.messages)
 
 
 def daily(reports: Iterable[ReportDigest], first: date, last: date) -> list[DayStat]:
@@ -322,14 +317,10 @@ def failing_records(reports: Iterable[ReportDigest]) -> list[FailingRecord]:
 
 
 @dataclass(frozen=True)
-class Overview:
+class Overview(Tally):
     reports: int
     messages: int
     passed: int
-
-    @property
-    def rate(self) -> float | None:
-        return pass_rate(self.passed, self.messages)
 
 
 def overview(reports: Sequence[ReportDigest]) -> Overview:
