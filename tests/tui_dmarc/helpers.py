@@ -11,12 +11,14 @@ from textual.widgets import Input, Static
 from tui.reports.inbox import DmarcInbox, InboxTable
 
 SETTLE = 0.3
+"""The pause snapshots take after each step (the screen must be fully drawn)."""
+FLOW_PAUSE = 0.05
 
 
-async def settle(pilot: Pilot) -> None:
+async def settle(pilot: Pilot, pause: float = FLOW_PAUSE) -> None:
     """Let every worker finish and the screen catch up."""
     await pilot.app.workers.wait_for_complete()
-    await pilot.pause(SETTLE)
+    await pilot.pause(pause)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 

@@ -23,10 +23,10 @@ def steps(*keys: str, tab: str | None = None) -> Step:
     async def run(pilot: Pilot) -> None:
         for widget in pilot.app.query("Input"):
             widget.cursor_blink = False  # type: ignore[attr-defined]
-        await settle(pilot)
+        await settle(pilot, SETTLE)
         for key in keys:
             await pilot.press(key)
-            await settle(pilot)
+            await settle(pilot, SETTLE)
         if tab is not None:
             pilot.app.query_one(TabbedContent).active = tab
             await pilot.pause(SETTLE)
