@@ -15,7 +15,7 @@ from jmapclient.models._types import Boolean, Duration, Id, Text, UnsignedInt, U
 from jmapclient.models.secrets import SecretKeyOptional
 from jmapclient.models.stores import MAX_POOL, SqlAuthStore
 
-TENANT_NOTE = "Enterprise edition: the tenant this directory belongs to"
+TENANT_NOTE = "The tenant this directory belongs to"
 
 
 class LdapDirectory(WireModel):

@@ -161,8 +161,6 @@ def fields_of(model: type[WireModel]) -> tuple[FieldSpec, ...]:
         annotation, nullable = _unwrap_optional(info.annotation)
         kind, facts = _kind_of(annotation, list(info.metadata))
         low, high = _bounds(info)
-        if low is None and kind in ("uint", "duration"):
-            low = 0
         specs.append(
             FieldSpec(
                 name=name,

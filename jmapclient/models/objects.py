@@ -52,8 +52,11 @@ class FilterCondition:
         return self.name + COMPARISON_SUFFIXES[operator]
 
 
-@dataclass(frozen=True, eq=False)  # one constant per type: identity equality keeps it hashable (dict fields)
+@dataclass(frozen=True, eq=False)
 class ObjectType:
+    # eq=False: compared and hashed by identity (there is one instance per type), so an
+    # ObjectType can key a cache; its dict field would otherwise make it unhashable.
+
     name: str
     label: str
     section: str

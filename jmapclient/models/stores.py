@@ -55,7 +55,7 @@ class DefaultStore(WireModel):
     type: Literal["Default"] = spec_field("Backend", "Default", wire="@type")
 
 
-class PostgreSqlStore(PostgreSqlSettings, SqlConnectionOptions):
+class PostgreSqlStore(SqlConnectionOptions, PostgreSqlSettings):
     """A PostgreSQL database."""
 
     type: Literal["PostgreSql"] = spec_field("Backend", "PostgreSql", wire="@type")
@@ -68,7 +68,7 @@ class PostgreSqlStore(PostgreSqlSettings, SqlConnectionOptions):
     )
 
 
-class MySqlStore(MySqlSettings, SqlConnectionOptions):
+class MySqlStore(SqlConnectionOptions, MySqlSettings):
     """A MySQL or MariaDB database."""
 
     type: Literal["MySql"] = spec_field("Backend", "MySql", wire="@type")

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Regenerate screenshots/*.png from the snapshot SVGs the test suite checks, so the
+# pictures always show exactly the screens under test. Needs rsvg-convert (Debian:
+# apt-get install librsvg2-bin). Run after `pytest --snapshot-update`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rm -f screenshots/*.png
+for svg in tests/*/__snapshots__/*/*.svg; do
+  case "$svg" in
+    tests/tui_dmarc/*) area=dmarc ;;
+    tests/tui/*) area=directories ;;
+    *) area=other ;;
+  esac
+  name=$(basename "$svg" .svg | sed -e 's/^test_//' -e 's/\[tab-/-/' -e 's/\]//')
+  rsvg-convert "$svg" -o "screenshots/${area}-${name//_/-}.png"
+done
+ls screenshots/*.png | wc -l

@@ -1,0 +1,97 @@
+"""Small steps the console tests share: open a row, reach a field, fill it, save."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Button, Input, Select, Switch
+
+from jmapclient.models.objects import DIRECTORY
+from server_stub.store import Store
+from tui.directories.editor import DirectoryEditor
+from tui.directories.section import DirectoriesSection
+from tui.forms.base import FieldEditor
+from tui.forms.nested import ListEditor
+from tui.widgets.list_table import ListTable
+
+SETTLE = 0.3
+
+
+def section(pilot: Pilot) -> DirectoriesSection:
+    return pilot.app.query_one(DirectoriesSection)
+
+
+def editor(pilot: Pilot) -> DirectoryEditor:
+    return pilot.app.query_one(DirectoryEditor)
+
+
+def field(pilot: Pilot, path: str) -> FieldEditor:
+    return editor(pilot).form.editor_at(path)
+
+
+def table_rows(pilot: Pilot) -> list[list[str]]:
+    table = pilot.app.query_one(ListTable)
+    return [[str(cell) for cell in table.get_row_at(index)] for index in range(table.row_count)]
+
+
+async def open_directory(pilot: Pilot, description: str) -> DirectoryEditor:
+    table = pilot.app.query_one(ListTable)
+    index = next(i for i, row in enumerate(table_rows(pilot)) if row[0] == description)
+    table.focus()
+    table.move_cursor(row=index)
+    await pilot.press("enter")
+    await pilot.pause(SETTLE)
+    return editor(pilot)
+
+
+async def start_create(pilot: Pilot, variant: str) -> DirectoryEditor:
+    pilot.app.query_one(ListTable).focus()
+    await pilot.press("n")
+    await pilot.pause()
+    options = pilot.app.screen.query_one("#variant-options")
+    options.highlighted = next(i for i, o in enumerate(options.options) if o.id == variant)
+    await pilot.press("enter")
+    await pilot.pause(SETTLE)
+    return editor(pilot)
+
+
+async def fill(pilot: Pilot, path: str, value: Any) -> None:
+    """Set a field's control as a person would leave it (text, switch or select)."""
+    target = field(pilot, path)
+    if isinstance(value, bool):
+        target.query_one(Switch).value = value
+    elif target.spec.kind in ("enum", "variant"):
+        target.query_one(Select).value = value
+    else:
+        target.query_one(Input).value = str(value)
+    await pilot.pause()
+
+
+async def add_item(pilot: Pilot, path: str) -> None:
+    target = field(pilot, path)
+    assert isinstance(target, ListEditor)
+    target.query_one(".list-add", Button).press()
+    await pilot.pause()
+
+
+async def save(pilot: Pilot) -> None:
+    await pilot.press("ctrl+s")
+    await pilot.pause(SETTLE)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(SETTLE)
+
+
+def stored(store: Store, description: str) -> dict[str, Any]:
+    objects = store.get(DIRECTORY, store.all_ids(DIRECTORY))
+    return next(wire for wire in objects.values() if wire.get("description") == description)
+
+
+def sent_calls(bodies: list[bytes], method: str) -> list[dict[str, Any]]:
+    calls = []
+    for body in bodies:
+        for name, arguments, _ in json.loads(body).get("methodCalls", []):
+            if name == method:
+                calls.append(arguments)
+    return calls

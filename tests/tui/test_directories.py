@@ -1,0 +1,300 @@
+"""Pilot flows of Settings › Authentication › Directories against the in-process stub."""
+
+from __future__ import annotations
+
+from textual.widgets import Button, Input, Static
+
+from jmapclient.encoding import MASKED_SECRET
+from jmapclient.models.objects import DIRECTORY
+from tests.tui.conftest import READONLY_TOKEN, Console, make_console
+from tests.tui.helpers import (
+    SETTLE,
+    add_item,
+    editor,
+    field,
+    fill,
+    open_directory,
+    save,
+    section,
+    sent_calls,
+    start_create,
+    stored,
+    table_rows,
+)
+from tui.directories.variant_picker import VariantPicker
+from tui.screens.confirm import ConfirmScreen
+
+LDAP = "Corporate OpenLDAP (service account)"
+SQL = "Customer accounts in PostgreSQL"
+OIDC = "Staff single sign-on (Keycloak)"
+
+
+async def test_list_shows_directories_and_filters(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        assert [row[:2] for row in table_rows(pilot)] == [[LDAP, "LDAP"], [SQL, "SQL"], [OIDC, "OpenID Connect"]]
+        assert len(table_rows(pilot)[0]) == 2, "no tenant column when no directory has a tenant"
+        await pilot.press("slash", *"postgres")
+        await pilot.pause()
+        assert [row[0] for row in table_rows(pilot)] == [SQL]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(table_rows(pilot)) == 3
+
+
+async def test_create_ldap_with_nested_secret_variant(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await start_create(pilot, "Ldap")
+        await fill(pilot, "description", "Test LDAP")
+        await fill(pilot, "baseDn", "dc=test")
+        await fill(pilot, "bindSecret", "Value")
+        await fill(pilot, "bindSecret/secret", "hunter2")
+        await fill(pilot, "poolTimeoutWait", "1m30s")
+        await fill(pilot, "bindAuthentication", False)
+        await save(pilot)
+        wire = stored(console.store, "Test LDAP")
+        assert wire["bindSecret"] == {"@type": "Value", "secret": "hunter2"}
+        assert wire["poolTimeoutWait"] == 90_000
+        assert wire["bindAuthentication"] is False
+        assert wire["attrSecret"] == {"userPassword": True}, "defaults are pre-filled and sent"
+        assert "Test LDAP" in [row[0] for row in table_rows(pilot)]
+
+
+async def test_create_sql_with_store_variant_and_replicas(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await start_create(pilot, "Sql")
+        await fill(pilot, "description", "Test SQL")
+        await fill(pilot, "store", "PostgreSql")
+        await fill(pilot, "store/host", "db.test")
+        await fill(pilot, "store/authSecret", "EnvironmentVariable")
+        await fill(pilot, "store/authSecret/variableName", "DB_PASSWORD")
+        await add_item(pilot, "store/readReplicas")
+        await add_item(pilot, "store/readReplicas")
+        await add_item(pilot, "store/readReplicas")
+        await fill(pilot, "store/readReplicas/0/host", "replica-a.test")
+        await fill(pilot, "store/readReplicas/2/host", "replica-c.test")
+        await fill(pilot, "store/readReplicas/2/port", "6432")
+        # Remove the middle replica: the last one moves up.
+        middle = field(pilot, "store/readReplicas").items[1]
+        middle.query_one(".list-remove", Button).press()
+        await pilot.pause()
+        await save(pilot)
+        wire = stored(console.store, "Test SQL")
+        store = wire["store"]
+        assert store["@type"] == "PostgreSql" and store["host"] == "db.test" and store["port"] == 5432
+        assert store["authSecret"] == {"@type": "EnvironmentVariable", "variableName": "DB_PASSWORD"}
+        replicas = store["readReplicas"]
+        assert [replicas[key]["host"] for key in sorted(replicas)] == ["replica-a.test", "replica-c.test"]
+        assert replicas["1"]["port"] == 6432
+
+
+async def test_create_oidc_and_try_a_login(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await start_create(pilot, "Oidc")
+        await fill(pilot, "description", "Test SSO")
+        await fill(pilot, "issuerUrl", "https://sso.test/realm")
+        await fill(pilot, "usernameDomain", "corp.test")
+        panel = pilot.app.query_one("OidcTryPanel")
+        panel.query_one("#o1-username", Input).value = "ann"
+        await pilot.pause()
+        assert "ann@corp.test" in str(panel.query_one("#o1-result", Static).render())
+        await fill(pilot, "usernameDomain", "")
+        panel.query_one("#o1-email", Input).value = ""
+        await pilot.pause()
+        assert "Rejected" in str(panel.query_one("#o1-result", Static).render())
+        await save(pilot)
+        wire = stored(console.store, "Test SSO")
+        assert wire["issuerUrl"] == "https://sso.test/realm"
+        assert wire["requireScopes"] == {"email": True, "openid": True}
+        assert wire.get("usernameDomain") is None
+
+
+async def test_ldap_panel_follows_the_form(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await open_directory(pilot, LDAP)
+        panel = pilot.app.query_one("LdapLoginPanel")
+        assert "service user" in str(panel.query_one("#l1-text", Static).render())
+        assert not panel.has_class("-warning")
+        await fill(pilot, "bindSecret", "None")
+        assert panel.has_class("-warning")
+        assert "needs a bind secret" in str(panel.query_one("#l1-text", Static).render())
+        await fill(pilot, "bindAuthentication", True)
+        assert "Binds as the account found" in str(panel.query_one("#l1-text", Static).render())
+
+
+async def test_edit_sends_a_minimal_patch_and_keeps_the_secret(console: Console) -> None:
+    before = stored(console.store, LDAP)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await open_directory(pilot, LDAP)
+        secret_input = field(pilot, "bindSecret/secret").query_one(Input)
+        assert secret_input.placeholder == "unchanged" and secret_input.value == ""
+        await fill(pilot, "poolMaxConnections", "30")
+        await fill(pilot, "timeout", "45s")
+        console.transport.bodies.clear()
+        await save(pilot)
+        updates = sent_calls(console.transport.bodies, "x:Directory/set")
+        assert [call["update"] for call in updates] == [{before["id"]: {"poolMaxConnections": 30, "timeout": 45000}}]
+        assert MASKED_SECRET not in str(console.transport.bodies)
+        after = stored(console.store, LDAP)
+        assert after["bindSecret"] == before["bindSecret"], "the stored secret is untouched"
+        assert not pilot.app.query("DirectoryEditor"), "the editor closes after saving"
+
+
+async def test_edit_nested_sql_replica_patch(console: Console) -> None:
+    before = stored(console.store, SQL)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await open_directory(pilot, SQL)
+        await fill(pilot, "store/readReplicas/0/port", "6543")
+        console.transport.bodies.clear()
+        await save(pilot)
+        (call,) = sent_calls(console.transport.bodies, "x:Directory/set")
+        assert call["update"] == {before["id"]: {"store/readReplicas/0/port": 6543}}
+
+
+async def test_delete_asks_naming_the_directory(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        pilot.app.query_one("ListTable").move_cursor(row=2)
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+        assert OIDC in pilot.app.screen.question
+        await pilot.press("n")
+        await pilot.pause()
+        assert len(table_rows(pilot)) == 3
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause(SETTLE)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(SETTLE)
+        assert [row[0] for row in table_rows(pilot)] == [LDAP, SQL]
+        assert console.store.count(DIRECTORY) == 2
+
+
+async def test_local_validation_errors_sit_next_to_their_fields(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await start_create(pilot, "Ldap")
+        await fill(pilot, "description", "Incomplete")
+        await fill(pilot, "poolMaxConnections", "9000")
+        bound_error = field(pilot, "poolMaxConnections").query_one(".field-error", Static)
+        assert "8192" in str(bound_error.render()), "bounds are checked as you type"
+        console.transport.bodies.clear()
+        await save(pilot)
+        assert sent_calls(console.transport.bodies, "x:Directory/set") == []
+        await fill(pilot, "poolMaxConnections", "20")
+        await save(pilot)
+        assert sent_calls(console.transport.bodies, "x:Directory/set") == []
+        base_dn = field(pilot, "baseDn")
+        assert base_dn.has_class("-has-error")
+        assert "required" in str(base_dn.query_one(".field-error", Static).render())
+        assert pilot.app.query_one("#form-tabs").active == "tab-connection"
+        assert field(pilot, "description").query_one(Input).value == "Incomplete", "typing is kept"
+
+
+async def test_server_field_errors_are_shown_next_to_fields(store) -> None:
+    console = make_console(store, profile="stalwart")
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await open_directory(pilot, SQL)
+        # Behind the console's back the object goes away: the server answers notFound.
+        store.delete(DIRECTORY, stored(store, SQL)["id"])
+        await fill(pilot, "store/host", "moved.db.test")
+        await save(pilot)
+        message = str(editor(pilot).query_one("#editor-message", Static).render())
+        assert "no longer exists" in message
+        assert field(pilot, "store/host").query_one(Input).value == "moved.db.test"
+
+
+async def test_server_validation_failed_lands_on_nested_field(console: Console) -> None:
+    directory_id = stored(console.store, SQL)["id"]
+
+    async def refuse(request):
+        import httpx
+
+        body = {"methodResponses": [["x:Directory/set", {"notUpdated": {directory_id: {
+            "type": "validationFailed", "validationErrors": [{"type": "MaxValue", "property": "store/port"}],
+        }}}, "c0"]]}
+        return httpx.Response(200, json=body)
+
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await open_directory(pilot, SQL)
+        await fill(pilot, "store/port", "5433")
+        console.transport.intercept = lambda request: refuse if b"x:Directory/set" in request.content else None
+        await save(pilot)
+        console.transport.intercept = None
+        port = field(pilot, "store/port")
+        assert port.has_class("-has-error")
+        assert "above the maximum" in str(port.query_one(".field-error", Static).render())
+
+
+async def test_forbidden_save_is_explained_and_disables_save(store) -> None:
+    console = make_console(store, token=READONLY_TOKEN)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await open_directory(pilot, OIDC)
+        await fill(pilot, "claimGroups", "roles")
+        await save(pilot)
+        message = str(editor(pilot).query_one("#editor-message", Static).render())
+        assert "does not allow this token to update" in message
+        assert editor(pilot).query_one("#editor-save", Button).disabled
+        assert "sysDirectoryUpdate" in console.context.denied
+        assert field(pilot, "claimGroups").query_one(Input).value == "roles"
+
+
+async def test_read_only_profile_disables_actions_with_reason(store) -> None:
+    console = make_console(store, read_only=True)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        assert pilot.app.query_one("#dir-new", Button).disabled
+        assert "read-only" in str(pilot.app.query_one("#dir-permissions", Static).render())
+        await pilot.press("n")
+        await pilot.pause()
+        assert not isinstance(pilot.app.screen, VariantPicker), "create is disabled"
+        await open_directory(pilot, LDAP)
+        assert editor(pilot).query_one("#editor-save", Button).disabled
+        assert field(pilot, "description").disabled
+
+
+async def test_lost_connection_then_retry(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        console.transport.down = True
+        await pilot.press("r")
+        await pilot.pause(SETTLE)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        message = str(section(pilot).query_one("#dir-message", Static).render())
+        assert "cannot reach the server" in message
+        retry = section(pilot).query_one("#dir-retry", Button)
+        assert retry.display
+        console.transport.down = False
+        await pilot.click(retry)
+        await pilot.pause(SETTLE)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert len(table_rows(pilot)) == 3
+        assert not retry.display
+
+
+async def test_save_while_offline_keeps_the_form_and_retries(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await open_directory(pilot, OIDC)
+        await fill(pilot, "claimName", "display_name")
+        console.transport.down = True
+        await save(pilot)
+        message = str(editor(pilot).query_one("#editor-message", Static).render())
+        assert "cannot reach the server" in message and "changes are kept" in message
+        assert field(pilot, "claimName").query_one(Input).value == "display_name"
+        console.transport.down = False
+        await save(pilot)
+        assert stored(console.store, OIDC)["claimName"] == "display_name"

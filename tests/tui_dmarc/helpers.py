@@ -1,0 +1,55 @@
+"""Steps the DMARC console tests share."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+
+from tui.reports.inbox import DmarcInbox, InboxTable
+
+SETTLE = 0.3
+"""The pause snapshots take after each step (the screen must be fully drawn)."""
+FLOW_PAUSE = 0.05
+
+
+async def settle(pilot: Pilot, pause: float = FLOW_PAUSE) -> None:
+    """Let every worker finish and the screen catch up."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(pause)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def inbox(pilot: Pilot) -> DmarcInbox:
+    return pilot.app.query_one(DmarcInbox)
+
+
+def position(pilot: Pilot) -> str:
+    return str(pilot.app.query_one("#dmarc-position", Static).render())
+
+
+def table(pilot: Pilot) -> InboxTable:
+    return pilot.app.query_one(InboxTable)
+
+
+async def type_into(pilot: Pilot, selector: str, text: str, *, submit: bool = True) -> None:
+    widget = pilot.app.screen.query_one(selector, Input)
+    widget.focus()
+    widget.value = text
+    if submit:
+        await pilot.press("enter")
+    await settle(pilot)
+
+
+def plain(widget: Static) -> str:
+    """What a Static shows, as plain text (it may hold a rich Table)."""
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(widget.content)
+    return console.export_text()
+
+
+def header(pilot: Pilot) -> str:
+    return str(pilot.app.query_one("#shell-header", Static).render())

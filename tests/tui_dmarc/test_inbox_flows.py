@@ -1,0 +1,303 @@
+"""Pilot flows of the DMARC inbox against the stub, in both of its profiles."""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import timedelta
+from pathlib import Path
+
+from textual.widgets import DataTable, Static
+
+from jmapclient.dmarc import COLUMNS
+from jmapclient.encoding import parse_utc
+from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+from tests.dmarc.synth import feedback
+from tests.tui_dmarc.conftest import NOW, StubWorld, make_world
+from tests.tui_dmarc.helpers import header, inbox, plain, position, settle, table, type_into
+from tui.reports.analytics_view import AnalyticsView
+from tui.reports.detail import RecordsView, RecordView, ReportView
+from tui.reports.dialogs import MessageDialog
+
+SIZE = (120, 40)
+
+
+async def test_pages_turn_with_a_position_indicator(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert position(pilot).startswith("1–50 of 120")
+        assert table(pilot).row_count == 50
+        await pilot.press("n")
+        await settle(pilot)
+        assert position(pilot).startswith("51–100 of 120")
+        await pilot.press("G")
+        await settle(pilot)
+        assert position(pilot).startswith("101–120 of 120")
+        assert table(pilot).cursor_row == 19
+        # Moving up past the first row of a page shows the previous page, cursor on its last row.
+        table(pilot).move_cursor(row=0)
+        await pilot.press("k")
+        await settle(pilot)
+        assert position(pilot).startswith("51–100 of 120")
+        assert table(pilot).cursor_row == 49
+        await pilot.press("g")
+        await settle(pilot)
+        assert position(pilot).startswith("1–50 of 120")
+
+
+async def test_filters_narrow_the_list(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_into(pilot, "#f-domain", "example.org")
+        rows = inbox(pilot).page.rows
+        assert rows and inbox(pilot).pager.total < 120
+        # The stalwart profile refuses `domain`; the client retries with the word search.
+        assert any(row.policy_domain == "example.org" for row in rows)
+        if world.profile == "spec":
+            assert {row.policy_domain for row in rows} == {"example.org"}
+        await type_into(pilot, "#f-domain", "")
+        await type_into(pilot, "#f-failed", ">= 10")
+        rows = inbox(pilot).page.rows
+        assert rows and all(row.messages - row.passed >= 10 for row in rows)
+        await type_into(pilot, "#f-failed", "")
+        await type_into(pilot, "#f-passed", "<= 50")
+        assert all(row.passed <= 50 for row in inbox(pilot).page.rows)
+        await type_into(pilot, "#f-passed", "")
+        cutoff = NOW + timedelta(days=70)
+        await type_into(pilot, "#f-before", cutoff.date().isoformat())
+        before = inbox(pilot).pager.total
+        assert before and all(parse_utc(r.expires) < cutoff.replace(hour=0, minute=0) for r in inbox(pilot).page.rows)
+        await type_into(pilot, "#f-before", "")
+        await type_into(pilot, "#f-after", cutoff.date().isoformat())
+        after = inbox(pilot).pager.total or 0
+        assert after and after + before <= 120
+        next_day = cutoff.replace(hour=0, minute=0) + timedelta(days=1)
+        assert all(parse_utc(r.expires) >= next_day for r in inbox(pilot).page.rows)
+        # A value that is not a comparison is refused in words, nothing is sent.
+        await type_into(pilot, "#f-failed", "lots")
+        assert "write a number" in str(pilot.app.query_one("#dmarc-note", Static).render())
+        assert pilot.app.query_one("#f-failed").has_class("-invalid")
+
+
+async def test_sort_by_received_and_expires(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        newest_first = [r.received for r in inbox(pilot).page.rows]
+        assert newest_first == sorted(newest_first, reverse=True)
+        table(pilot).focus()
+        await pilot.press("s")
+        await settle(pilot)
+        oldest_first = [r.received for r in inbox(pilot).page.rows]
+        assert oldest_first == sorted(oldest_first) and oldest_first[0] < newest_first[-1]
+        await pilot.press("s")
+        await settle(pilot)
+        expires = [r.expires for r in inbox(pilot).page.rows]
+        assert expires == sorted(expires, reverse=True)
+        assert "expires ↓" in str(pilot.app.query_one("#dmarc-sort", Static).render())
+
+
+async def test_drill_down_to_a_record_and_back(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = inbox(pilot).page.rows[0]
+        await pilot.press("enter")
+        await settle(pilot)
+        report = pilot.app.query_one(ReportView)
+        assert report.report is not None and report.report.id == first.id
+        assert first.reporter in header(pilot)
+        body = plain(pilot.app.query_one("#policy", Static))
+        assert "adkim" in body and "Discovery method" in body
+        await pilot.press("enter")
+        await settle(pilot)
+        records = pilot.app.query_one(RecordsView)
+        assert records.query_one(DataTable).row_count == len(report.report.report.records)
+        assert header(pilot).endswith("Records")
+        await pilot.press("enter")
+        await settle(pilot)
+        record = pilot.app.query_one(RecordView)
+        assert record.record == report.report.report.records[0]
+        shown = "\n".join(plain(section) for section in record.query(".section").results(Static))
+        assert "Alignment (policy evaluated)" in shown and "Authentication: DKIM results" in shown
+        assert "Selector" in shown and "Identity checked" in shown
+        for expected in (RecordsView, ReportView):
+            await pilot.press("escape")
+            await settle(pilot)
+            assert inbox(pilot).levels[-1].__class__ is expected
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not inbox(pilot).levels and table(pilot).has_focus
+        assert header(pilot).endswith("DMARC")
+
+
+async def test_failing_only_in_records(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_into(pilot, "#f-failed", ">= 1")
+        table(pilot).focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        view = pilot.app.query_one(RecordsView)
+        all_rows = view.query_one(DataTable).row_count
+        await pilot.press("f")
+        failing = [r for r in view.item.report.records if not r.passes_dmarc]
+        assert 0 < view.query_one(DataTable).row_count == len(failing) <= all_rows
+
+
+async def test_delete_marked_reports_after_confirmation(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        doomed = [r.id for r in inbox(pilot).page.rows[:2]]
+        await pilot.press("space", "space", "d")
+        await pilot.pause()
+        assert "Delete 2 marked reports" in str(pilot.app.screen.query_one("#confirm-question", Static).render())
+        await pilot.press("n")
+        await settle(pilot)
+        assert world.store.count(DMARC_EXTERNAL_REPORT) == 120
+        await pilot.press("d", "y")
+        await settle(pilot)
+        assert world.store.count(DMARC_EXTERNAL_REPORT) == 118
+        assert position(pilot).startswith("1–50 of 118")
+        assert not set(doomed) & {r.id for r in inbox(pilot).page.rows}
+
+
+async def test_import_files_shows_progress_and_a_summary(world: StubWorld, tmp_path: Path) -> None:
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    (folder / "a.xml").write_bytes(feedback(report_id="<report_id>imp-1</report_id>"))
+    (folder / "b.xml").write_bytes(feedback(report_id="<report_id>imp-2</report_id>"))
+    (folder / "b-again.xml").write_bytes(feedback(report_id="<report_id>imp-2</report_id>"))
+    (folder / "junk.xml").write_bytes(b"not a report")
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("i")
+        await pilot.pause()
+        await type_into(pilot, "#paths", str(folder))
+        dialog = pilot.app.screen
+        assert isinstance(dialog, MessageDialog)
+        summary = "\n".join(dialog.lines)
+        assert "duplicates: 1" in summary
+        if world.profile == "spec":
+            assert "imported: 2" in summary and "rejected: 1" in summary
+            assert world.store.count(DMARC_EXTERNAL_REPORT) == 122
+        else:  # the real server refuses to create reports: the summary says so per file
+            assert "imported: 0" in summary and "Reports cannot be created" in summary
+            assert world.store.count(DMARC_EXTERNAL_REPORT) == 120
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, MessageDialog)
+
+
+async def test_export_what_the_filter_shows(world: StubWorld, tmp_path: Path) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_into(pilot, "#f-failed", ">= 10")
+        shown = inbox(pilot).pager.total
+        table(pilot).focus()
+        await pilot.press("x")
+        await pilot.pause()
+        target = tmp_path / "out.csv"
+        await type_into(pilot, "#path", str(target))
+        with target.open(newline="") as handle:
+            rows = list(csv.reader(handle))
+        assert tuple(rows[0]) == COLUMNS
+        assert len({row[0] for row in rows[1:]}) == shown
+        assert target.stat().st_mode & 0o777 == 0o600
+        await pilot.press("x")
+        await pilot.pause()
+        pilot.app.screen.query_one("#format").value = "json"
+        await pilot.pause()
+        json_target = tmp_path / "out.json"
+        await type_into(pilot, "#path", str(json_target))
+        exported = json.loads(json_target.read_text())
+        assert len(exported) == len(rows) - 1
+
+
+async def test_keep_longer_sends_a_minimal_patch(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        row = inbox(pilot).page.rows[0]
+        await pilot.press("e")
+        await pilot.pause()
+        await type_into(pilot, "#expires", "2027-01-31")
+        stored = world.store  # read back what the server holds
+        got = await inbox(pilot).context.client.dmarc_reports.get([row.id])
+        expires = got.raw[0]["expiresAt"]
+        if world.profile == "spec":
+            assert expires.startswith("2027-01-31T")
+            assert inbox(pilot).page.rows[0].expires == expires
+        else:
+            assert expires == row.expires
+            assert "does not let received reports be changed" in str(
+                pilot.app.query_one("#dmarc-denied", Static).render())
+            assert inbox(pilot).check_action("keep", ()) is None
+        assert stored.count(DMARC_EXTERNAL_REPORT) == 120
+
+
+async def test_forbidden_delete_disables_the_action_with_the_reason(profile: str) -> None:
+    world = make_world(profile, reports=10, denied=frozenset({DMARC_EXTERNAL_REPORT.permission("destroy")}))
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("d", "y")
+        await settle(pilot)
+        denied = str(pilot.app.query_one("#dmarc-denied", Static).render())
+        assert "Delete unavailable" in denied and "sysDmarcExternalReportDestroy" in denied
+        assert inbox(pilot).check_action("delete", ()) is None
+        assert world.store.count(DMARC_EXTERNAL_REPORT) == 10
+
+
+async def test_read_only_profile_disables_changes_from_the_start() -> None:
+    world = make_world("spec", reports=5)
+    context = world.context()
+    context.read_only = True
+    async with world.app(context).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        denied = str(pilot.app.query_one("#dmarc-denied", Static).render())
+        assert "Delete unavailable: this profile is read-only" in denied
+        assert "Import unavailable" in denied and "Keep longer unavailable" in denied
+        await pilot.press("d")
+        await pilot.pause()
+        assert len(pilot.app.screen.query("#confirm-question")) == 0
+
+
+async def test_lost_connection_is_explained_and_retry_recovers(profile: str) -> None:
+    world = make_world(profile, reports=5)
+    world.transport.down = True
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "Could not load the reports" in str(pilot.app.query_one("#dmarc-error-text", Static).render())
+        assert "cannot reach the server" in str(pilot.app.query_one("#dmarc-error-text", Static).render())
+        world.transport.down = False
+        await pilot.click("#dmarc-retry")
+        await settle(pilot)
+        assert position(pilot).startswith("1–5 of 5")
+        assert not pilot.app.query_one("#dmarc-error").display
+
+
+async def test_empty_inbox_says_what_to_do() -> None:
+    world = make_world("spec", reports=0)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "No DMARC reports yet" in str(pilot.app.query_one("#dmarc-empty", Static).render())
+        assert position(pilot).startswith("0 of 0")
+
+
+async def test_analytics_computes_and_caches(world: StubWorld, private_data_dir: Path) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        view = pilot.app.query_one(AnalyticsView)
+        assert len(view.digests) == 120
+        assert view.query_one("#domains", DataTable).row_count >= 1
+        assert view.query_one("#sources", DataTable).row_count >= 1
+        assert "DMARC pass" in str(view.query_one("#status", Static).render())
+        cache_files = list((private_data_dir / "dmarc-digests").glob("*.json"))
+        assert len(cache_files) == 1 and cache_files[0].stat().st_mode & 0o777 == 0o600
+        # A second visit fetches only the list of ids: every report is cached.
+        await pilot.press("escape")
+        requests_before = world.transport.requests
+        await pilot.press("a")
+        await settle(pilot)
+        assert world.transport.requests - requests_before == 1

@@ -1,0 +1,77 @@
+"""Snapshots of the DMARC section at 120×40: a frozen clock, a seeded stub, animations off.
+
+Each snapshot was looked at (converted to PNG) before it was accepted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import TabbedContent
+
+from tests.tui_dmarc.conftest import make_world
+from tests.tui_dmarc.helpers import SETTLE, settle
+
+SIZE = (120, 40)
+Step = Callable[[Pilot], Awaitable[None]]
+
+
+def steps(*keys: str, tab: str | None = None) -> Step:
+    async def run(pilot: Pilot) -> None:
+        for widget in pilot.app.query("Input"):
+            widget.cursor_blink = False  # type: ignore[attr-defined]
+        await settle(pilot, SETTLE)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot, SETTLE)
+        if tab is not None:
+            pilot.app.query_one(TabbedContent).active = tab
+            await pilot.pause(SETTLE)
+        await pilot.pause(SETTLE)
+
+    return run
+
+
+@pytest.fixture
+def world() -> Any:
+    made = make_world("spec", reports=120)
+    yield made
+    made.store.close()
+
+
+def test_inbox(snap_compare: Any, world: Any) -> None:
+    assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps())
+
+
+def test_inbox_with_from_and_subject(snap_compare: Any, world: Any) -> None:
+    assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps("c", "space"))
+
+
+def test_report(snap_compare: Any, world: Any) -> None:
+    assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps("enter"))
+
+
+def test_records(snap_compare: Any, world: Any) -> None:
+    assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps("enter", "enter"))
+
+
+def test_record(snap_compare: Any, world: Any) -> None:
+    assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps("enter", "enter", "enter"))
+
+
+@pytest.mark.parametrize("tab", ["tab-domains", "tab-sources", "tab-daily", "tab-failures"])
+def test_analytics(snap_compare: Any, world: Any, tab: str) -> None:
+    assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps("a", tab=tab))
+
+
+def test_empty_inbox(snap_compare: Any) -> None:
+    assert snap_compare(make_world("spec", reports=0).app(), terminal_size=SIZE, run_before=steps())
+
+
+def test_lost_connection(snap_compare: Any) -> None:
+    world = make_world("spec", reports=5)
+    world.transport.down = True
+    assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps())

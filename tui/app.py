@@ -1,0 +1,251 @@
+"""MailAdminApp: the console shell.
+
+The shell owns the header (server, user, breadcrumb), the navigation tree, the status line
+and the footer. Sections (see :mod:`tui.sections`) live in the main area. Every binding has
+an id so the config file's ``[keys]`` table can remap it (``set_keymap``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Static
+
+from jmapclient.config import Config
+from tui.context import ConsoleContext
+from tui.screens.connect import Connector, ConnectScreen, connect_profile
+from tui.screens.help import HelpScreen
+from tui.screens.jump import JumpScreen
+from tui.sections import SECTIONS, Breadcrumb, Section, Status
+from tui.widgets.nav import NavTree
+
+STYLESHEET = Path(__file__).with_name("mailadmin.tcss")
+APP_HELP = """\
+**mailadmin** mirrors the server's web UI. Pick a section in the tree on the left
+(or press `:` to jump to one), then work in the main area.
+
+Every key can be remapped in the config file's `[keys]` table by its binding id,
+for example `"app.quit" = "ctrl+q"`.
+"""
+
+
+class ShellHeader(Static):
+    """One line: app, server, user and the breadcrumb of what is open."""
+
+    def show(self, server: str, user: str, crumbs: Iterable[str]) -> None:
+        trail = " › ".join(crumbs)
+        self.update(f"[b]mailadmin[/b] │ {server} │ {user} │ {trail}")
+
+
+class MailAdminApp(App[int]):
+    """The console. Give it a ``context`` (demo, tests) or a ``config`` to connect from."""
+
+    CSS_PATH = str(STYLESHEET)
+    TITLE = "mailadmin"
+    ENABLE_COMMAND_PALETTE = True
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (110, "-wide")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+p", "command_palette", "Commands", id="app.palette", priority=True, show=False),
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("colon", "jump", "Jump", id="app.jump"),
+        Binding("slash", "filter", "Filter", id="list.filter"),
+        Binding("question_mark,f1", "help", "Help", id="app.help", key_display="?"),
+        Binding("r", "refresh", "Refresh", id="app.refresh"),
+        Binding("escape", "back", "Back", id="app.back", show=False),
+        Binding("ctrl+n", "toggle_nav", "Menu", id="app.nav", show=False),
+        Binding("ctrl+o", "connections", "Connections", id="app.connections", show=False),
+    ]
+
+    def __init__(
+        self,
+        context: ConsoleContext | None = None,
+        *,
+        config: Config | None = None,
+        profile: str | None = None,
+        connector: Connector = connect_profile,
+        keys: Mapping[str, str] | None = None,
+        start_section: str = "directories",
+        demo: bool = False,
+    ) -> None:
+        super().__init__()
+        self.context = context
+        self.config = config
+        self.profile_name = profile
+        self.connector = connector
+        self.keys = dict(keys if keys is not None else (config.keys if config else {}))
+        self.start_section = start_section
+        self.demo = demo
+        self.current: Section | None = None
+        self.trail: tuple[str, ...] = ()
+
+    # --- Layout ----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield ShellHeader(id="shell-header")
+        with Horizontal(id="shell-body"):
+            yield NavTree(SECTIONS, id="nav")
+            yield Vertical(id="main")
+        yield Static(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.keys:
+            self.set_keymap(self.keys)
+        if self.context is not None:
+            self.open_context(self.context)
+        else:
+            self._show_header()
+            config = self.config = self.config or Config.load()
+            self.push_screen(
+                ConnectScreen(config, self.connector, autoconnect=self.profile_name or config.default),
+                self._connected,
+            )
+
+    def _connected(self, context: ConsoleContext | None) -> None:
+        if context is None:
+            self.exit(0)
+            return
+        self.open_context(context)
+
+    def open_context(self, context: ConsoleContext) -> None:
+        """Start working with a connection: show the first section."""
+        self.context = context
+        self.open_section(self.start_section)
+
+    # --- Sections --------------------------------------------------------------------------
+
+    @property
+    def section_widget(self) -> Widget | None:
+        main = self.query_one("#main", Vertical)
+        return main.children[0] if main.children else None
+
+    def open_section(self, section_id: str) -> None:
+        chosen = next((s for s in SECTIONS if s.id == section_id), SECTIONS[0])
+        if self.context is None:
+            return
+        main = self.query_one("#main", Vertical)
+        main.remove_children()
+        self.current = chosen
+        self.trail = ()
+        widget = chosen.factory(self.context)
+        main.mount(widget)
+        self.query_one(NavTree).select_section(chosen.id)
+        self._show_header()
+        self.set_status("")
+        self.call_after_refresh(widget.focus)
+
+    @on(NavTree.SectionChosen)
+    def _section_chosen(self, event: NavTree.SectionChosen) -> None:
+        if self.current is None or event.section_id != self.current.id:
+            self.open_section(event.section_id)
+
+    @on(Breadcrumb)
+    def _breadcrumb(self, event: Breadcrumb) -> None:
+        event.stop()
+        self.trail = event.trail
+        self._show_header()
+
+    @on(Status)
+    def _status(self, event: Status) -> None:
+        event.stop()
+        self.set_status(event.text, event.severity)
+
+    def set_status(self, text: str, severity: str = "information") -> None:
+        status = self.query_one("#status", Static)
+        status.update(text)
+        status.set_classes(f"-{severity}")
+
+    def _show_header(self) -> None:
+        header = self.query_one(ShellHeader)
+        if self.context is None:
+            header.show("not connected", "", ())
+            return
+        crumbs = (*self.current.path, *self.trail) if self.current else ()
+        header.show(self.context.server_label, self.context.username, crumbs)
+
+    # --- Actions -----------------------------------------------------------------------------
+
+    def _section_call(self, name: str) -> object:
+        widget = self.section_widget
+        method: Callable[[], object] | None = getattr(widget, name, None)
+        return method() if callable(method) else None
+
+    def action_refresh(self) -> None:
+        self._section_call("reload")
+
+    def action_filter(self) -> None:
+        self._section_call("start_filter")
+
+    def action_back(self) -> None:
+        if self._section_call("go_back") is not True:
+            self.query_one(NavTree).focus()
+
+    def action_toggle_nav(self) -> None:
+        nav = self.query_one(NavTree)
+        nav.display = not nav.display
+
+    def action_help(self) -> None:
+        focused = self.screen.focused
+        view_help = ""
+        node: Widget | None = focused
+        while node is not None:
+            text = getattr(node, "help_text", None)
+            if callable(text):
+                view_help = str(text())
+                break
+            node = node.parent if isinstance(node.parent, Widget) else None
+        keys = [
+            (binding.key_display or self.get_key_display(binding), binding.description, binding.id or "")
+            for _, binding, enabled, _ in self.screen.active_bindings.values()
+            if binding.description and binding.id and enabled
+        ]
+        self.push_screen(HelpScreen(view_help or APP_HELP, keys))
+
+    def action_jump(self) -> None:
+        self.push_screen(JumpScreen(SECTIONS), self._jumped)
+
+    def _jumped(self, section_id: str | None) -> None:
+        if section_id:
+            self.open_section(section_id)
+
+    def action_connections(self) -> None:
+        if self.demo:
+            self.notify("The demo is connected to its own stub; connections are not used.")
+            return
+        self.push_screen(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
+
+    def _reconnected(self, context: ConsoleContext | None) -> None:
+        if context is not None:
+            self.open_context(context)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every section and every action a key can reach, then Textual's own commands."""
+        for candidate in SECTIONS:
+            yield SystemCommand(
+                f"Go to {candidate.breadcrumb}", f"Open the {candidate.title} section",
+                lambda section_id=candidate.id: self.open_section(section_id),
+            )
+        seen: set[str] = set()
+        for node, binding, enabled, tooltip in screen.active_bindings.values():
+            if not binding.description or not enabled or binding.action == "command_palette":
+                continue
+            title = binding.description
+            if title in seen:
+                continue
+            seen.add(title)
+            key = binding.key_display or self.get_key_display(binding)
+            yield SystemCommand(
+                title,
+                f"{tooltip or binding.id or binding.action} (key {key})",
+                lambda node=node, action=binding.action: self.run_action(action, node),
+            )
+        yield from super().get_system_commands(screen)
+

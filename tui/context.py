@@ -1,0 +1,58 @@
+"""What every console section is given: the client, who is connected, and what they may do.
+
+A section never builds its own client or reads the config; the shell hands it one
+:class:`ConsoleContext`. Tests build one around an in-process stub and a frozen clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from jmapclient import JmapClient, MethodError, SetError
+from jmapclient.models.objects import Action, ObjectType
+
+READ_ACTIONS = frozenset({"get", "query"})
+"""Actions a read-only profile still allows (by the suffix of the permission name)."""
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class ConsoleContext:
+    """The connection a section works with.
+
+    ``denied`` holds permission names (``sysDirectoryCreate`` ...) the server refused with
+    ``forbidden``; once learned, the action is shown disabled with the reason.
+    """
+
+    client: JmapClient
+    server_label: str
+    username: str
+    read_only: bool = False
+    denied: set[str] = field(default_factory=set)
+    now: Callable[[], datetime] = _utc_now
+
+    def can(self, permission: str) -> tuple[bool, str]:
+        """Whether an action is allowed, and if not, the reason in words."""
+        if permission in self.denied:
+            return False, f"the server refused this token the {permission} permission"
+        if self.read_only and not permission.endswith(("Get", "Query")):
+            return False, "this profile is read-only"
+        return True, ""
+
+    def can_do(self, object_type: ObjectType, action: Action) -> tuple[bool, str]:
+        """``can`` for an action on an object type, e.g. ``can_do(DIRECTORY, "create")``."""
+        return self.can(object_type.permission(action))
+
+    def learn_forbidden(self, object_type: ObjectType, action: Action, error: Exception | SetError) -> bool:
+        """Remember a ``forbidden`` answer to ``action``; True if it was one."""
+        forbidden = (isinstance(error, MethodError) and error.forbidden) or (
+            isinstance(error, SetError) and error.type == "forbidden"
+        )
+        if forbidden:
+            self.denied.add(object_type.permission(action))
+        return forbidden

@@ -1,0 +1,1 @@
+"""Settings › Authentication › Directories: the list, the generated forms and the rule panels."""

@@ -1,0 +1,83 @@
+"""The spec's rules made visible beside the forms: L1 for LDAP, O1 for OpenID Connect."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.markup import escape
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Input, Label, Static
+
+from jmapclient.rules import explain_ldap_login, oidc_login_name
+
+
+class RulePanel(VerticalScroll):
+    """A panel that follows the form: ``follow(wire)`` is called on every edit."""
+
+    def follow(self, wire: Mapping[str, Any]) -> None:
+        raise NotImplementedError
+
+
+class LdapLoginPanel(RulePanel):
+    """Rule L1: how a login is checked with the settings as they are now, and what would fail."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("How a login works (rule L1)", classes="panel-title")
+        yield Static(id="l1-text")
+
+    def follow(self, wire: Mapping[str, Any]) -> None:
+        explanation = explain_ldap_login(wire)
+        lines = [f"Mode: [b]{escape(explanation.mode)}[/b]", ""]
+        lines += [escape(step) for step in explanation.steps]
+        for warning in explanation.warnings:
+            lines += ["", f"[b $warning]⚠ {escape(warning)}[/]"]
+        self.query_one("#l1-text", Static).update("\n".join(lines))
+        self.set_class(bool(explanation.warnings), "-warning")
+
+
+class OidcTryPanel(RulePanel):
+    """Rule O1: type sample claim values and see the login name, or why it is rejected."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.claim_username = "preferred_username"
+        self.username_domain: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("Try a login (rule O1)", classes="panel-title")
+        yield Label("preferred_username claim", id="o1-username-label")
+        yield Input(placeholder="e.g. jane or jane@example.org", id="o1-username", compact=True)
+        yield Label("email claim")
+        yield Input(placeholder="e.g. jane.doe@example.org", id="o1-email", compact=True)
+        yield Static(id="o1-result")
+
+    def follow(self, wire: Mapping[str, Any]) -> None:
+        claim = wire.get("claimUsername")
+        self.claim_username = claim if isinstance(claim, str) and claim else "preferred_username"
+        domain = wire.get("usernameDomain")
+        self.username_domain = domain if isinstance(domain, str) and domain else None
+        self.query_one("#o1-username-label", Label).update(f"{self.claim_username} claim")
+        self._try()
+
+    @on(Input.Changed, "#o1-username, #o1-email")
+    def _typed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._try()
+
+    def _try(self) -> None:
+        claims = {"email": self.query_one("#o1-email", Input).value}
+        claims[self.claim_username] = self.query_one("#o1-username", Input).value
+        outcome = oidc_login_name(claims, claim_username=self.claim_username, username_domain=self.username_domain)
+        result = self.query_one("#o1-result", Static)
+        if outcome.login is not None:
+            result.update(f"[b $success]Login name: {escape(outcome.login)}[/]\n{escape(outcome.reason)}")
+        else:
+            result.update(f"[b $error]Rejected[/]\n{escape(outcome.reason.removeprefix('rejected: '))}")
+        self.set_class(outcome.login is None, "-rejected")
+
+
+PANELS: dict[str, type[RulePanel]] = {"Ldap": LdapLoginPanel, "Oidc": OidcTryPanel}
+"""The rule panel of each directory kind (SQL has no rule to show)."""

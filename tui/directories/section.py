@@ -1,0 +1,292 @@
+"""The Directories section: a filterable list; create, open (view/edit) and delete.
+
+All network work runs in workers; the table shows a loading indicator meanwhile. An
+action the token may not do is disabled, and the reason is shown under the list.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, DataTable, Static
+
+from jmapclient import JmapError, SetError
+from jmapclient.models.objects import DIRECTORY
+from tui.context import ConsoleContext
+from tui.directories.variant_picker import VariantPicker, kind_name
+from tui.screens.confirm import ConfirmScreen
+from tui.sections import Breadcrumb, Status
+from tui.widgets.filter_bar import FilterBar, matches
+from tui.widgets.list_table import ListTable
+
+HELP = """\
+### Directories
+
+External directories the server checks logins against: **LDAP**, an **SQL** database,
+or an **OpenID Connect** provider (Settings › Authentication › Directories).
+
+- **enter** opens the highlighted directory (view and edit), **n** creates one (choose its kind first),
+  **d** deletes the highlighted one after a y/n confirmation.
+- **/** filters the list by description, kind or tenant; **esc** clears the filter.
+- **r** reloads the list from the server.
+"""
+
+
+def directory_label(wire: dict[str, Any]) -> str:
+    return str(wire.get("description") or wire.get("id") or "(no description)")
+
+
+class DirectoriesSection(Vertical):
+    """List view; an editor replaces it while a directory is open."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "create", "New", id="directories.create"),
+        Binding("d,delete", "delete", "Delete", id="directories.delete"),
+    ]
+
+    def __init__(self, context: ConsoleContext) -> None:
+        super().__init__(id="directories")
+        self.context = context
+        self.rows: list[dict[str, Any]] = []
+        self.editor: Any = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dir-list-view"):
+            with Horizontal(classes="toolbar"):
+                yield Button("New", id="dir-new", compact=True)
+                yield Button("Open", id="dir-open", compact=True)
+                yield Button("Delete", id="dir-delete", compact=True)
+                yield Button("Reload", id="dir-reload", compact=True)
+            yield FilterBar(id="dir-filter")
+            yield ListTable(id="dir-table")
+            yield Static(id="dir-message", classes="error")
+            yield Button("Retry", id="dir-retry", variant="warning", compact=True)
+            yield Static(id="dir-permissions", classes="note")
+
+    def on_mount(self) -> None:
+        self.query_one("#dir-retry").display = False
+        self._message("")
+        self.query_one("#dir-permissions").display = False
+        self.query_one(ListTable).focus()
+        self.reload()
+
+    def focus(self, scroll_visible: bool = True) -> DirectoriesSection:
+        target = self.editor if self.editor is not None else self.query_one(ListTable)
+        target.focus(scroll_visible)
+        return self
+
+    def help_text(self) -> str:
+        return self.editor.help_text() if self.editor is not None else HELP
+
+    # --- Permissions --------------------------------------------------------------------------
+
+    def allowed(self, action: str) -> tuple[bool, str]:
+        return self.context.can_do(DIRECTORY, action)  # type: ignore[arg-type]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.editor is not None and action in ("create", "delete"):
+            return False
+        if action in ("create", "delete"):
+            return True if self.allowed("create" if action == "create" else "destroy")[0] else None
+        return True
+
+    def _show_permissions(self) -> None:
+        reasons = []
+        for label, action, button in (
+            ("create", "create", "#dir-new"),
+            ("edit", "update", None),
+            ("delete", "destroy", "#dir-delete"),
+        ):
+            ok, reason = self.allowed(action)
+            if button:
+                self.query_one(button, Button).disabled = not ok
+                self.query_one(button, Button).tooltip = reason or None
+            if not ok:
+                reasons.append(f"{label}: {reason}")
+        text = "Disabled — " + "; ".join(reasons) if reasons else ""
+        permissions = self.query_one("#dir-permissions", Static)
+        permissions.update(text)
+        permissions.display = bool(text)
+        self.refresh_bindings()
+
+    # --- Loading ------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        if self.editor is not None:
+            self.editor.reload()
+            return
+        self._load()
+
+    @work(exclusive=True, group="directories-load")
+    async def _load(self, select: str | None = None) -> None:
+        table = self.query_one(ListTable)
+        table.loading = True
+        self._message("")
+        try:
+            result = await self.context.client.directories.get(None)
+        except JmapError as error:
+            self.context.learn_forbidden(DIRECTORY, "get", error)
+            self._message(f"Could not load the directories: {error}", retry=True)
+            self.post_message(Status("Loading failed; press r or Retry to try again.", "error"))
+            return
+        finally:
+            table.loading = False
+        self.rows = sorted(result.raw, key=lambda wire: directory_label(wire).lower())
+        self._fill(select)
+        self._show_permissions()
+        count = len(self.rows)
+        self.post_message(Status(f"{count} director{'y' if count == 1 else 'ies'}"))
+
+    def _message(self, text: str, *, retry: bool = False) -> None:
+        message = self.query_one("#dir-message", Static)
+        message.update(text)
+        message.display = bool(text)
+        self.query_one("#dir-retry").display = retry
+
+    def _fill(self, select: str | None = None) -> None:
+        table = self.query_one(ListTable)
+        keep = select or table.selected_key
+        table.clear(columns=True)
+        with_tenant = any(wire.get("memberTenantId") for wire in self.rows)
+        table.add_column("Description", key="description")
+        table.add_column("Kind", key="kind")
+        if with_tenant:
+            table.add_column("Tenant", key="tenant")
+        words = self.query_one(FilterBar).value
+        for wire in self.rows:
+            cells = [directory_label(wire), kind_name(wire.get("@type", "?"))]
+            if with_tenant:
+                cells.append(str(wire.get("memberTenantId") or ""))
+            if matches(words, *cells):
+                table.add_row(*cells, key=str(wire.get("id")))
+        if keep is not None and keep in table.rows:
+            table.move_cursor(row=table.get_row_index(keep))
+        if not self.rows:
+            self._message("No directories yet. Press n to create one.")
+
+    # --- Filter -----------------------------------------------------------------------------
+
+    def start_filter(self) -> None:
+        if self.editor is None:
+            self.query_one(FilterBar).open()
+
+    @on(FilterBar.Changed)
+    def _filter_changed(self) -> None:
+        self._fill()
+
+    @on(FilterBar.Done)
+    def _filter_done(self) -> None:
+        self._fill()
+        self.query_one(ListTable).focus()
+
+    # --- Actions --------------------------------------------------------------------------------
+
+    def _selected(self) -> dict[str, Any] | None:
+        key = self.query_one(ListTable).selected_key
+        return next((wire for wire in self.rows if str(wire.get("id")) == key), None)
+
+    @on(Button.Pressed, "#dir-reload")
+    @on(Button.Pressed, "#dir-retry")
+    def _reload_pressed(self) -> None:
+        self.reload()
+
+    @on(Button.Pressed, "#dir-new")
+    def action_create(self) -> None:
+        ok, reason = self.allowed("create")
+        if not ok:
+            self.post_message(Status(f"Cannot create: {reason}", "warning"))
+            return
+        self.app.push_screen(VariantPicker(DIRECTORY), self._variant_chosen)
+
+    def _variant_chosen(self, variant: str | None) -> None:
+        if variant:
+            self.open_editor(None, variant)
+
+    @on(Button.Pressed, "#dir-open")
+    def _open_pressed(self) -> None:
+        wire = self._selected()
+        if wire is not None:
+            self.open_editor(wire, str(wire.get("@type")))
+
+    @on(DataTable.RowSelected, "#dir-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self._open_pressed()
+
+    @on(Button.Pressed, "#dir-delete")
+    def action_delete(self) -> None:
+        wire = self._selected()
+        if wire is None:
+            return
+        ok, reason = self.allowed("destroy")
+        if not ok:
+            self.post_message(Status(f"Cannot delete: {reason}", "warning"))
+            return
+        name = directory_label(wire)
+        question = (
+            f"Delete the {kind_name(wire.get('@type'))} directory [b]{name}[/b]?\n\n"
+            "Accounts that log in through it will no longer be able to."
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete(str(wire["id"]), name)
+
+        self.app.push_screen(ConfirmScreen(question, yes="Delete", no="Keep"), answered)
+
+    @work(exclusive=True, group="directories-delete")
+    async def _delete(self, directory_id: str, name: str) -> None:
+        table = self.query_one(ListTable)
+        table.loading = True
+        try:
+            result = await self.context.client.directories.destroy([directory_id])
+        except JmapError as error:
+            table.loading = False
+            if self.context.learn_forbidden(DIRECTORY, "destroy", error):
+                self._show_permissions()
+            self.post_message(Status(f"Could not delete {name}: {error}", "error"))
+            return
+        table.loading = False
+        failure: SetError | None = result.not_destroyed.get(directory_id)
+        if failure is not None:
+            if self.context.learn_forbidden(DIRECTORY, "destroy", failure):
+                self._show_permissions()
+            self.post_message(Status(f"Could not delete {name}: {failure.message}", "error"))
+            return
+        self.post_message(Status(f"Deleted {name}."))
+        self._load()
+
+    # --- Editor ------------------------------------------------------------------------------------
+
+    def open_editor(self, wire: dict[str, Any] | None, variant: str) -> None:
+        from tui.directories.editor import DirectoryEditor
+
+        self.editor = DirectoryEditor(self.context, variant, wire)
+        self.query_one("#dir-list-view").display = False
+        self.mount(self.editor)
+        self.call_after_refresh(self.editor.focus)
+        title = directory_label(wire) if wire else f"New {kind_name(variant)} directory"
+        self.post_message(Breadcrumb((title,)))
+        self.refresh_bindings()
+
+    def close_editor(self, saved_id: str | None = None) -> None:
+        if self.editor is None:
+            return
+        self.editor.remove()
+        self.editor = None
+        self.query_one("#dir-list-view").display = True
+        self.post_message(Breadcrumb(()))
+        self.query_one(ListTable).focus()
+        self.refresh_bindings()
+        if saved_id is not None:
+            self._load(saved_id)
+
+    def go_back(self) -> bool:
+        if self.editor is not None:
+            self.editor.request_close()
+            return True
+        return False

@@ -1,0 +1,50 @@
+"""The first step of creating a directory: choose LDAP, SQL or OpenID Connect."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from jmapclient.models.objects import ObjectType
+
+KIND_NAMES = {"Ldap": "LDAP", "Sql": "SQL", "Oidc": "OpenID Connect"}
+"""How people name each directory ``@type``."""
+
+
+def kind_name(variant: object) -> str:
+    return KIND_NAMES.get(str(variant), str(variant))
+
+
+class VariantPicker(ModalScreen[str | None]):
+    """Dismisses with the chosen ``@type`` value, or None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="variant.cancel")]
+
+    def __init__(self, object_type: ObjectType) -> None:
+        super().__init__()
+        self.object_type = object_type
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="variant-box", classes="dialog"):
+            yield Static(f"New {self.object_type.name.lower()}: choose its kind", classes="dialog-title")
+            yield OptionList(
+                *(
+                    Option(f"[b]{kind_name(name)}[/b]  {model.__doc__ or ''}".strip(), id=name)
+                    for name, model in self.object_type.variants.items()
+                ),
+                id="variant-options",
+            )
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

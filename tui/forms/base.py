@@ -1,0 +1,117 @@
+"""The frame every field editor shares: label, control, help line and error line."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import HorizontalGroup, VerticalGroup
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Label, Static
+
+from jmapclient.models.introspect import FieldSpec
+
+
+class _Omit:
+    """Leave the property out of the wire object (the server's default applies)."""
+
+    def __repr__(self) -> str:
+        return "OMIT"
+
+
+OMIT: Any = _Omit()
+
+
+def label_markup(spec: FieldSpec) -> str:
+    text = spec.label
+    if spec.required:
+        text += " [b red]*[/]"
+    if spec.enterprise:
+        text += " [i yellow]enterprise[/]"
+    return text
+
+
+def help_line(spec: FieldSpec, extra: str = "") -> str:
+    parts = [part for part in (spec.note, spec.bounds_text(), extra) if part]
+    if spec.enterprise:
+        parts.append("enterprise edition only")
+    return " · ".join(parts)
+
+
+class FormEdited(Message):
+    """A structural edit (variant switched, list item added or removed); values may have changed."""
+
+
+class FieldEditor(VerticalGroup):
+    """One field of a model. Subclasses yield the control and read the wire value back.
+
+    ``value`` is the wire value as read, or :data:`OMIT` on create (the declared default
+    is pre-filled then). ``path`` is the field's JSON-pointer path inside the form.
+    """
+
+    help_extra = ""
+
+    def __init__(self, spec: FieldSpec, value: Any, *, path: str, stored: bool, disabled: bool = False) -> None:
+        super().__init__(classes=f"field field-{spec.kind}", disabled=disabled)
+        self.spec = spec
+        self.value = value
+        self.path = path
+        self.stored = stored
+        """True when the form edits an object read from the server (not a new one)."""
+
+    @property
+    def initial(self) -> Any:
+        return self.spec.default if self.value is OMIT else self.value
+
+    def compose(self) -> ComposeResult:
+        with HorizontalGroup(classes="field-row"):
+            yield Label(label_markup(self.spec), classes="field-label")
+            yield from self.control()
+        help_text = help_line(self.spec, self.help_extra)
+        if help_text:
+            yield Static(help_text, classes="field-help", markup=False)
+        yield Static(classes="field-error", markup=False)
+        yield from self.below()
+
+    def control(self) -> ComposeResult:
+        raise NotImplementedError
+
+    def below(self) -> ComposeResult:
+        """Widgets under the field line (sub-forms of nested editors)."""
+        yield from ()
+
+    def wire_value(self) -> Any:
+        raise NotImplementedError
+
+    def problem(self) -> str | None:
+        """What is wrong with the typed text before it can even be validated (bad number ...)."""
+        return None
+
+    def problems(self) -> dict[str, str]:
+        problem = self.problem()
+        return {self.path: problem} if problem else {}
+
+    def show_errors(self, errors: Mapping[str, str]) -> list[str]:
+        """Show errors keyed by path relative to this field ('' = the field itself); returns paths shown."""
+        message = "; ".join(f"{key}: {text}" if key else text for key, text in errors.items())
+        self.set_error(message)
+        return list(errors)
+
+    def set_error(self, message: str | None) -> None:
+        error = self.query_one(".field-error", Static)
+        error.update(message or "")
+        error.display = bool(message)
+        self.set_class(bool(message), "-has-error")
+
+    def clear_errors(self) -> None:
+        self.set_error(None)
+
+    def focus_control(self) -> None:
+        focusable = [w for w in self.query("*") if isinstance(w, Widget) and w.can_focus]
+        if focusable:
+            focusable[0].focus()
+
+    def on_mount(self) -> None:
+        self.query_one(".field-error", Static).display = False

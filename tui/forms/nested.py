@@ -1,0 +1,201 @@
+"""Editors that hold sub-forms: a variant select that swaps its sub-form, a growable list, an object."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import HorizontalGroup, VerticalGroup
+from textual.widgets import Button, Select, Static
+
+from jmapclient.models.introspect import TYPE_KEY
+from tui.forms.base import OMIT, FieldEditor, FormEdited
+from tui.forms.model_form import ModelForm
+
+
+def _route(form: ModelForm, errors: Mapping[str, str], editor: FieldEditor) -> list[str]:
+    own = {path: text for path, text in errors.items() if path in ("", TYPE_KEY)}
+    leftover = form.show_errors({p: t for p, t in errors.items() if p not in own})
+    own.update(leftover)
+    editor.set_error("; ".join(f"{p}: {t}" if p else t for p, t in own.items()) or None)
+    return list(errors)
+
+
+class SubformEditor(FieldEditor):
+    """An editor whose value is one nested :class:`ModelForm` (``self.form``)."""
+
+    @property
+    def form(self) -> ModelForm:
+        return self.query_one(".subform", VerticalGroup).query_one(ModelForm)
+
+    def wire_value(self) -> Any:
+        return self.form.to_wire()
+
+    def problems(self) -> dict[str, str]:
+        return self.form.problems()
+
+    def show_errors(self, errors: Mapping[str, str]) -> list[str]:
+        return _route(self.form, errors, self)
+
+    def child_editor(self, path: str) -> FieldEditor:
+        return self.form.editor_at(path)
+
+
+class VariantEditor(SubformEditor):
+    """``@type`` select; changing it replaces the sub-form with the new kind's defaults."""
+
+    def control(self) -> ComposeResult:
+        variants = list(self.spec.variants)
+        initial = self.initial
+        current = initial.get(TYPE_KEY) if isinstance(initial, Mapping) else None
+        self.current = current if current in variants else variants[0]
+        self.select: Select[str] = Select(
+            [(name, name) for name in variants],
+            allow_blank=False,
+            value=self.current,
+            compact=True,
+            classes="field-select variant-select",
+        )
+        yield self.select
+
+    def below(self) -> ComposeResult:
+        initial = self.initial
+        wire = initial if isinstance(initial, Mapping) and initial.get(TYPE_KEY) == self.current else None
+        with VerticalGroup(classes="subform"):
+            yield self._form(wire)
+
+    def _form(self, wire: Mapping[str, Any] | None) -> ModelForm:
+        return ModelForm(
+            self.spec.variants[self.current], wire, path=f"{self.path}/", read_only=self.disabled
+        )
+
+    @on(Select.Changed, ".variant-select")
+    async def _switch(self, event: Select.Changed) -> None:
+        # A nested variant's select bubbles through here too; only our own counts.
+        if event.select is not self.select or event.value is Select.NULL or event.value == self.current:
+            return
+        self.current = str(event.value)
+        holder = self.query_one(".subform", VerticalGroup)
+        await holder.remove_children()
+        await holder.mount(self._form(None))
+        self.post_message(FormEdited())
+
+
+class ObjectEditor(SubformEditor):
+    """A single nested model, edited in place."""
+
+    def control(self) -> ComposeResult:
+        yield from ()
+
+    def below(self) -> ComposeResult:
+        initial = self.initial
+        assert self.spec.item_model is not None
+        with VerticalGroup(classes="subform"):
+            yield ModelForm(
+                self.spec.item_model,
+                initial if isinstance(initial, Mapping) else None,
+                path=f"{self.path}/",
+                read_only=self.disabled,
+            )
+
+
+class ListItem(VerticalGroup):
+    """One item of a list field: its sub-form and a remove button."""
+
+    def __init__(self, form: ModelForm, title: str) -> None:
+        super().__init__(classes="list-item subform")
+        self.form = form
+        self.title = title
+
+    def compose(self) -> ComposeResult:
+        with HorizontalGroup(classes="list-item-head"):
+            yield Static(self.title, classes="list-item-title")
+            yield Button("Remove", compact=True, classes="list-remove", disabled=self.form.read_only)
+        yield self.form
+
+
+class ListEditor(FieldEditor):
+    """A list of nested models (read replicas): add and remove items."""
+
+    def control(self) -> ComposeResult:
+        yield Button("Add", compact=True, classes="list-add", disabled=self.disabled)
+
+    def below(self) -> ComposeResult:
+        initial = self.initial
+        items = _items(initial)
+        with VerticalGroup(classes="list-items"):
+            for index, item in enumerate(items):
+                yield self._item(index, item if self.value is not OMIT else None)
+
+    def _item(self, index: int, wire: Mapping[str, Any] | None) -> ListItem:
+        assert self.spec.item_model is not None
+        form = ModelForm(self.spec.item_model, wire, path=f"{self.path}/{index}/", read_only=self.disabled)
+        return ListItem(form, f"{self.spec.label} #{index + 1}")
+
+    @property
+    def items(self) -> list[ListItem]:
+        return list(self.query(ListItem))
+
+    async def add_item(self) -> None:
+        await self.query_one(".list-items", VerticalGroup).mount(self._item(len(self.items), None))
+        self.post_message(FormEdited())
+
+    @on(Button.Pressed, ".list-add")
+    async def _add(self, event: Button.Pressed) -> None:
+        event.stop()
+        await self.add_item()
+
+    @on(Button.Pressed, ".list-remove")
+    async def _remove(self, event: Button.Pressed) -> None:
+        event.stop()
+        for item in self.items:
+            if event.button in item.query(Button):
+                await item.remove()
+        self._renumber()
+        self.post_message(FormEdited())
+
+    def _renumber(self) -> None:
+        """After a removal, items move up: their paths (used to name local problems) follow."""
+        for index, item in enumerate(self.items):
+            old, new = item.form.path, f"{self.path}/{index}/"
+            for node in (item.form, *item.form.query(ModelForm), *item.form.query(FieldEditor)):
+                if node.path.startswith(old):
+                    node.path = new + node.path[len(old):]
+            item.title = f"{self.spec.label} #{index + 1}"
+            item.query_one(".list-item-title", Static).update(item.title)
+
+    def wire_value(self) -> Any:
+        return {str(index): item.form.to_wire() for index, item in enumerate(self.items)}
+
+    def problems(self) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for item in self.items:
+            found.update(item.form.problems())
+        return found
+
+    def show_errors(self, errors: Mapping[str, str]) -> list[str]:
+        own: dict[str, str] = {}
+        items = self.items
+        for path, message in errors.items():
+            index, _, rest = path.partition("/")
+            if index.isdigit() and int(index) < len(items):
+                leftover = items[int(index)].form.show_errors({rest: message})
+                own.update({f"#{int(index) + 1} {p}": t for p, t in leftover.items()})
+            else:
+                own[path] = message
+        self.set_error("; ".join(f"{p}: {t}" if p else t for p, t in own.items()) or None)
+        return list(errors)
+
+    def child_editor(self, path: str) -> FieldEditor:
+        index, _, rest = path.partition("/")
+        return self.items[int(index)].form.editor_at(rest)
+
+
+def _items(value: Any) -> list[Any]:
+    if isinstance(value, Mapping):
+        return [value[key] for key in sorted(value, key=lambda k: int(k))]
+    if isinstance(value, list):
+        return list(value)
+    return []

@@ -1,0 +1,192 @@
+"""Editors for one scalar field: text, number, duration, switch, select, secret and tag list."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.validation import Failure, Integer, Number, ValidationResult, Validator
+from textual.widgets import Input, Select, Switch
+
+from jmapclient.encoding import MASKED_SECRET, format_duration, parse_duration, set_from_wire, set_to_wire
+from tui.forms.base import OMIT, FieldEditor
+from tui.forms.taglist import TagList
+
+NUMBER_KINDS = {"uint", "int", "float"}
+
+
+def _empty(editor: FieldEditor) -> Any:
+    """An empty control: null clears a nullable field, otherwise the property is left out."""
+    return None if editor.spec.nullable else OMIT
+
+
+class TextEditor(FieldEditor):
+    def control(self) -> ComposeResult:
+        initial = self.initial
+        yield Input("" if initial is None else str(initial), compact=True, classes="field-input")
+
+    @property
+    def text(self) -> str:
+        return self.query_one(Input).value
+
+    def wire_value(self) -> Any:
+        text = self.text.strip()
+        return text if text else _empty(self)
+
+
+class CheckedTextEditor(TextEditor):
+    """Text that must parse (a number, a duration): checked as typed, by the Input's validator."""
+
+    def make_validator(self) -> Validator:
+        raise NotImplementedError
+
+    def shown(self, initial: Any) -> str:
+        return "" if initial is None else str(initial)
+
+    def parse(self, text: str) -> Any:
+        raise NotImplementedError
+
+    def input_type(self) -> Literal["integer", "number", "text"]:
+        return "text"
+
+    def control(self) -> ComposeResult:
+        yield Input(
+            self.shown(self.initial),
+            type=self.input_type(),
+            validators=[self.make_validator()],
+            validate_on=["changed", "submitted"],
+            compact=True,
+            classes="field-input",
+        )
+
+    def problem(self) -> str | None:
+        text = self.text.strip()
+        if not text:
+            return None
+        result = self.query_one(Input).validate(text)
+        if result is not None and not result.is_valid:
+            return "; ".join(result.failure_descriptions)
+        return None
+
+    def wire_value(self) -> Any:
+        text = self.text.strip()
+        if not text:
+            return _empty(self)
+        try:
+            return self.parse(text)
+        except ValueError:
+            return text  # local validation names it
+
+    @on(Input.Changed)
+    def _check(self, event: Input.Changed) -> None:
+        self.set_error(self.problem())
+
+
+class NumberEditor(CheckedTextEditor):
+    """Digits only; the declared bounds are checked as the person types."""
+
+    def make_validator(self) -> Validator:
+        kind = Number if self.spec.kind == "float" else Integer
+        return kind(minimum=self.spec.minimum, maximum=self.spec.maximum)
+
+    def input_type(self) -> Literal["integer", "number", "text"]:
+        return "number" if self.spec.kind == "float" else "integer"
+
+    def parse(self, text: str) -> Any:
+        return float(text) if self.spec.kind == "float" else int(text)
+
+
+class DurationValidator(Validator):
+    def validate(self, value: str) -> ValidationResult:
+        if not value.strip():
+            return self.success()
+        try:
+            parse_duration(value)
+        except ValueError as error:
+            return ValidationResult.failure([Failure(self, value, str(error))])
+        return self.success()
+
+
+class DurationEditor(CheckedTextEditor):
+    """Durations are milliseconds on the wire, and written like 30s, 5m or 1h30m here."""
+
+    help_extra = "written like 250ms, 30s, 5m or 1h30m"
+
+    def make_validator(self) -> Validator:
+        return DurationValidator()
+
+    def shown(self, initial: Any) -> str:
+        return format_duration(initial) if isinstance(initial, int) else ""
+
+    def parse(self, text: str) -> Any:
+        return parse_duration(text)
+
+
+class BoolEditor(FieldEditor):
+    def control(self) -> ComposeResult:
+        yield Switch(bool(self.initial), classes="field-switch")
+
+    def wire_value(self) -> Any:
+        return self.query_one(Switch).value
+
+
+class EnumEditor(FieldEditor):
+    def control(self) -> ComposeResult:
+        initial = self.initial
+        yield Select(
+            [(choice, choice) for choice in self.spec.choices],
+            allow_blank=self.spec.nullable or initial is None,
+            value=initial if initial in self.spec.choices else Select.NULL,
+            compact=True,
+            classes="field-select",
+        )
+
+    def wire_value(self) -> Any:
+        value = self.query_one(Select).value
+        return _empty(self) if value is Select.NULL else value
+
+
+class SecretEditor(TextEditor):
+    """A stored secret is never shown; blank keeps it ("unchanged"), typing replaces it."""
+
+    def control(self) -> ComposeResult:
+        self.masked = self.value == MASKED_SECRET
+        yield Input(
+            password=True,
+            placeholder="unchanged" if self.masked else "",
+            compact=True,
+            classes="field-input",
+        )
+
+    def wire_value(self) -> Any:
+        text = self.text
+        if text:
+            return text
+        return MASKED_SECRET if self.masked else _empty(self)
+
+
+class SetEditor(FieldEditor):
+    help_extra = "enter or comma adds; select a tag and press enter to remove it"
+
+    def control(self) -> ComposeResult:
+        initial = self.initial
+        members = set_from_wire(initial) if initial is not None else []
+        yield TagList(members)
+
+    def wire_value(self) -> Any:
+        return set_to_wire(self.query_one(TagList).tags)
+
+    def focus_control(self) -> None:
+        self.query_one(".tag-input", Input).focus()
+
+
+SCALAR_EDITORS: dict[str, type[FieldEditor]] = {
+    "bool": BoolEditor,
+    "enum": EnumEditor,
+    "duration": DurationEditor,
+    "secret": SecretEditor,
+    "set": SetEditor,
+    **dict.fromkeys(NUMBER_KINDS, NumberEditor),
+}
+"""Editors by ``FieldSpec.kind``; any other scalar kind is text."""

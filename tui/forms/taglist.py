@@ -1,0 +1,103 @@
+"""An editable tag list for ``Set<String>``: chips you can remove, and a line to add more."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import HorizontalGroup
+from textual.message import Message
+from textual.widgets import Button, Input
+
+
+class TagChip(Button):
+    """One member; pressing it (enter, space or click) removes it."""
+
+    def __init__(self, tag: str) -> None:
+        super().__init__(f"{tag} ✕", compact=True, classes="tag", tooltip=f"Remove {tag}")
+        self.tag = tag
+
+
+class TagInput(Input):
+    """Backspace on an empty input removes the last tag, as in most tag editors."""
+
+    class RemoveLast(Message):
+        pass
+
+    def action_delete_left(self) -> None:
+        if not self.value:
+            self.post_message(self.RemoveLast())
+            return
+        super().action_delete_left()
+
+
+class TagList(HorizontalGroup):
+    """Members in order, without duplicates. Enter or comma in the input adds what was typed."""
+
+    class Changed(Message):
+        def __init__(self, tag_list: TagList) -> None:
+            super().__init__()
+            self.tag_list = tag_list
+
+        @property
+        def control(self) -> TagList:
+            return self.tag_list
+
+    def __init__(self, tags: Iterable[str] = (), *, placeholder: str = "add…", disabled: bool = False) -> None:
+        super().__init__(classes="tag-list", disabled=disabled)
+        self._tags: list[str] = list(dict.fromkeys(tags))
+        self._placeholder = placeholder
+
+    @property
+    def tags(self) -> list[str]:
+        return list(self._tags)
+
+    def compose(self) -> ComposeResult:
+        for tag in self._tags:
+            yield TagChip(tag)
+        yield TagInput(placeholder=self._placeholder, compact=True, classes="tag-input")
+
+    def add(self, text: str) -> None:
+        added = False
+        for tag in (part.strip() for part in text.split(",")):
+            if tag and tag not in self._tags:
+                self._tags.append(tag)
+                self.mount(TagChip(tag), before=self.query_one(".tag-input"))
+                added = True
+        if added:
+            self.post_message(self.Changed(self))
+
+    def remove_tag(self, tag: str) -> None:
+        if tag in self._tags:
+            self._tags.remove(tag)
+            for chip in self.query(TagChip):
+                if chip.tag == tag:
+                    chip.remove()
+            self.post_message(self.Changed(self))
+
+    @on(Input.Submitted, ".tag-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.add(event.value)
+        event.input.value = ""
+
+    @on(Input.Changed, ".tag-input")
+    def _typed(self, event: Input.Changed) -> None:
+        event.stop()
+        if "," in event.value:
+            self.add(event.value)
+            event.input.value = ""
+
+    @on(Button.Pressed, ".tag")
+    def _chip_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        assert isinstance(event.button, TagChip)
+        self.remove_tag(event.button.tag)
+        self.query_one(".tag-input", Input).focus()
+
+    @on(TagInput.RemoveLast)
+    def _remove_last(self, event: TagInput.RemoveLast) -> None:
+        event.stop()
+        if self._tags:
+            self.remove_tag(self._tags[-1])

@@ -1,0 +1,354 @@
+"""Drill-down levels: a report, its records table, one record. Esc goes back one level.
+
+Each level is a widget the inbox stacks in place of the list (the shell keeps its
+header, navigation and footer); a level opens the next one by posting :class:`OpenLevel`.
+
+Every label comes from the models' declarations (``introspect.fields_of``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+from typing import Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, DataTable, Static
+
+from jmapclient.dmarc.analytics import classify as classify_digest
+from jmapclient.dmarc.analytics import digest_record, format_rate
+from jmapclient.errors import JmapError
+from jmapclient.models._base import WireModel
+from jmapclient.models.dmarc import (
+    DmarcDkimResult,
+    DmarcExternalReport,
+    DmarcReport,
+    DmarcReportRecord,
+    DmarcSpfResult,
+)
+from jmapclient.models.introspect import field_by_wire
+from tui.context import ConsoleContext
+from tui.reports import fmt
+from tui.reports.access import learn
+from tui.widgets.list_table import ListTable
+
+DETAIL_CSS = """
+DmarcDetail { layout: vertical; }
+DmarcDetail .title { height: 1; padding: 0 1; text-style: bold; }
+DmarcDetail .status { height: auto; padding: 0 1; color: $text-muted; }
+DmarcDetail .error { height: auto; padding: 1 2; color: $error; }
+DmarcDetail #retry { margin: 0 2; }
+DmarcDetail VerticalScroll { height: 1fr; padding: 0 1; }
+DmarcDetail .section { height: auto; margin-bottom: 1; }
+DmarcDetail DataTable { height: 1fr; }
+"""
+
+def label(model: type[WireModel], wire: str) -> str:
+    return field_by_wire(model, wire).label
+
+
+def show(value: Any) -> str:
+    """A model value as text: enums by wire value, sets and lists joined, booleans yes/no."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, list | tuple | set | frozenset):
+        return ", ".join(show(v) for v in value) if value else "–"
+    if isinstance(value, WireModel):
+        return ", ".join(f"{k}={v}" for k, v in value.to_wire().items() if v is not None)
+    text = str(value)
+    if text.endswith("+00:00"):
+        return fmt.when(text.replace("+00:00", "Z"))
+    return text
+
+
+def field_rows(model: WireModel, wires: Iterable[str]) -> list[tuple[str, str]]:
+    kind = type(model)
+    return [(label(kind, w), show(getattr(model, field_by_wire(kind, w).name))) for w in wires]
+
+
+def panel(title: str, rows: list[tuple[str, str]]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.title = title
+    table.title_justify = "left"
+    table.title_style = "bold"
+    table.add_column(style="bold", min_width=22)
+    table.add_column()
+    for name, value in rows:
+        table.add_row(name, Text(value))
+    return table
+
+
+class OpenLevel(Message):
+    """Show ``level`` on top of the current one (the inbox handles it)."""
+
+    def __init__(self, level: DmarcDetail) -> None:
+        super().__init__()
+        self.level = level
+
+
+class DmarcDetail(Vertical):
+    """One drill-down level; ``trail`` is its breadcrumb after the section's path."""
+
+    DEFAULT_CSS = DETAIL_CSS
+    HELP = ""
+
+    def __init__(self, context: ConsoleContext, trail: tuple[str, ...]) -> None:
+        super().__init__()
+        self.context = context
+        self.trail = trail
+
+    def open_level(self, level: DmarcDetail) -> None:
+        self.post_message(OpenLevel(level))
+
+    def reload(self) -> None:
+        """The r key; levels that fetch override it."""
+
+    def help_text(self) -> str:
+        return self.HELP
+
+
+# --- Report ---------------------------------------------------------------------------------
+
+REPORTER_FIELDS = ("orgName", "email", "extraContactInfo", "reportId", "dateRangeBegin", "dateRangeEnd",
+                   "generator", "version")
+POLICY_FIELDS = ("policyDomain", "policyDisposition", "policySubdomainDisposition", "policyNp", "policyAdkim",
+                 "policyAspf", "policyTestingMode", "policyDiscoveryMethod", "policyFailureReportingOptions",
+                 "policyVersion")
+MESSAGE_FIELDS = ("from", "subject", "to", "receivedAt", "expiresAt", "memberTenantId")
+
+
+class ReportView(DmarcDetail):
+    """Level 1: who reported, for which period, under which published policy."""
+
+    HELP = """\
+### A DMARC report
+
+Who reported, the period, the policy published for the domain, errors and extensions,
+and the e-mail the report came in. **enter** opens its records, **r** reloads, **esc** goes back.
+"""
+    BINDINGS = [Binding("enter", "records", "Records", id="dmarc.records")]
+
+    def __init__(self, context: ConsoleContext, report_id: str, title: str) -> None:
+        super().__init__(context, (title,))
+        self.report_id = report_id
+        self.report: DmarcExternalReport | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("Loading the report…", id="status", classes="status")
+        with VerticalScroll(id="body"):
+            yield Static(id="reporter", classes="section")
+            yield Static(id="policy", classes="section")
+            yield Static(id="problems", classes="section")
+            yield Static(id="message", classes="section")
+        yield Button("Retry", id="retry")
+
+    def on_mount(self) -> None:
+        self.query_one("#retry").display = False
+        self.query_one("#body").focus()
+        self.load()
+
+    def reload(self) -> None:
+        self.load()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "retry":
+            self.load()
+
+    @work(exclusive=True, group="report")
+    async def load(self) -> None:
+        status = self.query_one("#status", Static)
+        body = self.query_one("#body")
+        body.loading = True
+        self.query_one("#retry").display = False
+        status.set_classes("status")
+        try:
+            got = await self.context.client.dmarc_reports.get([self.report_id])
+        except JmapError as error:
+            learn(self.context, "open", error)
+            status.update(f"Could not load the report: {error}")
+            status.set_classes("error")
+            self.query_one("#retry").display = True
+            return
+        finally:
+            body.loading = False
+        if self.report_id in got.invalid:
+            status.update(f"This client cannot read the report: {got.invalid[self.report_id]}")
+            status.set_classes("error")
+            return
+        if not got.items:
+            status.update("This report no longer exists on the server.")
+            status.set_classes("error")
+            return
+        item = got.items[0]
+        assert isinstance(item, DmarcExternalReport)
+        self.report = item
+        self.render_report(item)
+
+    def render_report(self, item: DmarcExternalReport) -> None:
+        report = item.report
+        messages = sum(r.count for r in report.records)
+        passed = sum(r.count for r in report.records if r.passes_dmarc)
+        records_label = label(DmarcReport, "records")
+        self.query_one("#status", Static).update(
+            f"{records_label}: {len(report.records)} · {label(DmarcReportRecord, 'count')}: {messages:,} · "
+            f"DMARC pass {format_rate(passed / messages if messages else None)} · enter: {records_label.lower()}"
+        )
+        self.query_one("#reporter", Static).update(panel("Report", field_rows(report, REPORTER_FIELDS)))
+        self.query_one("#policy", Static).update(panel("Published policy", field_rows(report, POLICY_FIELDS)))
+        extensions = [(e.name, e.definition) for e in report.extensions]
+        problems = [(label(DmarcReport, "errors"), show(report.errors))]
+        problems += extensions or [(label(DmarcReport, "extensions"), "–")]
+        self.query_one("#problems", Static).update(panel("Errors and extensions", problems))
+        self.query_one("#message", Static).update(panel("Report e-mail", field_rows(item, MESSAGE_FIELDS)))
+
+    def action_records(self) -> None:
+        if self.report is not None:
+            self.open_level(RecordsView(self.context, self.report, self.trail))
+
+
+# --- Records ----------------------------------------------------------------------------------
+
+RECORD_COLUMNS = ("sourceIp", "count", "evaluatedDisposition", "evaluatedDkim", "evaluatedSpf", "headerFrom",
+                  "envelopeFrom", "envelopeTo", "policyOverrideReasons")
+HINT_COLUMN = "Hint"
+
+
+def overrides_text(record: DmarcReportRecord) -> str:
+    return ", ".join(
+        f"{show(o.override_type)}{f' ({o.comment})' if o.comment else ''}" for o in record.policy_override_reasons
+    ) or "–"
+
+
+def hint_text(record: DmarcReportRecord) -> str:
+    hint = classify_digest(digest_record(record.to_wire()))
+    return hint.value if hint is not None else ""
+
+
+class RecordsView(DmarcDetail):
+    """Level 2: one row per sending source and result."""
+
+    HELP = """\
+### Records of a report
+
+One row per sending source and result. **f** shows only records failing DMARC,
+**enter** opens a record, **esc** goes back to the report.
+"""
+    BINDINGS = [Binding("f", "failing", "Failing only", id="dmarc.records.failing")]
+
+    def __init__(self, context: ConsoleContext, item: DmarcExternalReport, trail: tuple[str, ...]) -> None:
+        super().__init__(context, (*trail, label(DmarcReport, "records")))
+        self.item = item
+        self.failing_only = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="status", classes="status")
+        yield ListTable(id="records")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for wire in RECORD_COLUMNS:
+            table.add_column(label(DmarcReportRecord, wire), key=wire)
+        table.add_column(HINT_COLUMN, key="hint")
+        self.fill()
+        table.focus()
+
+    def fill(self) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        records = self.item.report.records
+        shown = 0
+        for index, record in enumerate(records):
+            if self.failing_only and record.passes_dmarc:
+                continue
+            shown += 1
+            table.add_row(
+                show(record.source_ip), f"{record.count:,}", show(record.evaluated_disposition),
+                _verdict(show(record.evaluated_dkim)), _verdict(show(record.evaluated_spf)),
+                record.header_from, record.envelope_from, show(record.envelope_to), overrides_text(record),
+                hint_text(record), key=str(index),
+            )
+        which = "failing DMARC" if self.failing_only else "all"
+        self.query_one("#status", Static).update(
+            f"{shown} of {len(records)} records ({which}) · f: failing only · enter: open a record · esc: back"
+        )
+
+    def action_failing(self) -> None:
+        self.failing_only = not self.failing_only
+        self.fill()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        index = int(str(event.row_key.value))
+        record = self.item.report.records[index]
+        self.open_level(RecordView(self.context, record, (*self.trail, show(record.source_ip))))
+
+
+def _verdict(value: str) -> Text:
+    style = {"pass": "green", "fail": "bold red"}.get(value, "")
+    return Text(value, style=style)
+
+
+# --- Record -----------------------------------------------------------------------------------
+
+DKIM_COLUMNS = ("domain", "selector", "result", "humanResult")
+SPF_COLUMNS = ("domain", "scope", "result", "humanResult")
+
+
+def results_table(title: str, model: type[WireModel], columns: tuple[str, ...], items: list[Any]) -> Table:
+    table = Table(title=title, title_justify="left", title_style="bold", expand=False, box=box.SIMPLE_HEAD)
+    for wire in columns:
+        table.add_column(label(model, wire))
+    for item in items:
+        table.add_row(*(Text(show(getattr(item, field_by_wire(model, w).name))) for w in columns))
+    if not items:
+        table.add_row(*(["none reported"] + [""] * (len(columns) - 1)))
+    return table
+
+
+class RecordView(DmarcDetail):
+    """Level 3: alignment (what DMARC concluded) apart from authentication (raw checks)."""
+
+    HELP = """\
+### One record
+
+**Alignment** is what DMARC concluded for the record (the evaluated DKIM and SPF results,
+which count only when the authenticated domain aligns with the header From).
+**Authentication** lists the raw DKIM signature and SPF checks, aligned or not.
+**esc** goes back to the records.
+"""
+
+    def __init__(self, context: ConsoleContext, record: DmarcReportRecord, trail: tuple[str, ...]) -> None:
+        super().__init__(context, trail)
+        self.record = record
+
+    def compose(self) -> ComposeResult:
+        record = self.record
+        with VerticalScroll(id="record-body"):
+            yield Static(panel("Source", field_rows(record, ("sourceIp", "count", "headerFrom", "envelopeFrom",
+                                                             "envelopeTo"))), classes="section")
+            alignment = field_rows(record, ("evaluatedDisposition", "evaluatedDkim", "evaluatedSpf"))
+            alignment.append(("DMARC", "pass" if record.passes_dmarc else "fail"))
+            alignment.append((label(DmarcReportRecord, "policyOverrideReasons"), overrides_text(record)))
+            alignment.append((HINT_COLUMN, hint_text(record) or "–"))
+            yield Static(panel("Alignment (policy evaluated)", alignment), classes="section")
+            yield Static(results_table(f"Authentication: {label(DmarcReportRecord, 'dkimResults')}",
+                                       DmarcDkimResult, DKIM_COLUMNS, record.dkim_results), classes="section")
+            yield Static(results_table(f"Authentication: {label(DmarcReportRecord, 'spfResults')}",
+                                       DmarcSpfResult, SPF_COLUMNS, record.spf_results), classes="section")
+            if record.extensions:
+                yield Static(panel(label(DmarcReportRecord, "extensions"),
+                                   [(e.name, e.definition) for e in record.extensions]), classes="section")
+
+    def on_mount(self) -> None:
+        self.query_one("#record-body").focus()

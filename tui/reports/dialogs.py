@@ -1,0 +1,180 @@
+"""Small modal dialogs of the DMARC section: confirm, paths, export, keep longer, summary."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import TypeVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+T = TypeVar("T")
+
+DIALOG_CSS = """
+DmarcDialog {
+    align: center middle;
+}
+DmarcDialog > Vertical {
+    width: 76;
+    height: auto;
+    max-height: 90%;
+    border: thick $primary;
+    background: $surface;
+    padding: 1 2;
+}
+DmarcDialog .dialog-title { text-style: bold; margin-bottom: 1; }
+DmarcDialog .dialog-note { color: $text-muted; }
+DmarcDialog .dialog-error { color: $error; }
+DmarcDialog Horizontal.dialog-buttons { height: auto; margin-top: 1; align-horizontal: right; }
+DmarcDialog Horizontal.dialog-buttons Button { margin-left: 2; }
+"""
+
+
+class DmarcDialog(ModalScreen[T]):
+    DEFAULT_CSS = DIALOG_CSS
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dmarc.dialog.cancel")]
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "cancel":
+            self.dismiss(None)
+        elif event.button.id == "ok":
+            self.submit()
+
+    def on_input_submitted(self) -> None:
+        self.submit()
+
+    def submit(self) -> None:  # pragma: no cover - every dialog overrides it
+        raise NotImplementedError
+
+    @staticmethod
+    def buttons(ok: str) -> Horizontal:
+        return Horizontal(Button(ok, id="ok", variant="primary"), Button("Cancel", id="cancel"),
+                          classes="dialog-buttons")
+
+
+class ImportDialog(DmarcDialog[list[str]]):
+    """Asks for report files or folders (shell-style quoting for spaces)."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Import DMARC reports", classes="dialog-title")
+            yield Static("Files or folders (.xml, .gz, .zip, .eml); separate several with spaces.",
+                         classes="dialog-note")
+            yield Input(placeholder="/path/to/reports", id="paths")
+            yield Static("", id="error", classes="dialog-error")
+            yield self.buttons("Import")
+
+    def submit(self) -> None:
+        text = self.query_one("#paths", Input).value
+        try:
+            paths = shlex.split(text)
+        except ValueError as error:
+            self.query_one("#error", Static).update(f"Cannot read the paths: {error}")
+            return
+        if not paths:
+            self.query_one("#error", Static).update("Give at least one file or folder.")
+            return
+        self.dismiss(paths)
+
+
+@dataclass(frozen=True)
+class ExportChoice:
+    path: str
+    format: str
+
+
+EXPORT_FORMATS = ("csv", "json")
+
+
+class ExportDialog(DmarcDialog[ExportChoice]):
+    def __init__(self, default_path: str, scope: str) -> None:
+        super().__init__()
+        self.default_path = default_path
+        self.scope = scope
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Export reports", classes="dialog-title")
+            yield Static(self.scope, classes="dialog-note")
+            yield Select([(f.upper(), f) for f in EXPORT_FORMATS], value="csv", allow_blank=False, id="format")
+            yield Input(value=self.default_path, id="path")
+            yield Static("", id="error", classes="dialog-error")
+            yield self.buttons("Export")
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        path_input = self.query_one("#path", Input)
+        stem, dot, extension = path_input.value.rpartition(".")
+        if dot and extension in EXPORT_FORMATS:
+            path_input.value = f"{stem}.{event.value}"
+
+    def submit(self) -> None:
+        path = self.query_one("#path", Input).value.strip()
+        if not path:
+            self.query_one("#error", Static).update("Give a file name.")
+            return
+        self.dismiss(ExportChoice(path, str(self.query_one("#format", Select).value)))
+
+
+@dataclass(frozen=True)
+class KeepChoice:
+    expires: str
+    tenant: str | None
+
+
+class KeepDialog(DmarcDialog[KeepChoice]):
+    """Edit when a report expires (and its tenant where the server has tenants)."""
+
+    def __init__(self, describe: str, expires: str, expires_label: str, tenant: str | None,
+                 tenant_label: str | None) -> None:
+        super().__init__()
+        self.describe = describe
+        self.expires = expires
+        self.expires_label = expires_label
+        self.tenant = tenant
+        self.tenant_label = tenant_label
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Keep this report longer", classes="dialog-title")
+            yield Static(self.describe, classes="dialog-note")
+            yield Label(f"{self.expires_label} (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)")
+            yield Input(value=self.expires, id="expires")
+            if self.tenant_label is not None:
+                yield Label(f"{self.tenant_label} (empty: none)")
+                yield Input(value=self.tenant or "", id="tenant")
+            yield Static("", id="error", classes="dialog-error")
+            yield self.buttons("Save")
+
+    def submit(self) -> None:
+        expires = self.query_one("#expires", Input).value.strip()
+        tenant: str | None = self.tenant
+        if self.tenant_label is not None:
+            tenant = self.query_one("#tenant", Input).value.strip() or None
+        self.dismiss(KeepChoice(expires, tenant))
+
+    def show_error(self, text: str) -> None:
+        self.query_one("#error", Static).update(text)
+
+
+class MessageDialog(DmarcDialog[None]):
+    """Lines of text to read, e.g. an import summary; enter or esc closes."""
+
+    BINDINGS = [Binding("enter", "cancel", "Close", id="dmarc.message.close")]
+
+    def __init__(self, title: str, lines: list[str]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, classes="dialog-title")
+            yield Static("\n".join(self.lines), id="message", markup=False)
+            yield Horizontal(Button("Close", id="cancel", variant="primary"), classes="dialog-buttons")

@@ -1,0 +1,56 @@
+"""How report values read on screen: short timestamps, periods, counts."""
+
+from __future__ import annotations
+
+from jmapclient.encoding import parse_utc
+
+
+def when(text: str) -> str:
+    """``2026-03-14T03:00:00Z`` → ``2026-03-14 03:00``; unreadable text passes through."""
+    try:
+        return parse_utc(text).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return text
+
+
+def day(text: str) -> str:
+    try:
+        return parse_utc(text).strftime("%Y-%m-%d")
+    except ValueError:
+        return text
+
+
+def when_short(text: str, year: int) -> str:
+    """``03-14 03:00`` in ``year``, ``2025-12-30`` otherwise: short enough for a list column."""
+    try:
+        moment = parse_utc(text)
+    except ValueError:
+        return text
+    return moment.strftime("%m-%d %H:%M") if moment.year == year else moment.strftime("%Y-%m-%d")
+
+
+def period(begin: str, end: str, year: int | None = None) -> str:
+    """A report period: its first day and length, e.g. ``2026-03-13 +1d`` (``03-13 +1d`` in ``year``)."""
+    try:
+        start, stop = parse_utc(begin), parse_utc(end)
+    except ValueError:
+        return f"{begin} – {end}"
+    seconds = (stop - start).total_seconds()
+    length = f"{round(seconds / 86400)}d" if seconds >= 43200 else f"{max(1, round(seconds / 3600))}h"
+    first = f"{start:%m-%d}" if start.year == year else f"{start:%Y-%m-%d}"
+    return f"{first} +{length}"
+
+
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def count(value: int) -> str:
+    return f"{value:,}"
+
+
+def rate_style(rate: float | None) -> str:
+    """Green from 98 %, yellow from 90 %, red below: how alarming a pass rate looks."""
+    if rate is None:
+        return ""
+    return "green" if rate >= 0.98 else "yellow" if rate >= 0.9 else "bold red"

@@ -1,0 +1,155 @@
+"""The inbox, one server page at a time.
+
+Each page is ONE request: a query and a get of its ids by result reference
+(``ObjectApi.query_and_get``). Only a few pages are kept, so memory stays flat however
+many reports the server holds. No textual here: the widget drives it from a worker.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from jmapclient.dmarc.counting import iter_records, pass_messages, total_messages
+from jmapclient.errors import MethodError
+from jmapclient.objects import ObjectApi
+from tui.reports.query import FALLBACK_SORT, InboxQuery
+
+PAGE_SIZE = 50
+PAGES_KEPT = 5
+LIST_PROPERTIES = ("id", "report", "from", "subject", "receivedAt", "expiresAt", "memberTenantId")
+"""Everything but ``to``; asking for named properties also skips typed parsing of each report."""
+
+
+@dataclass(frozen=True)
+class InboxRow:
+    """One report as the list shows it; the full report is fetched again when opened."""
+
+    id: str
+    received: str
+    reporter: str
+    policy_domain: str
+    begin: str
+    end: str
+    records: int
+    messages: int
+    passed: int
+    sender: str
+    subject: str
+    expires: str
+    tenant: str | None
+
+    @classmethod
+    def from_wire(cls, wire: Mapping[str, Any]) -> InboxRow:
+        report = wire.get("report") if isinstance(wire.get("report"), Mapping) else {}
+        assert isinstance(report, Mapping)
+        tenant = wire.get("memberTenantId")
+        return cls(
+            id=str(wire.get("id")),
+            received=str(wire.get("receivedAt") or ""),
+            reporter=str(report.get("orgName") or ""),
+            policy_domain=str(report.get("policyDomain") or ""),
+            begin=str(report.get("dateRangeBegin") or ""),
+            end=str(report.get("dateRangeEnd") or ""),
+            records=sum(1 for _ in iter_records(wire)),
+            messages=total_messages(wire),
+            passed=pass_messages(wire),
+            sender=str(wire.get("from") or ""),
+            subject=str(wire.get("subject") or ""),
+            expires=str(wire.get("expiresAt") or ""),
+            tenant=str(tenant) if tenant else None,
+        )
+
+
+@dataclass
+class Page:
+    index: int
+    position: int
+    total: int | None
+    rows: list[InboxRow] = field(default_factory=list)
+
+    @property
+    def first(self) -> int:
+        """1-based number of the first row, as the position indicator shows it."""
+        return self.position + 1 if self.rows else 0
+
+    @property
+    def last(self) -> int:
+        return self.position + len(self.rows)
+
+
+def position_text(page: Page | None) -> str:
+    """``1–50 of 100,000``; ``0 of 0`` when empty."""
+    if page is None:
+        return ""
+    total = f"{page.total:,}" if page.total is not None else "?"
+    if not page.rows:
+        return f"0 of {total}"
+    return f"{page.first:,}–{page.last:,} of {total}"
+
+
+class InboxPager:
+    """Pages of one query; a new query means a new pager."""
+
+    def __init__(self, api: ObjectApi, query: InboxQuery, *, page_size: int = PAGE_SIZE, keep: int = PAGES_KEPT):
+        self.api = api
+        self.query = query
+        self.page_size = page_size
+        self.keep = keep
+        self.total: int | None = None
+        self.sort_note = ""
+        """Set when the server cannot sort as asked and the pager fell back."""
+        self._sort_property = query.sort
+        self._pages: OrderedDict[int, Page] = OrderedDict()
+
+    @property
+    def page_count(self) -> int | None:
+        if self.total is None:
+            return None
+        return max(1, -(-self.total // self.page_size))
+
+    def cached(self, index: int) -> Page | None:
+        page = self._pages.get(index)
+        if page is not None:
+            self._pages.move_to_end(index)
+        return page
+
+    def forget(self) -> None:
+        self._pages.clear()
+
+    async def page(self, index: int) -> Page:
+        """Page ``index`` (0-based), from the few kept or with one request."""
+        if (page := self.cached(index)) is not None:
+            return page
+        position = index * self.page_size
+        try:
+            result, got = await self._fetch(position)
+        except MethodError as error:
+            # The real server sorts only by id or expiresAt (wire-notes.md); its ids grow
+            # with arrival, so id order is the nearest thing to "received".
+            if error.type != "unsupportedSort" or self._sort_property == FALLBACK_SORT:
+                raise
+            self._sort_property = FALLBACK_SORT
+            self.sort_note = f"this server cannot sort by {self.query.sort}; sorted by id (arrival order)"
+            result, got = await self._fetch(position)
+        if result.total is not None:
+            self.total = result.total
+        by_id = {str(item.get("id")): item for item in got.raw}
+        raw = [by_id[i] for i in result.ids if i in by_id]
+        page = Page(index, result.position, self.total, [InboxRow.from_wire(w) for w in raw])
+        self._pages[index] = page
+        while len(self._pages) > self.keep:
+            self._pages.popitem(last=False)
+        return page
+
+    async def _fetch(self, position: int) -> Any:
+        return await self.api.query_and_get(
+            self.query.filter(),
+            self.query.sort_spec(self._sort_property),
+            position=position,
+            limit=self.page_size,
+            calculate_total=True,
+            properties=LIST_PROPERTIES,
+        )

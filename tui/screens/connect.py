@@ -1,0 +1,253 @@
+"""Choosing a server: the profiles of the config file, their editing, and connecting.
+
+Connecting runs in a worker; a failure is explained with the typed error's message and
+the person can retry without retyping anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, DataTable, Input, Label, LoadingIndicator, Static, Switch
+
+from jmapclient import JmapClient, JmapError
+from jmapclient.config import Config, ConfigError, Profile
+from tui.context import ConsoleContext
+
+Connector = Callable[[Profile], Awaitable[ConsoleContext]]
+
+
+async def connect_profile(profile: Profile) -> ConsoleContext:
+    """Open a client for ``profile`` and prove it works by discovering the session."""
+    client = JmapClient(profile.url, profile.resolve_token())
+    try:
+        session = await client.session()
+    except BaseException:
+        await client.aclose()
+        raise
+    return ConsoleContext(
+        client=client,
+        server_label=profile.url,
+        username=session.username or profile.name,
+        read_only=profile.read_only,
+    )
+
+
+class ProfileScreen(ModalScreen[Profile | None]):
+    """Add or edit one profile. A stored token is never shown; blank keeps it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="profile.cancel")]
+
+    def __init__(self, profile: Profile | None, taken: set[str]) -> None:
+        super().__init__()
+        self.profile = profile
+        self.taken = taken
+
+    def compose(self) -> ComposeResult:
+        existing = self.profile
+        with Vertical(id="profile-box", classes="dialog"):
+            yield Static("Edit profile" if existing else "New profile", classes="dialog-title")
+            yield Label("Name*")
+            yield Input(existing.name if existing else "", id="profile-name", compact=True)
+            yield Label("Server URL*")
+            yield Input(existing.url if existing else "", placeholder="https://mail.example.com", id="profile-url",
+                        compact=True)
+            yield Label("Token (or a token file below)")
+            yield Input(password=True, id="profile-token", compact=True,
+                        placeholder="unchanged" if existing and existing.token else "")
+            yield Label("Token file")
+            yield Input(existing.token_file or "" if existing else "", id="profile-token-file", compact=True)
+            with Horizontal(classes="switch-row"):
+                yield Switch(existing.read_only if existing else False, id="profile-read-only")
+                yield Label("Read-only (disable create, edit and delete)")
+            yield Static(id="profile-error", classes="error")
+            with Horizontal(classes="buttons"):
+                yield Button("Save", variant="primary", id="profile-save", compact=True)
+                yield Button("Cancel", id="profile-cancel", compact=True)
+
+    def _value(self, widget_id: str) -> str:
+        return self.query_one(f"#{widget_id}", Input).value.strip()
+
+    @on(Button.Pressed, "#profile-save")
+    @on(Input.Submitted)
+    def _save(self) -> None:
+        name, url = self._value("profile-name"), self._value("profile-url")
+        token = self._value("profile-token") or (self.profile.token if self.profile else None)
+        token_file = self._value("profile-token-file") or None
+        problem = ""
+        if not name or not url:
+            problem = "A profile needs a name and a server URL."
+        elif name in self.taken and (self.profile is None or name != self.profile.name):
+            problem = f"There is already a profile named {name!r}."
+        elif not token and not token_file:
+            problem = "Give a token or a token file."
+        if problem:
+            self.query_one("#profile-error", Static).update(problem)
+            return
+        read_only = self.query_one("#profile-read-only", Switch).value
+        self.dismiss(Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only))
+
+    @on(Button.Pressed, "#profile-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConnectScreen(Screen[ConsoleContext | None]):
+    """Lists profiles; dismisses with a working :class:`ConsoleContext`, or None to quit."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "connect", "Connect", id="connect.connect", priority=True),
+        Binding("a", "add", "Add", id="connect.add"),
+        Binding("e", "edit", "Edit", id="connect.edit"),
+        Binding("d", "remove", "Remove", id="connect.remove"),
+        Binding("q,escape", "quit", "Quit", id="connect.quit"),
+        Binding("j", "cursor(1)", show=False, id="list.down"),
+        Binding("k", "cursor(-1)", show=False, id="list.up"),
+    ]
+
+    def __init__(self, config: Config, connector: Connector, *, autoconnect: str | None = None) -> None:
+        super().__init__()
+        self.config = config
+        self.connector = connector
+        self.autoconnect = autoconnect
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="connect-box"):
+            yield Static("Connect to a mail server", classes="dialog-title")
+            yield Static(f"Profiles from {self.config.path}", id="connect-path", classes="note")
+            yield DataTable(id="profiles", cursor_type="row", zebra_stripes=True)
+            with Horizontal(classes="buttons"):
+                yield Button("Connect", variant="primary", id="connect-go", compact=True)
+                yield Button("Add", id="connect-add", compact=True)
+                yield Button("Edit", id="connect-edit", compact=True)
+                yield Button("Remove", id="connect-remove", compact=True)
+            yield LoadingIndicator(id="connect-loading")
+            yield Static(id="connect-error", classes="error")
+            yield Button("Retry", id="connect-retry", variant="warning", compact=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("Profile", "Server", "Access")
+        self._fill()
+        self._busy(False)
+        self.query_one("#connect-retry").display = False
+        if self.autoconnect is None:
+            return
+        if self.autoconnect not in self.config.profiles:
+            self._explain(f"There is no profile named {self.autoconnect!r}; choose or add one.")
+            return
+        self._select(self.autoconnect)
+        self.action_connect()
+
+    def _fill(self) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        for name, profile in sorted(self.config.profiles.items()):
+            marker = " (default)" if name == self.config.default else ""
+            table.add_row(name + marker, profile.url, "read-only" if profile.read_only else "full", key=name)
+        if not self.config.profiles:
+            self._explain("No profiles yet: press a (Add) to describe a server and its token.")
+
+    def _select(self, name: str | None) -> None:
+        table = self.query_one(DataTable)
+        if name is not None and name in self.config.profiles:
+            table.move_cursor(row=table.get_row_index(name))
+
+    @property
+    def selected(self) -> Profile | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.config.profiles.get(str(key))
+
+    def _busy(self, busy: bool) -> None:
+        self.query_one("#connect-loading").display = busy
+        for button in self.query("Button"):
+            button.disabled = busy
+
+    def _explain(self, text: str, *, retry: bool = False) -> None:
+        self.query_one("#connect-error", Static).update(text)
+        self.query_one("#connect-retry").display = retry
+
+    def action_cursor(self, step: int) -> None:
+        table = self.query_one(DataTable)
+        table.move_cursor(row=table.cursor_row + step)
+
+    @on(Button.Pressed, "#connect-go")
+    @on(Button.Pressed, "#connect-retry")
+    @on(DataTable.RowSelected)
+    def action_connect(self) -> None:
+        profile = self.selected
+        if profile is None:
+            self._explain("Choose a profile first, or add one with a.")
+            return
+        self._connect(profile)
+
+    @work(exclusive=True, group="connect")
+    async def _connect(self, profile: Profile) -> None:
+        self._busy(True)
+        self._explain(f"Connecting to {profile.url} as profile {profile.name}…")
+        try:
+            context = await self.connector(profile)
+        except (JmapError, ConfigError, ValueError) as error:
+            self._busy(False)
+            self._explain(f"Could not connect with profile {profile.name}: {error}.", retry=True)
+            return
+        self._busy(False)
+        self.dismiss(context)
+
+    @on(Button.Pressed, "#connect-add")
+    def action_add(self) -> None:
+        self.app.push_screen(ProfileScreen(None, set(self.config.profiles)), self._saved(None))
+
+    @on(Button.Pressed, "#connect-edit")
+    def action_edit(self) -> None:
+        profile = self.selected
+        if profile is not None:
+            self.app.push_screen(ProfileScreen(profile, set(self.config.profiles)), self._saved(profile.name))
+
+    def _saved(self, old_name: str | None) -> Callable[[Profile | None], None]:
+        def save(profile: Profile | None) -> None:
+            if profile is None:
+                return
+            if old_name is not None and old_name != profile.name:
+                self.config.remove(old_name)
+            self.config.add(profile)
+            self._write()
+            self._select(profile.name)
+
+        return save
+
+    @on(Button.Pressed, "#connect-remove")
+    def action_remove(self) -> None:
+        from tui.screens.confirm import ConfirmScreen
+
+        profile = self.selected
+        if profile is None:
+            return
+
+        def remove(yes: bool | None) -> None:
+            if yes:
+                self.config.remove(profile.name)
+                self._write()
+
+        self.app.push_screen(ConfirmScreen(f"Remove the profile [b]{profile.name}[/b] ({profile.url})?"), remove)
+
+    def _write(self) -> None:
+        try:
+            self.config.save()
+        except OSError as error:
+            self._explain(f"Could not save {self.config.path}: {error.strerror}")
+            return
+        self._explain("")
+        self._fill()
+
+    def action_quit(self) -> None:
+        self.dismiss(None)

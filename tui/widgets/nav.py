@@ -1,0 +1,58 @@
+"""The navigation tree: the web UI's section paths, with vim keys alongside the arrows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from tui.sections import Section
+
+
+class NavTree(Tree[str]):
+    """Folders are the path parts; leaves carry a section id."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", id="nav.down", show=False),
+        Binding("k", "cursor_up", "Up", id="nav.up", show=False),
+        Binding("g", "scroll_home", "Top", id="nav.top", show=False),
+        Binding("G", "scroll_end", "Bottom", id="nav.bottom", show=False),
+    ]
+
+    class SectionChosen(Message):
+        def __init__(self, section_id: str) -> None:
+            super().__init__()
+            self.section_id = section_id
+
+    def __init__(self, sections: Iterable[Section], *, id: str | None = None) -> None:
+        super().__init__("Sections", id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self._leaves: dict[str, TreeNode[str]] = {}
+        for section in sections:
+            parent = self.root
+            for part in section.path[:-1]:
+                existing = next((child for child in parent.children if str(child.label) == part), None)
+                parent = existing or parent.add(part, expand=True)
+            self._leaves[section.id] = parent.add_leaf(section.path[-1], data=section.id)
+        self.root.expand_all()
+
+    def action_scroll_home(self) -> None:
+        self.cursor_line = 0
+
+    def action_scroll_end(self) -> None:
+        self.cursor_line = self.last_line
+
+    def select_section(self, section_id: str) -> None:
+        node = self._leaves.get(section_id)
+        if node is not None:
+            self.move_cursor(node, animate=False)
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[str]) -> None:
+        event.stop()
+        if event.node.data:
+            self.post_message(self.SectionChosen(event.node.data))
