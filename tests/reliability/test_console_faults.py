@@ -1,0 +1,111 @@
+"""The console when its real server dies and comes back (issue 8.4, console part).
+
+Unlike the console's own tests (a simulated transport), the server here is a real stub on a
+loopback socket that is stopped and restarted on the same port and database file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.widgets import Button, Input, Static
+
+from jmapclient import JmapClient
+from server_stub.runner import StubServer
+from tests.tui.helpers import SETTLE, editor, field, fill, open_directory, save, section, stored, table_rows
+from tui.app import MailAdminApp
+from tui.context import ConsoleContext
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+OIDC = "Staff single sign-on (Keycloak)"
+ADMIN = "console-fault-admin-token"
+
+
+class Restartable:
+    """A stub on a file database that can be stopped and started again on the same port."""
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+        self.server = StubServer(database, reports=0, admin_token=ADMIN).start()
+        self.base_url = self.server.base_url
+        self.port = int(self.base_url.rsplit(":", 1)[1])
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    def start(self) -> None:
+        self.server = StubServer(self.database, reports=0, admin_token=ADMIN, port=self.port).start()
+
+
+@pytest.fixture
+def restartable(tmp_path: Path) -> Iterator[Restartable]:
+    stub = Restartable(tmp_path / "console.sqlite3")
+    yield stub
+    stub.server.stop()
+
+
+def _app(stub: Restartable) -> MailAdminApp:
+    client = JmapClient(stub.base_url, ADMIN, timeout=5)
+    app = MailAdminApp(ConsoleContext(client=client, server_label=stub.base_url, username="admin"))
+    app.animation_level = "none"
+    return app
+
+
+async def _settle(pilot) -> None:
+    await pilot.pause(SETTLE)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_list_refresh_while_the_server_is_down_then_retry(restartable: Restartable):
+    async with _app(restartable).run_test(size=(120, 40)) as pilot:
+        await _settle(pilot)
+        assert len(table_rows(pilot)) == 3
+        restartable.stop()
+        await pilot.press("r")
+        await _settle(pilot)
+        message = str(section(pilot).query_one("#dir-message", Static).render())
+        assert "cannot reach the server" in message
+        retry = section(pilot).query_one("#dir-retry", Button)
+        assert retry.display
+        restartable.start()
+        await pilot.click(retry)
+        await _settle(pilot)
+        assert len(table_rows(pilot)) == 3
+        assert not retry.display
+
+
+async def test_save_while_the_server_is_down_keeps_the_form_and_saves_when_it_is_back(restartable: Restartable):
+    async with _app(restartable).run_test(size=(120, 40)) as pilot:
+        await _settle(pilot)
+        await open_directory(pilot, OIDC)
+        await fill(pilot, "claimName", "display_name")
+        restartable.stop()
+        await save(pilot)
+        await _settle(pilot)
+        message = str(editor(pilot).query_one("#editor-message", Static).render())
+        assert "cannot reach the server" in message and "press ctrl+s to try again" in message
+        assert field(pilot, "claimName").query_one(Input).value == "display_name"  # what was typed is kept
+        restartable.start()
+        await pilot.click("#editor-save")  # the retry (ctrl+s: see the test below)
+        await _settle(pilot)
+        assert stored(restartable.server.store, OIDC)["claimName"] == "display_name"
+
+
+@pytest.mark.xfail(strict=True, reason="console: after a failed save the loading overlay drops the focus, so the "
+                                       "advertised ctrl+s retry reaches no widget (tui/, left to its owners)")
+async def test_ctrl_s_retries_a_save_that_failed_on_a_real_socket(restartable: Restartable):
+    async with _app(restartable).run_test(size=(120, 40)) as pilot:
+        await _settle(pilot)
+        await open_directory(pilot, OIDC)
+        await fill(pilot, "claimName", "display_name")
+        restartable.stop()
+        await save(pilot)
+        await _settle(pilot)
+        restartable.start()
+        await save(pilot)
+        await _settle(pilot)
+        assert stored(restartable.server.store, OIDC)["claimName"] == "display_name"
