@@ -78,18 +78,23 @@ async def test_list_refresh_while_the_server_is_down_then_retry(restartable: Res
         assert not retry.display
 
 
+async def _save_while_down(pilot, stub: Restartable) -> None:
+    """Edit the OIDC directory, save with the server down, then bring the server back."""
+    await _settle(pilot)
+    await open_directory(pilot, OIDC)
+    await fill(pilot, "claimName", "display_name")
+    stub.stop()
+    await save(pilot)
+    await _settle(pilot)
+    message = str(editor(pilot).query_one("#editor-message", Static).render())
+    assert "cannot reach the server" in message and "press ctrl+s to try again" in message
+    assert field(pilot, "claimName").query_one(Input).value == "display_name"  # what was typed is kept
+    stub.start()
+
+
 async def test_save_while_the_server_is_down_keeps_the_form_and_saves_when_it_is_back(restartable: Restartable):
     async with _app(restartable).run_test(size=(120, 40)) as pilot:
-        await _settle(pilot)
-        await open_directory(pilot, OIDC)
-        await fill(pilot, "claimName", "display_name")
-        restartable.stop()
-        await save(pilot)
-        await _settle(pilot)
-        message = str(editor(pilot).query_one("#editor-message", Static).render())
-        assert "cannot reach the server" in message and "press ctrl+s to try again" in message
-        assert field(pilot, "claimName").query_one(Input).value == "display_name"  # what was typed is kept
-        restartable.start()
+        await _save_while_down(pilot, restartable)
         await pilot.click("#editor-save")  # the retry (ctrl+s: see the test below)
         await _settle(pilot)
         assert stored(restartable.server.store, OIDC)["claimName"] == "display_name"
@@ -99,13 +104,8 @@ async def test_save_while_the_server_is_down_keeps_the_form_and_saves_when_it_is
                                        "advertised ctrl+s retry reaches no widget (tui/, left to its owners)")
 async def test_ctrl_s_retries_a_save_that_failed_on_a_real_socket(restartable: Restartable):
     async with _app(restartable).run_test(size=(120, 40)) as pilot:
-        await _settle(pilot)
-        await open_directory(pilot, OIDC)
-        await fill(pilot, "claimName", "display_name")
-        restartable.stop()
-        await save(pilot)
-        await _settle(pilot)
-        restartable.start()
+        await _save_while_down(pilot, restartable)
+        assert pilot.app.focused is not None
         await save(pilot)
         await _settle(pilot)
         assert stored(restartable.server.store, OIDC)["claimName"] == "display_name"
