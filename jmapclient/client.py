@@ -147,6 +147,12 @@ class JmapClient:
         try:
             data = response.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
+            if "html" in response.headers.get("Content-Type", ""):
+                # Typically a proxy's or web UI's page: the URL is not the JMAP endpoint.
+                raise ProtocolError(
+                    f"the server at {session.api_url} answered with a web page, not JMAP; "
+                    "check that the URL is the mail server's"
+                ) from None
             raise ProtocolError(f"the server at {session.api_url} answered with malformed JSON") from None
         return Responses.from_wire(data)
 

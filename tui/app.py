@@ -7,11 +7,11 @@ an id so the config file's ``[keys]`` table can remap it (``set_keymap``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -22,7 +22,6 @@ from textual.widgets import Footer, Static
 from jmapclient.config import Config
 from tui.context import ConsoleContext
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
-from tui.screens.help import HelpScreen
 from tui.screens.jump import JumpScreen
 from tui.sections import SECTIONS, Breadcrumb, Section, Status
 from tui.widgets.nav import NavTree
@@ -74,9 +73,12 @@ class MailAdminApp(App[int]):
         keys: Mapping[str, str] | None = None,
         start_section: str = "directories",
         demo: bool = False,
+        starter: Callable[[], Awaitable[ConsoleContext]] | None = None,
     ) -> None:
         super().__init__()
         self.context = context
+        self.starter = starter
+        """Builds the context after the first frame (the demo starts its server this way)."""
         self.config = config
         self.profile_name = profile
         self.connector = connector
@@ -101,6 +103,12 @@ class MailAdminApp(App[int]):
             self.set_keymap(self.keys)
         if self.context is not None:
             self.open_context(self.context)
+        elif self.starter is not None:
+            self._show_header()
+            self.set_status("Starting…")
+            # After the first refresh, so the person sees the console at once and the
+            # server start (and the imports it needs) never delays the first frame.
+            self.call_after_refresh(self._start)
         else:
             self._show_header()
             config = self.config = self.config or Config.load()
@@ -108,6 +116,16 @@ class MailAdminApp(App[int]):
                 ConnectScreen(config, self.connector, autoconnect=self.profile_name or config.default),
                 self._connected,
             )
+
+    @work(exclusive=True, group="start")
+    async def _start(self) -> None:
+        assert self.starter is not None
+        try:
+            context = await self.starter()
+        except Exception as error:  # shown in words; r tries again
+            self.set_status(f"Could not start: {error}. Press r to try again.", "error")
+            return
+        self.open_context(context)
 
     def _connected(self, context: ConsoleContext | None) -> None:
         if context is None:
@@ -179,6 +197,10 @@ class MailAdminApp(App[int]):
         return method() if callable(method) else None
 
     def action_refresh(self) -> None:
+        if self.context is None and self.starter is not None:
+            self.set_status("Starting…")
+            self._start()
+            return
         self._section_call("reload")
 
     def action_filter(self) -> None:
@@ -207,6 +229,8 @@ class MailAdminApp(App[int]):
             for _, binding, enabled, _ in self.screen.active_bindings.values()
             if binding.description and binding.id and enabled
         ]
+        from tui.screens.help import HelpScreen  # Markdown is not needed for the first frame
+
         self.push_screen(HelpScreen(view_help or APP_HELP, keys))
 
     def action_jump(self) -> None:

@@ -9,9 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from jmapclient import JmapClient, MethodError, SetError
-from jmapclient.models.objects import Action, ObjectType
+from jmapclient.errors import MethodError, SetError
+
+if TYPE_CHECKING:  # the client and models load with the first section, after the first frame
+    from jmapclient.client import JmapClient
+    from jmapclient.models.objects import Action, ObjectType
 
 READ_ACTIONS = frozenset({"get", "query"})
 """Actions a read-only profile still allows (by the suffix of the permission name)."""

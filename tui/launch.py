@@ -5,10 +5,10 @@ Both return the app's return code (nonzero when it crashed), so ``main()`` can e
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from jmapclient import JmapClient
 from jmapclient.config import Config, ConfigError, data_dir
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
@@ -58,12 +58,23 @@ def demo_server(fresh: bool, reports: int | None, *, now: datetime | None = None
 
 
 def run_demo(fresh: bool, reports: int | None) -> int:
-    """Start the demo stub and open the console on it, over HTTP like any server."""
-    with demo_server(fresh, reports) as server:
+    """Open the console at once and start the demo stub behind it, over HTTP like any server."""
+    started: list[StubServer] = []
+
+    async def start() -> ConsoleContext:
+        server = await asyncio.to_thread(lambda: demo_server(fresh, reports).start())
+        started.append(server)
+        from jmapclient.client import JmapClient
+
         client = JmapClient(server.base_url, server.admin_token)
-        context = ConsoleContext(client=client, server_label=f"demo {server.base_url}", username="admin")
-        app = MailAdminApp(context, keys=_keys(), demo=True)
+        return ConsoleContext(client=client, server_label=f"demo {server.base_url}", username="admin")
+
+    app = MailAdminApp(starter=start, keys=_keys(), demo=True)
+    try:
         app.run()
+    finally:
+        for server in started:
+            server.stop()
     return _exit_code(app)
 
 

@@ -12,33 +12,37 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
-import httpx
-
-from jmapclient.cli import connection, describe, dmarc_cmd, objects_cmd, profile_cmd
 from jmapclient.cli.failures import emit_error, error_lines
-from jmapclient.cli.objects_cmd import EXIT_FAILED, EXIT_OK, out
+from jmapclient.cli.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, out
 from jmapclient.cli.parser import PROG, build_parser
-from jmapclient.cli.render import compact_json
-from jmapclient.cli.values import UsageError
-from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError
 from jmapclient.errors import JmapError
-from jmapclient.models.objects import OBJECT_TYPES
 
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+if TYPE_CHECKING:
+    import httpx
 
-Command = Callable[[argparse.Namespace, JmapClient], Awaitable[int]]
+    from jmapclient.client import JmapClient
 
-CONNECTED: dict[str, Command] = {
-    "get": objects_cmd.get,
-    "create": objects_cmd.create,
-    "query": objects_cmd.query,
-    "update": objects_cmd.update,
-    "delete": objects_cmd.delete,
-    "export-dmarc": dmarc_cmd.export_records,
-}
+# Command modules (and so httpx and pydantic) load only for the command that runs:
+# `mailadmin demo` and `--help` should not pay for them.
+Command = Callable[[argparse.Namespace, "JmapClient"], Awaitable[int]]
+
+
+def _connected_command(name: str) -> Command:
+    from jmapclient.cli import dmarc_cmd, objects_cmd
+
+    commands: dict[str, Command] = {
+        "get": objects_cmd.get,
+        "create": objects_cmd.create,
+        "query": objects_cmd.query,
+        "update": objects_cmd.update,
+        "delete": objects_cmd.delete,
+        "export-dmarc": dmarc_cmd.export_records,
+        "import-dmarc": dmarc_cmd.import_reports,
+    }
+    return commands[name]
 
 __all__ = ["main"]
 
@@ -79,14 +83,19 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
     if command == "describe":
         return _describe(args)
     if command == "profile":
+        from jmapclient.cli import profile_cmd
+
         return profile_cmd.run(args)
+    handler = _connected_command(command)
     if command == "import-dmarc" and args.dry_run:
-        return asyncio.run(dmarc_cmd.import_reports(args, None))
-    handler = dmarc_cmd.import_reports if command == "import-dmarc" else CONNECTED[command]
+        return asyncio.run(handler(args, None))  # type: ignore[arg-type]  # a dry run needs no server
     return asyncio.run(_connected(handler, args, transport))
 
 
 async def _connected(handler: Command, args: argparse.Namespace, transport: httpx.AsyncBaseTransport | None) -> int:
+    from jmapclient.cli import connection
+    from jmapclient.client import JmapClient
+
     target = connection.resolve(
         url=getattr(args, "url", None),
         token=getattr(args, "token", None),
@@ -117,6 +126,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _describe(args: argparse.Namespace) -> int:
+    from jmapclient.cli import describe, objects_cmd
+    from jmapclient.cli.render import compact_json
+    from jmapclient.models.objects import OBJECT_TYPES
+
     if args.object is None:
         if args.json:
             out(compact_json([describe.describe_json(t) for t in OBJECT_TYPES.values()]))

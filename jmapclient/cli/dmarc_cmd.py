@@ -20,7 +20,7 @@ from typing import TextIO
 from jmapclient import encoding
 from jmapclient.cli.failures import REFUSAL_HINT, emit_error, is_report_refusal, set_error_lines
 from jmapclient.cli.filters import parse_where
-from jmapclient.cli.objects_cmd import EXIT_FAILED, EXIT_OK, out
+from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, out
 from jmapclient.cli.paging import pages_of_objects
 from jmapclient.cli.progress import Progress
 from jmapclient.client import JmapClient

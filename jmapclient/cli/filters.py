@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from jmapclient import encoding
-from jmapclient.cli.values import UsageError, parse_int
+from jmapclient.cli.outcome import UsageError
+from jmapclient.cli.values import parse_int
 from jmapclient.errors import LocalValidationError
 from jmapclient.models.objects import FilterCondition, ObjectType
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from jmapclient.dmarc import DEFAULT_RETENTION
+from jmapclient.dmarc.retention import DEFAULT_RETENTION
 
 PROG = "mailadmin"
 EPILOG = (

@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from jmapclient.cli.connection import read_token_file
-from jmapclient.cli.objects_cmd import EXIT_OK, out
+from jmapclient.cli.outcome import EXIT_OK, out
 from jmapclient.cli.render import compact_json, table_lines
 from jmapclient.config import Config, ConfigError, Profile
 

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from pydantic import Field, TypeAdapter, ValidationError
 
 from jmapclient import encoding
+from jmapclient.cli.outcome import UsageError
 from jmapclient.errors import LocalValidationError
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import FieldSpec, fields_of
@@ -26,10 +27,6 @@ from jmapclient.validation import field_errors
 TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
 FALSE_WORDS = frozenset({"false", "no", "off", "0"})
 JSON_KINDS = frozenset({"variant", "object", "list"})
-
-
-class UsageError(ValueError):
-    """The command line itself is malformed (exit code 2, like argparse)."""
 
 
 def split_assignment(text: str, option: str) -> tuple[str, str]:

@@ -21,49 +21,56 @@ Decisions worth knowing (details in the modules):
   receivedAt = import time; e-mails use their own From/Subject/To/Date.
 """
 
-from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, dedupe, duplicate_key, summarize
-from jmapclient.dmarc.containers import MAX_DECOMPRESSED_BYTES
-from jmapclient.dmarc.counting import (
-    failed_messages,
-    pass_messages,
-    record_passes,
-    total_messages,
-)
-from jmapclient.dmarc.errors import ContainerError, ReportRejected, XmlRejected
-from jmapclient.dmarc.export import COLUMNS, export_rows, write_csv, write_json
-from jmapclient.dmarc.loader import (
-    DEFAULT_RETENTION,
-    ParsedFile,
-    iter_report_files,
-    load_bytes,
-    load_file,
-    load_reports,
-    report_subject,
-)
+from __future__ import annotations
 
-__all__ = [
-    "COLUMNS",
-    "DEFAULT_RETENTION",
-    "MAX_DECOMPRESSED_BYTES",
-    "ContainerError",
-    "DuplicateKey",
-    "ImportSummary",
-    "ParsedFile",
-    "ReportRejected",
-    "XmlRejected",
-    "dedupe",
-    "duplicate_key",
-    "export_rows",
-    "failed_messages",
-    "iter_report_files",
-    "load_bytes",
-    "load_file",
-    "load_reports",
-    "pass_messages",
-    "record_passes",
-    "report_subject",
-    "summarize",
-    "total_messages",
-    "write_csv",
-    "write_json",
-]
+from typing import TYPE_CHECKING
+
+from jmapclient._lazy import lazy_exports
+
+# Names load on first use, so the CLI's parser can read DEFAULT_RETENTION without
+# loading the XML and e-mail machinery.
+_EXPORTS = {
+    "COLUMNS": "jmapclient.dmarc.export",
+    "ContainerError": "jmapclient.dmarc.errors",
+    "DEFAULT_RETENTION": "jmapclient.dmarc.retention",
+    "DuplicateKey": "jmapclient.dmarc.batch",
+    "ImportSummary": "jmapclient.dmarc.batch",
+    "MAX_DECOMPRESSED_BYTES": "jmapclient.dmarc.containers",
+    "ParsedFile": "jmapclient.dmarc.loader",
+    "ReportRejected": "jmapclient.dmarc.errors",
+    "XmlRejected": "jmapclient.dmarc.errors",
+    "dedupe": "jmapclient.dmarc.batch",
+    "duplicate_key": "jmapclient.dmarc.batch",
+    "export_rows": "jmapclient.dmarc.export",
+    "failed_messages": "jmapclient.dmarc.counting",
+    "iter_report_files": "jmapclient.dmarc.loader",
+    "load_bytes": "jmapclient.dmarc.loader",
+    "load_file": "jmapclient.dmarc.loader",
+    "load_reports": "jmapclient.dmarc.loader",
+    "pass_messages": "jmapclient.dmarc.counting",
+    "record_passes": "jmapclient.dmarc.counting",
+    "report_subject": "jmapclient.dmarc.loader",
+    "summarize": "jmapclient.dmarc.batch",
+    "total_messages": "jmapclient.dmarc.counting",
+    "write_csv": "jmapclient.dmarc.export",
+    "write_json": "jmapclient.dmarc.export",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
+
+if TYPE_CHECKING:
+    from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, dedupe, duplicate_key, summarize
+    from jmapclient.dmarc.containers import MAX_DECOMPRESSED_BYTES
+    from jmapclient.dmarc.counting import failed_messages, pass_messages, record_passes, total_messages
+    from jmapclient.dmarc.errors import ContainerError, ReportRejected, XmlRejected
+    from jmapclient.dmarc.export import COLUMNS, export_rows, write_csv, write_json
+    from jmapclient.dmarc.loader import (
+        ParsedFile,
+        iter_report_files,
+        load_bytes,
+        load_file,
+        load_reports,
+        report_subject,
+    )
+    from jmapclient.dmarc.retention import DEFAULT_RETENTION

@@ -18,10 +18,9 @@ from jmapclient.dmarc.containers import MAX_DECOMPRESSED_BYTES, MailHeaders, ope
 from jmapclient.dmarc.errors import ReportRejected
 from jmapclient.dmarc.mapping import map_report, utc_text
 from jmapclient.dmarc.notes import Notes
+from jmapclient.dmarc.retention import DEFAULT_RETENTION
 from jmapclient.dmarc.wirelists import to_set
 from jmapclient.dmarc.xmlparse import parse_report_xml
-
-DEFAULT_RETENTION = timedelta(days=90)
 
 Status = Literal["ok", "rejected", "duplicate"]
 

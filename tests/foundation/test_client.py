@@ -285,6 +285,7 @@ async def test_request_level_problem_details_are_typed(problem: str, limit: str 
         (httpx.Response(500), ServerError),
         (httpx.Response(503, text="busy"), ServerError),
         (httpx.Response(200, text="{not json"), ProtocolError),
+        (httpx.Response(200, html="<html>Login</html>"), ProtocolError),
         (httpx.Response(200, json={"hello": 1}), ProtocolError),
         (httpx.Response(418), ProtocolError),
     ],
@@ -331,3 +332,14 @@ async def test_limits_are_enforced_before_sending() -> None:
 
 def test_the_token_is_not_in_the_client_repr() -> None:
     assert TOKEN not in repr(JmapClient(BASE, TOKEN))
+
+
+async def test_a_web_page_instead_of_jmap_is_named_as_such() -> None:
+    server = FakeServer(api=lambda _: httpx.Response(200, html="<html><body>Sign in</body></html>"))
+    async with server.client() as client:
+        with pytest.raises(ProtocolError, match="web page, not JMAP"):
+            await client.send(Batch())
+    plain = FakeServer(api=lambda _: httpx.Response(200, text="{oops"))
+    async with plain.client() as client:
+        with pytest.raises(ProtocolError, match="malformed JSON"):
+            await client.send(Batch())

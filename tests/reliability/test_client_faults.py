@@ -29,7 +29,7 @@ EXPECTED = {
     "unavailable": "failed with HTTP 503: maintenance",
     "crashes": "failed with HTTP 500",
     "malformed": "malformed JSON",
-    "html": "malformed JSON",
+    "html": "web page, not JMAP",
 }
 """What the one error line says for each fault (faults.py describes them; ``down``: nothing listens)."""
 

@@ -100,8 +100,6 @@ async def test_save_while_the_server_is_down_keeps_the_form_and_saves_when_it_is
         assert stored(restartable.server.store, OIDC)["claimName"] == "display_name"
 
 
-@pytest.mark.xfail(strict=True, reason="console: after a failed save the loading overlay drops the focus, so the "
-                                       "advertised ctrl+s retry reaches no widget (tui/, left to its owners)")
 async def test_ctrl_s_retries_a_save_that_failed_on_a_real_socket(restartable: Restartable):
     async with _app(restartable).run_test(size=(120, 40)) as pilot:
         await _save_while_down(pilot, restartable)

@@ -215,8 +215,19 @@ class DirectoryEditor(Vertical):
         self.post_message(Status(f"Not allowed to {action} directories.", "error"))
 
     def _saving(self, busy: bool) -> None:
+        # The loading overlay takes the focus away; give it back afterwards, or the
+        # advertised "ctrl+s to try again" would reach no widget.
+        if busy:
+            self._focus_before_save = self.app.focused
         self.query_one("#editor-save", Button).disabled = busy or not self.allowed
         self.query_one("#editor-body").loading = busy
+        if not busy:
+            previous = getattr(self, "_focus_before_save", None)
+            self._focus_before_save = None
+            if previous is not None and previous.is_attached and previous.focusable:
+                self.call_after_refresh(previous.focus)
+            else:
+                self.call_after_refresh(self.focus)
 
     def _message(self, text: str, *, severity: str = "error") -> None:
         message = self.query_one("#editor-message", Static)

@@ -16,8 +16,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Input, Label, LoadingIndicator, Static, Switch
 
-from jmapclient import JmapClient, JmapError
 from jmapclient.config import Config, ConfigError, Profile
+from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 
 Connector = Callable[[Profile], Awaitable[ConsoleContext]]
@@ -25,6 +25,8 @@ Connector = Callable[[Profile], Awaitable[ConsoleContext]]
 
 async def connect_profile(profile: Profile) -> ConsoleContext:
     """Open a client for ``profile`` and prove it works by discovering the session."""
+    from jmapclient.client import JmapClient  # httpx loads here, after the first frame
+
     client = JmapClient(profile.url, profile.resolve_token())
     try:
         session = await client.session()
