@@ -58,7 +58,51 @@ def _diff_objects(
 def _diff_values(old: Any, new: Any, path: str, patch: dict[str, Any]) -> None:
     if old == new:
         return
+    _refuse_moved_secrets(old, new, path)
     if isinstance(old, Mapping) and isinstance(new, Mapping) and old.get(TYPE_KEY) == new.get(TYPE_KEY):
         _diff_objects(old, new, path + "/", patch, top=False)
         return
     patch[path] = new
+
+
+def _is_index_map(value: Any) -> bool:
+    return (
+        isinstance(value, Mapping)
+        and all(isinstance(item, Mapping) for item in value.values())
+        and sorted(value, key=lambda k: int(k) if str(k).isdigit() else -1) == [str(i) for i in range(len(value))]
+    )
+
+
+def _refuse_moved_secrets(old: Any, new: Any, path: str) -> None:
+    """A list patch is positional, and a stored secret stays with its position.
+
+    When an item is removed from the middle of a list (a read replica, say), the items
+    after it move up; a masked secret in a moved item would then be kept as the secret
+    of the item that stood there before: another server's password. Refuse, so that
+    the person types those secrets again.
+    """
+    if not (_is_index_map(old) and _is_index_map(new) and 0 < len(new) < len(old)):
+        return
+    moved = {
+        f"{path}/{i}/{inner}": "the item above it was removed, so this stored secret would now belong "
+        "to another entry; type it again"
+        for i in range(len(new))
+        if _moved_up(new[str(i)], old, i)
+        for inner in iter_masked_paths(new[str(i)])
+    }
+    if moved:
+        raise LocalValidationError(moved)
+
+
+def _likeness(a: Mapping[str, Any], b: Mapping[str, Any]) -> int:
+    return sum(1 for key in {*a, *b} if a.get(key) == b.get(key))
+
+
+def _moved_up(item: Mapping[str, Any], old: Mapping[str, Any], position: int) -> bool:
+    """Whether ``item`` is more like an item that stood further down than the one it replaces.
+
+    Content cannot prove identity, but an entry edited in place still resembles the old
+    entry at its position more than any later one; an entry that moved up does not.
+    """
+    here = _likeness(item, old[str(position)])
+    return any(_likeness(item, old[str(j)]) > here for j in range(position + 1, len(old)))

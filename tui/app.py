@@ -184,7 +184,7 @@ class MailAdminApp(App[int]):
     def _show_header(self) -> None:
         header = self.query_one(ShellHeader)
         if self.context is None:
-            header.show("not connected", "", ())
+            header.show("starting…" if self.starter is not None else "not connected", "", ())
             return
         crumbs = (*self.current.path, *self.trail) if self.current else ()
         header.show(self.context.server_label, self.context.username, crumbs)

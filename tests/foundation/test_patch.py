@@ -70,3 +70,25 @@ def test_list_items_are_patched_by_position_and_removed_last_first() -> None:
 
 def test_server_set_id_is_never_patched() -> None:
     assert compute_patch(_ldap(), {**_ldap(), "id": "other"}) == {}
+
+
+def test_removing_a_middle_item_refuses_to_move_a_stored_secret_onto_another_entry() -> None:
+    def replica(host: str, secret: str = "****") -> dict[str, Any]:
+        return {"host": host, "authSecret": {"@type": "Value", "secret": secret}}
+
+    before = {"store": {"@type": "PostgreSql", "readReplicas": {"0": replica("a"), "1": replica("b"),
+                                                                 "2": replica("c")}}}
+    middle_removed = {"store": {"@type": "PostgreSql", "readReplicas": {"0": replica("a"), "1": replica("c")}}}
+    with pytest.raises(LocalValidationError) as caught:
+        compute_patch(before, middle_removed)
+    assert list(caught.value.fields) == ["store/readReplicas/1/authSecret/secret"]
+    assert "type it again" in caught.value.fields["store/readReplicas/1/authSecret/secret"]
+
+    retyped = {"store": {"@type": "PostgreSql", "readReplicas": {"0": replica("a"), "1": replica("c", "pw-c")}}}
+    assert compute_patch(before, retyped) == {
+        "store/readReplicas/1/host": "c",
+        "store/readReplicas/1/authSecret/secret": "pw-c",
+        "store/readReplicas/2": None,
+    }
+    last_removed = {"store": {"@type": "PostgreSql", "readReplicas": {"0": replica("a"), "1": replica("b")}}}
+    assert compute_patch(before, last_removed) == {"store/readReplicas/2": None}

@@ -35,6 +35,7 @@ async def test_first_frame_comes_before_the_starter_finishes(store: Store) -> No
         await pilot.pause()
         assert app.context is None and calls == 1
         assert "Starting" in _status(app)
+        assert "starting…" in str(app.query_one("#shell-header", Static).render())
         assert not app.query(DataTable)  # nothing to list yet, and nothing blocks the screen
         release.set()
         await app.workers.wait_for_complete()
