@@ -61,6 +61,33 @@ class SetResult:
             raise SetFailed(self.failures, done)
 
 
+def query_arguments(
+    filter: Mapping[str, Any] | None,
+    sort: Sequence[Mapping[str, Any]] | None,
+    position: int,
+    anchor: str | None,
+    anchor_offset: int,
+    limit: int | None,
+    calculate_total: bool,
+) -> dict[str, Any]:
+    """RFC 8620 §5.5 arguments, leaving out what is the default; ``limit`` capped at 5000."""
+    arguments: dict[str, Any] = {}
+    if filter:
+        arguments["filter"] = dict(filter)
+    if sort:
+        arguments["sort"] = [dict(s) for s in sort]
+    if anchor is not None:
+        arguments["anchor"] = anchor
+        arguments["anchorOffset"] = anchor_offset
+    elif position:
+        arguments["position"] = position
+    if limit is not None:
+        arguments["limit"] = min(limit, QUERY_LIMIT_CAP)
+    if calculate_total:
+        arguments["calculateTotal"] = True
+    return arguments
+
+
 def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -113,32 +140,6 @@ class ObjectApi:
 
     # --- query ----------------------------------------------------------------------------
 
-    def _query_args(
-        self,
-        filter: Mapping[str, Any] | None,
-        sort: Sequence[Mapping[str, Any]] | None,
-        position: int,
-        anchor: str | None,
-        anchor_offset: int,
-        limit: int | None,
-        calculate_total: bool,
-    ) -> dict[str, Any]:
-        arguments: dict[str, Any] = {}
-        if filter:
-            arguments["filter"] = dict(filter)
-        if sort:
-            arguments["sort"] = [dict(s) for s in sort]
-        if anchor is not None:
-            arguments["anchor"] = anchor
-            arguments["anchorOffset"] = anchor_offset
-        elif position:
-            arguments["position"] = position
-        if limit is not None:
-            arguments["limit"] = min(limit, QUERY_LIMIT_CAP)
-        if calculate_total:
-            arguments["calculateTotal"] = True
-        return arguments
-
     async def query(
         self,
         filter: Mapping[str, Any] | None = None,
@@ -150,9 +151,8 @@ class ObjectApi:
         limit: int | None = None,
         calculate_total: bool = False,
     ) -> QueryResult:
-        result, _ = await self._query(
-            filter, sort, position, anchor, anchor_offset, limit, calculate_total, fetch=False
-        )
+        arguments = query_arguments(filter, sort, position, anchor, anchor_offset, limit, calculate_total)
+        result, _ = await self._query(arguments, fetch=False)
         return result
 
     async def query_and_get(
@@ -168,25 +168,12 @@ class ObjectApi:
         properties: Sequence[str] | None = None,
     ) -> tuple[QueryResult, GetResult]:
         """One page: a query and the get of its ids by result reference, in ONE request."""
-        return await self._query(
-            filter, sort, position, anchor, anchor_offset, limit, calculate_total,
-            fetch=True, properties=properties,
-        )
+        arguments = query_arguments(filter, sort, position, anchor, anchor_offset, limit, calculate_total)
+        return await self._query(arguments, fetch=True, properties=properties)
 
     async def _query(
-        self,
-        filter: Mapping[str, Any] | None,
-        sort: Sequence[Mapping[str, Any]] | None,
-        position: int,
-        anchor: str | None,
-        anchor_offset: int,
-        limit: int | None,
-        calculate_total: bool,
-        *,
-        fetch: bool,
-        properties: Sequence[str] | None = None,
+        self, arguments: dict[str, Any], *, fetch: bool, properties: Sequence[str] | None = None
     ) -> tuple[QueryResult, GetResult]:
-        arguments = self._query_args(filter, sort, position, anchor, anchor_offset, limit, calculate_total)
         try:
             return await self._send_query(arguments, fetch, properties)
         except MethodError as error:
