@@ -9,19 +9,17 @@ count as duplicates, like repeats within the files.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
 from jmapclient import encoding
-from jmapclient.cli.failures import REFUSAL_HINT, emit_error, is_report_refusal, set_error_lines
+from jmapclient.cli.failures import REFUSAL_HINT, emit_error
 from jmapclient.cli.filters import parse_where
 from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, out
-from jmapclient.cli.paging import pages_of_objects
 from jmapclient.cli.progress import Progress
 from jmapclient.client import JmapClient
 from jmapclient.dmarc import (
@@ -29,18 +27,17 @@ from jmapclient.dmarc import (
     ImportSummary,
     ParsedFile,
     dedupe,
-    duplicate_key,
     export_rows,
     iter_report_files,
     load_file,
     write_csv,
     write_json,
 )
-from jmapclient.errors import LocalValidationError, MethodError
+from jmapclient.dmarc.upload import Uploader, existing_keys
+from jmapclient.errors import LocalValidationError
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
-from jmapclient.objects import ObjectApi
+from jmapclient.paging import pages_of_objects
 
-REQUEST_SIZE_SHARE = 0.8
 """Leave room in maxSizeRequest for the envelope around the create objects."""
 
 
@@ -64,59 +61,6 @@ def _loaded(files: list[Path], retain: timedelta) -> Iterator[ParsedFile]:
             progress.close()
 
 
-async def existing_keys(api: ObjectApi) -> set[DuplicateKey]:
-    keys: set[DuplicateKey] = set()
-    async for page in pages_of_objects(api, None, properties=["id", "report"]):
-        keys.update(duplicate_key(wire) for wire in page if isinstance(wire.get("report"), dict))
-    return keys
-
-
-class Uploader:
-    """Collects parsed reports and creates them a batch at a time."""
-
-    def __init__(self, api: ObjectApi, summary: ImportSummary, max_objects: int, max_bytes: int) -> None:
-        self.api = api
-        self.summary = summary
-        self.max_objects = max_objects
-        self.max_bytes = int(max_bytes * REQUEST_SIZE_SHARE)
-        self.pending: list[ParsedFile] = []
-        self.pending_bytes = 0
-        self.refused: str | None = None
-        """Set when the server refuses the creation call or report creation as such: later batches are not sent."""
-        self.refused_reports = False
-        """True when the refusal is the real server's policy of never creating reports."""
-
-    async def add(self, parsed: ParsedFile) -> None:
-        size = len(json.dumps(parsed.wire, separators=(",", ":")))
-        if self.pending and (len(self.pending) >= self.max_objects or self.pending_bytes + size > self.max_bytes):
-            await self.flush()
-        self.pending.append(parsed)
-        self.pending_bytes += size
-
-    async def flush(self) -> None:
-        batch, self.pending, self.pending_bytes = self.pending, [], 0
-        if not batch:
-            return
-        if self.refused:
-            self._reject(batch, self.refused)
-            return
-        try:
-            result = await self.api.set(create={f"r{index}": item.wire for index, item in enumerate(batch)})
-        except MethodError as error:
-            self.refused = str(error)
-            self._reject(batch, self.refused)
-            return
-        for key, error in result.not_created.items():
-            reason = "; ".join(set_error_lines(error))
-            if is_report_refusal(error):
-                self.refused, self.refused_reports = reason, True
-            self.summary.reject(batch[int(key[1:])].path, reason)
-
-    def _reject(self, batch: Iterable[ParsedFile], reason: str) -> None:
-        for item in batch:
-            self.summary.reject(item.path, reason)
-
-
 async def import_reports(args: argparse.Namespace, client: JmapClient | None) -> int:
     retain = parse_retention(args.retain)
     files = list(iter_report_files(args.paths))
@@ -125,8 +69,7 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
     seen: set[DuplicateKey] = set()
     if client is not None:
         api = client.objects(DMARC_EXTERNAL_REPORT)
-        session = await client.session()
-        uploader = Uploader(api, summary, session.limits.max_objects_in_set, session.limits.max_size_request)
+        uploader = await Uploader.for_api(api, summary)
         seen = await existing_keys(api)
     for parsed in dedupe(_loaded(files, retain), seen=seen):
         summary.add(parsed)

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from jmapclient.errors import LocalValidationError, SetError, SetFailed
 
 ERROR_PREFIX = "error: "
-REPORT_REFUSAL = "cannot be created"
 """Words of the real server's refusal to create DMARC reports (wire-notes.md)."""
 
 
@@ -36,10 +35,6 @@ def set_failures_lines(failures: Mapping[str, SetError], single: bool = False) -
     for key, error in failures.items():
         lines += set_error_lines(error, "" if single else key)
     return lines
-
-
-def is_report_refusal(error: SetError) -> bool:
-    return REPORT_REFUSAL in (error.description or "").lower()
 
 
 REFUSAL_HINT = (

@@ -8,17 +8,18 @@ import sys
 from typing import Any
 
 from jmapclient.cli import columns as cols
-from jmapclient.cli.failures import REFUSAL_HINT, emit_error, is_report_refusal, set_failures_lines
+from jmapclient.cli.failures import REFUSAL_HINT, emit_error, set_failures_lines
 from jmapclient.cli.filters import parse_sort, parse_where
 from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, UsageError, out
-from jmapclient.cli.paging import pages_of_ids, pages_of_objects
 from jmapclient.cli.render import column_widths, compact_json, mask_secrets, model_of, object_lines, table_lines
 from jmapclient.cli.values import build_object, build_patch, split_assignment
 from jmapclient.client import JmapClient
+from jmapclient.dmarc.upload import is_report_refusal
 from jmapclient.errors import LocalValidationError, SetFailed
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of, unknown_properties
 from jmapclient.models.objects import ObjectType, object_type
+from jmapclient.paging import pages_of_ids, pages_of_objects
 from jmapclient.validation import validate_object
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from jmapclient.cli import main, paging
+from jmapclient import paging
+from jmapclient.cli import main
 from jmapclient.dmarc import failed_messages, total_messages
 from jmapclient.encoding import parse_utc
 from jmapclient.session import Session

@@ -7,6 +7,7 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Static
 
 from jmapclient.dmarc import COLUMNS
@@ -187,6 +188,25 @@ async def test_import_files_shows_progress_and_a_summary(world: StubWorld, tmp_p
         await pilot.press("enter")
         await settle(pilot)
         assert not isinstance(pilot.app.screen, MessageDialog)
+
+
+async def test_import_skips_reports_the_server_already_holds(world: StubWorld, tmp_path: Path) -> None:
+    if world.profile != "spec":
+        pytest.skip("the stalwart profile refuses report creation, so nothing is on the server to match")
+    report = tmp_path / "once.xml"
+    report.write_bytes(feedback(report_id="<report_id>held-1</report_id>"))
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for expected in ("imported: 1", "duplicates: 1"):  # the second run finds it on the server
+            await pilot.press("i")
+            await pilot.pause()
+            await type_into(pilot, "#paths", str(report))
+            dialog = pilot.app.screen
+            assert isinstance(dialog, MessageDialog)
+            assert expected in "\n".join(dialog.lines)
+            await pilot.press("enter")
+            await settle(pilot)
+    assert world.store.count(DMARC_EXTERNAL_REPORT) == 121
 
 
 async def test_export_what_the_filter_shows(world: StubWorld, tmp_path: Path) -> None:

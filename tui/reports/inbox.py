@@ -25,9 +25,11 @@ from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 from jmapclient.config import write_private
 from jmapclient.dmarc import ImportSummary, dedupe, export_rows, iter_report_files, load_file, write_csv, write_json
 from jmapclient.dmarc.analytics import format_rate, pass_rate
+from jmapclient.dmarc.upload import Uploader, existing_keys
 from jmapclient.encoding import normalise_utc, parse_utc
 from jmapclient.errors import JmapError, LocalValidationError, SetFailed
 from jmapclient.models.dmarc import DmarcExternalReport, DmarcReport, DmarcReportRecord
+from jmapclient.paging import pages_of_objects
 from jmapclient.patch import compute_patch
 from tui.context import ConsoleContext
 from tui.reports import fmt
@@ -64,10 +66,7 @@ Aggregate reports received from other mail systems, newest first, one server pag
 - **a** opens analytics: pass rates per domain, sources, a daily chart, failures first.
 """
 
-IMPORT_BATCH = 50
-"""Reports created per set call while importing."""
 IMPORT_FILE_CAP = 10_000
-EXPORT_PAGE = 500
 EXPORT_CAP = 20_000
 """Bounds an export's memory and time; the summary says when it was reached."""
 
@@ -577,49 +576,42 @@ class DmarcInbox(Vertical):
         progress.update(total=len(files), progress=0)
         progress.display = True
         summary = ImportSummary()
-        seen: set[Any] = set()
-        pending: list[Any] = []
-        stopped: str | None = None
+        api = self.context.client.dmarc_reports
         now = self.context.now()
+        try:
+            # The same uploader as `mailadmin import-dmarc`: the server's limits, and the
+            # reports it already holds, count as duplicates.
+            uploader = await Uploader.for_api(api, summary)
+            seen = await existing_keys(api)
+        except JmapError as error:
+            progress.display = False
+            learn(self.context, "import", error)
+            self.show_permissions()
+            self.app.push_screen(MessageDialog("Import stopped", [f"Stopped: {error}"]))
+            return
         for path in files:
             parsed = await asyncio.to_thread(load_file, path, now=now)
             for result in dedupe([parsed], seen=seen):
                 summary.add(result)
                 if result.ok:
-                    pending.append(result)
-            if len(pending) >= IMPORT_BATCH:
-                stopped = await self.upload(pending, summary)
-                pending = []
-                if stopped:
-                    break
+                    await uploader.add(result)
             progress.advance(1)
-        if pending and not stopped:
-            stopped = await self.upload(pending, summary)
+            if uploader.refused:
+                break
+        await uploader.flush()
         progress.display = False
+        if uploader.error is not None:
+            learn(self.context, "import", uploader.error)
+            self.show_permissions()
         lines = summary.lines()
         if len(files) >= IMPORT_FILE_CAP:
             lines.insert(0, f"Only the first {IMPORT_FILE_CAP:,} files were read; import the rest separately.")
-        if stopped:
-            lines.insert(0, f"Stopped: {stopped}")
-        self.app.push_screen(MessageDialog("Import finished" if not stopped else "Import stopped", lines))
+        if uploader.refused:
+            lines.insert(0, f"Stopped: {uploader.refused}")
+        self.app.push_screen(MessageDialog("Import stopped" if uploader.refused else "Import finished", lines))
         self.pager.forget()
         self.pager.total = None
         self.load_page(self.page_index)
-
-    async def upload(self, pending: list[Any], summary: ImportSummary) -> str | None:
-        """Create a batch of parsed reports; the reason when the import must stop."""
-        creates = {str(i): p.wire for i, p in enumerate(pending)}
-        try:
-            result = await self.context.client.dmarc_reports.set(create=creates)
-        except JmapError as error:
-            for parsed in pending:
-                summary.reject(parsed.path, str(error))
-            learn(self.context, "import", error)
-            self.show_permissions()
-            return str(error)
-        for key, failure in result.not_created.items():
-            summary.reject(pending[int(key)].path, failure.message)
-        return None
 
     # --- Export -------------------------------------------------------------------------------
 
@@ -642,24 +634,17 @@ class DmarcInbox(Vertical):
         progress.display = True
         api = self.context.client.dmarc_reports
         reports: list[dict[str, Any]] = []
-        position = 0
         capped = False
         try:
-            while True:
-                result, got = await api.query_and_get(
-                    self.query_state.filter(), self.query_state.sort_spec(self.pager_sort()), position=position,
-                    limit=EXPORT_PAGE, calculate_total=True, properties=LIST_PROPERTIES,
-                )
-                total = min(result.total or 0, EXPORT_CAP)
-                progress.update(total=total or None, progress=len(reports))
-                by_id = {str(r.get("id")): r for r in got.raw}
-                reports.extend(by_id[i] for i in result.ids if i in by_id)
-                position += len(result.ids)
+            pages = pages_of_objects(
+                api, self.query_state.filter(), self.query_state.sort_spec(self.pager_sort()), LIST_PROPERTIES
+            )
+            async for page in pages:
+                reports.extend(page)
+                progress.update(total=self.pager.total and min(self.pager.total, EXPORT_CAP), progress=len(reports))
                 if len(reports) >= EXPORT_CAP:
-                    capped = (result.total or 0) > EXPORT_CAP
+                    capped = len(reports) > EXPORT_CAP or (self.pager.total or 0) > EXPORT_CAP
                     reports = reports[:EXPORT_CAP]
-                    break
-                if not result.ids or len(result.ids) < EXPORT_PAGE:
                     break
             progress.update(progress=len(reports))
             count = await asyncio.to_thread(_write_export, Path(choice.path), choice.format, reports)

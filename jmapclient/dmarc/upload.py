@@ -1,0 +1,88 @@
+"""Creating parsed reports on a server: batches within its limits, and duplicates it holds.
+
+Shared by ``mailadmin import-dmarc`` and the console's import, so both respect
+maxObjectsInSet and maxSizeRequest, skip reports the server already has, and stop
+sending once the server has refused report creation as such.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key
+from jmapclient.dmarc.loader import ParsedFile
+from jmapclient.errors import MethodError, SetError
+from jmapclient.objects import ObjectApi
+from jmapclient.paging import pages_of_objects
+
+REQUEST_SIZE_SHARE = 0.8
+"""Leave room under maxSizeRequest for the request envelope around the reports."""
+
+REPORT_REFUSAL = "cannot be created"
+"""What the real server says when it refuses to create reports at all (wire-notes.md)."""
+
+
+def is_report_refusal(error: SetError) -> bool:
+    return REPORT_REFUSAL in (error.description or "").lower()
+
+
+async def existing_keys(api: ObjectApi) -> set[DuplicateKey]:
+    """The duplicate keys of every report the server holds (read a page at a time)."""
+    keys: set[DuplicateKey] = set()
+    async for page in pages_of_objects(api, None, properties=["id", "report"]):
+        keys.update(duplicate_key(wire) for wire in page if isinstance(wire.get("report"), dict))
+    return keys
+
+
+class Uploader:
+    """Collects parsed reports and creates them a batch at a time; failures go to the summary."""
+
+    def __init__(self, api: ObjectApi, summary: ImportSummary, max_objects: int, max_bytes: int) -> None:
+        self.api = api
+        self.summary = summary
+        self.max_objects = max_objects
+        self.max_bytes = int(max_bytes * REQUEST_SIZE_SHARE)
+        self.pending: list[ParsedFile] = []
+        self.pending_bytes = 0
+        self.refused: str | None = None
+        """Set when the server refused the creation call or report creation as such: later batches are not sent."""
+        self.refused_reports = False
+        """True when the refusal is the real server's policy of never creating reports."""
+        self.error: MethodError | None = None
+        """The method error that stopped the import (e.g. ``forbidden``), for callers that learn from it."""
+
+    @classmethod
+    async def for_api(cls, api: ObjectApi, summary: ImportSummary) -> Uploader:
+        limits = (await api.client.session()).limits
+        return cls(api, summary, limits.max_objects_in_set, limits.max_size_request)
+
+    async def add(self, parsed: ParsedFile) -> None:
+        size = len(json.dumps(parsed.wire, separators=(",", ":")))
+        if self.pending and (len(self.pending) >= self.max_objects or self.pending_bytes + size > self.max_bytes):
+            await self.flush()
+        self.pending.append(parsed)
+        self.pending_bytes += size
+
+    async def flush(self) -> None:
+        batch, self.pending, self.pending_bytes = self.pending, [], 0
+        if not batch:
+            return
+        if self.refused:
+            self._reject(batch, self.refused)
+            return
+        try:
+            result = await self.api.set(create={f"r{index}": item.wire for index, item in enumerate(batch)})
+        except MethodError as error:
+            self.refused, self.error = str(error), error
+            self._reject(batch, self.refused)
+            return
+        for key, error in result.not_created.items():
+            reason = str(error)
+            if is_report_refusal(error):
+                self.refused, self.refused_reports = reason, True
+            self.summary.reject(batch[int(key[1:])].path, reason)
+
+    def _reject(self, batch: Iterable[ParsedFile], reason: str) -> None:
+        for item in batch:
+            self.summary.reject(item.path, reason)
