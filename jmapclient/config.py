@@ -135,6 +135,10 @@ class Config:
     def add(self, profile: Profile, *, make_default: bool = False) -> None:
         if not profile.name.strip():
             raise ConfigError("a profile needs a name")
+        scheme, _, rest = profile.url.partition("://")
+        if scheme not in ("http", "https") or not rest.strip("/"):
+            # Caught here, not at the first connection: the server's root URL, e.g. https://mail.example.com
+            raise ConfigError(f"{profile.url!r} is not a server URL; write it like https://mail.example.com")
         self.profiles[profile.name] = profile
         if make_default or self.default is None:
             self.default = profile.name

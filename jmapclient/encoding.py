@@ -24,7 +24,11 @@ _DURATION_PART = re.compile(r"(\d+)\s*(ms|s|m|h|d)")
 
 
 def parse_duration(text: str | int) -> int:
-    """Parse ``250ms``, ``30s``, ``5m``, ``1h30m`` or a bare number of ms into ms."""
+    """Parse what a person types (``250ms``, ``30s``, ``5m``, ``1h30m``, ``2d``) into ms.
+
+    An integer is the wire's milliseconds. Typed text needs a unit (``0`` aside): a bare
+    ``45`` meant as seconds would otherwise become 45 ms without a word.
+    """
     if isinstance(text, int) and not isinstance(text, bool):
         if text < 0:
             raise ValueError("a duration cannot be negative")
@@ -35,7 +39,9 @@ def parse_duration(text: str | int) -> int:
     if not compact:
         raise ValueError("a duration cannot be empty")
     if compact.isdigit():
-        return int(compact)
+        if int(compact) == 0:
+            return 0
+        raise ValueError(f"{text!r} has no unit; write {compact}ms, {compact}s, {compact}m, {compact}h or {compact}d")
     position, total = 0, 0
     for match in _DURATION_PART.finditer(compact):
         if match.start() != position and compact[position : match.start()].strip():
@@ -43,7 +49,7 @@ def parse_duration(text: str | int) -> int:
         total += int(match.group(1)) * _DURATION_UNITS_MS[match.group(2)]
         position = match.end()
     if position == 0 or compact[position:].strip():
-        raise ValueError(f"{text!r} is not a duration; write it like 250ms, 30s, 5m or 1h30m")
+        raise ValueError(f"{text!r} is not a duration; write it like 250ms, 30s, 5m, 1h30m or 2d")
     return total
 
 

@@ -337,6 +337,14 @@ def add_demo_reports(store: Store, count: int, rng: random.Random, now: datetime
     return len(items), records, messages
 
 
+def current_hour() -> datetime:
+    """The anchor for a seed people will look at (`serve`, `demo`): reports up to now, not expired.
+
+    Tests pass their own fixed ``now`` (or get DEMO_NOW) so that their data never moves.
+    """
+    return datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
+
+
 def seed_store(
     store: Store,
     *,

@@ -15,7 +15,7 @@ import uvicorn
 from jmapclient.config import data_dir
 from server_stub.app import create_app
 from server_stub.auth import new_token, standard_registry
-from server_stub.demo_data import DEFAULT_REPORTS, seed_store
+from server_stub.demo_data import DEFAULT_REPORTS, current_hour, seed_store
 from server_stub.profiles import PROFILES
 from server_stub.store import MEMORY, Store
 
@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     readonly_token = args.readonly_token or new_token()
     store = Store(db)
     try:
-        summary = seed_store(store, reports=args.reports, seed=args.seed)
+        summary = seed_store(store, reports=args.reports, seed=args.seed, now=current_hour())
         if summary.directories or summary.reports:
             print(f"demo data: {summary.directories} directories, {summary.reports} reports "
                   f"({summary.records} records) in {summary.seconds:.1f}s", flush=True)

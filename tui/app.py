@@ -196,6 +196,22 @@ class MailAdminApp(App[int]):
         method: Callable[[], object] | None = getattr(widget, name, None)
         return method() if callable(method) else None
 
+    async def action_quit(self) -> None:
+        """q: quit, but never throw away unsaved edits without asking."""
+        unsaved = self._section_call("unsaved_changes")
+        if not unsaved:
+            self.exit()
+            return
+
+        def answered(quit_anyway: bool | None) -> None:
+            if quit_anyway:
+                self.exit()
+
+        from tui.screens.confirm import ConfirmScreen
+
+        question = f"Quit and discard your unsaved changes to [b]{unsaved}[/b]?"
+        self.push_screen(ConfirmScreen(question, yes="Quit", no="Keep editing"), answered)
+
     def action_refresh(self) -> None:
         if self.context is None and self.starter is not None:
             self.set_status("Starting…")

@@ -6,7 +6,7 @@ Both return the app's return code (nonzero when it crashed), so ``main()`` can e
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from jmapclient.config import Config, ConfigError, data_dir
@@ -43,7 +43,7 @@ def demo_server(fresh: bool, reports: int | None, *, now: datetime | None = None
     A seed is dated up to ``now`` (default: this hour), so "the last 30 days" in the
     console shows the demo's reports; the tests' fixed anchor is for determinism only.
     """
-    from server_stub.demo_data import DEFAULT_REPORTS  # the stub is only needed for the demo
+    from server_stub.demo_data import DEFAULT_REPORTS, current_hour  # the stub is only needed for the demo
     from server_stub.runner import StubServer
 
     path = data_dir() / DEMO_DATABASE
@@ -53,8 +53,7 @@ def demo_server(fresh: bool, reports: int | None, *, now: datetime | None = None
         for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
             leftover.unlink(missing_ok=True)
     count = DEFAULT_REPORTS if reports is None else reports
-    anchor = now or datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
-    return StubServer(path, reports=count, now=anchor)
+    return StubServer(path, reports=count, now=now or current_hour())
 
 
 def run_demo(fresh: bool, reports: int | None) -> int:

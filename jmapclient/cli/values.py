@@ -111,12 +111,12 @@ def parse_float(text: str) -> float:
         raise ValueError("must be a number") from None
 
 
-def parse_json(text: str, expected: str = "JSON") -> Any:
+def parse_json(text: str, expected: str = "valid JSON") -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
         # The position is enough to find the mistake; the text itself may be a secret.
-        raise ValueError(f"is not valid {expected} ({error.msg} at character {error.pos})") from None
+        raise ValueError(f"is not {expected} ({error.msg} at character {error.pos})") from None
 
 
 def _parse_set(text: str) -> dict[str, bool]:
@@ -127,7 +127,7 @@ def _parse_set(text: str) -> dict[str, bool]:
 
 
 def _parse_list(text: str) -> Any:
-    value = parse_json(text.strip() or "{}", "JSON (an object keyed by position, or an array)")
+    value = parse_json(text.strip() or "{}", "valid JSON (an object keyed by position, or an array)")
     return encoding.list_to_wire(value) if isinstance(value, list) else value
 
 
@@ -139,7 +139,7 @@ def _parse_variant(spec: FieldSpec, text: str) -> Any:
             if name.lower() == stripped.lower():
                 return {"@type": name}
         raise ValueError(f'must be a JSON object with "@type" one of {", ".join(spec.variants)}')
-    return parse_json(stripped, 'a JSON object with "@type"')
+    return parse_json(stripped, 'a valid JSON object with "@type"')
 
 
 def parse_text(spec: FieldSpec, text: str) -> Any:
@@ -164,7 +164,7 @@ def parse_text(spec: FieldSpec, text: str) -> Any:
     if kind == "variant":
         return _parse_variant(spec, text)
     if kind == "object":
-        return parse_json(text, "a JSON object")
+        return parse_json(text, "a valid JSON object")
     return text
 
 
@@ -270,7 +270,7 @@ def patch_value(model: type[WireModel], key: str, text: str) -> tuple[str, Any]:
         if text.strip() == "null":
             return key, None
         try:
-            item = target.item_model.model_validate(parse_json(text, "a JSON object"))
+            item = target.item_model.model_validate(parse_json(text, "a valid JSON object"))
         except ValueError as error:
             if isinstance(error, ValidationError):
                 raise LocalValidationError(_prefixed(key, field_errors(error))) from None

@@ -186,3 +186,13 @@ def test_progress_bar_only_for_a_terminal_and_counts_up():
     assert frames[-1].startswith("[" + "#" * 30 + "] 4/4 files")
     assert "] 2/4 files" in frames[2]
     assert Progress.maybe(1000, "files") is None  # stderr is not a terminal under pytest
+
+
+def test_profile_add_refuses_a_url_that_is_no_server_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    assert main(["profile", "add", "bad", "--url", "notaurl", "--token", "t"]) == 1
+    assert "is not a server URL" in capsys.readouterr().err
+    assert not (tmp_path / "config.toml").exists()
+    assert main(["profile", "add", "good", "--url", "https://mail.example.com", "--token", "t"]) == 0

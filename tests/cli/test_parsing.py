@@ -61,7 +61,7 @@ def test_help_exits_0(capsys):
         (["--field", "timeout=soon"], {"timeout": "not a duration"}),
         (["--field", "useTls=maybe"], {"useTls": "true or false"}),
         (["--field", 'bindSecret={"@type":"Valu"}'], {"bindSecret/@type": "must be one of 'None', 'Value'"}),
-        (["--field", "bindSecret={oops"], {"bindSecret": "is not valid"}),
+        (["--field", "bindSecret={oops"], {"bindSecret": "is not a valid JSON object"}),
         (["--field", "url=not a url"], {"url": "is not a URL"}),
         (["--field", "id=abc"], {"id": "set by the server"}),
     ],

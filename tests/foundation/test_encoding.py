@@ -14,13 +14,18 @@ from jmapclient import encoding
         ("1h30m", 5_400_000),
         ("1d", 86_400_000),
         ("2h 5s", 7_205_000),
-        ("30000", 30_000),
+        ("0", 0),
         (" 45S ", 45_000),
         (15000, 15000),
     ],
 )
 def test_parse_duration_accepts_the_forms_people_write(text: str | int, ms: int) -> None:
     assert encoding.parse_duration(text) == ms
+
+
+def test_a_typed_number_without_a_unit_is_refused_not_read_as_milliseconds() -> None:
+    with pytest.raises(ValueError, match="'45' has no unit; write 45ms, 45s"):
+        encoding.parse_duration("45")
 
 
 @pytest.mark.parametrize("text", ["", "abc", "5x", "30s junk", "-5s", "s", True, -1, 1.5])

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -59,6 +60,17 @@ def test_serve_prints_url_and_tokens_and_answers(tmp_path: Path):
                 "methodCalls": [["x:DmarcExternalReport/query", {"calculateTotal": True}, "q"]]}
         answer = httpx.post(session["apiUrl"], json=body, headers=headers, timeout=5).json()
         assert answer["methodResponses"][0][1]["total"] == 12
+        # Seeded up to now, so a person trying `serve` sees current reports, none expired yet.
+        body = {"using": ["urn:ietf:params:jmap:core", "urn:service:jmap"], "methodCalls": [
+            ["x:DmarcExternalReport/query", {"sort": [{"property": "receivedAt", "isAscending": False}],
+                                             "limit": 1}, "q"],
+            ["x:DmarcExternalReport/get", {"#ids": {"resultOf": "q", "name": "x:DmarcExternalReport/query",
+                                                    "path": "/ids"}}, "g"]]}
+        newest = httpx.post(session["apiUrl"], json=body, headers=headers, timeout=5).json()
+        report = newest["methodResponses"][1][1]["list"][0]
+        now = datetime.now(UTC)
+        assert now - timedelta(days=10) < datetime.fromisoformat(report["receivedAt"]) <= now
+        assert datetime.fromisoformat(report["expiresAt"]) > now
     finally:
         _stop(process)
     assert (tmp_path / "stub.sqlite3").exists()

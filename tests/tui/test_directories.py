@@ -189,6 +189,7 @@ async def test_local_validation_errors_sit_next_to_their_fields(console: Console
         console.transport.bodies.clear()
         await save(pilot)
         assert sent_calls(console.transport.bodies, "x:Directory/set") == []
+        assert field(pilot, "baseDn").has_class("-has-error"), "every bad field is named at once, not one per try"
         await fill(pilot, "poolMaxConnections", "20")
         await save(pilot)
         assert sent_calls(console.transport.bodies, "x:Directory/set") == []
@@ -298,3 +299,22 @@ async def test_save_while_offline_keeps_the_form_and_retries(console: Console) -
         console.transport.down = False
         await save(pilot)
         assert stored(console.store, OIDC)["claimName"] == "display_name"
+
+
+async def test_switching_the_store_kind_carries_shared_values_and_switching_back_restores(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await open_directory(pilot, SQL)
+        before = editor(pilot).form.to_wire()["store"]
+        assert before["@type"] == "PostgreSql" and before["database"] == "mail_accounts"
+        await fill(pilot, "store", "MySql")
+        await pilot.pause(SETTLE)
+        mysql = editor(pilot).form.to_wire()["store"]
+        assert mysql["@type"] == "MySql"
+        assert (mysql["host"], mysql["database"], mysql["authUsername"]) == (
+            before["host"], "mail_accounts", before["authUsername"])  # typed values move across
+        assert mysql["port"] == 3306  # PostgreSQL's default port does not
+        assert mysql["authSecret"] == before["authSecret"]  # an environment variable name is no secret
+        await fill(pilot, "store", "PostgreSql")
+        await pilot.pause(SETTLE)
+        assert editor(pilot).form.to_wire()["store"] == before  # exactly as it was left

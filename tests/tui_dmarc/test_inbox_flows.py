@@ -8,7 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 
 from jmapclient.dmarc import COLUMNS
 from jmapclient.encoding import parse_utc
@@ -18,7 +18,7 @@ from tests.tui_dmarc.conftest import NOW, StubWorld, make_world
 from tests.tui_dmarc.helpers import header, inbox, plain, position, settle, table, type_into
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.detail import RecordsView, RecordView, ReportView
-from tui.reports.dialogs import MessageDialog
+from tui.reports.dialogs import KeepDialog, MessageDialog
 
 SIZE = (120, 40)
 
@@ -253,6 +253,24 @@ async def test_keep_longer_sends_a_minimal_patch(world: StubWorld) -> None:
                 pilot.app.query_one("#dmarc-denied", Static).render())
             assert inbox(pilot).check_action("keep", ()) is None
         assert stored.count(DMARC_EXTERNAL_REPORT) == 120
+
+
+async def test_keep_longer_refuses_a_past_or_malformed_date_and_keeps_the_dialog(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        row = inbox(pilot).page.rows[0]
+        await pilot.press("e")
+        await pilot.pause()
+        for typed, reason in (("2020-01-01", "has already passed"), ("garbage", "is not a date")):
+            await type_into(pilot, "#expires", typed)
+            dialog = pilot.app.screen
+            assert isinstance(dialog, KeepDialog), typed  # still open, with what was typed
+            assert reason in str(dialog.query_one("#error", Static).render())
+            assert dialog.query_one("#expires", Input).value == typed
+        await pilot.press("escape")
+        await settle(pilot)
+        got = await inbox(pilot).context.client.dmarc_reports.get([row.id])
+        assert got.raw[0]["expiresAt"] == row.expires  # nothing was sent
 
 
 async def test_forbidden_delete_disables_the_action_with_the_reason(profile: str) -> None:

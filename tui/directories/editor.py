@@ -145,10 +145,16 @@ class DirectoryEditor(Vertical):
         form.clear_errors()
         self._message("")
         problems = form.problems()
+        raw = form.to_wire()
         if problems:
+            # Name every field at once: the form's own checks (bounds, formats) and what
+            # the model would refuse (e.g. empty required fields), not one batch per try.
+            try:
+                validate_object(DIRECTORY, raw)
+            except LocalValidationError as error:
+                problems = {**error.fields, **problems}
             self._field_errors(problems, "Not saved: some values need fixing")
             return
-        raw = form.to_wire()
         if self.before is not None:
             # Keep properties this client does not know, so the patch never clears them.
             raw = {**{k: v for k, v in self.before.items() if k not in raw}, **raw}

@@ -124,6 +124,9 @@ class DirectoriesSection(Vertical):
     @work(exclusive=True, group="directories-load")
     async def _load(self, select: str | None = None) -> None:
         table = self.query_one(ListTable)
+        # The loading overlay takes the focus from the table; give it back when the list
+        # is the view (not while an editor is open), so enter, j/k and n keep working.
+        give_back_focus = self.app.focused in (None, table)
         table.loading = True
         self._message("")
         try:
@@ -135,6 +138,8 @@ class DirectoriesSection(Vertical):
             return
         finally:
             table.loading = False
+            if give_back_focus and self.editor is None:
+                self.call_after_refresh(table.focus)
         self.rows = sorted(result.raw, key=lambda wire: directory_label(wire).lower())
         self._fill(select)
         self._show_permissions()
@@ -284,6 +289,12 @@ class DirectoriesSection(Vertical):
         self.refresh_bindings()
         if saved_id is not None:
             self._load(saved_id)
+
+    def unsaved_changes(self) -> str | None:
+        """What an open editor would lose (its title), for the shell's quit question."""
+        if self.editor is not None and self.editor.dirty:
+            return self.editor.title
+        return None
 
     def go_back(self) -> bool:
         if self.editor is not None:

@@ -57,10 +57,13 @@ class ModelForm(VerticalGroup):
         tabs: bool = False,
         read_only: bool = False,
         id: str | None = None,
+        stored: bool | None = None,
     ) -> None:
         super().__init__(id=id, classes="model-form")
         self.model = model
         self.wire = dict(wire) if wire is not None else None
+        self.stored = (wire is not None) if stored is None else stored
+        """Whether ``wire`` was read from the server (a stored secret then shows "unchanged")."""
         self.path = path
         self.tabs = tabs
         self.read_only = read_only
@@ -68,7 +71,7 @@ class ModelForm(VerticalGroup):
     def _editor(self, spec: FieldSpec) -> FieldEditor:
         value = OMIT if self.wire is None else self.wire.get(spec.wire, OMIT)
         return editor_for(
-            spec, value, path=f"{self.path}{spec.wire}", stored=self.wire is not None, disabled=self.read_only
+            spec, value, path=f"{self.path}{spec.wire}", stored=self.stored, disabled=self.read_only
         )
 
     def compose(self) -> ComposeResult:

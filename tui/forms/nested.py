@@ -10,7 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import HorizontalGroup, VerticalGroup
 from textual.widgets import Button, Select, Static
 
-from jmapclient.models.introspect import TYPE_KEY
+from jmapclient.encoding import iter_masked_paths
+from jmapclient.models.introspect import TYPE_KEY, fields_of
 from tui.forms.base import OMIT, FieldEditor, FormEdited
 from tui.forms.model_form import ModelForm
 
@@ -66,9 +67,9 @@ class VariantEditor(SubformEditor):
         with VerticalGroup(classes="subform"):
             yield self._form(wire)
 
-    def _form(self, wire: Mapping[str, Any] | None) -> ModelForm:
+    def _form(self, wire: Mapping[str, Any] | None, *, stored: bool | None = None) -> ModelForm:
         return ModelForm(
-            self.spec.variants[self.current], wire, path=f"{self.path}/", read_only=self.disabled
+            self.spec.variants[self.current], wire, path=f"{self.path}/", read_only=self.disabled, stored=stored
         )
 
     @on(Select.Changed, ".variant-select")
@@ -76,11 +77,32 @@ class VariantEditor(SubformEditor):
         # A nested variant's select bubbles through here too; only our own counts.
         if event.select is not self.select or event.value is Select.NULL or event.value == self.current:
             return
-        self.current = str(event.value)
+        drafts: dict[str, dict[str, Any]] = self.__dict__.setdefault("_drafts", {})
+        previous, self.current = self.current, str(event.value)
+        drafts[previous] = {**self.form.to_wire(), TYPE_KEY: previous}
         holder = self.query_one(".subform", VerticalGroup)
         await holder.remove_children()
-        await holder.mount(self._form(None))
+        if self.current in drafts:  # back to a kind already edited: exactly as it was left
+            await holder.mount(self._form(drafts[self.current], stored=self.stored))
+        else:
+            await holder.mount(self._form(self._carried_over(previous, drafts[previous]), stored=False))
         self.post_message(FormEdited())
+
+    def _carried_over(self, previous: str, old: Mapping[str, Any]) -> dict[str, Any] | None:
+        """What the new kind shares with the old (host, database, user, password...).
+
+        Only values that differ from the old kind's default move across: a default port
+        (5432) must not become MySQL's port. A masked stored secret never moves: it
+        belongs to the old kind's object on the server and could not be sent back.
+        """
+        old_defaults = {spec.wire: spec.default for spec in fields_of(self.spec.variants[previous])}
+        shared = {spec.wire for spec in fields_of(self.spec.variants[self.current])}
+        carried = {
+            key: value
+            for key, value in old.items()
+            if key in shared and value != old_defaults.get(key) and not any(iter_masked_paths(value))
+        }
+        return {TYPE_KEY: self.current, **carried} if carried else None
 
 
 class ObjectEditor(SubformEditor):

@@ -111,6 +111,14 @@ class DmarcDetail(Vertical):
     def open_level(self, level: DmarcDetail) -> None:
         self.post_message(OpenLevel(level))
 
+    def focus(self, scroll_visible: bool = True) -> DmarcDetail:
+        """Coming back to a level (esc) puts the keyboard on its table, where its keys work."""
+        tables = self.query(DataTable)
+        if tables:
+            tables.first().focus(scroll_visible)
+            return self
+        return super().focus(scroll_visible)
+
     def reload(self) -> None:
         """The r key; levels that fetch override it."""
 
@@ -278,9 +286,9 @@ One row per sending source and result. **f** shows only records failing DMARC,
                 record.header_from, record.envelope_from, show(record.envelope_to), overrides_text(record),
                 hint_text(record), key=str(index),
             )
-        which = "failing DMARC" if self.failing_only else "all"
+        which, toggle = ("failing DMARC", "f: show all") if self.failing_only else ("all", "f: failing only")
         self.query_one("#status", Static).update(
-            f"{shown} of {len(records)} records ({which}) · f: failing only · enter: open a record · esc: back"
+            f"{shown} of {len(records)} records ({which}) · {toggle} · enter: open a record · esc: back"
         )
 
     def action_failing(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -132,8 +133,10 @@ class KeepDialog(DmarcDialog[KeepChoice]):
     """Edit when a report expires (and its tenant where the server has tenants)."""
 
     def __init__(self, describe: str, expires: str, expires_label: str, tenant: str | None,
-                 tenant_label: str | None) -> None:
+                 tenant_label: str | None, check_expiry: Callable[[str], str]) -> None:
         super().__init__()
+        self.check_expiry = check_expiry
+        """Typed text → wire UTC, or ValueError with the reason (shown here; the dialog stays open)."""
         self.describe = describe
         self.expires = expires
         self.expires_label = expires_label
@@ -153,7 +156,11 @@ class KeepDialog(DmarcDialog[KeepChoice]):
             yield self.buttons("Save")
 
     def submit(self) -> None:
-        expires = self.query_one("#expires", Input).value.strip()
+        try:
+            expires = self.check_expiry(self.query_one("#expires", Input).value)
+        except ValueError as error:
+            self.show_error(str(error))
+            return
         tenant: str | None = self.tenant
         if self.tenant_label is not None:
             tenant = self.query_one("#tenant", Input).value.strip() or None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import io
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -673,6 +674,7 @@ class DmarcInbox(Vertical):
         dialog = KeepDialog(
             f"{row.reporter} · {row.policy_domain} · {fmt.period(row.begin, row.end)}",
             fmt.day(row.expires), label(DmarcExternalReport, "expiresAt"), row.tenant, tenant_label,
+            check_expiry=lambda text: _expiry(text, row.expires, self.context.now()),
         )
 
         def chosen(choice: KeepChoice | None) -> None:
@@ -683,11 +685,7 @@ class DmarcInbox(Vertical):
 
     @work(exclusive=True, group="dmarc-action")
     async def keep_report(self, row: InboxRow, choice: KeepChoice) -> None:
-        try:
-            expires = _expiry(choice.expires, row.expires)
-        except ValueError as error:
-            self.app.notify(str(error), severity="error", timeout=8)
-            return
+        expires = choice.expires  # checked by the dialog (_expiry)
         before = {"expiresAt": row.expires, "memberTenantId": row.tenant}
         after = {"expiresAt": expires, "memberTenantId": choice.tenant}
         try:
@@ -753,16 +751,24 @@ def _write_export(path: Path, format_: str, reports: list[dict[str, Any]]) -> in
     return count
 
 
-def _expiry(text: str, current: str) -> str:
-    """A typed expiry as wire UTC; a bare date keeps the current time of day."""
+def _expiry(text: str, current: str, now: datetime) -> str:
+    """A typed expiry as wire UTC; a bare date keeps the current time of day.
+
+    A moment that has passed is refused: the server would delete the report at once,
+    the opposite of keeping it longer.
+    """
     value = text.strip()
     if not value:
         raise ValueError("Give an expiry date.")
     try:
         if len(value) == 10:
             time_of_day = parse_utc(current).strftime("%H:%M:%S") if current else "00:00:00"
-            return normalise_utc(f"{value}T{time_of_day}Z")
-        return normalise_utc(value)
+            expires = normalise_utc(f"{value}T{time_of_day}Z")
+        else:
+            expires = normalise_utc(value)
     except ValueError:
         raise ValueError(f"{value!r} is not a date: write YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ") from None
+    if parse_utc(expires) <= now:
+        raise ValueError(f"{fmt.when(expires)} has already passed; the server would delete the report at once.")
+    return expires
 

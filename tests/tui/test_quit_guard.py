@@ -1,0 +1,43 @@
+"""q never throws away unsaved edits without asking; with nothing unsaved it quits at once."""
+
+from __future__ import annotations
+
+from textual.widgets import Switch
+
+from tests.tui.conftest import Console
+from tests.tui.helpers import editor, fill, open_directory
+from tui.screens.confirm import ConfirmScreen
+
+LDAP = "Corporate OpenLDAP (service account)"
+
+
+async def test_q_with_unsaved_edits_asks_and_keeps_them_on_no(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        await open_directory(pilot, LDAP)
+        await fill(pilot, "description", "Corporate LDAP (edited)")
+        pilot.app.query(Switch).first().focus()  # off the text input, so q is a key binding
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+        assert "Corporate OpenLDAP" in pilot.app.screen.question  # names what would be lost
+        await pilot.press("n")
+        await pilot.pause()
+        assert pilot.app.is_running
+        assert editor(pilot).form.to_wire()["description"] == "Corporate LDAP (edited)"
+        await pilot.press("q")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+    assert pilot.app.return_code == 0
+
+
+async def test_q_without_unsaved_edits_quits_at_once(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        await open_directory(pilot, LDAP)
+        pilot.app.query(Switch).first().focus()
+        await pilot.press("q")
+        await pilot.pause()
+        assert not isinstance(pilot.app.screen, ConfirmScreen)
+    assert pilot.app.return_code == 0
