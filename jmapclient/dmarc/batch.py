@@ -95,8 +95,9 @@ class ImportSummary:
             f"duplicates: {len(self.duplicates)}",
             f"rejected: {len(self.rejected)}",
         ]
-        out += [f"  duplicate {path}: {why}" for path, why in self.duplicates]
+        # Rejections first: they are what a person has to act on; duplicates only inform.
         out += [f"  rejected {path}: {why}" for path, why in self.rejected]
+        out += [f"  duplicate {path}: {why}" for path, why in self.duplicates]
         return out
 
 

@@ -339,3 +339,17 @@ async def test_analytics_computes_and_caches(world: StubWorld, private_data_dir:
         await pilot.press("a")
         await settle(pilot)
         assert world.transport.requests - requests_before == 1
+
+
+async def test_a_long_import_summary_keeps_its_close_button_on_screen(world: StubWorld) -> None:
+    lines = ["imported: 0 (0 records)", "duplicates: 60", "rejected: 0"]
+    lines += [f"  duplicate f{i}.xml: seen" for i in range(60)]
+    async with world.app().run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        pilot.app.push_screen(MessageDialog("Import finished", lines))
+        await pilot.pause()
+        close = pilot.app.screen.query_one("#cancel")
+        assert close.region.bottom <= 24 and close.region.height > 0  # visible, not pushed off the screen
+        await pilot.click("#cancel")
+        await pilot.pause(0.3)
+        assert not isinstance(pilot.app.screen, MessageDialog)

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
@@ -173,6 +173,10 @@ class KeepDialog(DmarcDialog[KeepChoice]):
 class MessageDialog(DmarcDialog[None]):
     """Lines of text to read, e.g. an import summary; enter or esc closes."""
 
+    DEFAULT_CSS = """
+    MessageDialog #message-scroll { height: auto; max-height: 50vh; }
+    """
+
     BINDINGS = [Binding("enter", "cancel", "Close", id="dmarc.message.close")]
 
     def __init__(self, title: str, lines: list[str]) -> None:
@@ -183,5 +187,7 @@ class MessageDialog(DmarcDialog[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self.title_text, classes="dialog-title")
-            yield Static("\n".join(self.lines), id="message", markup=False)
+            # A long summary scrolls inside the dialog, so Close always stays on screen.
+            with VerticalScroll(id="message-scroll"):
+                yield Static("\n".join(self.lines), id="message", markup=False)
             yield Horizontal(Button("Close", id="cancel", variant="primary"), classes="dialog-buttons")
