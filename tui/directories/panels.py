@@ -11,7 +11,12 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Label, Static
 
+from jmapclient.models import OidcDirectory
+from jmapclient.models.introspect import field_by_wire
 from jmapclient.rules import explain_ldap_login, oidc_login_name
+
+DEFAULT_USERNAME_CLAIM: str = field_by_wire(OidcDirectory, "claimUsername").default
+"""The model's declared default, used while the form's claim field is still empty."""
 
 
 class RulePanel(VerticalScroll):
@@ -43,12 +48,12 @@ class OidcTryPanel(RulePanel):
 
     def __init__(self) -> None:
         super().__init__()
-        self.claim_username = "preferred_username"
+        self.claim_username = DEFAULT_USERNAME_CLAIM
         self.username_domain: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Try a login (rule O1)", classes="panel-title")
-        yield Label("preferred_username claim", id="o1-username-label")
+        yield Label(f"{DEFAULT_USERNAME_CLAIM} claim", id="o1-username-label")
         yield Input(placeholder="e.g. jane or jane@example.org", id="o1-username", compact=True)
         yield Label("email claim")
         yield Input(placeholder="e.g. jane.doe@example.org", id="o1-email", compact=True)
@@ -56,7 +61,7 @@ class OidcTryPanel(RulePanel):
 
     def follow(self, wire: Mapping[str, Any]) -> None:
         claim = wire.get("claimUsername")
-        self.claim_username = claim if isinstance(claim, str) and claim else "preferred_username"
+        self.claim_username = claim if isinstance(claim, str) and claim else DEFAULT_USERNAME_CLAIM
         domain = wire.get("usernameDomain")
         self.username_domain = domain if isinstance(domain, str) and domain else None
         self.query_one("#o1-username-label", Label).update(f"{self.claim_username} claim")
