@@ -16,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import parseaddr
 from typing import Any
@@ -317,54 +318,44 @@ def _override_reasons(evaluated: ET.Element | None, notes: Notes) -> list[dict[s
 
 
 def _dkim_results(auth: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
-    if auth is None:
-        return []
-    results: list[dict[str, Any]] = []
-    for item in auth.findall("dkim"):
-        domain = clean_domain(text_of(item, "domain"))
-        word = text_of(item, "result")
-        result = vocab.strict(vocab.DKIM_RESULT, word)
-        if domain is None:
-            notes.add("DKIM result dropped: no domain")
-            continue
-        if result is None:
-            notes.add(f"DKIM result for {domain} dropped: unknown result {word!r}")
-            continue
-        results.append(
-            _without_none(
-                {
-                    "domain": domain,
-                    "selector": text_of(item, "selector") or MISSING_SELECTOR,
-                    "result": result,
-                    "humanResult": text_of(item, "human_result"),
-                }
-            )
-        )
-    return results
+    return _auth_results(
+        auth, "dkim", "DKIM", vocab.DKIM_RESULT, notes,
+        lambda item: {"selector": text_of(item, "selector") or MISSING_SELECTOR},
+    )
 
 
 def _spf_results(auth: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
+    return _auth_results(
+        auth, "spf", "SPF", vocab.SPF_RESULT, notes,
+        lambda item: {"scope": _enum(vocab.SPF_SCOPE, text_of(item, "scope"), "SPF scope", notes)},
+    )
+
+
+def _auth_results(
+    auth: ET.Element | None,
+    tag: str,
+    name: str,
+    results_vocab: Any,
+    notes: Notes,
+    specific: Callable[[ET.Element], dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """DKIM or SPF results: a result without a domain or with an unknown word is dropped and noted."""
     if auth is None:
         return []
     results: list[dict[str, Any]] = []
-    for item in auth.findall("spf"):
+    for item in auth.findall(tag):
         domain = clean_domain(text_of(item, "domain"))
         word = text_of(item, "result")
-        result = vocab.strict(vocab.SPF_RESULT, word)
+        result = vocab.strict(results_vocab, word)
         if domain is None:
-            notes.add("SPF result dropped: no domain")
+            notes.add(f"{name} result dropped: no domain")
             continue
         if result is None:
-            notes.add(f"SPF result for {domain} dropped: unknown result {word!r}")
+            notes.add(f"{name} result for {domain} dropped: unknown result {word!r}")
             continue
         results.append(
             _without_none(
-                {
-                    "domain": domain,
-                    "scope": _enum(vocab.SPF_SCOPE, text_of(item, "scope"), "SPF scope", notes),
-                    "result": result,
-                    "humanResult": text_of(item, "human_result"),
-                }
+                {"domain": domain, **specific(item), "result": result, "humanResult": text_of(item, "human_result")}
             )
         )
     return results

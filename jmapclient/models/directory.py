@@ -6,7 +6,7 @@ panel the web UI shows it in; forms derive their layout from it.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
@@ -20,6 +20,9 @@ TENANT_NOTE = "The tenant this directory belongs to"
 
 class LdapDirectory(WireModel):
     """An LDAP server (rule L1 decides how a login is checked)."""
+
+    KIND_LABEL: ClassVar[str] = "LDAP"
+    """How people name this kind of directory."""
 
     type: Literal["Ldap"] = spec_field("Variant", "Ldap", wire="@type")
     id: Id | None = spec_field("Id", None, server_set=True)
@@ -112,6 +115,9 @@ class LdapDirectory(WireModel):
 class SqlDirectory(WireModel):
     """Accounts and groups in an SQL database."""
 
+    KIND_LABEL: ClassVar[str] = "SQL"
+    """How people name this kind of directory."""
+
     type: Literal["Sql"] = spec_field("Variant", "Sql", wire="@type")
     id: Id | None = spec_field("Id", None, server_set=True)
     description: Text = spec_field("Description", group="Store", note="Short description of the directory")
@@ -153,6 +159,9 @@ class SqlDirectory(WireModel):
 
 class OidcDirectory(WireModel):
     """An OpenID Connect identity provider (rule O1 derives the login name)."""
+
+    KIND_LABEL: ClassVar[str] = "OpenID Connect"
+    """How people name this kind of directory."""
 
     type: Literal["Oidc"] = spec_field("Variant", "Oidc", wire="@type")
     id: Id | None = spec_field("Id", None, server_set=True)

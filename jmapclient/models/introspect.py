@@ -201,6 +201,11 @@ def variant_name(model: type[WireModel]) -> str | None:
     return typing.get_args(type_field.annotation)[0]
 
 
+def kind_label(model: type[WireModel]) -> str:
+    """How people name a variant (``KIND_LABEL`` on the model), else its ``@type`` value."""
+    return str(getattr(model, "KIND_LABEL", None) or variant_name(model) or model.__name__)
+
+
 def groups_of(model: type[WireModel]) -> list[tuple[str, list[FieldSpec]]]:
     """Fields grouped as the web UI groups them, groups in first-declared order."""
     grouped: dict[str, list[FieldSpec]] = {}

@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
 from jmapclient import JmapError, SetError
+from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
 from tui.directories.variant_picker import VariantPicker, kind_name
@@ -163,7 +164,7 @@ class DirectoriesSection(Vertical):
             table.add_column("Tenant", key="tenant")
         words = self.query_one(FilterBar).value
         for wire in self.rows:
-            cells = [directory_label(wire), kind_name(wire.get("@type", "?"))]
+            cells = [directory_label(wire), kind_name(wire.get(TYPE_KEY, "?"))]
             if with_tenant:
                 cells.append(str(wire.get("memberTenantId") or ""))
             if matches(words, *cells):
@@ -215,7 +216,7 @@ class DirectoriesSection(Vertical):
     def _open_pressed(self) -> None:
         wire = self._selected()
         if wire is not None:
-            self.open_editor(wire, str(wire.get("@type")))
+            self.open_editor(wire, str(wire.get(TYPE_KEY)))
 
     @on(DataTable.RowSelected, "#dir-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
@@ -233,7 +234,7 @@ class DirectoriesSection(Vertical):
             return
         name = directory_label(wire)
         question = (
-            f"Delete the {kind_name(wire.get('@type'))} directory [b]{name}[/b]?\n\n"
+            f"Delete the {kind_name(wire.get(TYPE_KEY))} directory [b]{name}[/b]?\n\n"
             "Accounts that log in through it will no longer be able to."
         )
 

@@ -12,14 +12,14 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from jmapclient.models.objects import ObjectType
-
-KIND_NAMES = {"Ldap": "LDAP", "Sql": "SQL", "Oidc": "OpenID Connect"}
-"""How people name each directory ``@type``."""
+from jmapclient.models.introspect import kind_label
+from jmapclient.models.objects import DIRECTORY, ObjectType
 
 
 def kind_name(variant: object) -> str:
-    return KIND_NAMES.get(str(variant), str(variant))
+    """How people name a directory ``@type`` (declared on its model)."""
+    model = DIRECTORY.variants.get(str(variant))
+    return kind_label(model) if model is not None else str(variant)
 
 
 class VariantPicker(ModalScreen[str | None]):
