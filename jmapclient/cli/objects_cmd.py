@@ -11,10 +11,11 @@ from jmapclient.cli import columns as cols
 from jmapclient.cli.failures import REFUSAL_HINT, emit_error, set_failures_lines
 from jmapclient.cli.filters import parse_sort, parse_where
 from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, UsageError, out
-from jmapclient.cli.render import column_widths, compact_json, mask_secrets, model_of, object_lines, table_lines
+from jmapclient.cli.render import column_widths, compact_json, object_lines, table_lines
 from jmapclient.cli.values import build_object, build_patch, split_assignment
 from jmapclient.client import JmapClient
 from jmapclient.errors import LocalValidationError, SetFailed
+from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of, unknown_properties
 from jmapclient.models.objects import ObjectType, object_type
