@@ -63,8 +63,12 @@ class InvalidObject(Exception):
         }
 
 
-def validate_object(object_type: ObjectType, wire: dict[str, Any]) -> WireModel:
-    """The model of ``wire``, or :class:`InvalidObject` naming every bad property."""
+def validate_incoming(object_type: ObjectType, wire: dict[str, Any]) -> WireModel:
+    """The model of an object a client sent, or :class:`InvalidObject` naming every bad property.
+
+    Stricter than the client's ``jmapclient.validation.validate_object``: it also refuses
+    the mask sent back as a secret and properties no model declares, in the profile's terms.
+    """
     if MASKED_SECRET in json.dumps(wire):  # a cheap test first: bulk loads validate thousands of objects
         paths = masked_secret_paths(model_of(object_type, wire), wire)
         masked = [Problem(p, "Invalid", "is the mask ****; send the secret itself") for p in paths]

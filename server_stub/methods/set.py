@@ -17,7 +17,7 @@ from server_stub.methods.context import (
 from server_stub.methods.get import resolve_creation_id
 from server_stub.methods.properties import server_set_properties
 from server_stub.patching import PatchError, apply_patch
-from server_stub.validation import InvalidObject, Problem, stored_form, validate_object
+from server_stub.validation import InvalidObject, Problem, stored_form, validate_incoming
 
 ARGUMENTS = {"accountId", "ifInState", "create", "update", "destroy"}
 
@@ -61,7 +61,7 @@ def _check_writable(context: CallContext, object_type: ObjectType, action: Actio
 
 def _validated(context: CallContext, object_type: ObjectType, wire: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     try:
-        model = validate_object(object_type, wire)
+        model = validate_incoming(object_type, wire)
     except InvalidObject as invalid:
         raise SetRefused(invalid.to_set_error(context.profile)) from None
     return model, stored_form(model)

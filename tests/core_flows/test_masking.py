@@ -10,7 +10,7 @@ from jmapclient.masking import mask_secrets, masked_secret_paths, model_of
 from jmapclient.models.objects import DIRECTORY
 from jmapclient.patch import ensure_no_masked
 from server_stub.methods import get as stub_get
-from server_stub.validation import InvalidObject, validate_object
+from server_stub.validation import InvalidObject, validate_incoming
 
 SQL = {
     "@type": "Sql",
@@ -37,7 +37,7 @@ def test_the_mask_sent_back_as_a_secret_is_found_by_its_declared_path() -> None:
     assert list(masked_secret_paths(model_of(DIRECTORY, sent), sent)) == [
         "store/authSecret/secret", "store/readReplicas/0/authSecret/secret"]
     with pytest.raises(InvalidObject) as refused:
-        validate_object(DIRECTORY, sent)
+        validate_incoming(DIRECTORY, sent)
     assert [p.path for p in refused.value.problems] == ["store/authSecret/secret",
                                                         "store/readReplicas/0/authSecret/secret"]
 
