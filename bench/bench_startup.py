@@ -5,7 +5,7 @@ it ready (the first frame is composed and the app takes input): ``App.run`` is w
 that an auto-pilot records the moment and exits. For the demo it also records when its
 first list has rows: the console paints first and starts the stub behind it, so that
 second figure says how long a person waits for data. ``mailadmin demo`` runs its real path
-(``jmapclient.cli.main(["demo"])``: the stub thread on a demo database, the client, the console).
+(``mailadmin.main.main(["demo"])``: the stub thread on a demo database, the client, the console).
 The figure is the wall time from spawning the process to that moment; the median of
 ``--runs`` alternating runs is printed, with the ratio (aim: at most 1.5).
 
@@ -56,7 +56,7 @@ App.run = run
 """
 
 DEMO = "WAIT_FOR_ROWS = True" + EXIT_ON_READY + """
-from jmapclient.cli import main
+from mailadmin.main import main
 sys.exit(main(["demo"]))
 """
 
@@ -85,7 +85,7 @@ def time_to_first_frame(code: str, env: dict[str, str]) -> tuple[float, float | 
 
 def heaviest_imports(env: dict[str, str], top: int) -> list[tuple[int, str]]:
     """(cumulative µs, module) of the slowest top-level-ish imports of the demo's start-up path."""
-    probe = "import jmapclient.cli, tui.launch, server_stub.runner"
+    probe = "import mailadmin.main, mailadmin.demo, server_stub.runner"
     done = subprocess.run([sys.executable, "-X", "importtime", "-c", probe], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=120)
     rows: list[tuple[int, str]] = []

@@ -1,4 +1,4 @@
-"""``python -m jmapclient``: the same command line as ``mailadmin``."""
+"""``python -m jmapclient``: the object commands alone (the console, demo and serve are ``mailadmin``'s)."""
 
 from jmapclient.cli import main
 

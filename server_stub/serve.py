@@ -1,6 +1,6 @@
 """``mailadmin serve``: run the stub in the foreground until interrupted.
 
-The CLI wires ``mailadmin serve`` to :func:`main`; ``python -m server_stub`` works too.
+The front door (``mailadmin.main``) wires ``mailadmin serve`` to :func:`main`; ``python -m server_stub`` works too.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Entry points the CLI calls lazily: ``mailadmin`` and ``mailadmin demo``.
+"""Entry points the front door calls lazily: ``mailadmin`` and ``mailadmin demo``.
 
 Both return the app's return code (nonzero when it crashed), so ``main()`` can exit with it.
 """
@@ -6,17 +6,21 @@ Both return the app's return code (nonzero when it crashed), so ``main()`` can e
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Protocol
 
-from jmapclient.config import Config, ConfigError, data_dir
+from jmapclient.config import Config, ConfigError
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
 
-if TYPE_CHECKING:
-    from server_stub.runner import StubServer
 
-DEMO_DATABASE = "demo.sqlite3"
+class LocalServer(Protocol):
+    """A started server the console connects to as admin, and stops when it quits (the demo's stub)."""
+
+    base_url: str
+    admin_token: str
+
+    def stop(self) -> None: ...
 
 
 def _exit_code(app: MailAdminApp) -> int:
@@ -35,33 +39,15 @@ def run_console(profile: str | None) -> int:
     return _exit_code(app)
 
 
-def demo_server(fresh: bool, reports: int | None, *, now: datetime | None = None) -> StubServer:
-    """The bundled stub on 127.0.0.1 with the demo's own database, not yet started.
+def run_demo(start_server: Callable[[], LocalServer]) -> int:
+    """Open the console at once and start the demo server behind it, over HTTP like any server.
 
-    The database is ``data_dir()/demo.sqlite3``, seeded on first run; ``fresh`` reseeds it.
-    ``reports`` sets how many DMARC reports a (re)seed creates (the stub's default if None).
-    A seed is dated up to ``now`` (default: this hour), so "the last 30 days" in the
-    console shows the demo's reports; the tests' fixed anchor is for determinism only.
+    ``start_server`` blocks until the server listens, so it runs in a thread after the first frame.
     """
-    from server_stub.demo_data import DEFAULT_REPORTS, current_hour  # the stub is only needed for the demo
-    from server_stub.runner import StubServer
-
-    path = data_dir() / DEMO_DATABASE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fresh:
-        # The stub seeds an empty database only, so reseeding means starting from no file.
-        for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-            leftover.unlink(missing_ok=True)
-    count = DEFAULT_REPORTS if reports is None else reports
-    return StubServer(path, reports=count, now=now or current_hour())
-
-
-def run_demo(fresh: bool, reports: int | None) -> int:
-    """Open the console at once and start the demo stub behind it, over HTTP like any server."""
-    started: list[StubServer] = []
+    started: list[LocalServer] = []
 
     async def start() -> ConsoleContext:
-        server = await asyncio.to_thread(lambda: demo_server(fresh, reports).start())
+        server = await asyncio.to_thread(start_server)
         started.append(server)
         from jmapclient.client import JmapClient
 

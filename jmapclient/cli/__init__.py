@@ -1,63 +1,68 @@
-"""``mailadmin``: the command-line client, and the door to the console and the stub.
+"""The object commands of ``mailadmin``: get, create, query, update, delete, describe, profile, import/export.
 
 ``main(argv) -> int`` returns the exit code: 0 ok; 1 a server, validation or network
 error (``error: ...`` lines on stderr naming the field and the reason); 2 a usage
-error. The console (textual) and the bundled server are imported only when asked
-for, so scripting never loads a UI toolkit.
+error. The ``mailadmin`` front door (the ``mailadmin`` package) parses the same command
+line plus its own commands, and hands the object commands to :func:`run`.
+
+Only argument parsing loads at import: asyncio, httpx and pydantic come with the command
+that needs them, so ``--help`` and the console's start pay for none of them.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
 
-from jmapclient.cli.failures import emit_error, error_lines
 from jmapclient.cli.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, out
 from jmapclient.cli.parser import PROG, build_parser
-from jmapclient.config import ConfigError
-from jmapclient.errors import JmapError
 
 if TYPE_CHECKING:
     import httpx
 
     from jmapclient.client import JmapClient
 
-# Command modules (and so httpx and pydantic) load only for the command that runs:
-# `mailadmin demo` and `--help` should not pay for them.
+__all__ = ["LocalCommand", "main", "parse", "run"]
+
 Command = Callable[[argparse.Namespace, "JmapClient"], Awaitable[int]]
-
-
-def _connected_command(name: str) -> Command:
-    from jmapclient.cli import dmarc_cmd, objects_cmd
-
-    commands: dict[str, Command] = {
-        "get": objects_cmd.get,
-        "create": objects_cmd.create,
-        "query": objects_cmd.query,
-        "update": objects_cmd.update,
-        "delete": objects_cmd.delete,
-        "export-dmarc": dmarc_cmd.export_records,
-        "import-dmarc": dmarc_cmd.import_reports,
-    }
-    return commands[name]
-
-__all__ = ["main"]
+LocalCommand = Callable[[argparse.Namespace], int]
+"""A command a layer above adds (the console, ``demo``); ``None`` names the bare command line."""
 
 
 def main(argv: list[str] | None = None, *, transport: httpx.AsyncBaseTransport | None = None) -> int:
     """Run one command line; ``transport`` lets tests watch or replace the HTTP exchange."""
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    if arguments[:1] == ["serve"]:
-        return _serve(arguments[1:])
     parser = build_parser()
+    args = parse(parser, list(sys.argv[1:] if argv is None else argv))
+    if isinstance(args, int):
+        return args
+    return run(parser, args, transport=transport)
+
+
+def parse(parser: argparse.ArgumentParser, arguments: list[str]) -> argparse.Namespace | int:
+    """The parsed arguments, or argparse's exit code (0 after --help, 2 after a usage error)."""
     try:
-        args = parser.parse_args(arguments)
-    except SystemExit as exit_:  # argparse: --help (0) or a usage error (2)
+        return parser.parse_args(arguments)
+    except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+
+
+def run(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    local: Mapping[str | None, LocalCommand] | None = None,
+) -> int:
+    """Run parsed arguments; errors of any command, ``local`` ones too, end as lines and an exit code."""
+    from jmapclient.cli.failures import emit_error, error_lines
+    from jmapclient.config import ConfigError
+    from jmapclient.errors import JmapError
+
     try:
+        if local is not None and args.command in local:
+            return local[args.command](args)
         return _dispatch(args, transport)
     except UsageError as error:
         parser.print_usage(sys.stderr)
@@ -74,12 +79,30 @@ def main(argv: list[str] | None = None, *, transport: httpx.AsyncBaseTransport |
         return EXIT_OK
 
 
+def _connected_command(name: str) -> Command:
+    from jmapclient.cli import dmarc_cmd, objects_cmd
+
+    commands: dict[str, Command] = {
+        "get": objects_cmd.get,
+        "create": objects_cmd.create,
+        "query": objects_cmd.query,
+        "update": objects_cmd.update,
+        "delete": objects_cmd.delete,
+        "export-dmarc": dmarc_cmd.export_records,
+        "import-dmarc": dmarc_cmd.import_reports,
+    }
+    try:
+        return commands[name]
+    except KeyError:
+        raise UsageError(f"{name} cannot follow other options; put it first: `{PROG} {name} ...`") from None
+
+
 def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | None) -> int:
+    import asyncio
+
     command = args.command
     if command is None:
-        return _console(args)
-    if command == "demo":
-        return _demo(args)
+        raise UsageError("a command is required")
     if command == "describe":
         return _describe(args)
     if command == "profile":
@@ -107,24 +130,6 @@ async def _connected(handler: Command, args: argparse.Namespace, transport: http
         return await handler(args, client)
 
 
-def _console(args: argparse.Namespace) -> int:
-    try:
-        from tui.launch import run_console  # textual only when the console is asked for
-    except ImportError as error:
-        emit_error(f"the console is not available: {error}")
-        return EXIT_FAILED
-    return run_console(args.profile)
-
-
-def _demo(args: argparse.Namespace) -> int:
-    try:
-        from tui.launch import run_demo
-    except ImportError as error:
-        emit_error(f"the console is not available: {error}")
-        return EXIT_FAILED
-    return run_demo(args.fresh, args.reports)
-
-
 def _describe(args: argparse.Namespace) -> int:
     from jmapclient.cli import describe, objects_cmd
     from jmapclient.cli.render import compact_json
@@ -144,16 +149,3 @@ def _describe(args: argparse.Namespace) -> int:
         for line in describe.describe_type(found):
             out(line)
     return EXIT_OK
-
-
-def _serve(argv: list[str]) -> int:
-    try:
-        from server_stub.serve import main as serve_main  # the stub only when asked for
-    except ImportError as error:
-        emit_error(f"the bundled server is not available: {error}")
-        return EXIT_FAILED
-    try:
-        result = serve_main(argv)
-    except SystemExit as exit_:  # its own argparse: --help or a usage error
-        result = exit_.code
-    return result if isinstance(result, int) else EXIT_OK

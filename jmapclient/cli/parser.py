@@ -1,4 +1,8 @@
-"""The argparse definition of ``mailadmin``: every subcommand and flag, in one place."""
+"""The argparse definition of the object commands: every subcommand and flag, in one place.
+
+The ``mailadmin`` front door adds its own commands (the console's flags, ``demo``, ``serve``)
+through :class:`CommandLine`, so that ``mailadmin --help`` lists them all.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,7 @@ PROG = "mailadmin"
 EPILOG = (
     "Object names are case-insensitive, with or without x: (Directory, DmarcExternalReport). "
     "Connection: flags > MAILADMIN_URL/MAILADMIN_TOKEN > --profile > the default profile. "
-    "Exit codes: 0 ok, 1 server or validation error, 2 usage error. "
-    "Without a subcommand the console opens."
+    "Exit codes: 0 ok, 1 server or validation error, 2 usage error."
 )
 
 
@@ -41,16 +44,33 @@ def _where_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description="Administer a JMAP mail server.", epilog=EPILOG)
-    _connection_options(parser, top=True)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+class CommandLine:
+    """The top-level parser and its subcommands; a layer above may add commands of its own."""
 
-    def command(name: str, help_text: str, *, connects: bool = True) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help_text, description=help_text)
+    def __init__(self, epilog: str = EPILOG) -> None:
+        self.parser = argparse.ArgumentParser(prog=PROG, description="Administer a JMAP mail server.", epilog=epilog)
+        _connection_options(self.parser, top=True)
+        self._commands = self.parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def command(self, name: str, help_text: str, *, connects: bool = True) -> argparse.ArgumentParser:
+        sub = self._commands.add_parser(name, help=help_text, description=help_text)
         if connects:
             _connection_options(sub, top=False)
         return sub
+
+    def passthrough(self, name: str, help_text: str) -> None:
+        """A command whose arguments another parser reads: listed here, parsed there."""
+        self._commands.add_parser(name, help=help_text, add_help=False)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The object commands alone (``python -m jmapclient``)."""
+    return object_commands().parser
+
+
+def object_commands(epilog: str = EPILOG) -> CommandLine:
+    line = CommandLine(epilog)
+    command = line.command
 
     get = command("get", "show one object")
     get.add_argument("object", metavar="OBJECT")
@@ -102,11 +122,6 @@ def build_parser() -> argparse.ArgumentParser:
     remove = actions.add_parser("remove", help="remove a profile")
     remove.add_argument("name")
 
-    commands.add_parser(
-        "serve", help="run the bundled JMAP server (arguments go to it; see `mailadmin serve --help`)",
-        add_help=False,
-    )
-
     imports = command("import-dmarc", "import DMARC aggregate reports (xml, gz, zip, eml, or folders)")
     imports.add_argument("paths", nargs="+", metavar="PATH")
     imports.add_argument(
@@ -120,7 +135,4 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("csv", "json"), default="csv", help="default csv")
     export.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
 
-    demo = command("demo", "open the console on a local demo server with sample data", connects=False)
-    demo.add_argument("--fresh", action="store_true", help="start from new sample data")
-    demo.add_argument("--reports", type=int, metavar="N", help="number of sample DMARC reports")
-    return parser
+    return line

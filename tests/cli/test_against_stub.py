@@ -353,24 +353,6 @@ def test_subprocess_round_trip_and_exit_codes(stub_server):
     assert (deleted.returncode, deleted.stdout) == (0, f"deleted {new_id}\n")
 
 
-def test_serve_is_delegated(capsys):
-    assert main(["serve", "--help"]) == 0
-    assert "mailadmin serve" in capsys.readouterr().out
-
-
-def test_console_and_demo_dispatch_lazily(monkeypatch):
-    calls = []
-    fake = type(sys)("tui.launch")
-    fake.run_console = lambda profile: calls.append(("console", profile)) or 0
-    fake.run_demo = lambda fresh, reports: calls.append(("demo", fresh, reports)) or 0
-    monkeypatch.setitem(sys.modules, "tui.launch", fake)
-    assert main([]) == 0
-    assert main(["--profile", "work"]) == 0
-    assert main(["demo", "--fresh", "--reports", "12"]) == 0
-    assert main(["demo"]) == 0
-    assert calls == [("console", None), ("console", "work"), ("demo", True, 12), ("demo", False, None)]
-
-
 def test_event_loop_is_closed_after_each_run(cli):
     cli("query", "Directory")
     with pytest.raises(RuntimeError):

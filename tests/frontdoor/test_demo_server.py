@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from jmapclient import JmapClient
-from tui.launch import DEMO_DATABASE, demo_server
+from mailadmin.demo import DEMO_DATABASE, demo_server
 
 NOW = datetime(2026, 11, 21, 9, tzinfo=UTC)
 

@@ -1,0 +1,77 @@
+"""``main(argv) -> int``: parse the whole command line and run the command it names.
+
+Every package behind the door loads only for the command that needs it: ``--help``
+parses and exits without textual, httpx, pydantic or the stub.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from jmapclient.cli import LocalCommand, parse, run
+from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK
+from jmapclient.cli.parser import EPILOG, object_commands
+
+if TYPE_CHECKING:
+    import httpx
+
+SERVE = "serve"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The object commands, plus the console (no command), ``serve`` and ``demo``."""
+    line = object_commands(f"{EPILOG} Without a subcommand the console opens.")
+    line.passthrough(SERVE, "run the bundled JMAP server (arguments go to it; see `mailadmin serve --help`)")
+    demo = line.command("demo", "open the console on a local demo server with sample data", connects=False)
+    demo.add_argument("--fresh", action="store_true", help="start from new sample data")
+    demo.add_argument("--reports", type=int, metavar="N", help="number of sample DMARC reports")
+    return line.parser
+
+
+def main(argv: list[str] | None = None, *, transport: httpx.AsyncBaseTransport | None = None) -> int:
+    """Run one command line; ``transport`` reaches the object commands (tests watch the HTTP exchange)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == [SERVE]:
+        return _serve(arguments[1:])  # the stub's own parser reads its flags
+    parser = build_parser()
+    args = parse(parser, arguments)
+    if isinstance(args, int):
+        return args
+    local: dict[str | None, LocalCommand] = {None: _console, "demo": _demo}
+    return run(parser, args, transport=transport, local=local)
+
+
+def _console(args: argparse.Namespace) -> int:
+    try:
+        from tui.launch import run_console  # textual only when the console is asked for
+    except ImportError as error:
+        return _unavailable("the console", error)
+    return run_console(args.profile)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    try:
+        from mailadmin.demo import run_demo
+    except ImportError as error:
+        return _unavailable("the console", error)
+    return run_demo(args.fresh, args.reports)
+
+
+def _serve(argv: list[str]) -> int:
+    try:
+        from server_stub.serve import main as serve_main  # the stub only when asked for
+    except ImportError as error:
+        return _unavailable("the bundled server", error)
+    try:
+        return serve_main(argv)
+    except SystemExit as exit_:  # its own argparse: --help or a usage error
+        return exit_.code if isinstance(exit_.code, int) else EXIT_OK
+
+
+def _unavailable(what: str, error: ImportError) -> int:
+    from jmapclient.cli.failures import emit_error
+
+    emit_error(f"{what} is not available: {error}")
+    return EXIT_FAILED

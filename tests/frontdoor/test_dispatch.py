@@ -1,0 +1,81 @@
+"""The front door sends each command line to its layer: console, demo, serve, or the object commands."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mailadmin.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EVERY_COMMAND = ("get", "create", "query", "update", "delete", "describe", "profile", "import-dmarc",
+                 "export-dmarc", "serve", "demo")
+
+
+def listed_commands(help_text: str) -> set[str]:
+    """The subcommands argparse lists under COMMAND (each on its own line, indented four spaces)."""
+    return {line.split()[0] for line in help_text.splitlines() if line.startswith("    ") and line[4] != " "}
+
+
+def test_help_lists_every_command_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    assert listed_commands(text) == set(EVERY_COMMAND)
+    assert "Without a subcommand the console opens." in text
+
+
+def test_serve_is_delegated_to_the_stub_with_its_own_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--help"]) == 0
+    assert "usage: mailadmin serve" in capsys.readouterr().out
+    assert main(["serve", "--reports", "-1"]) == 2  # the stub's own refusal, not the CLI's parser
+    assert "--reports cannot be negative" in capsys.readouterr().err
+
+
+def test_serve_after_other_options_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--profile", "work", "serve"]) == 2
+    err = capsys.readouterr().err
+    assert "usage:" in err and "put it first" in err and "Traceback" not in err
+
+
+def test_console_and_demo_dispatch_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[object, ...]] = []
+    console = type(sys)("tui.launch")
+    console.run_console = lambda profile: calls.append(("console", profile)) or 0  # type: ignore[attr-defined]
+    demo = type(sys)("mailadmin.demo")
+    demo.run_demo = lambda fresh, reports: calls.append(("demo", fresh, reports)) or 0  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "tui.launch", console)
+    monkeypatch.setitem(sys.modules, "mailadmin.demo", demo)
+    assert main([]) == 0
+    assert main(["--profile", "work"]) == 0
+    assert main(["demo", "--fresh", "--reports", "12"]) == 0
+    assert main(["demo"]) == 0
+    assert calls == [("console", None), ("console", "work"), ("demo", True, 12), ("demo", False, None)]
+
+
+def test_a_missing_console_is_an_error_line_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "tui.launch", None)  # what a failed import looks like
+    assert main([]) == 1
+    assert capsys.readouterr().err.startswith("error: the console is not available: ")
+
+
+def _module(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_python_m_mailadmin_is_the_front_door() -> None:
+    done = _module("mailadmin", "--help")
+    assert done.returncode == 0 and listed_commands(done.stdout) == set(EVERY_COMMAND)
+
+
+def test_python_m_jmapclient_runs_the_object_commands_only() -> None:
+    listed = _module("jmapclient", "--help")
+    assert listed.returncode == 0
+    assert listed_commands(listed.stdout) == set(EVERY_COMMAND) - {"demo", "serve"}
+    assert "console" not in listed.stdout
+    bare = _module("jmapclient")
+    assert bare.returncode == 2 and "a command is required" in bare.stderr
