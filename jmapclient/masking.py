@@ -28,7 +28,8 @@ SecretVisit = Callable[[str, Any], Any]
 def model_of(object_type: ObjectType, wire: Mapping[str, Any]) -> type[WireModel] | None:
     """The model of one object as read: its variant's for a multi-variant type, None if unknown."""
     if not object_type.variants:
-        return object_type.annotation
+        plain: type[WireModel] = object_type.annotation
+        return plain
     return next((model for name, model in object_type.variants.items() if name == wire.get(TYPE_KEY)), None)
 
 

@@ -64,7 +64,8 @@ class Session:
         if not isinstance(capabilities, Mapping) or not isinstance(api_url, str) or not api_url:
             raise ValueError("the session resource has no capabilities or apiUrl")
         advertised = set(capabilities)
-        accounts = data.get("accounts") if isinstance(data.get("accounts"), Mapping) else {}
+        raw_accounts = data.get("accounts")
+        accounts: Mapping[str, Any] = raw_accounts if isinstance(raw_accounts, Mapping) else {}
         for account in accounts.values():
             if isinstance(account, Mapping) and isinstance(account.get("accountCapabilities"), Mapping):
                 advertised.update(account["accountCapabilities"])
@@ -74,7 +75,8 @@ class Session:
                 "the server advertises no management capability "
                 f"({' or '.join(MANAGEMENT_CAPABILITIES)})"
             )
-        primary = data.get("primaryAccounts") if isinstance(data.get("primaryAccounts"), Mapping) else {}
+        raw_primary = data.get("primaryAccounts")
+        primary: Mapping[str, Any] = raw_primary if isinstance(raw_primary, Mapping) else {}
         account_id = primary.get(capability) or primary.get(CORE_CAPABILITY)
         core = capabilities.get(CORE_CAPABILITY)
         return cls(

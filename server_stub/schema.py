@@ -86,8 +86,8 @@ def report_words(model: WireModel) -> set[str]:
     for record in report.records:
         for value in (record.envelope_to, record.envelope_from, record.header_from):
             words |= _domain_words(value)
-        for result in (*record.dkim_results, *record.spf_results):
-            words |= _domain_words(result.domain)
+        for domain in (*(r.domain for r in record.dkim_results), *(r.domain for r in record.spf_results)):
+            words |= _domain_words(domain)
     return words
 
 

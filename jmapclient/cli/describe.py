@@ -108,7 +108,8 @@ def describe_type(object_type: ObjectType) -> list[str]:
         f"methods: {', '.join(object_type.method(v) for v in ('get', 'set', 'query'))}",
         f"permissions: {', '.join(object_type.all_permissions)}",
     ]
-    models = list(object_type.variants.items()) or [(None, object_type.annotation)]
+    models: list[tuple[str | None, type[WireModel]]] = [*object_type.variants.items()]
+    models = models or [(None, object_type.annotation)]
     if object_type.variants:
         lines.append(f"variants (@type): {', '.join(object_type.variants)}; create with {object_type.name}/<variant>")
     described: set[type[WireModel]] = set()

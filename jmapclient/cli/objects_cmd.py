@@ -42,7 +42,8 @@ def assignments(items: list[str]) -> list[tuple[str, str]]:
 
 def shown(object_type_: ObjectType, wire: dict[str, Any]) -> dict[str, Any]:
     """What may be printed of an object: secrets masked whatever the server sent."""
-    return mask_secrets(model_of(object_type_, wire), wire)
+    masked: dict[str, Any] = mask_secrets(model_of(object_type_, wire), wire)
+    return masked
 
 
 # --- get ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ it may be a secret.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Annotated, Any
@@ -47,11 +47,12 @@ def settable_fields(model: type[WireModel]) -> list[FieldSpec]:
 def find_field(model: type[WireModel], name: str) -> FieldSpec:
     """The field called ``name`` (wire name, any case, or Python name)."""
     specs = fields_of(model)
-    for matches in (
+    matchers: tuple[Callable[[FieldSpec], bool], ...] = (
         lambda s: s.wire == name,
         lambda s: s.wire.lower() == name.lower(),
         lambda s: s.name == name,
-    ):
+    )
+    for matches in matchers:
         found = next((spec for spec in specs if matches(spec)), None)
         if found is not None:
             if found.server_set:

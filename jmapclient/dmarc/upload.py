@@ -66,14 +66,15 @@ class Uploader:
             self._reject(batch, self.refused)
             return
         try:
-            result = await self.api.set(create={f"r{index}": item.wire for index, item in enumerate(batch)})
+            creates = {f"r{index}": item.wire for index, item in enumerate(batch) if item.wire is not None}
+            result = await self.api.set(create=creates)
         except MethodError as error:
             self.refused, self.error = str(error), error
             self._reject(batch, self.refused)
             return
-        for key, error in result.not_created.items():
-            reason = str(error)
-            if is_write_refusal(error):
+        for key, set_error in result.not_created.items():
+            reason = str(set_error)
+            if is_write_refusal(set_error):
                 self.refused, self.refused_reports = reason, True
             self.summary.reject(batch[int(key[1:])].path, reason)
 

@@ -61,7 +61,8 @@ def _safe_fromstring(data: bytes | str) -> ET.Element:
     try:
         # forbid_entities/forbid_external are defusedxml's defaults; say them anyway
         # because they are the point of using it.
-        return DET.fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+        root: ET.Element = DET.fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+        return root
     except DefusedXmlException as exc:
         raise XmlRejected(
             f"unsafe XML refused ({type(exc).__name__}: entity declarations and external "

@@ -64,7 +64,7 @@ def spec_field(
     ``wire`` is given only where the wire name is not the camelCase of the Python name.
     ``server_set`` marks properties the server assigns (never sent on create).
     """
-    extra = {
+    extra: dict[str, Any] = {
         "group": group,
         "enterprise": enterprise,
         "secret": secret,

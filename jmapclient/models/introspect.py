@@ -165,9 +165,9 @@ def _bounds(info: FieldInfo) -> tuple[int | None, int | None]:
     low = high = None
     for item in info.metadata:
         if isinstance(item, annotated_types.Ge):
-            low = int(item.ge)
+            low = int(item.ge)  # type: ignore[call-overload]  # our bounds are ints
         elif isinstance(item, annotated_types.Le):
-            high = int(item.le)
+            high = int(item.le)  # type: ignore[call-overload]
     return low, high
 
 
@@ -182,7 +182,7 @@ def _wire_default(info: FieldInfo) -> Any:
         return None
     # Pydantic moves a field's Annotated metadata (the wire serializers) off the
     # annotation; put it back so the default is dumped exactly as the field would be.
-    annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+    annotation: Any = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
     return TypeAdapter(annotation).dump_python(value, mode="json", by_alias=True)
 
 
@@ -234,7 +234,7 @@ def variant_name(model: type[WireModel]) -> str | None:
     type_field = model.model_fields.get("type")
     if type_field is None or type_field.alias != TYPE_KEY:
         return None
-    return typing.get_args(type_field.annotation)[0]
+    return str(typing.get_args(type_field.annotation)[0])
 
 
 def kind_label(model: type[WireModel]) -> str:

@@ -95,7 +95,8 @@ class ObjectType:
         return TypeAdapter(self.annotation)
 
     def validate(self, wire: Any) -> WireModel:
-        return self.adapter.validate_python(wire)
+        model: WireModel = self.adapter.validate_python(wire)
+        return model
 
     def model_for(self, variant: str | None = None) -> type[WireModel]:
         if self.variants:
@@ -107,7 +108,8 @@ class ObjectType:
             raise ValueError(f"{self.name} has no variant {variant!r}; use {', '.join(self.variants)}")
         if variant is not None:
             raise ValueError(f"{self.name} has no variants")
-        return self.annotation
+        plain: type[WireModel] = self.annotation
+        return plain
 
     def condition(self, name: str) -> FilterCondition:
         for condition in self.filters:
