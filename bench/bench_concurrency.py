@@ -1,7 +1,7 @@
 """Throughput and latency of the stub under 20 concurrent clients mixing get, query and set.
 
 The stub runs as its own process (``python -m server_stub`` on 127.0.0.1, a throwaway database,
-demo data); the clients are the workload of ``tests/reliability/workload.py`` in this process.
+demo data); the clients are the workload of ``bench/workload.py`` in this process.
 Prints requests/s, p50/p90/p99 latency, the operation mix and the consistency check.
 
     python bench/bench_concurrency.py [--clients 20] [--seconds 10] [--reports 1000]
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.reliability.workload import final_state_problems, run_load  # noqa: E402
+from bench.workload import final_state_problems, run_load  # noqa: E402
 
 TOKEN = "bench-concurrency-token"
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
 import pytest
+
+from tests.support.transport import CountingTransport
 
 
 @pytest.fixture(autouse=True)
@@ -16,17 +17,6 @@ def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("MAILADMIN_URL", raising=False)
     monkeypatch.delenv("MAILADMIN_TOKEN", raising=False)
     return path
-
-
-class CountingTransport(httpx.AsyncBaseTransport):
-    """Counts requests and answers each with HTTP 500; for tests that expect no request at all."""
-
-    def __init__(self) -> None:
-        self.requests: list[httpx.Request] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return httpx.Response(500, json={"detail": "counting transport"})
 
 
 @pytest.fixture

@@ -23,8 +23,8 @@ from jmapclient.dmarc import failed_messages, total_messages
 from jmapclient.encoding import parse_utc
 from jmapclient.session import Session
 from server_stub.runner import StubServer
-from tests.cli.test_parsing import dmarc_fields
-from tests.dmarc.synth import feedback
+from tests.support.cli_fields import dmarc_fields
+from tests.support.dmarc_xml import feedback
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "hunter2-do-not-print-8c1f"

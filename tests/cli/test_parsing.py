@@ -13,6 +13,7 @@ from jmapclient.cli.values import UsageError, build_patch
 from jmapclient.errors import LocalValidationError
 from jmapclient.models import LdapDirectory
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, object_type
+from tests.support.cli_fields import dmarc_fields
 
 CONNECT = ["--url", "http://127.0.0.1:9", "--token", "t0k"]
 LDAP_EXAMPLE = ["--field", "description=Example", "--field", "baseDn=Example", "--field", 'bindSecret={"@type":"None"}']
@@ -110,22 +111,6 @@ def test_values_are_parsed_by_the_fields_kind():
     assert payload["attrEmail"] == {"mail": True, "otherMail": True}
     assert payload["attrClass"] == {"objectClass": True}
     assert payload["bindDn"] is None
-
-
-def dmarc_fields(**overrides: str) -> list[tuple[str, str]]:
-    report = {
-        "orgName": "Example Org", "email": "noreply@example.org", "reportId": "r-1",
-        "dateRangeBegin": "2026-01-01T00:00:00Z", "dateRangeEnd": "2026-01-02T00:00:00+01:00",
-        "policyDomain": "example.com", "policyAdkim": "relaxed", "policyAspf": "strict",
-        "policyDisposition": "none", "policySubdomainDisposition": "none",
-        "errors": {}, "policyFailureReportingOptions": {}, "records": {}, "extensions": {},
-    }
-    fields = {
-        "report": json.dumps(report), "from": "noreply@example.org", "subject": "Report Domain: example.com",
-        "to": "{}", "receivedAt": "2026-01-03", "expiresAt": "2026-04-03T00:00:00Z",
-    }
-    fields.update(overrides)
-    return list(fields.items())
 
 
 def test_dmarc_create_example_with_empty_index_maps():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -12,8 +11,6 @@ import pytest
 # developer's worktree lives elsewhere, so MAILADMIN_DMARC_SAMPLES can point at it.
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = Path(os.environ.get("MAILADMIN_DMARC_SAMPLES") or REPO_ROOT / ".." / "shared" / "dmarc-samples").resolve()
-
-FIXED_NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 
 
 @pytest.fixture

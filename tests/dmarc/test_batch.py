@@ -6,12 +6,12 @@ from pathlib import Path
 
 from jmapclient.dmarc import dedupe, duplicate_key, load_bytes, summarize
 from jmapclient.dmarc.loader import ParsedFile
-from tests.dmarc.conftest import FIXED_NOW
-from tests.dmarc.synth import feedback, record
+from tests.support.clock import FROZEN_NOW
+from tests.support.dmarc_xml import feedback, record
 
 
 def parsed(name: str, data: bytes) -> ParsedFile:
-    return load_bytes(data, name, now=FIXED_NOW)
+    return load_bytes(data, name, now=FROZEN_NOW)
 
 
 def test_duplicate_key_ignores_case_padding_and_container() -> None:

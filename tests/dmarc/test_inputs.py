@@ -13,8 +13,8 @@ import pytest
 
 from jmapclient.dmarc import load_bytes, load_reports
 from jmapclient.dmarc.containers import gunzip, sniff
-from tests.dmarc.conftest import FIXED_NOW
-from tests.dmarc.synth import feedback, record
+from tests.support.clock import FROZEN_NOW
+from tests.support.dmarc_xml import feedback, record
 
 XML = feedback()
 
@@ -52,7 +52,7 @@ def test_content_is_sniffed_not_named(data: bytes, kind: str) -> None:
 
 
 def test_gzip_detected_by_content_whatever_the_name() -> None:
-    result = load_bytes(gzip.compress(XML), "report.xml", now=FIXED_NOW)
+    result = load_bytes(gzip.compress(XML), "report.xml", now=FROZEN_NOW)
     assert result.status == "ok"
     assert result.wire is not None
     assert result.wire["report"]["reportId"] == "rid-1"
@@ -62,7 +62,7 @@ def test_gzip_followed_by_trailing_bytes() -> None:
     data = gzip.compress(XML) + b"\r\n\r\ngarbage"
     with pytest.raises(OSError):
         gzip.decompress(data)  # the stdlib refuses this; we must not
-    result = load_bytes(data, "weird.gz", now=FIXED_NOW)
+    result = load_bytes(data, "weird.gz", now=FROZEN_NOW)
     assert result.status == "ok"
     assert "ignored 11 trailing bytes after the gzip stream" in result.warnings
 
@@ -75,34 +75,34 @@ def test_concatenated_gzip_members_are_one_stream() -> None:
 
 
 def test_corrupt_gzip_is_rejected() -> None:
-    result = load_bytes(b"\x1f\x8b\x08\x00garbage-not-deflate", "bad.gz", now=FIXED_NOW)
+    result = load_bytes(b"\x1f\x8b\x08\x00garbage-not-deflate", "bad.gz", now=FROZEN_NOW)
     assert result.status == "rejected"
     assert "corrupt gzip data" in (result.reason or "")
 
 
 def test_zip_uses_the_xml_member() -> None:
     data = zipped({"readme.txt": b"hello", "google.com!example.com!1!2.xml": XML})
-    result = load_bytes(data, "report.zip", now=FIXED_NOW)
+    result = load_bytes(data, "report.zip", now=FROZEN_NOW)
     assert result.status == "ok"
     assert result.source == "report.zip!google.com!example.com!1!2.xml"
 
 
 def test_zip_member_with_any_name_that_is_a_gzipped_report() -> None:
     data = zipped({"attachment.bin": gzip.compress(XML)})
-    result = load_bytes(data, "report.zip", now=FIXED_NOW)
+    result = load_bytes(data, "report.zip", now=FROZEN_NOW)
     assert result.status == "ok"
     assert result.source == "report.zip!attachment.bin (gunzipped)"
 
 
 def test_zip_whose_xml_is_not_a_report_falls_through_to_the_next_member() -> None:
     data = zipped({"a.xml": b"<html/>", "b.xml": XML})
-    result = load_bytes(data, "report.zip", now=FIXED_NOW)
+    result = load_bytes(data, "report.zip", now=FROZEN_NOW)
     assert result.status == "ok"
     assert result.source == "report.zip!b.xml"
 
 
 def test_zip_without_report_is_rejected() -> None:
-    result = load_bytes(zipped({"notes.txt": b"nothing here"}), "x.zip", now=FIXED_NOW)
+    result = load_bytes(zipped({"notes.txt": b"nothing here"}), "x.zip", now=FROZEN_NOW)
     assert result.status == "rejected"
     assert "zip archive holds no XML" in (result.reason or "")
 
@@ -118,7 +118,7 @@ def test_eml_report_takes_headers_from_the_mail() -> None:
         Subject="Report domain: example.com Submitter: google.com Report-ID: 42",
         Date="Tue, 14 Nov 2023 23:30:00 +0100",
     )
-    result = load_bytes(data, "report.eml", now=FIXED_NOW, retain=timedelta(days=10))
+    result = load_bytes(data, "report.eml", now=FROZEN_NOW, retain=timedelta(days=10))
     assert result.status == "ok", result.reason
     wire = result.wire
     assert wire is not None
@@ -139,7 +139,7 @@ def test_eml_report_takes_headers_from_the_mail() -> None:
 )
 def test_eml_with_xml_or_gzip_attachment(payload: bytes, maintype: str, subtype: str) -> None:
     data = report_mail(payload, "report.bin", maintype, subtype, From="r@reporter.example")
-    result = load_bytes(data, "mail.eml", now=FIXED_NOW)
+    result = load_bytes(data, "mail.eml", now=FROZEN_NOW)
     assert result.status == "ok", result.reason
     assert result.wire is not None
     assert result.wire["report"]["reportId"] == "rid-1"
@@ -147,7 +147,7 @@ def test_eml_with_xml_or_gzip_attachment(payload: bytes, maintype: str, subtype:
 
 def test_eml_without_date_or_subject_falls_back() -> None:
     data = report_mail(XML, "r.xml", "text", "xml", From="r@reporter.example")
-    result = load_bytes(data, "mail.eml", now=FIXED_NOW)
+    result = load_bytes(data, "mail.eml", now=FROZEN_NOW)
     assert result.wire is not None
     assert result.wire["receivedAt"] == "2026-03-01T12:00:00Z"
     assert result.wire["subject"].startswith("Report Domain: example.com Submitter: Reporter Inc")
@@ -159,13 +159,13 @@ def test_eml_without_attachment_is_rejected() -> None:
     message["From"] = "someone@example.com"
     message["Subject"] = "hello"
     message.set_content("no report here")
-    result = load_bytes(message.as_bytes(), "mail.eml", now=FIXED_NOW)
+    result = load_bytes(message.as_bytes(), "mail.eml", now=FROZEN_NOW)
     assert result.status == "rejected"
     assert "no report attachment" in (result.reason or "")
 
 
 def test_bare_file_envelope_fields() -> None:
-    result = load_bytes(XML, "r.xml", now=FIXED_NOW, retain=timedelta(days=90))
+    result = load_bytes(XML, "r.xml", now=FROZEN_NOW, retain=timedelta(days=90))
     assert result.wire is not None
     assert result.wire["from"] == "dmarc@reporter.example"
     assert result.wire["subject"] == ("Report Domain: example.com Submitter: Reporter Inc Report-ID: <rid-1>")
@@ -183,7 +183,7 @@ def test_directory_walk_is_recursive_sorted_and_survives_bad_files(tmp_path: Pat
     (tmp_path / "a-broken.xml").write_bytes(b"\x00\x01 not a report")
     (tmp_path / "c.xml").write_bytes(feedback(report_id="<report_id>c</report_id>"))
     (tmp_path / ".hidden" / "h.xml").write_bytes(XML)
-    results = list(load_reports([tmp_path], now=FIXED_NOW))
+    results = list(load_reports([tmp_path], now=FROZEN_NOW))
     assert [r.path.relative_to(tmp_path).as_posix() for r in results] == [
         "a-broken.xml",
         "c.xml",
@@ -195,7 +195,7 @@ def test_directory_walk_is_recursive_sorted_and_survives_bad_files(tmp_path: Pat
 
 
 def test_missing_file_is_rejected_not_raised(tmp_path: Path) -> None:
-    results = list(load_reports([tmp_path / "nope.xml"], now=FIXED_NOW))
+    results = list(load_reports([tmp_path / "nope.xml"], now=FROZEN_NOW))
     assert len(results) == 1
     assert results[0].status == "rejected"
     assert "cannot read file" in (results[0].reason or "")
@@ -203,7 +203,7 @@ def test_missing_file_is_rejected_not_raised(tmp_path: Path) -> None:
 
 def test_gzip_bomb_hits_the_cap() -> None:
     bomb = gzip.compress(b"<feedback>" + b" " * 2_000_000)
-    result = load_bytes(bomb, "bomb.gz", now=FIXED_NOW, limit=1_000_000)
+    result = load_bytes(bomb, "bomb.gz", now=FROZEN_NOW, limit=1_000_000)
     assert result.status == "rejected"
     assert "exceeds the 1,000,000-byte limit" in (result.reason or "")
 
@@ -211,20 +211,20 @@ def test_gzip_bomb_hits_the_cap() -> None:
 def test_zip_bomb_hits_the_cap() -> None:
     bomb = zipped({"a.xml": b"<feedback>" + b" " * 2_000_000})
     assert len(bomb) < 10_000
-    result = load_bytes(bomb, "bomb.zip", now=FIXED_NOW, limit=1_000_000)
+    result = load_bytes(bomb, "bomb.zip", now=FROZEN_NOW, limit=1_000_000)
     assert result.status == "rejected"
     assert "possible decompression bomb" in (result.reason or "")
 
 
 def test_cap_counts_all_members_together() -> None:
     members = {f"{i}.bin": b" " * 400_000 for i in range(3)}
-    result = load_bytes(zipped(members), "many.zip", now=FIXED_NOW, limit=1_000_000)
+    result = load_bytes(zipped(members), "many.zip", now=FROZEN_NOW, limit=1_000_000)
     assert result.status == "rejected"
     assert "limit" in (result.reason or "")
 
 
 def test_within_cap_is_fine() -> None:
-    result = load_bytes(gzip.compress(XML), "ok.gz", now=FIXED_NOW, limit=len(XML))
+    result = load_bytes(gzip.compress(XML), "ok.gz", now=FROZEN_NOW, limit=len(XML))
     assert result.status == "ok"
 
 
@@ -242,13 +242,13 @@ EXTERNAL_ENTITY = b"""<?xml version="1.0"?>
 
 @pytest.mark.parametrize("data", [BILLION_LAUGHS, EXTERNAL_ENTITY])
 def test_entity_attacks_are_rejected_not_recovered(data: bytes) -> None:
-    result = load_bytes(data, "evil.xml", now=FIXED_NOW)
+    result = load_bytes(data, "evil.xml", now=FROZEN_NOW)
     assert result.status == "rejected"
     assert "unsafe XML refused" in (result.reason or "")
 
 
 def test_entity_attack_inside_gzip_is_rejected() -> None:
-    result = load_bytes(gzip.compress(BILLION_LAUGHS), "evil.xml.gz", now=FIXED_NOW)
+    result = load_bytes(gzip.compress(BILLION_LAUGHS), "evil.xml.gz", now=FROZEN_NOW)
     assert result.status == "rejected"
     assert "unsafe XML refused" in (result.reason or "")
 
@@ -256,7 +256,7 @@ def test_entity_attack_inside_gzip_is_rejected() -> None:
 def test_truncated_document_keeps_complete_records_with_warning() -> None:
     two = feedback(records=record(count="4") + record(count="5"))
     cut = two[: two.rindex(b"<count>5")]
-    result = load_bytes(cut, "truncated.xml", now=FIXED_NOW)
+    result = load_bytes(cut, "truncated.xml", now=FROZEN_NOW)
     assert result.status == "ok", result.reason
     assert result.wire is not None
     assert [r["count"] for r in result.wire["report"]["records"].values()] == [4]
@@ -266,7 +266,7 @@ def test_truncated_document_keeps_complete_records_with_warning() -> None:
 def test_damage_after_first_record_keeps_the_first() -> None:
     two = feedback(records=record(count="4") + record(count="5"))
     broken = two.replace(b"<count>5</count>", b"<count>5</cnt>")
-    result = load_bytes(broken, "broken.xml", now=FIXED_NOW)
+    result = load_bytes(broken, "broken.xml", now=FROZEN_NOW)
     assert result.status == "ok", result.reason
     assert result.wire is not None
     assert [r["count"] for r in result.wire["report"]["records"].values()] == [4]
@@ -276,7 +276,7 @@ def test_damage_after_first_record_keeps_the_first() -> None:
 def test_unescaped_ampersand_and_invalid_byte_are_recovered() -> None:
     # A bare "&" and a byte that is not UTF-8: both break strict parsing.
     data = feedback(org_name="<org_name>Smith & Sons BAD</org_name>").replace(b"BAD", b"\xff")
-    result = load_bytes(data, "amp.xml", now=FIXED_NOW)
+    result = load_bytes(data, "amp.xml", now=FROZEN_NOW)
     assert result.status == "ok", result.reason
     assert result.wire is not None
     assert result.wire["report"]["orgName"] == "Smith & Sons \ufffd"
@@ -284,11 +284,11 @@ def test_unescaped_ampersand_and_invalid_byte_are_recovered() -> None:
 
 
 def test_hopeless_xml_is_rejected_with_both_errors() -> None:
-    result = load_bytes(b"<feedback><report_metadata><org_name>x</feedback", "bad.xml", now=FIXED_NOW)
+    result = load_bytes(b"<feedback><report_metadata><org_name>x</feedback", "bad.xml", now=FROZEN_NOW)
     assert result.status == "rejected"
     assert "recovery also failed" in (result.reason or "")
 
 
 def test_well_formed_report_has_no_recovery_warning() -> None:
-    result = load_bytes(XML, "fine.xml", now=FIXED_NOW)
+    result = load_bytes(XML, "fine.xml", now=FROZEN_NOW)
     assert result.warnings == []

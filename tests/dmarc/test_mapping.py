@@ -9,12 +9,12 @@ import pytest
 from jmapclient.dmarc import load_bytes
 from jmapclient.dmarc.loader import ParsedFile
 from jmapclient.models import DmarcExternalReport
-from tests.dmarc.conftest import FIXED_NOW
-from tests.dmarc.synth import feedback, record
+from tests.support.clock import FROZEN_NOW
+from tests.support.dmarc_xml import feedback, record
 
 
 def parse(data: bytes) -> ParsedFile:
-    return load_bytes(data, "synthetic.xml", now=FIXED_NOW)
+    return load_bytes(data, "synthetic.xml", now=FROZEN_NOW)
 
 
 def report_of(data: bytes) -> dict[str, Any]:

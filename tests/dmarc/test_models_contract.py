@@ -13,8 +13,8 @@ from pydantic import BaseModel
 
 from jmapclient.dmarc import load_file
 from jmapclient.models import DmarcExternalReport
-from tests.dmarc.conftest import FIXED_NOW
-from tests.dmarc.test_corpus import IMPORTED
+from tests.support.clock import FROZEN_NOW
+from tests.support.dmarc_corpus import IMPORTED
 
 
 def unknown_properties(model: BaseModel, where: str = "") -> list[str]:
@@ -30,7 +30,7 @@ def unknown_properties(model: BaseModel, where: str = "") -> list[str]:
 
 @pytest.mark.parametrize("name", sorted(IMPORTED))
 def test_corpus_report_validates_against_models(samples: Path, name: str) -> None:
-    result = load_file(samples / name, now=FIXED_NOW)
+    result = load_file(samples / name, now=FROZEN_NOW)
     assert result.wire is not None, result.reason
     model = DmarcExternalReport.model_validate(result.wire)
     assert unknown_properties(model) == []

@@ -10,14 +10,14 @@ from hypothesis import strategies as st
 
 from jmapclient.dmarc import load_bytes
 from jmapclient.models import DmarcExternalReport
-from tests.dmarc.conftest import FIXED_NOW
-from tests.dmarc.synth import feedback, record
+from tests.support.clock import FROZEN_NOW
+from tests.support.dmarc_xml import feedback, record
 
 BASE = feedback(records=record() + record(count="2", dkim="fail"))
 
 
 def check(data: bytes) -> None:
-    result = load_bytes(data, "fuzz.xml", now=FIXED_NOW)
+    result = load_bytes(data, "fuzz.xml", now=FROZEN_NOW)
     assert result.status in ("ok", "rejected")
     if result.status == "ok":
         assert result.wire is not None
@@ -55,5 +55,5 @@ def test_a_domain_broken_by_a_newline_is_dropped_not_sent() -> None:
     damaged = BASE.replace(b"<dkim><domain>example.com</domain>", b"<dkim><domain>e\nxample.com</domain>", 1)
     assert damaged != BASE
     check(damaged)
-    result = load_bytes(damaged, "damaged.xml", now=FIXED_NOW)
+    result = load_bytes(damaged, "damaged.xml", now=FROZEN_NOW)
     assert result.status == "ok" and any("domain" in warning for warning in result.warnings)

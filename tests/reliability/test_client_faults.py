@@ -16,7 +16,7 @@ import pytest
 from jmapclient import JmapClient
 from jmapclient.cli import main
 from jmapclient.errors import RequestTimeout
-from tests.reliability.faults import FaultServer
+from tests.support.fault_server import FaultServer
 
 TOKEN = "fault-test-token-5e1f"
 TIMEOUT = 1.0

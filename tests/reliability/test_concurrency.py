@@ -6,8 +6,8 @@ reconciles with every client's acknowledged changes (see ``workload.final_state_
 
 from __future__ import annotations
 
+from bench.workload import final_state_problems, run_load
 from server_stub.runner import StubServer
-from tests.reliability.workload import final_state_problems, run_load
 
 CLIENTS = 20
 SECONDS = 3.0

@@ -15,7 +15,7 @@ from textual.widgets import Button, Input, Static
 
 from jmapclient import JmapClient
 from server_stub.runner import StubServer
-from tests.tui.helpers import SETTLE, editor, field, fill, open_directory, save, section, stored, table_rows
+from tests.support.directory_steps import SETTLE, editor, field, fill, open_directory, save, section, stored, table_rows
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
 

@@ -18,7 +18,7 @@ import httpx
 
 from jmapclient.models.objects import DIRECTORY
 from jmapclient.session import CORE_CAPABILITY, SPEC_CAPABILITY
-from tests.stub.test_serve import _start, _stop
+from tests.support.serve_process import start_serve, stop_serve
 
 TOKEN = "durability-admin-token"
 ROUNDS = 2
@@ -114,7 +114,7 @@ def test_sigkill_mid_stream_loses_no_acknowledged_change(tmp_path: Path):
     arguments = ["--db", str(database), "--port", "0", "--reports", "0", "--admin-token", TOKEN]
     ledger = Ledger()
     for round_number, kill_after in enumerate(KILL_AFTER_ACKS[:ROUNDS]):
-        process, lines = _start(arguments, env)
+        process, lines = start_serve(arguments, env)
         try:
             api_url = _api_url(lines["url"])
             ledger.settle(_descriptions(api_url, list(ledger.in_flight))[0])
@@ -133,16 +133,16 @@ def test_sigkill_mid_stream_loses_no_acknowledged_change(tmp_path: Path):
             assert ledger.acknowledged >= target, "the stream ended before the kill"
         finally:
             if process.poll() is None:
-                _stop(process)
+                stop_serve(process)
     assert not ledger.failures
 
-    process, lines = _start(arguments, env)
+    process, lines = start_serve(arguments, env)
     try:
         api_url = _api_url(lines["url"])
         ledger.settle(_descriptions(api_url, list(ledger.in_flight))[0])
         found, not_found = _descriptions(api_url, sorted(ledger.live) + sorted(ledger.destroyed))
     finally:
-        _stop(process)
+        stop_serve(process)
     assert ledger.acknowledged >= sum(KILL_AFTER_ACKS[:ROUNDS])
     assert {i: found.get(i) for i in ledger.live} == ledger.live  # every acknowledged create and rename
     assert set(not_found) == ledger.destroyed  # every acknowledged destroy

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, OBJECT_TYPES
 from jmapclient.session import CORE_CAPABILITY, SPEC_CAPABILITY, STALWART_CAPABILITY
 from server_stub.session import SESSION_PATH
-from tests.reliability import strategies as s
-from tests.reliability.harness import ADMIN, READONLY, FuzzStub
-from tests.reliability.oracle import check_request
+from tests.support import fuzz_strategies as s
+from tests.support.fuzz_oracle import check_request
+from tests.support.fuzz_stub import ADMIN, READONLY, FuzzStub
 
 EXAMPLES = {
     "bodies": 800,

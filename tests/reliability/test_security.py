@@ -31,9 +31,9 @@ from server_stub.protocol import MAX_CALLS_IN_REQUEST, MAX_SIZE_REQUEST
 from server_stub.runner import StubServer
 from server_stub.serve import build_parser
 from server_stub.store import Store
-from tests.reliability.harness import snapshot
-from tests.reliability.oracle import stored_secrets
-from tests.stub.test_serve import _start, _stop
+from tests.support.fuzz_oracle import stored_secrets
+from tests.support.fuzz_stub import snapshot
+from tests.support.serve_process import start_serve, stop_serve
 
 NEW_SECRET = "sec-test-created-8842"
 PATCHED_SECRET = "sec-test-patched-1f0c"
@@ -196,7 +196,7 @@ def _outside_address() -> str | None:
 def test_stub_binds_loopback_by_default(tmp_path: Path):
     assert build_parser().parse_args([]).host == "127.0.0.1"
     env = {**os.environ, "MAILADMIN_DATA": str(tmp_path), "PYTHONPATH": str(Path.cwd())}
-    process, lines = _start(["--port", "0", "--reports", "0", "--db", ":memory:"], env)  # no --host
+    process, lines = start_serve(["--port", "0", "--reports", "0", "--db", ":memory:"], env)  # no --host
     try:
         match = re.match(r"http://([^:/]+):(\d+)", lines["url"])
         assert match and match.group(1) == "127.0.0.1"
@@ -207,7 +207,7 @@ def test_stub_binds_loopback_by_default(tmp_path: Path):
             with pytest.raises(OSError):
                 socket.create_connection((outside, port), timeout=2).close()
     finally:
-        _stop(process)
+        stop_serve(process)
     with StubServer(directories=False) as server:
         assert server.base_url.startswith("http://127.0.0.1:")
 

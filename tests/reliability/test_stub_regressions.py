@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
-from tests.reliability.harness import FuzzStub
-from tests.reliability.oracle import check_request
+from tests.support.fuzz_oracle import check_request
+from tests.support.fuzz_stub import FuzzStub
 
 TOO_BIG = 2**63  # one past SQLite's largest integer; RFC 8620 Ints stop at 2^53 - 1
 

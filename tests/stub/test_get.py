@@ -7,7 +7,7 @@ import random
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
 from server_stub.demo_data import add_demo_reports
-from tests.stub.conftest import Stub
+from tests.support.stub import Stub
 
 
 async def test_ids_null_returns_everything_with_state(stub: Stub):

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jmapclient.models.objects import OBJECT_TYPES
-from tests.stub.conftest import make_stub
+from tests.support.stub import make_stub
 
 METHODS = [t.method(v) for t in OBJECT_TYPES.values() for v in ("get", "set", "query")]
 KEYS = ["ids", "properties", "filter", "sort", "position", "anchor", "anchorOffset", "limit", "calculateTotal",

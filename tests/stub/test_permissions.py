@@ -8,7 +8,7 @@ import pytest
 
 from jmapclient.models.objects import OBJECT_TYPES, ObjectType
 from server_stub.auth import Principal, TokenRegistry, all_permissions, read_only_permissions
-from tests.stub.conftest import ADMIN, READONLY, Stub
+from tests.support.stub import ADMIN, READONLY, Stub
 
 TYPES = list(OBJECT_TYPES.values())
 

@@ -10,7 +10,7 @@ from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
 from server_stub.runner import StubServer
 from server_stub.schema import REPORT_SCHEMA
 from server_stub.store import Store
-from tests.stub.conftest import make_stub
+from tests.support.stub import make_stub
 
 
 async def test_changes_survive_a_restart_of_the_real_server(tmp_path: Path):

@@ -10,7 +10,7 @@ import pytest
 from jmapclient.models.objects import DIRECTORY
 from jmapclient.session import CORE_CAPABILITY
 from server_stub import protocol
-from tests.stub.conftest import Stub
+from tests.support.stub import Stub
 
 PROBLEM = "urn:ietf:params:jmap:error:"
 

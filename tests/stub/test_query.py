@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
-from tests.stub.conftest import Stub, running_stub
+from tests.support.stub import Stub, running_stub
 
 QUERY = DMARC_EXTERNAL_REPORT.method("query")
 REPORTS = 120

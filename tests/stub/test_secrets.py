@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY
-from tests.stub.conftest import READONLY, Stub
+from tests.support.stub import READONLY, Stub
 
 NEW_SECRETS = ("created-secret-8d7f", "replica-secret-55aa", "patched-secret-0c1e", "failed-secret-9b9b")
 

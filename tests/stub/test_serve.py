@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
-import subprocess
-import sys
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,41 +10,12 @@ import httpx
 import pytest
 
 from server_stub.serve import main
-
-STARTUP_SECONDS = 15
-
-
-def _start(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], dict[str, str]]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "server_stub", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )
-    lines: dict[str, str] = {}
-    deadline = time.monotonic() + STARTUP_SECONDS
-    assert process.stdout is not None
-    while "read-only token" not in lines and time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        if match := re.match(r"(admin token|read-only token|database): (.+)", line.strip()):
-            lines[match.group(1)] = match.group(2)
-        elif match := re.search(r"at (http://\S+)", line):
-            lines["url"] = match.group(1)
-    return process, lines
-
-
-def _stop(process: subprocess.Popen[str]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=5)
+from tests.support.serve_process import start_serve, stop_serve
 
 
 def test_serve_prints_url_and_tokens_and_answers(tmp_path: Path):
     env = {**os.environ, "MAILADMIN_DATA": str(tmp_path), "PYTHONPATH": str(Path.cwd())}
-    process, lines = _start(["--port", "0", "--reports", "12", "--admin-token", "given-admin"], env)
+    process, lines = start_serve(["--port", "0", "--reports", "12", "--admin-token", "given-admin"], env)
     try:
         assert lines["admin token"] == "given-admin"
         assert len(lines["read-only token"]) >= 20  # random when not given
@@ -72,7 +39,7 @@ def test_serve_prints_url_and_tokens_and_answers(tmp_path: Path):
         assert now - timedelta(days=10) < datetime.fromisoformat(report["receivedAt"]) <= now
         assert datetime.fromisoformat(report["expiresAt"]) > now
     finally:
-        _stop(process)
+        stop_serve(process)
     assert (tmp_path / "stub.sqlite3").exists()
 
 

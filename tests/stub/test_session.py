@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jmapclient.session import CORE_CAPABILITY
-from tests.stub.conftest import ADMIN, READONLY, Stub
+from tests.support.stub import ADMIN, READONLY, Stub
 
 
 async def test_well_known_redirects_to_the_session(stub: Stub):

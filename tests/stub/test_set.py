@@ -11,7 +11,7 @@ from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.directory import LdapDirectory
 from jmapclient.models.introspect import fields_of
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
-from tests.stub.conftest import Stub
+from tests.support.stub import Stub
 
 SET_KEYS = {"accountId", "oldState", "newState", "created", "updated", "destroyed", "notCreated", "notUpdated",
             "notDestroyed"}

@@ -10,7 +10,7 @@ import asyncio
 from textual.widgets import DataTable, Static
 
 from server_stub.store import Store
-from tests.tui.conftest import make_console
+from tests.support.console import make_console
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
 

@@ -6,8 +6,8 @@ from textual.widgets import Button, Input, Static
 
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY
-from tests.tui.conftest import READONLY_TOKEN, Console, make_console
-from tests.tui.helpers import (
+from tests.support.console import READONLY_TOKEN, Console, make_console
+from tests.support.directory_steps import (
     SETTLE,
     add_item,
     editor,

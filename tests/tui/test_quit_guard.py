@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import Switch
 
-from tests.tui.conftest import Console
-from tests.tui.helpers import editor, fill, open_directory
+from tests.support.console import Console
+from tests.support.directory_steps import editor, fill, open_directory
 from tui.screens.confirm import ConfirmScreen
 
 LDAP = "Corporate OpenLDAP (service account)"

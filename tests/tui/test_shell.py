@@ -8,8 +8,8 @@ from textual.widgets import DataTable, Input, Static
 
 from jmapclient import ServerUnreachable
 from jmapclient.config import Config, Profile
-from tests.tui.conftest import Console, make_console
-from tests.tui.helpers import SETTLE
+from tests.support.console import Console, make_console
+from tests.support.directory_steps import SETTLE
 from tui.app import MailAdminApp
 from tui.directories.variant_picker import VariantPicker
 from tui.screens.connect import ConnectScreen, ProfileScreen

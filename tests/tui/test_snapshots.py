@@ -8,8 +8,8 @@ from __future__ import annotations
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tests.tui.conftest import make_console
-from tests.tui.helpers import SETTLE, fill, open_directory, start_create
+from tests.support.console import make_console
+from tests.support.directory_steps import SETTLE, fill, open_directory, start_create
 
 WIDE = (120, 40)
 NARROW = (80, 24)

@@ -13,9 +13,10 @@ from textual.widgets import DataTable, Input, Static
 from jmapclient.dmarc import COLUMNS
 from jmapclient.encoding import parse_utc
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
-from tests.dmarc.synth import feedback
-from tests.tui_dmarc.conftest import NOW, StubWorld, make_world
-from tests.tui_dmarc.helpers import header, inbox, plain, position, settle, table, type_into
+from tests.support.clock import FROZEN_NOW
+from tests.support.console import StubWorld, make_world
+from tests.support.dmarc_xml import feedback
+from tests.support.inbox_steps import header, inbox, plain, position, settle, table, type_into
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.detail import RecordsView, RecordView, ReportView
 from tui.reports.dialogs import KeepDialog, MessageDialog
@@ -64,7 +65,7 @@ async def test_filters_narrow_the_list(world: StubWorld) -> None:
         await type_into(pilot, "#f-passed", "<= 50")
         assert all(row.passed <= 50 for row in inbox(pilot).page.rows)
         await type_into(pilot, "#f-passed", "")
-        cutoff = NOW + timedelta(days=70)
+        cutoff = FROZEN_NOW + timedelta(days=70)
         await type_into(pilot, "#f-before", cutoff.date().isoformat())
         before = inbox(pilot).pager.total
         assert before and all(parse_utc(r.expires) < cutoff.replace(hour=0, minute=0) for r in inbox(pilot).page.rows)

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from jmapclient import JmapClient
-from tests.tui_dmarc.conftest import make_world
+from tests.support.console import make_world
 from tui.reports.pager import InboxPager, Page, position_text
 from tui.reports.query import InboxQuery, QueryInputError, parse_comparison
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from jmapclient.models.objects import OBJECT_TYPES
 from server_stub.schema import SCHEMAS
-from tests.reliability.harness import Answer, FuzzStub, Snapshot, restore, snapshot
+from tests.support.fuzz_stub import Answer, FuzzStub, Snapshot, restore, snapshot
 
 PROBLEM_PREFIX = "urn:ietf:params:jmap:error:"
 REQUEST_PROBLEMS = {"notJSON", "notRequest", "unknownCapability", "limit"}

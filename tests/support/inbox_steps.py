@@ -10,8 +10,6 @@ from textual.widgets import Input, Static
 
 from tui.reports.inbox import DmarcInbox, InboxTable
 
-SETTLE = 0.3
-"""The pause snapshots take after each step (the screen must be fully drawn)."""
 FLOW_PAUSE = 0.05
 
 

@@ -10,13 +10,12 @@ from textual.widgets import Button, Input, Select, Switch
 
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
+from tests.support.console import SETTLE
 from tui.directories.editor import DirectoryEditor
 from tui.directories.section import DirectoriesSection
 from tui.forms.base import FieldEditor
 from tui.forms.nested import ListEditor
 from tui.widgets.list_table import ListTable
-
-SETTLE = 0.3
 
 
 def section(pilot: Pilot) -> DirectoriesSection:

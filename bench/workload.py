@@ -1,7 +1,8 @@
 """A mixed get / query / set load from many concurrent clients, and the ledger to check it by.
 
-Used by ``test_concurrency.py`` (bounded, asserts consistency) and ``bench/bench_concurrency.py``
-(prints requests/s and latency percentiles). Each client is its own :class:`JmapClient` (own
+Used by ``bench/bench_concurrency.py`` (prints requests/s and latency percentiles) and by
+``tests/reliability/test_concurrency.py`` (bounded, asserts consistency); it lives in ``bench/`` so
+that the benchmark needs nothing from ``tests/``. Each client is its own :class:`JmapClient` (own
 connection pool) in one event loop. Clients change only their own directories; they also share
 a counter (the ``orgName`` of one DMARC report, a type nothing else writes) that they increment
 by compare-and-swap with ``ifInState``: a lost update would show as a counter lower than the

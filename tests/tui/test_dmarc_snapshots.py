@@ -12,8 +12,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
-from tests.tui_dmarc.conftest import make_world
-from tests.tui_dmarc.helpers import SETTLE, settle
+from tests.support.console import SETTLE, make_world
+from tests.support.inbox_steps import settle
 
 SIZE = (120, 40)
 Step = Callable[[Pilot], Awaitable[None]]

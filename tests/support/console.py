@@ -1,0 +1,93 @@
+"""The console app against the in-process stub: ASGI transport, no socket, no port on screen.
+
+Two builders share one wiring (stub app → ``FlakyTransport`` → client → context → app), and the
+clock is frozen and animations are off so that snapshots are stable:
+
+- ``make_console``: the directory console over a given store, as the admin or the read-only user;
+- ``make_world``: a DMARC inbox world, seeded deterministically at the frozen clock, whose one
+  token may be denied some permissions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import httpx
+
+from jmapclient import JmapClient
+from server_stub.app import create_app
+from server_stub.auth import Principal, TokenRegistry, all_permissions, standard_registry
+from server_stub.demo_data import seed_store
+from server_stub.store import MEMORY, Store
+from tests.support.clock import FROZEN_NOW
+from tests.support.transport import FlakyTransport
+from tui.app import MailAdminApp
+from tui.context import ConsoleContext
+
+ADMIN_TOKEN = "test-admin-token"
+READONLY_TOKEN = "test-readonly-token"
+STUB_URL = "http://stub.test"
+PROFILES = ("spec", "stalwart")
+SEED = 11
+SETTLE = 0.3
+"""The pause after a step that redraws the screen (snapshots need it fully drawn)."""
+
+
+def stub_transport(store: Store, profile: str, tokens: TokenRegistry) -> FlakyTransport:
+    return FlakyTransport(httpx.ASGITransport(app=create_app(store, profile=profile, tokens=tokens)))
+
+
+def console_context(transport: FlakyTransport, token: str, *, server_label: str, username: str,
+                    read_only: bool = False) -> ConsoleContext:
+    client = JmapClient(STUB_URL, token, transport=transport, timeout=10)
+    return ConsoleContext(client=client, server_label=server_label, username=username, read_only=read_only,
+                          now=lambda: FROZEN_NOW)
+
+
+def console_app(context: ConsoleContext, start_section: str) -> MailAdminApp:
+    app = MailAdminApp(context, start_section=start_section)
+    app.animation_level = "none"
+    return app
+
+
+@dataclass
+class Console:
+    """What a test needs: the app, its context, the store behind the stub and the network switch."""
+
+    app: MailAdminApp
+    context: ConsoleContext
+    store: Store
+    transport: FlakyTransport
+
+
+def make_console(store: Store, *, token: str = ADMIN_TOKEN, read_only: bool = False, profile: str = "spec",
+                 start_section: str = "directories") -> Console:
+    transport = stub_transport(store, profile, standard_registry(ADMIN_TOKEN, READONLY_TOKEN))
+    username = "admin" if token == ADMIN_TOKEN else "readonly"
+    context = console_context(transport, token, server_label=STUB_URL, username=username, read_only=read_only)
+    return Console(console_app(context, start_section), context, store, transport)
+
+
+@dataclass
+class StubWorld:
+    """A DMARC inbox behind the stub in one profile; each ``context()`` is a fresh client."""
+
+    profile: str
+    store: Store
+    transport: FlakyTransport
+    denied: frozenset[str] = field(default_factory=frozenset)
+
+    def context(self) -> ConsoleContext:
+        return console_context(self.transport, ADMIN_TOKEN, server_label="stub.test", username="admin")
+
+    def app(self, context: ConsoleContext | None = None) -> MailAdminApp:
+        return console_app(context or self.context(), "dmarc")
+
+
+def make_world(profile: str = "spec", reports: int = 120, denied: frozenset[str] = frozenset()) -> StubWorld:
+    store = Store(MEMORY)
+    if reports:
+        seed_store(store, reports=reports, directories=False, seed=SEED, now=FROZEN_NOW)
+    registry = TokenRegistry()
+    registry.add(ADMIN_TOKEN, Principal("admin", all_permissions() - denied))
+    return StubWorld(profile, store, stub_transport(store, profile, registry), denied)
