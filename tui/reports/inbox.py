@@ -48,7 +48,7 @@ from tui.reports.dialogs import (
 from tui.reports.pager import LIST_PROPERTIES, InboxPager, InboxRow, Page, position_text
 from tui.reports.query import InboxQuery, QueryInputError, parse_comparison, parse_day
 from tui.screens.confirm import ConfirmScreen
-from tui.sections import Breadcrumb
+from tui.section_view import Breadcrumb, SectionView
 from tui.widgets.list_table import ListTable
 
 HELP = """\
@@ -203,7 +203,7 @@ ACTION_NAMES: dict[str, ReportAction] = {
 }
 
 
-class DmarcInbox(Vertical):
+class DmarcInbox(SectionView):
     """The DMARC section: built by the shell with the console context."""
 
     DEFAULT_CSS = INBOX_CSS
