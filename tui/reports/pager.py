@@ -117,7 +117,9 @@ class InboxPager:
         return page
 
     def forget(self) -> None:
+        """Drop the kept pages and the total: the next page fetches both afresh."""
         self._pages.clear()
+        self.total = None
 
     async def page(self, index: int) -> Page:
         """Page ``index`` (0-based), from the few kept or with one request."""
