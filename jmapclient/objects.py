@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from jmapclient.errors import MethodError, SetError, SetFailed
 from jmapclient.models._base import WireModel
-from jmapclient.models.objects import ObjectType
+from jmapclient.models.objects import ObjectType, SortFallback
 from jmapclient.patch import ensure_no_masked
 from jmapclient.request import Batch, Call
 from jmapclient.validation import describe_validation_error
@@ -39,6 +39,13 @@ class QueryResult:
     total: int | None = None
     query_state: str = ""
     limit: int | None = None
+    sort_fallbacks: tuple[SortFallback, ...] = ()
+    """Sorts the server refused and the declared fallbacks used instead (see ``ObjectType.sort_fallbacks``)."""
+
+    @property
+    def sort_note(self) -> str:
+        """Words for a person when the order is not the one asked for; "" when it is."""
+        return "; ".join(f.note for f in self.sort_fallbacks)
 
 
 @dataclass
@@ -86,6 +93,14 @@ def query_arguments(
     if calculate_total:
         arguments["calculateTotal"] = True
     return arguments
+
+
+def fallback_sort(
+    sort: Sequence[Mapping[str, Any]], fallbacks: Sequence[SortFallback]
+) -> list[dict[str, Any]]:
+    """``sort`` with each refused property replaced by its fallback, direction kept."""
+    replacement = {f.name: f.fallback for f in fallbacks}
+    return [{**c, "property": replacement.get(str(c.get("property")), c.get("property"))} for c in sort]
 
 
 def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
@@ -174,14 +189,33 @@ class ObjectApi:
     async def _query(
         self, arguments: dict[str, Any], *, fetch: bool, properties: Sequence[str] | None = None
     ) -> tuple[QueryResult, GetResult]:
-        try:
-            return await self._send_query(arguments, fetch, properties)
-        except MethodError as error:
-            rewritten = self._fallback_filter(arguments.get("filter")) if error.type == "unsupportedFilter" else None
-            if rewritten is None:
-                raise
-            arguments["filter"] = rewritten
-            return await self._send_query(arguments, fetch, properties)
+        """Send the query; on a refused filter or sort, retry with the type's declared fallbacks.
+
+        Each kind of refusal is answered once, so at most three requests are sent.
+        """
+        sort_fallbacks: tuple[SortFallback, ...] = ()
+        answered: set[str] = set()
+        while True:
+            try:
+                result, fetched = await self._send_query(arguments, fetch, properties)
+            except MethodError as error:
+                if error.type in answered:
+                    raise
+                answered.add(error.type)
+                if error.type == "unsupportedFilter" and (rewritten := self._fallback_filter(arguments.get("filter"))):
+                    arguments["filter"] = rewritten
+                elif error.type == "unsupportedSort" and (sort_fallbacks := self._sort_fallbacks(arguments)):
+                    arguments["sort"] = fallback_sort(arguments["sort"], sort_fallbacks)
+                else:
+                    raise
+                continue
+            result.sort_fallbacks = sort_fallbacks
+            return result, fetched
+
+    def _sort_fallbacks(self, arguments: Mapping[str, Any]) -> tuple[SortFallback, ...]:
+        """The declared fallbacks for the properties this query sorts by."""
+        found = (self.type.sort_fallback(str(c.get("property"))) for c in arguments.get("sort") or [])
+        return tuple(f for f in found if f is not None)
 
     async def _send_query(
         self, arguments: dict[str, Any], fetch: bool, properties: Sequence[str] | None

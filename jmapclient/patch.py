@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jmapclient.encoding import MASKED_SECRET, escape_pointer, iter_masked_paths
+from jmapclient.encoding import MASKED_SECRET, escape_pointer
 from jmapclient.errors import LocalValidationError
+from jmapclient.masking import masked_paths
 
 TYPE_KEY = "@type"
 SERVER_SET = frozenset({"id"})
@@ -32,7 +33,7 @@ def compute_patch(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[s
 
 def ensure_no_masked(payload: Mapping[str, Any]) -> None:
     """Refuse to send a masked secret: the server would store ``****`` as the secret."""
-    paths = list(iter_masked_paths(dict(payload)))
+    paths = list(masked_paths(dict(payload)))
     if paths:
         raise LocalValidationError(
             {path: f"this secret is masked ({MASKED_SECRET}); type the secret again" for path in paths}
@@ -88,7 +89,7 @@ def _refuse_moved_secrets(old: Any, new: Any, path: str) -> None:
         "to another entry; type it again"
         for i in range(len(new))
         if _moved_up(new[str(i)], old, i)
-        for inner in iter_masked_paths(new[str(i)])
+        for inner in masked_paths(new[str(i)])
     }
     if moved:
         raise LocalValidationError(moved)

@@ -19,7 +19,7 @@ from typing import Any
 from jmapclient.encoding import format_utc, list_to_wire, set_to_wire
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
 from server_stub.store import Store
-from server_stub.validation import stored_form, validate_object
+from server_stub.validation import stored_form, validate_incoming
 
 DEFAULT_SEED = 2026
 DEFAULT_REPORTS = 300
@@ -328,7 +328,7 @@ def add_demo_reports(store: Store, count: int, rng: random.Random, now: datetime
     items = []
     records = messages = 0
     for index in range(count):
-        model = validate_object(DMARC_EXTERNAL_REPORT, demo_report(rng, now, index, count))
+        model = validate_incoming(DMARC_EXTERNAL_REPORT, demo_report(rng, now, index, count))
         record_list = model.report.records  # type: ignore[attr-defined]
         records += len(record_list)
         messages += sum(record.count for record in record_list)
@@ -361,7 +361,7 @@ def seed_store(
     directory_count = report_count = record_count = messages = 0
     if directories and store.count(DIRECTORY) == 0:
         wires, secrets = demo_directories(rng)
-        models = [validate_object(DIRECTORY, wire) for wire in wires]
+        models = [validate_incoming(DIRECTORY, wire) for wire in wires]
         store.insert_many(DIRECTORY, [(model, stored_form(model)) for model in models])
         directory_count = len(models)
     if reports and store.count(DMARC_EXTERNAL_REPORT) == 0:

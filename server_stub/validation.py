@@ -14,12 +14,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from jmapclient.encoding import MASKED_SECRET
+from jmapclient.masking import masked_secret_paths, model_of
 from jmapclient.models import WireModel
 from jmapclient.models.introspect import unknown_properties
 from jmapclient.models.objects import ObjectType
 from jmapclient.validation import field_issues
 from server_stub.profiles import ServerProfile
-from server_stub.secrets_mask import masked_secret_paths
 
 # pydantic's error types → the real server's validation error types.
 _STALWART_TYPES = {
@@ -63,10 +63,15 @@ class InvalidObject(Exception):
         }
 
 
-def validate_object(object_type: ObjectType, wire: dict[str, Any]) -> WireModel:
-    """The model of ``wire``, or :class:`InvalidObject` naming every bad property."""
+def validate_incoming(object_type: ObjectType, wire: dict[str, Any]) -> WireModel:
+    """The model of an object a client sent, or :class:`InvalidObject` naming every bad property.
+
+    Stricter than the client's ``jmapclient.validation.validate_object``: it also refuses
+    the mask sent back as a secret and properties no model declares, in the profile's terms.
+    """
     if MASKED_SECRET in json.dumps(wire):  # a cheap test first: bulk loads validate thousands of objects
-        masked = [Problem(p, "Invalid", "is the mask ****; send the secret itself") for p in masked_secret_paths(wire)]
+        paths = masked_secret_paths(model_of(object_type, wire), wire)
+        masked = [Problem(p, "Invalid", "is the mask ****; send the secret itself") for p in paths]
         if masked:
             raise InvalidObject(masked)
     try:

@@ -12,24 +12,24 @@ from typing import Any
 from jmapclient import encoding
 from jmapclient.cli.render import compact_json, table_lines
 from jmapclient.models._base import WireModel
-from jmapclient.models.introspect import FieldSpec, fields_of, variant_name
+from jmapclient.models.introspect import KIND_WORDS, FieldSpec, fields_of, variant_name
 from jmapclient.models.objects import COMPARISON_SUFFIXES, OBJECT_TYPES, ObjectType
 
 
 def type_text(spec: FieldSpec) -> str:
-    """A field's type as people read it: ``duration``, ``set<string>``, ``enum(a|b)``."""
+    """A field's type as people read it: ``duration (e.g. 30s)``, ``set<string>``, ``enum(a|b)``."""
     if spec.kind == "variant":
         return f"variant({'|'.join(spec.variants)})"
     if spec.kind == "object" and spec.item_model is not None:
         return spec.item_model.__name__
     if spec.kind in ("set", "list"):
-        inner = spec.item_model.__name__ if spec.item_model else spec.item_kind or "value"
+        inner = spec.item_model.__name__ if spec.item_model else KIND_WORDS[spec.item_kind or "value"]
         if spec.choices:
             inner = f"enum({'|'.join(spec.choices)})"
         return f"{spec.kind}<{inner}>"
     if spec.kind == "enum":
         return f"enum({'|'.join(spec.choices)})"
-    return spec.kind
+    return KIND_WORDS[spec.kind]
 
 
 def default_text(spec: FieldSpec) -> str:

@@ -1,20 +1,16 @@
 """``import-dmarc`` and ``export-dmarc``: report files in, record rows out.
 
-Parsing, duplicate keys, the summary and the row writers are :mod:`jmapclient.dmarc`'s;
-this module only moves the results over the wire. Reports are created in batches that
-fit the session's maxObjectsInSet and maxSizeRequest. Reports already on the server
-count as duplicates, like repeats within the files.
+The flows are :mod:`jmapclient.dmarc.importing` and :mod:`jmapclient.dmarc.exporting`,
+shared with the console; this module reads the arguments, draws the progress bar and
+prints the summary. An export file is created 0600, like every file this tool writes.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
-from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TextIO
 
 from jmapclient import encoding
 from jmapclient.cli.failures import REFUSAL_HINT, emit_error
@@ -22,23 +18,10 @@ from jmapclient.cli.filters import parse_where
 from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, out
 from jmapclient.cli.progress import Progress
 from jmapclient.client import JmapClient
-from jmapclient.dmarc import (
-    DuplicateKey,
-    ImportSummary,
-    ParsedFile,
-    dedupe,
-    export_rows,
-    iter_report_files,
-    load_file,
-    write_csv,
-    write_json,
-)
-from jmapclient.dmarc.upload import Uploader, existing_keys
+from jmapclient.dmarc.exporting import fetch_reports, save_reports, write_reports
+from jmapclient.dmarc.importing import import_reports as import_files
 from jmapclient.errors import LocalValidationError
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
-from jmapclient.paging import pages_of_objects
-
-"""Leave room in maxSizeRequest for the envelope around the create objects."""
 
 
 def parse_retention(text: str) -> timedelta:
@@ -48,59 +31,51 @@ def parse_retention(text: str) -> timedelta:
         raise LocalValidationError({"--retain": str(error)}) from None
 
 
-def _loaded(files: list[Path], retain: timedelta) -> Iterator[ParsedFile]:
-    now = datetime.now(UTC)
-    progress = Progress.maybe(len(files), "files")
-    try:
-        for path in files:
-            yield load_file(path, now=now, retain=retain)
-            if progress:
-                progress.advance()
-    finally:
-        if progress:
-            progress.close()
+class _FileBar:
+    """The import's progress callback: a bar on stderr when a person watches many files."""
+
+    def __init__(self) -> None:
+        self.bar: Progress | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if done == 0:
+            self.bar = Progress.maybe(total, "files")
+        elif self.bar:
+            self.bar.advance()
+
+    def close(self) -> None:
+        if self.bar:
+            self.bar.close()
 
 
 async def import_reports(args: argparse.Namespace, client: JmapClient | None) -> int:
     retain = parse_retention(args.retain)
-    files = list(iter_report_files(args.paths))
-    summary = ImportSummary()
-    uploader: Uploader | None = None
-    seen: set[DuplicateKey] = set()
-    if client is not None:
-        api = client.objects(DMARC_EXTERNAL_REPORT)
-        uploader = await Uploader.for_api(api, summary)
-        seen = await existing_keys(api)
-    for parsed in dedupe(_loaded(files, retain), seen=seen):
-        summary.add(parsed)
-        if uploader is not None and parsed.ok:
-            await uploader.add(parsed)
-    if uploader is not None:
-        await uploader.flush()
+    api = client.objects(DMARC_EXTERNAL_REPORT) if client is not None else None
+    bar = _FileBar()
+    try:
+        outcome = await import_files(api, args.paths, now=datetime.now(UTC), retain=retain, progress=bar)
+    finally:
+        bar.close()
+    summary = outcome.summary
     for line in summary.lines():
         out(line)
-    if uploader is not None and uploader.refused:
-        emit_error(uploader.refused)
-        if uploader.refused_reports:
+    if outcome.refused:
+        emit_error(outcome.refused)
+        if outcome.refused_reports:
             emit_error(REFUSAL_HINT)
     if summary.rejected:
-        emit_error(f"{len(summary.rejected)} of {len(files)} files were not imported")
+        emit_error(f"{len(summary.rejected)} of {outcome.files} files were not imported")
         return EXIT_FAILED
     return EXIT_OK
 
 
 async def export_records(args: argparse.Namespace, client: JmapClient) -> int:
     where = parse_where(DMARC_EXTERNAL_REPORT, args.where)
-    reports = []
-    async for page in pages_of_objects(client.objects(DMARC_EXTERNAL_REPORT), where):
-        reports.extend(page)
-    rows = list(export_rows(reports))
-    writer = write_csv if args.format == "csv" else write_json
-    with ExitStack() as stack:
-        target: TextIO = sys.stdout
-        if args.output:
-            target = stack.enter_context(open(args.output, "w", newline="", encoding="utf-8"))
-        written = writer(rows, target)
+    fetched = await fetch_reports(client.objects(DMARC_EXTERNAL_REPORT), where)
+    if args.output:
+        written = save_reports(fetched.reports, args.format, Path(args.output))
+    else:
+        written = write_reports(fetched.reports, args.format, sys.stdout)
     where_to = f" to {args.output}" if args.output else ""
-    print(f"exported {written} records from {len(reports)} reports{where_to}", file=sys.stderr)
+    print(f"exported {written} records from {len(fetched.reports)} reports{where_to}", file=sys.stderr)
     return EXIT_OK

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from jmapclient.errors import LocalValidationError, SetError, SetFailed
 
 ERROR_PREFIX = "error: "
-"""Words of the real server's refusal to create DMARC reports (wire-notes.md)."""
 
 
 def emit_error(line: str) -> None:

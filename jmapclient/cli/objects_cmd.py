@@ -11,15 +11,16 @@ from jmapclient.cli import columns as cols
 from jmapclient.cli.failures import REFUSAL_HINT, emit_error, set_failures_lines
 from jmapclient.cli.filters import parse_sort, parse_where
 from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, UsageError, out
-from jmapclient.cli.render import column_widths, compact_json, mask_secrets, model_of, object_lines, table_lines
+from jmapclient.cli.render import column_widths, compact_json, object_lines, table_lines
 from jmapclient.cli.values import build_object, build_patch, split_assignment
 from jmapclient.client import JmapClient
-from jmapclient.dmarc.upload import is_report_refusal
 from jmapclient.errors import LocalValidationError, SetFailed
+from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of, unknown_properties
 from jmapclient.models.objects import ObjectType, object_type
-from jmapclient.paging import pages_of_ids, pages_of_objects
+from jmapclient.paging import QueryPager
+from jmapclient.refusals import is_write_refusal
 from jmapclient.validation import validate_object
 
 
@@ -89,7 +90,7 @@ async def create(args: argparse.Namespace, client: JmapClient) -> int:
     except SetFailed as error:
         for line in set_failures_lines(error.failures, single=True):
             emit_error(line)
-        if any(is_report_refusal(e) for e in error.failures.values()):
+        if any(is_write_refusal(e) for e in error.failures.values()):
             emit_error(REFUSAL_HINT)
         return EXIT_FAILED
     out(compact_json({"id": new_id}) if args.json else new_id)
@@ -171,16 +172,21 @@ async def query(args: argparse.Namespace, client: JmapClient) -> int:
     sort = parse_sort(found, args.sort)
     api = client.objects(found)
     if args.ids_only:
-        async for ids in pages_of_ids(api, where, sort):
-            for object_id in ids:
+        pager = QueryPager(api, where, sort, ids_only=True)
+        async for page in pager.pages():
+            for object_id in page.ids:
                 out(json.dumps(object_id) if args.json else object_id)
+        _say_sort_note(pager)
         return EXIT_OK
     columns = cols.parse_columns(found, args.fields)
     properties = cols.properties_for(columns, found) if args.fields else None
+    pager = QueryPager(api, where, sort, properties=properties)
     widths: list[int] | None = None
     count = 0
-    async for page in pages_of_objects(api, where, sort, properties):
-        objects = [shown(found, wire) for wire in page]
+    async for page in pager.pages():
+        if not page.items:
+            continue  # every id of the page vanished between the query and the get
+        objects = [shown(found, wire) for wire in page.items]
         count += len(objects)
         if args.json:
             for wire in objects:
@@ -194,6 +200,13 @@ async def query(args: argparse.Namespace, client: JmapClient) -> int:
         lines = table_lines(headers, rows, widths)
         for line in lines if first else lines[2:]:
             out(line)
+    _say_sort_note(pager)
     if count == 0 and not args.json:
         print(f"no {found.label.lower()} found", file=sys.stderr)
     return EXIT_OK
+
+
+def _say_sort_note(pager: QueryPager) -> None:
+    """On stderr, so piped output stays data: the server could not sort as asked."""
+    if pager.sort_note:
+        print(f"note: {pager.sort_note}", file=sys.stderr)

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from jmapclient import encoding
+from jmapclient.masking import list_items, mask_secrets, variant_model
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
-from jmapclient.models.objects import ObjectType
 
 NESTED_KINDS = frozenset({"object", "variant", "list", "set"})
 COLUMN_GAP = "  "
@@ -23,53 +23,6 @@ COLUMN_GAP = "  "
 
 def compact_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def model_of(object_type: ObjectType, wire: Mapping[str, Any]) -> type[WireModel] | None:
-    """The model of one object as read: its variant's for a multi-variant type."""
-    if not object_type.variants:
-        return object_type.annotation
-    return next(
-        (model for name, model in object_type.variants.items() if name == wire.get(TYPE_KEY)),
-        None,
-    )
-
-
-def _variant_model(spec: FieldSpec, value: Any) -> type[WireModel] | None:
-    if isinstance(value, Mapping):
-        return spec.variants.get(str(value.get(TYPE_KEY)))
-    return None
-
-
-def _items(value: Any) -> list[Any]:
-    try:
-        return encoding.list_from_wire(value)
-    except ValueError:
-        return []
-
-
-# --- Secrets -------------------------------------------------------------------------------------
-
-
-def mask_secrets(model: type[WireModel] | None, wire: Any) -> Any:
-    """A copy of ``wire`` where every field declared secret reads ``****``."""
-    if model is None or not isinstance(wire, Mapping):
-        return wire
-    out = dict(wire)
-    for spec in fields_of(model):
-        if spec.wire not in out or out[spec.wire] is None:
-            continue
-        value = out[spec.wire]
-        if spec.secret:
-            out[spec.wire] = encoding.MASKED_SECRET
-        elif spec.kind == "variant":
-            out[spec.wire] = mask_secrets(_variant_model(spec, value), value)
-        elif spec.kind == "object":
-            out[spec.wire] = mask_secrets(spec.item_model, value)
-        elif spec.kind == "list" and spec.item_model is not None and isinstance(value, Mapping | list):
-            masked = [mask_secrets(spec.item_model, item) for item in _items(value)]
-            out[spec.wire] = encoding.list_to_wire(masked) if isinstance(value, Mapping) else masked
-    return out
 
 
 # --- Single values -----------------------------------------------------------------------------------
@@ -89,7 +42,7 @@ def display_value(spec: FieldSpec | None, value: Any) -> str:
     if kind == "set" and isinstance(value, Mapping):
         return ", ".join(str(member) for member in value)
     if kind == "list":
-        items = _items(value)
+        items = list_items(value)
         if spec is not None and spec.item_model is None:
             return ", ".join(str(i) for i in items)
         return f"{len(items)} item{'s' if len(items) != 1 else ''}"
@@ -102,7 +55,7 @@ def display_value(spec: FieldSpec | None, value: Any) -> str:
 
 def _variant_text(spec: FieldSpec, value: Mapping[str, Any]) -> str:
     """``Value (secret ****)``, ``File (filePath /etc/x)``: the @type, then its fields."""
-    model = _variant_model(spec, value)
+    model = variant_model(spec, value)
     shown = mask_secrets(model, value)
     specs = {s.wire: s for s in fields_of(model)} if model else {}
     parts = [
@@ -187,7 +140,7 @@ def _collect(
             _collect(spec.item_model, value, f"{label} › ", pairs, sections)
             continue
         if spec.kind == "list" and spec.item_model is not None:
-            sections.append(_Section(label, spec.item_model, _items(value)))
+            sections.append(_Section(label, spec.item_model, list_items(value)))
         pairs.append((label, display_value(spec, value)))
 
 
@@ -203,7 +156,7 @@ def item_table(model: type[WireModel], items: Sequence[Any]) -> list[str]:
 
 def _cell(spec: FieldSpec, value: Any) -> str:
     if spec.kind == "list" and spec.item_model is not None:
-        inner = [i for i in _items(value) if isinstance(i, Mapping)]
+        inner = [i for i in list_items(value) if isinstance(i, Mapping)]
         nested = {s.wire: s for s in fields_of(spec.item_model)}
         return "; ".join(
             " ".join(display_value(nested.get(k), v) for k, v in i.items() if v is not None) for i in inner

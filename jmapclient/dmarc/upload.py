@@ -12,19 +12,13 @@ from collections.abc import Iterable
 
 from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key
 from jmapclient.dmarc.loader import ParsedFile
-from jmapclient.errors import MethodError, SetError
+from jmapclient.errors import MethodError
 from jmapclient.objects import ObjectApi
 from jmapclient.paging import pages_of_objects
+from jmapclient.refusals import is_write_refusal
 
 REQUEST_SIZE_SHARE = 0.8
 """Leave room under maxSizeRequest for the request envelope around the reports."""
-
-REPORT_REFUSAL = "cannot be created"
-"""What the real server says when it refuses to create reports at all (wire-notes.md)."""
-
-
-def is_report_refusal(error: SetError) -> bool:
-    return REPORT_REFUSAL in (error.description or "").lower()
 
 
 async def existing_keys(api: ObjectApi) -> set[DuplicateKey]:
@@ -79,7 +73,7 @@ class Uploader:
             return
         for key, error in result.not_created.items():
             reason = str(error)
-            if is_report_refusal(error):
+            if is_write_refusal(error):
                 self.refused, self.refused_reports = reason, True
             self.summary.reject(batch[int(key[1:])].path, reason)
 

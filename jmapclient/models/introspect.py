@@ -23,6 +23,42 @@ from jmapclient.models._types import WireKind
 
 TYPE_KEY = "@type"
 
+FieldKind = Literal[
+    "string", "id", "email", "domain", "uri", "ip", "secret",
+    "uint", "float", "duration", "bool", "datetime",
+    "enum", "literal", "set", "list", "object", "variant", "value",
+]
+"""What a field holds: a ``WireKind`` marker's name, or what its annotation is (enum, object...)."""
+
+KIND_WORDS: dict[FieldKind, str] = {
+    "string": "text",
+    "id": "id",
+    "email": "e-mail address",
+    "domain": "domain name",
+    "uri": "URI",
+    "ip": "IP address",
+    "secret": "secret text",
+    "uint": "whole number",
+    "float": "number",
+    "duration": "duration (e.g. 30s)",
+    "bool": "true or false",
+    "datetime": "UTC date and time",
+    "enum": "one of a few names",
+    "literal": "fixed value",
+    "set": "set of names",
+    "list": "list",
+    "object": "object",
+    "variant": "one of several kinds (@type)",
+    "value": "value",
+}
+"""The one place a kind is put into words for people (``describe``, hints)."""
+_KINDS: frozenset[str] = frozenset(typing.get_args(FieldKind))
+
+
+def _as_kind(name: str) -> FieldKind:
+    """A marker's name as a :data:`FieldKind`; a name no kind declares is a plain value."""
+    return typing.cast(FieldKind, name) if name in _KINDS else "value"
+
 
 @dataclass(frozen=True)
 class FieldSpec:
@@ -31,7 +67,7 @@ class FieldSpec:
     name: str
     wire: str
     label: str
-    kind: str
+    kind: FieldKind
     required: bool
     nullable: bool
     default: Any
@@ -45,7 +81,7 @@ class FieldSpec:
     choices: tuple[str, ...] = ()
     variants: dict[str, type[WireModel]] = field(default_factory=dict)
     item_model: type[WireModel] | None = None
-    item_kind: str | None = None
+    item_kind: FieldKind | None = None
 
     @property
     def has_default(self) -> bool:
@@ -92,7 +128,7 @@ def _variant_models(annotation: Any) -> dict[str, type[WireModel]]:
     return variants
 
 
-def _kind_of(annotation: Any, metadata: list[Any]) -> tuple[str, dict[str, Any]]:
+def _kind_of(annotation: Any, metadata: list[Any]) -> tuple[FieldKind, dict[str, Any]]:
     """Classify a (non-optional) annotation; extra facts go into the returned dict."""
     base, inner_meta = _split_annotated(annotation)
     metadata = [*inner_meta, *metadata]
@@ -104,7 +140,7 @@ def _kind_of(annotation: Any, metadata: list[Any]) -> tuple[str, dict[str, Any]]
         facts["variants"] = variants
         return "variant", facts
     if "set" in kinds or "list" in kinds:
-        kind = "set" if "set" in kinds else "list"
+        kind: FieldKind = "set" if "set" in kinds else "list"
         (item,) = typing.get_args(base) or (Any,)
         if isinstance(item, type) and issubclass(item, WireModel):
             facts["item_model"] = item
@@ -121,8 +157,8 @@ def _kind_of(annotation: Any, metadata: list[Any]) -> tuple[str, dict[str, Any]]
         return "object", facts
     if kinds:
         # Nested Annotated types flatten inner-first, so the outermost kind is last.
-        return kinds[-1], facts
-    return getattr(base, "__name__", "value"), facts
+        return _as_kind(kinds[-1]), facts
+    return _as_kind(getattr(base, "__name__", "value")), facts
 
 
 def _bounds(info: FieldInfo) -> tuple[int | None, int | None]:

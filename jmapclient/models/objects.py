@@ -52,6 +52,20 @@ class FilterCondition:
         return self.name + COMPARISON_SUFFIXES[operator]
 
 
+@dataclass(frozen=True)
+class SortFallback:
+    """A sort some servers refuse (``unsupportedSort``), and the nearest order they do offer."""
+
+    name: str
+    fallback: str
+    meaning: str
+    """What the fallback order amounts to, in words, e.g. "arrival order"."""
+
+    @property
+    def note(self) -> str:
+        return f"this server cannot sort by {self.name}; sorted by {self.fallback} ({self.meaning})"
+
+
 @dataclass(frozen=True, eq=False)
 class ObjectType:
     # eq=False: compared and hashed by identity (there is one instance per type), so an
@@ -64,6 +78,7 @@ class ObjectType:
     variants: dict[str, type[WireModel]] = field(default_factory=dict)
     filters: tuple[FilterCondition, ...] = ()
     sorts: tuple[str, ...] = ("id",)
+    sort_fallbacks: tuple[SortFallback, ...] = ()
 
     @property
     def method_prefix(self) -> str:
@@ -101,6 +116,9 @@ class ObjectType:
         known = ", ".join(c.name for c in self.filters)
         raise ValueError(f"{self.name} has no filter {name!r}; use {known}")
 
+    def sort_fallback(self, name: str) -> SortFallback | None:
+        return next((f for f in self.sort_fallbacks if f.name == name), None)
+
     @property
     def all_permissions(self) -> tuple[str, ...]:
         return tuple(self.permission(a) for a in ("get", "query", "create", "update", "destroy"))
@@ -135,6 +153,9 @@ DMARC_EXTERNAL_REPORT = ObjectType(
         TENANT_CONDITION,
     ),
     sorts=("receivedAt", "expiresAt", "id"),
+    # The real server sorts only by id or expiresAt (wire-notes.md); its ids grow with
+    # arrival, so id order is the nearest thing to "received".
+    sort_fallbacks=(SortFallback("receivedAt", "id", "arrival order"),),
 )
 
 OBJECT_TYPES: dict[str, ObjectType] = {t.name: t for t in (DIRECTORY, DMARC_EXTERNAL_REPORT)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models.objects import ObjectType
 from server_stub.methods.context import (
     MAX_OBJECTS_IN_GET,
@@ -13,7 +14,6 @@ from server_stub.methods.context import (
     check_arguments,
 )
 from server_stub.methods.properties import always_returned, known_properties
-from server_stub.secrets_mask import mask_secrets
 
 
 def _string_list(arguments: dict[str, Any], name: str) -> list[str] | None:
@@ -64,7 +64,8 @@ def get(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]
             continue
         if wanted is not None:
             wire = {key: value for key, value in wire.items() if key in wanted}
-        listed.append(mask_secrets(wire))
+        # The stored object names the model (its @type), whatever properties were asked for.
+        listed.append(mask_secrets(model_of(object_type, found[object_id]), wire))
     return {
         "accountId": account,
         "state": state,

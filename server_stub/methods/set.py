@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import Action, ObjectType
 from server_stub.methods.context import (
@@ -16,8 +17,7 @@ from server_stub.methods.context import (
 from server_stub.methods.get import resolve_creation_id
 from server_stub.methods.properties import server_set_properties
 from server_stub.patching import PatchError, apply_patch
-from server_stub.secrets_mask import mask_secrets
-from server_stub.validation import InvalidObject, Problem, stored_form, validate_object
+from server_stub.validation import InvalidObject, Problem, stored_form, validate_incoming
 
 ARGUMENTS = {"accountId", "ifInState", "create", "update", "destroy"}
 
@@ -61,7 +61,7 @@ def _check_writable(context: CallContext, object_type: ObjectType, action: Actio
 
 def _validated(context: CallContext, object_type: ObjectType, wire: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     try:
-        model = validate_object(object_type, wire)
+        model = validate_incoming(object_type, wire)
     except InvalidObject as invalid:
         raise SetRefused(invalid.to_set_error(context.profile)) from None
     return model, stored_form(model)
@@ -82,7 +82,8 @@ def _create(context: CallContext, object_type: ObjectType, value: Any) -> dict[s
     object_id = context.store.insert(object_type, model, wire)
     # RFC 8620 §5.3: report the id and every property the server set or changed (defaults, normalised values).
     added = {key: item for key, item in wire.items() if key not in value or value[key] != item}
-    return mask_secrets({"id": object_id, **added})
+    # The echo may leave out @type (sent as stored), so the stored object names the model.
+    return mask_secrets(model_of(object_type, wire), {"id": object_id, **added})
 
 
 def _model_of(object_type: ObjectType, wire: dict[str, Any]) -> Any:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jmapclient.dmarc.counting import iter_records, pass_messages, total_messages
-from jmapclient.errors import MethodError
 from jmapclient.objects import ObjectApi
 from tui.reports.query import FALLBACK_SORT, InboxQuery
 
@@ -126,16 +125,11 @@ class InboxPager:
         if (page := self.cached(index)) is not None:
             return page
         position = index * self.page_size
-        try:
-            result, got = await self._fetch(position)
-        except MethodError as error:
-            # The real server sorts only by id or expiresAt (wire-notes.md); its ids grow
-            # with arrival, so id order is the nearest thing to "received".
-            if error.type != "unsupportedSort" or self._sort_property == FALLBACK_SORT:
-                raise
+        result, got = await self._fetch(position)
+        if result.sort_fallbacks:
+            # The object API fell back (ObjectType.sort_fallbacks); ask for that order directly from now on.
             self._sort_property = FALLBACK_SORT
-            self.sort_note = f"this server cannot sort by {self.query.sort}; sorted by id (arrival order)"
-            result, got = await self._fetch(position)
+            self.sort_note = result.sort_note
         if result.total is not None:
             self.total = result.total
         by_id = {str(item.get("id")): item for item in got.raw}

@@ -1,0 +1,86 @@
+"""The DMARC import flow, once, for ``mailadmin import-dmarc`` and the console's import.
+
+Files are listed, each parsed, repeats and reports the server already holds count as
+duplicates, and the rest are created in batches within the server's limits
+(:class:`~jmapclient.dmarc.upload.Uploader`). Progress is reported through a callback,
+so the CLI draws its bar and the console its widget; the outcome carries the summary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from os import PathLike
+from pathlib import Path
+
+from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, dedupe
+from jmapclient.dmarc.loader import iter_report_files, load_file
+from jmapclient.dmarc.retention import DEFAULT_RETENTION
+from jmapclient.dmarc.upload import Uploader, existing_keys
+from jmapclient.errors import MethodError
+from jmapclient.objects import ObjectApi
+
+ImportProgress = Callable[[int, int], None]
+"""(files done, files in all): called once before the first file, then after each."""
+
+
+@dataclass
+class ImportOutcome:
+    summary: ImportSummary = field(default_factory=ImportSummary)
+    files: int = 0
+    capped: bool = False
+    """True when only the first ``file_cap`` files were read."""
+    refused: str | None = None
+    """The server's refusal that stopped the uploads; the files after it are rejected with it."""
+    refused_reports: bool = False
+    """True when the refusal is the real server's rule of never creating reports."""
+    error: MethodError | None = None
+    """The method error behind ``refused`` (e.g. ``forbidden``), for callers that learn from it."""
+
+
+def list_report_files(paths: Iterable[str | PathLike[str]], cap: int | None = None) -> list[Path]:
+    """The files under ``paths`` (directories expanded, sorted), the first ``cap`` when given."""
+    return list(itertools.islice(iter_report_files(paths), cap))
+
+
+async def import_reports(
+    api: ObjectApi | None,
+    paths: Sequence[str | PathLike[str]],
+    *,
+    now: datetime,
+    retain: timedelta = DEFAULT_RETENTION,
+    file_cap: int | None = None,
+    progress: ImportProgress | None = None,
+) -> ImportOutcome:
+    """Import the report files under ``paths``; ``api`` None parses only (a dry run).
+
+    A :class:`~jmapclient.errors.JmapError` before the first upload (reading the
+    session or the reports already held) propagates; later refusals land in the outcome.
+    """
+    listed = await asyncio.to_thread(list_report_files, paths, None if file_cap is None else file_cap + 1)
+    files = listed[:file_cap] if file_cap is not None else listed
+    outcome = ImportOutcome(files=len(files), capped=len(listed) > len(files))
+    uploader: Uploader | None = None
+    seen: set[DuplicateKey] = set()
+    if api is not None:
+        uploader = await Uploader.for_api(api, outcome.summary)
+        seen = await existing_keys(api)
+    if progress:
+        progress(0, len(files))
+    for done, path in enumerate(files, start=1):
+        parsed = await asyncio.to_thread(load_file, path, now=now, retain=retain)
+        for result in dedupe([parsed], seen=seen):
+            outcome.summary.add(result)
+            if uploader is not None and result.ok:
+                await uploader.add(result)
+        if progress:
+            progress(done, len(files))
+    if uploader is not None:
+        await uploader.flush()
+        outcome.refused, outcome.refused_reports, outcome.error = (
+            uploader.refused, uploader.refused_reports, uploader.error
+        )
+    return outcome

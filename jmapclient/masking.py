@@ -1,0 +1,88 @@
+"""Secrets, found through the schema: every field declared ``spec_field(secret=True)``.
+
+One walk over a wire object, guided by its model, serves everyone who handles secrets:
+the stub masks what it answers (:func:`mask_secrets`) and refuses a mask sent back as a
+secret (:func:`masked_secret_paths`), the CLI masks what it prints, whatever a server sent.
+Patches carry JSON-pointer keys rather than a model, so :func:`masked_paths` finds the
+mask by value there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from jmapclient import encoding
+from jmapclient.encoding import MASKED_SECRET, escape_pointer, iter_masked_paths
+from jmapclient.models._base import WireModel
+from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
+from jmapclient.models.objects import ObjectType
+
+masked_paths = iter_masked_paths
+"""Pointer paths of every value that is the mask, model or not (patches, form values)."""
+
+SecretVisit = Callable[[str, Any], Any]
+"""(pointer path of a secret field, its value) → the value to put in its place."""
+
+
+def model_of(object_type: ObjectType, wire: Mapping[str, Any]) -> type[WireModel] | None:
+    """The model of one object as read: its variant's for a multi-variant type, None if unknown."""
+    if not object_type.variants:
+        return object_type.annotation
+    return next((model for name, model in object_type.variants.items() if name == wire.get(TYPE_KEY)), None)
+
+
+def variant_model(spec: FieldSpec, value: Any) -> type[WireModel] | None:
+    """The model of a variant field's value, by its ``@type``; None if unknown."""
+    return spec.variants.get(str(value.get(TYPE_KEY))) if isinstance(value, Mapping) else None
+
+
+def list_items(value: Any) -> list[Any]:
+    """A list field's items, from an index map (the wire form) or an array; [] if neither."""
+    try:
+        return encoding.list_from_wire(value)
+    except ValueError:
+        return []
+
+
+def _visit_secrets(model: type[WireModel] | None, wire: Any, visit: SecretVisit, path: str = "") -> Any:
+    """A copy of ``wire`` in which each declared secret is replaced by ``visit(path, value)``."""
+    if model is None or not isinstance(wire, Mapping):
+        return wire
+    out = dict(wire)
+    for spec in fields_of(model):
+        value = out.get(spec.wire)
+        if value is None:
+            continue
+        here = f"{path}{escape_pointer(spec.wire)}"
+        if spec.secret:
+            out[spec.wire] = visit(here, value)
+        elif spec.kind == "variant":
+            out[spec.wire] = _visit_secrets(variant_model(spec, value), value, visit, f"{here}/")
+        elif spec.kind == "object":
+            out[spec.wire] = _visit_secrets(spec.item_model, value, visit, f"{here}/")
+        elif spec.kind == "list" and spec.item_model is not None and isinstance(value, Mapping | list):
+            items = [
+                _visit_secrets(spec.item_model, item, visit, f"{here}/{index}/")
+                for index, item in enumerate(list_items(value))
+            ]
+            out[spec.wire] = encoding.list_to_wire(items) if isinstance(value, Mapping) else items
+    return out
+
+
+def mask_secrets(model: type[WireModel] | None, wire: Any) -> Any:
+    """A copy of ``wire`` where every field declared secret reads ``****``."""
+    return _visit_secrets(model, wire, lambda _path, _value: MASKED_SECRET)
+
+
+def masked_secret_paths(model: type[WireModel] | None, wire: Any) -> Iterator[str]:
+    """Pointer paths of declared secrets that hold the mask: a client sent back what it was shown."""
+    found: list[str] = []
+
+    def note(path: str, value: Any) -> Any:
+        if value == MASKED_SECRET:
+            found.append(path)
+        return value
+
+    _visit_secrets(model, wire, note)
+    return iter(found)
