@@ -8,23 +8,20 @@ key while that same action still runs is refused in words rather than cancelling
 from __future__ import annotations
 
 import asyncio
-import io
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from textual import work
 from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
-from jmapclient.config import write_private
-from jmapclient.dmarc import ImportSummary, dedupe, export_rows, iter_report_files, load_file, write_csv, write_json
-from jmapclient.dmarc.upload import Uploader, existing_keys
+from jmapclient.dmarc.exporting import fetch_reports, save_reports
+from jmapclient.dmarc.importing import import_reports
 from jmapclient.encoding import normalise_utc, parse_utc
 from jmapclient.errors import JmapError, LocalValidationError, SetFailed
 from jmapclient.models.dmarc import DmarcExternalReport
-from jmapclient.paging import pages_of_objects
 from jmapclient.patch import compute_patch
+from jmapclient.refusals import write_refusal
 from tui.context import ConsoleContext
 from tui.reports import fmt
 from tui.reports.access import ReportAction, allowed, learn, permission
@@ -33,7 +30,7 @@ from tui.reports.detail import label
 from tui.reports.dialogs import ExportChoice, ExportDialog, ImportDialog, KeepChoice, KeepDialog, MessageDialog
 from tui.reports.inbox_state import InboxState
 from tui.reports.inbox_table import InboxTable
-from tui.reports.pager import LIST_PROPERTIES, InboxRow
+from tui.reports.pager import InboxRow
 from tui.screens.confirm import ConfirmScreen
 
 IMPORT_FILE_CAP = 10_000
@@ -174,43 +171,31 @@ class InboxActions(Vertical):
     @work(group=WORKER_GROUPS["import"])
     async def import_reports(self, paths: list[str]) -> None:
         progress = self.query_one("#dmarc-progress", ProgressBar)
-        files = await asyncio.to_thread(_list_files, paths)
-        progress.update(total=len(files), progress=0)
+        progress.update(total=None, progress=0)
         progress.display = True
-        summary = ImportSummary()
-        api = self.context.client.dmarc_reports
-        now = self.context.now()
         try:
-            # The same uploader as `mailadmin import-dmarc`: the server's limits, and the
-            # reports it already holds, count as duplicates.
-            uploader = await Uploader.for_api(api, summary)
-            seen = await existing_keys(api)
+            # The flow of `mailadmin import-dmarc`: the server's limits, and the reports it
+            # already holds, count as duplicates.
+            outcome = await import_reports(
+                self.context.client.dmarc_reports, paths, now=self.context.now(), file_cap=IMPORT_FILE_CAP,
+                progress=lambda done, total: progress.update(total=total, progress=done),
+            )
         except JmapError as error:
             progress.display = False
             learn(self.context, "import", error)
             self.show_permissions()
             self.app.push_screen(MessageDialog("Import stopped", [f"Stopped: {error}"]))
             return
-        for path in files:
-            parsed = await asyncio.to_thread(load_file, path, now=now)
-            for result in dedupe([parsed], seen=seen):
-                summary.add(result)
-                if result.ok:
-                    await uploader.add(result)
-            progress.advance(1)
-            if uploader.refused:
-                break
-        await uploader.flush()
         progress.display = False
-        if uploader.error is not None:
-            learn(self.context, "import", uploader.error)
+        if outcome.error is not None:
+            learn(self.context, "import", outcome.error)
             self.show_permissions()
-        lines = summary.lines()
-        if len(files) >= IMPORT_FILE_CAP:
+        lines = outcome.summary.lines()
+        if outcome.capped:
             lines.insert(0, f"Only the first {IMPORT_FILE_CAP:,} files were read; import the rest separately.")
-        if uploader.refused:
-            lines.insert(0, f"Stopped: {uploader.refused}")
-        self.app.push_screen(MessageDialog("Import stopped" if uploader.refused else "Import finished", lines))
+        if outcome.refused:
+            lines.insert(0, f"Stopped: {outcome.refused}")
+        self.app.push_screen(MessageDialog("Import stopped" if outcome.refused else "Import finished", lines))
         self.list_changed()
 
     # --- Export -------------------------------------------------------------------------------
@@ -234,29 +219,23 @@ class InboxActions(Vertical):
         progress = self.query_one("#dmarc-export-progress", ProgressBar)
         progress.update(total=None, progress=0)
         progress.display = True
-        api = self.context.client.dmarc_reports
-        query, pager = self.state.query, self.state.pager
-        reports: list[dict[str, Any]] = []
-        capped = False
+        query = self.state.query
         try:
-            # Reuse the sort the pager settled on (it may have fallen back to id).
-            sort = query.sort_spec("id" if pager.sort_note else None)
-            async for page in pages_of_objects(api, query.filter(), sort, LIST_PROPERTIES):
-                reports.extend(page)
-                progress.update(total=pager.total and min(pager.total, EXPORT_CAP), progress=len(reports))
-                if len(reports) >= EXPORT_CAP:
-                    capped = len(reports) > EXPORT_CAP or (pager.total or 0) > EXPORT_CAP
-                    reports = reports[:EXPORT_CAP]
-                    break
-            progress.update(progress=len(reports))
-            count = await asyncio.to_thread(_write_export, Path(choice.path), choice.format, reports)
+            # The flow of `mailadmin export-dmarc`: the file is created 0600.
+            fetched = await fetch_reports(
+                self.context.client.dmarc_reports, query.filter(), query.sort_spec(), cap=EXPORT_CAP,
+                progress=lambda done, expected: progress.update(total=expected, progress=done),
+            )
+            path = Path(choice.path).expanduser()
+            count = await asyncio.to_thread(save_reports, fetched.reports, choice.format, path)
         except (JmapError, OSError) as error:
             progress.display = False
             self.app.notify(f"Export failed: {error}", severity="error", timeout=10)
             return
         progress.display = False
-        note = f" (stopped at {EXPORT_CAP:,} reports)" if capped else ""
-        self.app.notify(f"Exported {len(reports):,} reports, {count:,} records, to {choice.path}{note}.", timeout=8)
+        note = f" (stopped at {EXPORT_CAP:,} reports)" if fetched.capped else ""
+        self.app.notify(f"Exported {len(fetched.reports):,} reports, {count:,} records, to {choice.path}{note}.",
+                        timeout=8)
 
     # --- Keep longer --------------------------------------------------------------------------
 
@@ -296,8 +275,7 @@ class InboxActions(Vertical):
         try:
             await self.context.client.dmarc_reports.update(row.id, patch)
         except SetFailed as error:
-            refusal = next((f.description for f in error.failures.values()
-                            if f.description and "cannot" in f.description.lower()), None)
+            refusal = write_refusal(error.failures.values())
             if refusal:
                 self.updates_refused = f"this server does not let received reports be changed ({refusal})"
                 self.show_permissions()
@@ -311,23 +289,6 @@ class InboxActions(Vertical):
             return
         self.app.notify(f"The report now expires {fmt.when(expires)}.")
         self.list_changed(cursor=self.query_one(InboxTable).cursor_row)
-
-
-def _list_files(paths: list[str]) -> list[Path]:
-    files = []
-    for path in iter_report_files(paths):
-        files.append(path)
-        if len(files) >= IMPORT_FILE_CAP:
-            break
-    return files
-
-
-def _write_export(path: Path, format_: str, reports: list[dict[str, Any]]) -> int:
-    buffer = io.StringIO(newline="")
-    writer = write_json if format_ == "json" else write_csv
-    count = writer(export_rows(reports), buffer)
-    write_private(path.expanduser(), buffer.getvalue().encode())
-    return count
 
 
 def _expiry(text: str, current: str, now: datetime) -> str:
