@@ -1,8 +1,10 @@
 """MailAdminApp: the console shell.
 
 The shell owns the header (server, user, breadcrumb), the navigation tree, the status line
-and the footer. Sections (see :mod:`tui.sections`) live in the main area. Every binding has
-an id so the config file's ``[keys]`` table can remap it (``set_keymap``).
+and the footer. Sections (listed in :mod:`tui.sections`) live in the main area; the shell
+talks to them only through :class:`~tui.section_view.SectionView`'s methods and the
+messages it declares. Every binding has an id so the config file's ``[keys]`` table can
+remap it (``set_keymap``).
 """
 
 from __future__ import annotations
@@ -16,14 +18,14 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from jmapclient.config import Config
 from tui.context import ConsoleContext
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
-from tui.sections import SECTIONS, Breadcrumb, Section, Status
+from tui.section_view import Breadcrumb, SectionView, Status
+from tui.sections import SECTIONS, Section
 from tui.widgets.nav import NavTree
 
 STYLESHEET = Path(__file__).with_name("mailadmin.tcss")
@@ -86,6 +88,8 @@ class MailAdminApp(App[int]):
         self.start_section = start_section
         self.demo = demo
         self.current: Section | None = None
+        self.section_view: SectionView | None = None
+        """The mounted section, the only widget of the main area."""
         self.trail: tuple[str, ...] = ()
 
     # --- Layout ----------------------------------------------------------------------------
@@ -140,11 +144,6 @@ class MailAdminApp(App[int]):
 
     # --- Sections --------------------------------------------------------------------------
 
-    @property
-    def section_widget(self) -> Widget | None:
-        main = self.query_one("#main", Vertical)
-        return main.children[0] if main.children else None
-
     def open_section(self, section_id: str) -> None:
         chosen = next((s for s in SECTIONS if s.id == section_id), SECTIONS[0])
         if self.context is None:
@@ -153,12 +152,12 @@ class MailAdminApp(App[int]):
         main.remove_children()
         self.current = chosen
         self.trail = ()
-        widget = chosen.factory(self.context)
-        main.mount(widget)
+        view = self.section_view = chosen.factory(self.context)
+        main.mount(view)
         self.query_one(NavTree).select_section(chosen.id)
         self._show_header()
         self.set_status("")
-        self.call_after_refresh(widget.focus)
+        self.call_after_refresh(view.focus)
 
     @on(NavTree.SectionChosen)
     def _section_chosen(self, event: NavTree.SectionChosen) -> None:
@@ -191,14 +190,9 @@ class MailAdminApp(App[int]):
 
     # --- Actions -----------------------------------------------------------------------------
 
-    def _section_call(self, name: str) -> object:
-        widget = self.section_widget
-        method: Callable[[], object] | None = getattr(widget, name, None)
-        return method() if callable(method) else None
-
     async def action_quit(self) -> None:
         """q: quit, but never throw away unsaved edits without asking."""
-        unsaved = self._section_call("unsaved_changes")
+        unsaved = self.section_view.unsaved_changes() if self.section_view is not None else None
         if not unsaved:
             self.exit()
             return
@@ -217,13 +211,15 @@ class MailAdminApp(App[int]):
             self.set_status("Starting…")
             self._start()
             return
-        self._section_call("reload")
+        if self.section_view is not None:
+            self.section_view.reload()
 
     def action_filter(self) -> None:
-        self._section_call("start_filter")
+        if self.section_view is not None:
+            self.section_view.start_filter()
 
     def action_back(self) -> None:
-        if self._section_call("go_back") is not True:
+        if self.section_view is None or not self.section_view.go_back():
             self.query_one(NavTree).focus()
 
     def action_toggle_nav(self) -> None:
@@ -231,15 +227,12 @@ class MailAdminApp(App[int]):
         nav.display = not nav.display
 
     def action_help(self) -> None:
+        # The section's help while the keyboard is in it (it knows its open level or editor);
+        # the shell's own help from the menu.
         focused = self.screen.focused
-        view_help = ""
-        node: Widget | None = focused
-        while node is not None:
-            text = getattr(node, "help_text", None)
-            if callable(text):
-                view_help = str(text())
-                break
-            node = node.parent if isinstance(node.parent, Widget) else None
+        view = self.section_view
+        in_section = view is not None and focused is not None and view in focused.ancestors_with_self
+        view_help = view.help_text() if view is not None and in_section else ""
         keys = [
             (binding.key_display or self.get_key_display(binding), binding.description, binding.id or "")
             for _, binding, enabled, _ in self.screen.active_bindings.values()

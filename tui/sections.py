@@ -1,96 +1,57 @@
-"""The console's sections: where each sits in the navigation tree and how it is built.
+"""The console's sections: which there are, where each sits in the menu, and how each is built.
 
-A section is a widget made by ``factory(context)`` and mounted in the shell's main area.
-
-Messages a section may post (they bubble up to the shell):
-
-- :class:`Breadcrumb` ``(trail)``: the path shown in the header after the section's own
-  path, e.g. ``("Corporate LDAP", "Edit")`` when a form is open; ``()`` to clear it.
-- :class:`Status` ``(text, severity)``: a one-line status under the main area
-  (``"information"``, ``"warning"`` or ``"error"``); an empty text clears it.
-
-Optional methods the shell calls on the mounted section, when present:
-
-- ``reload()``: the ``r`` key (binding id ``app.refresh``);
-- ``start_filter()``: the ``/`` key (binding id ``list.filter``);
-- ``help_text() -> str``: Markdown for ``?`` / F1 (binding id ``app.help``);
-- ``go_back() -> bool``: ``esc`` (binding id ``app.back``); return True if handled
-  (e.g. a drill-down level closed), False to let the shell focus the navigation tree.
+What a section is, and the messages it posts, is said in :mod:`tui.section_view`; this
+module only lists them. A section's place in the web UI is declared once, on the object
+type it manages (``ObjectType.section``); it is read from there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
-
-from textual.message import Message
-from textual.widget import Widget
-from textual.widgets import Static
+from functools import cached_property
 
 from tui.context import ConsoleContext
+from tui.section_view import SectionView
 
-Severity = Literal["information", "warning", "error"]
-
-
-class Breadcrumb(Message):
-    """The trail inside a section (after the section's path), for the header."""
-
-    def __init__(self, trail: tuple[str, ...]) -> None:
-        super().__init__()
-        self.trail = trail
-
-
-class Status(Message):
-    """A one-line status for the shell's status bar."""
-
-    def __init__(self, text: str, severity: Severity = "information") -> None:
-        super().__init__()
-        self.text = text
-        self.severity = severity
+PATH_SEPARATOR = " › "
 
 
 @dataclass(frozen=True)
 class Section:
     id: str
-    path: tuple[str, ...]
     title: str
-    factory: Callable[[ConsoleContext], Widget]
+    object_type: str
+    """The name of the object type the section manages, whose declaration gives its path."""
+    factory: Callable[[ConsoleContext], SectionView]
+
+    @cached_property
+    def path(self) -> tuple[str, ...]:
+        # Imported on first use: the models load after the console's first frame.
+        from jmapclient.models.objects import object_type
+
+        return tuple(object_type(self.object_type).section.split(PATH_SEPARATOR))
 
     @property
     def breadcrumb(self) -> str:
-        return " › ".join(self.path)
+        return PATH_SEPARATOR.join(self.path)
 
 
-class NotYetAvailable(Static):
-    """Placeholder for a section whose module is not in this build."""
+# The factories import their section on first use, so the first frame waits for none of them.
 
-    def __init__(self, title: str, reason: str) -> None:
-        super().__init__(f"[b]{title}[/b]\n\nNot yet available in this build: {reason}", classes="not-available")
-
-
-def _directories(context: ConsoleContext) -> Widget:
+def _directories(context: ConsoleContext) -> SectionView:
     from tui.directories.section import DirectoriesSection
 
     return DirectoriesSection(context)
 
 
-def _dmarc(context: ConsoleContext) -> Widget:
-    try:
-        from tui.reports.inbox import DmarcInbox  # built on branch tui-dmarc
-    except ImportError as error:
-        return NotYetAvailable("DMARC reports", f"the DMARC inbox module is missing ({error.name})")
+def _dmarc(context: ConsoleContext) -> SectionView:
+    from tui.reports.inbox import DmarcInbox
+
     return DmarcInbox(context)
 
 
 SECTIONS: tuple[Section, ...] = (
-    Section("directories", ("Settings", "Authentication", "Directories"), "Directories", _directories),
-    Section("dmarc", ("Management", "Reports", "Inbox", "DMARC"), "DMARC", _dmarc),
+    Section("directories", "Directories", "Directory", _directories),
+    Section("dmarc", "DMARC", "DmarcExternalReport", _dmarc),
 )
-
-
-def section(section_id: str) -> Section:
-    for candidate in SECTIONS:
-        if candidate.id == section_id:
-            return candidate
-    raise KeyError(section_id)

@@ -15,7 +15,6 @@ from tui.directories.variant_picker import VariantPicker
 from tui.screens.connect import ConnectScreen, ProfileScreen
 from tui.screens.help import HelpScreen
 from tui.screens.jump import JumpScreen
-from tui.sections import NotYetAvailable
 
 
 async def test_header_shows_server_user_and_breadcrumb(console: Console) -> None:
@@ -40,8 +39,6 @@ async def test_jump_to_dmarc_and_back(console: Console) -> None:
         await pilot.pause(SETTLE)
         assert pilot.app.current.id == "dmarc"
         assert "Management › Reports › Inbox › DMARC" in str(pilot.app.query_one("#shell-header", Static).render())
-        if pilot.app.query(NotYetAvailable):
-            assert "Not yet available" in str(pilot.app.query_one(NotYetAvailable).render())
         await pilot.press("colon", *"direct", "enter")
         await pilot.pause(SETTLE)
         assert pilot.app.current.id == "directories"

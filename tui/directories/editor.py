@@ -13,6 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.widget import Widget
 from textual.widgets import Button, Input, Select, Static, Switch, TabbedContent, TabPane
 
 from jmapclient import JmapError, LocalValidationError, SetFailed
@@ -26,7 +27,7 @@ from tui.forms import ModelForm
 from tui.forms.base import FieldEditor, FormEdited
 from tui.forms.taglist import TagList
 from tui.screens.confirm import ConfirmScreen
-from tui.sections import Status
+from tui.section_view import EditorDone, Status
 
 HELP = """\
 ### Directory form
@@ -64,6 +65,9 @@ class DirectoryEditor(Vertical):
         self.before = _normalised(wire) if wire is not None else None
         self.model = DIRECTORY.model_for(variant)
         self.saved_wire: dict[str, Any] | None = None
+        self.initial_wire: dict[str, Any] | None = None
+        """What the form holds once settled; unsaved changes are differences from it."""
+        self._focus_before_save: Widget | None = None
         action = "update" if wire is not None else "create"
         self.allowed, self.denied_reason = context.can_do(DIRECTORY, action)
 
@@ -116,8 +120,7 @@ class DirectoryEditor(Vertical):
 
     @property
     def dirty(self) -> bool:
-        initial = getattr(self, "initial_wire", None)
-        return initial is not None and self.form.to_wire() != initial
+        return self.initial_wire is not None and self.form.to_wire() != self.initial_wire
 
     # --- Live rule panel ------------------------------------------------------------------------
 
@@ -207,10 +210,7 @@ class DirectoryEditor(Vertical):
         self._saving(False)
         label = (create or {}).get("description") or (self.wire or {}).get("description") or saved_id
         self.post_message(Status(f"{'Created' if create is not None else 'Saved'} {label}."))
-        section = self.parent
-        close = getattr(section, "close_editor", None)
-        if callable(close):
-            close(saved_id)
+        self.post_message(EditorDone(saved_id))
 
     def _forbidden(self, action: str) -> None:
         _, reason = self.context.can_do(DIRECTORY, action)  # type: ignore[arg-type]
@@ -228,7 +228,7 @@ class DirectoryEditor(Vertical):
         self.query_one("#editor-save", Button).disabled = busy or not self.allowed
         self.query_one("#editor-body").loading = busy
         if not busy:
-            previous = getattr(self, "_focus_before_save", None)
+            previous = self._focus_before_save
             self._focus_before_save = None
             if previous is not None and previous.is_attached and previous.focusable:
                 self.call_after_refresh(previous.focus)
@@ -263,17 +263,13 @@ class DirectoryEditor(Vertical):
 
     @on(Button.Pressed, "#editor-back")
     def request_close(self) -> None:
-        section = self.parent
-        close = getattr(section, "close_editor", None)
-        if not callable(close):
-            return
         if not self.dirty:
-            close()
+            self.post_message(EditorDone())
             return
 
         def answered(discard: bool | None) -> None:
             if discard:
-                close()
+                self.post_message(EditorDone())
 
         self.app.push_screen(
             ConfirmScreen(f"Discard your changes to [b]{self.title}[/b]?", yes="Discard", no="Keep editing"),

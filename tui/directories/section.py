@@ -18,9 +18,10 @@ from jmapclient import JmapError, SetError
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
+from tui.directories.editor import DirectoryEditor
 from tui.directories.variant_picker import VariantPicker, kind_name
 from tui.screens.confirm import ConfirmScreen
-from tui.sections import Breadcrumb, Status
+from tui.section_view import Breadcrumb, EditorDone, SectionView, Status
 from tui.widgets.filter_bar import FilterBar, matches
 from tui.widgets.list_table import ListTable
 
@@ -41,7 +42,7 @@ def directory_label(wire: dict[str, Any]) -> str:
     return str(wire.get("description") or wire.get("id") or "(no description)")
 
 
-class DirectoriesSection(Vertical):
+class DirectoriesSection(SectionView):
     """List view; an editor replaces it while a directory is open."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -53,7 +54,7 @@ class DirectoriesSection(Vertical):
         super().__init__(id="directories")
         self.context = context
         self.rows: list[dict[str, Any]] = []
-        self.editor: Any = None
+        self.editor: DirectoryEditor | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dir-list-view"):
@@ -269,8 +270,6 @@ class DirectoriesSection(Vertical):
     # --- Editor ------------------------------------------------------------------------------------
 
     def open_editor(self, wire: dict[str, Any] | None, variant: str) -> None:
-        from tui.directories.editor import DirectoryEditor
-
         self.editor = DirectoryEditor(self.context, variant, wire)
         self.query_one("#dir-list-view").display = False
         self.mount(self.editor)
@@ -278,6 +277,11 @@ class DirectoriesSection(Vertical):
         title = directory_label(wire) if wire else f"New {kind_name(variant)} directory"
         self.post_message(Breadcrumb((title,)))
         self.refresh_bindings()
+
+    @on(EditorDone)
+    def _editor_done(self, event: EditorDone) -> None:
+        event.stop()
+        self.close_editor(event.saved_id)
 
     def close_editor(self, saved_id: str | None = None) -> None:
         if self.editor is None:

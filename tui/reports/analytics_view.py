@@ -28,15 +28,16 @@ from jmapclient.dmarc.analytics import (
     overview,
     sources,
 )
-from jmapclient.errors import JmapError, MethodError
+from jmapclient.errors import JmapError
 from jmapclient.models.dmarc import DmarcReport, DmarcReportRecord
+from jmapclient.paging import QueryPager
 from tui.context import ConsoleContext
 from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.cache import DigestCache
 from tui.reports.chart import bar_chart
 from tui.reports.detail import DETAIL_CSS, DmarcDetail, label
-from tui.reports.query import FALLBACK_SORT, InboxQuery
+from tui.reports.query import InboxQuery
 
 ANALYTICS_CAP = 5_000
 """At most this many reports (the newest the filter shows) enter the figures."""
@@ -81,8 +82,6 @@ chosen period, computed here from a local cache (reports never change):
         self.cache = cache
         self.digests: list[ReportDigest] = []
         self.capped_note = ""
-        self.sort = "receivedAt"
-        """Newest first; falls back to id where the server cannot sort by receivedAt."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="controls"):
@@ -140,19 +139,16 @@ chosen period, computed here from a local cache (reports never change):
         self.query_one("#retry").display = False
         api = self.context.client.dmarc_reports
         query = self.inbox_query
+        # Newest first; where the server cannot sort by receivedAt the object API falls back
+        # to the order the type declares (ObjectType.sort_fallbacks).
+        pager = QueryPager(api, query.filter(), [{"property": "receivedAt", "isAscending": False}],
+                           ids_only=True, page_size=ID_PAGE)
         try:
             ids: list[str] = []
-            total = None
             status.update("Listing reports…")
-            while len(ids) < ANALYTICS_CAP:
-                result = await api.query(
-                    query.filter(), [{"property": self.sort, "isAscending": False}], position=len(ids),
-                    limit=min(ID_PAGE, ANALYTICS_CAP - len(ids)), calculate_total=True,
-                )
-                total = result.total if result.total is not None else total
-                ids.extend(result.ids)
-                if len(result.ids) < ID_PAGE:
-                    break
+            async for page in pager.pages(cap=ANALYTICS_CAP):
+                ids.extend(page.ids)
+            total = pager.total
             missing = self.cache.missing(ids)
             progress.update(total=len(ids), progress=len(ids) - len(missing))
             status.update(f"Fetching {len(missing):,} reports ({len(ids) - len(missing):,} already cached)…")
@@ -165,11 +161,6 @@ chosen period, computed here from a local cache (reports never change):
                         continue  # a report this client cannot read is left out, not fatal
                 progress.advance(len(got.raw) + len(got.not_found))
         except JmapError as error:
-            if isinstance(error, MethodError) and error.type == "unsupportedSort" and self.sort != FALLBACK_SORT:
-                # The real server cannot sort by receivedAt; its ids grow with arrival.
-                self.sort = FALLBACK_SORT
-                self.fetch()
-                return
             learn(self.context, "list", error)
             progress.display = False
             status.update(Text(f"Could not fetch the reports: {error}", style="bold red"))

@@ -5,13 +5,15 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast, get_args
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
+
+from jmapclient.dmarc.exporting import ExportFormat
 
 T = TypeVar("T")
 
@@ -88,10 +90,10 @@ class ImportDialog(DmarcDialog[list[str]]):
 @dataclass(frozen=True)
 class ExportChoice:
     path: str
-    format: str
+    format: ExportFormat
 
 
-EXPORT_FORMATS = ("csv", "json")
+EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
 
 
 class ExportDialog(DmarcDialog[ExportChoice]):
@@ -120,7 +122,8 @@ class ExportDialog(DmarcDialog[ExportChoice]):
         if not path:
             self.query_one("#error", Static).update("Give a file name.")
             return
-        self.dismiss(ExportChoice(path, str(self.query_one("#format", Select).value)))
+        # The select offers only EXPORT_FORMATS.
+        self.dismiss(ExportChoice(path, cast(ExportFormat, self.query_one("#format", Select).value)))
 
 
 @dataclass(frozen=True)

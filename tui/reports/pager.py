@@ -14,7 +14,8 @@ from typing import Any
 
 from jmapclient.dmarc.counting import iter_records, pass_messages, total_messages
 from jmapclient.objects import ObjectApi
-from tui.reports.query import FALLBACK_SORT, InboxQuery
+from jmapclient.paging import QueryPager
+from tui.reports.query import InboxQuery
 
 PAGE_SIZE = 50
 PAGES_KEPT = 5
@@ -90,18 +91,25 @@ def position_text(page: Page | None) -> str:
 
 
 class InboxPager:
-    """Pages of one query; a new query means a new pager."""
+    """Pages of one query as inbox rows, the few last used kept; a new query means a new pager.
+
+    The paging itself, and the server's sort quirks, are :class:`~jmapclient.paging.QueryPager`'s.
+    """
 
     def __init__(self, api: ObjectApi, query: InboxQuery, *, page_size: int = PAGE_SIZE, keep: int = PAGES_KEPT):
-        self.api = api
         self.query = query
         self.page_size = page_size
         self.keep = keep
         self.total: int | None = None
-        self.sort_note = ""
-        """Set when the server cannot sort as asked and the pager fell back."""
-        self._sort_property = query.sort
+        self._query_pages = QueryPager(
+            api, query.filter(), query.sort_spec(), properties=LIST_PROPERTIES, page_size=page_size
+        )
         self._pages: OrderedDict[int, Page] = OrderedDict()
+
+    @property
+    def sort_note(self) -> str:
+        """Set when the server cannot sort as asked and the pager fell back."""
+        return self._query_pages.sort_note
 
     @property
     def page_count(self) -> int | None:
@@ -116,34 +124,18 @@ class InboxPager:
         return page
 
     def forget(self) -> None:
+        """Drop the kept pages and the total: the next page fetches both afresh."""
         self._pages.clear()
+        self.total = None
 
     async def page(self, index: int) -> Page:
         """Page ``index`` (0-based), from the few kept or with one request."""
         if (page := self.cached(index)) is not None:
             return page
-        position = index * self.page_size
-        result, got = await self._fetch(position)
-        if result.sort_fallbacks:
-            # The object API fell back (ObjectType.sort_fallbacks); ask for that order directly from now on.
-            self._sort_property = FALLBACK_SORT
-            self.sort_note = result.sort_note
-        if result.total is not None:
-            self.total = result.total
-        by_id = {str(item.get("id")): item for item in got.raw}
-        raw = [by_id[i] for i in result.ids if i in by_id]
-        page = Page(index, result.position, self.total, [InboxRow.from_wire(w) for w in raw])
+        got = await self._query_pages.page_at(index * self.page_size)
+        self.total = got.total
+        page = Page(index, got.position, self.total, [InboxRow.from_wire(w) for w in got.items])
         self._pages[index] = page
         while len(self._pages) > self.keep:
             self._pages.popitem(last=False)
         return page
-
-    async def _fetch(self, position: int) -> Any:
-        return await self.api.query_and_get(
-            self.query.filter(),
-            self.query.sort_spec(self._sort_property),
-            position=position,
-            limit=self.page_size,
-            calculate_total=True,
-            properties=LIST_PROPERTIES,
-        )

@@ -20,8 +20,7 @@ EXPIRES = DMARC_EXTERNAL_REPORT.condition("expiresAt")
 TENANT = DMARC_EXTERNAL_REPORT.condition("memberTenantId")
 
 SORTS = ("receivedAt", "expiresAt")
-"""The inbox offers these two of the type's sorts; ``id`` is only a fallback."""
-FALLBACK_SORT = "id"
+"""The inbox offers these two of the type's sorts; ``id`` is only a fallback (ObjectType.sort_fallbacks)."""
 
 _COMPARISON = re.compile(r"^\s*(>=|<=|>|<|=)?\s*(\d+)\s*$")
 
@@ -84,8 +83,8 @@ class InboxQuery:
             condition[TENANT.key()] = self.tenant.strip()
         return condition
 
-    def sort_spec(self, property_: str | None = None) -> list[dict[str, Any]]:
-        return [{"property": property_ or self.sort, "isAscending": self.ascending}]
+    def sort_spec(self) -> list[dict[str, Any]]:
+        return [{"property": self.sort, "isAscending": self.ascending}]
 
     def next_sort(self) -> InboxQuery:
         """Cycle received ↓, received ↑, expires ↓, expires ↑."""

@@ -32,14 +32,30 @@ class NavTree(Tree[str]):
         super().__init__("Sections", id=id)
         self.show_root = False
         self.guide_depth = 2
+        self.sections = tuple(sections)
         self._leaves: dict[str, TreeNode[str]] = {}
-        for section in sections:
+        self._wanted: str | None = None
+        """The section to select once the tree is filled."""
+
+    def on_mount(self) -> None:
+        # The paths come from the object types' declarations; reading them loads the
+        # models, which must not delay the first frame.
+        self.call_after_refresh(self._fill)
+
+    def _fill(self) -> None:
+        for section in self.sections:
             parent = self.root
             for part in section.path[:-1]:
                 existing = next((child for child in parent.children if str(child.label) == part), None)
                 parent = existing or parent.add(part, expand=True)
             self._leaves[section.id] = parent.add_leaf(section.path[-1], data=section.id)
         self.root.expand_all()
+        # The new nodes get their lines on the next refresh; the cursor can land after it.
+        self.call_after_refresh(self._select_wanted)
+
+    def _select_wanted(self) -> None:
+        if self._wanted is not None:
+            self.select_section(self._wanted)
 
     def action_scroll_home(self) -> None:
         self.cursor_line = 0
@@ -48,6 +64,7 @@ class NavTree(Tree[str]):
         self.cursor_line = self.last_line
 
     def select_section(self, section_id: str) -> None:
+        self._wanted = section_id
         node = self._leaves.get(section_id)
         if node is not None:
             self.move_cursor(node, animate=False)

@@ -1,0 +1,79 @@
+"""The inbox's actions run side by side: starting one never cancels another that is running."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+from server_stub.store import Store
+from tests.tui.conftest import make_console
+from tui.reports.dialogs import ImportDialog, MessageDialog
+
+SAMPLES = Path("/work/shared/dmarc-samples")
+"""Real-world report files, read in place (never copied into the repository)."""
+UPLOAD = b'"x:DmarcExternalReport/set"'
+
+
+async def wait_until(pilot: Pilot, condition: Callable[[], bool], what: str, timeout: float = 20) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+async def submit(pilot: Pilot, selector: str, text: str) -> None:
+    field = pilot.app.screen.query_one(selector, Input)
+    field.focus()
+    field.value = text
+    await pilot.press("enter")
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="the shared DMARC samples are not on this machine")
+async def test_an_export_started_during_an_import_leaves_the_import_running(store: Store, tmp_path: Path) -> None:
+    console = make_console(store, start_section="dmarc")
+    uploading = asyncio.Event()
+    release = asyncio.Event()
+
+    async def held_upload(request: httpx.Request) -> httpx.Response:
+        # The import's first batch waits here, so the export certainly starts while it runs.
+        uploading.set()
+        await release.wait()
+        return await console.transport.inner.handle_async_request(request)
+
+    def hold_uploads(request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
+        return held_upload if UPLOAD in request.content else None
+
+    console.transport.intercept = hold_uploads
+    target = tmp_path / "during-import.csv"
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.press("i")
+        await pilot.pause()
+        await submit(pilot, "#paths", str(SAMPLES))
+        await wait_until(pilot, uploading.is_set, "the import's first upload")
+        await pilot.press("x")
+        await pilot.pause()
+        await submit(pilot, "#path", str(target))
+        export_progress = pilot.app.query_one("#dmarc-export-progress")
+        await wait_until(pilot, lambda: target.exists() and not export_progress.display, "the export to finish")
+        assert pilot.app.query_one("#dmarc-progress").display  # the import's own progress stays up
+        await pilot.press("i")  # a second import is refused in words, the running one goes on
+        await pilot.pause()
+        assert not isinstance(pilot.app.screen, ImportDialog)
+        release.set()
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, MessageDialog), "the import summary", 10)
+        summary = "\n".join(pilot.app.screen.lines)
+        assert pilot.app.screen.title_text == "Import finished"
+        imported = store.count(DMARC_EXTERNAL_REPORT)
+        assert imported > 0 and f"imported: {imported} " in summary
+        with target.open(newline="") as handle:
+            assert next(csv.reader(handle))  # the export wrote its header row too

@@ -1,0 +1,313 @@
+"""What the inbox does to reports: delete, import, export and keep longer, and whether it may.
+
+Each action runs in a worker group of its own, so one never cancels another: an export
+started during an import leaves the import running to its summary. Pressing an action's
+key while that same action still runs is refused in words rather than cancelling it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from pathlib import Path
+
+from textual import work
+from textual.containers import Vertical
+from textual.widgets import ProgressBar, Static
+
+from jmapclient.dmarc.exporting import fetch_reports, save_reports
+from jmapclient.dmarc.importing import import_reports
+from jmapclient.encoding import normalise_utc, parse_utc
+from jmapclient.errors import JmapError, LocalValidationError, SetFailed
+from jmapclient.models.dmarc import DmarcExternalReport
+from jmapclient.patch import compute_patch
+from jmapclient.refusals import write_refusal
+from tui.context import ConsoleContext
+from tui.reports import fmt
+from tui.reports.access import ReportAction, allowed, learn, permission
+from tui.reports.cache import DigestCache
+from tui.reports.detail import label
+from tui.reports.dialogs import ExportChoice, ExportDialog, ImportDialog, KeepChoice, KeepDialog, MessageDialog
+from tui.reports.inbox_state import InboxState
+from tui.reports.inbox_table import InboxTable
+from tui.reports.pager import InboxRow
+from tui.screens.confirm import ConfirmScreen
+
+IMPORT_FILE_CAP = 10_000
+EXPORT_CAP = 20_000
+"""Bounds an export's memory and time; the summary says when it was reached."""
+
+ACTION_NAMES: dict[str, ReportAction] = {
+    "delete": "delete", "import_files": "import", "keep": "keep",
+}
+"""The key actions that need a permission, by the permission's action."""
+WORKER_GROUPS = {"delete": "dmarc-delete", "import": "dmarc-import", "export": "dmarc-export", "keep": "dmarc-keep"}
+TITLES = {"delete": "Delete", "import": "Import", "export": "Export", "keep": "Keep longer"}
+
+
+class InboxActions(Vertical):
+    """The inbox's actions; :class:`tui.reports.inbox.DmarcInbox` is built on them.
+
+    It provides the context, the list state, the digest cache, the highlighted row and
+    :meth:`list_changed`; the actions provide their keys' work, their progress bars (ids
+    ``dmarc-progress`` for import, ``dmarc-export-progress`` for export) and the
+    ``dmarc-denied`` line naming what the token may not do.
+    """
+
+    context: ConsoleContext
+    state: InboxState
+    digests: DigestCache
+    updates_refused: str | None = None
+    """The server's own refusal of report updates (the real server refuses them all)."""
+
+    def current_row(self) -> InboxRow | None:
+        raise NotImplementedError
+
+    def list_changed(self, cursor: str | int = "first") -> None:
+        """Reports were added, removed or changed: fetch the page on screen again."""
+        raise NotImplementedError
+
+    # --- Permissions and progress ---------------------------------------------------------------
+
+    def permitted(self, action: ReportAction) -> bool:
+        ok, reason = allowed(self.context, action)
+        if action == "keep" and self.updates_refused:
+            ok, reason = False, self.updates_refused
+        if not ok:
+            self.app.notify(f"Not available: {reason}", severity="warning")
+        return ok
+
+    def idle(self, action: str) -> bool:
+        """True unless ``action`` still runs; then say so (starting it again would cancel nothing, and wait)."""
+        group = WORKER_GROUPS[action]
+        if any(worker.group == group and worker.node is self and not worker.is_finished for worker in self.workers):
+            self.app.notify(f"{TITLES[action]} is still running; wait for it to finish.", severity="warning")
+            return False
+        return True
+
+    def action_allowed(self, action: str) -> bool | None:
+        """For ``check_action``: True, or None (shown disabled) when the token may not."""
+        name = ACTION_NAMES.get(action)
+        if name is None:
+            return True
+        if name == "keep" and self.updates_refused:
+            return None
+        return True if allowed(self.context, name)[0] else None
+
+    def show_permissions(self) -> None:
+        lines = []
+        for action, title in (("delete", "Delete"), ("import", "Import"), ("keep", "Keep longer")):
+            ok, reason = allowed(self.context, action)  # type: ignore[arg-type]
+            if not ok:
+                lines.append(f"{title} unavailable: {reason}")
+        if self.updates_refused:
+            lines.append(f"Keep longer unavailable: {self.updates_refused}")
+        denied = self.query_one("#dmarc-denied", Static)
+        denied.update("\n".join(lines))
+        denied.display = bool(lines)
+        self.refresh_bindings()
+
+    def report_failure(self, action: ReportAction, what: str, error: Exception) -> None:
+        if learn(self.context, action, error):
+            self.show_permissions()
+            self.app.notify(f"{what}: the token lacks {permission(action)} ({error})", severity="error", timeout=10)
+        else:
+            self.app.notify(f"{what}: {error}", severity="error", timeout=10)
+
+    # --- Delete -------------------------------------------------------------------------------
+
+    def action_delete(self) -> None:
+        if not self.permitted("delete") or not self.idle("delete"):
+            return
+        marked = self.state.marked
+        ids = sorted(marked) if marked else [r.id for r in [self.current_row()] if r is not None]
+        if not ids:
+            return
+        if len(ids) == 1 and (row := self.state.row(ids[0])) is not None:
+            question = (f"Delete the report from {row.reporter} for {row.policy_domain} "
+                        f"({fmt.period(row.begin, row.end)})? This cannot be undone.")
+        else:
+            question = f"Delete {len(ids)} marked reports? This cannot be undone."
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.delete_reports(ids)
+
+        self.app.push_screen(ConfirmScreen(question, yes="Delete", no="Keep"), answered)
+
+    @work(group=WORKER_GROUPS["delete"])
+    async def delete_reports(self, ids: list[str]) -> None:
+        table = self.query_one(InboxTable)
+        table.loading = True
+        try:
+            result = await self.context.client.dmarc_reports.destroy(ids)
+        except JmapError as error:
+            table.loading = False
+            self.report_failure("delete", "Could not delete", error)
+            return
+        table.loading = False
+        self.digests.discard(result.destroyed)
+        self.state.marked.difference_update(result.destroyed)
+        if result.not_destroyed:
+            reasons = "; ".join(f"{i}: {e.message}" for i, e in result.not_destroyed.items())
+            self.app.notify(f"Deleted {len(result.destroyed)}, not deleted {len(result.not_destroyed)}: {reasons}",
+                            severity="warning", timeout=8)
+        else:
+            self.app.notify(f"Deleted {len(result.destroyed)} report{'s' if len(result.destroyed) != 1 else ''}.")
+        self.list_changed()
+
+    # --- Import -------------------------------------------------------------------------------
+
+    def action_import_files(self) -> None:
+        if not self.permitted("import") or not self.idle("import"):
+            return
+
+        def chosen(paths: list[str] | None) -> None:
+            if paths:
+                self.import_reports(paths)
+
+        self.app.push_screen(ImportDialog(), chosen)
+
+    @work(group=WORKER_GROUPS["import"])
+    async def import_reports(self, paths: list[str]) -> None:
+        progress = self.query_one("#dmarc-progress", ProgressBar)
+        progress.update(total=None, progress=0)
+        progress.display = True
+        try:
+            # The flow of `mailadmin import-dmarc`: the server's limits, and the reports it
+            # already holds, count as duplicates.
+            outcome = await import_reports(
+                self.context.client.dmarc_reports, paths, now=self.context.now(), file_cap=IMPORT_FILE_CAP,
+                progress=lambda done, total: progress.update(total=total, progress=done),
+            )
+        except JmapError as error:
+            progress.display = False
+            learn(self.context, "import", error)
+            self.show_permissions()
+            self.app.push_screen(MessageDialog("Import stopped", [f"Stopped: {error}"]))
+            return
+        progress.display = False
+        if outcome.error is not None:
+            learn(self.context, "import", outcome.error)
+            self.show_permissions()
+        lines = outcome.summary.lines()
+        if outcome.capped:
+            lines.insert(0, f"Only the first {IMPORT_FILE_CAP:,} files were read; import the rest separately.")
+        if outcome.refused:
+            lines.insert(0, f"Stopped: {outcome.refused}")
+        self.app.push_screen(MessageDialog("Import stopped" if outcome.refused else "Import finished", lines))
+        self.list_changed()
+
+    # --- Export -------------------------------------------------------------------------------
+
+    def action_export(self) -> None:
+        if not self.idle("export"):
+            return
+        total = self.state.pager.total
+        scope = (f"Exports the {total:,} reports the current filter shows" if total is not None
+                 else "Exports the reports the current filter shows")
+        scope += f" (at most {EXPORT_CAP:,}), one row per record."
+
+        def chosen(choice: ExportChoice | None) -> None:
+            if choice is not None:
+                self.export_reports(choice)
+
+        self.app.push_screen(ExportDialog("dmarc-reports.csv", scope), chosen)
+
+    @work(group=WORKER_GROUPS["export"])
+    async def export_reports(self, choice: ExportChoice) -> None:
+        progress = self.query_one("#dmarc-export-progress", ProgressBar)
+        progress.update(total=None, progress=0)
+        progress.display = True
+        query = self.state.query
+        try:
+            # The flow of `mailadmin export-dmarc`: the file is created 0600.
+            fetched = await fetch_reports(
+                self.context.client.dmarc_reports, query.filter(), query.sort_spec(), cap=EXPORT_CAP,
+                progress=lambda done, expected: progress.update(total=expected, progress=done),
+            )
+            path = Path(choice.path).expanduser()
+            count = await asyncio.to_thread(save_reports, fetched.reports, choice.format, path)
+        except (JmapError, OSError) as error:
+            progress.display = False
+            self.app.notify(f"Export failed: {error}", severity="error", timeout=10)
+            return
+        progress.display = False
+        note = f" (stopped at {EXPORT_CAP:,} reports)" if fetched.capped else ""
+        self.app.notify(f"Exported {len(fetched.reports):,} reports, {count:,} records, to {choice.path}{note}.",
+                        timeout=8)
+
+    # --- Keep longer --------------------------------------------------------------------------
+
+    def action_keep(self) -> None:
+        if not self.permitted("keep") or not self.idle("keep"):
+            return
+        row = self.current_row()
+        if row is None:
+            return
+        has_tenants = any(r.tenant for r in self.state.rows)
+        tenant_label = label(DmarcExternalReport, "memberTenantId") if has_tenants else None
+        dialog = KeepDialog(
+            f"{row.reporter} · {row.policy_domain} · {fmt.period(row.begin, row.end)}",
+            fmt.day(row.expires), label(DmarcExternalReport, "expiresAt"), row.tenant, tenant_label,
+            check_expiry=lambda text: _expiry(text, row.expires, self.context.now()),
+        )
+
+        def chosen(choice: KeepChoice | None) -> None:
+            if choice is not None:
+                self.keep_report(row, choice)
+
+        self.app.push_screen(dialog, chosen)
+
+    @work(group=WORKER_GROUPS["keep"])
+    async def keep_report(self, row: InboxRow, choice: KeepChoice) -> None:
+        expires = choice.expires  # checked by the dialog (_expiry)
+        before = {"expiresAt": row.expires, "memberTenantId": row.tenant}
+        after = {"expiresAt": expires, "memberTenantId": choice.tenant}
+        try:
+            patch = compute_patch(before, after)
+        except LocalValidationError as error:
+            self.app.notify(str(error), severity="error")
+            return
+        if not patch:
+            self.app.notify("Nothing changed.")
+            return
+        try:
+            await self.context.client.dmarc_reports.update(row.id, patch)
+        except SetFailed as error:
+            refusal = write_refusal(error.failures.values())
+            if refusal:
+                self.updates_refused = f"this server does not let received reports be changed ({refusal})"
+                self.show_permissions()
+                self.app.notify(f"The server refused: {refusal}. Received reports are read-only there; "
+                                "they are deleted when they expire.", severity="error", timeout=10)
+                return
+            self.report_failure("keep", "Could not change the report", error)
+            return
+        except JmapError as error:
+            self.report_failure("keep", "Could not change the report", error)
+            return
+        self.app.notify(f"The report now expires {fmt.when(expires)}.")
+        self.list_changed(cursor=self.query_one(InboxTable).cursor_row)
+
+
+def _expiry(text: str, current: str, now: datetime) -> str:
+    """A typed expiry as wire UTC; a bare date keeps the current time of day.
+
+    A moment that has passed is refused: the server would delete the report at once,
+    the opposite of keeping it longer.
+    """
+    value = text.strip()
+    if not value:
+        raise ValueError("Give an expiry date.")
+    try:
+        if len(value) == 10:
+            time_of_day = parse_utc(current).strftime("%H:%M:%S") if current else "00:00:00"
+            expires = normalise_utc(f"{value}T{time_of_day}Z")
+        else:
+            expires = normalise_utc(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a date: write YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ") from None
+    if parse_utc(expires) <= now:
+        raise ValueError(f"{fmt.when(expires)} has already passed; the server would delete the report at once.")
+    return expires

@@ -1,0 +1,45 @@
+"""What the inbox list shows: its query, the pager serving it, the page on screen and the marks.
+
+No textual here. Every change that makes kept pages stale (reload, delete, import, keep
+longer, a new filter or sort) goes through :meth:`InboxState.invalidate`, so no caller
+pokes at the pager's cache or total itself.
+"""
+
+from __future__ import annotations
+
+from jmapclient.objects import ObjectApi
+from tui.reports.pager import InboxPager, InboxRow, Page
+from tui.reports.query import InboxQuery
+
+
+class InboxState:
+    def __init__(self, api: ObjectApi, query: InboxQuery | None = None) -> None:
+        self.api = api
+        self.query = query or InboxQuery()
+        self.pager = InboxPager(api, self.query)
+        self.page: Page | None = None
+        """The page on screen (None until the first one is shown)."""
+        self.page_index = 0
+        self.marked: set[str] = set()
+        """Ids of the reports marked for deletion."""
+
+    def invalidate(self, query: InboxQuery | None = None) -> None:
+        """The kept pages are stale: fetch again. A new ``query`` starts over at its first page, unmarked."""
+        if query is None:
+            self.pager.forget()
+            return
+        self.query = query
+        self.pager = InboxPager(self.api, query, page_size=self.pager.page_size)
+        self.page_index = 0
+        self.marked.clear()
+
+    def show(self, page: Page) -> None:
+        self.page = page
+        self.page_index = page.index
+
+    @property
+    def rows(self) -> list[InboxRow]:
+        return self.page.rows if self.page is not None else []
+
+    def row(self, report_id: str) -> InboxRow | None:
+        return next((row for row in self.rows if row.id == report_id), None)

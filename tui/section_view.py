@@ -1,0 +1,76 @@
+"""What a console section is: the widget the shell mounts, the calls it answers, the messages it posts.
+
+The shell (:mod:`tui.app`) talks to the mounted section only through :class:`SectionView`'s
+methods; a section talks back only through the messages below, which bubble up to the shell.
+The registry of sections (:mod:`tui.sections`) only lists them.
+
+Shell → section (each with a default, so a section overrides only what it has):
+
+- ``reload()``: the ``r`` key (binding id ``app.refresh``);
+- ``start_filter()``: the ``/`` key (binding id ``list.filter``);
+- ``help_text() -> str``: Markdown for ``?`` / F1 (binding id ``app.help``); ``""`` shows the
+  shell's own help;
+- ``go_back() -> bool``: ``esc`` (binding id ``app.back``); True if handled (e.g. a
+  drill-down level closed), False to let the shell focus the navigation tree;
+- ``unsaved_changes() -> str | None``: what quitting would lose, named for the quit question.
+
+Section → shell: :class:`Breadcrumb` and :class:`Status`. Inside a section, an editor asks
+its owner to close it with :class:`EditorDone` rather than reaching for its parent.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from textual.containers import Vertical
+from textual.message import Message
+
+Severity = Literal["information", "warning", "error"]
+
+
+class Breadcrumb(Message):
+    """The trail inside a section (after the section's path) for the header, e.g.
+    ``("Corporate LDAP", "Edit")``; ``()`` clears it."""
+
+    def __init__(self, trail: tuple[str, ...]) -> None:
+        super().__init__()
+        self.trail = trail
+
+
+class Status(Message):
+    """A one-line status for the shell's status bar; an empty text clears it."""
+
+    def __init__(self, text: str, severity: Severity = "information") -> None:
+        super().__init__()
+        self.text = text
+        self.severity = severity
+
+
+class EditorDone(Message):
+    """An editor is finished: its owner closes it, and reloads with ``saved_id`` selected if one was saved."""
+
+    def __init__(self, saved_id: str | None = None) -> None:
+        super().__init__()
+        self.saved_id = saved_id
+
+
+class SectionView(Vertical):
+    """The base of every section: the shell mounts one and calls only these methods on it."""
+
+    def reload(self) -> None:
+        """``r``: fetch again what is shown."""
+
+    def start_filter(self) -> None:
+        """``/``: put the keyboard on the section's filter, if it has one."""
+
+    def help_text(self) -> str:
+        """Markdown for ``?``; empty for the shell's own help."""
+        return ""
+
+    def go_back(self) -> bool:
+        """``esc``: close an inner level and return True, or False at the top."""
+        return False
+
+    def unsaved_changes(self) -> str | None:
+        """What quitting now would throw away (named for the question), or None."""
+        return None
