@@ -52,7 +52,7 @@ class MailAdminApp(App[int]):
     CSS_PATH = str(STYLESHEET)
     TITLE = "mailadmin"
     ENABLE_COMMAND_PALETTE = True
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (110, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+p", "command_palette", "Commands", id="app.palette", priority=True, show=False),
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -218,7 +218,7 @@ class MailAdminApp(App[int]):
         if self.section_view is not None:
             self.section_view.start_filter()
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:
         if self.section_view is None or not self.section_view.go_back():
             self.query_one(NavTree).focus()
 

@@ -8,17 +8,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
-import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.store import Store
-from tests.tui.conftest import make_console
+from tests.support.console import make_console
+from tests.support.samples import samples_or_skip
 from tui.reports.dialogs import ImportDialog, MessageDialog
 
-SAMPLES = Path("/work/shared/dmarc-samples")
-"""Real-world report files, read in place (never copied into the repository)."""
 UPLOAD = b'"x:DmarcExternalReport/set"'
 
 
@@ -37,8 +35,8 @@ async def submit(pilot: Pilot, selector: str, text: str) -> None:
     await pilot.press("enter")
 
 
-@pytest.mark.skipif(not SAMPLES.is_dir(), reason="the shared DMARC samples are not on this machine")
 async def test_an_export_started_during_an_import_leaves_the_import_running(store: Store, tmp_path: Path) -> None:
+    samples = samples_or_skip()
     console = make_console(store, start_section="dmarc")
     uploading = asyncio.Event()
     release = asyncio.Event()
@@ -58,7 +56,7 @@ async def test_an_export_started_during_an_import_leaves_the_import_running(stor
         await pilot.app.workers.wait_for_complete()
         await pilot.press("i")
         await pilot.pause()
-        await submit(pilot, "#paths", str(SAMPLES))
+        await submit(pilot, "#paths", str(samples))
         await wait_until(pilot, uploading.is_set, "the import's first upload")
         await pilot.press("x")
         await pilot.pause()

@@ -10,8 +10,8 @@ from textual.app import ComposeResult
 from textual.widgets import Button
 
 from jmapclient.models.objects import OBJECT_TYPES
-from tests.tui.conftest import Console
-from tests.tui.helpers import SETTLE, editor, open_directory, section
+from tests.support.console import SETTLE, Console
+from tests.support.directory_steps import editor, open_directory, section
 from tui.app import APP_HELP
 from tui.context import ConsoleContext
 from tui.directories.section import DirectoriesSection

@@ -16,8 +16,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import Button, Input, Select, Static, Switch, TabbedContent, TabPane
 
-from jmapclient import JmapError, LocalValidationError, SetFailed
-from jmapclient.models.objects import DIRECTORY
+from jmapclient.errors import JmapError, LocalValidationError, SetFailed
+from jmapclient.models.objects import DIRECTORY, Action
 from jmapclient.patch import compute_patch
 from jmapclient.validation import validate_object
 from tui.context import ConsoleContext
@@ -68,7 +68,7 @@ class DirectoryEditor(Vertical):
         self.initial_wire: dict[str, Any] | None = None
         """What the form holds once settled; unsaved changes are differences from it."""
         self._focus_before_save: Widget | None = None
-        action = "update" if wire is not None else "create"
+        action: Action = "update" if wire is not None else "create"
         self.allowed, self.denied_reason = context.can_do(DIRECTORY, action)
 
     @property
@@ -182,7 +182,7 @@ class DirectoryEditor(Vertical):
     @work(exclusive=True, group="directory-save")
     async def _send(self, create: dict[str, Any] | None, patch: dict[str, Any] | None) -> None:
         api = self.context.client.directories
-        action = "create" if create is not None else "update"
+        action: Action = "create" if create is not None else "update"
         self._saving(True)
         try:
             if create is not None:

@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
-from jmapclient import JmapError, SetError
+from jmapclient.errors import JmapError, SetError
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext

@@ -200,11 +200,11 @@ chosen period, computed here from a local cache (reports never change):
                             _num(entry.failed), _rate(entry.rate))
         source_table = self.query_one("#sources", DataTable)
         source_table.clear()
-        for entry in sources(chosen)[:LIST_LIMIT]:
-            hint = entry.main_hint
-            source_table.add_row(entry.source_ip or "–", _num(entry.messages), _num(entry.passed),
-                                 _num(entry.failed), _rate(entry.rate), ", ".join(sorted(entry.domains)),
-                                 ", ".join(sorted(entry.reporters)), hint.value if hint else "")
+        for source in sources(chosen)[:LIST_LIMIT]:
+            hint = source.main_hint
+            source_table.add_row(source.source_ip or "–", _num(source.messages), _num(source.passed),
+                                 _num(source.failed), _rate(source.rate), ", ".join(sorted(source.domains)),
+                                 ", ".join(sorted(source.reporters)), hint.value if hint else "")
         failures = self.query_one("#failures", DataTable)
         failures.clear()
         for item in failing_records(chosen)[:LIST_LIMIT]:
