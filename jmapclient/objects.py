@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
 from jmapclient.errors import MethodError, SetError, SetFailed
+from jmapclient.exchange import Exchange
 from jmapclient.models._base import WireModel
 from jmapclient.models.objects import ObjectType, SortFallback
 from jmapclient.patch import ensure_no_masked
 from jmapclient.request import Batch, Call
 from jmapclient.validation import describe_validation_error
-
-if TYPE_CHECKING:
-    from jmapclient.client import JmapClient
 
 QUERY_LIMIT_CAP = 5000
 
@@ -111,7 +109,7 @@ def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
 class ObjectApi:
     """get, query, query-and-get and set for one object type."""
 
-    def __init__(self, client: JmapClient, object_type: ObjectType) -> None:
+    def __init__(self, client: Exchange, object_type: ObjectType) -> None:
         self.client = client
         self.type = object_type
 
