@@ -176,9 +176,10 @@ class MailAdminApp(App[int]):
         self.set_status(event.text, event.severity)
 
     def set_status(self, text: str, severity: str = "information") -> None:
-        status = self.query_one("#status", Static)
-        status.update(text)
-        status.set_classes(f"-{severity}")
+        # A section's last message may arrive while the app is closing and the bar is gone.
+        for status in self.query("#status").results(Static):
+            status.update(text)
+            status.set_classes(f"-{severity}")
 
     def _show_header(self) -> None:
         header = self.query_one(ShellHeader)
