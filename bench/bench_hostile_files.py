@@ -10,8 +10,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from tests.hostile_files.corpus import CASES, write_case
-from tests.hostile_files.measure import load_in_child
+from bench.hostile_corpus import CASES, write_case
+from bench.hostile_measure import load_in_child
 
 
 def main() -> None:

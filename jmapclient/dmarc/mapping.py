@@ -101,7 +101,7 @@ def map_report(root: ET.Element, notes: Notes) -> dict[str, Any]:
     email_text = text_of(meta, "email")
     email = clean_email(email_text)
     if email is None:
-        problem = "missing" if email_text is None else f"invalid ({email_text!r})"
+        problem = "missing" if email_text is None else f"invalid ({_short(email_text)})"
         raise ReportRejected(f"reporter contact <email> is {problem}")
     report_id = text_of(meta, "report_id")
     if report_id is None:
@@ -114,7 +114,7 @@ def map_report(root: ET.Element, notes: Notes) -> dict[str, Any]:
         # orgName is required on the wire; the contact address's domain names the
         # reporter well enough (what parsedmarc does for the same reporters).
         org_name = email.rsplit("@", 1)[1]
-        notes.add(f"empty <org_name>; using the contact e-mail domain {org_name!r}")
+        notes.add(f"empty <org_name>; using the contact e-mail domain {_short(org_name)}")
 
     date_range = meta.find("date_range")
     begin = _epoch_to_utc(text_of(date_range, "begin"), "begin")
@@ -163,13 +163,13 @@ def _version(value: str | None, notes: Notes) -> float:
     try:
         version = float(value)
     except ValueError:
-        notes.add(f"unreadable <version> {value!r}; using {DEFAULT_VERSION}")
+        notes.add(f"unreadable <version> {_short(value)}; using {DEFAULT_VERSION}")
         return DEFAULT_VERSION
     if math.isinf(version):
         # The wire's JSON has no infinity: the report cannot be sent as written.
         raise ReportRejected(f"<version> is not a finite number: {_short(value)}")
     if version != version or version < 0:  # NaN or negative
-        notes.add(f"unreadable <version> {value!r}; using {DEFAULT_VERSION}")
+        notes.add(f"unreadable <version> {_short(value)}; using {DEFAULT_VERSION}")
         return DEFAULT_VERSION
     return version
 
@@ -182,7 +182,7 @@ def _errors(meta: ET.Element) -> dict[str, bool]:
 def _enum(table: dict[str, str], value: str | None, what: str, notes: Notes) -> str:
     mapped, unknown = vocab.with_unspecified(table, value)
     if unknown:
-        notes.add(f"unknown {what} {value!r}; using 'unspecified'")
+        notes.add(f"unknown {what} {_short(value)}; using 'unspecified'")
     return mapped
 
 
@@ -196,7 +196,7 @@ def _policy(policy: ET.Element, notes: Notes) -> dict[str, Any]:
             notes.add(f"unreadable <pct> {_short(pct_text)}; ignored")
     testing = (text_of(policy, "testing") or "").lower()
     if testing not in ("", "y", "n"):
-        notes.add(f"unknown <testing> {testing!r}; taken as 'n'")
+        notes.add(f"unknown <testing> {_short(testing)}; taken as 'n'")
     return {
         "policyAdkim": _enum(vocab.ALIGNMENT, text_of(policy, "adkim"), "<adkim>", notes),
         "policyAspf": _enum(vocab.ALIGNMENT, text_of(policy, "aspf"), "<aspf>", notes),
@@ -219,7 +219,7 @@ def _failure_options(value: str | None, notes: Notes) -> list[str]:
             continue
         option = vocab.strict(vocab.FAILURE_OPTION, word)
         if option is None:
-            notes.add(f"unknown <fo> option {word.strip()!r}; ignored")
+            notes.add(f"unknown <fo> option {_short(word.strip())}; ignored")
         elif option not in options:
             options.append(option)
     return options
@@ -314,7 +314,7 @@ def _source_ip(value: str | None, notes: Notes) -> str | None:
     try:
         return str(ipaddress.ip_address(value))
     except ValueError:
-        notes.add(f"invalid <source_ip> {value!r}; left empty")
+        notes.add(f"invalid <source_ip> {_short(value)}; left empty")
         return None
 
 
@@ -326,7 +326,7 @@ def _override_reasons(evaluated: ET.Element | None, notes: Notes) -> list[dict[s
         word = text_of(reason, "type")
         kind = vocab.strict(vocab.OVERRIDE, word)
         if kind is None:
-            notes.add(f"policy override reason dropped: unknown type {word!r}")
+            notes.add(f"policy override reason dropped: unknown type {_short(word)}")
             continue
         reasons.append(_without_none({"overrideType": kind, "comment": text_of(reason, "comment")}))
     return reasons
@@ -366,7 +366,7 @@ def _auth_results(
             notes.add(f"{name} result dropped: no domain")
             continue
         if result is None:
-            notes.add(f"{name} result for {domain} dropped: unknown result {word!r}")
+            notes.add(f"{name} result for {domain} dropped: unknown result {_short(word)}")
             continue
         results.append(
             _without_none(

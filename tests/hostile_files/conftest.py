@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile_files.corpus import CASES, write_case
+from bench.hostile_corpus import CASES, write_case
 
 
 @pytest.fixture(scope="session")

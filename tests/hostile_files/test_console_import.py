@@ -9,9 +9,9 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Input
 
+from bench.hostile_corpus import CASES
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.store import MEMORY, Store
-from tests.hostile_files.corpus import CASES
 from tests.support.console import make_console
 from tui.reports.dialogs import MessageDialog
 

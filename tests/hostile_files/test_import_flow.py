@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bench.hostile_corpus import CASES, feedback
 from jmapclient import JmapClient
 from jmapclient.cli import main
 from jmapclient.dmarc import ImportSummary, load_bytes
@@ -18,8 +19,6 @@ from jmapclient.dmarc.upload import Uploader
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from jmapclient.paging import pages_of_objects
 from server_stub.runner import StubServer
-from tests.hostile_files.corpus import CASES
-from tests.support.dmarc_xml import feedback
 from tests.support.samples import samples_or_skip
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
@@ -33,7 +32,7 @@ def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def report(report_id: str, extra: str = "") -> bytes:
-    return feedback(report_id=f"<report_id>{report_id}</report_id>", metadata_extra=extra)
+    return feedback(report_id=report_id, extra=extra)
 
 
 async def test_a_set_call_failing_as_a_whole_is_retried_report_by_report() -> None:

@@ -34,7 +34,7 @@ peak = peak_bytes()
 print(json.dumps({"status": result.status, "reason": result.reason, "seconds": seconds, "peak": peak}))
 """
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
 """Hostile report files, generated at test time (no bombs are kept in the repository).
 
+Shared by ``tests/hostile_files`` and ``bench/bench_hostile_files.py``.
+
 Each case is what an attacker or a broken reporter sends, with the outcome the
 importer must reach: "ok" (imported, perhaps with warnings) or "rejected" with a
 reason containing ``reason``. ``heavy`` marks the cases that are large once
@@ -15,7 +17,42 @@ from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 
-from tests.support.dmarc_xml import feedback, record
+# A small valid report; the cases change one part of it. Kept here (not in tests/) so the
+# benchmark and the tests build the very same files.
+RECORD = """
+  <record>
+    <row><source_ip>192.0.2.1</source_ip><count>{count}</count>
+      <policy_evaluated><disposition>none</disposition><dkim>pass</dkim><spf>fail</spf></policy_evaluated>
+    </row>
+    <identifiers><header_from>example.com</header_from></identifiers>
+    <auth_results>
+      <dkim><domain>example.com</domain><selector>s1</selector><result>pass</result></dkim>
+      <spf><domain>bounce.example.com</domain><scope>mfrom</scope><result>fail</result></spf>
+    </auth_results>
+  </record>"""
+REPORT = """<?xml version="1.0" encoding="UTF-8"?>
+<feedback>
+  <report_metadata>
+    <org_name>Reporter Inc</org_name>
+    <email>dmarc@reporter.example</email>
+    <report_id>{report_id}</report_id>
+    <date_range><begin>1700000000</begin><end>1700086399</end></date_range>{extra}
+  </report_metadata>
+  <policy_published>
+    <domain>example.com</domain><adkim>r</adkim><aspf>s</aspf><p>reject</p><sp>none</sp><pct>100</pct>
+  </policy_published>{records}
+</feedback>
+"""
+
+
+def record(*, count: str = "3") -> str:
+    return RECORD.format(count=count)
+
+
+def feedback(*, records: str | None = None, report_id: str = "rid-1", extra: str = "") -> bytes:
+    body = REPORT.format(report_id=report_id, extra=extra, records=record() if records is None else records)
+    return body.encode()
+
 
 BASE = feedback()
 DECLARATION = b'encoding="UTF-8"'
