@@ -7,12 +7,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from server_stub.auth import Principal, TokenRegistry
+from server_stub.limits import BODY_TIMEOUT
 from server_stub.methods.context import CallContext
 from server_stub.profiles import ServerProfile, server_profile
 from server_stub.protocol import MAX_SIZE_REQUEST, Dispatcher, RequestProblem, parse_request
@@ -138,6 +140,16 @@ def _base_url(scope: Scope) -> str:
 
 
 async def _read_body(scope: Scope, receive: Receive) -> bytes:
+    try:
+        async with asyncio.timeout(BODY_TIMEOUT):
+            return await _receive_body(scope, receive)
+    except TimeoutError:
+        raise RequestProblem(
+            "limit", f"the request body did not arrive within {BODY_TIMEOUT:g} s", status=408
+        ) from None
+
+
+async def _receive_body(scope: Scope, receive: Receive) -> bytes:
     too_large = RequestProblem("limit", f"the request is larger than {MAX_SIZE_REQUEST} bytes", limit="maxSizeRequest")
     declared = _header(scope, b"content-length")
     if declared and declared.isdigit() and int(declared) > MAX_SIZE_REQUEST:

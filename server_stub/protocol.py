@@ -17,6 +17,7 @@ from typing import Any
 from jmapclient.encoding import unescape_pointer
 from jmapclient.models.objects import OBJECT_TYPES, ObjectType
 from jmapclient.session import CORE_CAPABILITY
+from server_stub.limits import MAX_SIZE_RESPONSE, json_size
 from server_stub.methods.context import CallContext, MethodFailure
 from server_stub.methods.get import get
 from server_stub.methods.query import query
@@ -153,8 +154,16 @@ def _walk(value: Any, tokens: list[str]) -> Any:
     raise _BadReference(f"no property {token!r}")
 
 
-def resolve_references(arguments: dict[str, Any], responses: list[list[Any]]) -> dict[str, Any]:
+def resolve_references(
+    arguments: dict[str, Any], responses: list[list[Any]], budget: int = MAX_SIZE_RESPONSE
+) -> dict[str, Any]:
+    """The arguments with each ``#name`` reference replaced by the value it points at.
+
+    Each resolved value is counted against ``budget`` as it is made, so a request of
+    many references to one large result stops at the limit instead of expanding.
+    """
     resolved: dict[str, Any] = {}
+    spent = 0
     for key, value in arguments.items():
         if not key.startswith("#"):
             resolved[key] = value
@@ -179,7 +188,16 @@ def resolve_references(arguments: dict[str, Any], responses: list[list[Any]]) ->
             resolved[name] = evaluate_pointer(source[1], value["path"])
         except _BadReference as error:
             raise MethodFailure("invalidResultReference", f"#{name}: {error}") from None
+        spent += json_size(resolved[name], budget - spent)
+        if spent > budget:
+            raise _too_large()
     return resolved
+
+
+def _too_large() -> MethodFailure:
+    return MethodFailure(
+        "requestTooLarge", f"the response would be larger than the server's limit of {MAX_SIZE_RESPONSE:,} bytes"
+    )
 
 
 # --- running a request ------------------------------------------------------------------------
@@ -198,8 +216,16 @@ class Dispatcher:
         given_created = request.get("createdIds")
         context.created_ids.update(given_created or {})
         responses: list[list[Any]] = []
+        remaining = MAX_SIZE_RESPONSE
         for name, arguments, call_id in request["methodCalls"]:
-            responses.append(self._call(name, arguments, call_id, using, responses, context))
+            response = self._call(name, arguments, call_id, using, responses, context, remaining)
+            size = json_size(response, remaining)
+            if size > remaining:
+                # The call's effects stand; only its answer is replaced, so the reply stays bounded.
+                response = ["error", _too_large().to_wire(), call_id]
+                size = json_size(response, MAX_SIZE_RESPONSE)
+            remaining = max(remaining - size, 0)
+            responses.append(response)
         answer: dict[str, Any] = {"methodResponses": responses, "sessionState": session_state}
         if given_created is not None or context.created_ids:
             answer["createdIds"] = dict(context.created_ids)
@@ -213,12 +239,13 @@ class Dispatcher:
         using: set[str],
         responses: list[list[Any]],
         context: CallContext,
+        budget: int = MAX_SIZE_RESPONSE,
     ) -> list[Any]:
         method = self.methods.get(name)
         try:
             if method is None or method.capability not in using:
                 raise MethodFailure("unknownMethod", f"{name} is not a method of the capabilities in use")
-            result = method.handler(context, resolve_references(arguments, responses))
+            result = method.handler(context, resolve_references(arguments, responses, budget))
             return [name, result, call_id]
         except MethodFailure as failure:
             return ["error", failure.to_wire(), call_id]

@@ -18,6 +18,7 @@ import uvicorn
 
 from server_stub.app import create_app
 from server_stub.auth import new_token, standard_registry
+from server_stub.limits import server_config
 from server_stub.store import MEMORY, Store
 
 START_TIMEOUT = 10.0
@@ -50,7 +51,7 @@ class StubServer:
 
             seed_store(self.store, reports=reports, directories=directories, seed=seed, now=now)
         app = create_app(self.store, profile=profile, tokens=standard_registry(self.admin_token, self.readonly_token))
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", access_log=False)
+        config = server_config(app, host=host, port=port, lifespan="on")
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
         self.base_url = ""

@@ -16,6 +16,7 @@ from jmapclient.config import data_dir
 from server_stub.app import create_app
 from server_stub.auth import new_token, standard_registry
 from server_stub.demo_data import DEFAULT_REPORTS, current_hour, seed_store
+from server_stub.limits import LIMITS_HELP, server_config
 from server_stub.profiles import PROFILES
 from server_stub.store import MEMORY, Store
 
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mailadmin serve",
         description="Run the bundled JMAP server (Directory and DmarcExternalReport) with demo data.",
+        epilog=LIMITS_HELP,
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
@@ -73,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"database: {db}", flush=True)
         print(f"admin token: {admin_token}", flush=True)
         print(f"read-only token: {readonly_token}", flush=True)
-        config = uvicorn.Config(app, log_level="warning", access_log=False)
+        config = server_config(app)
         uvicorn.Server(config).run(sockets=[listener])
         return 0
     except KeyboardInterrupt:

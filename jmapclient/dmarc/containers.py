@@ -13,7 +13,6 @@ clear reason instead of exhausting memory.
 
 from __future__ import annotations
 
-import codecs
 import io
 import re
 import zipfile
@@ -23,6 +22,7 @@ from datetime import UTC, datetime
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
+from jmapclient.dmarc.decoding import starts_like_xml
 from jmapclient.dmarc.errors import ContainerError
 
 MAX_DECOMPRESSED_BYTES = 50 * 1024 * 1024
@@ -86,10 +86,9 @@ def sniff(data: bytes) -> str:
         return "gzip"
     if data.startswith(_ZIP_MAGICS):
         return "zip"
-    body = data.removeprefix(codecs.BOM_UTF8).lstrip()
-    if not body:
+    if not data or data.isspace():
         return "empty"
-    if body.startswith(b"<"):
+    if starts_like_xml(data):
         return "xml"
     if _HEADER_LINE.match(data):
         return "email"
@@ -221,11 +220,20 @@ def _open_email(data: bytes, label: str, budget: _Budget) -> Opened:
             continue
         if not isinstance(payload, bytes) or not payload:
             continue
-        name = part.get_filename() or part.get_content_type()
+        name = _part_name(part)
         candidates += _expand(payload, f"{label}:{name}", budget, depth=1)
     if not candidates:
         raise ContainerError("e-mail has no report attachment (XML, gzip or zip)")
     return Opened(candidates=candidates, mail=mail_headers(message))
+
+
+def _part_name(part: EmailMessage) -> str:
+    """The attachment's file name for labels; hostile header parameters fall back to the type."""
+    try:
+        name = part.get_filename()
+    except Exception:  # e.g. 50,000 nested comments exhaust the header parser's recursion
+        name = None
+    return name or part.get_content_type()
 
 
 def mail_headers(message: EmailMessage) -> MailHeaders:

@@ -17,7 +17,7 @@ from os import PathLike
 from pathlib import Path
 
 from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, dedupe
-from jmapclient.dmarc.loader import iter_report_files, load_file
+from jmapclient.dmarc.loader import ParsedFile, iter_report_files, load_file
 from jmapclient.dmarc.retention import DEFAULT_RETENTION
 from jmapclient.dmarc.upload import Uploader, existing_keys
 from jmapclient.errors import MethodError
@@ -70,17 +70,29 @@ async def import_reports(
         seen = await existing_keys(api)
     if progress:
         progress(0, len(files))
+    # A copy that needed XML recovery may have lost content: it waits until every file
+    # is read, so a clean copy of the same report wins whatever the file order.
+    recovered: list[ParsedFile] = []
     for done, path in enumerate(files, start=1):
         parsed = await asyncio.to_thread(load_file, path, now=now, retain=retain)
-        for result in dedupe([parsed], seen=seen):
-            outcome.summary.add(result)
-            if uploader is not None and result.ok:
-                await uploader.add(result)
+        if parsed.ok and parsed.recovered:
+            recovered.append(parsed)
+        else:
+            await _take(parsed, seen, outcome.summary, uploader)
         if progress:
             progress(done, len(files))
+    for parsed in recovered:
+        await _take(parsed, seen, outcome.summary, uploader)
     if uploader is not None:
         await uploader.flush()
         outcome.refused, outcome.refused_reports, outcome.error = (
             uploader.refused, uploader.refused_reports, uploader.error
         )
     return outcome
+
+
+async def _take(parsed: ParsedFile, seen: set[DuplicateKey], summary: ImportSummary, uploader: Uploader | None) -> None:
+    for result in dedupe([parsed], seen=seen):
+        summary.add(result)
+        if uploader is not None and result.ok:
+            await uploader.add(result)

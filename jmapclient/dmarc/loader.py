@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from jmapclient.dmarc.containers import MAX_DECOMPRESSED_BYTES, MailHeaders, open_bytes
-from jmapclient.dmarc.errors import ReportRejected
-from jmapclient.dmarc.mapping import map_report, utc_text
+from jmapclient.dmarc.errors import failure_reason
+from jmapclient.dmarc.mapping import map_report, unsendable_number, utc_text
 from jmapclient.dmarc.notes import Notes
 from jmapclient.dmarc.retention import DEFAULT_RETENTION
 from jmapclient.dmarc.wirelists import to_set
@@ -40,6 +40,8 @@ class ParsedFile:
     reason: str | None = None
     warnings: list[str] = field(default_factory=list)
     source: str | None = None  # which document inside the file was used
+    recovered: bool = False
+    """True when the XML needed repair: a copy that parsed cleanly is preferred over this one."""
 
     @property
     def ok(self) -> bool:
@@ -107,14 +109,19 @@ def load_bytes(
     retain: timedelta = DEFAULT_RETENTION,
     limit: int = MAX_DECOMPRESSED_BYTES,
 ) -> ParsedFile:
-    """Like load_file, for content already in memory (e.g. fetched by IMAP)."""
-    path = Path(path)
-    moment = now or datetime.now(UTC)
-    try:
-        opened = open_bytes(data, path.name, limit=limit)
-    except ReportRejected as exc:
-        return ParsedFile(path, "rejected", reason=exc.reason)
+    """Like load_file, for content already in memory (e.g. fetched by IMAP).
 
+    Never raises for the content: whatever goes wrong becomes this file's rejection.
+    """
+    path = Path(path)
+    try:
+        return _load(data, path, now=now or datetime.now(UTC), retain=retain, limit=limit)
+    except Exception as exc:  # one hostile file must not end the batch
+        return ParsedFile(path, "rejected", reason=failure_reason(exc))
+
+
+def _load(data: bytes, path: Path, *, now: datetime, retain: timedelta, limit: int) -> ParsedFile:
+    opened = open_bytes(data, path.name, limit=limit)
     failures: list[str] = []
     leftover = Notes()
     for candidate in opened.candidates:
@@ -125,13 +132,20 @@ def load_bytes(
             parsed = parse_report_xml(candidate.xml)
             notes.extend(parsed.warnings)
             report = map_report(parsed.root, notes)
-        except ReportRejected as exc:
-            failures.append(exc.reason if len(opened.candidates) == 1 else f"{candidate.label}: {exc.reason}")
+            wire = external_report(report, opened.mail, now=now, retain=retain, notes=notes)
+            unsendable = unsendable_number(wire)
+        except Exception as exc:  # the next candidate may still be the report
+            reason = failure_reason(exc)
+            failures.append(reason if len(opened.candidates) == 1 else f"{candidate.label}: {reason}")
             # Keep what was learnt (e.g. which records were skipped) for the report.
             leftover.extend(notes.as_list())
             continue
-        wire = external_report(report, opened.mail, now=moment, retain=retain, notes=notes)
-        return ParsedFile(path, "ok", wire=wire, warnings=notes.as_list(), source=candidate.label)
+        if unsendable is not None:
+            failures.append(f"{unsendable}; the wire cannot carry it")
+            continue
+        return ParsedFile(
+            path, "ok", wire=wire, warnings=notes.as_list(), source=candidate.label, recovered=parsed.recovered
+        )
     return ParsedFile(path, "rejected", reason="; ".join(failures), warnings=leftover.as_list())
 
 

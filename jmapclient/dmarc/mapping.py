@@ -14,6 +14,7 @@ skipped, and a report missing a required field is rejected; each is reported.
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -32,6 +33,9 @@ DEFAULT_VERSION = 1.0
 # forbids "". "-" cannot be a real selector (a DNS label starts with a letter or
 # digit), so it marks "the reporter did not say" without inventing a selector.
 MISSING_SELECTOR = "-"
+
+# JSON numbers past this lose precision in I-JSON (RFC 7493) and JMAP's UnsignedInt.
+MAX_WIRE_INT = 2**53 - 1
 
 # Epoch seconds beyond year 9999 cannot be written as YYYY-MM-DDTHH:MM:SSZ.
 _MAX_EPOCH = 253402300799
@@ -78,7 +82,10 @@ def clean_email(value: str | None) -> str | None:
     """Return a bare addr-spec, accepting "<a@b>" and "Name <a@b>" forms."""
     if value is None:
         return None
-    address = parseaddr(value)[1].strip()
+    try:
+        address = parseaddr(value)[1].strip()
+    except RecursionError:  # thousands of nested "(" comments
+        return None
     return address if _EMAIL.match(address) else None
 
 
@@ -94,7 +101,7 @@ def map_report(root: ET.Element, notes: Notes) -> dict[str, Any]:
     email_text = text_of(meta, "email")
     email = clean_email(email_text)
     if email is None:
-        problem = "missing" if email_text is None else f"invalid ({email_text!r})"
+        problem = "missing" if email_text is None else f"invalid ({_short(email_text)})"
         raise ReportRejected(f"reporter contact <email> is {problem}")
     report_id = text_of(meta, "report_id")
     if report_id is None:
@@ -107,7 +114,7 @@ def map_report(root: ET.Element, notes: Notes) -> dict[str, Any]:
         # orgName is required on the wire; the contact address's domain names the
         # reporter well enough (what parsedmarc does for the same reporters).
         org_name = email.rsplit("@", 1)[1]
-        notes.add(f"empty <org_name>; using the contact e-mail domain {org_name!r}")
+        notes.add(f"empty <org_name>; using the contact e-mail domain {_short(org_name)}")
 
     date_range = meta.find("date_range")
     begin = _epoch_to_utc(text_of(date_range, "begin"), "begin")
@@ -139,11 +146,14 @@ def _epoch_to_utc(value: str | None, which: str) -> str:
     if value is None:
         raise ReportRejected(f"no <date_range>/<{which}>")
     try:
-        seconds = int(float(value)) if "." in value or "e" in value.lower() else int(value)
+        number = float(value) if "." in value or "e" in value.lower() else int(value)
     except ValueError:
-        raise ReportRejected(f"<date_range>/<{which}> is not epoch seconds: {value!r}") from None
+        raise ReportRejected(f"<date_range>/<{which}> is not epoch seconds: {_short(value)}") from None
+    if not math.isfinite(number):
+        raise ReportRejected(f"<date_range>/<{which}> is not a finite number: {_short(value)}")
+    seconds = int(number)
     if not 0 <= seconds <= _MAX_EPOCH:
-        raise ReportRejected(f"<date_range>/<{which}> is out of range: {value!r}")
+        raise ReportRejected(f"<date_range>/<{which}> is out of range: {_short(value)}")
     return utc_text(datetime.fromtimestamp(seconds, UTC))
 
 
@@ -153,10 +163,13 @@ def _version(value: str | None, notes: Notes) -> float:
     try:
         version = float(value)
     except ValueError:
-        notes.add(f"unreadable <version> {value!r}; using {DEFAULT_VERSION}")
+        notes.add(f"unreadable <version> {_short(value)}; using {DEFAULT_VERSION}")
         return DEFAULT_VERSION
+    if math.isinf(version):
+        # The wire's JSON has no infinity: the report cannot be sent as written.
+        raise ReportRejected(f"<version> is not a finite number: {_short(value)}")
     if version != version or version < 0:  # NaN or negative
-        notes.add(f"unreadable <version> {value!r}; using {DEFAULT_VERSION}")
+        notes.add(f"unreadable <version> {_short(value)}; using {DEFAULT_VERSION}")
         return DEFAULT_VERSION
     return version
 
@@ -169,7 +182,7 @@ def _errors(meta: ET.Element) -> dict[str, bool]:
 def _enum(table: dict[str, str], value: str | None, what: str, notes: Notes) -> str:
     mapped, unknown = vocab.with_unspecified(table, value)
     if unknown:
-        notes.add(f"unknown {what} {value!r}; using 'unspecified'")
+        notes.add(f"unknown {what} {_short(value)}; using 'unspecified'")
     return mapped
 
 
@@ -180,10 +193,10 @@ def _policy(policy: ET.Element, notes: Notes) -> dict[str, Any]:
         try:
             pct = int(pct_text)
         except ValueError:
-            notes.add(f"unreadable <pct> {pct_text!r}; ignored")
+            notes.add(f"unreadable <pct> {_short(pct_text)}; ignored")
     testing = (text_of(policy, "testing") or "").lower()
     if testing not in ("", "y", "n"):
-        notes.add(f"unknown <testing> {testing!r}; taken as 'n'")
+        notes.add(f"unknown <testing> {_short(testing)}; taken as 'n'")
     return {
         "policyAdkim": _enum(vocab.ALIGNMENT, text_of(policy, "adkim"), "<adkim>", notes),
         "policyAspf": _enum(vocab.ALIGNMENT, text_of(policy, "aspf"), "<aspf>", notes),
@@ -206,7 +219,7 @@ def _failure_options(value: str | None, notes: Notes) -> list[str]:
             continue
         option = vocab.strict(vocab.FAILURE_OPTION, word)
         if option is None:
-            notes.add(f"unknown <fo> option {word.strip()!r}; ignored")
+            notes.add(f"unknown <fo> option {_short(word.strip())}; ignored")
         elif option not in options:
             options.append(option)
     return options
@@ -245,9 +258,11 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
     try:
         count = int(count_text) if count_text is not None else 0
     except ValueError:
-        raise RecordSkipped(f"<count> is not a number: {count_text!r}") from None
+        raise RecordSkipped(f"<count> is not a number: {_short(count_text)}") from None
     if count < 0:
         raise RecordSkipped(f"<count> is negative: {count}")
+    if count > MAX_WIRE_INT:
+        raise RecordSkipped(f"<count> is larger than 2^53-1: {_short(count_text)}")
 
     evaluated = row.find("policy_evaluated")
     if evaluated is None:
@@ -299,7 +314,7 @@ def _source_ip(value: str | None, notes: Notes) -> str | None:
     try:
         return str(ipaddress.ip_address(value))
     except ValueError:
-        notes.add(f"invalid <source_ip> {value!r}; left empty")
+        notes.add(f"invalid <source_ip> {_short(value)}; left empty")
         return None
 
 
@@ -311,7 +326,7 @@ def _override_reasons(evaluated: ET.Element | None, notes: Notes) -> list[dict[s
         word = text_of(reason, "type")
         kind = vocab.strict(vocab.OVERRIDE, word)
         if kind is None:
-            notes.add(f"policy override reason dropped: unknown type {word!r}")
+            notes.add(f"policy override reason dropped: unknown type {_short(word)}")
             continue
         reasons.append(_without_none({"overrideType": kind, "comment": text_of(reason, "comment")}))
     return reasons
@@ -351,7 +366,7 @@ def _auth_results(
             notes.add(f"{name} result dropped: no domain")
             continue
         if result is None:
-            notes.add(f"{name} result for {domain} dropped: unknown result {word!r}")
+            notes.add(f"{name} result for {domain} dropped: unknown result {_short(word)}")
             continue
         results.append(
             _without_none(
@@ -374,6 +389,37 @@ def _extensions(container: ET.Element | None, notes: Notes, where: str) -> list[
             continue
         extensions.append({"name": name, "definition": definition})
     return extensions
+
+
+def _short(value: str | None, keep: int = 40) -> str:
+    """Quote outside text for a message, cut so a 4,000-digit number stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= keep else f"{text[:keep]}... ({len(value or '')} characters)"
+
+
+def unsendable_number(value: Any, where: str = "report") -> str | None:
+    """Where a number the wire cannot carry (non-finite float, integer past 2^53-1) sits; None if none.
+
+    The mapping checks each number as it reads it; this walk is the net under it, so no
+    such value reaches the wire even from a field added later.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return None if -MAX_WIRE_INT <= value <= MAX_WIRE_INT else f"{where} is an integer past 2^53-1"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else f"{where} is not a finite number"
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = unsendable_number(item, f"{where}.{key}")
+        if found is not None:
+            return found
+    return None
 
 
 def _without_none(values: dict[str, Any]) -> dict[str, Any]:

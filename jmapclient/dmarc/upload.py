@@ -12,10 +12,13 @@ from collections.abc import Iterable
 
 from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key
 from jmapclient.dmarc.loader import ParsedFile
-from jmapclient.errors import MethodError
-from jmapclient.objects import ObjectApi
+from jmapclient.errors import JmapError, MethodError
+from jmapclient.objects import ObjectApi, SetResult
 from jmapclient.paging import pages_of_objects
 from jmapclient.refusals import is_write_refusal
+
+STOPPING_ERRORS = frozenset({"forbidden", "accountReadOnly", "accountNotFound", "accountNotSupportedByMethod"})
+"""Method errors that refuse every write of this kind: retrying report by report cannot help."""
 
 REQUEST_SIZE_SHARE = 0.8
 """Leave room under maxSizeRequest for the request envelope around the reports."""
@@ -66,12 +69,49 @@ class Uploader:
             self._reject(batch, self.refused)
             return
         try:
-            creates = {f"r{index}": item.wire for index, item in enumerate(batch) if item.wire is not None}
-            result = await self.api.set(create=creates)
-        except MethodError as error:
-            self.refused, self.error = str(error), error
-            self._reject(batch, self.refused)
+            result = await self._create(batch)
+        except JmapError as error:
+            if self._stops(error):
+                self._reject(batch, str(error))
+                return
+            # The call failed as a whole, yet a server may have stored part of it (the
+            # stub stores reports one by one): ask what it holds, then send the rest alone.
+            await self._one_at_a_time(batch)
             return
+        self._record(batch, result)
+
+    async def _create(self, batch: list[ParsedFile]) -> SetResult:
+        creates = {f"r{index}": item.wire for index, item in enumerate(batch) if item.wire is not None}
+        return await self.api.set(create=creates)
+
+    def _stops(self, error: JmapError) -> bool:
+        """A refusal of writing as such ends the uploads; any other failure concerns its reports."""
+        if isinstance(error, MethodError) and error.type in STOPPING_ERRORS:
+            self.refused, self.error = str(error), error
+            return True
+        return False
+
+    async def _one_at_a_time(self, batch: list[ParsedFile]) -> None:
+        try:
+            stored = await existing_keys(self.api)
+        except JmapError as error:
+            self._reject(batch, f"the server failed the upload and could not say what it stored ({error})")
+            return
+        for item in batch:
+            if item.wire is None or duplicate_key(item.wire) in stored:
+                continue  # stored by the failed call: imported, as the summary already says
+            if self.refused:
+                self.summary.reject(item.path, self.refused)
+                continue
+            try:
+                result = await self._create([item])
+            except JmapError as error:
+                self._stops(error)  # a refusal also rejects the reports after this one
+                self.summary.reject(item.path, str(error))
+                continue
+            self._record([item], result)
+
+    def _record(self, batch: list[ParsedFile], result: SetResult) -> None:
         for key, set_error in result.not_created.items():
             reason = str(set_error)
             if is_write_refusal(set_error):

@@ -1,0 +1,172 @@
+"""Hostile report files, generated at test time (no bombs are kept in the repository).
+
+Shared by ``tests/hostile_files`` and ``bench/bench_hostile_files.py``.
+
+Each case is what an attacker or a broken reporter sends, with the outcome the
+importer must reach: "ok" (imported, perhaps with warnings) or "rejected" with a
+reason containing ``reason``. ``heavy`` marks the cases that are large once
+decompressed: their time and peak memory are what the tests bound.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+
+# A small valid report; the cases change one part of it. Kept here (not in tests/) so the
+# benchmark and the tests build the very same files.
+RECORD = """
+  <record>
+    <row><source_ip>192.0.2.1</source_ip><count>{count}</count>
+      <policy_evaluated><disposition>none</disposition><dkim>pass</dkim><spf>fail</spf></policy_evaluated>
+    </row>
+    <identifiers><header_from>example.com</header_from></identifiers>
+    <auth_results>
+      <dkim><domain>example.com</domain><selector>s1</selector><result>pass</result></dkim>
+      <spf><domain>bounce.example.com</domain><scope>mfrom</scope><result>fail</result></spf>
+    </auth_results>
+  </record>"""
+REPORT = """<?xml version="1.0" encoding="UTF-8"?>
+<feedback>
+  <report_metadata>
+    <org_name>Reporter Inc</org_name>
+    <email>dmarc@reporter.example</email>
+    <report_id>{report_id}</report_id>
+    <date_range><begin>1700000000</begin><end>1700086399</end></date_range>{extra}
+  </report_metadata>
+  <policy_published>
+    <domain>example.com</domain><adkim>r</adkim><aspf>s</aspf><p>reject</p><sp>none</sp><pct>100</pct>
+  </policy_published>{records}
+</feedback>
+"""
+
+
+def record(*, count: str = "3") -> str:
+    return RECORD.format(count=count)
+
+
+def feedback(*, records: str | None = None, report_id: str = "rid-1", extra: str = "") -> bytes:
+    body = REPORT.format(report_id=report_id, extra=extra, records=record() if records is None else records)
+    return body.encode()
+
+
+BASE = feedback()
+DECLARATION = b'encoding="UTF-8"'
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    build: Callable[[], bytes]
+    outcome: str  # "ok" or "rejected"
+    reason: str = ""
+    heavy: bool = False
+
+
+def declared(encoding: str, body: bytes = BASE) -> bytes:
+    return body.replace(DECLARATION, f'encoding="{encoding}"'.encode(), 1)
+
+
+def broken(body: bytes = BASE) -> bytes:
+    """Markup damage that sends the document down the recovery path."""
+    return body.replace(b"Reporter Inc", b"AT&T <postmaster@att.example>", 1)
+
+
+def gz(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=9)
+
+
+def zipped(name: str, data: bytes) -> bytes:
+    buffer = BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def mail_with_disposition(disposition: bytes) -> bytes:
+    return (
+        b"From: dmarc@reporter.example\r\nTo: postmaster@example.com\r\nSubject: report\r\n"
+        b"Date: Tue, 14 Nov 2023 00:00:00 +0000\r\nMIME-Version: 1.0\r\n"
+        b"Content-Type: application/xml\r\nContent-Disposition: attachment; filename=" + disposition
+        + b"\r\n\r\n" + BASE
+    )
+
+
+def stray_tag_openings(size: int) -> bytes:
+    # "<a" and then whitespace that never reaches ">": each "<" made the old repair
+    # pattern try every split of the run, quadratic in its length.
+    run = b"<a" + b" " * 4096
+    body = run * (size // len(run))
+    return BASE.replace(b"</report_metadata>", b"</report_metadata>" + body, 1)
+
+
+def stray_ampersands(size: int) -> bytes:
+    return BASE.replace(b"</report_metadata>", b"</report_metadata><x>" + b"&a" * (size // 2) + b"</x>", 1)
+
+
+def tiny_elements(count: int) -> bytes:
+    return b"<feedback>" + b"<a/>" * count + b"</feedback>"
+
+
+def tiny_attributes(count: int) -> bytes:
+    return b"<feedback><a " + b" ".join(b"a%d=''" % n for n in range(count)) + b"/></feedback>"
+
+
+def deep(levels: int) -> bytes:
+    return b"<feedback>" + b"<a>" * levels + b"</a>" * levels + b"</feedback>"
+
+
+def big_count_beside_good_record() -> bytes:
+    return feedback(records=record(count="9" * 4000) + record(count="2"))
+
+
+FOUR_MB = 4 * 1024 * 1024
+
+CASES = [
+    Case("declared-bogus.xml", lambda: declared("bogus"), "rejected", "'bogus' is unknown"),
+    Case("declared-hex-broken.xml", lambda: broken(declared("hex")), "rejected", "'hex' is not a text encoding"),
+    Case("declared-rot13-broken.xml", lambda: broken(declared("rot13")), "rejected", "'rot13' is not a text encoding"),
+    Case("declared-zlib.xml", lambda: declared("zlib"), "rejected", "'zlib' is not a text encoding"),
+    Case("declared-base64.xml", lambda: declared("base64"), "rejected", "'base64' is not a text encoding"),
+    Case("utf-7.xml", lambda: declared("UTF-7").decode().encode("utf-7"), "ok"),
+    Case("utf-16-bom.xml", lambda: declared("UTF-16").decode().encode("utf-16"), "ok"),
+    Case("utf-16-be-bom.xml", lambda: b"\xfe\xff" + declared("UTF-16").decode().encode("utf-16-be"), "ok"),
+    Case("utf-16-no-bom.xml", lambda: declared("UTF-16").decode().encode("utf-16-le"), "ok"),
+    Case("utf-32-bom.xml", lambda: declared("UTF-32").decode().encode("utf-32"), "ok"),
+    Case("utf-16-broken.xml.gz", lambda: gz(broken(declared("UTF-16")).decode().encode("utf-16")), "ok"),
+    Case("begin-1e400.xml", lambda: BASE.replace(b"<begin>1700000000", b"<begin>1e400", 1), "rejected",
+         "not a finite number"),
+    Case("end-nan.xml", lambda: BASE.replace(b"<end>1700086399", b"<end>nan", 1), "rejected", "<end>"),
+    Case("version-1e999.xml", lambda: BASE.replace(b"<feedback>", b"<feedback><version>1e999</version>", 1),
+         "rejected", "<version> is not a finite number"),
+    Case("count-4000-digits.xml", lambda: feedback(records=record(count="9" * 4000)), "rejected", "2^53-1"),
+    Case("count-5000-digits.xml", lambda: feedback(records=record(count="9" * 5000)), "rejected", "not a number"),
+    Case("count-2-53.xml", lambda: feedback(records=record(count=str(2**53))), "rejected", "2^53-1"),
+    Case("big-count-beside-good.xml", big_count_beside_good_record, "ok"),
+    Case("disposition-parens.eml", lambda: mail_with_disposition(b"(" * 50_000), "ok"),
+    Case("from-parens.eml", lambda: mail_with_disposition(b"r.xml").replace(
+        b"From: dmarc@reporter.example", b"From: " + b"(" * 50_000, 1), "ok"),
+    Case("email-parens.xml", lambda: BASE.replace(b"dmarc@reporter.example", b"(" * 50_000, 1), "rejected",
+         "<email>"),
+    Case("stray-lt-4mb.xml.gz", lambda: gz(stray_tag_openings(FOUR_MB)), "ok", heavy=True),
+    Case("stray-lt-4mb-broken.xml", lambda: stray_tag_openings(FOUR_MB).replace(b"</feedback>", b""), "ok",
+         heavy=True),
+    Case("stray-amp-4mb.xml.gz", lambda: gz(stray_ampersands(FOUR_MB)), "ok", heavy=True),
+    Case("tiny-elements.xml.gz", lambda: gz(tiny_elements(12_000_000)), "rejected", "elements and attributes",
+         heavy=True),
+    Case("tiny-attributes.xml.gz", lambda: gz(tiny_attributes(2_000_000)), "rejected", "a tag is longer",
+         heavy=True),
+    Case("deep.xml.gz", lambda: gz(deep(1_000_000)), "rejected", "nested more than", heavy=True),
+    Case("zip-of-tiny-elements.zip", lambda: zipped("r.xml", tiny_elements(12_000_000)), "rejected",
+         "elements and attributes", heavy=True),
+]
+
+
+def write_case(case: Case, directory: Path) -> Path:
+    path = directory / case.name
+    path.write_bytes(case.build())
+    return path
