@@ -14,6 +14,7 @@ skipped, and a report missing a required field is rejected; each is reported.
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -140,7 +141,7 @@ def _epoch_to_utc(value: str | None, which: str) -> str:
         raise ReportRejected(f"no <date_range>/<{which}>")
     try:
         seconds = int(float(value)) if "." in value or "e" in value.lower() else int(value)
-    except ValueError:
+    except (ValueError, OverflowError):  # 1e999 is infinite, and no epoch
         raise ReportRejected(f"<date_range>/<{which}> is not epoch seconds: {value!r}") from None
     if not 0 <= seconds <= _MAX_EPOCH:
         raise ReportRejected(f"<date_range>/<{which}> is out of range: {value!r}")
@@ -155,7 +156,7 @@ def _version(value: str | None, notes: Notes) -> float:
     except ValueError:
         notes.add(f"unreadable <version> {value!r}; using {DEFAULT_VERSION}")
         return DEFAULT_VERSION
-    if version != version or version < 0:  # NaN or negative
+    if not math.isfinite(version) or version < 0:  # NaN, 1e999 or negative: not JSON or not a version
         notes.add(f"unreadable <version> {value!r}; using {DEFAULT_VERSION}")
         return DEFAULT_VERSION
     return version
