@@ -30,6 +30,8 @@ HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 LIST_MAX = 200
 """Where lists, headers, dialogs and table cells cut a value (detail views show it whole)."""
+MESSAGE_MAX = 2000
+"""Where a sentence holding outside text (an error, a toast, a summary) is cut."""
 
 
 @lru_cache(maxsize=4096)
@@ -60,7 +62,7 @@ def safe_text(value: Any, *, single_line: bool = True, max_len: int | None = Non
 
     ``single_line`` shows line breaks as ``\\n`` (lists, tables, headers, dialogs);
     ``False`` keeps them as breaks (detail views, wrapped). ``max_len`` cuts the result with
-    an ellipsis, after escaping, so the cut never splits an escape's meaning silently.
+    an ellipsis, after escaping, so nothing hidden survives the cut.
     """
     text = value if isinstance(value, str) else ("" if value is None else str(value))
     text = _escape_hidden(text, keep="" if single_line else "\n")
