@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import zlib
 from collections.abc import Mapping
 from functools import partial
 from typing import Any
@@ -79,7 +80,9 @@ class JmapClient:
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(timeout),
-            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+            # Only encodings the client decodes itself, under the size cap (see _read_capped).
+            headers={"Authorization": f"Bearer {token}", "Accept": "application/json",
+                     "Accept-Encoding": "gzip, deflate"},
             follow_redirects=False,
         )
         self._session: Session | None = None
@@ -135,7 +138,7 @@ class JmapClient:
             if response.status_code in (404, 405, 501):
                 return Session.fallback(self.base_url)
             self._raise_for_status(url, response)
-            data = _json_body(url, response)
+            data = _json_body(url, response, "the session resource")
             if not isinstance(data, Mapping):
                 raise ProtocolError(f"the session resource at {url} is not a JSON object")
             try:
@@ -216,21 +219,52 @@ class JmapClient:
 
 
 async def _read_capped(url: str, response: httpx.Response, limit: int) -> httpx.Response:
-    """The response with its body read, counted after decompression, refused past ``limit`` bytes."""
+    """The response with its body read, counted after decompression, refused past ``limit`` bytes.
+
+    The client decodes gzip and deflate itself, ``limit`` bytes at most per step, so a small
+    compressed body that would expand to gigabytes (a gzip bomb) is stopped at the cap.
+    """
+    if response.is_stream_consumed:
+        # An in-process transport handed over a body already read (and decoded) whole.
+        if len(response.content) > limit:
+            raise ProtocolError(f"the answer from {url} is larger than {limit // 1_000_000} MB")
+        return response
+    decoder = _decoder(url, response.headers.get("Content-Encoding", ""))
     body = bytearray()
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) > limit:
-            raise ProtocolError(
-                f"the answer from {url} is larger than {limit // 1_000_000} MB once decompressed; "
-                f"if that is expected, raise {MAX_RESPONSE_ENV}"
-            )
+    try:
+        async for raw in response.aiter_raw():
+            if decoder is None:
+                body += raw
+            else:
+                pending = raw
+                while pending and len(body) <= limit:
+                    body += decoder.decompress(pending, limit + 1 - len(body))
+                    pending = decoder.unconsumed_tail
+            if len(body) > limit:
+                raise ProtocolError(
+                    f"the answer from {url} is larger than {limit // 1_000_000} MB once decompressed; "
+                    f"if that is expected, raise {MAX_RESPONSE_ENV}"
+                )
+    except zlib.error:
+        raise ProtocolError(f"the server at {url} sent a body that does not decompress") from None
     # The body is decoded already: a new response without the encoding headers holds it as it is.
     headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _HOP_HEADERS]
     return httpx.Response(response.status_code, headers=headers, content=bytes(body), request=response.request)
 
 
-def _json_body(url: str, response: httpx.Response) -> Any:
+def _decoder(url: str, content_encoding: str) -> Any:
+    """A zlib decompressor for the body's encoding; None for identity; ProtocolError for others."""
+    encoding = content_encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return None
+    if encoding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        return zlib.decompressobj()
+    raise ProtocolError(f"the server at {url} sent a body encoded as {safe_text(encoding, max_len=40)}")
+
+
+def _json_body(url: str, response: httpx.Response, what: str = "the server") -> Any:
     """The answer as JSON, or a ProtocolError that says in words what came instead."""
     try:
         return response.json()
@@ -238,9 +272,9 @@ def _json_body(url: str, response: httpx.Response) -> Any:
         if "html" in response.headers.get("Content-Type", ""):
             # Typically a proxy's or web UI's page: the URL is not the JMAP endpoint.
             raise ProtocolError(
-                f"the server at {url} answered with a web page, not JMAP; check that the URL is the mail server's"
+                f"{what} at {url} answered with a web page, not JMAP; check that the URL is the mail server's"
             ) from None
-        raise ProtocolError(f"the server at {url} answered with malformed JSON") from None
+        raise ProtocolError(f"{what} at {url} answered with malformed JSON") from None
 
 
 def _problem(response: httpx.Response) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import csv
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TextIO
 
-from jmapclient.display import json_text
+from jmapclient.display import json_text, safe_text
 from jmapclient.dmarc.counting import record_count, record_passes
 from jmapclient.dmarc.wirelists import iter_wire_list
 
@@ -107,7 +107,8 @@ def _csv_cell(column: str, value: Any) -> str:
         text = "true" if value else "false"
     else:
         text = "" if value is None else str(value)
-    return neutralise_formula(text)
+    # A cell is read in a terminal as often as in a spreadsheet: hidden characters are shown visibly.
+    return neutralise_formula(safe_text(text))
 
 
 def write_csv(rows: Iterable[Row], out: TextIO) -> int:
