@@ -8,16 +8,20 @@ bearer authentication and turns every failure into a typed error from
 from __future__ import annotations
 
 import asyncio
-import json
+import os
+import zlib
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from jmapclient.display import safe_text, wire_json
 from jmapclient.errors import (
     AccessDenied,
     AuthenticationFailed,
+    LocalValidationError,
     ProtocolError,
     RequestError,
     RequestTimeout,
@@ -33,6 +37,17 @@ WELL_KNOWN = "/.well-known/jmap"
 MAX_REDIRECTS = 5
 PROBLEM_PREFIX = "urn:ietf:params:jmap:error:"
 DEFAULT_TIMEOUT = 30.0
+DEFAULT_MAX_RESPONSE_MB = 50
+MAX_RESPONSE_ENV = "MAILADMIN_MAX_RESPONSE_MB"
+"""Raises the cap on one answer's decoded size, in megabytes, for a server that sends more."""
+_HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+def max_response_bytes() -> int:
+    """The cap on one answer's size after decompression: the default, or the person's own."""
+    raw = os.environ.get(MAX_RESPONSE_ENV, "").strip()
+    megabytes = int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MAX_RESPONSE_MB
+    return megabytes * 1_000_000
 
 
 def _same_origin(a: str, b: str) -> bool:
@@ -53,16 +68,21 @@ class JmapClient:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         transport: httpx.AsyncBaseTransport | None = None,
+        max_response: int | None = None,
     ) -> None:
         if not base_url.strip():
             raise ValueError("a server URL is required")
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
+        self.max_response = max_response or max_response_bytes()
+        """Bytes one answer may hold after decompression; more is a ProtocolError (gzip bombs)."""
         self._token = token
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(timeout),
-            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+            # Only encodings the client decodes itself, under the size cap (see _read_capped).
+            headers={"Authorization": f"Bearer {token}", "Accept": "application/json",
+                     "Accept-Encoding": "gzip, deflate"},
             follow_redirects=False,
         )
         self._session: Session | None = None
@@ -118,10 +138,13 @@ class JmapClient:
             if response.status_code in (404, 405, 501):
                 return Session.fallback(self.base_url)
             self._raise_for_status(url, response)
+            data = _json_body(url, response, "the session resource")
+            if not isinstance(data, Mapping):
+                raise ProtocolError(f"the session resource at {url} is not a JSON object")
             try:
-                return Session.from_wire(response.json(), resolve_url=partial(urljoin, url))
-            except (ValueError, json.JSONDecodeError) as error:
-                raise ProtocolError(f"the session resource at {url} is not valid: {error}") from None
+                return Session.from_wire(data, resolve_url=partial(urljoin, url))
+            except (ValueError, TypeError) as error:
+                raise ProtocolError(f"the session resource at {url} is not valid: {safe_text(error)}") from None
         raise ProtocolError(f"too many redirects from {self.base_url + WELL_KNOWN}")
 
     # --- Requests ------------------------------------------------------------------------------
@@ -137,24 +160,19 @@ class JmapClient:
             "using": session.using,
             "methodCalls": [self._with_account(call.to_wire(), session) for call in batch.calls],
         }
-        payload = json.dumps(body, separators=(",", ":")).encode()
+        try:
+            payload = wire_json(body)
+        except ValueError:
+            # NaN and Infinity are not JSON; the server would refuse the whole request.
+            reason = "a number in it is NaN or infinite, which JSON cannot carry"
+            raise LocalValidationError({"request": reason}) from None
         if len(payload) > session.limits.max_size_request:
             raise RequestError("limit", 0, f"{len(payload)} bytes", limit="maxSizeRequest")
         response = await self._send(
             "POST", session.api_url, content=payload, headers={"Content-Type": "application/json"}
         )
         self._raise_for_status(session.api_url, response)
-        try:
-            data = response.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            if "html" in response.headers.get("Content-Type", ""):
-                # Typically a proxy's or web UI's page: the URL is not the JMAP endpoint.
-                raise ProtocolError(
-                    f"the server at {session.api_url} answered with a web page, not JMAP; "
-                    "check that the URL is the mail server's"
-                ) from None
-            raise ProtocolError(f"the server at {session.api_url} answered with malformed JSON") from None
-        return Responses.from_wire(data)
+        return Responses.from_wire(_json_body(session.api_url, response))
 
     @staticmethod
     def _with_account(call: list[Any], session: Session) -> list[Any]:
@@ -166,10 +184,12 @@ class JmapClient:
         try:
             # httpx times each read on its own, so a server trickling a byte at a time would never
             # time out; the timeout also bounds the whole exchange.
-            async with asyncio.timeout(self.timeout):
-                return await self._http.request(method, url, **kwargs)
+            async with asyncio.timeout(self.timeout), self._http.stream(method, url, **kwargs) as response:
+                return await _read_capped(url, response, self.max_response)
         except (httpx.TimeoutException, TimeoutError):
             raise RequestTimeout(url, self.timeout) from None
+        except httpx.DecodingError:
+            raise ProtocolError(f"the server at {url} sent a body that does not decompress") from None
         except (httpx.ConnectError, httpx.NetworkError, httpx.RemoteProtocolError) as error:
             raise ServerUnreachable(url, _reason(error)) from None
         except httpx.HTTPError as error:
@@ -198,10 +218,69 @@ class JmapClient:
         raise ProtocolError(f"the server at {url} answered HTTP {status}{': ' + detail if detail else ''}")
 
 
+async def _read_capped(url: str, response: httpx.Response, limit: int) -> httpx.Response:
+    """The response with its body read, counted after decompression, refused past ``limit`` bytes.
+
+    The client decodes gzip and deflate itself, ``limit`` bytes at most per step, so a small
+    compressed body that would expand to gigabytes (a gzip bomb) is stopped at the cap.
+    """
+    if response.is_stream_consumed:
+        # An in-process transport handed over a body already read (and decoded) whole.
+        if len(response.content) > limit:
+            raise ProtocolError(f"the answer from {url} is larger than {limit // 1_000_000} MB")
+        return response
+    decoder = _decoder(url, response.headers.get("Content-Encoding", ""))
+    body = bytearray()
+    try:
+        async for raw in response.aiter_raw():
+            if decoder is None:
+                body += raw
+            else:
+                pending = raw
+                while pending and len(body) <= limit:
+                    body += decoder.decompress(pending, limit + 1 - len(body))
+                    pending = decoder.unconsumed_tail
+            if len(body) > limit:
+                raise ProtocolError(
+                    f"the answer from {url} is larger than {limit // 1_000_000} MB once decompressed; "
+                    f"if that is expected, raise {MAX_RESPONSE_ENV}"
+                )
+    except zlib.error:
+        raise ProtocolError(f"the server at {url} sent a body that does not decompress") from None
+    # The body is decoded already: a new response without the encoding headers holds it as it is.
+    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _HOP_HEADERS]
+    return httpx.Response(response.status_code, headers=headers, content=bytes(body), request=response.request)
+
+
+def _decoder(url: str, content_encoding: str) -> Any:
+    """A zlib decompressor for the body's encoding; None for identity; ProtocolError for others."""
+    encoding = content_encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return None
+    if encoding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        return zlib.decompressobj()
+    raise ProtocolError(f"the server at {url} sent a body encoded as {safe_text(encoding, max_len=40)}")
+
+
+def _json_body(url: str, response: httpx.Response, what: str = "the server") -> Any:
+    """The answer as JSON, or a ProtocolError that says in words what came instead."""
+    try:
+        return response.json()
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        if "html" in response.headers.get("Content-Type", ""):
+            # Typically a proxy's or web UI's page: the URL is not the JMAP endpoint.
+            raise ProtocolError(
+                f"{what} at {url} answered with a web page, not JMAP; check that the URL is the mail server's"
+            ) from None
+        raise ProtocolError(f"{what} at {url} answered with malformed JSON") from None
+
+
 def _problem(response: httpx.Response) -> dict[str, Any]:
     try:
         data = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 

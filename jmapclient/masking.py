@@ -9,7 +9,7 @@ mask by value there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from jmapclient import encoding
@@ -87,3 +87,53 @@ def masked_secret_paths(model: type[WireModel] | None, wire: Any) -> Iterator[st
 
     _visit_secrets(model, wire, note)
     return iter(found)
+
+
+# --- Secrets in arbitrary values (crash reports) -------------------------------------------------
+
+
+def _all_models(model: type[WireModel]) -> Iterator[type[WireModel]]:
+    yield model
+    for sub in model.__subclasses__():
+        yield from _all_models(sub)
+
+
+def secret_field_names() -> frozenset[str]:
+    """The wire name of every field declared ``secret=True`` in any model."""
+    import jmapclient.models  # noqa: F401  # every model is declared (and so a subclass) once imported
+
+    return frozenset(s.wire for m in _all_models(WireModel) for s in fields_of(m) if s.secret)
+
+
+def secrets_in(value: Any, names: frozenset[str], *, depth: int = 0) -> set[str]:
+    """Every string held under a secret field's name anywhere in ``value``: dicts, lists, models.
+
+    A key matches by its last pointer segment too, so a patch's ``bindSecret/secret`` counts.
+    Pydantic ``SecretStr`` values are revealed here only to be masked by the caller.
+    """
+    found: set[str] = set()
+    if depth > 20:
+        return found
+    if hasattr(value, "get_secret_value"):
+        secret = value.get_secret_value()
+        return {secret} if isinstance(secret, str) and secret else found
+    if isinstance(value, WireModel):
+        value = value.model_dump(by_alias=True)
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            secret_key = str(key).rsplit("/", 1)[-1] in names
+            if secret_key and isinstance(item, str) and item and item != MASKED_SECRET:
+                found.add(item)
+            found |= secrets_in(item, names, depth=depth + 1)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            found |= secrets_in(item, names, depth=depth + 1)
+    return found
+
+
+def mask_text(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every secret (and its repr spelling) replaced by the mask; longest first."""
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        for spelling in {secret, repr(secret)[1:-1]}:
+            text = text.replace(spelling, MASKED_SECRET)
+    return text

@@ -8,7 +8,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from jmapclient.errors import MethodError, SetError, SetFailed
+from jmapclient import answers
+from jmapclient.errors import MethodError, ProtocolError, SetError, SetFailed
 from jmapclient.exchange import Exchange
 from jmapclient.models._base import WireModel
 from jmapclient.models.objects import ObjectType, SortFallback
@@ -138,9 +139,10 @@ class ObjectApi:
         return arguments
 
     def _read_get(self, answer: Mapping[str, Any], into: GetResult, *, typed: bool) -> None:
-        into.state = str(answer.get("state") or into.state)
-        into.not_found.extend(str(i) for i in answer.get("notFound") or [])
-        for item in answer.get("list") or []:
+        method = self.type.method("get")
+        into.state = answers.text(answer, "state", method) or into.state
+        into.not_found.extend(answers.id_list(answer, "notFound", method))
+        for item in answers.object_list(answer, "list", method):
             if not isinstance(item, dict):
                 continue
             into.raw.append(item)
@@ -228,13 +230,13 @@ class ObjectApi:
             get_call = batch.add(self.type.method("get"), get_args)
         responses = await self.client.send(batch)
         answer = responses[query_call]
-        total = answer.get("total")
+        method = query_call.method
         result = QueryResult(
-            ids=[str(i) for i in answer.get("ids") or []],
-            position=int(answer.get("position") or 0),
-            total=total if isinstance(total, int) else None,
-            query_state=str(answer.get("queryState") or ""),
-            limit=answer.get("limit") if isinstance(answer.get("limit"), int) else None,
+            ids=answers.id_list(answer, "ids", method),
+            position=answers.integer(answer, "position", method, 0) or 0,
+            total=answers.integer(answer, "total", method),
+            query_state=answers.text(answer, "queryState", method),
+            limit=answers.integer(answer, "limit", method),
         )
         fetched = GetResult()
         if get_call is not None:
@@ -316,25 +318,29 @@ class ObjectApi:
                 arguments.setdefault(kind, {})[key] = value
         return arguments
 
-    @staticmethod
-    def _read_set(answer: Mapping[str, Any], into: SetResult) -> None:
-        into.new_state = str(answer.get("newState") or into.new_state)
-        into.created.update(answer.get("created") or {})
-        into.updated.update(answer.get("updated") or {})
-        into.destroyed.extend(str(i) for i in answer.get("destroyed") or [])
+    def _read_set(self, answer: Mapping[str, Any], into: SetResult) -> None:
+        method = self.type.method("set")
+        into.new_state = answers.text(answer, "newState", method) or into.new_state
+        into.created.update(answers.object_map(answer, "created", method))
+        into.updated.update(answers.object_map(answer, "updated", method))
+        into.destroyed.extend(answers.id_list(answer, "destroyed", method))
         for key, target in (
             ("notCreated", into.not_created),
             ("notUpdated", into.not_updated),
             ("notDestroyed", into.not_destroyed),
         ):
-            for object_key, error in (answer.get(key) or {}).items():
+            for object_key, error in answers.object_map(answer, key, method).items():
                 target[str(object_key)] = SetError.from_wire(error if isinstance(error, Mapping) else {})
 
     async def create(self, value: Mapping[str, Any] | WireModel) -> str:
         """Create one object and return its server id; :class:`SetFailed` on a SetError."""
         result = await self.set(create={"new": value})
         result.raise_for_failures()
-        return str(result.created["new"]["id"])
+        created = result.created.get("new")
+        new_id = created.get("id") if isinstance(created, Mapping) else None
+        if not isinstance(new_id, str):
+            raise ProtocolError(f"the server's {self.type.method('set')} answer names no id for the new object")
+        return new_id
 
     async def update(self, object_id: str, patch: Mapping[str, Any], if_in_state: str | None = None) -> None:
         result = await self.set(update={object_id: patch}, if_in_state=if_in_state)

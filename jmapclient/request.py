@@ -56,8 +56,11 @@ class Responses:
             if not (isinstance(item, list) and len(item) == 3 and isinstance(item[1], Mapping)):
                 raise ProtocolError("the server's answer holds a malformed method response")
             name, arguments, call_id = item
-            grouped.setdefault(str(call_id), []).append((str(name), dict(arguments)))
-        return cls(grouped, str(body.get("sessionState") or ""))
+            if not (isinstance(name, str) and isinstance(call_id, str)):
+                raise ProtocolError("the server's answer holds a method response without a name or call id")
+            grouped.setdefault(call_id, []).append((name, dict(arguments)))
+        state = body.get("sessionState")
+        return cls(grouped, state if isinstance(state, str) else "")
 
     def __getitem__(self, call: Call) -> dict[str, Any]:
         """The arguments of ``call``'s response, or its :class:`MethodError`, raised."""
@@ -66,10 +69,22 @@ class Responses:
             raise ProtocolError(f"the server did not answer {call.method}")
         for name, arguments in answers:
             if name == "error":
-                raise MethodError(
-                    call.method,
-                    str(arguments.get("type", "serverFail")),
-                    arguments.get("description"),
-                    **{k: v for k, v in arguments.items() if k not in ("type", "description")},
-                )
+                raise _method_error(call.method, arguments)
         return answers[0][1]
+
+
+_METHOD_ERROR_OWN = frozenset({"method", "error_type", "type", "description"})
+"""Keys an error response may not pass on as extras: they would clash with MethodError's own."""
+
+
+def _method_error(method: str, arguments: Mapping[str, Any]) -> MethodError:
+    """An ``error`` response as a MethodError, whatever types and extra keys the server put in it."""
+    error_type = arguments.get("type")
+    description = arguments.get("description")
+    extra = {str(k): v for k, v in arguments.items() if str(k) not in _METHOD_ERROR_OWN}
+    return MethodError(
+        method,
+        error_type if isinstance(error_type, str) and error_type else "serverFail",
+        description if isinstance(description, str) else None,
+        **extra,
+    )

@@ -13,21 +13,29 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual.worker import WorkerFailed
 
-from jmapclient.config import Config
+from jmapclient.config import Config, ConfigError
+from jmapclient.display import LIST_MAX
+from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
 from tui.sections import SECTIONS, Section
+from tui.widgets import outside
 from tui.widgets.nav import NavTree
 
+EXPECTED_FAILURES = (JmapError, ConfigError, OSError)
+"""What a worker may fail with that a person can be told in words (the console stays open)."""
 STYLESHEET = Path(__file__).with_name("mailadmin.tcss")
 APP_HELP = """\
 **mailadmin** mirrors the server's web UI. Pick a section in the tree on the left
@@ -42,8 +50,10 @@ class ShellHeader(Static):
     """One line: app, server, user and the breadcrumb of what is open."""
 
     def show(self, server: str, user: str, crumbs: Iterable[str]) -> None:
-        trail = " › ".join(crumbs)
-        self.update(f"[b]mailadmin[/b] │ {server} │ {user} │ {trail}")
+        # Server, user and crumbs (a reporter's name) come from outside: Text, never markup.
+        trail = " › ".join(outside.cut(crumb).plain for crumb in crumbs)
+        self.update(Text.assemble(("mailadmin", "bold"), " │ ", outside.cut(server), " │ ", outside.cut(user),
+                                  " │ ", outside.cut(trail, max_len=LIST_MAX * 2)))
 
 
 class MailAdminApp(App[int]):
@@ -91,6 +101,48 @@ class MailAdminApp(App[int]):
         self.section_view: SectionView | None = None
         """The mounted section, the only widget of the main area."""
         self.trail: tuple[str, ...] = ()
+
+    # --- Outside text and crashes ------------------------------------------------------------
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Every toast is plain text: messages quote servers' and reports' words, never markup."""
+        super().notify(outside.plain(message), title=outside.plain(title), severity=severity,
+                       timeout=timeout, markup=False)
+
+    def known_secrets(self) -> list[str]:
+        """Tokens this console holds, so that a crash report can mask them."""
+        tokens = [getattr(getattr(self.context, "client", None), "_token", "")]
+        if self.config is not None:
+            tokens += [p.token or "" for p in self.config.profiles.values()]
+        return [t for t in tokens if isinstance(t, str) and t]
+
+    def _handle_exception(self, error: Exception) -> None:
+        """A worker's expected failure is said in words; anything else stops the console safely."""
+        cause = error.error if isinstance(error, WorkerFailed) else None
+        if isinstance(cause, EXPECTED_FAILURES) and self._exception is None and self.is_running:
+            self.notify(f"That did not work: {cause}", severity="error", timeout=10)
+            return
+        self._crashed = error
+        super()._handle_exception(error)
+
+    def _fatal_error(self) -> None:
+        """Textual's version prints locals (which may hold secrets): a short, masked report instead."""
+        from tui.crash import secrets_of, short_report, write_crash_file
+
+        self.bell()
+        error = getattr(self, "_crashed", None) or self._exception
+        if error is None:
+            super()._fatal_error()
+            return
+        secrets = secrets_of(error, self.known_secrets())
+        path = write_crash_file(error, secrets)
+        where = f"Details (secrets masked) are in {path}" if path else "No crash file could be written."
+        self._exit_renderables.append(Text.assemble(
+            ("mailadmin stopped on an unexpected error.", "bold red"), f" {where}\n\n",
+            short_report(error, secrets),
+        ))
+        self._close_messages_no_wait()
 
     # --- Layout ----------------------------------------------------------------------------
 
@@ -178,7 +230,7 @@ class MailAdminApp(App[int]):
     def set_status(self, text: str, severity: str = "information") -> None:
         # A section's last message may arrive while the app is closing and the bar is gone.
         for status in self.query("#status").results(Static):
-            status.update(text)
+            status.update(outside.message(text))
             status.set_classes(f"-{severity}")
 
     def _show_header(self) -> None:
@@ -204,7 +256,7 @@ class MailAdminApp(App[int]):
 
         from tui.screens.confirm import ConfirmScreen
 
-        question = f"Quit and discard your unsaved changes to [b]{unsaved}[/b]?"
+        question = Text.assemble("Quit and discard your unsaved changes to ", outside.cut(unsaved, "bold"), "?")
         self.push_screen(ConfirmScreen(question, yes="Quit", no="Keep editing"), answered)
 
     def action_refresh(self) -> None:

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
 
-from jmapclient.cli.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, out
+from jmapclient.cli.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, note, out
 from jmapclient.cli.parser import PROG, build_parser
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def run(
         return _dispatch(args, transport)
     except UsageError as error:
         parser.print_usage(sys.stderr)
-        print(f"{PROG}: error: {error}", file=sys.stderr)
+        note(f"{PROG}: error: {error}")
         return EXIT_USAGE
     except (JmapError, ConfigError) as error:
         for line in error_lines(error):

@@ -15,7 +15,7 @@ from pathlib import Path
 from jmapclient import encoding
 from jmapclient.cli.failures import REFUSAL_HINT, emit_error
 from jmapclient.cli.filters import parse_where
-from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, out
+from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, note, out
 from jmapclient.cli.progress import Progress
 from jmapclient.client import JmapClient
 from jmapclient.dmarc.exporting import fetch_reports, save_reports, write_reports
@@ -77,5 +77,5 @@ async def export_records(args: argparse.Namespace, client: JmapClient) -> int:
     else:
         written = write_reports(fetched.reports, args.format, sys.stdout)
     where_to = f" to {args.output}" if args.output else ""
-    print(f"exported {written} records from {len(fetched.reports)} reports{where_to}", file=sys.stderr)
+    note(f"exported {written} records from {len(fetched.reports)} reports{where_to}")
     return EXIT_OK

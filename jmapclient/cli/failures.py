@@ -6,16 +6,16 @@ typed, a token, or a traceback.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 
+from jmapclient.cli.outcome import note
 from jmapclient.errors import LocalValidationError, SetError, SetFailed
 
 ERROR_PREFIX = "error: "
 
 
 def emit_error(line: str) -> None:
-    print(f"{ERROR_PREFIX}{line}", file=sys.stderr)
+    note(f"{ERROR_PREFIX}{line}")
 
 
 def set_error_lines(error: SetError, subject: str = "") -> list[str]:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 from jmapclient.cli import columns as cols
 from jmapclient.cli.failures import REFUSAL_HINT, emit_error, set_failures_lines
 from jmapclient.cli.filters import parse_sort, parse_where
-from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, UsageError, out
+from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, UsageError, note, out
 from jmapclient.cli.render import column_widths, compact_json, object_lines, table_lines
 from jmapclient.cli.values import build_object, build_patch, split_assignment
 from jmapclient.client import JmapClient
@@ -176,7 +174,7 @@ async def query(args: argparse.Namespace, client: JmapClient) -> int:
         pager = QueryPager(api, where, sort, ids_only=True)
         async for page in pager.pages():
             for object_id in page.ids:
-                out(json.dumps(object_id) if args.json else object_id)
+                out(compact_json(object_id) if args.json else object_id)
         _say_sort_note(pager)
         return EXIT_OK
     columns = cols.parse_columns(found, args.fields)
@@ -203,11 +201,11 @@ async def query(args: argparse.Namespace, client: JmapClient) -> int:
             out(line)
     _say_sort_note(pager)
     if count == 0 and not args.json:
-        print(f"no {found.label.lower()} found", file=sys.stderr)
+        note(f"no {found.label.lower()} found")
     return EXIT_OK
 
 
 def _say_sort_note(pager: QueryPager) -> None:
     """On stderr, so piped output stays data: the server could not sort as asked."""
     if pager.sort_note:
-        print(f"note: {pager.sort_note}", file=sys.stderr)
+        note(f"note: {pager.sort_note}")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+from jmapclient.display import safe_text
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -19,4 +21,10 @@ class UsageError(ValueError):
 
 
 def out(line: str = "") -> None:
-    print(line, file=sys.stdout)
+    """One result line on stdout; outside text in it can never reach the terminal as controls."""
+    print(safe_text(line, single_line=False), file=sys.stdout)
+
+
+def note(line: str) -> None:
+    """One line for the person on stderr (errors, notes, counts), made safe like :func:`out`."""
+    print(safe_text(line), file=sys.stderr)

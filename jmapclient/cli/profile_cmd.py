@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from jmapclient.cli.connection import read_token_file
-from jmapclient.cli.outcome import EXIT_OK, out
+from jmapclient.cli.outcome import EXIT_OK, note, out
 from jmapclient.cli.render import compact_json, table_lines
 from jmapclient.config import Config, ConfigError, Profile
 
@@ -57,7 +57,7 @@ def listing(args: argparse.Namespace, config: Config) -> int:
             }))
         return EXIT_OK
     if not profiles:
-        print(f"no profiles in {config.path}; add one with `mailadmin profile add NAME --url URL`", file=sys.stderr)
+        note(f"no profiles in {config.path}; add one with `mailadmin profile add NAME --url URL`")
         return EXIT_OK
     rows = [
         ["*" if p.name == config.default else "", p.name, p.url, _token_source(p), "yes" if p.read_only else ""]

@@ -7,12 +7,12 @@ sent: :func:`mask_secrets` runs on everything before it is printed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from jmapclient import encoding
+from jmapclient.display import LIST_MAX, json_text, safe_text
 from jmapclient.masking import list_items, mask_secrets, variant_model
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
@@ -22,7 +22,8 @@ COLUMN_GAP = "  "
 
 
 def compact_json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """Exact data on one line, hidden characters escaped (the one output encoder)."""
+    return json_text(value)
 
 
 # --- Single values -----------------------------------------------------------------------------------
@@ -72,7 +73,7 @@ def _variant_text(spec: FieldSpec, value: Mapping[str, Any]) -> str:
 
 def table_lines(headers: Sequence[str], rows: Iterable[Sequence[str]], widths: list[int] | None = None) -> list[str]:
     """Rows aligned in columns under ``headers``; cells hold no line breaks."""
-    body = [[_one_line(cell) for cell in row] for row in rows]
+    body = [[_cell_text(cell) for cell in row] for row in rows]
     if widths is None:
         widths = column_widths(headers, body)
     lines = [_join(headers, widths), _join(["-" * w for w in widths], widths)]
@@ -84,7 +85,7 @@ def column_widths(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list
     widths = [len(h) for h in headers]
     for row in rows:
         for index, cell in enumerate(row):
-            widths[index] = max(widths[index], len(_one_line(cell)))
+            widths[index] = max(widths[index], len(_cell_text(cell)))
     return widths
 
 
@@ -92,8 +93,9 @@ def _join(cells: Sequence[str], widths: Sequence[int]) -> str:
     return COLUMN_GAP.join(cell.ljust(width) for cell, width in zip(cells, widths, strict=False)).rstrip()
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split()) if ("\n" in text or "\t" in text) else text
+def _cell_text(text: str) -> str:
+    """A table cell: outside text on one line, visible, cut with an ellipsis when very long."""
+    return safe_text(text, max_len=LIST_MAX)
 
 
 # --- One object ---------------------------------------------------------------------------------------
@@ -117,9 +119,11 @@ def object_lines(model: type[WireModel] | None, wire: Mapping[str, Any]) -> list
             pairs.append((type_field.title or TYPE_KEY, str(wire[TYPE_KEY])))
         _collect(model, wire, "", pairs, sections)
     known = {s.wire for s in fields_of(model)} | {TYPE_KEY} if model else set()
-    pairs.extend((key, display_value(None, value)) for key, value in wire.items() if key not in known)
+    pairs.extend((safe_text(key, max_len=LIST_MAX), display_value(None, value))
+                 for key, value in wire.items() if key not in known)
     width = max((len(label) for label, _ in pairs), default=0)
-    lines = [f"{label.ljust(width)}{COLUMN_GAP}{_one_line(text)}".rstrip() for label, text in pairs]
+    # The value of one field is shown whole (a detail view), on one line, made visible.
+    lines = [f"{label.ljust(width)}{COLUMN_GAP}{safe_text(text)}".rstrip() for label, text in pairs]
     for section in sections:
         if not section.items:
             continue

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from jmapclient.display import LIST_MAX, safe_text
 from jmapclient.dmarc.loader import ParsedFile
 
 DuplicateKey = tuple[str, str, str, str, str]
@@ -96,9 +97,14 @@ class ImportSummary:
             f"rejected: {len(self.rejected)}",
         ]
         # Rejections first: they are what a person has to act on; duplicates only inform.
-        out += [f"  rejected {path}: {why}" for path, why in self.rejected]
-        out += [f"  duplicate {path}: {why}" for path, why in self.duplicates]
+        # File names, zip member names and reasons come from outside: shown visibly, cut.
+        out += [f"  rejected {_shown(path)}: {_shown(why)}" for path, why in self.rejected]
+        out += [f"  duplicate {_shown(path)}: {_shown(why)}" for path, why in self.duplicates]
         return out
+
+
+def _shown(value: object) -> str:
+    return safe_text(value, max_len=LIST_MAX)
 
 
 def summarize(results: Iterable[ParsedFile]) -> ImportSummary:

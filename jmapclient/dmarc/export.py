@@ -9,10 +9,10 @@ stay lists.
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TextIO
 
+from jmapclient.display import json_text, safe_text
 from jmapclient.dmarc.counting import record_count, record_passes
 from jmapclient.dmarc.wirelists import iter_wire_list
 
@@ -91,12 +91,24 @@ def _row(object_id: Any, report: Mapping[str, Any], record: Mapping[str, Any]) -
     }
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection")."""
+
+
+def neutralise_formula(cell: str) -> str:
+    """A leading ``'`` makes a spreadsheet show the cell as text instead of running it."""
+    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
+
+
 def _csv_cell(column: str, value: Any) -> str:
     if column in LIST_COLUMNS:
-        return CSV_SEPARATOR.join("" if v is None else str(v) for v in value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "" if value is None else str(value)
+        text = CSV_SEPARATOR.join("" if v is None else str(v) for v in value)
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    else:
+        text = "" if value is None else str(value)
+    # A cell is read in a terminal as often as in a spreadsheet: hidden characters are shown visibly.
+    return neutralise_formula(safe_text(text))
 
 
 def write_csv(rows: Iterable[Row], out: TextIO) -> int:
@@ -116,6 +128,6 @@ def write_csv(rows: Iterable[Row], out: TextIO) -> int:
 def write_json(rows: Iterable[Row], out: TextIO) -> int:
     """Write rows as a JSON array of objects; return the number of rows written."""
     materialised = [{c: row.get(c) for c in COLUMNS} for row in rows]
-    json.dump(materialised, out, indent=2, ensure_ascii=False)
+    out.write(json_text(materialised, indent=2))
     out.write("\n")
     return len(materialised)

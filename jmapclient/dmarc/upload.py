@@ -7,9 +7,9 @@ sending once the server has refused report creation as such.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
+from jmapclient.display import wire_json
 from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key
 from jmapclient.dmarc.loader import ParsedFile
 from jmapclient.errors import JmapError, MethodError
@@ -55,7 +55,12 @@ class Uploader:
         return cls(api, summary, limits.max_objects_in_set, limits.max_size_request)
 
     async def add(self, parsed: ParsedFile) -> None:
-        size = len(json.dumps(parsed.wire, separators=(",", ":")))
+        try:
+            size = len(wire_json(parsed.wire))
+        except ValueError:
+            # NaN or Infinity is not JSON: this one report is refused, the batch goes on without it.
+            self.summary.reject(parsed.path, "a number in it is NaN or infinite, which JSON cannot carry")
+            return
         if self.pending and (len(self.pending) >= self.max_objects or self.pending_bytes + size > self.max_bytes):
             await self.flush()
         self.pending.append(parsed)

@@ -13,6 +13,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     AfterValidator,
+    AllowInfNan,
     BeforeValidator,
     PlainSerializer,
     SecretStr,
@@ -97,7 +98,8 @@ IpAddr = Annotated[Text, AfterValidator(_check_ip), WireKind("ip")]
 # tighter ``ge=`` bound in pydantic's schema.
 UnsignedInt = Annotated[StrictInt, AfterValidator(_non_negative), WireKind("uint")]
 Boolean = Annotated[StrictBool, WireKind("bool")]
-Float = Annotated[float, BeforeValidator(_reject_bool_and_text), WireKind("float")]
+# NaN and Infinity are not JSON: a report holding 1e999 is refused here, not sent as ``Infinity``.
+Float = Annotated[float, BeforeValidator(_reject_bool_and_text), AllowInfNan(False), WireKind("float")]
 Duration = Annotated[StrictInt, AfterValidator(_non_negative), WireKind("duration")]
 """Integer milliseconds on the wire; shown to people as ``30s``."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -28,6 +29,7 @@ from tui.forms.base import FieldEditor, FormEdited
 from tui.forms.taglist import TagList
 from tui.screens.confirm import ConfirmScreen
 from tui.section_view import EditorDone, Status
+from tui.widgets import outside
 
 HELP = """\
 ### Directory form
@@ -83,7 +85,7 @@ class DirectoryEditor(Vertical):
         return f"{kind} directory: {self.wire.get('description') or self.wire.get('id')}"
 
     def compose(self) -> ComposeResult:
-        yield Static(f"[b]{self.title}[/b]", id="editor-title")
+        yield Static(outside.cut(self.title, "bold"), id="editor-title")
         with Horizontal(id="editor-body"):
             yield ModelForm(self.model, self.wire, tabs=True, read_only=not self.allowed, id="directory-form")
             panel = PANELS.get(self.variant)
@@ -237,7 +239,7 @@ class DirectoryEditor(Vertical):
 
     def _message(self, text: str, *, severity: str = "error") -> None:
         message = self.query_one("#editor-message", Static)
-        message.update(text)
+        message.update(outside.message(text))
         message.display = bool(text)
         message.set_classes(f"error -{severity}" if text else "error")
 
@@ -272,7 +274,8 @@ class DirectoryEditor(Vertical):
                 self.post_message(EditorDone())
 
         self.app.push_screen(
-            ConfirmScreen(f"Discard your changes to [b]{self.title}[/b]?", yes="Discard", no="Keep editing"),
+            ConfirmScreen(Text.assemble("Discard your changes to ", outside.cut(self.title, "bold"), "?"),
+                          yes="Discard", no="Keep editing"),
             answered,
         )
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rich.markup import escape
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widgets import Input, Label, Static
 
+from jmapclient.display import safe_text
 from jmapclient.models import OidcDirectory
 from jmapclient.models.introspect import field_by_wire
 from jmapclient.rules import explain_ldap_login, oidc_login_name
@@ -35,11 +36,12 @@ class LdapLoginPanel(RulePanel):
 
     def follow(self, wire: Mapping[str, Any]) -> None:
         explanation = explain_ldap_login(wire)
-        lines = [f"Mode: [b]{escape(explanation.mode)}[/b]", ""]
-        lines += [escape(step) for step in explanation.steps]
+        # Steps and warnings quote what was typed (a Base DN may hold "[/"): Content, never markup.
+        parts: list[str | tuple[str, str]] = ["Mode: ", (safe_text(explanation.mode), "bold"), "\n"]
+        parts += [f"\n{safe_text(step, single_line=False)}" for step in explanation.steps]
         for warning in explanation.warnings:
-            lines += ["", f"[b $warning]⚠ {escape(warning)}[/]"]
-        self.query_one("#l1-text", Static).update("\n".join(lines))
+            parts += ["\n\n", (f"⚠ {safe_text(warning, single_line=False)}", "bold $warning")]
+        self.query_one("#l1-text", Static).update(Content.assemble(*parts))
         self.set_class(bool(explanation.warnings), "-warning")
 
 
@@ -64,7 +66,7 @@ class OidcTryPanel(RulePanel):
         self.claim_username = claim if isinstance(claim, str) and claim else DEFAULT_USERNAME_CLAIM
         domain = wire.get("usernameDomain")
         self.username_domain = domain if isinstance(domain, str) and domain else None
-        self.query_one("#o1-username-label", Label).update(f"{self.claim_username} claim")
+        self.query_one("#o1-username-label", Label).update(Content(f"{safe_text(self.claim_username)} claim"))
         self._try()
 
     @on(Input.Changed, "#o1-username, #o1-email")
@@ -78,9 +80,11 @@ class OidcTryPanel(RulePanel):
         outcome = oidc_login_name(claims, claim_username=self.claim_username, username_domain=self.username_domain)
         result = self.query_one("#o1-result", Static)
         if outcome.login is not None:
-            result.update(f"[b $success]Login name: {escape(outcome.login)}[/]\n{escape(outcome.reason)}")
+            result.update(Content.assemble((f"Login name: {safe_text(outcome.login)}", "bold $success"),
+                                           "\n", safe_text(outcome.reason, single_line=False)))
         else:
-            result.update(f"[b $error]Rejected[/]\n{escape(outcome.reason.removeprefix('rejected: '))}")
+            reason = outcome.reason.removeprefix("rejected: ")
+            result.update(Content.assemble(("Rejected", "bold $error"), "\n", safe_text(reason, single_line=False)))
         self.set_class(outcome.login is None, "-rejected")
 
 

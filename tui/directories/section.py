@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -22,6 +23,7 @@ from tui.directories.editor import DirectoryEditor
 from tui.directories.variant_picker import VariantPicker, kind_name
 from tui.screens.confirm import ConfirmScreen
 from tui.section_view import Breadcrumb, EditorDone, SectionView, Status
+from tui.widgets import outside
 from tui.widgets.filter_bar import FilterBar, matches
 from tui.widgets.list_table import ListTable
 
@@ -111,7 +113,7 @@ class DirectoriesSection(SectionView):
                 reasons.append(f"{label}: {reason}")
         text = "Disabled — " + "; ".join(reasons) if reasons else ""
         permissions = self.query_one("#dir-permissions", Static)
-        permissions.update(text)
+        permissions.update(outside.message(text))
         permissions.display = bool(text)
         self.refresh_bindings()
 
@@ -150,7 +152,7 @@ class DirectoriesSection(SectionView):
 
     def _message(self, text: str, *, retry: bool = False) -> None:
         message = self.query_one("#dir-message", Static)
-        message.update(text)
+        message.update(outside.message(text))
         message.display = bool(text)
         self.query_one("#dir-retry").display = retry
 
@@ -234,9 +236,9 @@ class DirectoriesSection(SectionView):
             self.post_message(Status(f"Cannot delete: {reason}", "warning"))
             return
         name = directory_label(wire)
-        question = (
-            f"Delete the {kind_name(wire.get(TYPE_KEY))} directory [b]{name}[/b]?\n\n"
-            "Accounts that log in through it will no longer be able to."
+        question = Text.assemble(
+            f"Delete the {outside.cut(kind_name(wire.get(TYPE_KEY))).plain} directory ", outside.cut(name, "bold"),
+            "?\n\nAccounts that log in through it will no longer be able to.",
         )
 
         def answered(yes: bool | None) -> None:

@@ -12,6 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Label, Static
 
 from jmapclient.models.introspect import FieldSpec
+from tui.widgets import outside
 
 
 class _Omit:
@@ -101,7 +102,7 @@ class FieldEditor(VerticalGroup):
 
     def set_error(self, message: str | None) -> None:
         error = self.query_one(".field-error", Static)
-        error.update(message or "")
+        error.update(outside.message(message or ""))
         error.display = bool(message)
         self.set_class(bool(message), "-has-error")
 

@@ -38,6 +38,8 @@ from tui.reports.cache import DigestCache
 from tui.reports.chart import bar_chart
 from tui.reports.detail import DETAIL_CSS, DmarcDetail, label
 from tui.reports.query import InboxQuery
+from tui.widgets import outside
+from tui.widgets.outside import OutsideTable
 
 ANALYTICS_CAP = 5_000
 """At most this many reports (the newest the filter shows) enter the figures."""
@@ -93,13 +95,13 @@ chosen period, computed here from a local cache (reports never change):
         yield Button("Retry", id="retry")
         with TabbedContent(id="tabs"):
             with TabPane("Domains", id="tab-domains"):
-                yield DataTable(id="domains", cursor_type="row", zebra_stripes=True)
+                yield OutsideTable(id="domains", cursor_type="row", zebra_stripes=True)
             with TabPane("Sources", id="tab-sources"):
-                yield DataTable(id="sources", cursor_type="row", zebra_stripes=True)
+                yield OutsideTable(id="sources", cursor_type="row", zebra_stripes=True)
             with TabPane("Daily", id="tab-daily"), VerticalScroll():
                 yield Static(id="chart")
             with TabPane("Failures", id="tab-failures"):
-                yield DataTable(id="failures", cursor_type="row", zebra_stripes=True)
+                yield OutsideTable(id="failures", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
         self.query_one("#retry").display = False
@@ -163,7 +165,7 @@ chosen period, computed here from a local cache (reports never change):
         except JmapError as error:
             learn(self.context, "list", error)
             progress.display = False
-            status.update(Text(f"Could not fetch the reports: {error}", style="bold red"))
+            status.update(outside.message(f"Could not fetch the reports: {error}", "bold red"))
             self.query_one("#retry").display = True
             return
         try:

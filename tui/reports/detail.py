@@ -37,6 +37,7 @@ from jmapclient.models.introspect import field_by_wire
 from tui.context import ConsoleContext
 from tui.reports import fmt
 from tui.reports.access import learn
+from tui.widgets import outside
 from tui.widgets.list_table import ListTable
 
 DETAIL_CSS = """
@@ -85,7 +86,8 @@ def panel(title: str, rows: list[tuple[str, str]]) -> Table:
     table.add_column(style="bold", min_width=22)
     table.add_column()
     for name, value in rows:
-        table.add_row(name, Text(value))
+        # Names (an extension's) and values come from the report: whole, wrapped, never markup.
+        table.add_row(outside.cut(name), outside.whole(value))
     return table
 
 
@@ -184,14 +186,14 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
             got = await self.context.client.dmarc_reports.get([self.report_id])
         except JmapError as error:
             learn(self.context, "open", error)
-            status.update(f"Could not load the report: {error}")
+            status.update(outside.message(f"Could not load the report: {error}"))
             status.set_classes("error")
             self.query_one("#retry").display = True
             return
         finally:
             body.loading = False
         if self.report_id in got.invalid:
-            status.update(f"This client cannot read the report: {got.invalid[self.report_id]}")
+            status.update(outside.message(f"This client cannot read the report: {got.invalid[self.report_id]}"))
             status.set_classes("error")
             return
         if not got.items:
@@ -304,7 +306,7 @@ One row per sending source and result. **f** shows only records failing DMARC,
 
 def _verdict(value: str) -> Text:
     style = {"pass": "green", "fail": "bold red"}.get(value, "")
-    return Text(value, style=style)
+    return outside.cut(value, style)
 
 
 # --- Record -----------------------------------------------------------------------------------
@@ -318,7 +320,7 @@ def results_table(title: str, model: type[WireModel], columns: tuple[str, ...], 
     for wire in columns:
         table.add_column(label(model, wire))
     for item in items:
-        table.add_row(*(Text(show(getattr(item, field_by_wire(model, w).name))) for w in columns))
+        table.add_row(*(outside.cut(show(getattr(item, field_by_wire(model, w).name))) for w in columns))
     if not items:
         table.add_row(*(["none reported"] + [""] * (len(columns) - 1)))
     return table

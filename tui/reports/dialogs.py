@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar, cast, get_args
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -14,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from jmapclient.dmarc.exporting import ExportFormat
+from tui.widgets import outside
 
 T = TypeVar("T")
 
@@ -79,7 +81,7 @@ class ImportDialog(DmarcDialog[list[str]]):
         try:
             paths = shlex.split(text)
         except ValueError as error:
-            self.query_one("#error", Static).update(f"Cannot read the paths: {error}")
+            self.query_one("#error", Static).update(outside.message(f"Cannot read the paths: {error}"))
             return
         if not paths:
             self.query_one("#error", Static).update("Give at least one file or folder.")
@@ -135,7 +137,7 @@ class KeepChoice:
 class KeepDialog(DmarcDialog[KeepChoice]):
     """Edit when a report expires (and its tenant where the server has tenants)."""
 
-    def __init__(self, describe: str, expires: str, expires_label: str, tenant: str | None,
+    def __init__(self, describe: str | Text, expires: str, expires_label: str, tenant: str | None,
                  tenant_label: str | None, check_expiry: Callable[[str], str]) -> None:
         super().__init__()
         self.check_expiry = check_expiry
@@ -149,7 +151,8 @@ class KeepDialog(DmarcDialog[KeepChoice]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Keep this report longer", classes="dialog-title")
-            yield Static(self.describe, classes="dialog-note")
+            yield Static(outside.cut(self.describe) if isinstance(self.describe, str) else self.describe,
+                         classes="dialog-note", markup=False)
             yield Label(f"{self.expires_label} (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)")
             yield Input(value=self.expires, id="expires")
             if self.tenant_label is not None:
@@ -170,7 +173,7 @@ class KeepDialog(DmarcDialog[KeepChoice]):
         self.dismiss(KeepChoice(expires, tenant))
 
     def show_error(self, text: str) -> None:
-        self.query_one("#error", Static).update(text)
+        self.query_one("#error", Static).update(outside.message(text))
 
 
 class MessageDialog(DmarcDialog[None]):
@@ -192,5 +195,5 @@ class MessageDialog(DmarcDialog[None]):
             yield Label(self.title_text, classes="dialog-title")
             # A long summary scrolls inside the dialog, so Close always stays on screen.
             with VerticalScroll(id="message-scroll"):
-                yield Static("\n".join(self.lines), id="message", markup=False)
+                yield Static(outside.message("\n".join(self.lines)), id="message", markup=False)
             yield Horizontal(Button("Close", id="cancel", variant="primary"), classes="dialog-buttons")

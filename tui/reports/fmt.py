@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from jmapclient.display import safe_text
 from jmapclient.encoding import parse_utc
 
 
@@ -42,7 +43,8 @@ def period(begin: str, end: str, year: int | None = None) -> str:
 
 
 def clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """Outside text cut to ``width`` with an ellipsis, its hidden characters made visible."""
+    return safe_text(text, max_len=width)
 
 
 def count(value: int) -> str:

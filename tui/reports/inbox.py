@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -32,6 +31,7 @@ from tui.reports.inbox_table import InboxTable
 from tui.reports.pager import InboxPager, InboxRow, Page, position_text
 from tui.reports.query import InboxQuery, QueryInputError, parse_comparison, parse_day
 from tui.section_view import Breadcrumb, SectionView
+from tui.widgets import outside
 
 HELP = """\
 ### DMARC reports
@@ -265,13 +265,13 @@ class DmarcInbox(InboxActions, SectionView):
             text += f"  {len(self.state.marked)} marked"
         self.query_one("#dmarc-position", Static).update(text)
         self.query_one("#dmarc-sort", Static).update(f"sort: {self.state.query.describe_sort()} (s)")
-        self.query_one("#dmarc-note", Static).update(self.pager.sort_note)
+        self.query_one("#dmarc-note", Static).update(outside.message(self.pager.sort_note))
 
     def show_error(self, text: str) -> None:
         self.query_one(InboxTable).display = False
         self.query_one("#dmarc-empty").display = False
         self.query_one("#dmarc-error").display = True
-        self.query_one("#dmarc-error-text", Static).update(text)
+        self.query_one("#dmarc-error-text", Static).update(outside.message(text))
         self.query_one("#dmarc-position", Static).update("")
         self.show_permissions()
 
@@ -318,7 +318,7 @@ class DmarcInbox(InboxActions, SectionView):
                 values[widget_id].add_class("-invalid")
                 problems.append(str(error))
         if problems:
-            self.query_one("#dmarc-note", Static).update(Text("; ".join(problems), style="bold red"))
+            self.query_one("#dmarc-note", Static).update(outside.message("; ".join(problems), "bold red"))
             return
         query = replace(self.state.query, domain=values["f-domain"].value.strip(),
                         tenant=values["f-tenant"].value.strip(), **parsed)

@@ -11,6 +11,7 @@ import asyncio
 from datetime import datetime
 from pathlib import Path
 
+from rich.text import Text
 from textual import work
 from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
@@ -32,6 +33,7 @@ from tui.reports.inbox_state import InboxState
 from tui.reports.inbox_table import InboxTable
 from tui.reports.pager import InboxRow
 from tui.screens.confirm import ConfirmScreen
+from tui.widgets import outside
 
 IMPORT_FILE_CAP = 10_000
 EXPORT_CAP = 20_000
@@ -103,7 +105,7 @@ class InboxActions(Vertical):
         if self.updates_refused:
             lines.append(f"Keep longer unavailable: {self.updates_refused}")
         denied = self.query_one("#dmarc-denied", Static)
-        denied.update("\n".join(lines))
+        denied.update(outside.message("\n".join(lines)))
         denied.display = bool(lines)
         self.refresh_bindings()
 
@@ -124,10 +126,14 @@ class InboxActions(Vertical):
         if not ids:
             return
         if len(ids) == 1 and (row := self.state.row(ids[0])) is not None:
-            question = (f"Delete the report from {row.reporter} for {row.policy_domain} "
-                        f"({fmt.period(row.begin, row.end)})? This cannot be undone.")
+            # The names are the reporter's own words: one line each, shown literally, never markup.
+            question = Text.assemble(
+                "Delete the report from ", outside.cut(row.reporter, "bold"), " for ",
+                outside.cut(row.policy_domain, "bold"), f" ({fmt.period(row.begin, row.end)})?\n\n",
+                ("This cannot be undone.", "bold"),
+            )
         else:
-            question = f"Delete {len(ids)} marked reports? This cannot be undone."
+            question = Text.assemble(f"Delete {len(ids)} marked reports?\n\n", ("This cannot be undone.", "bold"))
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -248,7 +254,8 @@ class InboxActions(Vertical):
         has_tenants = any(r.tenant for r in self.state.rows)
         tenant_label = label(DmarcExternalReport, "memberTenantId") if has_tenants else None
         dialog = KeepDialog(
-            f"{row.reporter} · {row.policy_domain} · {fmt.period(row.begin, row.end)}",
+            Text.assemble(outside.cut(row.reporter), " · ", outside.cut(row.policy_domain), " · ",
+                          fmt.period(row.begin, row.end)),
             fmt.day(row.expires), label(DmarcExternalReport, "expiresAt"), row.tenant, tenant_label,
             check_expiry=lambda text: _expiry(text, row.expires, self.context.now()),
         )

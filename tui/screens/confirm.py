@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+from tui.widgets import outside
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -20,7 +23,7 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
     ]
 
-    def __init__(self, question: str, *, yes: str = "Yes", no: str = "No") -> None:
+    def __init__(self, question: str | Text, *, yes: str = "Yes", no: str = "No") -> None:
         super().__init__()
         self.question = question
         self.yes = yes
@@ -28,7 +31,9 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="dialog"):
-            yield Static(self.question, id="confirm-question")
+            # The question quotes outside names: built as Text by the caller, a string is shown plain.
+            yield Static(self.question if isinstance(self.question, Text) else outside.message(self.question),
+                         id="confirm-question", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button(f"{self.yes} (y)", variant="error", id="confirm-yes", compact=True)
                 yield Button(f"{self.no} (n)", id="confirm-no", compact=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -19,6 +20,8 @@ from textual.widgets import Button, DataTable, Input, Label, LoadingIndicator, S
 from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
+from tui.widgets import outside
+from tui.widgets.outside import OutsideTable
 
 Connector = Callable[[Profile], Awaitable[ConsoleContext]]
 
@@ -90,7 +93,7 @@ class ProfileScreen(ModalScreen[Profile | None]):
         elif not token and not token_file:
             problem = "Give a token or a token file."
         if problem:
-            self.query_one("#profile-error", Static).update(problem)
+            self.query_one("#profile-error", Static).update(outside.message(problem))
             return
         read_only = self.query_one("#profile-read-only", Switch).value
         self.dismiss(Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only))
@@ -122,8 +125,8 @@ class ConnectScreen(Screen[ConsoleContext | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="connect-box"):
             yield Static("Connect to a mail server", classes="dialog-title")
-            yield Static(f"Profiles from {self.config.path}", id="connect-path", classes="note")
-            yield DataTable(id="profiles", cursor_type="row", zebra_stripes=True)
+            yield Static(outside.cut(f"Profiles from {self.config.path}"), id="connect-path", classes="note")
+            yield OutsideTable(id="profiles", cursor_type="row", zebra_stripes=True)
             with Horizontal(classes="buttons"):
                 yield Button("Connect", variant="primary", id="connect-go", compact=True)
                 yield Button("Add", id="connect-add", compact=True)
@@ -175,7 +178,7 @@ class ConnectScreen(Screen[ConsoleContext | None]):
             button.disabled = busy
 
     def _explain(self, text: str, *, retry: bool = False) -> None:
-        self.query_one("#connect-error", Static).update(text)
+        self.query_one("#connect-error", Static).update(outside.message(text))
         self.query_one("#connect-retry").display = retry
 
     def action_cursor(self, step: int) -> None:
@@ -240,7 +243,9 @@ class ConnectScreen(Screen[ConsoleContext | None]):
                 self.config.remove(profile.name)
                 self._write()
 
-        self.app.push_screen(ConfirmScreen(f"Remove the profile [b]{profile.name}[/b] ({profile.url})?"), remove)
+        question = Text.assemble("Remove the profile ", outside.cut(profile.name, "bold"), " (",
+                                 outside.cut(profile.url), ")?")
+        self.app.push_screen(ConfirmScreen(question), remove)
 
     def _write(self) -> None:
         try:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable
+
+from tui.widgets.outside import OutsideTable
 
 
-class ListTable(DataTable[str]):
+class ListTable(OutsideTable[str]):
     """``enter`` posts ``DataTable.RowSelected`` (the view opens the row)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -1,0 +1,92 @@
+"""The one boundary for outside text: what a server, a report file or another administrator wrote.
+
+Every string the client did not write itself passes through :func:`safe_text` before a person
+reads it, in the console and the CLI alike, and through :func:`json_text` before it is printed
+as JSON. Nothing that reaches a terminal can then steer it (ESC/OSC/CSI sequences, ``\\r``),
+hide or reorder text (bidi controls, zero-width characters) or break a one-line field (``\\n``).
+
+The convention, one for both human output and JSON: a character that must not reach the
+terminal is shown as its JSON escape, ``\\n``, ``\\r``, ``\\t`` or ``\\uXXXX`` (``\\x1b`` →
+``\\u001b``, U+202E → ``\\u202e``; characters beyond U+FFFF as a surrogate pair, as JSON
+writes them). Backslashes themselves are left as they are: the text stays literal and readable.
+
+Which characters: C0 controls, DEL, C1 controls, the line and paragraph separators, every
+format character (Unicode category Cf: bidi controls U+202A–202E, U+2066–2069, U+200E/F,
+U+061C, zero-width U+200B–200D, U+2060, U+FEFF, soft hyphen, tags...) and lone surrogates.
+In multi-line text (detail views) ``\\n`` stays a line break; everywhere else it is shown.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+ELLIPSIS = "…"
+SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+"""Controls, format characters (bidi, zero-width), lone surrogates, line/paragraph separators."""
+
+LIST_MAX = 200
+"""Where lists, headers, dialogs and table cells cut a value (detail views show it whole)."""
+MESSAGE_MAX = 2000
+"""Where a sentence holding outside text (an error, a toast, a summary) is cut."""
+
+
+@lru_cache(maxsize=4096)
+def is_hidden(char: str) -> bool:
+    """True for a character that must never reach a terminal as itself."""
+    return unicodedata.category(char) in HIDDEN_CATEGORIES
+
+
+def escape_char(char: str) -> str:
+    """The JSON spelling of one character: ``\\n``, ``\\u001b``, or a surrogate pair beyond U+FFFF."""
+    if char in SHORT_ESCAPES:
+        return SHORT_ESCAPES[char]
+    code = ord(char)
+    if code > 0xFFFF:
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def _escape_hidden(text: str, keep: str) -> str:
+    if text.isascii() and text.isprintable():
+        return text  # the common case: nothing to do
+    return "".join(escape_char(c) if c not in keep and is_hidden(c) else c for c in text)
+
+
+def safe_text(value: Any, *, single_line: bool = True, max_len: int | None = None) -> str:
+    """Any outside value as text a person can read safely.
+
+    ``single_line`` shows line breaks as ``\\n`` (lists, tables, headers, dialogs);
+    ``False`` keeps them as breaks (detail views, wrapped). ``max_len`` cuts the result with
+    an ellipsis, after escaping, so nothing hidden survives the cut.
+    """
+    text = value if isinstance(value, str) else ("" if value is None else str(value))
+    text = _escape_hidden(text, keep="" if single_line else "\n")
+    if max_len is not None and len(text) > max_len:
+        text = text[: max(max_len - 1, 0)] + ELLIPSIS
+    return text
+
+
+# --- JSON ---------------------------------------------------------------------------------------------
+
+def json_text(value: Any, *, indent: int | None = None) -> str:
+    """``value`` as JSON that is exact data yet safe to print: the one JSON encoder for output.
+
+    Non-ASCII text stays readable (``ensure_ascii=False``) but every hidden character is written
+    as ``\\uXXXX``; ``json`` already escapes C0 controls. NaN and Infinity are refused: they are
+    not JSON.
+    """
+    separators = (",", ":") if indent is None else (",", ": ")
+    encoded = json.dumps(value, ensure_ascii=False, allow_nan=False, indent=indent, separators=separators)
+    # json escaped every C0 control inside strings, so a line break left is the indent's; any other
+    # hidden character can only sit inside a string, where its escape means the same character.
+    return _escape_hidden(encoded, keep="\n")
+
+
+def wire_json(value: Any) -> bytes:
+    """A request body: compact, ASCII-safe, and never NaN or Infinity (a ``ValueError`` instead)."""
+    return json.dumps(value, separators=(",", ":"), allow_nan=False).encode()

@@ -1,0 +1,58 @@
+"""Outside text in the console: what servers, report files and other administrators wrote.
+
+Every such string is shown through these helpers, which turn it into a ``rich.text.Text``
+(never a markup string) after :func:`jmapclient.display.safe_text` made its hidden
+characters visible. Our own words around it are joined with ``Text.assemble``, which does
+not read markup either, so ``[/x]`` or ``[@click=...]`` in a report is shown, never run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import DataTable
+from textual.widgets.data_table import CellType, ColumnKey, RowKey
+
+from jmapclient.display import LIST_MAX, MESSAGE_MAX, safe_text
+
+
+def cut(value: Any, style: str = "", *, justify: Any = None, max_len: int = LIST_MAX) -> Text:
+    """One line, cut with an ellipsis: table cells, headers, dialogs, lists."""
+    return Text(safe_text(value, max_len=max_len), style=style, justify=justify)
+
+
+def whole(value: Any, style: str = "", *, multi_line: bool = False) -> Text:
+    """A detail view's value: whole and wrapped; a line break shows as ``\\n`` unless ``multi_line``."""
+    return Text(safe_text(value, single_line=not multi_line), style=style, overflow="fold")
+
+
+def message(value: Any, style: str = "") -> Text:
+    """A sentence holding outside text (an error, a summary): line breaks kept, cut when huge."""
+    return Text(safe_text(value, single_line=False, max_len=MESSAGE_MAX), style=style)
+
+
+def plain(value: Any) -> str:
+    """A message as a plain string for APIs that take one (toasts): visible, cut, to be shown unmarked."""
+    return safe_text(value, single_line=False, max_len=MESSAGE_MAX)
+
+
+def cell(value: Any) -> Any:
+    """A table cell: a string becomes safe ``Text``; anything already renderable is ours and kept."""
+    return cut(value) if isinstance(value, str) else value
+
+
+class OutsideTable(DataTable[CellType]):
+    """A DataTable whose string cells are outside text: never markup, hidden characters shown.
+
+    DataTable reads a ``str`` cell as markup; here every one is turned into ``Text`` first.
+    """
+
+    def add_row(self, *cells: Any, height: int | None = 1, key: str | None = None,
+                label: Any = None) -> RowKey:
+        return super().add_row(*(cell(c) for c in cells), height=height, key=key,
+                               label=cell(label) if label is not None else None)
+
+    def update_cell(self, row_key: RowKey | str, column_key: ColumnKey | str, value: Any, *,
+                    update_width: bool = False) -> None:
+        super().update_cell(row_key, column_key, cell(value), update_width=update_width)
