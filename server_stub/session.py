@@ -11,6 +11,7 @@ from server_stub.auth import Principal
 from server_stub.methods.context import ACCOUNT_ID, MAX_OBJECTS_IN_GET, MAX_OBJECTS_IN_SET
 from server_stub.profiles import ServerProfile
 from server_stub.protocol import MAX_CALLS_IN_REQUEST, MAX_SIZE_REQUEST
+from server_stub.schema import COLLATIONS
 
 SESSION_PATH = "/jmap/session"
 WELL_KNOWN_PATH = "/.well-known/jmap"
@@ -23,7 +24,7 @@ CORE_LIMITS: dict[str, Any] = {
     "maxCallsInRequest": MAX_CALLS_IN_REQUEST,
     "maxObjectsInGet": MAX_OBJECTS_IN_GET,
     "maxObjectsInSet": MAX_OBJECTS_IN_SET,
-    "collationAlgorithms": ["i;ascii-numeric", "i;ascii-casemap", "i;unicode-casemap"],
+    "collationAlgorithms": list(COLLATIONS),
 }
 
 
