@@ -44,7 +44,9 @@ def session_resource(profile: ServerProfile, principal: Principal, base_url: str
                 "accountCapabilities": {profile.capability: management},
             }
         },
-        "primaryAccounts": {CORE_CAPABILITY: ACCOUNT_ID, profile.capability: ACCOUNT_ID},
+        # The real server names no core primary account (wire-notes.md); the spec profile names both.
+        "primaryAccounts": {**({CORE_CAPABILITY: ACCOUNT_ID} if profile.capability_in_session else {}),
+                            profile.capability: ACCOUNT_ID},
         "username": principal.username,
         "apiUrl": base_url + profile.api_path,
         "downloadUrl": base_url + "/jmap/download/{accountId}/{blobId}/{name}?accept={type}",

@@ -21,6 +21,8 @@ from server_stub.real_rules import unparsable, with_server_defaults
 from server_stub.validation import InvalidObject, Problem, stored_form, validate_incoming
 
 ARGUMENTS = {"accountId", "ifInState", "create", "update", "destroy"}
+REPORT_REFUSALS = {"create": "Reports cannot be created", "update": "External reports cannot be updated"}
+"""The real server's words when it refuses to write an external DMARC report (wire-notes.md)."""
 
 
 class SetRefused(Exception):
@@ -57,7 +59,7 @@ def _arguments(arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any
 def _check_writable(context: CallContext, object_type: ObjectType, action: Action) -> None:
     """The real server refuses to create or update external reports (wire-notes.md)."""
     if object_type.name == "DmarcExternalReport" and not context.profile.reports_writable and action != "destroy":
-        raise SetRefused(_set_error("forbidden", f"Reports cannot be {action}d"))
+        raise SetRefused(_set_error("forbidden", REPORT_REFUSALS[action]))
 
 
 def _validated(context: CallContext, object_type: ObjectType, wire: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
