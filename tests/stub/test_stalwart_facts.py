@@ -197,8 +197,8 @@ async def test_reports_cannot_be_created_or_updated(real: Stub):
     report_id = real.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
     stored = real.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
     copy = {k: v for k, v in stored.items() if k != "id"}
-    name, result = await real.call(DMARC_EXTERNAL_REPORT.method("set"),
-                                   {"create": {"n": copy}, "update": {report_id: {"subject": "x"}}})
+    _, result = await real.call(DMARC_EXTERNAL_REPORT.method("set"),
+                                {"create": {"n": copy}, "update": {report_id: {"subject": "x"}}})
     assert result["notCreated"]["n"] == {"type": "forbidden", "description": "Reports cannot be created"}
     assert result["notUpdated"][report_id] == {"type": "forbidden", "description": "External reports cannot be updated"}
 
@@ -309,7 +309,8 @@ async def test_sets_and_lists_sent_as_arrays_are_invalid_patch(real: Stub, key: 
     _, result = await real.call(DIR_GET, {"ids": None, "properties": ["@type"]})
     target = next(item["id"] for item in result["list"] if item["@type"] == kind)
     _, update = await real.call(DIR_SET, {"update": {target: {key: value}}})
-    assert update["notUpdated"][target]["type"] == "invalidPatch" and update["notUpdated"][target]["properties"] == [key]
+    refused = update["notUpdated"][target]
+    assert refused["type"] == "invalidPatch" and refused["properties"] == [key]
     sql_store = {"@type": "Sql", "description": "s", "store": {
         "@type": "PostgreSql", "host": "h", "authSecret": {"@type": "None"}, "readReplicas": []}}
     _, create = await real.call(DIR_SET, {"create": {"n": sql_store}})
@@ -319,7 +320,8 @@ async def test_sets_and_lists_sent_as_arrays_are_invalid_patch(real: Stub, key: 
 
 async def test_masked_secret_is_stored_as_given(real: Stub):
     ldap = await ldap_id(real)
-    _, result = await real.call(DIR_SET, {"update": {ldap: {"bindSecret": {"@type": "Value", "secret": MASKED_SECRET}}}})
+    masked = {"@type": "Value", "secret": MASKED_SECRET}
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"bindSecret": masked}}})
     assert result["updated"] == {ldap: None}
     assert real.store.get(DIRECTORY, [ldap])[ldap]["bindSecret"]["secret"] == MASKED_SECRET  # no guard
 
