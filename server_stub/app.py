@@ -113,9 +113,10 @@ class StubApp:
     async def _authenticate(self, scope: Scope, send: Send) -> Principal | None:
         principal = self.tokens.authenticate(_header(scope, b"authorization"))
         if principal is None:
-            challenges = [(b"www-authenticate", b'Bearer realm="mailadmin stub"')]
+            challenge = b'Bearer realm="mailadmin stub"'
             if not self.profile.api_url_from_host:  # the real server also takes Basic
-                challenges.append((b"www-authenticate", b'Basic realm="mailadmin stub"'))
+                challenge += b', Basic realm="mailadmin stub"'
+            challenges = [(b"www-authenticate", challenge)]
             await _respond(
                 send,
                 401,

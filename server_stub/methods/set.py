@@ -101,8 +101,9 @@ def _create(context: CallContext, object_type: ObjectType, value: Any) -> dict[s
 def _model_of(object_type: ObjectType, wire: dict[str, Any]) -> Any:
     if not object_type.variants:
         return object_type.annotation
+    variant = wire.get(TYPE_KEY)
     try:
-        return object_type.model_for(wire.get(TYPE_KEY))
+        return object_type.model_for(variant) if isinstance(variant, str) else None
     except ValueError:
         return None  # validation names the missing or unknown variant
 
