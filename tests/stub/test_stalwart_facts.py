@@ -7,17 +7,21 @@ public URL (``https://<hostname>``), never the address the test used.
 from __future__ import annotations
 
 import base64
+import os
 import random
 import socket
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
 from jmapclient.session import CORE_CAPABILITY
 from server_stub.demo_data import LINKED_DOMAIN, add_demo_reports
+from tests.support.serve_process import start_serve, stop_serve
 from tests.support.stub import ADMIN, ADMIN_PASSWORD, READONLY, Stub, running_stub
 
 DIR_SET = DIRECTORY.method("set")
@@ -371,3 +375,19 @@ async def test_destroying_a_directory_a_domain_uses_is_object_is_linked(real: St
     assert result == {"accountId": "a", "notDestroyed": {ldap: {
         "type": "objectIsLinked", "objectId": ldap, "linkedObjects": [{"objectType": kind, "objectId": linked_id}]}}}
     assert ldap in real.store.all_ids(DIRECTORY)
+
+
+def test_serve_prints_the_basic_login_of_the_admin_user(tmp_path: Path):
+    env = {**os.environ, "MAILADMIN_DATA": str(tmp_path), "PYTHONPATH": str(Path.cwd())}
+    process, lines = start_serve(["--profile", "stalwart", "--port", "0", "--reports", "3", "--db", ":memory:"],
+                                 env, until="admin password")
+    try:
+        assert lines["admin user"] == "admin" and len(lines["admin password"]) >= 16  # random when not given
+        auth = httpx.BasicAuth("admin", lines["admin password"])
+        session = httpx.get(lines["url"] + "/jmap/session", auth=auth, timeout=5).json()
+        assert session["apiUrl"] == f"https://{socket.gethostname()}/jmap/"  # not the address we used
+        body = {"using": [CORE_CAPABILITY], "methodCalls": [[QUERY, {}, "q"]]}
+        answer = httpx.post(lines["url"] + "/jmap/", json=body, auth=auth, timeout=5).json()
+        assert len(answer["methodResponses"][0][1]["ids"]) == 3
+    finally:
+        stop_serve(process)
