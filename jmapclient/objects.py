@@ -147,7 +147,7 @@ class ObjectApi:
             if not typed:
                 continue
             try:
-                into.items.append(self.type.validate(item))
+                into.items.append(self.type.read(item))
             except ValidationError as error:
                 into.invalid[str(item.get("id"))] = describe_validation_error(error)
 

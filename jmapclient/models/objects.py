@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from jmapclient.models._base import WireModel
+from jmapclient.models._types import READING
 from jmapclient.models.directory import Directory, LdapDirectory, OidcDirectory, SqlDirectory
 from jmapclient.models.dmarc import DmarcExternalReport
 
@@ -95,7 +96,13 @@ class ObjectType:
         return TypeAdapter(self.annotation)
 
     def validate(self, wire: Any) -> WireModel:
+        """An object this client writes, held to interface.md's rules."""
         model: WireModel = self.adapter.validate_python(wire)
+        return model
+
+    def read(self, wire: Any) -> WireModel:
+        """An object read from a server: strings taken from outside may be ``""`` or missing."""
+        model: WireModel = self.adapter.validate_python(wire, context={READING: True})
         return model
 
     def model_for(self, variant: str | None = None) -> type[WireModel]:

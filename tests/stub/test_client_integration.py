@@ -39,7 +39,13 @@ async def test_discovery_picks_the_advertised_capability_and_api_url(profiled_se
     assert session.limits.max_objects_in_get == 500 and session.account_id
 
 
-async def test_query_and_get_with_domain_falls_back_to_text(client: JmapClient):
+async def test_query_and_get_with_domain_falls_back_to_text(
+    profiled_server: StubServer, client: JmapClient, request: pytest.FixtureRequest
+):
+    if profiled_server.profile == "stalwart":
+        # The word search also finds other domains' reports; the client narrows them (issue 12 item 4,
+        # the client side). Strict: this starts to pass, and must be unmarked, once it does.
+        request.applymarker(pytest.mark.xfail(strict=True, reason="the client does not narrow `text` results yet"))
     page, fetched = await client.dmarc_reports.query_and_get(
         {"domain": "example.com"}, [{"property": "receivedAt", "isAscending": False}], limit=10, calculate_total=True
     )

@@ -20,6 +20,7 @@ from server_stub.auth import Principal, TokenRegistry, all_permissions, standard
 from server_stub.demo_data import seed_store
 from server_stub.store import MEMORY, Store
 from tests.support.clock import FROZEN_NOW
+from tests.support.stub import public_url_for_tests
 from tests.support.transport import FlakyTransport
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
@@ -34,7 +35,8 @@ SETTLE = 0.3
 
 
 def stub_transport(store: Store, profile: str, tokens: TokenRegistry) -> FlakyTransport:
-    return FlakyTransport(httpx.ASGITransport(app=create_app(store, profile=profile, tokens=tokens)))
+    app = create_app(store, profile=profile, tokens=tokens, public_url=public_url_for_tests(STUB_URL))
+    return FlakyTransport(httpx.ASGITransport(app=app))
 
 
 def console_context(transport: FlakyTransport, token: str, *, server_label: str, username: str,
