@@ -50,17 +50,25 @@ class RequestTimeout(TransportError):
 
 
 class AuthenticationFailed(TransportError):
-    """HTTP 401: the token is missing, wrong or expired."""
+    """HTTP 401: the token, or the user name and password, are missing, wrong or expired."""
 
-    def __init__(self, url: str) -> None:
-        super().__init__(f"the server at {url} refused the token (401): check or renew it")
+    def __init__(self, url: str, reason: str = "refused the token (401): check or renew it") -> None:
+        super().__init__(f"the server at {url} {reason}")
 
 
 class AccessDenied(TransportError):
-    """HTTP 403 on the request as a whole."""
+    """HTTP 403 on the request as a whole; with a bearer token the real server means a revoked API key."""
 
-    def __init__(self, url: str, detail: str = "") -> None:
-        super().__init__(f"the server at {url} denied access (403){': ' + detail if detail else ''}")
+    def __init__(self, url: str, detail: str = "", *, revoked_key: bool = False) -> None:
+        self.revoked_key = revoked_key
+        if revoked_key:
+            reason = (
+                "refused the API key (403): it has been revoked; create a new one in the server's "
+                "web interface"
+            )
+        else:
+            reason = "denied access (403)"
+        super().__init__(f"the server at {url} {reason}{': ' + detail if detail else ''}")
 
 
 class ServerError(TransportError):
@@ -125,6 +133,14 @@ _METHOD_MESSAGES = {
 }
 
 
+BOOTSTRAP_MODE = "bootstrap mode"
+"""Words of the real server's ``forbidden`` while it is still being set up (wire-notes.md)."""
+BOOTSTRAP_MESSAGE = (
+    "the server is still in bootstrap mode: finish its first-time setup in its web interface, "
+    "then connect again"
+)
+
+
 class MethodError(JmapError):
     """RFC 8620 §3.6.2: an ``error`` response in place of a method's result."""
 
@@ -133,7 +149,10 @@ class MethodError(JmapError):
         self.type = error_type
         self.description = description
         self.extra = extra
-        message = _METHOD_MESSAGES.get(error_type, f"the call failed ({error_type})")
+        if self.bootstrap:
+            message = BOOTSTRAP_MESSAGE  # not a missing permission: nothing works until setup ends
+        else:
+            message = _METHOD_MESSAGES.get(error_type, f"the call failed ({error_type})")
         if description:
             message += f": {description}"
         super().__init__(f"{method}: {message}")
@@ -141,6 +160,11 @@ class MethodError(JmapError):
     @property
     def forbidden(self) -> bool:
         return self.type == "forbidden"
+
+    @property
+    def bootstrap(self) -> bool:
+        """The real server refuses everything because it is not set up yet."""
+        return self.forbidden and BOOTSTRAP_MODE in (self.description or "").lower()
 
 
 # --- Per-object SetError --------------------------------------------------------------------------
