@@ -244,6 +244,8 @@ class DmarcInbox(InboxActions, SectionView):
         empty_text.display = empty
         if empty:
             empty_text.update(
+                "None of this page's word matches has that policy domain; page on, or change the filter with /."
+                if page.narrowed else
                 "No reports match the filter. Change it with / (empty fields match everything)."
                 if self.state.query.is_filtered else
                 "No DMARC reports yet. Import report files with i, or wait for reporters to send some."
@@ -265,7 +267,7 @@ class DmarcInbox(InboxActions, SectionView):
             text += f"  {len(self.state.marked)} marked"
         self.query_one("#dmarc-position", Static).update(text)
         self.query_one("#dmarc-sort", Static).update(f"sort: {self.state.query.describe_sort()} (s)")
-        self.query_one("#dmarc-note", Static).update(self.pager.sort_note)
+        self.query_one("#dmarc-note", Static).update(self.pager.note)
 
     def show_error(self, text: str) -> None:
         self.query_one(InboxTable).display = False
