@@ -134,6 +134,15 @@ def fallback_sort(
     return [{**c, "property": replacement.get(str(c.get("property")), c.get("property"))} for c in sort]
 
 
+def without_nulls(value: Any) -> Any:
+    """``value`` with every ``null`` member of every object left out (list items are kept)."""
+    if isinstance(value, Mapping):
+        return {key: without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [without_nulls(item) for item in value]
+    return value
+
+
 def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -349,11 +358,19 @@ class ObjectApi:
             responses = await self.client.send(batch)
             for call in calls:
                 self._read_set(responses[call], result)
+        for key, error in result.not_created.items():
+            error.sent = creates.get(key, {})
+        for key, error in result.not_updated.items():
+            error.sent = updates.get(key, {})
         return result
 
     @staticmethod
     def _create_payload(value: Mapping[str, Any] | WireModel) -> dict[str, Any]:
-        return value.to_wire() if isinstance(value, WireModel) else dict(value)
+        """Only the fields that have values: the real server refuses some keys even as ``null``
+        (a tenant administrator's ``memberTenantId``; wire-notes.md), and null is the default."""
+        wire = value.to_wire() if isinstance(value, WireModel) else dict(value)
+        stripped: dict[str, Any] = without_nulls(wire)
+        return stripped
 
     @staticmethod
     def _set_args(chunk: Sequence[tuple[str, Any]], if_in_state: str | None) -> dict[str, Any]:
