@@ -36,6 +36,8 @@ class FilterCondition:
     note: str = ""
     fallback: str | None = None
     """Condition to use instead when a server answers ``unsupportedFilter`` to this one."""
+    short: str = ""
+    """A few words where room is short (a filter field's placeholder); the label when empty."""
     narrow_to: str | None = None
     """Wire path (``report/policyDomain``) that must equal the value, case-insensitively, when the
     fallback matches more than this condition does: the client keeps only those objects."""
@@ -161,10 +163,12 @@ DMARC_EXTERNAL_REPORT = ObjectType(
         FilterCondition(
             "totalFailedSessions", "int", "Records not marked pass",
             "Records whose evaluated disposition is not pass (one per record, not messages)",
+            short="recs not pass",
         ),
         FilterCondition(
             "totalSuccessfulSessions", "int", "Records marked pass",
             "Records whose evaluated disposition is pass (one per record, not messages)",
+            short="recs pass",
         ),
         FilterCondition("expiresAt", "date", "Expires"),
         TENANT_CONDITION,
