@@ -48,7 +48,9 @@ def _field_option(parser: argparse.ArgumentParser, metavar: str, help_text: str)
 def _where_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--where", action="append", default=[], metavar="COND=VALUE",
-        help="filter condition; also >, >=, <, <= on integer and date conditions (repeat to AND)",
+        help="filter condition; also >, >=, <, <= on integer and date conditions (repeat to AND); "
+             "DMARC totalFailedSessions / totalSuccessfulSessions count records not marked pass / "
+             "records marked pass, one per record, not messages (see describe)",
     )
 
 
