@@ -26,7 +26,7 @@ class BearerToken:
     @property
     def refused(self) -> str:
         """What a 401 means for this kind of login, in words."""
-        return "refused the token (401): it is wrong or expired; check or renew it"
+        return "refused the token (401): check or renew it"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from jmapclient.cli import main
-from tests.foundation.test_client import session_body
+from tests.support.fake_jmap import session_body
 
 
 def test_describe_names_the_totals_for_the_records_they_count(capsys: pytest.CaptureFixture[str]) -> None:

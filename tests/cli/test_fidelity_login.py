@@ -14,7 +14,7 @@ from jmapclient.auth import BasicLogin, BearerToken
 from jmapclient.cli import main
 from jmapclient.cli.connection import resolve
 from jmapclient.config import Config, ConfigError
-from tests.foundation.test_client import FakeServer
+from tests.support.fake_jmap import FakeServer
 
 URL = "https://mail.example"
 

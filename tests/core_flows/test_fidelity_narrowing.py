@@ -11,7 +11,7 @@ import httpx
 
 from jmapclient import JmapClient
 from jmapclient.paging import QueryPager
-from tests.foundation.test_client import session_body
+from tests.support.fake_jmap import session_body
 
 # Word matches of "example.com", in the server's order: the right domain in any letter case,
 # another domain whose reporter is at example.com, and a report with "" where its domain is.

@@ -14,7 +14,7 @@ import pytest
 from jmapclient import AccessDenied, AuthenticationFailed, Batch, JmapClient, MethodError
 from jmapclient.auth import BasicLogin, BearerToken
 from jmapclient.session import STALWART_CAPABILITY
-from tests.foundation.test_client import FakeServer, echo_responses, session_body
+from tests.support.fake_jmap import FakeServer, echo_responses, session_body
 
 TOKEN = "API_secret-key"
 

@@ -13,7 +13,7 @@ from jmapclient.cli.failures import error_lines
 from jmapclient.errors import SetError
 from jmapclient.models.directory import LdapDirectory, OidcDirectory
 from jmapclient.models.introspect import fields_of
-from tests.foundation.test_client import FakeServer, echo_responses
+from tests.support.fake_jmap import FakeServer, echo_responses
 from tests.support.transport import CountingTransport
 
 
