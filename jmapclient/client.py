@@ -1,8 +1,9 @@
 """JmapClient: the only place that speaks JMAP over HTTP.
 
 It discovers the session, chooses the capability, sends batches of method calls with
-bearer authentication and turns every failure into a typed error from
-:mod:`jmapclient.errors`.
+Bearer or Basic authentication and turns every failure into a typed error from
+:mod:`jmapclient.errors`. Every request goes to the origin the person gave: the session's
+``apiUrl`` lends only its path (see :func:`on_origin`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ import asyncio
 import json
 from functools import partial
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
+from jmapclient.auth import BearerToken, Credentials, as_credentials
 from jmapclient.errors import (
     AccessDenied,
     AuthenticationFailed,
@@ -40,8 +42,21 @@ def _same_origin(a: str, b: str) -> bool:
     return (first.scheme, first.hostname, first.port) == (second.scheme, second.hostname, second.port)
 
 
+def on_origin(origin_of: str, url: str) -> str:
+    """``url``'s path and query on the scheme, host and port of ``origin_of``.
+
+    The real server's ``apiUrl`` is absolute and comes from its configuration, whatever
+    URL reached it (wire-notes.md): behind a tunnel, a non-default port or a proxy that
+    origin is unreachable or another machine. Like the server's own clients, keep only
+    its path; credentials then never go to an origin the person did not give, and https
+    is never downgraded to http.
+    """
+    origin, target = urlsplit(origin_of), urlsplit(url)
+    return urlunsplit((origin.scheme, origin.netloc, target.path or "/", target.query, ""))
+
+
 class JmapClient:
-    """An async JMAP client for one server and one token.
+    """An async JMAP client for one server and one login (a bearer token, or :class:`BasicLogin`).
 
     ``transport`` lets tests plug in ``httpx.MockTransport`` or an ASGI transport.
     """
@@ -49,7 +64,7 @@ class JmapClient:
     def __init__(
         self,
         base_url: str,
-        token: str,
+        token: str | Credentials,
         *,
         timeout: float = DEFAULT_TIMEOUT,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -58,11 +73,11 @@ class JmapClient:
             raise ValueError("a server URL is required")
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
-        self._token = token
+        self._credentials = as_credentials(token)
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(timeout),
-            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+            headers={"Authorization": self._credentials.header, "Accept": "application/json"},
             follow_redirects=False,
         )
         self._session: Session | None = None
@@ -119,10 +134,13 @@ class JmapClient:
                 return Session.fallback(self.base_url)
             self._raise_for_status(url, response)
             try:
-                return Session.from_wire(response.json(), resolve_url=partial(urljoin, url))
+                return Session.from_wire(response.json(), resolve_url=partial(self._api_url, url))
             except (ValueError, json.JSONDecodeError) as error:
                 raise ProtocolError(f"the session resource at {url} is not valid: {error}") from None
         raise ProtocolError(f"too many redirects from {self.base_url + WELL_KNOWN}")
+
+    def _api_url(self, session_url: str, api_url: str) -> str:
+        return on_origin(self.base_url, urljoin(session_url, api_url))
 
     # --- Requests ------------------------------------------------------------------------------
 
@@ -175,14 +193,13 @@ class JmapClient:
         except httpx.HTTPError as error:
             raise ServerUnreachable(url, _reason(error)) from None
 
-    @staticmethod
-    def _raise_for_status(url: str, response: httpx.Response) -> None:
+    def _raise_for_status(self, url: str, response: httpx.Response) -> None:
         status = response.status_code
         if status < 300:
             return
         problem = _problem(response)
         if status == 401:
-            raise AuthenticationFailed(url)
+            raise AuthenticationFailed(url, self._credentials.refused)
         if problem and str(problem.get("type", "")).startswith(PROBLEM_PREFIX):
             raise RequestError(
                 str(problem["type"]).removeprefix(PROBLEM_PREFIX),
@@ -192,7 +209,7 @@ class JmapClient:
             )
         detail = str(problem.get("detail") or problem.get("title") or "") if problem else ""
         if status == 403:
-            raise AccessDenied(url, detail)
+            raise AccessDenied(url, detail, revoked_key=isinstance(self._credentials, BearerToken))
         if status >= 500:
             raise ServerError(url, status, detail)
         raise ProtocolError(f"the server at {url} answered HTTP {status}{': ' + detail if detail else ''}")

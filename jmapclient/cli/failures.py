@@ -7,7 +7,7 @@ typed, a token, or a traceback.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from jmapclient.errors import LocalValidationError, SetError, SetFailed
 
@@ -16,6 +16,13 @@ ERROR_PREFIX = "error: "
 
 def emit_error(line: str) -> None:
     print(f"{ERROR_PREFIX}{line}", file=sys.stderr)
+
+
+def emit_notes(notes: Iterable[str]) -> None:
+    """One ``note:`` line each on stderr, so piped output stays data: the server could not
+    filter or sort exactly as asked, and what the client did about it."""
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
 
 
 def set_error_lines(error: SetError, subject: str = "") -> list[str]:

@@ -49,6 +49,13 @@ def _non_negative(value: int) -> int:
     return value
 
 
+def _positive_duration(value: int) -> int:
+    # The real server refuses a Duration of 0 ("Invalid duration value"; wire-notes.md).
+    if value <= 0:
+        raise ValueError("must be longer than 0 (e.g. 30s); the server refuses a zero duration")
+    return value
+
+
 def _check_email(value: str) -> str:
     local, at, domain = value.rpartition("@")
     if not at or not local or not domain or any(c.isspace() for c in value):
@@ -131,8 +138,8 @@ IpAddr = Annotated[Text, AfterValidator(_check_ip), WireKind("ip")]
 UnsignedInt = Annotated[StrictInt, AfterValidator(_non_negative), WireKind("uint")]
 Boolean = Annotated[StrictBool, WireKind("bool")]
 Float = Annotated[float, BeforeValidator(_reject_bool_and_text), WireKind("float")]
-Duration = Annotated[StrictInt, AfterValidator(_non_negative), WireKind("duration")]
-"""Integer milliseconds on the wire; shown to people as ``30s``."""
+Duration = Annotated[StrictInt, AfterValidator(_positive_duration), WireKind("duration")]
+"""Integer milliseconds on the wire, more than 0; shown to people as ``30s``."""
 
 UTCDateTime = Annotated[
     datetime,
