@@ -233,7 +233,10 @@ class ObjectApi:
 
         Each kind of refusal is answered once, so at most three requests are sent.
         """
-        sort_fallbacks: tuple[SortFallback, ...] = ()
+        refused = (await self.client.session()).refused_sorts
+        sort_fallbacks = tuple(f for f in self._sort_fallbacks(arguments) if (self.type.name, f.name) in refused)
+        if sort_fallbacks:  # refused before: ask for the fallback order at once, note kept
+            arguments["sort"] = fallback_sort(arguments["sort"], sort_fallbacks)
         narrowing: tuple[Narrowing, ...] = ()
         answered: set[str] = set()
         while True:
@@ -247,6 +250,7 @@ class ObjectApi:
                     arguments["filter"], narrowing = rewritten
                 elif error.type == "unsupportedSort" and (sort_fallbacks := self._sort_fallbacks(arguments)):
                     arguments["sort"] = fallback_sort(arguments["sort"], sort_fallbacks)
+                    refused.update((self.type.name, f.name) for f in sort_fallbacks)
                 else:
                     raise
                 continue

@@ -113,7 +113,11 @@ class StubApp:
         await _respond(send, 404, {"type": "about:blank", "status": 404, "detail": f"nothing at {path}"})
 
     async def _authenticate(self, scope: Scope, send: Send) -> Principal | None:
-        principal = self.tokens.authenticate(_header(scope, b"authorization"))
+        authorization = _header(scope, b"authorization")
+        principal = self.tokens.authenticate(authorization)
+        if principal is None and self.tokens.is_revoked(authorization):
+            await _respond(send, 403, {"type": "about:blank", "status": 403, "detail": "this API key was revoked"})
+            return None
         if principal is None:
             challenge = b'Bearer realm="mailadmin stub"'
             if not self.profile.api_url_from_host:  # the real server also takes Basic

@@ -70,6 +70,7 @@ class TokenRegistry:
 
     def __init__(self) -> None:
         self._entries: list[tuple[bytes, Principal]] = []
+        self._revoked: set[bytes] = set()
 
     def add(self, token: str, principal: Principal) -> None:
         if not token:
@@ -81,6 +82,16 @@ class TokenRegistry:
         if not user or ":" in user or not password:
             raise ValueError("a Basic login needs a user name without ':' and a password")
         self._entries.append((_basic_digest(user, password), principal))
+
+    def revoke(self, token: str) -> None:
+        """Revoke an API key: it no longer logs in, and the real server then answers 403, not 401."""
+        digest = _digest(token)
+        self._entries = [(stored, p) for stored, p in self._entries if not hmac.compare_digest(stored, digest)]
+        self._revoked.add(digest)
+
+    def is_revoked(self, authorization: str | None) -> bool:
+        digest = _credential_digest(authorization) if authorization else None
+        return digest is not None and any(hmac.compare_digest(digest, r) for r in self._revoked)
 
     def authenticate(self, authorization: str | None) -> Principal | None:
         """The principal of an ``Authorization: Bearer`` or ``Basic`` header value, or None."""

@@ -360,6 +360,9 @@ def add_demo_reports(store: Store, count: int, rng: random.Random, now: datetime
         records += len(record_list)
         messages += sum(record.count for record in record_list)
         items.append((model, stored_form(model)))
+    # The real server numbers reports as they arrive (wire-notes.md): inserted oldest first, so
+    # sorting by id, its only order, is sorting by receivedAt.
+    items.sort(key=lambda item: item[0].received_at)  # type: ignore[attr-defined]
     store.insert_many(DMARC_EXTERNAL_REPORT, items)
     return len(items), records, messages
 

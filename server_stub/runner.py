@@ -21,8 +21,6 @@ from server_stub.auth import new_token, standard_registry
 from server_stub.limits import server_config
 from server_stub.store import MEMORY, Store
 
-OWN_ADDRESS = "own address"
-"""``public_url`` for a session that names the loopback address the server listens on."""
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 10.0
 
@@ -43,8 +41,9 @@ class StubServer:
         now: datetime | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
-        public_url: str | None = OWN_ADDRESS,
+        public_url: str | None = None,
         admin_password: str | None = None,
+        bootstrap: bool = False,
     ) -> None:
         self.profile = profile
         self.admin_token = admin_token or new_token()
@@ -55,11 +54,11 @@ class StubServer:
 
             seed_store(self.store, reports=reports, directories=directories, seed=seed, now=now)
         self.admin_password = admin_password
-        self._public_url = public_url
-        tokens = standard_registry(self.admin_token, self.readonly_token, admin_password)
-        # The own address is known only once the socket is bound; start() sets it then.
-        self.app = create_app(self.store, profile=profile, tokens=tokens,
-                              public_url=None if public_url == OWN_ADDRESS else public_url)
+        self.tokens = tokens = standard_registry(self.admin_token, self.readonly_token, admin_password)
+        # None: the profile's own default, as `serve` gives it — the Host header (spec) or, like the
+        # real server, ``https://<hostname>`` (stalwart), which the client reaches by its path only.
+        self.app = create_app(self.store, profile=profile, tokens=tokens, public_url=public_url,
+                              bootstrap=bootstrap)
         config = server_config(self.app, host=host, port=port, lifespan="on")
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
@@ -78,8 +77,6 @@ class StubServer:
             time.sleep(0.01)
         host, port = self._server.servers[0].sockets[0].getsockname()[:2]
         self.base_url = f"http://{host}:{port}"
-        if self._public_url == OWN_ADDRESS:
-            self.app.public_url = self.base_url
         return self
 
     def stop(self) -> None:

@@ -299,5 +299,5 @@ async def test_reports_cannot_be_created_or_updated_on_the_real_server(stalwart_
     )
     assert result["notCreated"]["copy"] == {"type": "forbidden", "description": "Reports cannot be created"}
     assert result["notUpdated"][report_id]["type"] == "forbidden"
-    assert result["notUpdated"][report_id]["description"] == "Reports cannot be updated"
+    assert result["notUpdated"][report_id]["description"] == "External reports cannot be updated"
     assert result["destroyed"] == [report_id]

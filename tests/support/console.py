@@ -20,7 +20,6 @@ from server_stub.auth import Principal, TokenRegistry, all_permissions, standard
 from server_stub.demo_data import seed_store
 from server_stub.store import MEMORY, Store
 from tests.support.clock import FROZEN_NOW
-from tests.support.stub import public_url_for_tests
 from tests.support.transport import FlakyTransport
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
@@ -35,7 +34,9 @@ SETTLE = 0.3
 
 
 def stub_transport(store: Store, profile: str, tokens: TokenRegistry) -> FlakyTransport:
-    app = create_app(store, profile=profile, tokens=tokens, public_url=public_url_for_tests(STUB_URL))
+    # No public URL: stalwart's session names https://<hostname>, as the real server's does, and
+    # the console must reach it at STUB_URL by the apiUrl's path.
+    app = create_app(store, profile=profile, tokens=tokens)
     return FlakyTransport(httpx.ASGITransport(app=app))
 
 

@@ -16,11 +16,6 @@ from server_stub.demo_data import DemoSummary, seed_store
 from server_stub.profiles import ServerProfile, server_profile
 from server_stub.store import Store
 
-STALWART_PUBLIC_URL_IS_OURS = True
-"""Until the client posts the apiUrl's path on the origin it was given (issue 12, item 1), the
-stalwart profile's session names the test's own base URL. Set False to test on the real default,
-``https://<hostname>``, as tests/stub/test_stalwart_facts.py always does."""
-
 ADMIN = "admin-token-for-tests"
 READONLY = "readonly-token-for-tests"
 ADMIN_PASSWORD = "admin-password-for-tests"
@@ -67,21 +62,17 @@ class Stub:
         return response.json()["methodResponses"]
 
 
-def public_url_for_tests(base: str) -> str | None:
-    """The public URL a test's stub is given: its own base URL, or None for the profile's default."""
-    return base if STALWART_PUBLIC_URL_IS_OURS else None
-
-
 async def make_stub(
-    profile: str, store: Store | None = None, reports: int = REPORTS, *, public_url: str | None = BASE,
+    profile: str, store: Store | None = None, reports: int = REPORTS, *, public_url: str | None = None,
     **app_options: Any,
 ) -> tuple[Stub, Any]:
-    """An in-process stub; ``public_url=None`` gives the profile's own default (the real server's for stalwart)."""
+    """An in-process stub; ``public_url=None`` gives the profile's own default: the Host header (spec,
+    ``BASE``) or the real server's ``https://<hostname>`` (stalwart), which the client reaches by path."""
     store = store or Store()
     demo = seed_store(store, reports=reports)
     password = ADMIN_PASSWORD if profile == "stalwart" else None  # Basic login is the real server's
     app = create_app(store, profile=profile, tokens=standard_registry(ADMIN, READONLY, password),
-                     public_url=public_url and public_url_for_tests(public_url), **app_options)
+                     public_url=public_url, **app_options)
     responses: list[bytes] = []
 
     async def record(response: httpx.Response) -> None:
