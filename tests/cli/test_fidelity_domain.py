@@ -78,8 +78,10 @@ def test_cli_and_console_list_exactly_the_reports_of_that_policy_domain(
     assert set(cli_ids) == truth and len(cli_ids) == len(truth)
     assert console_ids == cli_ids  # same reports, same order
     if server.profile == "stalwart":
-        # the word search finds at least these (a superset once the stub tokenises as the real server)
-        assert set(asyncio.run(_word_matches(server, asked))) >= truth
+        # the word search finds these and, for example.com, strictly more: reports of example.net
+        # sent from a .com reporter hold the words "example" and "com" too (wire-notes)
+        words = set(asyncio.run(_word_matches(server, asked)))
+        assert words > truth if asked == "example.com" else words >= truth
         assert "searched the words" in cli_err and "searched the words" in lines[-1]
         assert all("total unknown" in line for line in lines[:-1])
         assert not any(f"of {len(truth)}" in line for line in lines)
