@@ -24,10 +24,11 @@ from jmapclient.dmarc import total_messages
 from jmapclient.encoding import parse_utc
 from jmapclient.session import Session
 from server_stub.runner import StubServer
-from tests.conftest import STUB_REPORTS
 from tests.support.cli_fields import dmarc_fields
 from tests.support.dmarc_xml import feedback
 
+STUB_REPORTS = 40
+"""Reports each stub of this file holds (the page count below follows from it)."""
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "hunter2-do-not-print-8c1f"
 LDAP_EXAMPLE = ["--field", "description=Example", "--field", "baseDn=Example", "--field", 'bindSecret={"@type":"None"}']
@@ -160,7 +161,7 @@ def test_query_pages_through_everything_one_request_per_page(cli, monkeypatch):
     code, out, _ = cli("query", "DmarcExternalReport", "--json", transport=recorder)
     ids = [o["id"] for o in json_lines(out)]
     assert code == 0
-    assert len(ids) == len(set(ids)) == 40  # STUB_REPORTS
+    assert len(ids) == len(set(ids)) == STUB_REPORTS
     pages = [batch for batch in recorder.methods if batch[0].endswith("/query")]
     assert len(pages) == 6  # ceil(40 / 7): a refused sort or filter would add requests
     assert all(batch == ["x:DmarcExternalReport/query", "x:DmarcExternalReport/get"] for batch in pages)
