@@ -1,8 +1,9 @@
 """JmapClient: the only place that speaks JMAP over HTTP.
 
 It discovers the session, chooses the capability, sends batches of method calls with
-bearer authentication and turns every failure into a typed error from
-:mod:`jmapclient.errors`.
+Bearer or Basic authentication and turns every failure into a typed error from
+:mod:`jmapclient.errors`. Every request goes to the origin the person gave: the session's
+``apiUrl`` lends only its path (see :func:`on_origin`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import zlib
 from collections.abc import Mapping
 from functools import partial
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
+from jmapclient.auth import BearerToken, Credentials, as_credentials
 from jmapclient.display import safe_text, wire_json
 from jmapclient.errors import (
     AccessDenied,
@@ -55,8 +57,21 @@ def _same_origin(a: str, b: str) -> bool:
     return (first.scheme, first.hostname, first.port) == (second.scheme, second.hostname, second.port)
 
 
+def on_origin(origin_of: str, url: str) -> str:
+    """``url``'s path and query on the scheme, host and port of ``origin_of``.
+
+    The real server's ``apiUrl`` is absolute and comes from its configuration, whatever
+    URL reached it (wire-notes.md): behind a tunnel, a non-default port or a proxy that
+    origin is unreachable or another machine. Like the server's own clients, keep only
+    its path; credentials then never go to an origin the person did not give, and https
+    is never downgraded to http.
+    """
+    origin, target = urlsplit(origin_of), urlsplit(url)
+    return urlunsplit((origin.scheme, origin.netloc, target.path or "/", target.query, ""))
+
+
 class JmapClient:
-    """An async JMAP client for one server and one token.
+    """An async JMAP client for one server and one login (a bearer token, or :class:`BasicLogin`).
 
     ``transport`` lets tests plug in ``httpx.MockTransport`` or an ASGI transport.
     """
@@ -64,7 +79,7 @@ class JmapClient:
     def __init__(
         self,
         base_url: str,
-        token: str,
+        token: str | Credentials,
         *,
         timeout: float = DEFAULT_TIMEOUT,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -76,12 +91,12 @@ class JmapClient:
         self.timeout = timeout
         self.max_response = max_response or max_response_bytes()
         """Bytes one answer may hold after decompression; more is a ProtocolError (gzip bombs)."""
-        self._token = token
+        self._credentials = as_credentials(token)
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(timeout),
             # Only encodings the client decodes itself, under the size cap (see _read_capped).
-            headers={"Authorization": f"Bearer {token}", "Accept": "application/json",
+            headers={"Authorization": self._credentials.header, "Accept": "application/json",
                      "Accept-Encoding": "gzip, deflate"},
             follow_redirects=False,
         )
@@ -111,6 +126,11 @@ class JmapClient:
     @property
     def dmarc_reports(self) -> ObjectApi:
         return ObjectApi(self, DMARC_EXTERNAL_REPORT)
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The login's secrets, for whoever must mask them (a crash report); never for display."""
+        return self._credentials.secrets
 
     # --- Session ---------------------------------------------------------------------------
 
@@ -142,10 +162,13 @@ class JmapClient:
             if not isinstance(data, Mapping):
                 raise ProtocolError(f"the session resource at {url} is not a JSON object")
             try:
-                return Session.from_wire(data, resolve_url=partial(urljoin, url))
+                return Session.from_wire(data, resolve_url=partial(self._api_url, url))
             except (ValueError, TypeError) as error:
                 raise ProtocolError(f"the session resource at {url} is not valid: {safe_text(error)}") from None
         raise ProtocolError(f"too many redirects from {self.base_url + WELL_KNOWN}")
+
+    def _api_url(self, session_url: str, api_url: str) -> str:
+        return on_origin(self.base_url, urljoin(session_url, api_url))
 
     # --- Requests ------------------------------------------------------------------------------
 
@@ -195,14 +218,13 @@ class JmapClient:
         except httpx.HTTPError as error:
             raise ServerUnreachable(url, _reason(error)) from None
 
-    @staticmethod
-    def _raise_for_status(url: str, response: httpx.Response) -> None:
+    def _raise_for_status(self, url: str, response: httpx.Response) -> None:
         status = response.status_code
         if status < 300:
             return
         problem = _problem(response)
         if status == 401:
-            raise AuthenticationFailed(url)
+            raise AuthenticationFailed(url, self._credentials.refused)
         if problem and str(problem.get("type", "")).startswith(PROBLEM_PREFIX):
             raise RequestError(
                 str(problem["type"]).removeprefix(PROBLEM_PREFIX),
@@ -212,7 +234,7 @@ class JmapClient:
             )
         detail = str(problem.get("detail") or problem.get("title") or "") if problem else ""
         if status == 403:
-            raise AccessDenied(url, detail)
+            raise AccessDenied(url, detail, revoked_key=isinstance(self._credentials, BearerToken))
         if status >= 500:
             raise ServerError(url, status, detail)
         raise ProtocolError(f"the server at {url} answered HTTP {status}{': ' + detail if detail else ''}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,11 @@ from typing import Any
 import tomli_w
 from platformdirs import user_config_dir, user_data_dir
 
+from jmapclient.auth import BasicLogin, BearerToken, Credentials
+
 APP_NAME = "mailadmin"
 CONFIG_ENV = "MAILADMIN_CONFIG"
+PASSWORD_ENV = "MAILADMIN_PASSWORD"
 DATA_ENV = "MAILADMIN_DATA"
 OWNER_ONLY = 0o600
 
@@ -37,6 +41,17 @@ def data_dir() -> Path:
     return Path(override) if override else Path(user_data_dir(APP_NAME))
 
 
+def read_secret_file(path: str, what: str) -> str:
+    """The first line of a token or password file, stripped; never empty."""
+    try:
+        secret = Path(path).expanduser().read_text().strip()
+    except OSError as error:
+        raise ConfigError(f"cannot read the {what} file {path}: {error.strerror}") from None
+    if not secret:
+        raise ConfigError(f"the {what} file {path} is empty")
+    return secret
+
+
 def write_private(path: Path, content: bytes) -> None:
     """Write ``content`` to ``path`` with mode 0600, atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -53,13 +68,16 @@ def write_private(path: Path, content: bytes) -> None:
 
 @dataclass
 class Profile:
-    """How to reach one server. The token is inline or read from ``token_file``."""
+    """How to reach one server: a token (inline or in ``token_file``), or a user name whose
+    password is in ``password_file`` (or ``MAILADMIN_PASSWORD``) for Basic login."""
 
     name: str
     url: str
     token: str | None = None
     token_file: str | None = None
     read_only: bool = False
+    user: str | None = None
+    password_file: str | None = None
 
     def __repr__(self) -> str:  # never show the token
         return f"Profile(name={self.name!r}, url={self.url!r}, read_only={self.read_only})"
@@ -74,12 +92,27 @@ class Profile:
                 raise ConfigError(f"profile {self.name!r}: cannot read token file: {error.strerror}") from None
         raise ConfigError(f"profile {self.name!r} has no token or token file")
 
+    def credentials(self, environ: Mapping[str, str] | None = None) -> Credentials:
+        """Basic when the profile names a user, else the bearer token."""
+        if not self.user:
+            return BearerToken(self.resolve_token())
+        env = os.environ if environ is None else environ
+        if self.password_file:
+            return BasicLogin(self.user, read_secret_file(self.password_file, "password"))
+        if env.get(PASSWORD_ENV):
+            return BasicLogin(self.user, env[PASSWORD_ENV])
+        raise ConfigError(f"profile {self.name!r} names user {self.user!r} but no password file; set {PASSWORD_ENV}")
+
     def to_toml(self) -> dict[str, Any]:
         table: dict[str, Any] = {"url": self.url}
         if self.token:
             table["token"] = self.token
         if self.token_file:
             table["token_file"] = self.token_file
+        if self.user:
+            table["user"] = self.user
+        if self.password_file:
+            table["password_file"] = self.password_file
         if self.read_only:
             table["read_only"] = True
         return table
@@ -94,6 +127,8 @@ class Profile:
             token=table.get("token") if isinstance(table.get("token"), str) else None,
             token_file=table.get("token_file") if isinstance(table.get("token_file"), str) else None,
             read_only=bool(table.get("read_only", False)),
+            user=table.get("user") if isinstance(table.get("user"), str) else None,
+            password_file=table.get("password_file") if isinstance(table.get("password_file"), str) else None,
         )
 
 

@@ -9,6 +9,7 @@ and per-object :class:`SetError` values inside a successful ``/set`` response.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,17 +51,25 @@ class RequestTimeout(TransportError):
 
 
 class AuthenticationFailed(TransportError):
-    """HTTP 401: the token is missing, wrong or expired."""
+    """HTTP 401: the token, or the user name and password, are missing, wrong or expired."""
 
-    def __init__(self, url: str) -> None:
-        super().__init__(f"the server at {url} refused the token (401): check or renew it")
+    def __init__(self, url: str, reason: str = "refused the token (401): check or renew it") -> None:
+        super().__init__(f"the server at {url} {reason}")
 
 
 class AccessDenied(TransportError):
-    """HTTP 403 on the request as a whole."""
+    """HTTP 403 on the request as a whole; with a bearer token the real server means a revoked API key."""
 
-    def __init__(self, url: str, detail: str = "") -> None:
-        super().__init__(f"the server at {url} denied access (403){': ' + detail if detail else ''}")
+    def __init__(self, url: str, detail: str = "", *, revoked_key: bool = False) -> None:
+        self.revoked_key = revoked_key
+        if revoked_key:
+            reason = (
+                "refused the API key (403): it has been revoked; create a new one in the server's "
+                "web interface"
+            )
+        else:
+            reason = "denied access (403)"
+        super().__init__(f"the server at {url} {reason}{': ' + detail if detail else ''}")
 
 
 class ServerError(TransportError):
@@ -125,6 +134,14 @@ _METHOD_MESSAGES = {
 }
 
 
+BOOTSTRAP_MODE = "bootstrap mode"
+"""Words of the real server's ``forbidden`` while it is still being set up (wire-notes.md)."""
+BOOTSTRAP_MESSAGE = (
+    "the server is still in bootstrap mode: finish its first-time setup in its web interface, "
+    "then connect again"
+)
+
+
 class MethodError(JmapError):
     """RFC 8620 §3.6.2: an ``error`` response in place of a method's result."""
 
@@ -133,7 +150,10 @@ class MethodError(JmapError):
         self.type = error_type
         self.description = description
         self.extra = extra
-        message = _METHOD_MESSAGES.get(error_type, f"the call failed ({error_type})")
+        if self.bootstrap:
+            message = BOOTSTRAP_MESSAGE  # not a missing permission: nothing works until setup ends
+        else:
+            message = _METHOD_MESSAGES.get(error_type, f"the call failed ({error_type})")
         if description:
             message += f": {description}"
         super().__init__(f"{method}: {message}")
@@ -141,6 +161,11 @@ class MethodError(JmapError):
     @property
     def forbidden(self) -> bool:
         return self.type == "forbidden"
+
+    @property
+    def bootstrap(self) -> bool:
+        """The real server refuses everything because it is not set up yet."""
+        return self.forbidden and BOOTSTRAP_MODE in (self.description or "").lower()
 
 
 # --- Per-object SetError --------------------------------------------------------------------------
@@ -158,6 +183,9 @@ _SET_MESSAGES = {
     "singleton": "it cannot be created or deleted",
     "alreadyExists": "it already exists",
     "stateMismatch": "the data changed on the server since it was read",
+    "objectIsLinked": "it is still in use by other objects",
+    "invalidForeignKey": "it refers to an object that does not exist",
+    "primaryKeyViolation": "another object already has this unique value",
 }
 
 _VALIDATION_REASONS = {
@@ -170,6 +198,59 @@ _VALIDATION_REASONS = {
 }
 
 
+WRITE_REFUSAL = re.compile(r"\bcannot be (created|updated)\b", re.IGNORECASE)
+"""The real server's words for reports it never writes: "Reports cannot be created",
+"External reports cannot be updated" (wire-notes.md)."""
+
+_BOUND_WORDS = {"MaxValue": "maximum", "MaxLength": "maximum", "MinValue": "minimum", "MinLength": "minimum"}
+
+
+def _linked_names(linked: Any) -> str:
+    """``linkedObjects`` in words: ids as given, objects as "Type id"; at most five, then a count."""
+    if isinstance(linked, Mapping):
+        linked = [{"type": kind, "id": ids} for kind, ids in linked.items()]
+    if not isinstance(linked, list):
+        return ""
+    names: list[str] = []
+    for item in linked:
+        if isinstance(item, Mapping):
+            kind = item.get("@type") or item.get("type") or item.get("objectType") or ""
+            ident = item.get("id") or item.get("objectId") or ""
+            ident = ", ".join(map(str, ident)) if isinstance(ident, list) else str(ident)
+            names.append(f"{kind} {ident}".strip())
+        else:
+            names.append(str(item))
+    names = [n for n in names if n]
+    shown = ", ".join(names[:5])
+    return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def qualified_path(name: str, sent: Mapping[str, Any]) -> str:
+    """The full path of a bare field name in what was sent, when it names one nested field.
+
+    The real server's ``validationFailed`` names a nested field bare (``host``, not
+    ``store/host``; wire-notes.md). A name that is a top-level key, that is not in ``sent``,
+    or that is there more than once stays as it is.
+    """
+    if not name or "/" in name or name in sent:
+        return name
+    found: list[str] = []
+
+    def walk(node: Any, prefix: str) -> None:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                path = f"{prefix}{key}"
+                if str(key).rsplit("/", 1)[-1] == name:  # a patch's pointer path ends in the name
+                    found.append(path)
+                walk(value, path + "/")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{prefix}{index}/")
+
+    walk(sent, "")
+    return found[0] if len(found) == 1 else name
+
+
 @dataclass
 class SetError:
     """One object's failure inside a ``/set`` response."""
@@ -179,6 +260,8 @@ class SetError:
     properties: list[str] = field(default_factory=list)
     validation_errors: list[dict[str, Any]] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict)
+    sent: Mapping[str, Any] = field(default_factory=dict)
+    """What was sent for this object: bare nested names in the answer are found in it."""
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> SetError:
@@ -192,25 +275,54 @@ class SetError:
 
     @property
     def message(self) -> str:
+        worded = self._worded_by_client()
+        if worded:
+            return f"{worded}: {self.description}" if self.description else worded
         text = _SET_MESSAGES.get(self.type, self.type)
         return f"{text}: {self.description}" if self.description else text
+
+    @property
+    def write_refused(self) -> bool:
+        """The real server refuses to create or update this kind of object as its rule."""
+        return WRITE_REFUSAL.search(self.description or "") is not None
+
+    def _worded_by_client(self) -> str:
+        """The real server sends these three without a description (wire-notes.md); say what they mean."""
+        object_id = self.raw.get("objectId")
+        if self.type == "objectIsLinked":
+            linked = _linked_names(self.raw.get("linkedObjects"))
+            users = f"by {linked}" if linked else "by other objects"
+            return f"it is still in use {users}; change or delete those first"
+        if self.type == "invalidForeignKey":
+            target = f"{object_id}" if object_id else "another object"
+            return f"it refers to {target}, which does not exist on the server"
+        if self.type == "forbidden" and self.write_refused:
+            # The server's rule, not the token's rights: no token could do this.
+            return "the server never accepts this write: received reports arrive only by e-mail"
+        if self.type == "primaryKeyViolation":
+            other = f" ({object_id})" if object_id else ""
+            return f"another object{other} already has this unique value"
+        return ""
 
     def field_messages(self) -> dict[str, str]:
         """Per-field messages from ``invalidProperties``/``invalidPatch`` or ``validationFailed``."""
         messages: dict[str, str] = {}
         for item in self.validation_errors:
             path = str(item.get("property") or item.get("path") or "")
-            reason = _VALIDATION_REASONS.get(str(item.get("type")), f"is not valid ({item.get('type')})")
-            for bound in ("value", "maximum", "minimum", "max", "min"):
-                if bound in item and isinstance(item[bound], int | float | str):
-                    reason += f" ({bound} {item[bound]})"
+            kind = str(item.get("type"))
+            reason = _VALIDATION_REASONS.get(kind, f"is not valid ({item.get('type')})")
+            # The real server puts the bound in `required` (e.g. 8192); others name it.
+            for bound in ("required", "value", "maximum", "minimum", "max", "min"):
+                value = item.get(bound)
+                if isinstance(value, int | float | str) and not isinstance(value, bool):
+                    reason += f" ({_BOUND_WORDS.get(kind, bound)} {value})"
                     break
             if item.get("description"):
                 reason = str(item["description"])
             messages[path] = reason
         for path in self.properties:
             messages.setdefault(path, self.description or _SET_MESSAGES.get(self.type, "is not valid"))
-        return messages
+        return {qualified_path(path, self.sent): reason for path, reason in messages.items()}
 
     def __str__(self) -> str:
         fields = self.field_messages()

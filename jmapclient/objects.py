@@ -12,7 +12,7 @@ from jmapclient import answers
 from jmapclient.errors import MethodError, ProtocolError, SetError, SetFailed
 from jmapclient.exchange import Exchange
 from jmapclient.models._base import WireModel
-from jmapclient.models.objects import ObjectType, SortFallback
+from jmapclient.models.objects import FilterCondition, ObjectType, SortFallback
 from jmapclient.patch import ensure_no_masked
 from jmapclient.request import Batch, Call
 from jmapclient.validation import describe_validation_error
@@ -31,6 +31,34 @@ class GetResult:
     state: str = ""
 
 
+@dataclass(frozen=True)
+class Narrowing:
+    """A condition the server could only approximate (its fallback matches more); the client
+    keeps the objects whose ``condition.narrow_to`` equals the value, case-insensitively."""
+
+    condition: FilterCondition
+    value: str
+
+    @property
+    def top_property(self) -> str:
+        """The property a get must return for :meth:`matches` to see the value."""
+        return (self.condition.narrow_to or "").split("/")[0]
+
+    def matches(self, wire: Mapping[str, Any]) -> bool:
+        node: Any = wire
+        for part in (self.condition.narrow_to or "").split("/"):
+            node = node.get(part) if isinstance(node, Mapping) else None
+        return isinstance(node, str) and node.strip().casefold() == self.value.strip().casefold()
+
+    @property
+    def note(self) -> str:
+        label = self.condition.label.lower()
+        return (
+            f"this server cannot filter by {label}: it searched the words of {self.value!r}, and only "
+            f"reports whose {label} is {self.value} are shown (their total is not known)"
+        )
+
+
 @dataclass
 class QueryResult:
     ids: list[str]
@@ -40,6 +68,11 @@ class QueryResult:
     limit: int | None = None
     sort_fallbacks: tuple[SortFallback, ...] = ()
     """Sorts the server refused and the declared fallbacks used instead (see ``ObjectType.sort_fallbacks``)."""
+    filter: Any = None
+    """The filter the server answered; a fallback's when the one asked for was refused."""
+    narrowing: tuple[Narrowing, ...] = ()
+    """Conditions the fallback filter only approximates: ``ids`` and ``total`` count its broader
+    matches, and only objects that pass every narrowing answer the filter asked for."""
 
     @property
     def sort_note(self) -> str:
@@ -102,6 +135,15 @@ def fallback_sort(
     return [{**c, "property": replacement.get(str(c.get("property")), c.get("property"))} for c in sort]
 
 
+def without_nulls(value: Any) -> Any:
+    """``value`` with every ``null`` member of every object left out (list items are kept)."""
+    if isinstance(value, Mapping):
+        return {key: without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [without_nulls(item) for item in value]
+    return value
+
+
 def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -149,7 +191,7 @@ class ObjectApi:
             if not typed:
                 continue
             try:
-                into.items.append(self.type.validate(item))
+                into.items.append(self.type.read(item))
             except ValidationError as error:
                 into.invalid[str(item.get("id"))] = describe_validation_error(error)
 
@@ -193,7 +235,11 @@ class ObjectApi:
 
         Each kind of refusal is answered once, so at most three requests are sent.
         """
-        sort_fallbacks: tuple[SortFallback, ...] = ()
+        refused = (await self.client.session()).refused_sorts
+        sort_fallbacks = tuple(f for f in self._sort_fallbacks(arguments) if (self.type.name, f.name) in refused)
+        if sort_fallbacks:  # refused before: ask for the fallback order at once, note kept
+            arguments["sort"] = fallback_sort(arguments["sort"], sort_fallbacks)
+        narrowing: tuple[Narrowing, ...] = ()
         answered: set[str] = set()
         while True:
             try:
@@ -202,14 +248,17 @@ class ObjectApi:
                 if error.type in answered:
                     raise
                 answered.add(error.type)
-                if error.type == "unsupportedFilter" and (rewritten := self._fallback_filter(arguments.get("filter"))):
-                    arguments["filter"] = rewritten
+                if error.type == "unsupportedFilter" and (rewritten := self.fallback_filter(arguments.get("filter"))):
+                    arguments["filter"], narrowing = rewritten
                 elif error.type == "unsupportedSort" and (sort_fallbacks := self._sort_fallbacks(arguments)):
                     arguments["sort"] = fallback_sort(arguments["sort"], sort_fallbacks)
+                    refused.update((self.type.name, f.name) for f in sort_fallbacks)
                 else:
                     raise
                 continue
             result.sort_fallbacks = sort_fallbacks
+            result.filter = arguments.get("filter")
+            result.narrowing = narrowing
             return result, fetched
 
     def _sort_fallbacks(self, arguments: Mapping[str, Any]) -> tuple[SortFallback, ...]:
@@ -243,28 +292,44 @@ class ObjectApi:
             self._read_get(responses[get_call], fetched, typed=properties is None)
         return result, fetched
 
-    def _fallback_filter(self, filter: Any) -> Any | None:
-        """Rewrite conditions that declare a fallback (``domain`` → ``text``); None if none apply."""
-        fallbacks = {c.name: c.fallback for c in self.type.filters if c.fallback}
-        changed = False
+    def fallback_filter(self, filter: Any) -> tuple[Any, tuple[Narrowing, ...]] | None:
+        """Rewrite conditions that declare a fallback (``domain`` → ``text``); None if none apply.
 
-        def rewrite(node: Any) -> Any:
+        Also returns what the client must narrow itself: conditions under AND only, since the
+        real server has AND alone and narrowing under OR or NOT would drop right answers.
+        """
+        conditions = {c.name: c for c in self.type.filters if c.fallback}
+        changed = False
+        narrowing: list[Narrowing] = []
+
+        def rewrite(node: Any, conjunctive: bool) -> Any:
             nonlocal changed
             if not isinstance(node, Mapping):
                 return node
             if "operator" in node and "conditions" in node:
-                return {**node, "conditions": [rewrite(c) for c in node["conditions"]]}
+                inner = conjunctive and node["operator"] == "AND"
+                return {**node, "conditions": [rewrite(c, inner) for c in node["conditions"]]}
             out = {}
             for key, value in node.items():
-                if key in fallbacks:
-                    changed = True
-                    out[fallbacks[key]] = value
-                else:
+                condition = conditions.get(key)
+                if condition is None or condition.fallback is None:
                     out[key] = value
+                    continue
+                changed = True
+                out[condition.fallback] = value
+                if conjunctive and condition.narrow_to and isinstance(value, str):
+                    narrowing.append(Narrowing(condition, value))
             return out
 
-        rewritten = rewrite(filter)
-        return rewritten if changed else None
+        rewritten = rewrite(filter, True)
+        return (rewritten, tuple(narrowing)) if changed else None
+
+    def may_narrow(self, filter: Any) -> tuple[str, ...]:
+        """Properties a get must return in case the server refuses a condition of ``filter``
+        and the client has to narrow its fallback's results itself."""
+        found = self.fallback_filter(filter)
+        possible = found[1] if found else ()
+        return tuple(dict.fromkeys(n.top_property for n in possible))
 
     # --- set ------------------------------------------------------------------------------
 
@@ -299,11 +364,19 @@ class ObjectApi:
             responses = await self.client.send(batch)
             for call in calls:
                 self._read_set(responses[call], result)
+        for key, error in result.not_created.items():
+            error.sent = creates.get(key, {})
+        for key, error in result.not_updated.items():
+            error.sent = updates.get(key, {})
         return result
 
     @staticmethod
     def _create_payload(value: Mapping[str, Any] | WireModel) -> dict[str, Any]:
-        return value.to_wire() if isinstance(value, WireModel) else dict(value)
+        """Only the fields that have values: the real server refuses some keys even as ``null``
+        (a tenant administrator's ``memberTenantId``; wire-notes.md), and null is the default."""
+        wire = value.to_wire() if isinstance(value, WireModel) else dict(value)
+        stripped: dict[str, Any] = without_nulls(wire)
+        return stripped
 
     @staticmethod
     def _set_args(chunk: Sequence[tuple[str, Any]], if_in_state: str | None) -> dict[str, Any]:

@@ -4,6 +4,11 @@ A page is ONE request: ``ObjectApi.query_and_get`` (a query and a get of its ids
 result reference), or the query alone when only ids are wanted. Reading every page is
 bounded: it stops on an empty page, when the total is reached, on a short page when no
 total is known, at an optional cap, and after MAX_PAGES.
+
+When the server refuses a condition and the client falls back to a broader one (the policy
+domain searched as words), the pager keeps only the objects that answer the condition asked
+for (:class:`~jmapclient.objects.Narrowing`), pages on by what the server returned, and
+claims no total it cannot know.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jmapclient.models.objects import SortFallback
-from jmapclient.objects import ObjectApi, QueryResult, fallback_sort
+from jmapclient.objects import Narrowing, ObjectApi, QueryResult, fallback_sort
 
 PAGE_SIZE = 500
 MAX_PAGES = 20_000
@@ -30,6 +35,12 @@ class QueryPage:
     total: int | None = None
     limit: int | None = None
     """The server's own page limit when it lowered the one asked for (RFC 8620 §5.5)."""
+    scanned: int = 0
+    """How many ids the server returned for this page; more than ``ids`` when narrowed."""
+    scanned_total: int | None = None
+    """The server's total of what it matched: ``total`` unless the client narrowed the page."""
+    narrowed: bool = False
+    """The client kept only what answers the filter asked for; ``total`` is then unknown."""
 
 
 async def page_size(api: ObjectApi) -> int:
@@ -73,11 +84,23 @@ class QueryPager:
         """Objects per page; None: as many as the server's maxObjectsInGet allows (at most PAGE_SIZE)."""
         self.total: int | None = None
         self.sort_fallbacks: tuple[SortFallback, ...] = ()
+        self.narrowing: tuple[Narrowing, ...] = ()
+        self._narrow_properties = api.may_narrow(self.filter)
+        """Fetched beside what was asked, in case the server refuses a condition (then dropped)."""
 
     @property
     def sort_note(self) -> str:
         """Words for a person when the server could not sort as asked; "" when it could."""
         return "; ".join(f.note for f in self.sort_fallbacks)
+
+    @property
+    def filter_note(self) -> str:
+        """Words for a person when the server only approximated the filter; "" when it did not."""
+        return "; ".join(n.note for n in self.narrowing)
+
+    @property
+    def notes(self) -> list[str]:
+        return [note for note in (self.filter_note, self.sort_note) if note]
 
     async def page_size(self) -> int:
         if self.size is None:
@@ -91,9 +114,27 @@ class QueryPager:
         if result.sort_fallbacks and not self.sort_fallbacks:
             self.sort_fallbacks = result.sort_fallbacks
             self.sort = fallback_sort(self.sort or [], result.sort_fallbacks)
-        if result.total is not None:
+        if result.narrowing and not self.narrowing:
+            self.narrowing = result.narrowing
+            self.filter = result.filter  # later pages ask for the fallback directly
+        scanned = len(result.ids)
+        ids = result.ids
+        if self.narrowing:
+            items = [item for item in items if all(n.matches(item) for n in self.narrowing)]
+            ids = [str(item.get("id")) for item in items]
+            items = [self._as_asked(item) for item in items]
+        elif result.total is not None:
             self.total = result.total
-        return QueryPage(result.position, result.ids, items, self.total, result.limit)
+        total = None if self.narrowing else self.total
+        return QueryPage(result.position, ids, [] if self.ids_only else items, total, result.limit,
+                         scanned=scanned, scanned_total=result.total, narrowed=bool(self.narrowing))
+
+    def _as_asked(self, item: dict[str, Any]) -> dict[str, Any]:
+        """``item`` without the properties fetched only for narrowing."""
+        extra = [p for p in self._narrow_properties if self.properties is not None and p not in self.properties]
+        if self.ids_only or not extra:
+            return item
+        return {key: value for key, value in item.items() if key not in extra}
 
     async def pages(self, *, cap: int | None = None) -> AsyncIterator[QueryPage]:
         """Every page from the start, in order; at most ``cap`` objects when given."""
@@ -106,16 +147,21 @@ class QueryPager:
             page = await self.page_at(position, asked)
             if page.ids:
                 yield page
-            position = page.position + len(page.ids)
-            if _finished(position, len(page.ids), asked, page.limit, page.total):
+            position = page.position + page.scanned
+            if _finished(position, page.scanned, asked, page.limit, page.scanned_total):
                 return
 
     async def _fetch(self, position: int, limit: int) -> tuple[QueryResult, list[dict[str, Any]]]:
-        if self.ids_only:
+        if self.ids_only and not self._narrow_properties:
             result = await self.api.query(self.filter, self.sort, position=position, limit=limit, calculate_total=True)
             return result, []
+        properties = self.properties
+        if self.ids_only:
+            properties = ("id", *self._narrow_properties)
+        elif properties is not None:
+            properties = tuple(dict.fromkeys((*properties, *self._narrow_properties)))
         result, fetched = await self.api.query_and_get(
-            self.filter, self.sort, position=position, limit=limit, calculate_total=True, properties=self.properties
+            self.filter, self.sort, position=position, limit=limit, calculate_total=True, properties=properties
         )
         by_id = {str(item.get("id")): item for item in fetched.raw}
         return result, [by_id[i] for i in result.ids if i in by_id]

@@ -8,17 +8,14 @@ permission, so callers say so instead of asking for a token with more rights.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from jmapclient.errors import SetError
 
-WRITE_REFUSAL = re.compile(r"\bcannot be (created|updated)\b", re.IGNORECASE)
-
 
 def is_write_refusal(error: SetError) -> bool:
     """True when the server refuses this kind of write as such, whatever the object."""
-    return WRITE_REFUSAL.search(error.description or "") is not None
+    return error.write_refused
 
 
 def write_refusal(errors: Iterable[SetError]) -> str | None:

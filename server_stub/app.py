@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -32,12 +33,33 @@ JSON_TYPE = b"application/json"
 PROBLEM_TYPE = b"application/problem+json"
 
 
+def default_public_url() -> str:
+    """The real server's public URL when none is configured: ``https://<hostname>`` (wire-notes.md)."""
+    return f"https://{socket.gethostname()}"
+
+
 class StubApp:
-    def __init__(self, store: Store, profile: ServerProfile, tokens: TokenRegistry) -> None:
+    def __init__(
+        self,
+        store: Store,
+        profile: ServerProfile,
+        tokens: TokenRegistry,
+        *,
+        public_url: str | None = None,
+        bootstrap: bool = False,
+    ) -> None:
         self.store = store
         self.profile = profile
         self.tokens = tokens
-        self.dispatcher = Dispatcher(profile)
+        self.public_url = public_url.rstrip("/") if public_url else None
+        """The origin the session's URLs name; None: the Host header (spec) or ``https://<hostname>`` (stalwart)."""
+        self.dispatcher = Dispatcher(profile, bootstrap=bootstrap)
+
+    def base_url(self, scope: Scope) -> str:
+        if self.public_url:
+            return self.public_url
+        # The real server never builds URLs from the Host header: they come from its configuration.
+        return _base_url(scope) if self.profile.api_url_from_host else default_public_url()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -78,7 +100,7 @@ class StubApp:
                 return
             principal = await self._authenticate(scope, send)
             if principal is not None:
-                await _respond(send, 200, session_resource(self.profile, principal, _base_url(scope)))
+                await _respond(send, 200, session_resource(self.profile, principal, self.base_url(scope)))
             return
         if path in api_paths:
             if method != "POST":
@@ -91,34 +113,53 @@ class StubApp:
         await _respond(send, 404, {"type": "about:blank", "status": 404, "detail": f"nothing at {path}"})
 
     async def _authenticate(self, scope: Scope, send: Send) -> Principal | None:
-        principal = self.tokens.authenticate(_header(scope, b"authorization"))
+        authorization = _header(scope, b"authorization")
+        principal = self.tokens.authenticate(authorization)
+        if principal is None and self.tokens.is_revoked(authorization):
+            await _respond(send, 403, {"type": "about:blank", "status": 403, "detail": "this API key was revoked"})
+            return None
         if principal is None:
+            challenge = b'Bearer realm="mailadmin stub"'
+            if not self.profile.api_url_from_host:  # the real server also takes Basic
+                challenge += b', Basic realm="mailadmin stub"'
+            challenges = [(b"www-authenticate", challenge)]
             await _respond(
                 send,
                 401,
                 {"type": "about:blank", "status": 401, "detail": "a valid bearer token is required"},
-                extra_headers=[(b"www-authenticate", b'Bearer realm="mailadmin stub"')],
+                extra_headers=challenges,
             )
         return principal
 
     async def _api(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
         try:
+            if self.profile.strict_request_json:
+                _require_json_content_type(_header(scope, b"content-type"))
             body = await _read_body(scope, receive)
             request = parse_request(body, self.profile)
         except RequestProblem as problem:
             await _respond(send, problem.status, problem.to_wire(), content_type=PROBLEM_TYPE)
             return
         context = CallContext(self.store, self.profile, principal)
-        state = session_resource(self.profile, principal, _base_url(scope))["state"]
+        state = session_resource(self.profile, principal, self.base_url(scope))["state"]
         await _respond(send, 200, self.dispatcher.run(request, context, state))
 
 
 def create_app(
-    store: Store, *, profile: str | ServerProfile = "spec", tokens: TokenRegistry
-) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
-    """The ASGI application serving ``store`` with the given profile and tokens."""
+    store: Store,
+    *,
+    profile: str | ServerProfile = "spec",
+    tokens: TokenRegistry,
+    public_url: str | None = None,
+    bootstrap: bool = False,
+) -> StubApp:
+    """The ASGI application serving ``store`` with the given profile and tokens.
+
+    ``public_url`` is the origin the session names (the real server's configured URL); ``bootstrap``
+    makes every method on the objects fail as the real server does before it is set up.
+    """
     chosen = profile if isinstance(profile, ServerProfile) else server_profile(profile)
-    return StubApp(store, chosen, tokens)
+    return StubApp(store, chosen, tokens, public_url=public_url, bootstrap=bootstrap)
 
 
 # --- HTTP helpers ---------------------------------------------------------------------------
@@ -137,6 +178,13 @@ def _base_url(scope: Scope) -> str:
         server = scope.get("server") or ("127.0.0.1", 80)
         host = f"{server[0]}:{server[1]}"
     return f"{scope.get('scheme', 'http')}://{host}"
+
+
+def _require_json_content_type(value: str | None) -> None:
+    """RFC 8620 §3.3: the request is ``application/json``; parameters such as charset are allowed."""
+    media_type = (value or "").split(";", 1)[0].strip().lower()
+    if media_type != "application/json":
+        raise RequestProblem("notJSON", "the request's Content-Type is not application/json")
 
 
 async def _read_body(scope: Scope, receive: Receive) -> bytes:

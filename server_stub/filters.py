@@ -14,7 +14,7 @@ from typing import Any
 from jmapclient.encoding import format_utc, parse_utc
 from jmapclient.models.objects import FilterCondition
 from server_stub.profiles import ServerProfile
-from server_stub.schema import ConditionColumn, TableSchema, split_search_words
+from server_stub.schema import COLLATIONS, ConditionColumn, TableSchema, split_search_words
 
 MAX_FILTER_DEPTH = 32
 MAX_JSON_INT = 2**53 - 1
@@ -55,8 +55,8 @@ def _condition_for_key(schema: TableSchema, key: str) -> tuple[FilterCondition, 
 def _value(key: str, column: ConditionColumn, value: Any) -> Any:
     kind = column.value_kind
     if kind == "int":
-        if not is_json_int(value):
-            raise QueryProblem("invalidArguments", f"filter {key} needs a whole number within ±(2^53 - 1)")
+        if not is_json_int(value) or value < 0:  # the totals are counts: never negative
+            raise QueryProblem("invalidArguments", f"filter {key} needs a whole number from 0 to 2^53 - 1")
         return value
     if kind == "date":
         try:
@@ -81,7 +81,10 @@ def _condition_sql(schema: TableSchema, profile: ServerProfile, key: str, raw: A
     if condition.name in profile.unsupported_conditions:
         raise QueryProblem("unsupportedFilter", f"the filter {condition.name!r} is not supported")
     column = schema.conditions[condition.name]
-    value = _value(key, column, raw)
+    try:
+        value = _value(key, column, raw)
+    except QueryProblem as problem:
+        raise QueryProblem(profile.bad_filter_value_error, problem.description) from None
     if column.match == "words":
         words = split_search_words(value)
         clause = " AND ".join(f"seq IN (SELECT seq FROM {schema.table}_words WHERE word = ?)" for _ in words)
@@ -120,7 +123,8 @@ def compile_filter(node: Any, schema: TableSchema, profile: ServerProfile, depth
         if operator == "AND":
             return _join(parts, "AND", "1")
         any_of = _join(parts, "OR", "0")
-        return any_of if operator == "OR" else Sql(f"NOT ({any_of.text})", any_of.params)
+        # A condition on an unset property is false, so NOT of it is true: SQL's NULL would drop the object.
+        return any_of if operator == "OR" else Sql(f"NOT COALESCE(({any_of.text}), 0)", any_of.params)
     return _join([_condition_sql(schema, profile, str(k), v) for k, v in node.items()], "AND", "1")
 
 
@@ -133,7 +137,7 @@ DEFAULT_ORDER = Order("seq DESC")
 """wire-notes.md: the real server sorts by id, descending, unless told otherwise."""
 
 
-def compile_sort(sort: Any, schema: TableSchema) -> Order:
+def compile_sort(sort: Any, schema: TableSchema, profile: ServerProfile) -> Order:
     if sort is None:
         return DEFAULT_ORDER
     if not isinstance(sort, list):
@@ -148,9 +152,12 @@ def compile_sort(sort: Any, schema: TableSchema) -> Order:
         ascending = comparator.get("isAscending", True)
         if not isinstance(ascending, bool):
             raise QueryProblem("invalidArguments", "isAscending is true or false")
-        column = schema.sorts.get(comparator["property"])
+        collation = comparator.get("collation")
+        if collation is not None and collation not in COLLATIONS:
+            raise QueryProblem("unsupportedSort", f"unknown collation {collation!r} (use {', '.join(COLLATIONS)})")
+        column = None if comparator["property"] in profile.sorts_refused else schema.sorts.get(comparator["property"])
         if column is None:
-            known = ", ".join(schema.sorts)
+            known = ", ".join(name for name in schema.sorts if name not in profile.sorts_refused)
             raise QueryProblem("unsupportedSort", f"cannot sort by {comparator['property']!r} (use {known})")
         terms.append(f"{column} {'ASC' if ascending else 'DESC'}")
     if not terms:

@@ -31,8 +31,13 @@ class _BadPath(Exception):
     pass
 
 
-def apply_patch(current: dict[str, Any], patch: dict[str, Any], model: type[WireModel]) -> dict[str, Any]:
-    """The object after ``patch``; ``model`` is the stored object's (variant) model."""
+def apply_patch(
+    current: dict[str, Any], patch: dict[str, Any], model: type[WireModel], *, false_removes: bool = False
+) -> dict[str, Any]:
+    """The object after ``patch``; ``model`` is the stored object's (variant) model.
+
+    ``false_removes``: ``false`` removes a set member as ``null`` does (the real server).
+    """
     result = copy.deepcopy(current)
     bad: list[str] = []
     reasons: list[str] = []
@@ -46,7 +51,7 @@ def apply_patch(current: dict[str, Any], patch: dict[str, Any], model: type[Wire
             result[tokens[0]] = copy.deepcopy(value)
             continue
         try:
-            _apply(result, model, tokens, copy.deepcopy(value))
+            _apply(result, model, tokens, copy.deepcopy(value), false_removes)
         except _BadPath as error:
             bad.append(key)
             reasons.append(f"{key}: {error}")
@@ -82,7 +87,9 @@ def _index(token: str, length: int, *, allow_end: bool) -> int:
     return index
 
 
-def _apply(container: dict[str, Any], model: type[WireModel], tokens: list[str], value: Any) -> None:
+def _apply(
+    container: dict[str, Any], model: type[WireModel], tokens: list[str], value: Any, false_removes: bool
+) -> None:
     head, rest = tokens[0], tokens[1:]
     spec = _spec(model, head)
     if not rest:
@@ -95,7 +102,7 @@ def _apply(container: dict[str, Any], model: type[WireModel], tokens: list[str],
         members = dict(current) if isinstance(current, dict) else {}
         if value is True:
             members[rest[0]] = True
-        elif value is None:
+        elif value is None or (value is False and false_removes):
             members.pop(rest[0], None)
         else:
             raise _BadPath("a set member is added with true and removed with null")
@@ -118,7 +125,7 @@ def _apply(container: dict[str, Any], model: type[WireModel], tokens: list[str],
             index = _index(rest[0], len(items), allow_end=False)
             if not isinstance(items[index], dict):
                 raise _BadPath(f"{head}/{index} is not an object")
-            _apply(items[index], _nested_model(spec, items[index]), rest[1:], value)
+            _apply(items[index], _nested_model(spec, items[index]), rest[1:], value, false_removes)
         container[head] = list_to_wire(items)
         return
     if spec.kind in ("object", "variant"):
@@ -126,6 +133,6 @@ def _apply(container: dict[str, Any], model: type[WireModel], tokens: list[str],
             raise _BadPath(f"{head} is not set; send the whole value")
         if rest[0] == "@type":
             raise _BadPath("a variant changes only when the whole value is sent")
-        _apply(current, _nested_model(spec, current), rest, value)
+        _apply(current, _nested_model(spec, current), rest, value, false_removes)
         return
     raise _BadPath(f"{head} is a single value; it has no parts")

@@ -24,6 +24,23 @@ class ServerProfile:
     validation_failed: bool
     """Answer validation problems as ``validationFailed`` (real server) instead of ``invalidProperties``."""
     reports_writable: bool
+    api_url_from_host: bool
+    """Build ``apiUrl`` from the request's Host header (spec) instead of the configured public URL (real server)."""
+    real_get_and_set: bool
+    """The real server's get and set: no states, ``@type`` only when listed, unknown properties dropped,
+    ``ids: null`` capped silently, empty maps omitted, ``ifInState`` ignored (wire-notes.md)."""
+    sorts_refused: frozenset[str]
+    foreign_account_error: str
+    strict_request_json: bool
+    x_methods_need_only_core: bool
+    bad_filter_value_error: str
+    """The method error for a filter value of the wrong kind (a string total, a malformed date)."""
+    position_past_end_is_zero: bool
+    """A query ``position`` past the end answers ``position: 0`` and no ids (the real server)."""
+    """``x:`` methods run when ``using`` lists only core (the real server), not only with the management capability."""
+    """RFC 8620 §3.3 to the letter: Content-Type application/json and I-JSON (no duplicate member names)."""
+    """The method error for an ``accountId`` that is not the one account."""
+    """Sort properties this server answers ``unsupportedSort`` to."""
 
     @property
     def known_capabilities(self) -> frozenset[str]:
@@ -39,6 +56,14 @@ SPEC = ServerProfile(
     unsupported_conditions=frozenset(),
     validation_failed=False,
     reports_writable=True,
+    api_url_from_host=True,
+    real_get_and_set=False,
+    sorts_refused=frozenset(),
+    foreign_account_error="accountNotFound",
+    strict_request_json=True,
+    x_methods_need_only_core=False,
+    bad_filter_value_error="invalidArguments",
+    position_past_end_is_zero=False,
 )
 
 STALWART = ServerProfile(
@@ -50,6 +75,14 @@ STALWART = ServerProfile(
     unsupported_conditions=frozenset({"domain"}),
     validation_failed=True,
     reports_writable=False,
+    api_url_from_host=False,
+    real_get_and_set=True,
+    sorts_refused=frozenset({"receivedAt"}),
+    foreign_account_error="forbidden",
+    strict_request_json=False,
+    x_methods_need_only_core=True,
+    bad_filter_value_error="unsupportedFilter",
+    position_past_end_is_zero=True,
 )
 
 PROFILES: dict[str, ServerProfile] = {p.name: p for p in (SPEC, STALWART)}

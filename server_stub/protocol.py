@@ -18,7 +18,7 @@ from jmapclient.encoding import unescape_pointer
 from jmapclient.models.objects import OBJECT_TYPES, ObjectType
 from jmapclient.session import CORE_CAPABILITY
 from server_stub.limits import MAX_SIZE_RESPONSE, json_size
-from server_stub.methods.context import CallContext, MethodFailure
+from server_stub.methods.context import BOOTSTRAP_WORDS, CallContext, MethodFailure
 from server_stub.methods.get import get
 from server_stub.methods.query import query
 from server_stub.methods.set import set_
@@ -78,8 +78,12 @@ def parse_request(body: bytes, profile: ServerProfile) -> dict[str, Any]:
     """The request object, or :class:`RequestProblem` (notJSON, notRequest, unknownCapability, limit)."""
     if len(body) > MAX_SIZE_REQUEST:
         raise RequestProblem("limit", f"the request is larger than {MAX_SIZE_REQUEST} bytes", limit="maxSizeRequest")
+    pairs_hook = _refuse_duplicate_names if profile.strict_request_json else None
     try:
-        request = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
+        request = json.loads(body.decode("utf-8"), parse_constant=_reject_constant, object_pairs_hook=pairs_hook)
+    except _DuplicateName as duplicate:
+        raise RequestProblem("notJSON", f"the member name {duplicate.name!r} appears twice in one object "
+                                        "(I-JSON, RFC 7493)") from None
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise RequestProblem("notJSON", "the request body is not valid UTF-8 JSON") from None
     if not isinstance(request, dict):
@@ -102,6 +106,21 @@ def parse_request(body: bytes, profile: ServerProfile) -> dict[str, Any]:
             "limit", f"more than {MAX_CALLS_IN_REQUEST} method calls in one request", limit="maxCallsInRequest"
         )
     return request
+
+
+class _DuplicateName(ValueError):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(name)
+
+
+def _refuse_duplicate_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in result:
+            raise _DuplicateName(name)
+        result[name] = value
+    return result
 
 
 def _reject_constant(name: str) -> Any:
@@ -206,6 +225,8 @@ def _too_large() -> MethodFailure:
 @dataclass
 class Dispatcher:
     profile: ServerProfile
+    bootstrap: bool = False
+    """A server still being set up refuses every method on the objects (wire-notes.md)."""
     methods: dict[str, Method] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -231,6 +252,12 @@ class Dispatcher:
             answer["createdIds"] = dict(context.created_ids)
         return answer
 
+    def _in_use(self, name: str, method: Method, using: set[str]) -> bool:
+        # The real server runs its x: methods whatever `using` lists beyond core (wire-notes.md).
+        if self.profile.x_methods_need_only_core and name.startswith("x:"):
+            return CORE_CAPABILITY in using
+        return method.capability in using
+
     def _call(
         self,
         name: str,
@@ -243,8 +270,10 @@ class Dispatcher:
     ) -> list[Any]:
         method = self.methods.get(name)
         try:
-            if method is None or method.capability not in using:
+            if method is None or not self._in_use(name, method, using):
                 raise MethodFailure("unknownMethod", f"{name} is not a method of the capabilities in use")
+            if self.bootstrap and method.capability != CORE_CAPABILITY:
+                raise MethodFailure("forbidden", BOOTSTRAP_WORDS)
             result = method.handler(context, resolve_references(arguments, responses, budget))
             return [name, result, call_id]
         except MethodFailure as failure:

@@ -41,6 +41,9 @@ class StubServer:
         now: datetime | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        public_url: str | None = None,
+        admin_password: str | None = None,
+        bootstrap: bool = False,
     ) -> None:
         self.profile = profile
         self.admin_token = admin_token or new_token()
@@ -50,8 +53,13 @@ class StubServer:
             from server_stub.demo_data import seed_store
 
             seed_store(self.store, reports=reports, directories=directories, seed=seed, now=now)
-        app = create_app(self.store, profile=profile, tokens=standard_registry(self.admin_token, self.readonly_token))
-        config = server_config(app, host=host, port=port, lifespan="on")
+        self.admin_password = admin_password
+        self.tokens = tokens = standard_registry(self.admin_token, self.readonly_token, admin_password)
+        # None: the profile's own default, as `serve` gives it — the Host header (spec) or, like the
+        # real server, ``https://<hostname>`` (stalwart), which the client reaches by its path only.
+        self.app = create_app(self.store, profile=profile, tokens=tokens, public_url=public_url,
+                              bootstrap=bootstrap)
+        config = server_config(self.app, host=host, port=port, lifespan="on")
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
         self.base_url = ""

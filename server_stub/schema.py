@@ -7,6 +7,7 @@ answers each one, and checks at import time that every condition and sort has on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -14,6 +15,9 @@ from typing import Any, Literal
 from jmapclient.encoding import format_utc
 from jmapclient.models import DmarcExternalReport, WireModel
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, ObjectType
+
+COLLATIONS = ("i;ascii-numeric", "i;ascii-casemap", "i;unicode-casemap")
+"""The collations the session advertises; a sort naming another gets ``unsupportedSort`` (RFC 8620 §5.5)."""
 
 Match = Literal["equal", "compare", "lower", "words"]
 """How a condition matches: exact, exact or by IsGreaterThan-style suffixes, case-insensitive, word search."""
@@ -59,40 +63,32 @@ def _report(model: WireModel) -> DmarcExternalReport:
 
 
 def total_sessions(model: WireModel, *, passing: bool) -> int:
-    """wire-notes.md: messages in records that pass DMARC (DKIM or SPF pass), or that fail it."""
+    """wire-notes.md, the only definition there is: each record adds ``min(count, 1)`` to the passing
+    total when its evaluated disposition is ``pass``, and to the failing total otherwise. Records, not
+    messages, and not DKIM or SPF results."""
     records = _report(model).report.records
-    return sum(record.count for record in records if record.passes_dmarc == passing)
+    return sum(min(record.count, 1) for record in records if (record.evaluated_disposition == "pass") == passing)
 
 
-def _domain_words(value: str | None) -> set[str]:
-    """A domain or address and every parent domain, so ``example.com`` finds ``mail.example.com``."""
-    if not value:
-        return set()
-    text = value.strip().lower()
-    words = {text}
-    domain = text.rpartition("@")[2]
-    labels = domain.split(".")
-    for start in range(len(labels) - 1):
-        words.add(".".join(labels[start:]))
-    return words
-
-
-def report_words(model: WireModel) -> set[str]:
-    """What ``text`` searches (wire-notes.md): policy domain, reporter address, envelope and
-    header domains, DKIM and SPF domains, and the sender."""
-    external = _report(model)
-    report = external.report
-    words = _domain_words(report.policy_domain) | _domain_words(report.email) | _domain_words(external.sender)
-    for record in report.records:
-        for value in (record.envelope_to, record.envelope_from, record.header_from):
-            words |= _domain_words(value)
-        for domain in (*(r.domain for r in record.dkim_results), *(r.domain for r in record.spf_results)):
-            words |= _domain_words(domain)
-    return words
+_NOT_WORD = re.compile(r"[^\w]|_")
 
 
 def split_search_words(text: str) -> list[str]:
-    return [word for word in text.lower().split() if word]
+    """The real server's words: split on every character that is not a letter or a digit, lowercased,
+    one-character words dropped (wire-notes.md). The same split serves the index and the query."""
+    return [word for word in _NOT_WORD.split(text.lower()) if len(word) > 1]
+
+
+def report_words(model: WireModel) -> set[str]:
+    """What ``text`` searches (wire-notes.md): the reporter's e-mail, the policy domain, each record's
+    envelope-to, envelope-from and header-from, the DKIM and SPF domains, and the sender."""
+    external = _report(model)
+    report = external.report
+    fields: list[str | None] = [report.email, report.policy_domain, external.sender]
+    for record in report.records:
+        fields += [record.envelope_to, record.envelope_from, record.header_from]
+        fields += [dkim.domain for dkim in record.dkim_results] + [spf.domain for spf in record.spf_results]
+    return {word for value in fields if value for word in split_search_words(value)}
 
 
 DIRECTORY_SCHEMA = TableSchema(

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 import uvicorn
 
 from jmapclient.config import data_dir
-from server_stub.app import create_app
-from server_stub.auth import new_token, standard_registry
+from server_stub.app import create_app, default_public_url
+from server_stub.auth import ADMIN_USER, new_password, new_token, standard_registry
 from server_stub.demo_data import DEFAULT_REPORTS, current_hour, seed_store
 from server_stub.limits import LIMITS_HELP, server_config
-from server_stub.profiles import PROFILES
+from server_stub.profiles import PROFILES, server_profile
 from server_stub.store import MEMORY, Store
 
 DB_NAME = "stub.sqlite3"
@@ -41,6 +41,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--admin-token", default=None, help="token with every permission (random if not given)")
     parser.add_argument("--readonly-token", default=None, help="token with get and query only (random if not given)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the demo data generator")
+    parser.add_argument("--public-url", default=None,
+                        help="origin the session's apiUrl names (stalwart default: https://<hostname>, as the "
+                             "real server; spec default: the address the client used)")
+    parser.add_argument("--admin-password", default=None,
+                        help="stalwart profile: Basic password of the user 'admin' (random if not given)")
+    parser.add_argument("--bootstrap", action="store_true",
+                        help="answer every method with forbidden, as the real server does before its setup")
     return parser
 
 
@@ -56,13 +63,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     db = args.db or str(data_dir() / DB_NAME)
     admin_token = args.admin_token or new_token()
     readonly_token = args.readonly_token or new_token()
+    profile = server_profile(args.profile)
+    # Basic login is the real server's; the spec profile speaks Bearer only.
+    admin_password = None if profile.api_url_from_host else (args.admin_password or new_password())
     store = Store(db)
     try:
         summary = seed_store(store, reports=args.reports, seed=args.seed, now=current_hour())
         if summary.directories or summary.reports:
             print(f"demo data: {summary.directories} directories, {summary.reports} reports "
                   f"({summary.records} records) in {summary.seconds:.1f}s", flush=True)
-        app = create_app(store, profile=args.profile, tokens=standard_registry(admin_token, readonly_token))
+        tokens = standard_registry(admin_token, readonly_token, admin_password)
+        app = create_app(store, profile=profile, tokens=tokens, public_url=args.public_url, bootstrap=args.bootstrap)
         try:
             # Bind first, so the printed URL carries the real port (also with --port 0).
             listener = socket.create_server((args.host, args.port), family=_family(args.host))
@@ -75,6 +86,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"database: {db}", flush=True)
         print(f"admin token: {admin_token}", flush=True)
         print(f"read-only token: {readonly_token}", flush=True)
+        if admin_password is not None:
+            print(f"admin user: {ADMIN_USER}", flush=True)
+            print(f"admin password: {admin_password}", flush=True)
+        if not profile.api_url_from_host:
+            print(f"public URL (the session's apiUrl): {args.public_url or default_public_url()}", flush=True)
+        if args.bootstrap:
+            print("bootstrap mode: every method answers forbidden", flush=True)
         config = server_config(app)
         uvicorn.Server(config).run(sockets=[listener])
         return 0

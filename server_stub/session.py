@@ -11,6 +11,7 @@ from server_stub.auth import Principal
 from server_stub.methods.context import ACCOUNT_ID, MAX_OBJECTS_IN_GET, MAX_OBJECTS_IN_SET
 from server_stub.profiles import ServerProfile
 from server_stub.protocol import MAX_CALLS_IN_REQUEST, MAX_SIZE_REQUEST
+from server_stub.schema import COLLATIONS
 
 SESSION_PATH = "/jmap/session"
 WELL_KNOWN_PATH = "/.well-known/jmap"
@@ -23,7 +24,7 @@ CORE_LIMITS: dict[str, Any] = {
     "maxCallsInRequest": MAX_CALLS_IN_REQUEST,
     "maxObjectsInGet": MAX_OBJECTS_IN_GET,
     "maxObjectsInSet": MAX_OBJECTS_IN_SET,
-    "collationAlgorithms": ["i;ascii-numeric", "i;ascii-casemap", "i;unicode-casemap"],
+    "collationAlgorithms": list(COLLATIONS),
 }
 
 
@@ -43,7 +44,9 @@ def session_resource(profile: ServerProfile, principal: Principal, base_url: str
                 "accountCapabilities": {profile.capability: management},
             }
         },
-        "primaryAccounts": {CORE_CAPABILITY: ACCOUNT_ID, profile.capability: ACCOUNT_ID},
+        # The real server names no core primary account (wire-notes.md); the spec profile names both.
+        "primaryAccounts": {**({CORE_CAPABILITY: ACCOUNT_ID} if profile.capability_in_session else {}),
+                            profile.capability: ACCOUNT_ID},
         "username": principal.username,
         "apiUrl": base_url + profile.api_path,
         "downloadUrl": base_url + "/jmap/download/{accountId}/{blobId}/{name}?accept={type}",

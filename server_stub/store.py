@@ -58,6 +58,9 @@ class Store:
     def _create_schema(self) -> None:
         with self.transaction() as db:
             db.execute("CREATE TABLE IF NOT EXISTS state (type TEXT PRIMARY KEY, value INTEGER NOT NULL)")
+            # Objects the stub does not serve (a domain, the authentication settings) that use a served one.
+            db.execute("CREATE TABLE IF NOT EXISTS links (object_id TEXT NOT NULL, linked_type TEXT NOT NULL, "
+                       "linked_id TEXT NOT NULL, PRIMARY KEY (object_id, linked_type, linked_id))")
             for schema in SCHEMAS.values():
                 self._create_table(db, schema)
 
@@ -235,6 +238,17 @@ class Store:
             self._write_words(db, schema, seq, model)
             self._bump(db, object_type)
         return True
+
+    def link(self, object_id: str, linked_type: str, linked_id: str) -> None:
+        """Record that ``linked_type`` ``linked_id`` uses ``object_id``, so destroying it is refused."""
+        with self.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO links VALUES (?, ?, ?)", (object_id, linked_type, linked_id))
+
+    def linked_objects(self, object_id: str) -> list[dict[str, str]]:
+        with self.reading() as db:
+            rows = db.execute("SELECT linked_type, linked_id FROM links WHERE object_id = ? ORDER BY linked_type, "
+                              "linked_id", (object_id,)).fetchall()
+        return [{"objectType": linked_type, "objectId": linked_id} for linked_type, linked_id in rows]
 
     def delete(self, object_type: ObjectType, object_id: str) -> bool:
         schema = schema_for(object_type)

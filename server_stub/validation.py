@@ -35,12 +35,30 @@ _STALWART_TYPES = {
 }
 
 
+_BOUND_KEYS = ("le", "lt", "ge", "gt", "max_length", "min_length")
+"""Where pydantic's error context keeps the bound a value broke."""
+
+
 @dataclass(frozen=True)
 class Problem:
     path: str
     kind: str
     """The real server's validation error type: Required, Invalid, MaxValue, ..."""
     message: str
+    bound: Any = None
+    """The limit a MaxValue/MinValue/MaxLength/MinLength problem broke."""
+
+    @property
+    def parses(self) -> bool:
+        """Whether the value parsed and only broke a rule; the real server answers the rest invalidPatch."""
+        return self.kind != "Invalid"
+
+    def to_validation_error(self) -> dict[str, Any]:
+        # The real server names the bare field, even when it is nested, and puts the bound in `required`.
+        error: dict[str, Any] = {"type": self.kind, "property": self.path.rsplit("/", 1)[-1]}
+        if self.bound is not None:
+            error["required"] = self.bound
+        return error
 
 
 class InvalidObject(Exception):
@@ -51,10 +69,17 @@ class InvalidObject(Exception):
     def to_set_error(self, profile: ServerProfile) -> dict[str, Any]:
         description = str(self)
         if profile.validation_failed:
+            unparsed = [p for p in self.problems if not p.parses]
+            if unparsed:
+                return {
+                    "type": "invalidPatch",
+                    "description": "; ".join(f"{p.path}: {p.message}" for p in unparsed),
+                    "properties": list(dict.fromkeys(p.path for p in unparsed)),
+                }
             return {
                 "type": "validationFailed",
                 "description": description,
-                "validationErrors": [{"type": p.kind, "property": p.path} for p in self.problems],
+                "validationErrors": [p.to_validation_error() for p in self.problems],
             }
         return {
             "type": "invalidProperties",
@@ -63,13 +88,27 @@ class InvalidObject(Exception):
         }
 
 
-def validate_incoming(object_type: ObjectType, wire: dict[str, Any]) -> WireModel:
+def _bound(item: Any) -> Any:
+    context = item.get("ctx") or {}
+    return next((context[key] for key in _BOUND_KEYS if key in context), None)
+
+
+def _problem_kind(pydantic_type: str, item: Any) -> str:
+    if pydantic_type == "string_too_short" and _bound(item) == 1:
+        return "Invalid"  # "" does not parse on the real server: an invalidPatch, not a MinLength
+    if item.get("input", ...) is None:
+        return "Required"  # null where a value is required
+    return _STALWART_TYPES.get(pydantic_type, "Invalid")
+
+
+def validate_incoming(object_type: ObjectType, wire: dict[str, Any], *, refuse_mask: bool = True) -> WireModel:
     """The model of an object a client sent, or :class:`InvalidObject` naming every bad property.
 
     Stricter than the client's ``jmapclient.validation.validate_object``: it also refuses
-    the mask sent back as a secret and properties no model declares, in the profile's terms.
+    the mask sent back as a secret (unless ``refuse_mask`` is off: the real server has no such
+    guard) and properties no model declares, in the profile's terms.
     """
-    if MASKED_SECRET in json.dumps(wire):  # a cheap test first: bulk loads validate thousands of objects
+    if refuse_mask and MASKED_SECRET in json.dumps(wire):  # a cheap test first: bulk loads validate thousands
         paths = masked_secret_paths(model_of(object_type, wire), wire)
         masked = [Problem(p, "Invalid", "is the mask ****; send the secret itself") for p in paths]
         if masked:
@@ -77,9 +116,10 @@ def validate_incoming(object_type: ObjectType, wire: dict[str, Any]) -> WireMode
     try:
         model = object_type.validate(wire)
     except ValidationError as error:
-        raise InvalidObject(
-            [Problem(i.path, _STALWART_TYPES.get(i.type, "Invalid"), i.message) for i in field_issues(error)]
-        ) from None
+        raise InvalidObject([
+            Problem(issue.path, _problem_kind(issue.type, item), issue.message, _bound(item))
+            for issue, item in zip(field_issues(error), error.errors(include_url=False), strict=True)
+        ]) from None
     unknown = unknown_properties(model)
     if unknown:
         raise InvalidObject([Problem(path, "Invalid", "is not a known property") for path in unknown])

@@ -112,7 +112,7 @@ class MailAdminApp(App[int]):
 
     def known_secrets(self) -> list[str]:
         """Tokens this console holds, so that a crash report can mask them."""
-        tokens = [getattr(getattr(self.context, "client", None), "_token", "")]
+        tokens = list(self.context.client.secrets) if self.context is not None else []
         if self.config is not None:
             tokens += [p.token or "" for p in self.config.profiles.values()]
         return [t for t in tokens if isinstance(t, str) and t]

@@ -125,8 +125,10 @@ async def _connected(handler: Command, args: argparse.Namespace, transport: http
         token_file=getattr(args, "token_file", None),
         profile=getattr(args, "profile", None),
         timeout=getattr(args, "timeout", None),
+        user=getattr(args, "user", None),
+        password_file=getattr(args, "password_file", None),
     )
-    async with JmapClient(target.url, target.token, timeout=target.timeout, transport=transport) as client:
+    async with JmapClient(target.url, target.credentials, timeout=target.timeout, transport=transport) as client:
         return await handler(args, client)
 
 

@@ -120,12 +120,20 @@ def describe_type(object_type: ObjectType) -> list[str]:
             if nested not in described:
                 described.add(nested)
                 lines += _model_block(f"  {title}", nested)
-    condition_rows = [[c.name, c.kind, " ".join(c.operators), c.label] for c in object_type.filters]
+    condition_rows = [[c.name, c.kind, " ".join(c.operators), c.label, c.note or "-"] for c in object_type.filters]
     suffixes = ", ".join(f"{op} {suffix}" for op, suffix in COMPARISON_SUFFIXES.items())
     lines += ["", "filter conditions (--where):",
-              *table_lines(("Condition", "Kind", "Operators", "Label"), condition_rows),
+              *table_lines(("Condition", "Kind", "Operators", "Label", "Note"), condition_rows),
               f"(on the wire an operator rides in the key: {suffixes})"]
-    lines += ["", f"sorts (--sort): {', '.join(object_type.sorts)}"]
+    fallbacks = [f"{f.name} falls back to {f.fallback} ({f.meaning}) where the server cannot sort by it"
+                 for f in object_type.sort_fallbacks]
+    for condition in object_type.filters:
+        if condition.fallback:
+            fallbacks.append(
+                f"{condition.name} falls back to {condition.fallback} where the server lacks it"
+                + (f"; results are narrowed to {condition.narrow_to} equal to the value" if condition.narrow_to else "")
+            )
+    lines += ["", f"sorts (--sort): {', '.join(object_type.sorts)}", *(f"  {line}" for line in fallbacks)]
     return lines
 
 
@@ -172,8 +180,10 @@ def describe_json(object_type: ObjectType) -> dict[str, Any]:
         "fields": [] if object_type.variants else [_field_json(s) for s in fields_of(object_type.annotation)],
         "types": [_model_json(m) for m in nested.values()],
         "filters": [
-            {"name": c.name, "kind": c.kind, "operators": list(c.operators), "keys": [c.key(o) for o in c.operators]}
+            {"name": c.name, "kind": c.kind, "label": c.label, "note": c.note, "operators": list(c.operators),
+             "keys": [c.key(o) for o in c.operators], "fallback": c.fallback, "narrowTo": c.narrow_to}
             for c in object_type.filters
         ],
         "sorts": list(object_type.sorts),
+        "sortFallbacks": {f.name: f.fallback for f in object_type.sort_fallbacks},
     }

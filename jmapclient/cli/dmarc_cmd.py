@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from jmapclient import encoding
-from jmapclient.cli.failures import REFUSAL_HINT, emit_error
+from jmapclient.cli.failures import REFUSAL_HINT, emit_error, emit_notes
 from jmapclient.cli.filters import parse_where
 from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, note, out
 from jmapclient.cli.progress import Progress
@@ -76,6 +76,7 @@ async def export_records(args: argparse.Namespace, client: JmapClient) -> int:
         written = save_reports(fetched.reports, args.format, Path(args.output))
     else:
         written = write_reports(fetched.reports, args.format, sys.stdout)
+    emit_notes(fetched.notes)
     where_to = f" to {args.output}" if args.output else ""
     note(f"exported {written} records from {len(fetched.reports)} reports{where_to}")
     return EXIT_OK

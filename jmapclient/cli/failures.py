@@ -6,7 +6,7 @@ typed, a token, or a traceback.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from jmapclient.cli.outcome import note
 from jmapclient.errors import LocalValidationError, SetError, SetFailed
@@ -16,6 +16,13 @@ ERROR_PREFIX = "error: "
 
 def emit_error(line: str) -> None:
     note(f"{ERROR_PREFIX}{line}")
+
+
+def emit_notes(notes: Iterable[str]) -> None:
+    """One ``note:`` line each on stderr, so piped output stays data: the server could not
+    filter or sort exactly as asked, and what the client did about it."""
+    for text in notes:
+        note(f"note: {text}")
 
 
 def set_error_lines(error: SetError, subject: str = "") -> list[str]:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from jmapclient.cli import columns as cols
-from jmapclient.cli.failures import REFUSAL_HINT, emit_error, set_failures_lines
+from jmapclient.cli.failures import REFUSAL_HINT, emit_error, emit_notes, set_failures_lines
 from jmapclient.cli.filters import parse_sort, parse_where
 from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, UsageError, note, out
 from jmapclient.cli.render import column_widths, compact_json, object_lines, table_lines
@@ -175,7 +175,7 @@ async def query(args: argparse.Namespace, client: JmapClient) -> int:
         async for page in pager.pages():
             for object_id in page.ids:
                 out(compact_json(object_id) if args.json else object_id)
-        _say_sort_note(pager)
+        emit_notes(pager.notes)
         return EXIT_OK
     columns = cols.parse_columns(found, args.fields)
     properties = cols.properties_for(columns, found) if args.fields else None
@@ -199,13 +199,8 @@ async def query(args: argparse.Namespace, client: JmapClient) -> int:
         lines = table_lines(headers, rows, widths)
         for line in lines if first else lines[2:]:
             out(line)
-    _say_sort_note(pager)
+    emit_notes(pager.notes)
     if count == 0 and not args.json:
         note(f"no {found.label.lower()} found")
     return EXIT_OK
 
-
-def _say_sort_note(pager: QueryPager) -> None:
-    """On stderr, so piped output stays data: the server could not sort as asked."""
-    if pager.sort_note:
-        note(f"note: {pager.sort_note}")

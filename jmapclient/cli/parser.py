@@ -25,6 +25,14 @@ def _connection_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     group.add_argument("--url", default=default, help="server base URL (env MAILADMIN_URL)")
     group.add_argument("--token", default=default, help="bearer token (env MAILADMIN_TOKEN)")
     group.add_argument("--token-file", default=default, metavar="PATH", help="read the token from this file")
+    group.add_argument(
+        "--user", default=default, metavar="NAME",
+        help="log in with a user name and password (Basic) instead of a token (env MAILADMIN_USER)",
+    )
+    group.add_argument(
+        "--password-file", default=default, metavar="PATH",
+        help="the --user's password (else env MAILADMIN_PASSWORD, else a prompt at a terminal)",
+    )
     group.add_argument("--profile", default=default, metavar="NAME", help="a profile of the config file")
     group.add_argument("--timeout", default=default, type=float, metavar="SECONDS", help="per request (default 30)")
 
@@ -40,7 +48,9 @@ def _field_option(parser: argparse.ArgumentParser, metavar: str, help_text: str)
 def _where_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--where", action="append", default=[], metavar="COND=VALUE",
-        help="filter condition; also >, >=, <, <= on integer and date conditions (repeat to AND)",
+        help="filter condition; also >, >=, <, <= on integer and date conditions (repeat to AND); "
+             "DMARC totalFailedSessions / totalSuccessfulSessions count records not marked pass / "
+             "records marked pass, one per record, not messages (see describe)",
     )
 
 
@@ -115,6 +125,9 @@ def object_commands(epilog: str = EPILOG) -> CommandLine:
     tokens.add_argument("--token", dest="profile_token", help="store this token in the config file")
     tokens.add_argument("--token-file", dest="profile_token_file", metavar="PATH", help="read the token from PATH")
     tokens.add_argument("--token-stdin", action="store_true", help="read the token from standard input")
+    tokens.add_argument("--user", dest="profile_user", metavar="NAME", help="log in as this user (Basic)")
+    add.add_argument("--password-file", dest="profile_password_file", metavar="PATH",
+                     help="with --user: the file holding the password")
     add.add_argument("--read-only", action="store_true", help="the console offers no changes with this profile")
     add.add_argument("--default", action="store_true", help="make it the default profile")
     listing = actions.add_parser("list", help="list profiles (never their tokens)")

@@ -12,10 +12,13 @@ import sys
 from jmapclient.cli.connection import read_token_file
 from jmapclient.cli.outcome import EXIT_OK, note, out
 from jmapclient.cli.render import compact_json, table_lines
-from jmapclient.config import Config, ConfigError, Profile
+from jmapclient.config import Config, ConfigError, Profile, read_secret_file
 
 
 def _token_source(profile: Profile) -> str:
+    if profile.user:
+        where = f"file {profile.password_file}" if profile.password_file else "MAILADMIN_PASSWORD"
+        return f"user {profile.user}, password from {where}"
     if profile.token:
         return "stored"
     if profile.token_file:
@@ -31,6 +34,10 @@ def add(args: argparse.Namespace, config: Config) -> int:
             raise ConfigError("no token on standard input")
     if args.profile_token_file:
         read_token_file(args.profile_token_file)  # fail now rather than at the first connection
+    if args.profile_password_file and not args.profile_user:
+        raise ConfigError("--password-file belongs to --user")
+    if args.profile_password_file:
+        read_secret_file(args.profile_password_file, "password")
     replaced = args.name in config.profiles
     config.add(
         Profile(
@@ -39,6 +46,8 @@ def add(args: argparse.Namespace, config: Config) -> int:
             token=token or None,
             token_file=args.profile_token_file,
             read_only=args.read_only,
+            user=args.profile_user,
+            password_file=args.profile_password_file,
         ),
         make_default=args.default,
     )

@@ -32,8 +32,8 @@ class FetchedReports:
     total: int | None = None
     capped: bool = False
     """True when the filter selects more than the cap and only the first ``cap`` were read."""
-    sort_note: str = ""
-    """Set when the server could not sort as asked (see ``ObjectType.sort_fallbacks``)."""
+    notes: list[str] = field(default_factory=list)
+    """Set when the server could not filter or sort as asked (see :attr:`QueryPager.notes`)."""
 
 
 async def fetch_reports(
@@ -54,7 +54,7 @@ async def fetch_reports(
             progress(len(fetched.reports), expected)
     fetched.total = pager.total
     fetched.capped = cap is not None and (pager.total or 0) > cap
-    fetched.sort_note = pager.sort_note
+    fetched.notes = pager.notes
     return fetched
 
 

@@ -1,7 +1,8 @@
 """The DMARC import flow, once, for ``mailadmin import-dmarc`` and the console's import.
 
-Files are listed, each parsed, repeats and reports the server already holds count as
-duplicates, and the rest are created in batches within the server's limits
+Files are listed; one probe asks whether the server accepts reports at all (the real
+server never does) before anything is read from it; each file is parsed, repeats and
+reports the server already holds count as duplicates, and the rest are created in batches within the server's limits
 (:class:`~jmapclient.dmarc.upload.Uploader`). Progress is reported through a callback,
 so the CLI draws its bar and the console its widget; the outcome carries the summary.
 """
@@ -67,7 +68,9 @@ async def import_reports(
     seen: set[DuplicateKey] = set()
     if api is not None:
         uploader = await Uploader.for_api(api, outcome.summary)
-        seen = await existing_keys(api)
+        await uploader.probe()
+        if uploader.refused is None:  # only a server that takes reports is worth reading for duplicates
+            seen = await existing_keys(api)
     if progress:
         progress(0, len(files))
     # A copy that needed XML recovery may have lost content: it waits until every file

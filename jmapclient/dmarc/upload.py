@@ -49,6 +49,26 @@ class Uploader:
         self.error: MethodError | None = None
         """The method error that stopped the import (e.g. ``forbidden``), for callers that learn from it."""
 
+    async def probe(self) -> None:
+        """Learn whether the server accepts reports at all, before any bulk work.
+
+        The real server refuses every report create as its rule (wire-notes.md); reading
+        every report it holds to find duplicates would then be wasted. One create of an
+        empty report finds out: a server that accepts reports refuses it as invalid, the
+        real one with its rule, a token without the permission with ``forbidden``. Should a
+        lenient server create it anyway, it is deleted at once.
+        """
+        try:
+            result = await self.api.set(create={"probe": {}})
+        except MethodError as error:
+            self.refused, self.error = str(error), error
+            return
+        refusal = result.not_created.get("probe")
+        if refusal is not None and is_write_refusal(refusal):
+            self.refused, self.refused_reports = str(refusal), True
+        elif "probe" in result.created:
+            await self.api.set(destroy=[str(result.created["probe"].get("id"))])
+
     @classmethod
     async def for_api(cls, api: ObjectApi, summary: ImportSummary) -> Uploader:
         limits = (await api.client.session()).limits

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 from pydantic.alias_generators import to_camel
+
+from jmapclient.models._types import OutsideText, is_reading
 
 SERVICE_NAME = "stalwart"
 """interface.md's <service_name>: the default database and user name of SQL stores."""
@@ -28,6 +30,21 @@ class WireModel(BaseModel):
         use_enum_values=True,
         validate_assignment=False,
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _missing_outside_text_reads_empty(cls, data: Any, info: ValidationInfo) -> Any:
+        """A received report may leave out any string it carries; read, it is ``""`` (wire-notes.md)."""
+        if not is_reading(info) or not isinstance(data, dict):
+            return data
+        missing = {
+            field.alias or name: ""
+            for name, field in cls.model_fields.items()
+            if any(isinstance(item, OutsideText) for item in field.metadata)
+            and (field.alias or name) not in data
+            and name not in data
+        }
+        return {**data, **missing} if missing else data
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON object this model is on the wire.

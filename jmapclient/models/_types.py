@@ -20,8 +20,10 @@ from pydantic import (
     StrictBool,
     StrictInt,
     StringConstraints,
+    ValidationInfo,
     WrapSerializer,
 )
+from pydantic_core import PydanticCustomError
 
 from jmapclient import encoding
 
@@ -45,6 +47,13 @@ def _reject_bool_and_text(value: Any) -> Any:
 def _non_negative(value: int) -> int:
     if value < 0:
         raise ValueError("must be 0 or more")
+    return value
+
+
+def _positive_duration(value: int) -> int:
+    # The real server refuses a Duration of 0 ("Invalid duration value"; wire-notes.md).
+    if value <= 0:
+        raise ValueError("must be longer than 0 (e.g. 30s); the server refuses a zero duration")
     return value
 
 
@@ -75,6 +84,37 @@ def _check_ip(value: str) -> str:
         raise ValueError(f"{value!r} is not an IPv4 or IPv6 address") from None
 
 
+READING = "reading"
+"""Validation context key: the object was read from a server, not written by this client."""
+
+
+def is_reading(info: ValidationInfo) -> bool:
+    return isinstance(info.context, dict) and bool(info.context.get(READING))
+
+
+@dataclass(frozen=True)
+class OutsideText:
+    """Marks a string taken from outside (a received report): a server stores it without validation,
+    so reading accepts any string, ``""`` included, and a missing one reads as ``""``; writing holds it
+    to the same rules as the plain type (wire-notes.md, "DMARC reports as the real server stores them")."""
+
+
+OUTSIDE_TEXT = OutsideText()
+
+
+def _outside(check: Any = None) -> AfterValidator:
+    def validate(value: str, info: ValidationInfo) -> str:
+        if is_reading(info):
+            return value
+        if not value:
+            raise PydanticCustomError(
+                "string_too_short", "String should have at least {min_length} character", {"min_length": 1}
+            )
+        return check(value) if check else value
+
+    return AfterValidator(validate)
+
+
 def _parse_timestamp(value: Any) -> Any:
     if isinstance(value, str):
         return encoding.parse_utc(value)
@@ -100,14 +140,21 @@ UnsignedInt = Annotated[StrictInt, AfterValidator(_non_negative), WireKind("uint
 Boolean = Annotated[StrictBool, WireKind("bool")]
 # NaN and Infinity are not JSON: a report holding 1e999 is refused here, not sent as ``Infinity``.
 Float = Annotated[float, BeforeValidator(_reject_bool_and_text), AllowInfNan(False), WireKind("float")]
-Duration = Annotated[StrictInt, AfterValidator(_non_negative), WireKind("duration")]
-"""Integer milliseconds on the wire; shown to people as ``30s``."""
+Duration = Annotated[StrictInt, AfterValidator(_positive_duration), WireKind("duration")]
+"""Integer milliseconds on the wire, more than 0; shown to people as ``30s``."""
 
 UTCDateTime = Annotated[
     datetime,
     BeforeValidator(_parse_timestamp),
     PlainSerializer(encoding.format_utc, return_type=str),
     WireKind("datetime"),
+]
+
+# The same types for strings taken from a received report: lenient when read, strict when written.
+OutsideString = Annotated[str, StringConstraints(strict=True), _outside(), WireKind("string"), OUTSIDE_TEXT]
+OutsideEmail = Annotated[str, StringConstraints(strict=True), _outside(_check_email), WireKind("email"), OUTSIDE_TEXT]
+OutsideDomain = Annotated[
+    str, StringConstraints(strict=True), _outside(_check_domain), WireKind("domain"), OUTSIDE_TEXT
 ]
 
 SecretText = Annotated[

@@ -171,8 +171,10 @@ class OidcDirectory(WireModel):
         group="Provider",
         note="Base URL of the identity provider; its endpoints are discovered from it",
     )
+    # The real server's default (wire-notes.md): without it an OIDC directory would accept
+    # tokens issued for any audience.
     require_audience: Text | None = spec_field(
-        "Required audience", None, group="Provider", note="Tokens whose aud claim lacks it are rejected"
+        "Required audience", "stalwart", group="Provider", note="Tokens whose aud claim lacks it are rejected"
     )
     require_scopes: WireSet[Text] = spec_field(
         "Required scopes",

@@ -1,5 +1,9 @@
 """DmarcExternalReport: a received DMARC aggregate report, and its nested types.
 
+The strings a report carries are ``Outside*`` types: the real server stores received reports
+without validation, so reading accepts ``""`` (or a missing string); writing holds them to
+interface.md's rules (see ``jmapclient.models._types.OutsideText``).
+
 Web UI: Management › Reports › Inbox › DMARC.
 """
 
@@ -10,12 +14,14 @@ from enum import StrEnum
 from jmapclient.models._base import WireModel, spec_field
 from jmapclient.models._types import (
     Boolean,
-    DomainName,
     EmailAddress,
     Float,
     Id,
     IndexList,
     IpAddr,
+    OutsideDomain,
+    OutsideEmail,
+    OutsideString,
     Text,
     UnsignedInt,
     UTCDateTime,
@@ -105,14 +111,14 @@ class DmarcPolicyOverrideReason(WireModel):
 
 
 class DmarcDkimResult(WireModel):
-    domain: DomainName = spec_field("Domain")
-    selector: Text = spec_field("Selector")
+    domain: OutsideDomain = spec_field("Domain")
+    selector: OutsideString = spec_field("Selector")
     result: DkimAuthResult = spec_field("Result")
     human_result: Text | None = spec_field("Human result", None)
 
 
 class DmarcSpfResult(WireModel):
-    domain: DomainName = spec_field("Domain")
+    domain: OutsideDomain = spec_field("Domain")
     scope: SpfDomainScope = spec_field("Identity checked")
     result: SpfAuthResult = spec_field("Result")
     human_result: Text | None = spec_field("Human result", None)
@@ -135,8 +141,8 @@ class DmarcReportRecord(WireModel):
         "Override reasons", default_factory=list
     )
     envelope_to: Text | None = spec_field("Envelope to", None, note="Envelope recipient domain")
-    envelope_from: Text = spec_field("Envelope from", note="Envelope sender domain")
-    header_from: Text = spec_field("Header from", note="Domain of the From header")
+    envelope_from: OutsideString = spec_field("Envelope from", note="Envelope sender domain")
+    header_from: OutsideString = spec_field("Header from", note="Domain of the From header")
     dkim_results: IndexList[DmarcDkimResult] = spec_field("DKIM results", default_factory=list)
     spf_results: IndexList[DmarcSpfResult] = spec_field("SPF results", default_factory=list)
     extensions: IndexList[DmarcExtension] = spec_field("Extensions", default_factory=list)
@@ -151,14 +157,14 @@ class DmarcReport(WireModel):
     """The content of an aggregate report."""
 
     version: Float = spec_field("Format version", 1.0)
-    org_name: Text = spec_field("Reporter", note="Reporting organization")
-    email: EmailAddress = spec_field("Contact", note="Contact address of the reporting organization")
+    org_name: OutsideString = spec_field("Reporter", note="Reporting organization")
+    email: OutsideEmail = spec_field("Contact", note="Contact address of the reporting organization")
     extra_contact_info: Text | None = spec_field("Extra contact info", None)
-    report_id: Text = spec_field("Report ID", note="Unique report identifier")
+    report_id: OutsideString = spec_field("Report ID", note="Unique report identifier")
     date_range_begin: UTCDateTime = spec_field("Period start")
     date_range_end: UTCDateTime = spec_field("Period end")
     errors: WireSet[Text] = spec_field("Errors", default_factory=list, note="Errors during report generation")
-    policy_domain: Text = spec_field("Policy domain", note="Domain the policy is published for")
+    policy_domain: OutsideString = spec_field("Policy domain", note="Domain the policy is published for")
     policy_version: Text | None = spec_field("Policy version", None)
     policy_adkim: DmarcAlignment = spec_field("adkim", note="DKIM alignment mode")
     policy_aspf: DmarcAlignment = spec_field("aspf", note="SPF alignment mode")
@@ -186,8 +192,8 @@ class DmarcExternalReport(WireModel):
 
     id: Id | None = spec_field("Id", None, server_set=True)
     report: DmarcReport = spec_field("Report")
-    sender: EmailAddress = spec_field("From", wire="from", note="Address of the report sender")
-    subject: Text = spec_field("Subject", note="Subject line of the report e-mail")
+    sender: OutsideEmail = spec_field("From", wire="from", note="Address of the report sender")
+    subject: OutsideString = spec_field("Subject", note="Subject line of the report e-mail")
     to: WireSet[EmailAddress] = spec_field("To", default_factory=list, note="Recipient addresses")
     received_at: UTCDateTime = spec_field("Received", note="When the report e-mail was received")
     expires_at: UTCDateTime = spec_field("Expires", note="When the report is scheduled to be deleted")

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter
 
 from jmapclient.models._base import WireModel
+from jmapclient.models._types import READING
 from jmapclient.models.directory import Directory, LdapDirectory, OidcDirectory, SqlDirectory
 from jmapclient.models.dmarc import DmarcExternalReport
 
@@ -36,6 +37,11 @@ class FilterCondition:
     note: str = ""
     fallback: str | None = None
     """Condition to use instead when a server answers ``unsupportedFilter`` to this one."""
+    short: str = ""
+    """A few words where room is short (a filter field's placeholder); the label when empty."""
+    narrow_to: str | None = None
+    """Wire path (``report/policyDomain``) that must equal the value, case-insensitively, when the
+    fallback matches more than this condition does: the client keeps only those objects."""
 
     @property
     def operators(self) -> tuple[str, ...]:
@@ -95,7 +101,13 @@ class ObjectType:
         return TypeAdapter(self.annotation)
 
     def validate(self, wire: Any) -> WireModel:
+        """An object this client writes, held to interface.md's rules."""
         model: WireModel = self.adapter.validate_python(wire)
+        return model
+
+    def read(self, wire: Any) -> WireModel:
+        """An object read from a server: strings taken from outside may be ``""`` or missing."""
+        model: WireModel = self.adapter.validate_python(wire, context={READING: True})
         return model
 
     def model_for(self, variant: str | None = None) -> type[WireModel]:
@@ -144,13 +156,27 @@ DMARC_EXTERNAL_REPORT = ObjectType(
     section="Management › Reports › Inbox › DMARC",
     annotation=DmarcExternalReport,
     filters=(
-        # The real server has no `domain` condition; its word search `text` covers it.
-        FilterCondition("domain", "text", "Policy domain", fallback="text"),
+        # The real server has no `domain` condition; its word search `text` finds a superset
+        # (every report holding the words anywhere), which the client narrows to the domain.
+        FilterCondition(
+            "domain", "text", "Policy domain", "Exact policy domain, any letter case",
+            fallback="text", narrow_to="report/policyDomain",
+        ),
         FilterCondition(
             "text", "text", "Words", "Policy, reporter, envelope, header, DKIM/SPF domains and sender"
         ),
-        FilterCondition("totalFailedSessions", "int", "Failed messages"),
-        FilterCondition("totalSuccessfulSessions", "int", "Passing messages"),
+        # wire-notes.md: per record, min(count, 1) is added to one of the two totals, keyed on the
+        # record's evaluatedDisposition; messages and DKIM/SPF results are not counted.
+        FilterCondition(
+            "totalFailedSessions", "int", "Records not marked pass",
+            "Records whose evaluated disposition is not pass (one per record, not messages)",
+            short="recs not pass",
+        ),
+        FilterCondition(
+            "totalSuccessfulSessions", "int", "Records marked pass",
+            "Records whose evaluated disposition is pass (one per record, not messages)",
+            short="recs pass",
+        ),
         FilterCondition("expiresAt", "date", "Expires"),
         TENANT_CONDITION,
     ),

@@ -55,6 +55,8 @@ class CallContext:
     def require(self, object_type: ObjectType, action: Action) -> None:
         permission = object_type.permission(action)
         if not self.principal.may(permission):
+            if self.profile.real_get_and_set:
+                raise MethodFailure("forbidden", f"You are not authorized to {action} {object_type.name} objects")
             raise MethodFailure(
                 "forbidden",
                 f"not allowed to {ACTION_WORDS[action]} {object_type.name} objects "
@@ -62,7 +64,11 @@ class CallContext:
             )
 
 
-def check_account(arguments: dict[str, Any]) -> str:
+BOOTSTRAP_WORDS = "The server is in bootstrap mode; finish the setup in the web interface first."
+"""The real server's refusal of every method while it is being set up (wire-notes.md)."""
+
+
+def check_account(context: CallContext, arguments: dict[str, Any]) -> str:
     """``accountId`` is optional (wire-notes.md); when given it must be the one account."""
     account = arguments.get("accountId")
     if account is None:
@@ -70,6 +76,8 @@ def check_account(arguments: dict[str, Any]) -> str:
     if not isinstance(account, str):
         raise MethodFailure("invalidArguments", "accountId is a string")
     if account != ACCOUNT_ID:
+        if context.profile.foreign_account_error == "forbidden":
+            raise MethodFailure("forbidden", f"You are not an owner of account {account}")
         raise MethodFailure("accountNotFound", f"there is no account {account!r}")
     return account
 

@@ -13,7 +13,7 @@ from server_stub.methods.context import (
     check_account,
     check_arguments,
 )
-from server_stub.methods.properties import always_returned, known_properties
+from server_stub.methods.properties import known_properties
 
 
 def _string_list(arguments: dict[str, Any], name: str) -> list[str] | None:
@@ -34,29 +34,31 @@ def resolve_creation_id(context: CallContext, object_id: str) -> str:
 
 def get(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]) -> dict[str, Any]:
     check_arguments(arguments, {"accountId", "ids", "properties"})
-    account = check_account(arguments)
+    account = check_account(context, arguments)
     context.require(object_type, "get")
     ids = _string_list(arguments, "ids")
     properties = _string_list(arguments, "properties")
+    real = context.profile.real_get_and_set
     if properties is not None:
         unknown = sorted(set(properties) - known_properties(object_type))
-        if unknown:
+        if unknown and not real:  # the real server drops unknown names silently
             raise MethodFailure("invalidArguments", f"unknown properties: {', '.join(unknown)}")
     store = context.store
-    state = store.state(object_type)
     if ids is None:
-        if store.count(object_type) > MAX_OBJECTS_IN_GET:
+        if not real and store.count(object_type) > MAX_OBJECTS_IN_GET:
             raise MethodFailure(
                 "requestTooLarge",
                 f"there are more than {MAX_OBJECTS_IN_GET} objects; query for ids and get them in pages",
             )
-        ids = store.all_ids(object_type)
+        # The real server answers the first 500, silently; page with query for more.
+        ids = store.all_ids(object_type)[:MAX_OBJECTS_IN_GET]
     else:
         ids = list(dict.fromkeys(resolve_creation_id(context, i) for i in ids))
         if len(ids) > MAX_OBJECTS_IN_GET:
             raise MethodFailure("requestTooLarge", f"at most {MAX_OBJECTS_IN_GET} ids per get")
     found = store.get(object_type, ids)
-    wanted = None if properties is None else set(properties) | always_returned(object_type)
+    # Only the listed properties plus id (RFC 8620 §5.1); @type too only when listed.
+    wanted = None if properties is None else set(properties) | {"id"}
     listed = []
     for object_id in ids:
         wire = found.get(object_id)
@@ -66,9 +68,11 @@ def get(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]
             wire = {key: value for key, value in wire.items() if key in wanted}
         # The stored object names the model (its @type), whatever properties were asked for.
         listed.append(mask_secrets(model_of(object_type, found[object_id]), wire))
-    return {
+    response: dict[str, Any] = {
         "accountId": account,
-        "state": state,
         "list": listed,
         "notFound": [object_id for object_id in ids if object_id not in found],
     }
+    if not real:  # the real server's get carries no state (wire-notes.md)
+        response["state"] = store.state(object_type)
+    return response

@@ -32,8 +32,3 @@ def known_properties(declared: ObjectType) -> frozenset[str]:
 
 def server_set_properties(declared: ObjectType) -> frozenset[str]:
     return _server_set(declared.name)
-
-
-def always_returned(declared: ObjectType) -> frozenset[str]:
-    """``id`` always (RFC 8620 §5.1), and the variant tag, without which the object cannot be read."""
-    return frozenset({"id", TYPE_KEY} if declared.variants else {"id"})

@@ -31,12 +31,12 @@ def _int_argument(arguments: dict[str, Any], name: str, default: int | None, *, 
 
 def query(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]) -> dict[str, Any]:
     check_arguments(arguments, ARGUMENTS)
-    account = check_account(arguments)
+    account = check_account(context, arguments)
     context.require(object_type, "query")
     schema = schema_for(object_type)
     try:
         where = compile_filter(arguments.get("filter"), schema, context.profile)
-        order = compile_sort(arguments.get("sort"), schema)
+        order = compile_sort(arguments.get("sort"), schema, context.profile)
     except QueryProblem as problem:
         raise MethodFailure(problem.type, problem.description) from None
     position = _int_argument(arguments, "position", 0)
@@ -71,6 +71,8 @@ def query(context: CallContext, object_type: ObjectType, arguments: dict[str, An
         f"SELECT id FROM {table} WHERE {where.text} ORDER BY {order.sql} LIMIT ? OFFSET ?",
         (*where.params, limit, position),
     )
+    if not ids and position > 0 and context.profile.position_past_end_is_zero:
+        position = 0  # the real server answers a position past the end with 0 (wire-notes.md)
     response: dict[str, Any] = {
         "accountId": account,
         "queryState": query_state,

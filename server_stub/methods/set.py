@@ -17,9 +17,12 @@ from server_stub.methods.context import (
 from server_stub.methods.get import resolve_creation_id
 from server_stub.methods.properties import server_set_properties
 from server_stub.patching import PatchError, apply_patch
+from server_stub.real_rules import unparsable, with_server_defaults
 from server_stub.validation import InvalidObject, Problem, stored_form, validate_incoming
 
 ARGUMENTS = {"accountId", "ifInState", "create", "update", "destroy"}
+REPORT_REFUSALS = {"create": "Reports cannot be created", "update": "External reports cannot be updated"}
+"""The real server's words when it refuses to write an external DMARC report (wire-notes.md)."""
 
 
 class SetRefused(Exception):
@@ -56,12 +59,19 @@ def _arguments(arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any
 def _check_writable(context: CallContext, object_type: ObjectType, action: Action) -> None:
     """The real server refuses to create or update external reports (wire-notes.md)."""
     if object_type.name == "DmarcExternalReport" and not context.profile.reports_writable and action != "destroy":
-        raise SetRefused(_set_error("forbidden", f"Reports cannot be {action}d"))
+        raise SetRefused(_set_error("forbidden", REPORT_REFUSALS[action]))
 
 
 def _validated(context: CallContext, object_type: ObjectType, wire: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    real = context.profile.real_get_and_set
+    if real:
+        bad = unparsable(_model_of(object_type, wire), wire)
+        if bad:
+            raise SetRefused(_set_error("invalidPatch", "; ".join(reason for _, reason in bad),
+                                        properties=[path for path, _ in bad]))
     try:
-        model = validate_incoming(object_type, wire)
+        # The real server has no guard against the mask: it stores "****" as the secret (wire-notes.md).
+        model = validate_incoming(object_type, wire, refuse_mask=not real)
     except InvalidObject as invalid:
         raise SetRefused(invalid.to_set_error(context.profile)) from None
     return model, stored_form(model)
@@ -78,6 +88,8 @@ def _create(context: CallContext, object_type: ObjectType, value: Any) -> dict[s
     if not isinstance(value, dict):
         raise SetRefused(_set_error("invalidProperties", "an object to create is a JSON object", properties=[]))
     _refuse_server_set(context, sorted(server_set_properties(object_type) & set(value)))
+    if context.profile.real_get_and_set:
+        value = with_server_defaults(value)
     model, wire = _validated(context, object_type, value)
     object_id = context.store.insert(object_type, model, wire)
     # RFC 8620 §5.3: report the id and every property the server set or changed (defaults, normalised values).
@@ -87,7 +99,13 @@ def _create(context: CallContext, object_type: ObjectType, value: Any) -> dict[s
 
 
 def _model_of(object_type: ObjectType, wire: dict[str, Any]) -> Any:
-    return object_type.model_for(wire.get(TYPE_KEY)) if object_type.variants else object_type.annotation
+    if not object_type.variants:
+        return object_type.annotation
+    variant = wire.get(TYPE_KEY)
+    try:
+        return object_type.model_for(variant) if isinstance(variant, str) else None
+    except ValueError:
+        return None  # validation names the missing or unknown variant
 
 
 def _update(context: CallContext, object_type: ObjectType, object_id: str, patch: Any, destroying: set[str]) -> None:
@@ -105,7 +123,8 @@ def _update(context: CallContext, object_type: ObjectType, object_id: str, patch
         problem = Problem(TYPE_KEY, "Invalid", "cannot change; create a new object of the other kind")
         raise SetRefused(InvalidObject([problem]).to_set_error(context.profile))
     try:
-        patched = apply_patch(current, patch, _model_of(object_type, current))
+        patched = apply_patch(current, patch, _model_of(object_type, current),
+                              false_removes=context.profile.real_get_and_set)
     except PatchError as error:
         raise SetRefused(_set_error("invalidPatch", error.reason, properties=error.paths)) from None
     patched.pop("id", None)
@@ -115,13 +134,17 @@ def _update(context: CallContext, object_type: ObjectType, object_id: str, patch
 
 
 def _destroy(context: CallContext, object_type: ObjectType, object_id: str) -> None:
+    linked = context.store.linked_objects(object_id) if context.profile.real_get_and_set else []
+    if linked:
+        # The real server sends no description: the client words it, naming what uses the object.
+        raise SetRefused({"type": "objectIsLinked", "objectId": object_id, "linkedObjects": linked})
     if not context.store.delete(object_type, object_id):
         raise SetRefused(_set_error("notFound", f"{object_id} does not exist"))
 
 
 def set_(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]) -> dict[str, Any]:
     check_arguments(arguments, ARGUMENTS)
-    account = check_account(arguments)
+    account = check_account(context, arguments)
     create, update, destroy = _arguments(arguments)
     # Each action is checked by its own permission, before anything changes.
     for action, items in (("create", create), ("update", update), ("destroy", destroy)):
@@ -131,8 +154,9 @@ def set_(context: CallContext, object_type: ObjectType, arguments: dict[str, Any
         raise MethodFailure("requestTooLarge", f"at most {MAX_OBJECTS_IN_SET} objects per set")
     store = context.store
     old_state = store.state(object_type)
+    real = context.profile.real_get_and_set
     if_in_state = arguments.get("ifInState")
-    if if_in_state is not None and if_in_state != old_state:
+    if not real and if_in_state is not None and if_in_state != old_state:  # the real server ignores it
         raise MethodFailure("stateMismatch", f"the state is {old_state}, not {if_in_state}")
 
     created: dict[str, Any] = {}
@@ -165,10 +189,7 @@ def set_(context: CallContext, object_type: ObjectType, arguments: dict[str, Any
         except SetRefused as refused:
             not_destroyed[object_id] = refused.error
 
-    return {
-        "accountId": account,
-        "oldState": old_state,
-        "newState": store.state(object_type),
+    outcome: dict[str, Any] = {
         "created": created or None,
         "updated": updated or None,
         "destroyed": destroyed or None,
@@ -176,3 +197,6 @@ def set_(context: CallContext, object_type: ObjectType, arguments: dict[str, Any
         "notUpdated": not_updated or None,
         "notDestroyed": not_destroyed or None,
     }
+    if real:  # no states, and empty maps left out (wire-notes.md)
+        return {"accountId": account, **{key: value for key, value in outcome.items() if value}}
+    return {"accountId": account, "oldState": old_state, "newState": store.state(object_type), **outcome}

@@ -36,13 +36,20 @@ def report(report_id: str, extra: str = "") -> bytes:
 
 
 async def test_a_set_call_failing_as_a_whole_is_retried_report_by_report() -> None:
-    # A 4,000-digit count makes the stub fail the whole call after storing the reports
-    # before it; the importer no longer sends such a value, so the wire is forged here.
+    # The store breaks on the second report, as a server's storage can: the stub then fails the
+    # whole call (serverFail) after storing the report before it.
     items = [load_bytes(report(f"whole-{index}"), f"r{index}.xml", now=NOW) for index in range(4)]
     assert all(item.wire is not None for item in items)
-    items[1].wire["report"]["records"]["0"]["count"] = int("9" * 4000)  # type: ignore[index]
     summary = ImportSummary()
     with StubServer(reports=0) as stub:
+        insert = stub.store.insert
+
+        def breaks_on_whole_1(object_type: Any, model: Any, wire: dict[str, Any]) -> str:
+            if wire["report"]["reportId"] == "whole-1":
+                raise OverflowError("storage cannot hold this report")
+            return insert(object_type, model, wire)
+
+        stub.store.insert = breaks_on_whole_1  # type: ignore[method-assign]
         async with JmapClient(stub.base_url, stub.admin_token, timeout=10) as client:
             uploader = await Uploader.for_api(client.dmarc_reports, summary)
             for item in items:

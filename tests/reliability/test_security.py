@@ -217,7 +217,8 @@ def test_stub_binds_loopback_by_default(tmp_path: Path):
 
 def _post(server: StubServer, content: Any, **headers: str) -> httpx.Response:
     return httpx.post(server.base_url + "/api", content=content, timeout=30,
-                      headers={"Authorization": f"Bearer {server.admin_token}", **headers})
+                      headers={"Authorization": f"Bearer {server.admin_token}", "Content-Type": "application/json",
+                               **headers})
 
 
 def _calls(calls: list[list[Any]]) -> bytes:

@@ -90,7 +90,7 @@ async def test_account_id_is_optional_but_checked(stub: Stub):
     assert name == "x:Directory/get"
     assert (await stub.call("x:Directory/get", {"ids": [], "accountId": account}))[0] == "x:Directory/get"
     name, error = await stub.call("x:Directory/get", {"ids": [], "accountId": "nobody"})
-    assert (name, error["type"]) == ("error", "accountNotFound")
+    assert (name, error["type"]) == ("error", stub.profile.foreign_account_error)
     name, error = await stub.call("x:Directory/get", {"ids": [], "accountId": 5})
     assert error["type"] == "invalidArguments"
 
@@ -174,7 +174,7 @@ async def test_created_ids_are_returned_and_usable_across_calls(spec_stub: Stub)
             "createdIds": {},
             "methodCalls": [
                 ["x:Directory/set", {"create": create}, "s"],
-                ["x:Directory/get", {"ids": ["#new"], "properties": ["description"]}, "g"],
+                ["x:Directory/get", {"ids": ["#new"], "properties": ["@type", "description"]}, "g"],
                 ["x:Directory/set", {"update": {"#new": {"description": "IdP 2"}}}, "u"],
             ],
         }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jmapclient.session import CORE_CAPABILITY
+from server_stub.app import default_public_url
 from tests.support.stub import ADMIN, READONLY, Stub
 
 
@@ -27,9 +28,13 @@ async def test_session_has_core_limits_accounts_and_urls(stub: Stub):
         assert key in core
     (account_id, account), = session["accounts"].items()
     assert stub.profile.capability in account["accountCapabilities"]
-    assert session["primaryAccounts"][CORE_CAPABILITY] == account_id
     assert session["username"] == "admin"
-    assert session["apiUrl"] == "http://stub.test" + stub.profile.api_path
+    if stub.profile.name == "spec":
+        assert session["primaryAccounts"][CORE_CAPABILITY] == account_id
+        assert session["apiUrl"] == "http://stub.test" + stub.profile.api_path
+    else:  # the real server: no core entry, and the apiUrl from its configuration (wire-notes.md)
+        assert CORE_CAPABILITY not in session["primaryAccounts"]
+        assert session["apiUrl"] == default_public_url() + stub.profile.api_path
     for key in ("downloadUrl", "uploadUrl", "eventSourceUrl", "state"):
         assert isinstance(session[key], str) and session[key]
 

@@ -34,7 +34,10 @@ SETTLE = 0.3
 
 
 def stub_transport(store: Store, profile: str, tokens: TokenRegistry) -> FlakyTransport:
-    return FlakyTransport(httpx.ASGITransport(app=create_app(store, profile=profile, tokens=tokens)))
+    # No public URL: stalwart's session names https://<hostname>, as the real server's does, and
+    # the console must reach it at STUB_URL by the apiUrl's path.
+    app = create_app(store, profile=profile, tokens=tokens)
+    return FlakyTransport(httpx.ASGITransport(app=app))
 
 
 def console_context(transport: FlakyTransport, token: str, *, server_label: str, username: str,

@@ -10,8 +10,11 @@ import time
 STARTUP_SECONDS = 15
 
 
-def start_serve(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], dict[str, str]]:
-    """Start ``python -m server_stub ARGS``; return the process and what it printed (url, tokens, database)."""
+def start_serve(
+    args: list[str], env: dict[str, str], until: str = "read-only token"
+) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """Start ``python -m server_stub ARGS``; return the process and what it printed (url, tokens, database,
+    admin user and password), read up to the line ``until``."""
     process = subprocess.Popen(
         [sys.executable, "-m", "server_stub", *args],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
@@ -19,11 +22,11 @@ def start_serve(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[
     lines: dict[str, str] = {}
     deadline = time.monotonic() + STARTUP_SECONDS
     assert process.stdout is not None
-    while "read-only token" not in lines and time.monotonic() < deadline:
+    while until not in lines and time.monotonic() < deadline:
         line = process.stdout.readline()
         if not line:
             break
-        if match := re.match(r"(admin token|read-only token|database): (.+)", line.strip()):
+        if match := re.match(r"(admin token|read-only token|database|admin user|admin password): (.+)", line.strip()):
             lines[match.group(1)] = match.group(2)
         elif match := re.search(r"at (http://\S+)", line):
             lines["url"] = match.group(1)

@@ -18,6 +18,7 @@ from server_stub.store import Store
 
 ADMIN = "admin-token-for-tests"
 READONLY = "readonly-token-for-tests"
+ADMIN_PASSWORD = "admin-password-for-tests"
 BASE = "http://stub.test"
 REPORTS = 30
 
@@ -40,6 +41,8 @@ class Stub:
     async def post(self, body: Any, token: str = ADMIN, **kwargs: Any) -> httpx.Response:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         if isinstance(body, bytes | str):
+            headers["Content-Type"] = "application/json"
+            headers.update(kwargs.pop("headers", {}))
             return await self.http.post(self.profile.api_path, content=body, headers=headers, **kwargs)
         return await self.http.post(self.profile.api_path, json=body, headers=headers, **kwargs)
 
@@ -59,10 +62,17 @@ class Stub:
         return response.json()["methodResponses"]
 
 
-async def make_stub(profile: str, store: Store | None = None, reports: int = REPORTS) -> tuple[Stub, Any]:
+async def make_stub(
+    profile: str, store: Store | None = None, reports: int = REPORTS, *, public_url: str | None = None,
+    **app_options: Any,
+) -> tuple[Stub, Any]:
+    """An in-process stub; ``public_url=None`` gives the profile's own default: the Host header (spec,
+    ``BASE``) or the real server's ``https://<hostname>`` (stalwart), which the client reaches by path."""
     store = store or Store()
     demo = seed_store(store, reports=reports)
-    app = create_app(store, profile=profile, tokens=standard_registry(ADMIN, READONLY))
+    password = ADMIN_PASSWORD if profile == "stalwart" else None  # Basic login is the real server's
+    app = create_app(store, profile=profile, tokens=standard_registry(ADMIN, READONLY, password),
+                     public_url=public_url, **app_options)
     responses: list[bytes] = []
 
     async def record(response: httpx.Response) -> None:
@@ -75,8 +85,8 @@ async def make_stub(profile: str, store: Store | None = None, reports: int = REP
 
 
 @asynccontextmanager
-async def running_stub(profile: str, reports: int = REPORTS) -> AsyncIterator[Stub]:
-    made, _ = await make_stub(profile, reports=reports)
+async def running_stub(profile: str, reports: int = REPORTS, **options: Any) -> AsyncIterator[Stub]:
+    made, _ = await make_stub(profile, reports=reports, **options)
     async with made.http:
         yield made
     made.store.close()

@@ -76,4 +76,4 @@ async def test_unsupported_sort_falls_back_to_id_once() -> None:
     await pager.page(0)
     await pager.page(1)
     assert sorts == ["receivedAt", "id", "id"]
-    assert "sorted by id" in pager.sort_note
+    assert "sorted by id" in pager.note

@@ -29,7 +29,7 @@ from tui.reports.inbox_actions import InboxActions
 from tui.reports.inbox_state import InboxState
 from tui.reports.inbox_table import InboxTable
 from tui.reports.pager import InboxPager, InboxRow, Page, position_text
-from tui.reports.query import InboxQuery, QueryInputError, parse_comparison, parse_day
+from tui.reports.query import DOMAIN, FAILED, PASSED, InboxQuery, QueryInputError, parse_comparison, parse_day
 from tui.section_view import Breadcrumb, SectionView
 from tui.widgets import outside
 
@@ -39,8 +39,10 @@ HELP = """\
 Aggregate reports received from other mail systems, newest first, one server page at a time.
 
 - **enter** opens a report (then its records, then one record); **esc** goes back a level.
-- **/** edits the filters: policy domain, failed / passing messages with =, >, >=, <, <=
-  (e.g. `>= 1`), expiry before / after a date, tenant. **enter** applies them.
+- **/** edits the filters: policy domain, records not marked pass / records marked pass (the
+  server's totals: one per record, by its disposition, not messages) with =, >, >=, <, <=
+  (e.g. `>= 1`), expiry before / after a date, tenant. **enter** applies them. Where the server
+  has no policy-domain filter it searches words, and the console keeps only that domain's reports.
 - **s** cycles the sort (received, expires; newest or oldest first), **c** shows From, Subject and Expires.
 - **n** / **p** (page down / up) turn pages; moving past the last row does too; **g** / **G** first / last page.
 - **space** marks reports, **d** deletes the marked ones (or the highlighted one) after a y/n question.
@@ -68,12 +70,17 @@ DmarcInbox #dmarc-denied { height: auto; padding: 0 1; color: $warning; }
 
 FILTERS: tuple[tuple[str, str], ...] = (
     ("f-domain", "/ policy domain"),
-    ("f-failed", "failed e.g. >=1"),
-    ("f-passed", "passed e.g. <10"),
+    # The server's totals count records by disposition, not messages; the names say so.
+    ("f-failed", f"{FAILED.short} e.g. >=1"),
+    ("f-passed", f"{PASSED.short} e.g. <10"),
     ("f-before", "expires before"),
     ("f-after", "expires after"),
     ("f-tenant", "tenant id"),
 )
+
+FILTER_TIPS = {widget_id: f"{c.label}: {c.note}" for widget_id, c in
+               (("f-domain", DOMAIN), ("f-failed", FAILED), ("f-passed", PASSED))}
+"""Each filter field's full name, from the condition's declaration."""
 
 LIST_ACTIONS = frozenset({"sort", "columns", "mark", "delete", "import_files", "export", "keep", "analytics"})
 HIDDEN_AT_START = ("#dmarc-empty", "#dmarc-error", "#dmarc-progress", "#dmarc-export-progress")
@@ -125,7 +132,7 @@ class DmarcInbox(InboxActions, SectionView):
         with Vertical(id="dmarc-list"):
             with Horizontal(id="dmarc-filters"):
                 for widget_id, placeholder in FILTERS:
-                    yield Input(placeholder=placeholder, id=widget_id, compact=True)
+                    yield Input(placeholder=placeholder, id=widget_id, compact=True, tooltip=FILTER_TIPS.get(widget_id))
             with Horizontal(id="dmarc-bar"):
                 yield Static("", id="dmarc-position")
                 yield Static("", id="dmarc-sort")
@@ -244,6 +251,8 @@ class DmarcInbox(InboxActions, SectionView):
         empty_text.display = empty
         if empty:
             empty_text.update(
+                "None of this page's word matches has that policy domain; page on, or change the filter with /."
+                if page.narrowed else
                 "No reports match the filter. Change it with / (empty fields match everything)."
                 if self.state.query.is_filtered else
                 "No DMARC reports yet. Import report files with i, or wait for reporters to send some."
@@ -265,7 +274,7 @@ class DmarcInbox(InboxActions, SectionView):
             text += f"  {len(self.state.marked)} marked"
         self.query_one("#dmarc-position", Static).update(text)
         self.query_one("#dmarc-sort", Static).update(f"sort: {self.state.query.describe_sort()} (s)")
-        self.query_one("#dmarc-note", Static).update(outside.message(self.pager.sort_note))
+        self.query_one("#dmarc-note", Static).update(outside.message(self.pager.note))
 
     def show_error(self, text: str) -> None:
         self.query_one(InboxTable).display = False

@@ -69,6 +69,8 @@ class Page:
     position: int
     total: int | None
     rows: list[InboxRow] = field(default_factory=list)
+    narrowed: bool = False
+    """The server searched words; the rows are the ones whose policy domain is the one asked for."""
 
     @property
     def first(self) -> int:
@@ -81,9 +83,11 @@ class Page:
 
 
 def position_text(page: Page | None) -> str:
-    """``1–50 of 100,000``; ``0 of 0`` when empty."""
+    """``1–50 of 100,000``; ``0 of 0`` when empty; no total when the client narrowed the rows."""
     if page is None:
         return ""
+    if page.narrowed:
+        return f"{len(page.rows):,} on this page · total unknown"
     total = f"{page.total:,}" if page.total is not None else "?"
     if not page.rows:
         return f"0 of {total}"
@@ -101,21 +105,24 @@ class InboxPager:
         self.page_size = page_size
         self.keep = keep
         self.total: int | None = None
+        self.scanned_total: int | None = None
+        """The server's total; counts word matches, not reports shown, when the rows are narrowed."""
         self._query_pages = QueryPager(
             api, query.filter(), query.sort_spec(), properties=LIST_PROPERTIES, page_size=page_size
         )
         self._pages: OrderedDict[int, Page] = OrderedDict()
 
     @property
-    def sort_note(self) -> str:
-        """Set when the server cannot sort as asked and the pager fell back."""
-        return self._query_pages.sort_note
+    def note(self) -> str:
+        """Set when the server cannot filter or sort as asked and the pager fell back."""
+        return "; ".join(self._query_pages.notes)
 
     @property
     def page_count(self) -> int | None:
-        if self.total is None:
+        """Pages of the server's results: with narrowed rows, pages of its word matches."""
+        if self.scanned_total is None:
             return None
-        return max(1, -(-self.total // self.page_size))
+        return max(1, -(-self.scanned_total // self.page_size))
 
     def cached(self, index: int) -> Page | None:
         page = self._pages.get(index)
@@ -127,6 +134,7 @@ class InboxPager:
         """Drop the kept pages and the total: the next page fetches both afresh."""
         self._pages.clear()
         self.total = None
+        self.scanned_total = None
 
     async def page(self, index: int) -> Page:
         """Page ``index`` (0-based), from the few kept or with one request."""
@@ -134,7 +142,9 @@ class InboxPager:
             return page
         got = await self._query_pages.page_at(index * self.page_size)
         self.total = got.total
-        page = Page(index, got.position, self.total, [InboxRow.from_wire(w) for w in got.items])
+        self.scanned_total = got.scanned_total if got.scanned_total is not None else got.total
+        rows = [InboxRow.from_wire(w) for w in got.items]
+        page = Page(index, got.position, self.total, rows, narrowed=got.narrowed)
         self._pages[index] = page
         while len(self._pages) > self.keep:
             self._pages.popitem(last=False)

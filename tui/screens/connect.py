@@ -30,7 +30,7 @@ async def connect_profile(profile: Profile) -> ConsoleContext:
     """Open a client for ``profile`` and prove it works by discovering the session."""
     from jmapclient.client import JmapClient  # httpx loads here, after the first frame
 
-    client = JmapClient(profile.url, profile.resolve_token())
+    client = JmapClient(profile.url, profile.credentials())
     try:
         session = await client.session()
     except BaseException:
@@ -68,6 +68,13 @@ class ProfileScreen(ModalScreen[Profile | None]):
                         placeholder="unchanged" if existing and existing.token else "")
             yield Label("Token file")
             yield Input(existing.token_file or "" if existing else "", id="profile-token-file", compact=True)
+            # Basic login: the real server's recovery administrator has no token.
+            yield Label("Or a user name (Basic login) and its password file")
+            with Horizontal(classes="login-row"):
+                yield Input(existing.user or "" if existing else "", placeholder="user", id="profile-user",
+                            compact=True)
+                yield Input(existing.password_file or "" if existing else "", placeholder="password file",
+                            id="profile-password-file", compact=True)
             with Horizontal(classes="switch-row"):
                 yield Switch(existing.read_only if existing else False, id="profile-read-only")
                 yield Label("Read-only (disable create, edit and delete)")
@@ -85,18 +92,25 @@ class ProfileScreen(ModalScreen[Profile | None]):
         name, url = self._value("profile-name"), self._value("profile-url")
         token = self._value("profile-token") or (self.profile.token if self.profile else None)
         token_file = self._value("profile-token-file") or None
+        user = self._value("profile-user") or None
+        password_file = self._value("profile-password-file") or None
         problem = ""
         if not name or not url:
             problem = "A profile needs a name and a server URL."
         elif name in self.taken and (self.profile is None or name != self.profile.name):
             problem = f"There is already a profile named {name!r}."
-        elif not token and not token_file:
-            problem = "Give a token or a token file."
+        elif user and (token or token_file):
+            problem = "Give a token or a user name, not both."
+        elif password_file and not user:
+            problem = "A password file goes with a user name."
+        elif not token and not token_file and not user:
+            problem = "Give a token, a token file, or a user name and password file."
         if problem:
             self.query_one("#profile-error", Static).update(outside.message(problem))
             return
         read_only = self.query_one("#profile-read-only", Switch).value
-        self.dismiss(Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only))
+        self.dismiss(Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only,
+                             user=user, password_file=password_file))
 
     @on(Button.Pressed, "#profile-cancel")
     def action_cancel(self) -> None:

@@ -1,0 +1,73 @@
+"""``import-dmarc`` does no bulk work before it knows whether the server accepts reports."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import httpx
+import pytest
+
+from jmapclient.cli import main
+from server_stub.runner import StubServer
+from tests.support.dmarc_xml import feedback
+
+
+class Methods(httpx.AsyncBaseTransport):
+    """A real HTTP transport that remembers every JMAP method it carried, in order."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.names: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            self.names += [call[0] for call in json.loads(request.content)["methodCalls"]]
+        return await self.inner.handle_async_request(request)
+
+
+def _write(folder: Path, count: int) -> None:
+    for index in range(count):
+        (folder / f"r{index}.xml").write_bytes(feedback(report_id=f"<report_id>probe-{index}</report_id>"))
+
+
+def test_on_the_real_server_one_create_and_nothing_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _write(tmp_path, 3)
+    methods = Methods()
+    with StubServer(profile="stalwart", reports=20) as server:
+        code = main(["import-dmarc", str(tmp_path), f"--url={server.base_url}", f"--token={server.admin_token}"],
+                    transport=methods)
+    captured = capsys.readouterr()
+    assert code == 1 and "rejected: 3" in captured.out
+    # the probe alone: no download of the 20 reports held, no batch of the 3 files
+    assert methods.names == ["x:DmarcExternalReport/set"]
+    assert "never accepts this write" in captured.out + captured.err
+    assert "not allowed" not in captured.out + captured.err
+
+
+def test_on_a_server_that_takes_reports_the_probe_creates_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write(tmp_path, 2)
+    methods = Methods()
+    with StubServer(profile="spec", reports=5) as server:
+        code = main(["import-dmarc", str(tmp_path), f"--url={server.base_url}", f"--token={server.admin_token}"],
+                    transport=methods)
+        listed = main(["query", "DmarcExternalReport", "--ids-only", f"--url={server.base_url}",
+                       f"--token={server.admin_token}"])
+    captured = capsys.readouterr()
+    assert code == 0 and listed == 0, captured.err
+    assert "imported: 2" in captured.out
+    assert methods.names[0] == "x:DmarcExternalReport/set"  # the probe comes first
+    assert len(re.findall(r"(?m)^r\d+$", captured.out)) == 5 + 2
+
+
+def test_a_read_only_token_stops_at_the_probe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _write(tmp_path, 2)
+    methods = Methods()
+    with StubServer(profile="spec", reports=5) as server:
+        code = main(["import-dmarc", str(tmp_path), f"--url={server.base_url}", f"--token={server.readonly_token}"],
+                    transport=methods)
+    assert code == 1 and methods.names == ["x:DmarcExternalReport/set"]
+    assert "rejected: 2" in capsys.readouterr().out

@@ -1,0 +1,102 @@
+"""Basic login from the command line and from profiles, beside Bearer (wire-notes.md: the real
+server takes both, and its recovery administrator only Basic)."""
+
+from __future__ import annotations
+
+import base64
+import stat
+from pathlib import Path
+
+import httpx
+import pytest
+
+from jmapclient.auth import BasicLogin, BearerToken
+from jmapclient.cli import main
+from jmapclient.cli.connection import resolve
+from jmapclient.config import Config, ConfigError
+from tests.support.fake_jmap import FakeServer
+
+URL = "https://mail.example"
+
+
+def _basic(user: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+
+def _never(user: str) -> str:
+    raise AssertionError("no prompt expected")
+
+
+def test_user_with_password_file_then_env_then_prompt(tmp_path: Path) -> None:
+    secret = tmp_path / "pw"
+    secret.write_text("from-file\n")
+    args = {"url": URL, "token": None, "token_file": None, "profile": None, "timeout": None}
+    by_file = resolve(**args, user="admin", password_file=str(secret), environ={"MAILADMIN_PASSWORD": "env"},
+                      prompt=_never)
+    by_env = resolve(**args, user="admin", environ={"MAILADMIN_PASSWORD": "env"}, prompt=_never)
+    asked: list[str] = []
+    by_prompt = resolve(**args, user="admin", environ={}, prompt=lambda u: asked.append(u) or "typed")
+    from_env_user = resolve(**args, environ={"MAILADMIN_USER": "root", "MAILADMIN_PASSWORD": "p"}, prompt=_never)
+    assert by_file.credentials == BasicLogin("admin", "from-file")
+    assert by_env.credentials == BasicLogin("admin", "env")
+    assert by_prompt.credentials == BasicLogin("admin", "typed") and asked == ["admin"]
+    assert from_env_user.credentials == BasicLogin("root", "p")
+    assert "from-file" not in repr(by_file) and "typed" not in repr(by_prompt.credentials)
+
+
+def test_a_token_flag_beats_the_user_of_the_environment() -> None:
+    got = resolve(url=URL, token="API_t", token_file=None, profile=None, timeout=None,
+                  environ={"MAILADMIN_USER": "root", "MAILADMIN_PASSWORD": "p"}, prompt=_never)
+    assert got.credentials == BearerToken("API_t")
+
+
+def test_user_and_token_flags_together_are_refused() -> None:
+    with pytest.raises(ConfigError, match="not both"):
+        resolve(url=URL, token="API_t", token_file=None, profile=None, timeout=None, user="admin", environ={})
+
+
+def test_no_terminal_and_no_password_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    with pytest.raises(ConfigError, match="--password-file or set MAILADMIN_PASSWORD"):
+        resolve(url=URL, token=None, token_file=None, profile=None, timeout=None, user="admin", environ={})
+
+
+def test_the_cli_sends_basic_with_user_and_password_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    secret = tmp_path / "pw"
+    secret.write_text("s3cret-pw\n")
+    server = FakeServer(api=lambda body: {"methodResponses": [
+        ["x:Directory/query", {"ids": [], "position": 0, "total": 0}, "c0"],
+        ["x:Directory/get", {"list": [], "notFound": []}, "c1"]]})
+    code = main(["query", "Directory", "--url", URL, "--user", "admin", "--password-file", str(secret)],
+                transport=httpx.MockTransport(server.handler))
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert {r.headers["Authorization"] for r in server.requests} == {_basic("admin", "s3cret-pw")}
+    assert "s3cret-pw" not in captured.out + captured.err
+
+
+def test_a_profile_holds_a_user_and_a_password_file_and_logs_in_with_basic(
+    tmp_path: Path, isolated_config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = tmp_path / "pw"
+    secret.write_text("pw-in-file")
+    assert main(["profile", "add", "recovery", "--url", URL, "--user", "admin", "--password-file", str(secret)]) == 0
+    stored = Config.load().profiles["recovery"]
+    assert (stored.user, stored.password_file, stored.token) == ("admin", str(secret), None)
+    assert "pw-in-file" not in isolated_config.read_text()
+    assert stat.S_IMODE(isolated_config.stat().st_mode) == 0o600
+    assert main(["profile", "list"]) == 0
+    assert "user admin" in capsys.readouterr().out
+    got = resolve(url=None, token=None, token_file=None, profile="recovery", timeout=None, environ={})
+    assert got.credentials == BasicLogin("admin", "pw-in-file")
+    # the stored password goes to that profile's server only
+    with pytest.raises(ConfigError, match="no token given"):
+        resolve(url="https://elsewhere.example", token=None, token_file=None, profile="recovery", timeout=None,
+                environ={})
+
+
+def test_a_password_file_without_a_user_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    secret = tmp_path / "pw"
+    secret.write_text("x")
+    assert main(["profile", "add", "p", "--url", URL, "--token", "API_t", "--password-file", str(secret)]) == 1
+    assert "--password-file belongs to --user" in capsys.readouterr().err

@@ -1,0 +1,393 @@
+"""One test per fact of wire-notes.md, "Protocol facts of the real server", each named after it.
+
+These run on the stalwart profile as the real server behaves: its session names the real default
+public URL (``https://<hostname>``), never the address the test used.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import random
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from jmapclient.encoding import MASKED_SECRET
+from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
+from jmapclient.session import CORE_CAPABILITY
+from server_stub.demo_data import LINKED_DOMAIN, add_demo_reports
+from tests.support.serve_process import start_serve, stop_serve
+from tests.support.stub import ADMIN, ADMIN_PASSWORD, READONLY, Stub, running_stub
+
+DIR_SET = DIRECTORY.method("set")
+DIR_GET = DIRECTORY.method("get")
+QUERY = DMARC_EXTERNAL_REPORT.method("query")
+MINIMAL_LDAP = {"@type": "Ldap", "description": "Branch LDAP", "baseDn": "dc=branch", "bindSecret": {"@type": "None"}}
+
+
+@pytest.fixture
+async def real() -> AsyncIterator[Stub]:
+    """The stalwart profile on its own default public URL."""
+    async with running_stub("stalwart", reports=40, public_url=None) as made:
+        yield made
+
+
+def basic(user: str, password: str) -> dict[str, str]:
+    return {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
+
+
+async def session(stub: Stub, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    response = await stub.http.get("/jmap/session", headers=headers or {"Authorization": f"Bearer {ADMIN}"})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def ldap_id(stub: Stub) -> str:
+    _, result = await stub.call(DIR_GET, {"ids": None, "properties": ["@type"]})
+    return next(item["id"] for item in result["list"] if item["@type"] == "Ldap")
+
+
+async def created(stub: Stub, value: dict[str, Any]) -> dict[str, Any]:
+    name, result = await stub.call(DIR_SET, {"create": {"n": value}})
+    assert name == DIR_SET and "n" in result.get("created", {}), result
+    new_id = result["created"]["n"]["id"]
+    return {"id": new_id, **stub.store.get(DIRECTORY, [new_id])[new_id]}
+
+
+# --- session, endpoint and login ------------------------------------------------------------------
+
+
+async def test_well_known_answers_307_to_the_session(real: Stub):
+    response = await real.http.get("/.well-known/jmap")
+    assert (response.status_code, response.headers["location"]) == (307, "/jmap/session")
+
+
+async def test_api_url_is_absolute_from_the_public_url_never_the_host_header(real: Stub):
+    default = f"https://{socket.gethostname()}/jmap/"
+    assert (await session(real))["apiUrl"] == default
+    moved = {"Authorization": f"Bearer {ADMIN}", "Host": "tunnel.example:2222"}
+    assert (await session(real, moved))["apiUrl"] == default  # whatever URL the client used
+    async with running_stub("stalwart", reports=0, public_url="https://mail.example.org:8443") as configured:
+        assert (await session(configured))["apiUrl"] == "https://mail.example.org:8443/jmap/"
+
+
+async def test_capability_only_under_account_capabilities_and_no_core_primary_account(real: Stub):
+    answer = await session(real)
+    assert "urn:stalwart:jmap" not in answer["capabilities"]
+    assert all("urn:stalwart:jmap" in a["accountCapabilities"] for a in answer["accounts"].values())
+    assert CORE_CAPABILITY not in answer["primaryAccounts"]
+
+
+async def test_unknown_capability_in_using_rejects_the_whole_request(real: Stub):
+    body = {"using": [CORE_CAPABILITY, "urn:service:jmap"], "methodCalls": [[DIR_GET, {}, "c0"]]}
+    response = await real.post(body)
+    assert response.status_code == 400 and response.json()["type"].endswith("unknownCapability")
+
+
+async def test_x_methods_run_with_only_core_in_using(real: Stub):
+    response = await real.post({"using": [CORE_CAPABILITY], "methodCalls": [[DIR_GET, {"ids": []}, "c0"]]})
+    assert response.json()["methodResponses"][0][0] == DIR_GET
+
+
+async def test_foreign_account_id_is_forbidden_in_the_servers_words(real: Stub):
+    name, error = await real.call(DIR_GET, {"ids": [], "accountId": "b7"})
+    assert (name, error["type"]) == ("error", "forbidden")
+    assert error["description"] == "You are not an owner of account b7"
+
+
+async def test_basic_login_holds_the_admin_tokens_permissions(real: Stub):
+    answer = await session(real, basic("admin", ADMIN_PASSWORD))
+    assert answer["username"] == "admin" and not any(a["isReadOnly"] for a in answer["accounts"].values())
+    body = {"using": real.using, "methodCalls": [[DIR_SET, {"create": {"n": MINIMAL_LDAP}}, "c0"]]}
+    response = await real.http.post(real.profile.api_path, json=body, headers=basic("admin", ADMIN_PASSWORD))
+    assert "n" in response.json()["methodResponses"][0][1]["created"]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [basic("admin", "wrong"), basic("nobody", ADMIN_PASSWORD), {"Authorization": "Basic !!notbase64"},
+     {"Authorization": f"Basic {base64.b64encode(ADMIN.encode()).decode()}"}],
+)
+async def test_bad_credentials_give_401(real: Stub, headers: dict[str, str]):
+    response = await real.http.get("/jmap/session", headers=headers)
+    assert response.status_code == 401
+    assert "Basic" in " ".join(response.headers.get_list("www-authenticate"))
+
+
+async def test_bootstrap_mode_fails_every_method_with_forbidden(real: Stub):
+    async with running_stub("stalwart", reports=3, public_url=None, bootstrap=True) as booting:
+        for method in (DIR_GET, DIR_SET, QUERY, DMARC_EXTERNAL_REPORT.method("get")):
+            name, error = await booting.call(method, {})
+            assert (name, error["type"]) == ("error", "forbidden"), method
+            assert error["description"].startswith("The server is in bootstrap mode")
+
+
+async def test_limits_advertised_under_core(real: Stub):
+    core = (await session(real))["capabilities"][CORE_CAPABILITY]
+    assert (core["maxObjectsInGet"], core["maxObjectsInSet"], core["maxCallsInRequest"], core["maxSizeRequest"]) == (
+        500, 500, 16, 10_000_000)
+
+
+async def test_query_limit_capped_at_5000_with_limit_in_the_answer(real: Stub):
+    _, capped = await real.call(QUERY, {"limit": 9000})
+    assert capped["limit"] == 5000
+
+
+async def test_result_references_make_query_and_get_one_request(real: Stub):
+    reference = {"resultOf": "q", "name": QUERY, "path": "/ids"}
+    responses = await real.calls([[QUERY, {"limit": 3}, "q"],
+                                  [DMARC_EXTERNAL_REPORT.method("get"), {"#ids": reference}, "g"]])
+    assert [item["id"] for item in responses[1][1]["list"]] == responses[0][1]["ids"]
+
+
+# --- get ---------------------------------------------------------------------------------------------
+
+
+async def test_get_has_no_state(real: Stub):
+    _, result = await real.call(DIR_GET, {"ids": None})
+    assert "state" not in result and result["list"]
+
+
+async def test_ids_null_returns_at_most_500_silently(real: Stub):
+    add_demo_reports(real.store, 520 - real.demo.reports, random.Random(3))
+    name, result = await real.call(DMARC_EXTERNAL_REPORT.method("get"), {"ids": None, "properties": ["id"]})
+    assert name == DMARC_EXTERNAL_REPORT.method("get") and len(result["list"]) == 500
+
+
+async def test_type_comes_only_when_listed(real: Stub):
+    _, without = await real.call(DIR_GET, {"ids": None, "properties": ["description"]})
+    assert all(set(item) == {"id", "description"} for item in without["list"])
+    _, listed = await real.call(DIR_GET, {"ids": None, "properties": ["@type"]})
+    assert {item["@type"] for item in listed["list"]} == {"Ldap", "Sql", "Oidc"}
+
+
+async def test_unknown_properties_are_dropped_silently(real: Stub):
+    name, result = await real.call(DIR_GET, {"ids": None, "properties": ["description", "colour"]})
+    assert name == DIR_GET and all(set(item) == {"id", "description"} for item in result["list"])
+
+
+async def test_unset_optional_fields_are_null_and_value_secrets_masked(real: Stub):
+    _, result = await real.call(DIR_GET, {"ids": [await ldap_id(real)]})
+    ldap = result["list"][0]
+    assert ldap["bindSecret"] == {"@type": "Value", "secret": MASKED_SECRET}
+    assert ldap["memberTenantId"] is None
+
+
+# --- DMARC reports as the real server stores them --------------------------------------------------
+
+
+async def test_received_reports_are_stored_without_validation(real: Stub):
+    stored = real.store.get(DMARC_EXTERNAL_REPORT, real.store.all_ids(DMARC_EXTERNAL_REPORT)).values()
+    records = [r for report in stored for r in report["report"]["records"].values()]
+    assert any(r["envelopeFrom"] == "" for r in records)  # Google's
+    assert any(d["selector"] == "" for r in records for d in r["dkimResults"].values())
+    assert any(report["subject"] == "" for report in stored)
+    assert any(r["evaluatedDisposition"] == "pass" for r in records)  # DMARCbis
+
+
+async def test_report_ids_grow_with_arrival(real: Stub):
+    stored = real.store.get(DMARC_EXTERNAL_REPORT, real.store.all_ids(DMARC_EXTERNAL_REPORT))
+    by_id = sorted(stored, key=lambda i: int(i[1:]))
+    received = [stored[i]["receivedAt"] for i in by_id]
+    assert received == sorted(received)
+
+
+async def test_reports_cannot_be_created_or_updated(real: Stub):
+    report_id = real.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
+    stored = real.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
+    copy = {k: v for k, v in stored.items() if k != "id"}
+    _, result = await real.call(DMARC_EXTERNAL_REPORT.method("set"),
+                                {"create": {"n": copy}, "update": {report_id: {"subject": "x"}}})
+    assert result["notCreated"]["n"] == {"type": "forbidden", "description": "Reports cannot be created"}
+    assert result["notUpdated"][report_id] == {"type": "forbidden", "description": "External reports cannot be updated"}
+
+
+# --- query ------------------------------------------------------------------------------------------
+
+
+async def test_totals_count_records_at_most_one_each_keyed_on_disposition(real: Stub):
+    stored = real.store.get(DMARC_EXTERNAL_REPORT, real.store.all_ids(DMARC_EXTERNAL_REPORT))
+
+    def records(report: dict[str, Any], passing: bool) -> int:
+        return sum(min(r["count"], 1) for r in report["report"]["records"].values()
+                   if (r["evaluatedDisposition"] == "pass") == passing)
+
+    for key, passing in (("totalSuccessfulSessionsIsGreaterThanOrEqual", True),
+                         ("totalFailedSessionsIsGreaterThanOrEqual", False)):
+        _, result = await real.call(QUERY, {"filter": {key: 1}, "limit": 5000})
+        assert set(result["ids"]) == {i for i, r in stored.items() if records(r, passing) >= 1}, key
+    _, many = await real.call(QUERY, {"filter": {"totalFailedSessionsIsGreaterThanOrEqual": 10}})
+    assert many["ids"] == []  # one per record: never ten failures in a demo report
+
+
+async def test_or_and_not_are_unsupported_filters(real: Stub):
+    for operator in ("OR", "NOT"):
+        name, error = await real.call(QUERY, {"filter": {"operator": operator, "conditions": [{"text": "gmx"}]}})
+        assert (name, error["type"]) == ("error", "unsupportedFilter")
+
+
+@pytest.mark.parametrize("condition", [{"totalFailedSessions": "3"}, {"totalFailedSessions": -1},
+                                       {"expiresAtIsLessThan": "31/12/2026"}])
+async def test_bad_filter_values_get_unsupported_filter(real: Stub, condition: dict[str, Any]):
+    name, error = await real.call(QUERY, {"filter": condition})
+    assert (name, error["type"]) == ("error", "unsupportedFilter")
+
+
+async def test_domain_condition_is_unsupported(real: Stub):
+    name, error = await real.call(QUERY, {"filter": {"domain": "example.com"}})
+    assert (name, error["type"]) == ("error", "unsupportedFilter")
+
+
+async def test_text_word_search_splits_on_non_alphanumerics_and_drops_one_letter_words(real: Stub):
+    _, dotted = await real.call(QUERY, {"filter": {"text": "Example.COM"}, "limit": 5000})
+    _, spaced = await real.call(QUERY, {"filter": {"text": "com, example!"}, "limit": 5000})
+    _, with_a = await real.call(QUERY, {"filter": {"text": "a example x com"}, "limit": 5000})
+    assert dotted["ids"] and dotted["ids"] == spaced["ids"] == with_a["ids"]
+    stored = real.store.get(DMARC_EXTERNAL_REPORT, dotted["ids"])
+    # "example.com" holds the words example and com anywhere: other policy domains match too.
+    assert {r["report"]["policyDomain"] for r in stored.values()} > {"example.com"}
+    _, google = await real.call(QUERY, {"filter": {"text": "google.com"}, "limit": 5000})
+    all_reports = real.store.get(DMARC_EXTERNAL_REPORT, real.store.all_ids(DMARC_EXTERNAL_REPORT))
+    assert {i for i, r in all_reports.items() if r["from"].endswith("@google.com")} <= set(google["ids"])
+
+
+async def test_received_at_sort_is_unsupported(real: Stub):
+    name, error = await real.call(QUERY, {"sort": [{"property": "receivedAt", "isAscending": False}]})
+    assert (name, error["type"]) == ("error", "unsupportedSort")
+
+
+async def test_default_order_is_id_newest_first(real: Stub):
+    _, result = await real.call(QUERY, {"limit": 5000})
+    assert result["ids"] == sorted(real.store.all_ids(DMARC_EXTERNAL_REPORT), key=lambda i: -int(i[1:]))
+
+
+async def test_position_past_the_end_answers_position_zero(real: Stub):
+    _, result = await real.call(QUERY, {"position": 1000, "limit": 10})
+    assert (result["position"], result["ids"]) == (0, [])
+    _, capped = await real.call(QUERY, {"position": 1000, "limit": 10_000})
+    assert (capped["position"], capped["limit"]) == (0, 5000)
+
+
+# --- set ----------------------------------------------------------------------------------------------
+
+
+async def test_set_has_no_states_omits_empty_maps_and_updated_is_null(real: Stub):
+    ldap = await ldap_id(real)
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"description": "renamed"}}})
+    assert result == {"accountId": "a", "updated": {ldap: None}}
+
+
+async def test_if_in_state_is_ignored(real: Stub):
+    ldap = await ldap_id(real)
+    _, result = await real.call(DIR_SET, {"ifInState": "stale", "update": {ldap: {"description": "x"}}})
+    assert result["updated"] == {ldap: None}
+
+
+async def test_missing_permission_fails_the_whole_method(real: Stub):
+    name, error = await real.call(DIR_SET, {"create": {"n": MINIMAL_LDAP}}, token=READONLY)
+    assert (name, error["type"]) == ("error", "forbidden")
+    assert error["description"].startswith("You are not authorized to")
+
+
+async def test_pointer_paths_add_and_remove_set_members(real: Stub):
+    ldap = await ldap_id(real)
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"attrEmail/mailPrimary": True}}})
+    assert result["updated"] == {ldap: None}
+    assert real.store.get(DIRECTORY, [ldap])[ldap]["attrEmail"] == {"mail": True, "mailPrimary": True}
+
+
+async def test_false_removes_a_set_member(real: Stub):
+    ldap = await ldap_id(real)
+    await real.call(DIR_SET, {"update": {ldap: {"attrEmail/mail": False}}})
+    assert real.store.get(DIRECTORY, [ldap])[ldap]["attrEmail"] == {}
+
+
+@pytest.mark.parametrize(("key", "value"), [("attrEmail", ["mail"]), ("requireScopes", ["openid"])])
+async def test_sets_and_lists_sent_as_arrays_are_invalid_patch(real: Stub, key: str, value: list[str]):
+    kind = "Ldap" if key == "attrEmail" else "Oidc"
+    _, result = await real.call(DIR_GET, {"ids": None, "properties": ["@type"]})
+    target = next(item["id"] for item in result["list"] if item["@type"] == kind)
+    _, update = await real.call(DIR_SET, {"update": {target: {key: value}}})
+    refused = update["notUpdated"][target]
+    assert refused["type"] == "invalidPatch" and refused["properties"] == [key]
+    sql_store = {"@type": "Sql", "description": "s", "store": {
+        "@type": "PostgreSql", "host": "h", "authSecret": {"@type": "None"}, "readReplicas": []}}
+    _, create = await real.call(DIR_SET, {"create": {"n": sql_store}})
+    assert create["notCreated"]["n"]["type"] == "invalidPatch"
+    assert create["notCreated"]["n"]["properties"] == ["store/readReplicas"]
+
+
+async def test_masked_secret_is_stored_as_given(real: Stub):
+    ldap = await ldap_id(real)
+    masked = {"@type": "Value", "secret": MASKED_SECRET}
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"bindSecret": masked}}})
+    assert result["updated"] == {ldap: None}
+    assert real.store.get(DIRECTORY, [ldap])[ldap]["bindSecret"]["secret"] == MASKED_SECRET  # no guard
+
+
+async def test_member_tenant_id_null_is_accepted_from_a_global_admin(real: Stub):
+    # A tenant administrator is refused even null; the stub has no tenant administrators.
+    assert (await created(real, {**MINIMAL_LDAP, "memberTenantId": None}))["memberTenantId"] is None
+
+
+async def test_duration_zero_is_invalid_patch(real: Stub):
+    _, result = await real.call(DIR_SET, {"create": {"n": {**MINIMAL_LDAP, "timeout": 0}}})
+    assert result["notCreated"]["n"] == {"type": "invalidPatch", "description": "Invalid duration value",
+                                         "properties": ["timeout"]}
+
+
+async def test_oidc_require_audience_defaults_to_stalwart(real: Stub):
+    oidc = await created(real, {"@type": "Oidc", "description": "IdP", "issuerUrl": "https://idp.example.com"})
+    assert oidc["requireAudience"] == "stalwart"
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [({"colour": "blue"}, "colour"), ({"description": ""}, "description"), ({"id": "d9"}, "id"),
+     ({"useTls": "yes"}, "useTls")],
+)
+async def test_values_that_do_not_parse_are_invalid_patch_with_paths(real: Stub, value: dict[str, Any], path: str):
+    _, result = await real.call(DIR_SET, {"create": {"n": {**MINIMAL_LDAP, **value}}})
+    error = result["notCreated"]["n"]
+    assert error["type"] == "invalidPatch" and error["properties"] == [path] and error["description"]
+
+
+async def test_validation_failed_shape_bare_names_and_bound_in_required(real: Stub):
+    sql = {"@type": "Sql", "description": "s", "store": {"@type": "PostgreSql", "host": "h", "port": 70000,
+                                                          "authSecret": {"@type": "None"}}}
+    _, result = await real.call(DIR_SET, {"create": {"n": sql, "m": {"@type": "Ldap", "description": "d",
+                                                                        "bindSecret": {"@type": "None"}}}})
+    port = result["notCreated"]["n"]
+    assert port["type"] == "validationFailed"
+    assert port["validationErrors"] == [{"type": "MaxValue", "property": "port", "required": 65535}]
+    assert result["notCreated"]["m"]["validationErrors"] == [{"type": "Required", "property": "baseDn"}]
+
+
+async def test_destroying_a_directory_a_domain_uses_is_object_is_linked(real: Stub):
+    ldap = await ldap_id(real)
+    _, result = await real.call(DIR_SET, {"destroy": [ldap]})
+    kind, linked_id = LINKED_DOMAIN
+    assert result == {"accountId": "a", "notDestroyed": {ldap: {
+        "type": "objectIsLinked", "objectId": ldap, "linkedObjects": [{"objectType": kind, "objectId": linked_id}]}}}
+    assert ldap in real.store.all_ids(DIRECTORY)
+
+
+def test_serve_prints_the_basic_login_of_the_admin_user(tmp_path: Path):
+    env = {**os.environ, "MAILADMIN_DATA": str(tmp_path), "PYTHONPATH": str(Path.cwd())}
+    process, lines = start_serve(["--profile", "stalwart", "--port", "0", "--reports", "3", "--db", ":memory:"],
+                                 env, until="admin password")
+    try:
+        assert lines["admin user"] == "admin" and len(lines["admin password"]) >= 16  # random when not given
+        auth = httpx.BasicAuth("admin", lines["admin password"])
+        session = httpx.get(lines["url"] + "/jmap/session", auth=auth, timeout=5).json()
+        assert session["apiUrl"] == f"https://{socket.gethostname()}/jmap/"  # not the address we used
+        body = {"using": [CORE_CAPABILITY], "methodCalls": [[QUERY, {}, "q"]]}
+        answer = httpx.post(lines["url"] + "/jmap/", json=body, auth=auth, timeout=5).json()
+        assert len(answer["methodResponses"][0][1]["ids"]) == 3
+    finally:
+        stop_serve(process)

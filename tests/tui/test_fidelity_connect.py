@@ -1,0 +1,55 @@
+"""The connection screen offers Basic login beside tokens (the real server's recovery
+administrator can log in only with a user name and password)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, Static
+
+from jmapclient.auth import BasicLogin
+from jmapclient.config import Config, Profile
+from tui.app import MailAdminApp
+from tui.screens.connect import ProfileScreen
+
+SETTLE = 0.3
+
+
+async def _fill(app: MailAdminApp, pilot, values: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    await pilot.press("a")
+    await pilot.pause()
+    assert isinstance(app.screen, ProfileScreen)
+    for widget_id, value in values.items():
+        app.screen.query_one(f"#{widget_id}", Input).value = value
+    await pilot.click("#profile-save")
+    await pilot.pause()
+
+
+async def test_a_user_and_password_file_profile_is_saved_at_80_by_24_and_logs_in_with_basic(tmp_path: Path) -> None:
+    config = Config(path=tmp_path / "config.toml")
+    secret = tmp_path / "pw"
+    secret.write_text("recovery-pw\n")
+
+    async def never(profile: Profile):  # type: ignore[no-untyped-def]
+        raise AssertionError("no connection expected")
+
+    app = MailAdminApp(config=config, connector=never)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(SETTLE)
+        await _fill(app, pilot, {"profile-name": "recovery", "profile-url": "https://mail.example",
+                                 "profile-user": "admin", "profile-password-file": str(secret)})
+        assert not isinstance(app.screen, ProfileScreen)
+    saved = Config.load(tmp_path / "config.toml").profiles["recovery"]
+    assert (saved.user, saved.password_file, saved.token, saved.token_file) == ("admin", str(secret), None, None)
+    assert saved.credentials() == BasicLogin("admin", "recovery-pw")
+    assert "recovery-pw" not in (tmp_path / "config.toml").read_text()
+
+
+async def test_a_token_and_a_user_together_are_refused_in_words(tmp_path: Path) -> None:
+    app = MailAdminApp(config=Config(path=tmp_path / "config.toml"), connector=None)  # type: ignore[arg-type]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(SETTLE)
+        await _fill(app, pilot, {"profile-name": "x", "profile-url": "https://mail.example",
+                                 "profile-token": "API_k", "profile-user": "admin"})
+        assert isinstance(app.screen, ProfileScreen)
+        assert "not both" in str(app.screen.query_one("#profile-error", Static).render())

@@ -1,0 +1,46 @@
+"""Reports as the real server stores them ("" where a reporter left a string out) open down to
+their DKIM/SPF results, and show those strings as empty (issue 12, item 2)."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from tests.support.console import StubWorld
+from tests.support.inbox_steps import inbox, plain, settle, table
+from tui.reports.detail import RecordsView, RecordView, ReportView
+
+SIZE = (120, 40)
+
+
+async def open_row(pilot, index: int) -> None:  # type: ignore[no-untyped-def]
+    table(pilot).focus()
+    table(pilot).move_cursor(row=index)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def test_report_with_empty_strings_opens_down_to_its_dkim_results(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rows = inbox(pilot).page.rows
+        # Google leaves out envelope-from, Yahoo DKIM selectors, Mail.Ru the subject.
+        for reporter in ("google.com", "Yahoo", "Mail.Ru"):
+            index = next(i for i, row in enumerate(rows) if row.reporter == reporter)
+            await open_row(pilot, index)
+            report = pilot.app.query_one(ReportView)
+            assert report.report is not None, reporter  # set only when the client could read it
+            await pilot.press("enter")
+            await settle(pilot)
+            await pilot.press("enter")
+            await settle(pilot)
+            record = pilot.app.query_one(RecordView)
+            shown = "\n".join(plain(section) for section in record.query(".section").results(Static))
+            assert "Envelope from" in shown and "Selector" in shown, reporter
+            if reporter == "google.com":
+                assert record.record.envelope_from == ""
+            if reporter == "Yahoo":
+                assert all(result.selector == "" for result in record.record.dkim_results)
+            for _ in (RecordView, RecordsView, ReportView):
+                await pilot.press("escape")
+                await settle(pilot)
+            assert not inbox(pilot).levels
