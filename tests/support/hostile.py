@@ -65,24 +65,24 @@ def _get(wire: dict[str, Any], path: tuple[Any, ...]) -> Any:
 
 
 def poison(object_type: ObjectType, wire: dict[str, Any], payload: str) -> tuple[Any, dict[str, Any], list[str]]:
-    """``wire`` with ``payload`` in every string field the client's model still accepts.
+    """``wire`` with ``payload`` in every string field the client's model still accepts when reading.
 
-    Returns the model, the stored form and the poisoned paths. A field whose type refuses the
-    payload (a domain, an e-mail address, a date) keeps its value: the client would refuse the
-    whole object otherwise, and show no more than why.
+    Returns the model, the stored form and the poisoned paths. The client reads what a server sends
+    leniently (outside strings may hold anything), so reports carry the payload in their domains and
+    addresses too; a field whose type still refuses it (a date, an enumeration) keeps its value.
     """
-    model = object_type.validate(wire)
+    model = object_type.read(wire)
     poisoned = []
     for path in list(_string_paths(wire)):
         before = _get(wire, path)
         _set(wire, path, payload)
         try:
-            model = object_type.validate(wire)
+            model = object_type.read(wire)
         except Exception:
             _set(wire, path, before)
             continue
         poisoned.append("/".join(map(str, path)))
-    model = object_type.validate(wire)
+    model = object_type.read(wire)
     return model, stored_form(model), poisoned
 
 
