@@ -9,10 +9,12 @@ remap it (``set_keymap``).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import ClassVar
 
+from rich.markup import escape
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
@@ -91,6 +93,8 @@ class MailAdminApp(App[int]):
         self.section_view: SectionView | None = None
         """The mounted section, the only widget of the main area."""
         self.trail: tuple[str, ...] = ()
+        self._switching = asyncio.Lock()
+        """Held while the main area changes: switches run one after another."""
 
     # --- Layout ----------------------------------------------------------------------------
 
@@ -138,31 +142,68 @@ class MailAdminApp(App[int]):
         self.open_context(context)
 
     def open_context(self, context: ConsoleContext) -> None:
-        """Start working with a connection: show the first section."""
-        self.context = context
-        self.open_section(self.start_section)
+        """Start working with a connection: show the first section, built on it."""
+        self.open_section(self.start_section, context=context)
 
     # --- Sections --------------------------------------------------------------------------
 
-    def open_section(self, section_id: str) -> None:
-        chosen = next((s for s in SECTIONS if s.id == section_id), SECTIONS[0])
-        if self.context is None:
-            return
-        main = self.query_one("#main", Vertical)
-        main.remove_children()
-        self.current = chosen
-        self.trail = ()
-        view = self.section_view = chosen.factory(self.context)
-        main.mount(view)
-        self.query_one(NavTree).select_section(chosen.id)
-        self._show_header()
-        self.set_status("")
-        self.call_after_refresh(view.focus)
+    def open_section(self, section_id: str, *, context: ConsoleContext | None = None) -> None:
+        """The one way to change the main area: the menu, `:`, the palette and reconnecting.
+
+        Switches run one at a time (a burst of jumps queues, never interleaves); each asks before
+        unsaved edits are thrown away, closes the dialogs the old section opened, and waits until
+        the old section is gone before the new one is mounted. Choosing the open section again
+        (on the same connection) keeps it, with its edits, and puts the keyboard on it.
+        """
+        self.run_worker(self._switch(section_id, context), group="shell-switch")
+
+    async def _switch(self, section_id: str, context: ConsoleContext | None) -> None:
+        async with self._switching:
+            chosen = next((s for s in SECTIONS if s.id == section_id), SECTIONS[0])
+            view = self.section_view
+            if context is None:
+                if self.context is None:
+                    return
+                if view is not None and chosen is self.current and view.is_attached:
+                    await self._close_dialogs()
+                    view.focus()
+                    return
+                if not await self.may_leave("Leave"):
+                    return
+            await self._close_dialogs()
+            if context is not None:
+                self.context = context
+            assert self.context is not None
+            main = self.query_one("#main", Vertical)
+            await main.remove_children()
+            self.current = chosen
+            self.trail = ()
+            view = self.section_view = chosen.factory(self.context)
+            await main.mount(view)
+            self.query_one(NavTree).select_section(chosen.id)
+            self._show_header()
+            self.set_status("")
+            view.focus()
+
+    async def _close_dialogs(self) -> None:
+        """Dialogs above the console belong to the section being left; none may act on it later."""
+        while len(self.screen_stack) > 1:
+            await self.pop_screen()
+
+    async def may_leave(self, verb: str) -> bool:
+        """True when nothing unsaved would be lost, or the person agreed to lose it."""
+        unsaved = self.section_view.unsaved_changes() if self.section_view is not None else None
+        if not unsaved:
+            return True
+        from tui.screens.confirm import ConfirmScreen
+
+        question = f"{verb} and discard your unsaved changes to [b]{escape(unsaved)}[/b]?"
+        answer: bool | None = await self.push_screen_wait(ConfirmScreen(question, yes=verb, no="Keep editing"))
+        return bool(answer)
 
     @on(NavTree.SectionChosen)
     def _section_chosen(self, event: NavTree.SectionChosen) -> None:
-        if self.current is None or event.section_id != self.current.id:
-            self.open_section(event.section_id)
+        self.open_section(event.section_id)
 
     @on(Breadcrumb)
     def _breadcrumb(self, event: Breadcrumb) -> None:
@@ -193,19 +234,11 @@ class MailAdminApp(App[int]):
 
     async def action_quit(self) -> None:
         """q: quit, but never throw away unsaved edits without asking."""
-        unsaved = self.section_view.unsaved_changes() if self.section_view is not None else None
-        if not unsaved:
+        self.run_worker(self._quit(), group="shell-switch")
+
+    async def _quit(self) -> None:
+        if await self.may_leave("Quit"):
             self.exit()
-            return
-
-        def answered(quit_anyway: bool | None) -> None:
-            if quit_anyway:
-                self.exit()
-
-        from tui.screens.confirm import ConfirmScreen
-
-        question = f"Quit and discard your unsaved changes to [b]{unsaved}[/b]?"
-        self.push_screen(ConfirmScreen(question, yes="Quit", no="Keep editing"), answered)
 
     def action_refresh(self) -> None:
         if self.context is None and self.starter is not None:
@@ -225,7 +258,11 @@ class MailAdminApp(App[int]):
 
     def action_toggle_nav(self) -> None:
         nav = self.query_one(NavTree)
+        had_focus = nav.has_focus
         nav.display = not nav.display
+        if had_focus and self.section_view is not None:
+            # A hidden menu cannot keep the keyboard; the main area takes it.
+            self.section_view.focus()
 
     def action_help(self) -> None:
         # The section's help while the keyboard is in it (it knows its open level or editor);
@@ -254,7 +291,12 @@ class MailAdminApp(App[int]):
         if self.demo:
             self.notify("The demo is connected to its own stub; connections are not used.")
             return
-        self.push_screen(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
+        self.run_worker(self._connections(), group="shell-switch")
+
+    async def _connections(self) -> None:
+        # Asked before the connection screen, so a new connection never waits on the old edits.
+        if await self.may_leave("Switch connection"):
+            self.push_screen(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
 
     def _reconnected(self, context: ConsoleContext | None) -> None:
         if context is not None:

@@ -77,6 +77,8 @@ class DirectoriesSection(SectionView):
         self.reload()
 
     def focus(self, scroll_visible: bool = True) -> DirectoriesSection:
+        if not self.is_attached:
+            return self
         target = self.editor if self.editor is not None else self.query_one(ListTable)
         target.focus(scroll_visible)
         return self
@@ -126,9 +128,6 @@ class DirectoriesSection(SectionView):
     @work(exclusive=True, group="directories-load")
     async def _load(self, select: str | None = None) -> None:
         table = self.query_one(ListTable)
-        # The loading overlay takes the focus from the table; give it back when the list
-        # is the view (not while an editor is open), so enter, j/k and n keep working.
-        give_back_focus = self.app.focused in (None, table)
         table.loading = True
         self._message("")
         try:
@@ -140,8 +139,9 @@ class DirectoriesSection(SectionView):
             return
         finally:
             table.loading = False
-            if give_back_focus and self.editor is None:
-                self.call_after_refresh(table.focus)
+            # The loading overlay took the focus from the table; give it back, so enter,
+            # j/k and n keep working.
+            self.settle_focus()
         self.rows = sorted(result.raw, key=lambda wire: directory_label(wire).lower())
         self._fill(select)
         self._show_permissions()
@@ -188,7 +188,7 @@ class DirectoriesSection(SectionView):
     @on(FilterBar.Done)
     def _filter_done(self) -> None:
         self._fill()
-        self.query_one(ListTable).focus()
+        self.focus()
 
     # --- Actions --------------------------------------------------------------------------------
 
@@ -270,6 +270,8 @@ class DirectoriesSection(SectionView):
     # --- Editor ------------------------------------------------------------------------------------
 
     def open_editor(self, wire: dict[str, Any] | None, variant: str) -> None:
+        if self.editor is not None:
+            return  # a burst of Enters: one editor is already open
         self.editor = DirectoryEditor(self.context, variant, wire)
         self.query_one("#dir-list-view").display = False
         self.mount(self.editor)

@@ -8,12 +8,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from jmapclient.models.introspect import kind_label
 from jmapclient.models.objects import DIRECTORY, ObjectType
+from tui.screens.dialog import Dialog
 
 
 def kind_name(variant: object) -> str:
@@ -22,7 +22,7 @@ def kind_name(variant: object) -> str:
     return kind_label(model) if model is not None else str(variant)
 
 
-class VariantPicker(ModalScreen[str | None]):
+class VariantPicker(Dialog[str | None]):
     """Dismisses with the chosen ``@type`` value, or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="variant.cancel")]

@@ -90,11 +90,12 @@ def panel(title: str, rows: list[tuple[str, str]]) -> Table:
 
 
 class OpenLevel(Message):
-    """Show ``level`` on top of the current one (the inbox handles it)."""
+    """Show ``level`` on top of ``opener``, the level asking (the inbox handles it)."""
 
-    def __init__(self, level: DmarcDetail) -> None:
+    def __init__(self, level: DmarcDetail, opener: DmarcDetail) -> None:
         super().__init__()
         self.level = level
+        self.opener = opener
 
 
 class DmarcDetail(Vertical):
@@ -109,7 +110,7 @@ class DmarcDetail(Vertical):
         self.trail = trail
 
     def open_level(self, level: DmarcDetail) -> None:
-        self.post_message(OpenLevel(level))
+        self.post_message(OpenLevel(level, self))
 
     def focus(self, scroll_visible: bool = True) -> DmarcDetail:
         """Coming back to a level (esc) puts the keyboard on its table, where its keys work."""

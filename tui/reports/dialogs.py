@@ -10,10 +10,10 @@ from typing import TypeVar, cast, get_args
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from jmapclient.dmarc.exporting import ExportFormat
+from tui.screens.dialog import Dialog
 
 T = TypeVar("T")
 
@@ -37,7 +37,7 @@ DmarcDialog Horizontal.dialog-buttons Button { margin-left: 2; }
 """
 
 
-class DmarcDialog(ModalScreen[T]):
+class DmarcDialog(Dialog[T]):
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dmarc.dialog.cancel")]
 

@@ -144,9 +144,16 @@ class DmarcInbox(InboxActions, SectionView):
     @on(OpenLevel)
     def open_level(self, event: OpenLevel) -> None:
         event.stop()
-        self.push_level(event.level)
+        self.push_level(event.level, event.opener)
 
-    def push_level(self, level: DmarcDetail) -> None:
+    def push_level(self, level: DmarcDetail, opener: DmarcDetail | None = None) -> None:
+        """Open ``level`` over ``opener`` (None: the list), only if that is what is on top.
+
+        A burst of Enters reaches the opener again before the new level is drawn; opening
+        once per level keeps Esc one step from where the person was.
+        """
+        if opener is not (self.levels[-1] if self.levels else None):
+            return
         (self.levels[-1] if self.levels else self.query_one("#dmarc-list")).display = False
         self.levels.append(level)
         self.mount(level)
@@ -156,6 +163,9 @@ class DmarcInbox(InboxActions, SectionView):
     def go_back(self) -> bool:
         """esc: close the innermost level; False at the list (the shell then focuses its menu)."""
         if not self.levels:
+            if self.query_one("#dmarc-filters").has_focus_within:
+                self.focus_list()  # esc in a filter field leaves it for the list
+                return True
             return False
         self.levels.pop().remove()
         if self.levels:
@@ -164,7 +174,7 @@ class DmarcInbox(InboxActions, SectionView):
             self.post_message(Breadcrumb(self.levels[-1].trail))
         else:
             self.query_one("#dmarc-list").display = True
-            self.query_one(InboxTable).focus()
+            self.focus_list()
             self.post_message(Breadcrumb(()))
         self.refresh_bindings()
         return True
@@ -179,20 +189,32 @@ class DmarcInbox(InboxActions, SectionView):
         if not self.levels:
             self.query_one("#f-domain", Input).focus()
 
+    def focus_list(self) -> None:
+        """The keyboard on the list: its table, or the line saying why there is none (which
+        answers the list's keys, such as i in an empty inbox)."""
+        for widget_id in ("#dmarc-table", "#dmarc-empty", "#dmarc-retry"):
+            widget = self.query_one(widget_id)
+            if widget.display and (widget_id != "#dmarc-retry" or self.query_one("#dmarc-error").display):
+                widget.focus()
+                return
+
     def help_text(self) -> str:
         return self.levels[-1].help_text() if self.levels else HELP
 
     def focus(self, scroll_visible: bool = True) -> DmarcInbox:
+        if not self.is_attached:
+            return self
         if self.levels:
             self.levels[-1].focus(scroll_visible)
         else:
-            self.query_one(InboxTable).focus(scroll_visible)
+            self.focus_list()
         return self
 
     def on_mount(self) -> None:
         self.query_one(InboxTable).show_columns(wide=False)
         for widget_id in HIDDEN_AT_START:
             self.query_one(widget_id).display = False
+        self.query_one("#dmarc-empty").can_focus = True
         self.show_permissions()
         self.query_one(InboxTable).focus()
         self.load_page(0)
@@ -214,9 +236,11 @@ class DmarcInbox(InboxActions, SectionView):
             table.loading = False
             learn(self.context, "list", error)
             self.show_error(f"Could not load the reports: {error}")
+            self.settle_focus()
             return
         table.loading = False
         self.show_page(page, cursor)
+        self.settle_focus()
         if self.prefetch and self.pager.page_count and page.index + 1 < self.pager.page_count:
             self.prefetch_page(page.index + 1)
 
@@ -323,7 +347,7 @@ class DmarcInbox(InboxActions, SectionView):
         query = replace(self.state.query, domain=values["f-domain"].value.strip(),
                         tenant=values["f-tenant"].value.strip(), **parsed)
         self.set_query(query)
-        self.query_one(InboxTable).focus()
+        self.focus_list()
 
     def set_query(self, query: InboxQuery) -> None:
         self.state.invalidate(query)
@@ -360,6 +384,8 @@ class DmarcInbox(InboxActions, SectionView):
     @on(DataTable.RowSelected, "#dmarc-table")
     def open_report(self, event: DataTable.RowSelected) -> None:
         event.stop()
+        if self.levels:
+            return  # a burst of Enters: the report is already open
         row = self.current_row()
         if row is None:
             return

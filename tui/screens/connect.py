@@ -13,12 +13,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Button, DataTable, Input, Label, LoadingIndicator, Static, Switch
 
 from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
+from tui.screens.dialog import Dialog
 
 Connector = Callable[[Profile], Awaitable[ConsoleContext]]
 
@@ -41,7 +42,7 @@ async def connect_profile(profile: Profile) -> ConsoleContext:
     )
 
 
-class ProfileScreen(ModalScreen[Profile | None]):
+class ProfileScreen(Dialog[Profile | None]):
     """Add or edit one profile. A stored token is never shown; blank keeps it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="profile.cancel")]

@@ -9,14 +9,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
+from tui.screens.dialog import Dialog
 from tui.sections import Section
 
 
-class JumpScreen(ModalScreen[str | None]):
+class JumpScreen(Dialog[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="jump.cancel"),
         Binding("down", "next", show=False, id="jump.next"),
