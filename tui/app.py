@@ -280,6 +280,12 @@ class MailAdminApp(App[int]):
 
         self.push_screen(HelpScreen(view_help or APP_HELP, keys))
 
+    def action_command_palette(self) -> None:
+        from tui.widgets.option_list import SteadyCommandPalette
+
+        if self.use_command_palette and not SteadyCommandPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(SteadyCommandPalette(id="--command-palette"))
+
     def action_jump(self) -> None:
         self.push_screen(JumpScreen(SECTIONS), self._jumped)
 
@@ -301,6 +307,15 @@ class MailAdminApp(App[int]):
     def _reconnected(self, context: ConsoleContext | None) -> None:
         if context is not None:
             self.open_context(context)
+
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        """The palette's Screenshot, into a directory that exists (see :mod:`tui.screenshot`)."""
+        from tui.screenshot import save_screenshot
+
+        saved = save_screenshot(self, filename, path)
+        return str(saved) if saved is not None else None
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Every section and every action a key can reach, then Textual's own commands."""

@@ -26,6 +26,7 @@ from tui.directories.variant_picker import kind_name
 from tui.forms import ModelForm
 from tui.forms.base import FieldEditor, FormEdited
 from tui.forms.taglist import TagList
+from tui.lifecycle import while_attached
 from tui.screens.confirm import ConfirmScreen
 from tui.section_view import EditorDone, Status
 
@@ -95,6 +96,7 @@ class DirectoryEditor(Vertical):
                          disabled=not self.allowed, tooltip=self.denied_reason or None)
             yield Button("Back (esc)", id="editor-back", compact=True)
 
+    @while_attached
     def on_mount(self) -> None:
         self.query_one("#editor-message", Static).display = False
         if not self.allowed:
@@ -180,6 +182,7 @@ class DirectoryEditor(Vertical):
         self._send(None, patch)
 
     @work(exclusive=True, group="directory-save")
+    @while_attached
     async def _send(self, create: dict[str, Any] | None, patch: dict[str, Any] | None) -> None:
         api = self.context.client.directories
         action: Action = "create" if create is not None else "update"

@@ -9,6 +9,7 @@ from rich.markup import escape
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widgets import Input, Label, Static
 
 from jmapclient.models import OidcDirectory
@@ -35,11 +36,11 @@ class LdapLoginPanel(RulePanel):
 
     def follow(self, wire: Mapping[str, Any]) -> None:
         explanation = explain_ldap_login(wire)
-        lines = [f"Mode: [b]{escape(explanation.mode)}[/b]", ""]
-        lines += [escape(step) for step in explanation.steps]
-        for warning in explanation.warnings:
-            lines += ["", f"[b $warning]⚠ {escape(warning)}[/]"]
-        self.query_one("#l1-text", Static).update("\n".join(lines))
+        # The steps quote what was typed (a base DN may hold "[/"): plain Text, never markup.
+        parts: list[str | tuple[str, str]] = ["Mode: ", (explanation.mode, "bold"), "\n\n"]
+        parts.append("\n".join(explanation.steps))
+        parts += [item for warning in explanation.warnings for item in ("\n\n", (f"⚠ {warning}", "bold $warning"))]
+        self.query_one("#l1-text", Static).update(Content.assemble(*parts))
         self.set_class(bool(explanation.warnings), "-warning")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -20,6 +21,7 @@ from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
 from tui.directories.editor import DirectoryEditor
 from tui.directories.variant_picker import VariantPicker, kind_name
+from tui.lifecycle import while_attached
 from tui.screens.confirm import ConfirmScreen
 from tui.section_view import Breadcrumb, EditorDone, SectionView, Status
 from tui.widgets.filter_bar import FilterBar, matches
@@ -69,6 +71,7 @@ class DirectoriesSection(SectionView):
             yield Button("Retry", id="dir-retry", variant="warning", compact=True)
             yield Static(id="dir-permissions", classes="note")
 
+    @while_attached
     def on_mount(self) -> None:
         self.query_one("#dir-retry").display = False
         self._message("")
@@ -126,6 +129,7 @@ class DirectoriesSection(SectionView):
         self._load()
 
     @work(exclusive=True, group="directories-load")
+    @while_attached
     async def _load(self, select: str | None = None) -> None:
         table = self.query_one(ListTable)
         table.loading = True
@@ -235,7 +239,7 @@ class DirectoriesSection(SectionView):
             return
         name = directory_label(wire)
         question = (
-            f"Delete the {kind_name(wire.get(TYPE_KEY))} directory [b]{name}[/b]?\n\n"
+            f"Delete the {kind_name(wire.get(TYPE_KEY))} directory [b]{escape(name)}[/b]?\n\n"
             "Accounts that log in through it will no longer be able to."
         )
 
@@ -246,6 +250,7 @@ class DirectoriesSection(SectionView):
         self.app.push_screen(ConfirmScreen(question, yes="Delete", no="Keep"), answered)
 
     @work(exclusive=True, group="directories-delete")
+    @while_attached
     async def _delete(self, directory_id: str, name: str) -> None:
         table = self.query_one(ListTable)
         table.loading = True

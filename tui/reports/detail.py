@@ -35,6 +35,7 @@ from jmapclient.models.dmarc import (
 )
 from jmapclient.models.introspect import field_by_wire
 from tui.context import ConsoleContext
+from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
 from tui.widgets.list_table import ListTable
@@ -162,6 +163,7 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
             yield Static(id="message", classes="section")
         yield Button("Retry", id="retry")
 
+    @while_attached
     def on_mount(self) -> None:
         self.query_one("#retry").display = False
         self.query_one("#body").focus()
@@ -175,6 +177,7 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
             self.load()
 
     @work(exclusive=True, group="report")
+    @while_attached
     async def load(self) -> None:
         status = self.query_one("#status", Static)
         body = self.query_one("#body")
@@ -264,6 +267,7 @@ One row per sending source and result. **f** shows only records failing DMARC,
         yield Static(id="status", classes="status")
         yield ListTable(id="records")
 
+    @while_attached
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         for wire in RECORD_COLUMNS:
@@ -359,5 +363,6 @@ which count only when the authenticated domain aligns with the header From).
                 yield Static(panel(label(DmarcReportRecord, "extensions"),
                                    [(e.name, e.definition) for e in record.extensions]), classes="section")
 
+    @while_attached
     def on_mount(self) -> None:
         self.query_one("#record-body").focus()

@@ -22,6 +22,7 @@ from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
+from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.cache import DigestCache, cache_file
@@ -210,6 +211,7 @@ class DmarcInbox(InboxActions, SectionView):
             self.focus_list()
         return self
 
+    @while_attached
     def on_mount(self) -> None:
         self.query_one(InboxTable).show_columns(wide=False)
         for widget_id in HIDDEN_AT_START:
@@ -227,6 +229,7 @@ class DmarcInbox(InboxActions, SectionView):
     # --- Loading ------------------------------------------------------------------------------
 
     @work(exclusive=True, group="dmarc-page")
+    @while_attached
     async def load_page(self, index: int, cursor: str | int = "first") -> None:
         table = self.query_one(InboxTable)
         table.loading = True
@@ -245,6 +248,7 @@ class DmarcInbox(InboxActions, SectionView):
             self.prefetch_page(page.index + 1)
 
     @work(exclusive=True, group="dmarc-prefetch")
+    @while_attached
     async def prefetch_page(self, index: int) -> None:
         # The next page is usually wanted next; fetching it now makes paging feel instant.
         # A failure here is not shown: the real load will report it.

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
+from rich.markup import escape
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -91,10 +93,17 @@ class ProfileScreen(Dialog[Profile | None]):
         elif not token and not token_file:
             problem = "Give a token or a token file."
         if problem:
-            self.query_one("#profile-error", Static).update(problem)
+            self.query_one("#profile-error", Static).update(Text(problem))
             return
         read_only = self.query_one("#profile-read-only", Switch).value
-        self.dismiss(Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only))
+        profile = Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only)
+        try:
+            profile.check()  # the check saving makes, said here rather than after the form closed
+        except ConfigError as error:
+            self.query_one("#profile-error", Static).update(Text(f"{str(error)[:1].upper()}{str(error)[1:]}."))
+            self.query_one("#profile-url", Input).focus()
+            return
+        self.dismiss(profile)
 
     @on(Button.Pressed, "#profile-cancel")
     def action_cancel(self) -> None:
@@ -176,7 +185,7 @@ class ConnectScreen(Screen[ConsoleContext | None]):
             button.disabled = busy
 
     def _explain(self, text: str, *, retry: bool = False) -> None:
-        self.query_one("#connect-error", Static).update(text)
+        self.query_one("#connect-error", Static).update(Text(text))  # names and URLs as typed, not markup
         self.query_one("#connect-retry").display = retry
 
     def action_cursor(self, step: int) -> None:
@@ -241,7 +250,8 @@ class ConnectScreen(Screen[ConsoleContext | None]):
                 self.config.remove(profile.name)
                 self._write()
 
-        self.app.push_screen(ConfirmScreen(f"Remove the profile [b]{profile.name}[/b] ({profile.url})?"), remove)
+        question = f"Remove the profile [b]{escape(profile.name)}[/b] ({escape(profile.url)})?"
+        self.app.push_screen(ConfirmScreen(question), remove)
 
     def _write(self) -> None:
         try:
