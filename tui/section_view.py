@@ -26,6 +26,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, TextArea
 
+from tui.lifecycle import gone
+
 Severity = Literal["information", "warning", "error"]
 
 
@@ -80,8 +82,12 @@ class SectionView(Vertical):
         """After a load: the keyboard goes to the section (``focus()``) unless the person put it
         elsewhere on purpose, in the menu or in a field they type in. A load's overlay takes the
         focus from the list, so "nowhere" and "on something of this section" both count as free."""
-        if not self.is_attached:
+        if gone(self):
             return
         focused = self.screen.focused
         if focused is None or (self in focused.ancestors and not isinstance(focused, Input | TextArea)):
-            self.call_after_refresh(self.focus)
+            self.call_after_refresh(self._focus_if_here)
+
+    def _focus_if_here(self) -> None:
+        if not gone(self):  # switched away before the refresh
+            self.focus()

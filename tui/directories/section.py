@@ -21,7 +21,7 @@ from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
 from tui.directories.editor import DirectoryEditor
 from tui.directories.variant_picker import VariantPicker, kind_name
-from tui.lifecycle import while_attached
+from tui.lifecycle import gone, while_attached
 from tui.screens.confirm import ConfirmScreen
 from tui.section_view import Breadcrumb, EditorDone, SectionView, Status
 from tui.widgets.filter_bar import FilterBar, matches
@@ -80,7 +80,7 @@ class DirectoriesSection(SectionView):
         self.reload()
 
     def focus(self, scroll_visible: bool = True) -> DirectoriesSection:
-        if not self.is_attached:
+        if gone(self):
             return self
         target = self.editor if self.editor is not None else self.query_one(ListTable)
         target.focus(scroll_visible)

@@ -22,7 +22,7 @@ from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
-from tui.lifecycle import while_attached
+from tui.lifecycle import gone, while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.cache import DigestCache, cache_file
@@ -203,7 +203,7 @@ class DmarcInbox(InboxActions, SectionView):
         return self.levels[-1].help_text() if self.levels else HELP
 
     def focus(self, scroll_visible: bool = True) -> DmarcInbox:
-        if not self.is_attached:
+        if gone(self):
             return self
         if self.levels:
             self.levels[-1].focus(scroll_visible)

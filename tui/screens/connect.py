@@ -15,13 +15,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Button, DataTable, Input, Label, LoadingIndicator, Static, Switch
 
 from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
-from tui.screens.dialog import Dialog
+from tui.screens.dialog import AnswersOnce, Dialog
 
 Connector = Callable[[Profile], Awaitable[ConsoleContext]]
 
@@ -110,7 +109,7 @@ class ProfileScreen(Dialog[Profile | None]):
         self.dismiss(None)
 
 
-class ConnectScreen(Screen[ConsoleContext | None]):
+class ConnectScreen(AnswersOnce[ConsoleContext | None]):
     """Lists profiles; dismisses with a working :class:`ConsoleContext`, or None to quit."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -162,7 +161,8 @@ class ConnectScreen(Screen[ConsoleContext | None]):
         table.clear()
         for name, profile in sorted(self.config.profiles.items()):
             marker = " (default)" if name == self.config.default else ""
-            table.add_row(name + marker, profile.url, "read-only" if profile.read_only else "full", key=name)
+            access = "read-only" if profile.read_only else "full"
+            table.add_row(Text(name + marker), Text(profile.url), access, key=name)  # as typed, not markup
         if not self.config.profiles:
             self._explain("No profiles yet: press a (Add) to describe a server and its token.")
 
@@ -213,6 +213,11 @@ class ConnectScreen(Screen[ConsoleContext | None]):
             self._explain(f"Could not connect with profile {profile.name}: {error}.", retry=True)
             return
         self._busy(False)
+        if self.answered or self not in self.app.screen_stack:
+            await context.client.aclose()  # closed while connecting: nobody will use this connection
+            return
+        if not self.is_active:
+            self.pop_until_active()  # a dialog opened meanwhile (e.g. the palette) gives way to the answer
         self.dismiss(context)
 
     @on(Button.Pressed, "#connect-add")

@@ -11,12 +11,14 @@ from __future__ import annotations
 from typing import TypeVar
 
 from textual.await_complete import AwaitComplete
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 
 ResultType = TypeVar("ResultType")
 
 
-class Dialog(ModalScreen[ResultType]):
+class AnswersOnce(Screen[ResultType]):
+    """A screen whose ``dismiss`` takes effect once, and only while it is the screen on top."""
+
     answered: bool = False
 
     def dismiss(self, result: ResultType | None = None) -> AwaitComplete:
@@ -24,3 +26,7 @@ class Dialog(ModalScreen[ResultType]):
             return AwaitComplete.nothing()
         self.answered = True
         return super().dismiss(result)
+
+
+class Dialog(AnswersOnce[ResultType], ModalScreen[ResultType]):
+    """The base of every modal dialog."""
