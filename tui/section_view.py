@@ -81,13 +81,13 @@ class SectionView(Vertical):
     def settle_focus(self) -> None:
         """After a load: the keyboard goes to the section (``focus()``) unless the person put it
         elsewhere on purpose, in the menu or in a field they type in. A load's overlay takes the
-        focus from the list, so "nowhere" and "on something of this section" both count as free."""
-        if gone(self):
+        focus from the list, so "nowhere" and "on something of this section" both count as free.
+        Decided after the next refresh, with the focus as it is then (a key may have moved it)."""
+        self.call_after_refresh(self._settle_focus)
+
+    def _settle_focus(self) -> None:
+        if gone(self):  # switched away before the refresh
             return
         focused = self.screen.focused
         if focused is None or (self in focused.ancestors and not isinstance(focused, Input | TextArea)):
-            self.call_after_refresh(self._focus_if_here)
-
-    def _focus_if_here(self) -> None:
-        if not gone(self):  # switched away before the refresh
             self.focus()

@@ -105,6 +105,8 @@ class DmarcInbox(InboxActions, SectionView):
         self.prefetch = prefetch
         path = cache_file(context.client.base_url) if persist_cache else None
         self.digests = DigestCache(path)
+        self.list_wants_focus = False
+        """Set when a filter is applied: the keyboard goes to the list once its page is shown."""
 
     # What the list shows, read through the state (which alone changes it).
 
@@ -243,7 +245,12 @@ class DmarcInbox(InboxActions, SectionView):
             return
         table.loading = False
         self.show_page(page, cursor)
-        self.settle_focus()
+        if self.list_wants_focus:
+            # The filter was applied with enter: typing is done, whatever the page shows.
+            self.list_wants_focus = False
+            self.focus_list()
+        else:
+            self.settle_focus()
         if self.prefetch and self.pager.page_count and page.index + 1 < self.pager.page_count:
             self.prefetch_page(page.index + 1)
 
@@ -350,6 +357,7 @@ class DmarcInbox(InboxActions, SectionView):
             return
         query = replace(self.state.query, domain=values["f-domain"].value.strip(),
                         tenant=values["f-tenant"].value.strip(), **parsed)
+        self.list_wants_focus = True
         self.set_query(query)
         self.focus_list()
 
