@@ -24,6 +24,7 @@ from textual.widgets import Footer, Static
 
 from jmapclient.config import Config
 from tui.context import ConsoleContext
+from tui.keyboard import focus_now
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
@@ -175,6 +176,10 @@ class MailAdminApp(App[int]):
                 self.context = context
             assert self.context is not None
             main = self.query_one("#main", Vertical)
+            # Nothing holds the keyboard while the section changes: a removed widget's focus would
+            # otherwise pass to whatever focusable comes next (a filter field of the new section),
+            # and keys typed ahead would land there.
+            self.screen.set_focus(None)
             await main.remove_children()
             self.current = chosen
             self.trail = ()
@@ -254,7 +259,7 @@ class MailAdminApp(App[int]):
 
     async def action_back(self) -> None:
         if self.section_view is None or not self.section_view.go_back():
-            self.query_one(NavTree).focus()
+            focus_now(self.query_one(NavTree))
 
     def action_toggle_nav(self) -> None:
         nav = self.query_one(NavTree)

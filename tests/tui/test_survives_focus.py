@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from textual._wait import wait_for_idle
 from textual.widgets import Input
 
 from server_stub.demo_data import seed_store
@@ -156,4 +157,22 @@ async def test_an_inbox_that_failed_to_load_offers_retry_to_the_keyboard() -> No
         await settle(pilot)
         assert isinstance(pilot.app.focused, InboxTable)
         assert pilot.app.query_one(DmarcInbox).page is not None
+    world.store.close()
+
+
+async def test_keys_typed_after_slash_go_to_the_filter() -> None:
+    """Found in tmux: the filter took the keyboard only after the keys typed behind / were handled."""
+    from bench.explore_engine import burst
+
+    world = make_world("spec", reports=10)
+    async with world.app().run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        typed = [("slash", "/"), *[(c, c) for c in "zzz"], ("enter", "\r"), ("i", "i")]
+        for key in typed:  # as fast as a terminal delivers them: the app has read each one
+            burst(pilot.app, [key])
+            await wait_for_idle(0)
+        await settle(pilot)
+        assert pilot.app.screen_stack[0].query_one("#f-domain", Input).value == "zzz"
+        assert not pilot.app.query_one(DmarcInbox).levels  # the Enter applied the filter, opened nothing
+        assert isinstance(pilot.app.screen, ImportDialog)
     world.store.close()

@@ -21,6 +21,7 @@ from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
 from tui.directories.editor import DirectoryEditor
 from tui.directories.variant_picker import VariantPicker, kind_name
+from tui.keyboard import focus_now
 from tui.lifecycle import gone, while_attached
 from tui.screens.confirm import ConfirmScreen
 from tui.section_view import Breadcrumb, EditorDone, SectionView, Status
@@ -82,8 +83,10 @@ class DirectoriesSection(SectionView):
     def focus(self, scroll_visible: bool = True) -> DirectoriesSection:
         if gone(self):
             return self
-        target = self.editor if self.editor is not None else self.query_one(ListTable)
-        target.focus(scroll_visible)
+        if self.editor is not None:
+            self.editor.focus(scroll_visible)
+        else:
+            focus_now(self.query_one(ListTable))
         return self
 
     def help_text(self) -> str:

@@ -22,6 +22,7 @@ from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
+from tui.keyboard import focus_now
 from tui.lifecycle import gone, while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
@@ -190,7 +191,7 @@ class DmarcInbox(InboxActions, SectionView):
 
     def start_filter(self) -> None:
         if not self.levels:
-            self.query_one("#f-domain", Input).focus()
+            focus_now(self.query_one("#f-domain", Input))
 
     def focus_list(self) -> None:
         """The keyboard on the list: its table, or the line saying why there is none (which
@@ -198,7 +199,7 @@ class DmarcInbox(InboxActions, SectionView):
         for widget_id in ("#dmarc-table", "#dmarc-empty", "#dmarc-retry"):
             widget = self.query_one(widget_id)
             if widget.display and (widget_id != "#dmarc-retry" or self.query_one("#dmarc-error").display):
-                widget.focus()
+                focus_now(widget)
                 return
 
     def help_text(self) -> str:
