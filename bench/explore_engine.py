@@ -348,7 +348,7 @@ async def run_episode(episode: Episode, deadline: float | None = None) -> Outcom
                     break
                 except Exception as error:  # an error from Pilot itself, e.g. a click off screen
                     if app._exception is None and app.is_running:
-                        if type(error).__name__ == "OutOfBounds":
+                        if type(error).__name__ in ("OutOfBounds", "NoWidget"):  # a click on no widget
                             continue
                         raise
                 outcome.steps_run += 1

@@ -235,10 +235,20 @@ class MailAdminApp(App[int]):
         crumbs = (*self.current.path, *self.trail) if self.current else ()
         header.show(self.context.server_label, self.context.username, crumbs)
 
+    async def _check_bindings(self, key: str, priority: bool = False) -> bool:
+        # Keys typed behind a q reach an app that is taking its screens down: they are used up
+        # here, with nothing left to act on (every key binding, wherever focused, passes here).
+        if self._exit or not self._screen_stack:
+            return True
+        return await super()._check_bindings(key, priority)
+
     # --- Actions -----------------------------------------------------------------------------
 
     async def action_quit(self) -> None:
         """q: quit, but never throw away unsaved edits without asking."""
+        if self.section_view is None or not self.section_view.unsaved_changes():
+            self.exit()  # at once: keys typed behind the q are dropped, not acted on
+            return
         self.run_worker(self._quit(), group="shell-switch")
 
     async def _quit(self) -> None:

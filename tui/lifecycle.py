@@ -22,8 +22,10 @@ Method = TypeVar("Method", bound=Callable[..., Any])
 
 
 def gone(node: DOMNode) -> bool:
-    """True once ``node`` is being removed or has left the app."""
-    return node._pruning or node._closing or not node.is_attached
+    """True once ``node`` (or what holds it: its screen, the app) is being removed, or has left."""
+    if not node.is_attached:
+        return True
+    return any(holder._pruning or holder._closing for holder in node.ancestors_with_self)
 
 
 def while_attached(method: Method) -> Method:

@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.widget import AwaitMount
 from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
 from jmapclient.errors import JmapError
@@ -107,6 +108,8 @@ class DmarcInbox(InboxActions, SectionView):
         path = cache_file(context.client.base_url) if persist_cache else None
         self.digests = DigestCache(path)
         self.list_wants_focus = False
+        self.mounting: dict[DmarcDetail, AwaitMount] = {}
+        """Levels still being mounted (see ``go_back``)."""
         """Set when a filter is applied: the keyboard goes to the list once its page is shown."""
 
     # What the list shows, read through the state (which alone changes it).
@@ -160,7 +163,7 @@ class DmarcInbox(InboxActions, SectionView):
             return
         (self.levels[-1] if self.levels else self.query_one("#dmarc-list")).display = False
         self.levels.append(level)
-        self.mount(level)
+        self.mounting[level] = self.mount(level)
         self.post_message(Breadcrumb(level.trail))
         self.refresh_bindings()
 
@@ -171,7 +174,12 @@ class DmarcInbox(InboxActions, SectionView):
                 self.focus_list()  # esc in a filter field leaves it for the list
                 return True
             return False
-        self.levels.pop().remove()
+        closed = self.levels.pop()
+        closed.display = False
+        # A level closed in the same burst that opened it is removed once it has finished
+        # mounting: removing it earlier leaves its widgets' queued mount handlers (Textual's
+        # Select among them) running on children that are gone.
+        self.run_worker(self._remove_level(closed), group="dmarc-levels")
         if self.levels:
             self.levels[-1].display = True
             self.levels[-1].focus()
@@ -183,9 +191,16 @@ class DmarcInbox(InboxActions, SectionView):
         self.refresh_bindings()
         return True
 
+    async def _remove_level(self, level: DmarcDetail) -> None:
+        mounting = self.mounting.pop(level, None)
+        if mounting is not None:
+            await mounting
+        await level.remove()
+
     def reload(self) -> None:
         if self.levels:
-            self.levels[-1].reload()
+            if self.levels[-1].is_mounted:  # a level still opening loads on its own
+                self.levels[-1].reload()
         else:
             self.action_refresh()
 
