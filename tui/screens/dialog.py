@@ -28,5 +28,6 @@ class AnswersOnce(Screen[ResultType]):
         return super().dismiss(result)
 
 
-class Dialog(AnswersOnce[ResultType], ModalScreen[ResultType]):
-    """The base of every modal dialog."""
+class Dialog(ModalScreen[ResultType], AnswersOnce[ResultType]):
+    """The base of every modal dialog. ModalScreen comes first: Textual's CSS type names follow
+    the first base only, and the stylesheet styles ``ModalScreen``."""
