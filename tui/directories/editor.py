@@ -112,6 +112,8 @@ class DirectoryEditor(Vertical):
         return self.query_one("#directory-form", ModelForm)
 
     def focus(self, scroll_visible: bool = True) -> DirectoryEditor:
+        if not self.query("#directory-form"):
+            return self  # still being built (a burst); opening it focuses it after the refresh
         editors = self.form.editors
         if editors:
             editors[0].focus_control()
