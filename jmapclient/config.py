@@ -103,6 +103,15 @@ class Profile:
             return BasicLogin(self.user, env[PASSWORD_ENV])
         raise ConfigError(f"profile {self.name!r} names user {self.user!r} but no password file; set {PASSWORD_ENV}")
 
+    def check(self) -> None:
+        """Raise ConfigError naming what keeps this profile from being saved (forms show it inline)."""
+        if not self.name.strip():
+            raise ConfigError("a profile needs a name")
+        scheme, _, rest = self.url.partition("://")
+        if scheme not in ("http", "https") or not rest.strip("/"):
+            # Caught here, not at the first connection: the server's root URL, e.g. https://mail.example.com
+            raise ConfigError(f"{self.url!r} is not a server URL; write it like https://mail.example.com")
+
     def to_toml(self) -> dict[str, Any]:
         table: dict[str, Any] = {"url": self.url}
         if self.token:
@@ -168,12 +177,7 @@ class Config:
         write_private(self.path, tomli_w.dumps(document).encode())
 
     def add(self, profile: Profile, *, make_default: bool = False) -> None:
-        if not profile.name.strip():
-            raise ConfigError("a profile needs a name")
-        scheme, _, rest = profile.url.partition("://")
-        if scheme not in ("http", "https") or not rest.strip("/"):
-            # Caught here, not at the first connection: the server's root URL, e.g. https://mail.example.com
-            raise ConfigError(f"{profile.url!r} is not a server URL; write it like https://mail.example.com")
+        profile.check()
         self.profiles[profile.name] = profile
         if make_default or self.default is None:
             self.default = profile.name

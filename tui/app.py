@@ -9,6 +9,7 @@ remap it (``set_keymap``).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import ClassVar
@@ -27,6 +28,7 @@ from jmapclient.config import Config, ConfigError
 from jmapclient.display import LIST_MAX
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
+from tui.keyboard import focus_now
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
@@ -101,6 +103,8 @@ class MailAdminApp(App[int]):
         self.section_view: SectionView | None = None
         """The mounted section, the only widget of the main area."""
         self.trail: tuple[str, ...] = ()
+        self._switching = asyncio.Lock()
+        """Held while the main area changes: switches run one after another."""
 
     # --- Outside text and crashes ------------------------------------------------------------
 
@@ -190,31 +194,72 @@ class MailAdminApp(App[int]):
         self.open_context(context)
 
     def open_context(self, context: ConsoleContext) -> None:
-        """Start working with a connection: show the first section."""
-        self.context = context
-        self.open_section(self.start_section)
+        """Start working with a connection: show the first section, built on it."""
+        self.open_section(self.start_section, context=context)
 
     # --- Sections --------------------------------------------------------------------------
 
-    def open_section(self, section_id: str) -> None:
-        chosen = next((s for s in SECTIONS if s.id == section_id), SECTIONS[0])
-        if self.context is None:
-            return
-        main = self.query_one("#main", Vertical)
-        main.remove_children()
-        self.current = chosen
-        self.trail = ()
-        view = self.section_view = chosen.factory(self.context)
-        main.mount(view)
-        self.query_one(NavTree).select_section(chosen.id)
-        self._show_header()
-        self.set_status("")
-        self.call_after_refresh(view.focus)
+    def open_section(self, section_id: str, *, context: ConsoleContext | None = None) -> None:
+        """The one way to change the main area: the menu, `:`, the palette and reconnecting.
+
+        Switches run one at a time (a burst of jumps queues, never interleaves); each asks before
+        unsaved edits are thrown away, closes the dialogs the old section opened, and waits until
+        the old section is gone before the new one is mounted. Choosing the open section again
+        (on the same connection) keeps it, with its edits, and puts the keyboard on it.
+        """
+        self.run_worker(self._switch(section_id, context), group="shell-switch")
+
+    async def _switch(self, section_id: str, context: ConsoleContext | None) -> None:
+        async with self._switching:
+            chosen = next((s for s in SECTIONS if s.id == section_id), SECTIONS[0])
+            view = self.section_view
+            if context is None:
+                if self.context is None:
+                    return
+                if view is not None and chosen is self.current and view.is_attached:
+                    await self._close_dialogs()
+                    view.focus()
+                    return
+                if not await self.may_leave("Leave"):
+                    return
+            await self._close_dialogs()
+            if context is not None:
+                self.context = context
+            assert self.context is not None
+            main = self.query_one("#main", Vertical)
+            # Nothing holds the keyboard while the section changes: a removed widget's focus would
+            # otherwise pass to whatever focusable comes next (a filter field of the new section),
+            # and keys typed ahead would land there.
+            self.screen.set_focus(None)
+            await main.remove_children()
+            self.current = chosen
+            self.trail = ()
+            view = self.section_view = chosen.factory(self.context)
+            await main.mount(view)
+            self.query_one(NavTree).select_section(chosen.id)
+            self._show_header()
+            self.set_status("")
+            view.focus()
+
+    async def _close_dialogs(self) -> None:
+        """Dialogs above the console belong to the section being left; none may act on it later."""
+        while len(self.screen_stack) > 1:
+            await self.pop_screen()
+
+    async def may_leave(self, verb: str) -> bool:
+        """True when nothing unsaved would be lost, or the person agreed to lose it."""
+        unsaved = self.section_view.unsaved_changes() if self.section_view is not None else None
+        if not unsaved:
+            return True
+        from tui.screens.confirm import ConfirmScreen
+
+        question = Text.assemble(f"{verb} and discard your unsaved changes to ", outside.cut(unsaved, "bold"), "?")
+        answer: bool | None = await self.push_screen_wait(ConfirmScreen(question, yes=verb, no="Keep editing"))
+        return bool(answer)
 
     @on(NavTree.SectionChosen)
     def _section_chosen(self, event: NavTree.SectionChosen) -> None:
-        if self.current is None or event.section_id != self.current.id:
-            self.open_section(event.section_id)
+        self.open_section(event.section_id)
 
     @on(Breadcrumb)
     def _breadcrumb(self, event: Breadcrumb) -> None:
@@ -241,23 +286,25 @@ class MailAdminApp(App[int]):
         crumbs = (*self.current.path, *self.trail) if self.current else ()
         header.show(self.context.server_label, self.context.username, crumbs)
 
+    async def _check_bindings(self, key: str, priority: bool = False) -> bool:
+        # Keys typed behind a q reach an app that is taking its screens down: they are used up
+        # here, with nothing left to act on (every key binding, wherever focused, passes here).
+        if self._exit or not self._screen_stack:
+            return True
+        return await super()._check_bindings(key, priority)
+
     # --- Actions -----------------------------------------------------------------------------
 
     async def action_quit(self) -> None:
         """q: quit, but never throw away unsaved edits without asking."""
-        unsaved = self.section_view.unsaved_changes() if self.section_view is not None else None
-        if not unsaved:
-            self.exit()
+        if self.section_view is None or not self.section_view.unsaved_changes():
+            self.exit()  # at once: keys typed behind the q are dropped, not acted on
             return
+        self.run_worker(self._quit(), group="shell-switch")
 
-        def answered(quit_anyway: bool | None) -> None:
-            if quit_anyway:
-                self.exit()
-
-        from tui.screens.confirm import ConfirmScreen
-
-        question = Text.assemble("Quit and discard your unsaved changes to ", outside.cut(unsaved, "bold"), "?")
-        self.push_screen(ConfirmScreen(question, yes="Quit", no="Keep editing"), answered)
+    async def _quit(self) -> None:
+        if await self.may_leave("Quit"):
+            self.exit()
 
     def action_refresh(self) -> None:
         if self.context is None and self.starter is not None:
@@ -273,11 +320,15 @@ class MailAdminApp(App[int]):
 
     async def action_back(self) -> None:
         if self.section_view is None or not self.section_view.go_back():
-            self.query_one(NavTree).focus()
+            focus_now(self.query_one(NavTree))
 
     def action_toggle_nav(self) -> None:
         nav = self.query_one(NavTree)
+        had_focus = nav.has_focus
         nav.display = not nav.display
+        if had_focus and self.section_view is not None:
+            # A hidden menu cannot keep the keyboard; the main area takes it.
+            self.section_view.focus()
 
     def action_help(self) -> None:
         # The section's help while the keyboard is in it (it knows its open level or editor);
@@ -295,6 +346,12 @@ class MailAdminApp(App[int]):
 
         self.push_screen(HelpScreen(view_help or APP_HELP, keys))
 
+    def action_command_palette(self) -> None:
+        from tui.widgets.option_list import SteadyCommandPalette
+
+        if self.use_command_palette and not SteadyCommandPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(SteadyCommandPalette(id="--command-palette"))
+
     def action_jump(self) -> None:
         self.push_screen(JumpScreen(SECTIONS), self._jumped)
 
@@ -306,11 +363,25 @@ class MailAdminApp(App[int]):
         if self.demo:
             self.notify("The demo is connected to its own stub; connections are not used.")
             return
-        self.push_screen(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
+        self.run_worker(self._connections(), group="shell-switch")
+
+    async def _connections(self) -> None:
+        # Asked before the connection screen, so a new connection never waits on the old edits.
+        if await self.may_leave("Switch connection"):
+            self.push_screen(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
 
     def _reconnected(self, context: ConsoleContext | None) -> None:
         if context is not None:
             self.open_context(context)
+
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        """The palette's Screenshot, into a directory that exists (see :mod:`tui.screenshot`)."""
+        from tui.screenshot import save_screenshot
+
+        saved = save_screenshot(self, filename, path)
+        return str(saved) if saved is not None else None
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Every section and every action a key can reach, then Textual's own commands."""

@@ -24,6 +24,9 @@ from typing import Literal
 
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widgets import Input, TextArea
+
+from tui.lifecycle import gone
 
 Severity = Literal["information", "warning", "error"]
 
@@ -74,3 +77,17 @@ class SectionView(Vertical):
     def unsaved_changes(self) -> str | None:
         """What quitting now would throw away (named for the question), or None."""
         return None
+
+    def settle_focus(self) -> None:
+        """After a load: the keyboard goes to the section (``focus()``) unless the person put it
+        elsewhere on purpose, in the menu or in a field they type in. A load's overlay takes the
+        focus from the list, so "nowhere" and "on something of this section" both count as free.
+        Decided after the next refresh, with the focus as it is then (a key may have moved it)."""
+        self.call_after_refresh(self._settle_focus)
+
+    def _settle_focus(self) -> None:
+        if gone(self):  # switched away before the refresh
+            return
+        focused = self.screen.focused
+        if focused is None or (self in focused.ancestors and not isinstance(focused, Input | TextArea)):
+            self.focus()

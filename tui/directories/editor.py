@@ -27,6 +27,7 @@ from tui.directories.variant_picker import kind_name
 from tui.forms import ModelForm
 from tui.forms.base import FieldEditor, FormEdited
 from tui.forms.taglist import TagList
+from tui.lifecycle import while_attached
 from tui.screens.confirm import ConfirmScreen
 from tui.section_view import EditorDone, Status
 from tui.widgets import outside
@@ -97,6 +98,7 @@ class DirectoryEditor(Vertical):
                          disabled=not self.allowed, tooltip=self.denied_reason or None)
             yield Button("Back (esc)", id="editor-back", compact=True)
 
+    @while_attached
     def on_mount(self) -> None:
         self.query_one("#editor-message", Static).display = False
         if not self.allowed:
@@ -112,6 +114,8 @@ class DirectoryEditor(Vertical):
         return self.query_one("#directory-form", ModelForm)
 
     def focus(self, scroll_visible: bool = True) -> DirectoryEditor:
+        if not self.query("#directory-form"):
+            return self  # still being built (a burst); opening it focuses it after the refresh
         editors = self.form.editors
         if editors:
             editors[0].focus_control()
@@ -182,6 +186,7 @@ class DirectoryEditor(Vertical):
         self._send(None, patch)
 
     @work(exclusive=True, group="directory-save")
+    @while_attached
     async def _send(self, create: dict[str, Any] | None, patch: dict[str, Any] | None) -> None:
         api = self.context.client.directories
         action: Action = "create" if create is not None else "update"

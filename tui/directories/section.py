@@ -21,6 +21,8 @@ from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
 from tui.directories.editor import DirectoryEditor
 from tui.directories.variant_picker import VariantPicker, kind_name
+from tui.keyboard import focus_now
+from tui.lifecycle import gone, while_attached
 from tui.screens.confirm import ConfirmScreen
 from tui.section_view import Breadcrumb, EditorDone, SectionView, Status
 from tui.widgets import outside
@@ -71,6 +73,7 @@ class DirectoriesSection(SectionView):
             yield Button("Retry", id="dir-retry", variant="warning", compact=True)
             yield Static(id="dir-permissions", classes="note")
 
+    @while_attached
     def on_mount(self) -> None:
         self.query_one("#dir-retry").display = False
         self._message("")
@@ -79,8 +82,12 @@ class DirectoriesSection(SectionView):
         self.reload()
 
     def focus(self, scroll_visible: bool = True) -> DirectoriesSection:
-        target = self.editor if self.editor is not None else self.query_one(ListTable)
-        target.focus(scroll_visible)
+        if gone(self):
+            return self
+        if self.editor is not None:
+            self.editor.focus(scroll_visible)
+        else:
+            focus_now(self.query_one(ListTable))
         return self
 
     def help_text(self) -> str:
@@ -126,11 +133,9 @@ class DirectoriesSection(SectionView):
         self._load()
 
     @work(exclusive=True, group="directories-load")
+    @while_attached
     async def _load(self, select: str | None = None) -> None:
         table = self.query_one(ListTable)
-        # The loading overlay takes the focus from the table; give it back when the list
-        # is the view (not while an editor is open), so enter, j/k and n keep working.
-        give_back_focus = self.app.focused in (None, table)
         table.loading = True
         self._message("")
         try:
@@ -142,8 +147,9 @@ class DirectoriesSection(SectionView):
             return
         finally:
             table.loading = False
-            if give_back_focus and self.editor is None:
-                self.call_after_refresh(table.focus)
+            # The loading overlay took the focus from the table; give it back, so enter,
+            # j/k and n keep working.
+            self.settle_focus()
         self.rows = sorted(result.raw, key=lambda wire: directory_label(wire).lower())
         self._fill(select)
         self._show_permissions()
@@ -190,7 +196,7 @@ class DirectoriesSection(SectionView):
     @on(FilterBar.Done)
     def _filter_done(self) -> None:
         self._fill()
-        self.query_one(ListTable).focus()
+        self.focus()
 
     # --- Actions --------------------------------------------------------------------------------
 
@@ -248,6 +254,7 @@ class DirectoriesSection(SectionView):
         self.app.push_screen(ConfirmScreen(question, yes="Delete", no="Keep"), answered)
 
     @work(exclusive=True, group="directories-delete")
+    @while_attached
     async def _delete(self, directory_id: str, name: str) -> None:
         table = self.query_one(ListTable)
         table.loading = True
@@ -272,6 +279,8 @@ class DirectoriesSection(SectionView):
     # --- Editor ------------------------------------------------------------------------------------
 
     def open_editor(self, wire: dict[str, Any] | None, variant: str) -> None:
+        if self.editor is not None:
+            return  # a burst of Enters: one editor is already open
         self.editor = DirectoryEditor(self.context, variant, wire)
         self.query_one("#dir-list-view").display = False
         self.mount(self.editor)

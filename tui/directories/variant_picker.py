@@ -8,12 +8,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Static
 from textual.widgets.option_list import Option
 
 from jmapclient.models.introspect import kind_label
 from jmapclient.models.objects import DIRECTORY, ObjectType
+from tui.screens.dialog import Dialog
+from tui.widgets.option_list import PagedOptionList
 
 
 def kind_name(variant: object) -> str:
@@ -22,7 +23,7 @@ def kind_name(variant: object) -> str:
     return kind_label(model) if model is not None else str(variant)
 
 
-class VariantPicker(ModalScreen[str | None]):
+class VariantPicker(Dialog[str | None]):
     """Dismisses with the chosen ``@type`` value, or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="variant.cancel")]
@@ -34,7 +35,7 @@ class VariantPicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="variant-box", classes="dialog"):
             yield Static(f"New {self.object_type.name.lower()}: choose its kind", classes="dialog-title")
-            yield OptionList(
+            yield PagedOptionList(
                 *(
                     Option(f"[b]{kind_name(name)}[/b]  {model.__doc__ or ''}".strip(), id=name)
                     for name, model in self.object_type.variants.items()
@@ -42,8 +43,8 @@ class VariantPicker(ModalScreen[str | None]):
                 id="variant-options",
             )
 
-    @on(OptionList.OptionSelected)
-    def _chosen(self, event: OptionList.OptionSelected) -> None:
+    @on(PagedOptionList.OptionSelected)
+    def _chosen(self, event: PagedOptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
 
     def action_cancel(self) -> None:

@@ -32,6 +32,7 @@ from jmapclient.errors import JmapError
 from jmapclient.models.dmarc import DmarcReport, DmarcReportRecord
 from jmapclient.paging import QueryPager
 from tui.context import ConsoleContext
+from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.cache import DigestCache
@@ -103,6 +104,7 @@ chosen period, computed here from a local cache (reports never change):
             with TabPane("Failures", id="tab-failures"):
                 yield OutsideTable(id="failures", cursor_type="row", zebra_stripes=True)
 
+    @while_attached
     def on_mount(self) -> None:
         self.query_one("#retry").display = False
         self.query_one("#domains", DataTable).add_columns(
@@ -134,6 +136,7 @@ chosen period, computed here from a local cache (reports never change):
     # --- Fetching -----------------------------------------------------------------------------
 
     @work(exclusive=True, group="dmarc-analytics")
+    @while_attached
     async def fetch(self) -> None:
         status = self.query_one("#status", Static)
         progress = self.query_one("#progress", ProgressBar)

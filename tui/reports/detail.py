@@ -35,6 +35,7 @@ from jmapclient.models.dmarc import (
 )
 from jmapclient.models.introspect import field_by_wire
 from tui.context import ConsoleContext
+from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
 from tui.widgets import outside
@@ -92,11 +93,12 @@ def panel(title: str, rows: list[tuple[str, str]]) -> Table:
 
 
 class OpenLevel(Message):
-    """Show ``level`` on top of the current one (the inbox handles it)."""
+    """Show ``level`` on top of ``opener``, the level asking (the inbox handles it)."""
 
-    def __init__(self, level: DmarcDetail) -> None:
+    def __init__(self, level: DmarcDetail, opener: DmarcDetail) -> None:
         super().__init__()
         self.level = level
+        self.opener = opener
 
 
 class DmarcDetail(Vertical):
@@ -111,7 +113,7 @@ class DmarcDetail(Vertical):
         self.trail = trail
 
     def open_level(self, level: DmarcDetail) -> None:
-        self.post_message(OpenLevel(level))
+        self.post_message(OpenLevel(level, self))
 
     def focus(self, scroll_visible: bool = True) -> DmarcDetail:
         """Coming back to a level (esc) puts the keyboard on its table, where its keys work."""
@@ -163,6 +165,7 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
             yield Static(id="message", classes="section")
         yield Button("Retry", id="retry")
 
+    @while_attached
     def on_mount(self) -> None:
         self.query_one("#retry").display = False
         self.query_one("#body").focus()
@@ -176,6 +179,7 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
             self.load()
 
     @work(exclusive=True, group="report")
+    @while_attached
     async def load(self) -> None:
         status = self.query_one("#status", Static)
         body = self.query_one("#body")
@@ -265,6 +269,7 @@ One row per sending source and result. **f** shows only records failing DMARC,
         yield Static(id="status", classes="status")
         yield ListTable(id="records")
 
+    @while_attached
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         for wire in RECORD_COLUMNS:
@@ -360,5 +365,6 @@ which count only when the authenticated domain aligns with the header From).
                 yield Static(panel(label(DmarcReportRecord, "extensions"),
                                    [(e.name, e.definition) for e in record.extensions]), classes="section")
 
+    @while_attached
     def on_mount(self) -> None:
         self.query_one("#record-body").focus()

@@ -11,10 +11,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from jmapclient.dmarc.exporting import ExportFormat
+from tui.screens.dialog import Dialog
 from tui.widgets import outside
 
 T = TypeVar("T")
@@ -39,7 +39,7 @@ DmarcDialog Horizontal.dialog-buttons Button { margin-left: 2; }
 """
 
 
-class DmarcDialog(ModalScreen[T]):
+class DmarcDialog(Dialog[T]):
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dmarc.dialog.cancel")]
 

@@ -17,10 +17,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.widget import AwaitMount
 from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
+from tui.keyboard import focus_now
+from tui.lifecycle import gone, while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.cache import DigestCache, cache_file
@@ -111,6 +114,10 @@ class DmarcInbox(InboxActions, SectionView):
         self.prefetch = prefetch
         path = cache_file(context.client.base_url) if persist_cache else None
         self.digests = DigestCache(path)
+        self.list_wants_focus = False
+        self.mounting: dict[DmarcDetail, AwaitMount] = {}
+        """Levels still being mounted (see ``go_back``)."""
+        """Set when a filter is applied: the keyboard goes to the list once its page is shown."""
 
     # What the list shows, read through the state (which alone changes it).
 
@@ -151,55 +158,90 @@ class DmarcInbox(InboxActions, SectionView):
     @on(OpenLevel)
     def open_level(self, event: OpenLevel) -> None:
         event.stop()
-        self.push_level(event.level)
+        self.push_level(event.level, event.opener)
 
-    def push_level(self, level: DmarcDetail) -> None:
+    def push_level(self, level: DmarcDetail, opener: DmarcDetail | None = None) -> None:
+        """Open ``level`` over ``opener`` (None: the list), only if that is what is on top.
+
+        A burst of Enters reaches the opener again before the new level is drawn; opening
+        once per level keeps Esc one step from where the person was.
+        """
+        if opener is not (self.levels[-1] if self.levels else None):
+            return
         (self.levels[-1] if self.levels else self.query_one("#dmarc-list")).display = False
         self.levels.append(level)
-        self.mount(level)
+        self.mounting[level] = self.mount(level)
         self.post_message(Breadcrumb(level.trail))
         self.refresh_bindings()
 
     def go_back(self) -> bool:
         """esc: close the innermost level; False at the list (the shell then focuses its menu)."""
         if not self.levels:
+            if self.query_one("#dmarc-filters").has_focus_within:
+                self.focus_list()  # esc in a filter field leaves it for the list
+                return True
             return False
-        self.levels.pop().remove()
+        closed = self.levels.pop()
+        closed.display = False
+        # A level closed in the same burst that opened it is removed once it has finished
+        # mounting: removing it earlier leaves its widgets' queued mount handlers (Textual's
+        # Select among them) running on children that are gone.
+        self.run_worker(self._remove_level(closed), group="dmarc-levels")
         if self.levels:
             self.levels[-1].display = True
             self.levels[-1].focus()
             self.post_message(Breadcrumb(self.levels[-1].trail))
         else:
             self.query_one("#dmarc-list").display = True
-            self.query_one(InboxTable).focus()
+            self.focus_list()
             self.post_message(Breadcrumb(()))
         self.refresh_bindings()
         return True
 
+    async def _remove_level(self, level: DmarcDetail) -> None:
+        mounting = self.mounting.pop(level, None)
+        if mounting is not None:
+            await mounting
+        await level.remove()
+
     def reload(self) -> None:
         if self.levels:
-            self.levels[-1].reload()
+            if self.levels[-1].is_mounted:  # a level still opening loads on its own
+                self.levels[-1].reload()
         else:
             self.action_refresh()
 
     def start_filter(self) -> None:
         if not self.levels:
-            self.query_one("#f-domain", Input).focus()
+            focus_now(self.query_one("#f-domain", Input))
+
+    def focus_list(self) -> None:
+        """The keyboard on the list: its table, or the line saying why there is none (which
+        answers the list's keys, such as i in an empty inbox)."""
+        for widget_id in ("#dmarc-table", "#dmarc-empty", "#dmarc-retry"):
+            widget = self.query_one(widget_id)
+            if widget.display and (widget_id != "#dmarc-retry" or self.query_one("#dmarc-error").display):
+                focus_now(widget)
+                return
 
     def help_text(self) -> str:
         return self.levels[-1].help_text() if self.levels else HELP
 
     def focus(self, scroll_visible: bool = True) -> DmarcInbox:
+        if gone(self):
+            return self
         if self.levels:
             self.levels[-1].focus(scroll_visible)
         else:
-            self.query_one(InboxTable).focus(scroll_visible)
+            self.focus_list()
         return self
 
+    @while_attached
     def on_mount(self) -> None:
         self.query_one(InboxTable).show_columns(wide=False)
         for widget_id in HIDDEN_AT_START:
             self.query_one(widget_id).display = False
+        self.query_one("#dmarc-empty").can_focus = True
         self.show_permissions()
         self.query_one(InboxTable).focus()
         self.load_page(0)
@@ -212,6 +254,7 @@ class DmarcInbox(InboxActions, SectionView):
     # --- Loading ------------------------------------------------------------------------------
 
     @work(exclusive=True, group="dmarc-page")
+    @while_attached
     async def load_page(self, index: int, cursor: str | int = "first") -> None:
         table = self.query_one(InboxTable)
         table.loading = True
@@ -221,13 +264,21 @@ class DmarcInbox(InboxActions, SectionView):
             table.loading = False
             learn(self.context, "list", error)
             self.show_error(f"Could not load the reports: {error}")
+            self.settle_focus()
             return
         table.loading = False
         self.show_page(page, cursor)
+        if self.list_wants_focus:
+            # The filter was applied with enter: typing is done, whatever the page shows.
+            self.list_wants_focus = False
+            self.focus_list()
+        else:
+            self.settle_focus()
         if self.prefetch and self.pager.page_count and page.index + 1 < self.pager.page_count:
             self.prefetch_page(page.index + 1)
 
     @work(exclusive=True, group="dmarc-prefetch")
+    @while_attached
     async def prefetch_page(self, index: int) -> None:
         # The next page is usually wanted next; fetching it now makes paging feel instant.
         # A failure here is not shown: the real load will report it.
@@ -331,8 +382,9 @@ class DmarcInbox(InboxActions, SectionView):
             return
         query = replace(self.state.query, domain=values["f-domain"].value.strip(),
                         tenant=values["f-tenant"].value.strip(), **parsed)
+        self.list_wants_focus = True
         self.set_query(query)
-        self.query_one(InboxTable).focus()
+        self.focus_list()
 
     def set_query(self, query: InboxQuery) -> None:
         self.state.invalidate(query)
@@ -369,6 +421,8 @@ class DmarcInbox(InboxActions, SectionView):
     @on(DataTable.RowSelected, "#dmarc-table")
     def open_report(self, event: DataTable.RowSelected) -> None:
         event.stop()
+        if self.levels:
+            return  # a burst of Enters: the report is already open
         row = self.current_row()
         if row is None:
             return

@@ -24,6 +24,7 @@ from jmapclient.models.dmarc import DmarcExternalReport
 from jmapclient.patch import compute_patch
 from jmapclient.refusals import write_refusal
 from tui.context import ConsoleContext
+from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import ReportAction, allowed, learn, permission
 from tui.reports.cache import DigestCache
@@ -142,6 +143,7 @@ class InboxActions(Vertical):
         self.app.push_screen(ConfirmScreen(question, yes="Delete", no="Keep"), answered)
 
     @work(group=WORKER_GROUPS["delete"])
+    @while_attached
     async def delete_reports(self, ids: list[str]) -> None:
         table = self.query_one(InboxTable)
         table.loading = True
@@ -175,6 +177,7 @@ class InboxActions(Vertical):
         self.app.push_screen(ImportDialog(), chosen)
 
     @work(group=WORKER_GROUPS["import"])
+    @while_attached
     async def import_reports(self, paths: list[str]) -> None:
         progress = self.query_one("#dmarc-progress", ProgressBar)
         progress.update(total=None, progress=0)
@@ -221,6 +224,7 @@ class InboxActions(Vertical):
         self.app.push_screen(ExportDialog("dmarc-reports.csv", scope), chosen)
 
     @work(group=WORKER_GROUPS["export"])
+    @while_attached
     async def export_reports(self, choice: ExportChoice) -> None:
         progress = self.query_one("#dmarc-export-progress", ProgressBar)
         progress.update(total=None, progress=0)
@@ -267,6 +271,7 @@ class InboxActions(Vertical):
         self.app.push_screen(dialog, chosen)
 
     @work(group=WORKER_GROUPS["keep"])
+    @while_attached
     async def keep_report(self, row: InboxRow, choice: KeepChoice) -> None:
         expires = choice.expires  # checked by the dialog (_expiry)
         before = {"expiresAt": row.expires, "memberTenantId": row.tenant}

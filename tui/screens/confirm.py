@@ -9,13 +9,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tui.screens.dialog import Dialog
 from tui.widgets import outside
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(Dialog[bool]):
     """Dismisses with True on y / Yes, False on n / No / esc."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -14,12 +14,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Input, Label, LoadingIndicator, Static, Switch
 
 from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
+from tui.screens.dialog import AnswersOnce, Dialog
 from tui.widgets import outside
 from tui.widgets.outside import OutsideTable
 
@@ -44,7 +44,7 @@ async def connect_profile(profile: Profile) -> ConsoleContext:
     )
 
 
-class ProfileScreen(ModalScreen[Profile | None]):
+class ProfileScreen(Dialog[Profile | None]):
     """Add or edit one profile. A stored token is never shown; blank keeps it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="profile.cancel")]
@@ -109,15 +109,23 @@ class ProfileScreen(ModalScreen[Profile | None]):
             self.query_one("#profile-error", Static).update(outside.message(problem))
             return
         read_only = self.query_one("#profile-read-only", Switch).value
-        self.dismiss(Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only,
-                             user=user, password_file=password_file))
+        profile = Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only,
+                          user=user, password_file=password_file)
+        try:
+            profile.check()  # the check saving makes, said here rather than after the form closed
+        except ConfigError as error:
+            reason = str(error)
+            self.query_one("#profile-error", Static).update(outside.message(f"{reason[:1].upper()}{reason[1:]}."))
+            self.query_one("#profile-url", Input).focus()
+            return
+        self.dismiss(profile)
 
     @on(Button.Pressed, "#profile-cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
 
 
-class ConnectScreen(Screen[ConsoleContext | None]):
+class ConnectScreen(AnswersOnce[ConsoleContext | None]):
     """Lists profiles; dismisses with a working :class:`ConsoleContext`, or None to quit."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -169,7 +177,8 @@ class ConnectScreen(Screen[ConsoleContext | None]):
         table.clear()
         for name, profile in sorted(self.config.profiles.items()):
             marker = " (default)" if name == self.config.default else ""
-            table.add_row(name + marker, profile.url, "read-only" if profile.read_only else "full", key=name)
+            access = "read-only" if profile.read_only else "full"
+            table.add_row(Text(name + marker), Text(profile.url), access, key=name)  # as typed, not markup
         if not self.config.profiles:
             self._explain("No profiles yet: press a (Add) to describe a server and its token.")
 
@@ -220,6 +229,11 @@ class ConnectScreen(Screen[ConsoleContext | None]):
             self._explain(f"Could not connect with profile {profile.name}: {error}.", retry=True)
             return
         self._busy(False)
+        if self.answered or self not in self.app.screen_stack:
+            await context.client.aclose()  # closed while connecting: nobody will use this connection
+            return
+        if not self.is_active:
+            self.pop_until_active()  # a dialog opened meanwhile (e.g. the palette) gives way to the answer
         self.dismiss(context)
 
     @on(Button.Pressed, "#connect-add")

@@ -9,14 +9,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList
+from textual.widgets import Input
 from textual.widgets.option_list import Option
 
+from tui.screens.dialog import Dialog
 from tui.sections import Section
+from tui.widgets.option_list import PagedOptionList
 
 
-class JumpScreen(ModalScreen[str | None]):
+class JumpScreen(Dialog[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="jump.cancel"),
         Binding("down", "next", show=False, id="jump.next"),
@@ -30,13 +31,13 @@ class JumpScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="jump-box", classes="dialog"):
             yield Input(placeholder="Jump to section…", id="jump-input", compact=True)
-            yield OptionList(id="jump-options")
+            yield PagedOptionList(id="jump-options")
 
     def on_mount(self) -> None:
         self._fill("")
 
     def _fill(self, text: str) -> None:
-        options = self.query_one(OptionList)
+        options = self.query_one(PagedOptionList)
         options.clear_options()
         words = text.lower().split()
         for section in self.sections:
@@ -52,19 +53,19 @@ class JumpScreen(ModalScreen[str | None]):
 
     @on(Input.Submitted)
     def _submitted(self) -> None:
-        options = self.query_one(OptionList)
+        options = self.query_one(PagedOptionList)
         if options.highlighted is not None:
             self.dismiss(options.get_option_at_index(options.highlighted).id)
 
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
+    @on(PagedOptionList.OptionSelected)
+    def _selected(self, event: PagedOptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
 
     def action_next(self) -> None:
-        self.query_one(OptionList).action_cursor_down()
+        self.query_one(PagedOptionList).action_cursor_down()
 
     def action_previous(self) -> None:
-        self.query_one(OptionList).action_cursor_up()
+        self.query_one(PagedOptionList).action_cursor_up()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

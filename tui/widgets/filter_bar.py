@@ -8,6 +8,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Input
 
+from tui.keyboard import focus_now
+
 
 class FilterBar(Input):
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -24,7 +26,7 @@ class FilterBar(Input):
 
     def open(self) -> None:
         self.display = True
-        self.focus()
+        focus_now(self)
 
     def action_clear(self) -> None:
         self.value = ""

@@ -1,0 +1,78 @@
+"""Crashes the random exploration found (``bench/explore.py``), each with its shrunk key sequence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.explore_engine import burst
+from jmapclient.config import Config, Profile
+from tests.support.console import Console, make_console, make_world
+from tests.support.inbox_steps import settle
+from tui.reports.analytics_view import AnalyticsView
+from tui.reports.inbox import DmarcInbox
+
+
+def keys(*names: str) -> list[tuple[str, str | None]]:
+    return [(name, name if len(name) == 1 else None) for name in names]
+
+
+async def test_reload_while_analytics_is_still_opening() -> None:
+    """Seed 3023 (stalwart, 60×20): ``a`` then ``r`` at once fetched before the view was built."""
+    world = make_world("stalwart", reports=3)
+    async with world.app().run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        burst(pilot.app, keys("a", "r"))
+        await settle(pilot, 0.2)
+        assert pilot.app.is_running
+        assert pilot.app.query(AnalyticsView)
+    world.store.close()
+
+
+async def test_keys_typed_after_quitting(console: Console) -> None:
+    """Seed 3032: a q inside typed text quit, and the keys behind it reached a console being taken down."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        burst(pilot.app, keys("q", "ctrl+n", "colon", "enter", "ctrl+n", "j"))
+        await pilot.pause(0.2)
+    assert pilot.app.return_code == 0
+
+
+async def test_connection_screen_closed_while_connecting(store: object, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 2023: Connect, then the screen closed before the connection came back; it answered twice."""
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console(store)  # type: ignore[arg-type]
+    config = Config.load()
+    config.add(Profile(name="stub", url="http://stub.test", token="t"))
+    made.app.config = config
+
+    async def slow_connector(profile: Profile) -> object:
+        import asyncio
+
+        await asyncio.sleep(0.2)
+        return made.context
+
+    made.app.connector = slow_connector  # type: ignore[assignment]
+    async with made.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        burst(pilot.app, keys("enter", "escape", "ctrl+o", "enter", "enter"))
+        await pilot.pause(0.6)
+        await settle(pilot)
+        assert pilot.app.is_running
+        assert len(pilot.app.screen_stack) >= 1
+        assert pilot.app.section_view is not None
+
+
+async def test_two_fast_analytics_and_escape_bursts() -> None:
+    world = make_world("spec", reports=30)
+    async with world.app().run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot.app, keys("a", "escape", "a", "r", "escape", "a"))
+        await settle(pilot, 0.3)
+        assert pilot.app.is_running
+        assert len(pilot.app.query_one(DmarcInbox).levels) <= 1
+    world.store.close()
