@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+import httpx
 
 from textual.pilot import Pilot
 from textual.widgets import Input
@@ -24,9 +26,24 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], what: str, tim
         await pilot.pause(0.05)
 
 
+UPLOAD = b'"x:DmarcExternalReport/set"'
+
+
 async def test_the_console_imports_the_hostile_corpus_to_one_true_summary(hostile_dir: Path) -> None:
     store = Store(MEMORY)
     console = make_console(store, start_section="dmarc")
+    uploading, release = asyncio.Event(), asyncio.Event()
+
+    async def held(request: httpx.Request) -> httpx.Response:
+        # Every upload waits until the burst below is typed, so the burst surely lands mid-import.
+        uploading.set()
+        await release.wait()
+        return await console.transport.inner.handle_async_request(request)
+
+    def hold_uploads(request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
+        return held if UPLOAD in request.content else None
+
+    console.transport.intercept = hold_uploads
     try:
         async with console.app.run_test(size=(120, 40)) as pilot:
             await pilot.app.workers.wait_for_complete()
@@ -36,7 +53,9 @@ async def test_the_console_imports_the_hostile_corpus_to_one_true_summary(hostil
             field.focus()
             field.value = str(hostile_dir)
             await pilot.press("enter")
+            await wait_until(pilot, uploading.is_set, "the import's first upload")
             await pilot.press("i", "i", "enter", "escape", "i")  # a burst while the import runs
+            release.set()
             await wait_until(pilot, lambda: isinstance(pilot.app.screen, MessageDialog), "the import summary")
             screen = pilot.app.screen
             assert isinstance(screen, MessageDialog)

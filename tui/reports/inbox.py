@@ -319,7 +319,10 @@ class DmarcInbox(InboxActions, SectionView):
     def update_bar(self) -> None:
         page = self.page
         text = position_text(page)
-        if page is not None and self.pager.page_count:
+        if page is not None and page.narrowed:
+            # The page count comes from the server's word matches, not the reports shown: no "of N".
+            text += f"  page {page.index + 1:,}"
+        elif page is not None and self.pager.page_count:
             text += f"  page {page.index + 1:,}/{self.pager.page_count:,}"
         if self.state.marked:
             text += f"  {len(self.state.marked)} marked"
