@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
-
 from textual.pilot import Pilot
 from textual.widgets import Input
 
