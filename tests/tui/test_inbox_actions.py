@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
 import csv
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import httpx
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.store import Store
 from tests.support.console import make_console
+from tests.support.held_uploads import HeldUploads, wait_until
 from tests.support.samples import samples_or_skip
 from tui.reports.dialogs import ImportDialog, MessageDialog
-
-UPLOAD = b'"x:DmarcExternalReport/set"'
-
-
-async def wait_until(pilot: Pilot, condition: Callable[[], bool], what: str, timeout: float = 20) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
 
 
 async def submit(pilot: Pilot, selector: str, text: str) -> None:
@@ -38,26 +26,15 @@ async def submit(pilot: Pilot, selector: str, text: str) -> None:
 async def test_an_export_started_during_an_import_leaves_the_import_running(store: Store, tmp_path: Path) -> None:
     samples = samples_or_skip()
     console = make_console(store, start_section="dmarc")
-    uploading = asyncio.Event()
-    release = asyncio.Event()
-
-    async def held_upload(request: httpx.Request) -> httpx.Response:
-        # The import's first batch waits here, so the export certainly starts while it runs.
-        uploading.set()
-        await release.wait()
-        return await console.transport.inner.handle_async_request(request)
-
-    def hold_uploads(request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
-        return held_upload if UPLOAD in request.content else None
-
-    console.transport.intercept = hold_uploads
+    # The import's first batch waits, so the export certainly starts while it runs.
+    uploads = HeldUploads(console.transport)
     target = tmp_path / "during-import.csv"
     async with console.app.run_test(size=(120, 40)) as pilot:
         await pilot.app.workers.wait_for_complete()
         await pilot.press("i")
         await pilot.pause()
         await submit(pilot, "#paths", str(samples))
-        await wait_until(pilot, uploading.is_set, "the import's first upload")
+        await wait_until(pilot, uploads.started.is_set, "the import's first upload")
         await pilot.press("x")
         await pilot.pause()
         await submit(pilot, "#path", str(target))
@@ -67,7 +44,7 @@ async def test_an_export_started_during_an_import_leaves_the_import_running(stor
         await pilot.press("i")  # a second import is refused in words, the running one goes on
         await pilot.pause()
         assert not isinstance(pilot.app.screen, ImportDialog)
-        release.set()
+        uploads.release()
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, MessageDialog), "the import summary", 10)
         summary = "\n".join(pilot.app.screen.lines)
         assert pilot.app.screen.title_text == "Import finished"
