@@ -76,3 +76,14 @@ async def test_two_fast_analytics_and_escape_bursts() -> None:
         assert pilot.app.is_running
         assert len(pilot.app.query_one(DmarcInbox).levels) <= 1
     world.store.close()
+
+
+async def test_typing_into_the_palette_before_its_list_is_mounted() -> None:
+    """Seed 5030 (stalwart): ``ctrl+pagedown escape ctrl+p g`` typed before the palette's list existed."""
+    world = make_world("stalwart", reports=3)
+    async with world.app().run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        burst(pilot.app, keys("ctrl+pagedown", "escape", "ctrl+p", "g"))
+        await settle(pilot, 0.3)
+        assert pilot.app.is_running
+    world.store.close()

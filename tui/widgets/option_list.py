@@ -1,15 +1,22 @@
-"""Textual's OptionList, and its command palette, surviving page keys pressed before the list is drawn.
+"""Textual's OptionList, and its command palette, surviving keys that arrive before they are built.
 
 Textual 8.2's ``OptionList._move_page`` looks the highlighted option up in a line map that is
 empty until the list has been laid out, and raises ``KeyError`` (its other scrolling code
 guards the same lookup). A burst such as ``:`` then page-up reaches the list that early. The
 page move is simply dropped then: there is no page to move by yet.
+
+The palette's search worker looks its command list up as soon as a letter is typed; ctrl+p
+then a letter at once can get there before the list is mounted (``NoMatches``). The search
+then waits for the next refresh, when the list is there.
 """
 
 from __future__ import annotations
 
-from textual.command import CommandPalette
+from textual import work
+from textual.command import CommandList, CommandPalette
 from textual.widgets import OptionList
+
+from tui.lifecycle import gone
 
 
 class PagedOptionList(OptionList):
@@ -28,3 +35,13 @@ class SteadyCommandPalette(CommandPalette):
             super()._action_command_list(action)
         except KeyError:
             return
+
+    @work(exclusive=True, group=CommandPalette._GATHER_COMMANDS_GROUP)
+    async def _gather_commands(self, search_value: str) -> None:
+        if gone(self):
+            return
+        if not self.query(CommandList):  # a letter typed before the list was mounted
+            self.call_after_refresh(self._gather_commands, search_value)
+            return
+        # Textual's own search, undecorated: this worker already runs in its group.
+        await CommandPalette._gather_commands.__wrapped__(self, search_value)  # type: ignore[attr-defined]
