@@ -20,8 +20,16 @@ def read_only_permissions() -> frozenset[str]:
     return frozenset(t.permission(a) for t in OBJECT_TYPES.values() for a in ("get", "query"))
 
 
+def _printable_secret(nbytes: int) -> str:
+    # URL-safe base64 may begin with "-": `--token -Ab3…` then reads as a missing value, in our
+    # CLI and in any other. Such a draw is simply made again.
+    while (value := secrets.token_urlsafe(nbytes)).startswith("-"):
+        pass
+    return value
+
+
 def new_token() -> str:
-    return secrets.token_urlsafe(24)
+    return _printable_secret(24)
 
 
 ADMIN_USER = "admin"
@@ -112,7 +120,7 @@ class TokenRegistry:
 
 
 def new_password() -> str:
-    return secrets.token_urlsafe(18)
+    return _printable_secret(18)
 
 
 def standard_registry(admin_token: str, readonly_token: str, admin_password: str | None = None) -> TokenRegistry:
