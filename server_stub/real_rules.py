@@ -14,9 +14,19 @@ from jmapclient.encoding import escape_pointer
 from jmapclient.masking import list_items, variant_model
 from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
+from jmapclient.models.objects import DIRECTORY
 
-SERVER_DEFAULTS: dict[str, dict[str, Any]] = {"Oidc": {"requireAudience": "stalwart"}}
-"""Defaults the real server fills in that interface.md does not show, by variant."""
+SERVER_FILLED = {"Oidc": ("requireAudience",)}
+"""Fields the real server fills in when a create leaves them out, by variant; the values are the
+models' own declared defaults (e.g. ``requireAudience`` = "stalwart"), never restated here."""
+
+
+def _server_defaults(variant: str) -> dict[str, Any]:
+    model = DIRECTORY.variants.get(variant)
+    if model is None:
+        return {}
+    declared = {spec.wire: spec.default for spec in fields_of(model)}
+    return {name: declared[name] for name in SERVER_FILLED.get(variant, ()) if declared.get(name) is not None}
 
 
 def _fields(model: type[WireModel] | None, wire: Any, path: str = "") -> Iterator[tuple[str, FieldSpec, Any]]:
@@ -51,5 +61,5 @@ def unparsable(model: type[WireModel] | None, wire: Any) -> list[tuple[str, str]
 
 def with_server_defaults(wire: dict[str, Any]) -> dict[str, Any]:
     """``wire`` with the real server's own defaults filled in where it leaves them out."""
-    defaults = SERVER_DEFAULTS.get(str(wire.get(TYPE_KEY)), {})
+    defaults = _server_defaults(str(wire.get(TYPE_KEY)))
     return {**{k: v for k, v in defaults.items() if k not in wire}, **wire}
