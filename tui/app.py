@@ -279,7 +279,11 @@ class MailAdminApp(App[int]):
             status.set_classes(f"-{severity}")
 
     def _show_header(self) -> None:
-        header = self.query_one(ShellHeader)
+        # Like the status bar: a section's last breadcrumb may arrive while the app is closing.
+        found = self.query(ShellHeader)
+        if not found:
+            return
+        header = found.first()
         if self.context is None:
             header.show("starting…" if self.starter is not None else "not connected", "", ())
             return
