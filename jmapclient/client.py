@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import ssl
 import zlib
 from collections.abc import Mapping
 from functools import partial
@@ -84,6 +85,7 @@ class JmapClient:
         timeout: float = DEFAULT_TIMEOUT,
         transport: httpx.AsyncBaseTransport | None = None,
         max_response: int | None = None,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
         if not base_url.strip():
             raise ValueError("a server URL is required")
@@ -94,6 +96,7 @@ class JmapClient:
         self._credentials = as_credentials(token)
         self._http = httpx.AsyncClient(
             transport=transport,
+            verify=verify,  # see jmapclient.transport_security: a private CA, or --insecure
             timeout=httpx.Timeout(timeout),
             # Only encodings the client decodes itself, under the size cap (see _read_capped).
             headers={"Authorization": self._credentials.header, "Accept": "application/json",
@@ -307,6 +310,14 @@ def _problem(response: httpx.Response) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+CERTIFICATE_HINT = (
+    "the server's TLS certificate is not trusted: for a private CA use --ca-file (profile: ca_file), "
+    "for a lab server --insecure"
+)
+
+
 def _reason(error: Exception) -> str:
     text = str(error).strip()
+    if "CERTIFICATE_VERIFY_FAILED" in text or "certificate verify failed" in text:
+        return f"{text}; {CERTIFICATE_HINT}"
     return text or type(error).__name__

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ import tomli_w
 from platformdirs import user_config_dir, user_data_dir
 
 from jmapclient.auth import BasicLogin, BearerToken, Credentials
+from jmapclient.file_safety import readable_by_others, writable_by_others
 
 APP_NAME = "mailadmin"
 CONFIG_ENV = "MAILADMIN_CONFIG"
@@ -41,20 +42,50 @@ def data_dir() -> Path:
     return Path(override) if override else Path(user_data_dir(APP_NAME))
 
 
-def read_secret_file(path: str, what: str) -> str:
-    """The first line of a token or password file, stripped; never empty."""
+Warn = Callable[[str], None]
+"""Where a warning for the person goes: the CLI's stderr, the console's notice."""
+
+
+def _ignore(_: str) -> None:
+    return None
+
+
+def checked_file(path: str | Path, what: str) -> Path:
+    """``path`` expanded, refused (ConfigError) when group or others can write it."""
+    resolved = Path(path).expanduser()
+    problem = writable_by_others(resolved, what)
+    if problem:
+        raise ConfigError(problem)
+    return resolved
+
+
+def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
+    """The token or password in a file, stripped; never empty.
+
+    Refused when group or others can write the file; ``warn`` hears when they can read it.
+    """
+    resolved = checked_file(path, what)
     try:
-        secret = Path(path).expanduser().read_text().strip()
-    except OSError as error:
-        raise ConfigError(f"cannot read the {what} file {path}: {error.strerror}") from None
+        secret = resolved.read_text().strip()
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "it is not text"
+        raise ConfigError(f"cannot read the {what} file {path}: {reason}") from None
     if not secret:
         raise ConfigError(f"the {what} file {path} is empty")
+    exposed = readable_by_others(resolved, what)
+    if exposed:
+        warn(exposed)
     return secret
 
 
-def write_private(path: Path, content: bytes) -> None:
-    """Write ``content`` to ``path`` with mode 0600, atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def write_private(path: Path, content: bytes, *, create_parent: bool = True) -> None:
+    """Write ``content`` to ``path`` with mode 0600, atomically.
+
+    ``create_parent`` is for this tool's own folders; a path the person typed is written
+    only into a folder that exists.
+    """
+    if create_parent:
+        path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         os.fchmod(descriptor, OWNER_ONLY)
@@ -78,27 +109,30 @@ class Profile:
     read_only: bool = False
     user: str | None = None
     password_file: str | None = None
+    ca_file: str | None = None
+    """A private CA trusted on top of the system store, for this server."""
+    insecure: bool = False
+    """Skip TLS verification (a lab server); said on every connection."""
+    allow_http: bool = False
+    """Allow cleartext http to a host that is not loopback; said once per run."""
 
     def __repr__(self) -> str:  # never show the token
         return f"Profile(name={self.name!r}, url={self.url!r}, read_only={self.read_only})"
 
-    def resolve_token(self) -> str:
+    def resolve_token(self, warn: Warn = _ignore) -> str:
         if self.token:
             return self.token
         if self.token_file:
-            try:
-                return Path(self.token_file).expanduser().read_text().strip()
-            except OSError as error:
-                raise ConfigError(f"profile {self.name!r}: cannot read token file: {error.strerror}") from None
+            return read_secret_file(self.token_file, f"profile {self.name!r} token", warn)
         raise ConfigError(f"profile {self.name!r} has no token or token file")
 
-    def credentials(self, environ: Mapping[str, str] | None = None) -> Credentials:
+    def credentials(self, environ: Mapping[str, str] | None = None, warn: Warn = _ignore) -> Credentials:
         """Basic when the profile names a user, else the bearer token."""
         if not self.user:
-            return BearerToken(self.resolve_token())
+            return BearerToken(self.resolve_token(warn))
         env = os.environ if environ is None else environ
         if self.password_file:
-            return BasicLogin(self.user, read_secret_file(self.password_file, "password"))
+            return BasicLogin(self.user, read_secret_file(self.password_file, "password", warn))
         if env.get(PASSWORD_ENV):
             return BasicLogin(self.user, env[PASSWORD_ENV])
         raise ConfigError(f"profile {self.name!r} names user {self.user!r} but no password file; set {PASSWORD_ENV}")
@@ -124,6 +158,12 @@ class Profile:
             table["password_file"] = self.password_file
         if self.read_only:
             table["read_only"] = True
+        if self.ca_file:
+            table["ca_file"] = self.ca_file
+        if self.insecure:
+            table["insecure"] = True
+        if self.allow_http:
+            table["allow_http"] = True
         return table
 
     @classmethod
@@ -138,6 +178,9 @@ class Profile:
             read_only=bool(table.get("read_only", False)),
             user=table.get("user") if isinstance(table.get("user"), str) else None,
             password_file=table.get("password_file") if isinstance(table.get("password_file"), str) else None,
+            ca_file=table.get("ca_file") if isinstance(table.get("ca_file"), str) else None,
+            insecure=table.get("insecure") is True,
+            allow_http=table.get("allow_http") is True,
         )
 
 
@@ -156,6 +199,9 @@ class Config:
         path = path or config_path()
         if not path.exists():
             return cls(path=path)
+        problem = writable_by_others(path, "config")
+        if problem:
+            raise ConfigError(problem)
         try:
             data = tomllib.loads(path.read_text())
         except (OSError, tomllib.TOMLDecodeError) as error:

@@ -65,18 +65,39 @@ def run(
             return local[args.command](args)
         return _dispatch(args, transport)
     except UsageError as error:
-        parser.print_usage(sys.stderr)
+        usage_parser(parser, args.command).print_usage(sys.stderr)
         note(f"{PROG}: error: {error}")
         return EXIT_USAGE
     except (JmapError, ConfigError) as error:
         for line in error_lines(error):
             emit_error(line)
         return EXIT_FAILED
+    except OSError as error:  # a file the person named: missing, a folder, not writable
+        emit_error(os_error_line(error))
+        return EXIT_FAILED
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `mailadmin query ... | head`: the reader left; that is not an error
         sys.stderr.close()
         return EXIT_OK
+
+
+CHANGING_COMMANDS = frozenset({"create", "update", "delete", "import-dmarc"})
+"""What a read-only profile refuses before anything is sent."""
+
+
+def usage_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The subcommand's own parser, so a usage error shows the usage that applies."""
+    for action in parser._actions:  # argparse keeps its subparsers only here
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            chosen: argparse.ArgumentParser = action.choices[command]
+            return chosen
+    return parser
+
+
+def os_error_line(error: OSError) -> str:
+    where = f" {error.filename}" if error.filename else ""
+    return f"cannot use{where}: {error.strerror or error}"
 
 
 def _connected_command(name: str) -> Command:
@@ -117,18 +138,15 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
 
 async def _connected(handler: Command, args: argparse.Namespace, transport: httpx.AsyncBaseTransport | None) -> int:
     from jmapclient.cli import connection
-    from jmapclient.client import JmapClient
+    from jmapclient.config import ConfigError
 
-    target = connection.resolve(
-        url=getattr(args, "url", None),
-        token=getattr(args, "token", None),
-        token_file=getattr(args, "token_file", None),
-        profile=getattr(args, "profile", None),
-        timeout=getattr(args, "timeout", None),
-        user=getattr(args, "user", None),
-        password_file=getattr(args, "password_file", None),
-    )
-    async with JmapClient(target.url, target.credentials, timeout=target.timeout, transport=transport) as client:
+    target = connection.resolve_args(args, warn=lambda line: note(f"warning: {line}"))
+    if target.read_only and args.command in CHANGING_COMMANDS:
+        raise ConfigError(
+            f"profile {target.profile!r} is read-only: {args.command} changes the server and is refused here; "
+            f"re-add the profile without --read-only to allow changes"
+        )
+    async with target.open_client(transport) as client:
         return await handler(args, client)
 
 

@@ -1,12 +1,14 @@
-"""Where to connect and how to log in: flags, then environment, then profile.
+"""Where to connect, how to log in, and how safely: the one decision the CLI and the console share.
 
-Precedence per setting: ``--url``/``--token``/``--token-file``/``--user``/``--password-file``
-> ``MAILADMIN_URL``/``MAILADMIN_TOKEN``/``MAILADMIN_USER``/``MAILADMIN_PASSWORD`` >
+Precedence per setting: flags (``--url``, ``--token``/``--token-file``/``--token-stdin``,
+``--user`` with ``--password-file``/``--password-stdin``) > environment (``MAILADMIN_URL``,
+``MAILADMIN_TOKEN``, ``MAILADMIN_USER``, ``MAILADMIN_PASSWORD``, ``MAILADMIN_CA_FILE``) >
 ``--profile NAME`` > the default profile. A user name means Basic login (the real server's
-recovery administrator has only that); its password comes from ``--password-file``,
-``MAILADMIN_PASSWORD``, or a prompt when a person is at a terminal. A profile's token or
-password is only used for that profile's own URL, so that pointing ``--url`` at another
-server never hands it the stored secret.
+recovery administrator has only that); its password comes from a file, the environment,
+standard input, or a prompt when a person is at a terminal.
+
+A profile is *in effect* only for its own URL: pointing ``--url`` at another server never
+hands that server the profile's secret, CA, read-only flag or cleartext permission.
 """
 
 from __future__ import annotations
@@ -15,15 +17,30 @@ import getpass
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from jmapclient.auth import BasicLogin, BearerToken, Credentials
-from jmapclient.config import PASSWORD_ENV, Config, ConfigError, Profile, read_secret_file
+from jmapclient.config import PASSWORD_ENV, Config, ConfigError, Profile, Warn, read_secret_file
+from jmapclient.transport_security import TransportSecurity
+
+if TYPE_CHECKING:
+    import httpx
+
+    from jmapclient.client import JmapClient
 
 URL_ENV = "MAILADMIN_URL"
 TOKEN_ENV = "MAILADMIN_TOKEN"
 USER_ENV = "MAILADMIN_USER"
+CA_FILE_ENV = "MAILADMIN_CA_FILE"
 DEFAULT_TIMEOUT = 30.0
+SAFER_SECRETS = f"--token-file, --token-stdin or {TOKEN_ENV}"
+
+
+def argv_secret_warning(flag: str) -> str:
+    """The one-line warning for a secret typed as a command-line value."""
+    return (f"{flag} puts the secret in the process list and your shell history; "
+            f"prefer {SAFER_SECRETS}")
 
 
 @dataclass(frozen=True)
@@ -32,8 +49,12 @@ class Connection:
     token: str = ""
     timeout: float = DEFAULT_TIMEOUT
     profile: str | None = None
+    """The profile in effect (its URL is ``url``), or None."""
     login: Credentials | None = None
     """Set for Basic login (or a profile's credentials); otherwise ``token`` is the bearer token."""
+    read_only: bool = False
+    """The profile in effect is read-only: nothing may change through this connection."""
+    security: TransportSecurity = field(default_factory=TransportSecurity)
 
     def __repr__(self) -> str:  # never show the token
         return f"Connection(url={self.url!r}, profile={self.profile!r})"
@@ -42,9 +63,25 @@ class Connection:
     def credentials(self) -> Credentials:
         return self.login or BearerToken(self.token)
 
+    @property
+    def user_label(self) -> str:
+        """Who logs in, as far as is known before the server says (the console's header)."""
+        login = self.credentials
+        return login.user if isinstance(login, BasicLogin) else (self.profile or "token")
 
-def read_token_file(path: str) -> str:
-    return read_secret_file(path, "token")
+    def open_client(self, transport: httpx.AsyncBaseTransport | None = None) -> JmapClient:
+        from jmapclient.client import JmapClient  # httpx only when a connection is made
+
+        return JmapClient(self.url, self.credentials, timeout=self.timeout, transport=transport,
+                          verify=self.security.verify())
+
+
+def _ignore(_: str) -> None:
+    return None
+
+
+def read_token_file(path: str, warn: Warn = _ignore) -> str:
+    return read_secret_file(path, "token", warn)
 
 
 def _profile(name: str | None) -> Profile | None:
@@ -59,8 +96,20 @@ def _profile(name: str | None) -> Profile | None:
 
 def _prompt_password(user: str) -> str:
     if not sys.stdin.isatty():
-        raise ConfigError(f"no password for {user!r}: use --password-file or set {PASSWORD_ENV}")
+        raise ConfigError(f"no password for {user!r}: use --password-file, --password-stdin or set {PASSWORD_ENV}")
     return getpass.getpass(f"password for {user}: ")
+
+
+def read_stdin_line(what: str) -> str:
+    """The first line of standard input, stripped; never empty."""
+    secret = sys.stdin.readline().strip()
+    if not secret:
+        raise ConfigError(f"no {what} on standard input")
+    return secret
+
+
+def _same_server(a: str, b: str) -> bool:
+    return a.rstrip("/") == b.rstrip("/")
 
 
 def resolve(
@@ -72,14 +121,27 @@ def resolve(
     timeout: float | None,
     user: str | None = None,
     password_file: str | None = None,
+    token_stdin: bool = False,
+    password_stdin: bool = False,
+    ca_file: str | None = None,
+    insecure: bool = False,
+    allow_http: bool = False,
     environ: Mapping[str, str] | None = None,
     prompt: Callable[[str], str] = _prompt_password,
+    stdin: Callable[[str], str] = read_stdin_line,
+    warn: Warn = _ignore,
 ) -> Connection:
+    """The connection in effect; ``warn`` hears every unsafe choice, once each."""
     env = os.environ if environ is None else environ
     env_url, env_token, env_user = env.get(URL_ENV) or None, env.get(TOKEN_ENV) or None, env.get(USER_ENV) or None
-    if user and (token or token_file):
+    if sum(1 for given in (token, token_file, token_stdin) if given) > 1:
+        raise ConfigError("give one of --token, --token-file and --token-stdin")
+    flag_token = bool(token or token_file or token_stdin)
+    if user and flag_token:
         raise ConfigError("give a token or a user name, not both")
-    given_login = user or token or token_file or (env_user if not env_token else None) or env_token
+    if password_stdin and not (user or env_user):
+        raise ConfigError("--password-stdin belongs to --user")
+    given_login = user or flag_token or (env_user if not env_token else None) or env_token
     # The config file is read only when a profile is named or something is still missing.
     needs_profile = profile is not None or not (url or env_url) or not given_login
     chosen = _profile(profile) if needs_profile else None
@@ -88,31 +150,69 @@ def resolve(
         raise ConfigError(
             f"no server given: use --url, set {URL_ENV}, or add a profile with `mailadmin profile add`"
         )
-    final_timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
-    name = chosen.name if chosen else None
-    login_user = user or (env_user if not (token or token_file) else None)
+    in_effect = chosen if chosen is not None and _same_server(chosen.url, final_url) else None
+    security = TransportSecurity(
+        ca_file=ca_file or env.get(CA_FILE_ENV) or (in_effect.ca_file if in_effect else None),
+        insecure=insecure or bool(in_effect and in_effect.insecure),
+        allow_http=allow_http or bool(in_effect and in_effect.allow_http),
+    )
+    security.check(final_url)
+    if token:
+        warn(argv_secret_warning("--token"))
+    for line in security.warnings(final_url):
+        warn(line)
+    common: dict[str, Any] = {
+        "timeout": timeout if timeout is not None else DEFAULT_TIMEOUT,
+        "profile": in_effect.name if in_effect else None,
+        "read_only": bool(in_effect and in_effect.read_only),
+        "security": security,
+    }
+    login_user = user or (env_user if not flag_token else None)
     if login_user:
         if password_file:
-            password = read_secret_file(password_file, "password")
+            password = read_secret_file(password_file, "password", warn)
+        elif password_stdin:
+            password = stdin("password")
         else:
             password = env.get(PASSWORD_ENV) or prompt(login_user)
         if not password:
             raise ConfigError(f"no password for {login_user!r}")
-        return Connection(final_url, timeout=final_timeout, profile=name, login=BasicLogin(login_user, password))
+        return Connection(final_url, login=BasicLogin(login_user, password), **common)
     if token:
         final_token = token
     elif token_file:
-        final_token = read_token_file(token_file)
+        final_token = read_token_file(token_file, warn)
+    elif token_stdin:
+        final_token = stdin("token")
     elif env_token:
         final_token = env_token
-    elif chosen is not None and chosen.url.rstrip("/") == final_url.rstrip("/"):
-        stored = chosen.credentials(env)
+    elif in_effect is not None:
+        stored = in_effect.credentials(env, warn)
         if isinstance(stored, BasicLogin):
-            return Connection(final_url, timeout=final_timeout, profile=name, login=stored)
+            return Connection(final_url, login=stored, **common)
         final_token = stored.token
     else:
         raise ConfigError(
-            f"no token given for {final_url}: use --token, --token-file or {TOKEN_ENV}, "
+            f"no token given for {final_url}: use --token-file, --token-stdin or {TOKEN_ENV}, "
             f"or --user (Basic) with --password-file or {PASSWORD_ENV}"
         )
-    return Connection(url=final_url, token=final_token, timeout=final_timeout, profile=name)
+    return Connection(final_url, token=final_token, **common)
+
+
+def resolve_args(args: Any, **options: Any) -> Connection:
+    """:func:`resolve` for parsed command-line arguments (the CLI's and the console's)."""
+    return resolve(
+        url=getattr(args, "url", None),
+        token=getattr(args, "token", None),
+        token_file=getattr(args, "token_file", None),
+        profile=getattr(args, "profile", None),
+        timeout=getattr(args, "timeout", None),
+        user=getattr(args, "user", None),
+        password_file=getattr(args, "password_file", None),
+        token_stdin=bool(getattr(args, "token_stdin", False)),
+        password_stdin=bool(getattr(args, "password_stdin", False)),
+        ca_file=getattr(args, "ca_file", None),
+        insecure=bool(getattr(args, "insecure", False)),
+        allow_http=bool(getattr(args, "allow_http", False)),
+        **options,
+    )

@@ -23,8 +23,11 @@ def _connection_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     default = None if top else argparse.SUPPRESS
     group = parser.add_argument_group("connection")
     group.add_argument("--url", default=default, help="server base URL (env MAILADMIN_URL)")
-    group.add_argument("--token", default=default, help="bearer token (env MAILADMIN_TOKEN)")
+    group.add_argument("--token", default=default,
+                       help="bearer token (visible in ps: prefer --token-file, --token-stdin or env MAILADMIN_TOKEN)")
     group.add_argument("--token-file", default=default, metavar="PATH", help="read the token from this file")
+    group.add_argument("--token-stdin", action="store_true", default=default,
+                       help="read the token from the first line of standard input")
     group.add_argument(
         "--user", default=default, metavar="NAME",
         help="log in with a user name and password (Basic) instead of a token (env MAILADMIN_USER)",
@@ -33,6 +36,14 @@ def _connection_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         "--password-file", default=default, metavar="PATH",
         help="the --user's password (else env MAILADMIN_PASSWORD, else a prompt at a terminal)",
     )
+    group.add_argument("--password-stdin", action="store_true", default=default,
+                       help="read the --user's password from the first line of standard input")
+    group.add_argument("--ca-file", default=default, metavar="PATH",
+                       help="trust this private CA (PEM) on top of the system store (env MAILADMIN_CA_FILE)")
+    group.add_argument("-k", "--insecure", action="store_true", default=default,
+                       help="do not verify the server's TLS certificate (lab servers; warned on every connection)")
+    group.add_argument("--allow-http", action="store_true", default=default,
+                       help="allow cleartext http to a host that is not loopback (warned)")
     group.add_argument("--profile", default=default, metavar="NAME", help="a profile of the config file")
     group.add_argument("--timeout", default=default, type=float, metavar="SECONDS", help="per request (default 30)")
 
@@ -128,7 +139,12 @@ def object_commands(epilog: str = EPILOG) -> CommandLine:
     tokens.add_argument("--user", dest="profile_user", metavar="NAME", help="log in as this user (Basic)")
     add.add_argument("--password-file", dest="profile_password_file", metavar="PATH",
                      help="with --user: the file holding the password")
-    add.add_argument("--read-only", action="store_true", help="the console offers no changes with this profile")
+    add.add_argument("--read-only", action="store_true", help="refuse changes with this profile (console and CLI)")
+    add.add_argument("--ca-file", dest="profile_ca_file", metavar="PATH", help="trust this private CA (PEM)")
+    add.add_argument("-k", "--insecure", dest="profile_insecure", action="store_true",
+                     help="do not verify the server's TLS certificate (warned on every connection)")
+    add.add_argument("--allow-http", dest="profile_allow_http", action="store_true",
+                     help="allow cleartext http to a host that is not loopback (warned)")
     add.add_argument("--default", action="store_true", help="make it the default profile")
     listing = actions.add_parser("list", help="list profiles (never their tokens)")
     _json_option(listing, "print the profiles as JSON")

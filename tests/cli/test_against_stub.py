@@ -26,6 +26,7 @@ from jmapclient.session import Session
 from server_stub.runner import StubServer
 from tests.support.cli_fields import dmarc_fields
 from tests.support.dmarc_xml import feedback
+from tests.support.env_login import token_in_env
 
 STUB_REPORTS = 40
 """Reports each stub of this file holds (the page count below follows from it)."""
@@ -67,13 +68,13 @@ def refused_on_stalwart(server: StubServer, code: int, err: str, rule: str) -> b
 
 
 @pytest.fixture
-def cli(stub_server: StubServer, capsys):
+def cli(stub_server: StubServer, capsys, monkeypatch):
     """Run the CLI in-process as the admin (or with ``token=``); returns (code, stdout, stderr)."""
 
     def run(*argv: str, token: str | None = None, transport: httpx.AsyncBaseTransport | None = None):
-        # --token=VALUE: a random token may start with "-", which argparse would take for an option.
-        connect = [f"--url={stub_server.base_url}", f"--token={token or stub_server.admin_token}"]
-        code = main([*argv, *connect], transport=transport)
+        # The token from the environment, as a careful person gives it (--token warns).
+        monkeypatch.setenv("MAILADMIN_TOKEN", token or stub_server.admin_token)
+        code = main([*argv, f"--url={stub_server.base_url}"], transport=transport)
         captured = capsys.readouterr()
         return code, captured.out, captured.err
 
@@ -257,7 +258,8 @@ def test_unreachable_server(capsys):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # bound, never listening: connections are refused
-        code = main(["get", "Directory", "d1", "--url", f"http://127.0.0.1:{port}", "--token", "t", "--timeout", "5"])
+        with token_in_env("t"):
+            code = main(["get", "Directory", "d1", "--url", f"http://127.0.0.1:{port}", "--timeout", "5"])
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("error: cannot reach the server at http://127.0.0.1:")
     assert "Traceback" not in err

@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from jmapclient.cli import main
+from tests.support.env_login import token_in_env
 from tests.support.fake_jmap import session_body
 
 
@@ -56,8 +57,9 @@ def test_sort_by_received_falls_back_to_id_in_the_same_direction_with_one_note(
         return httpx.Response(200, json={"methodResponses": [[name, {"ids": ordered, "position": 0,
                                                                       "total": len(ordered)}, call_id]]})
 
-    code = main(["query", "DmarcExternalReport", "--sort", asked, "--ids-only", "--url=http://127.0.0.1:1",
-                 "--token=API_k"], transport=httpx.MockTransport(handler))
+    with token_in_env("API_k"):
+        code = main(["query", "DmarcExternalReport", "--sort", asked, "--ids-only", "--url=http://127.0.0.1:1"],
+                    transport=httpx.MockTransport(handler))
     captured = capsys.readouterr()
     assert code == 0
     assert captured.out.split() == expected

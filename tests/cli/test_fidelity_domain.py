@@ -17,6 +17,7 @@ import pytest
 from jmapclient import JmapClient, paging
 from jmapclient.cli import main
 from server_stub.runner import StubServer
+from tests.support.env_login import token_in_env
 from tui.reports.pager import InboxPager, position_text
 from tui.reports.query import InboxQuery
 
@@ -56,8 +57,8 @@ async def _console_ids(server: StubServer, domain: str) -> tuple[list[str], list
 
 
 def _cli_ids(server: StubServer, domain: str, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[list[str], str]:
-    code = main(["query", "DmarcExternalReport", "--where", f"domain={domain}", *extra,
-                 f"--url={server.base_url}", f"--token={server.admin_token}"])
+    with token_in_env(server.admin_token):
+        code = main(["query", "DmarcExternalReport", "--where", f"domain={domain}", *extra, f"--url={server.base_url}"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     return captured.out.split(), captured.err

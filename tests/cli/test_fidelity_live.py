@@ -16,6 +16,7 @@ from server_stub.app import default_public_url
 from server_stub.auth import ADMIN_USER
 from server_stub.demo_data import LINKED_DOMAIN
 from server_stub.runner import StubServer
+from tests.support.env_login import token_in_env
 
 PASSWORD = "recovery-password-for-tests"
 REPORTS = 25
@@ -46,8 +47,8 @@ def server() -> Iterator[StubServer]:
 
 def run(server: StubServer, capsys: pytest.CaptureFixture[str], *argv: str, login: list[str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None) -> tuple[int, str, str]:
-    connect = login if login is not None else [f"--token={server.admin_token}"]
-    code = main([*argv, f"--url={server.base_url}", *connect], transport=transport)
+    with token_in_env(server.admin_token):
+        code = main([*argv, f"--url={server.base_url}", *(login or [])], transport=transport)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -68,6 +69,7 @@ def test_basic_login_with_user_and_password_file(
 ) -> None:
     secret = tmp_path / "password"
     secret.write_text(PASSWORD + "\n")
+    secret.chmod(0o600)  # private, as the permission check asks
     code, out, err = run(server, capsys, "query", "Directory", "--ids-only",
                          login=["--user", ADMIN_USER, "--password-file", str(secret)])
     assert (code, err) == (0, "") and set(out.split()) == set(server.store.all_ids(DIRECTORY))

@@ -57,7 +57,7 @@ def test_user_and_token_flags_together_are_refused() -> None:
 
 def test_no_terminal_and_no_password_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.stdin.isatty", lambda: False)
-    with pytest.raises(ConfigError, match="--password-file or set MAILADMIN_PASSWORD"):
+    with pytest.raises(ConfigError, match="--password-stdin or set MAILADMIN_PASSWORD"):
         resolve(url=URL, token=None, token_file=None, profile=None, timeout=None, user="admin", environ={})
 
 

@@ -161,8 +161,8 @@ def test_precedence_flags_over_env_over_profile(tmp_path):
 
 def test_a_profile_token_is_not_sent_to_another_url():
     assert _add_profile() == 0
-    with pytest.raises(ConfigError, match="no token given for http://elsewhere"):
-        resolve(url="http://elsewhere", token=None, token_file=None, profile=None, timeout=None, environ={})
+    with pytest.raises(ConfigError, match="no token given for https://elsewhere"):
+        resolve(url="https://elsewhere", token=None, token_file=None, profile=None, timeout=None, environ={})
 
 
 def test_no_server_configured_is_a_clear_error(capsys):

@@ -14,17 +14,18 @@ from jmapclient.cli import main
 from jmapclient.dmarc.export import neutralise_formula
 from server_stub.app import create_app
 from server_stub.auth import standard_registry
-from tests.support.console import ADMIN_TOKEN, READONLY_TOKEN, STUB_URL
+from tests.support.console import ADMIN_TOKEN, READONLY_TOKEN
 from tests.support.hostile import HOSTILE, hostile_store, raw_controls
 
-CONNECT = ("--url", STUB_URL, "--token", ADMIN_TOKEN)
+CONNECT = ("--url", "https://stub.test")
+"""Over the in-process transport; https, since the CLI refuses cleartext to a host that is not loopback."""
 
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.delenv("MAILADMIN_URL", raising=False)
-    monkeypatch.delenv("MAILADMIN_TOKEN", raising=False)
+    monkeypatch.setenv("MAILADMIN_TOKEN", ADMIN_TOKEN)  # not --token, which warns on stderr
 
 
 @pytest.fixture

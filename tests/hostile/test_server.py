@@ -19,13 +19,14 @@ from jmapclient.masking import mask_text
 from tests.support.hostile import raw_controls
 from tests.support.hostile_server import HostileServer, method_answer
 
-QUERY = ("query", "DmarcExternalReport", "--token", "t", "--timeout", "10")
+QUERY = ("query", "DmarcExternalReport", "--timeout", "10")
 
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.delenv(MAX_RESPONSE_ENV, raising=False)
+    monkeypatch.setenv("MAILADMIN_TOKEN", "t")  # not --token, which warns on stderr
 
 
 def one_error_line(capsys: pytest.CaptureFixture[str], server: HostileServer) -> str:

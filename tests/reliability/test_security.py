@@ -31,6 +31,7 @@ from server_stub.protocol import MAX_CALLS_IN_REQUEST, MAX_SIZE_REQUEST
 from server_stub.runner import StubServer
 from server_stub.serve import build_parser
 from server_stub.store import Store
+from tests.support.env_login import token_in_env
 from tests.support.fuzz_oracle import stored_secrets
 from tests.support.fuzz_stub import snapshot
 from tests.support.serve_process import start_serve, stop_serve
@@ -62,7 +63,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _cli(server: StubServer, transport: httpx.AsyncBaseTransport, *args: str) -> int:
-    return main([*args[:1], *args[1:], "--url", server.base_url, "--token", server.admin_token], transport=transport)
+    with token_in_env(server.admin_token):
+        return main([*args[:1], *args[1:], "--url", server.base_url], transport=transport)
 
 
 def test_no_secret_in_responses_logs_errors_or_cli_output(
