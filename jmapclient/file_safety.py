@@ -17,10 +17,16 @@ _OTHERS_READ = stat.S_IRGRP | stat.S_IROTH
 
 
 def _mode(path: Path) -> int:
+    """The permission bits of a regular file; 0 for anything else.
+
+    A missing or unreadable file is left to its reader, which says why in its own words; a pipe
+    or device (``--token-file <(pass show mail)``, ``/dev/stdin``) holds no stored secret.
+    """
     try:
-        return path.stat().st_mode
+        found = path.stat()
     except OSError:
-        return 0  # a missing or unreadable file: its reader says why, in its own words
+        return 0
+    return found.st_mode if stat.S_ISREG(found.st_mode) else 0
 
 
 def writable_by_others(path: Path, what: str) -> str | None:

@@ -63,8 +63,10 @@ class TransportSecurity:
         return context
 
     def check(self, url: str) -> None:
-        """Refuse cleartext to a host that is not loopback unless the person allowed it."""
+        """Refuse what is not a server URL, and cleartext to a host that is not loopback unless allowed."""
         parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"{url!r} is not a server URL; write it like https://mail.example.com")
         if parts.scheme == "http" and not is_loopback_host(parts.hostname) and not self.allow_http:
             raise ConfigError(
                 f"refusing cleartext http to {parts.hostname}: the token would cross the network unencrypted; "

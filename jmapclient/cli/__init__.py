@@ -65,8 +65,9 @@ def run(
             return local[args.command](args)
         return _dispatch(args, transport)
     except UsageError as error:
-        usage_parser(parser, args.command).print_usage(sys.stderr)
-        note(f"{PROG}: error: {error}")
+        chosen = usage_parser(parser, args.command)
+        chosen.print_usage(sys.stderr)
+        note(f"{chosen.prog}: error: {error}")
         return EXIT_USAGE
     except (JmapError, ConfigError) as error:
         for line in error_lines(error):
@@ -131,6 +132,9 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
 
         return profile_cmd.run(args)
     handler = _connected_command(command)
+    from jmapclient.cli.objects_cmd import check_usage
+
+    check_usage(args)  # a malformed command line is a usage error, whether or not a server is reachable
     if command == "import-dmarc" and args.dry_run:
         return asyncio.run(handler(args, None))  # type: ignore[arg-type]  # a dry run needs no server
     return asyncio.run(_connected(handler, args, transport))

@@ -8,6 +8,7 @@ prints the summary. An export file is created 0600, like every file this tool wr
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,6 +19,7 @@ from jmapclient.cli.filters import parse_where
 from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, note, out
 from jmapclient.cli.progress import Progress
 from jmapclient.client import JmapClient
+from jmapclient.config import ConfigError
 from jmapclient.dmarc.exporting import fetch_reports, save_reports, write_reports
 from jmapclient.dmarc.importing import import_reports as import_files
 from jmapclient.errors import LocalValidationError
@@ -69,11 +71,27 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
     return EXIT_OK
 
 
+def check_output(text: str) -> Path:
+    """The export's target, refused before anything is fetched: no folder is ever created for it."""
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise ConfigError(f"cannot write the export to {text}: it is a folder; name a file in it")
+    folder = path.parent
+    if not folder.is_dir():
+        raise ConfigError(f"cannot write the export to {text}: the folder {folder} does not exist")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ConfigError(f"cannot write the export to {text}: the file is not writable")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"cannot write the export to {text}: the folder {folder} is not writable")
+    return path
+
+
 async def export_records(args: argparse.Namespace, client: JmapClient) -> int:
+    output = check_output(args.output) if args.output else None
     where = parse_where(DMARC_EXTERNAL_REPORT, args.where)
     fetched = await fetch_reports(client.objects(DMARC_EXTERNAL_REPORT), where)
-    if args.output:
-        written = save_reports(fetched.reports, args.format, Path(args.output))
+    if output is not None:
+        written = save_reports(fetched.reports, args.format, output)
     else:
         written = write_reports(fetched.reports, args.format, sys.stdout)
     emit_notes(fetched.notes)

@@ -38,6 +38,23 @@ def assignments(items: list[str]) -> list[tuple[str, str]]:
     return [split_assignment(item, "--field") for item in items]
 
 
+def _delete_ids(args: argparse.Namespace) -> list[str]:
+    return list(dict.fromkeys(i.strip() for group in args.ids for i in group.split(",") if i.strip()))
+
+
+def check_usage(args: argparse.Namespace) -> None:
+    """Raise UsageError for what is wrong with the command line itself, before any connection:
+    an unknown object or variant, a --field without ``=``, an update without a field, no ids."""
+    if getattr(args, "object", None):
+        target(args.object)
+    if getattr(args, "field", None) is not None:
+        assignments(args.field)
+    if args.command == "update" and not args.field:
+        raise UsageError("update needs at least one --field KEY=VALUE")
+    if args.command == "delete" and not _delete_ids(args):
+        raise UsageError("--ids needs at least one id")
+
+
 def shown(object_type_: ObjectType, wire: dict[str, Any]) -> dict[str, Any]:
     """What may be printed of an object: secrets masked whatever the server sent."""
     masked: dict[str, Any] = mask_secrets(model_of(object_type_, wire), wire)
@@ -123,8 +140,6 @@ async def _model_for_update(found: ObjectType, variant: str | None, object_id: s
 async def update(args: argparse.Namespace, client: JmapClient) -> int:
     found, variant = target(args.object)
     fields = assignments(args.field)
-    if not fields:
-        raise UsageError("update needs at least one --field KEY=VALUE")
     if found.variants and variant is None:
         _known_anywhere(found, [key for key, _ in fields])
     model = await _model_for_update(found, variant, args.id, client)
@@ -147,9 +162,7 @@ async def update(args: argparse.Namespace, client: JmapClient) -> int:
 
 async def delete(args: argparse.Namespace, client: JmapClient) -> int:
     found, _ = target(args.object)
-    ids = list(dict.fromkeys(i.strip() for group in args.ids for i in group.split(",") if i.strip()))
-    if not ids:
-        raise UsageError("--ids needs at least one id")
+    ids = _delete_ids(args)
     result = await client.objects(found).destroy(ids)
     if args.json:
         failed = {key: str(error) for key, error in result.not_destroyed.items()}

@@ -7,12 +7,12 @@ never printed: ``list`` says only where a profile's token comes from.
 from __future__ import annotations
 
 import argparse
-import sys
 
-from jmapclient.cli.connection import read_token_file
+from jmapclient.cli.connection import argv_secret_warning, read_stdin_line, read_token_file
 from jmapclient.cli.outcome import EXIT_OK, note, out
 from jmapclient.cli.render import compact_json, table_lines
 from jmapclient.config import Config, ConfigError, Profile, read_secret_file
+from jmapclient.transport_security import TransportSecurity
 
 
 def _token_source(profile: Profile) -> str:
@@ -26,18 +26,26 @@ def _token_source(profile: Profile) -> str:
     return "none"
 
 
+def _warn(line: str) -> None:
+    note(f"warning: {line}")
+
+
 def add(args: argparse.Namespace, config: Config) -> int:
     token = args.profile_token
+    if token:
+        _warn(argv_secret_warning("--token"))
     if args.token_stdin:
-        token = sys.stdin.readline().strip()
-        if not token:
-            raise ConfigError("no token on standard input")
+        token = read_stdin_line("token")
+    # Files are read now rather than at the first connection: a bad path or mode is said here.
     if args.profile_token_file:
-        read_token_file(args.profile_token_file)  # fail now rather than at the first connection
+        read_token_file(args.profile_token_file, _warn)
     if args.profile_password_file and not args.profile_user:
         raise ConfigError("--password-file belongs to --user")
     if args.profile_password_file:
-        read_secret_file(args.profile_password_file, "password")
+        read_secret_file(args.profile_password_file, "password", _warn)
+    security = TransportSecurity(args.profile_ca_file, args.profile_insecure, args.profile_allow_http)
+    security.verify()  # a CA file that cannot be used is refused before it is saved
+    security.check(args.profile_url)
     replaced = args.name in config.profiles
     config.add(
         Profile(
@@ -48,6 +56,9 @@ def add(args: argparse.Namespace, config: Config) -> int:
             read_only=args.read_only,
             user=args.profile_user,
             password_file=args.profile_password_file,
+            ca_file=security.ca_file,
+            insecure=security.insecure,
+            allow_http=security.allow_http,
         ),
         make_default=args.default,
     )

@@ -145,8 +145,11 @@ def _parse_variant(spec: FieldSpec, text: str) -> Any:
 
 def parse_text(spec: FieldSpec, text: str) -> Any:
     """Turn the text after ``=`` into the wire value the field's kind expects."""
-    if text.strip() == "null" and (spec.nullable or spec.kind in JSON_KINDS):
-        return None
+    if text.strip() == "null":
+        if spec.nullable or spec.kind in JSON_KINDS:
+            return None
+        # Never the four letters as text: null means "clear", and this field cannot be empty.
+        raise ValueError("cannot be cleared with null: it always holds a value; give the new value instead")
     kind = spec.kind
     if kind == "uint":
         return parse_int(text)

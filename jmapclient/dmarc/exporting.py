@@ -68,5 +68,5 @@ def save_reports(reports: Sequence[Mapping[str, Any]], format: ExportFormat, pat
     """Write the rows to ``path``, created 0600 and replaced atomically; return the number of rows."""
     buffer = io.StringIO(newline="")
     count = write_reports(reports, format, buffer)
-    write_private(path, buffer.getvalue().encode())
+    write_private(path, buffer.getvalue().encode(), create_parent=False)  # a path the person typed
     return count
