@@ -48,7 +48,7 @@ def _console(args: argparse.Namespace) -> int:
         from tui.launch import run_console  # textual only when the console is asked for
     except ImportError as error:
         return _unavailable("the console", error)
-    return run_console(args.profile)
+    return run_console(args)
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -51,11 +51,13 @@ for example `"app.quit" = "ctrl+q"`.
 class ShellHeader(Static):
     """One line: app, server, user and the breadcrumb of what is open."""
 
-    def show(self, server: str, user: str, crumbs: Iterable[str]) -> None:
+    def show(self, server: str, user: str, crumbs: Iterable[str], warning: str = "") -> None:
         # Server, user and crumbs (a reporter's name) come from outside: Text, never markup.
         trail = " › ".join(outside.cut(crumb).plain for crumb in crumbs)
-        self.update(Text.assemble(("mailadmin", "bold"), " │ ", outside.cut(server), " │ ", outside.cut(user),
-                                  " │ ", outside.cut(trail, max_len=LIST_MAX * 2)))
+        # An unsafe connection is said beside the server, for as long as it lasts.
+        alarm = ((" ", ""), (f" {warning} ", "bold white on red")) if warning else ()
+        self.update(Text.assemble(("mailadmin", "bold"), " │ ", outside.cut(server), *alarm, " │ ",
+                                  outside.cut(user), " │ ", outside.cut(trail, max_len=LIST_MAX * 2)))
 
 
 class MailAdminApp(App[int]):
@@ -194,7 +196,9 @@ class MailAdminApp(App[int]):
         self.open_context(context)
 
     def open_context(self, context: ConsoleContext) -> None:
-        """Start working with a connection: show the first section, built on it."""
+        """Start working with a connection: show the first section, built on it, and say what it risks."""
+        for notice in context.notices:
+            self.notify(notice, title="Warning", severity="warning", timeout=15)
         self.open_section(self.start_section, context=context)
 
     # --- Sections --------------------------------------------------------------------------
@@ -288,7 +292,7 @@ class MailAdminApp(App[int]):
             header.show("starting…" if self.starter is not None else "not connected", "", ())
             return
         crumbs = (*self.current.path, *self.trail) if self.current else ()
-        header.show(self.context.server_label, self.context.username, crumbs)
+        header.show(self.context.server_label, self.context.username, crumbs, self.context.transport_warning)
 
     async def _check_bindings(self, key: str, priority: bool = False) -> bool:
         # Keys typed behind a q reach an app that is taking its screens down: they are used up

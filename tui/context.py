@@ -37,6 +37,10 @@ class ConsoleContext:
     server_label: str
     username: str
     read_only: bool = False
+    transport_warning: str = ""
+    """Shown in the header for as long as the connection lasts: TLS NOT VERIFIED, CLEARTEXT HTTP."""
+    notices: tuple[str, ...] = ()
+    """Said once when the console opens on this connection (a token file others can read...)."""
     denied: set[str] = field(default_factory=set)
     now: Callable[[], datetime] = _utc_now
 

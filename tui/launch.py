@@ -5,13 +5,17 @@ Both return the app's return code (nonzero when it crashed), so ``main()`` can e
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import sys
 from collections.abc import Callable
 from typing import Protocol
 
+from jmapclient.cli.connection import given_explicitly, resolve_args
 from jmapclient.config import Config, ConfigError
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
+from tui.screens.connect import connect
 
 
 class LocalServer(Protocol):
@@ -27,14 +31,30 @@ def _exit_code(app: MailAdminApp) -> int:
     return app.return_code or 0
 
 
-def run_console(profile: str | None) -> int:
-    """Open the console on ``profile`` (or the default one) from the config file."""
+def run_console(args: argparse.Namespace) -> int:
+    """Open the console where the command line says, decided as the CLI decides.
+
+    Flags and environment (``--url``, ``--token-file``, ``MAILADMIN_URL`` ...) connect at once,
+    over any profile; otherwise ``--profile`` or the default profile, from the profile list.
+    """
+    warned: list[str] = []
     try:
         config = Config.load()
+        target = resolve_args(args, warn=warned.append) if given_explicitly(args) else None
     except ConfigError as error:
-        print(f"mailadmin: {error}")
-        return 2
-    app = MailAdminApp(config=config, profile=profile)
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    for line in warned:  # said before the screen is taken, and again inside the console
+        print(f"warning: {line}", file=sys.stderr)
+    if target is None:
+        app = MailAdminApp(config=config, profile=args.profile)
+    else:
+        notices = tuple(warned)
+
+        async def start() -> ConsoleContext:
+            return await connect(target, notices)
+
+        app = MailAdminApp(config=config, starter=start)
     app.run()
     return _exit_code(app)
 

@@ -130,6 +130,7 @@ def resolve(
     prompt: Callable[[str], str] = _prompt_password,
     stdin: Callable[[str], str] = read_stdin_line,
     warn: Warn = _ignore,
+    profiles: Callable[[str | None], Profile | None] = _profile,
 ) -> Connection:
     """The connection in effect; ``warn`` hears every unsafe choice, once each."""
     env = os.environ if environ is None else environ
@@ -144,7 +145,7 @@ def resolve(
     given_login = user or flag_token or (env_user if not env_token else None) or env_token
     # The config file is read only when a profile is named or something is still missing.
     needs_profile = profile is not None or not (url or env_url) or not given_login
-    chosen = _profile(profile) if needs_profile else None
+    chosen = profiles(profile) if needs_profile else None
     final_url = url or env_url or (chosen.url if chosen else None)
     if not final_url:
         raise ConfigError(
@@ -197,6 +198,23 @@ def resolve(
             f"or --user (Basic) with --password-file or {PASSWORD_ENV}"
         )
     return Connection(final_url, token=final_token, **common)
+
+
+def resolve_profile(chosen: Profile, warn: Warn = _ignore) -> Connection:
+    """:func:`resolve` for a profile the person picked (the console's list): that profile alone,
+    whatever the environment names, except a user's password from ``MAILADMIN_PASSWORD``."""
+    password = {PASSWORD_ENV: os.environ[PASSWORD_ENV]} if os.environ.get(PASSWORD_ENV) else {}
+    return resolve(url=None, token=None, token_file=None, profile=chosen.name, timeout=None, environ=password,
+                   warn=warn, profiles=lambda _: chosen)
+
+
+def given_explicitly(args: Any, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether flags or the environment say where or how to connect (so no profile list is shown)."""
+    env = os.environ if environ is None else environ
+    flags = ("url", "token", "token_file", "token_stdin", "user", "password_file", "password_stdin",
+             "ca_file", "insecure", "allow_http")
+    return any(getattr(args, name, None) for name in flags) or any(
+        env.get(name) for name in (URL_ENV, TOKEN_ENV, USER_ENV))
 
 
 def resolve_args(args: Any, **options: Any) -> Connection:

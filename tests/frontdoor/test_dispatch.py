@@ -43,16 +43,18 @@ def test_serve_after_other_options_is_a_usage_error(capsys: pytest.CaptureFixtur
 def test_console_and_demo_dispatch_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[object, ...]] = []
     console = type(sys)("tui.launch")
-    console.run_console = lambda profile: calls.append(("console", profile)) or 0  # type: ignore[attr-defined]
+    console.run_console = lambda args: calls.append(("console", args.profile, args.url)) or 0  # type: ignore[attr-defined]
     demo = type(sys)("mailadmin.demo")
     demo.run_demo = lambda fresh, reports: calls.append(("demo", fresh, reports)) or 0  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "tui.launch", console)
     monkeypatch.setitem(sys.modules, "mailadmin.demo", demo)
     assert main([]) == 0
     assert main(["--profile", "work"]) == 0
+    assert main(["--url", "https://b.example"]) == 0  # the console is handed every connection flag
     assert main(["demo", "--fresh", "--reports", "12"]) == 0
     assert main(["demo"]) == 0
-    assert calls == [("console", None), ("console", "work"), ("demo", True, 12), ("demo", False, None)]
+    assert calls == [("console", None, None), ("console", "work", None), ("console", None, "https://b.example"),
+                     ("demo", True, 12), ("demo", False, None)]
 
 
 def test_a_missing_console_is_an_error_line_not_a_traceback(

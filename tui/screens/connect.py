@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Input, Label, LoadingIndicator, Static, Switch
 
+from jmapclient.cli.connection import Connection, resolve_profile
 from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
@@ -26,11 +27,9 @@ from tui.widgets.outside import OutsideTable
 Connector = Callable[[Profile], Awaitable[ConsoleContext]]
 
 
-async def connect_profile(profile: Profile) -> ConsoleContext:
-    """Open a client for ``profile`` and prove it works by discovering the session."""
-    from jmapclient.client import JmapClient  # httpx loads here, after the first frame
-
-    client = JmapClient(profile.url, profile.credentials())
+async def connect(target: Connection, notices: tuple[str, ...] = ()) -> ConsoleContext:
+    """Open a client on ``target`` and prove it works by discovering the session."""
+    client = target.open_client()  # httpx loads here, after the first frame
     try:
         session = await client.session()
     except BaseException:
@@ -38,10 +37,19 @@ async def connect_profile(profile: Profile) -> ConsoleContext:
         raise
     return ConsoleContext(
         client=client,
-        server_label=profile.url,
-        username=session.username or profile.name,
-        read_only=profile.read_only,
+        server_label=target.url,
+        username=session.username or target.user_label,
+        read_only=target.read_only,
+        transport_warning=target.security.header_label(target.url),
+        notices=notices,
     )
+
+
+async def connect_profile(profile: Profile) -> ConsoleContext:
+    """Connect with a profile picked from the list, decided as the CLI decides (CA, insecure, cleartext)."""
+    notices: list[str] = []
+    target = resolve_profile(profile, warn=notices.append)
+    return await connect(target, tuple(notices))
 
 
 class ProfileScreen(Dialog[Profile | None]):
