@@ -19,6 +19,7 @@ from textual.widgets import Button, DataTable, Input, Label, LoadingIndicator, S
 from jmapclient.cli.connection import Connection, resolve_profile
 from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.errors import JmapError
+from jmapclient.transport_security import TransportSecurity
 from tui.context import ConsoleContext
 from tui.screens.dialog import AnswersOnce, Dialog
 from tui.widgets import outside
@@ -74,8 +75,13 @@ class ProfileScreen(Dialog[Profile | None]):
             yield Label("Token (or a token file below)")
             yield Input(password=True, id="profile-token", compact=True,
                         placeholder="unchanged" if existing and existing.token else "")
-            yield Label("Token file")
-            yield Input(existing.token_file or "" if existing else "", id="profile-token-file", compact=True)
+            # Files side by side, and the switches on one line: the form fits 80×24.
+            yield Label("Token file, and a private CA to trust (PEM, on top of the system's)")
+            with Horizontal(classes="login-row"):
+                yield Input(existing.token_file or "" if existing else "", placeholder="token file",
+                            id="profile-token-file", compact=True)
+                yield Input(existing.ca_file or "" if existing else "", placeholder="CA file",
+                            id="profile-ca-file", compact=True)
             # Basic login: the real server's recovery administrator has no token.
             yield Label("Or a user name (Basic login) and its password file")
             with Horizontal(classes="login-row"):
@@ -85,7 +91,11 @@ class ProfileScreen(Dialog[Profile | None]):
                             id="profile-password-file", compact=True)
             with Horizontal(classes="switch-row"):
                 yield Switch(existing.read_only if existing else False, id="profile-read-only")
-                yield Label("Read-only (disable create, edit and delete)")
+                yield Label("Read-only")
+                yield Switch(existing.insecure if existing else False, id="profile-insecure")
+                yield Label("Skip TLS check")
+                yield Switch(existing.allow_http if existing else False, id="profile-allow-http")
+                yield Label("Allow remote http")
             yield Static(id="profile-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Save", variant="primary", id="profile-save", compact=True)
@@ -118,9 +128,15 @@ class ProfileScreen(Dialog[Profile | None]):
             return
         read_only = self.query_one("#profile-read-only", Switch).value
         profile = Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only,
-                          user=user, password_file=password_file)
+                          user=user, password_file=password_file,
+                          ca_file=self._value("profile-ca-file") or None,
+                          insecure=self.query_one("#profile-insecure", Switch).value,
+                          allow_http=self.query_one("#profile-allow-http", Switch).value)
         try:
             profile.check()  # the check saving makes, said here rather than after the form closed
+            security = TransportSecurity(profile.ca_file, profile.insecure, profile.allow_http)
+            security.verify()  # a CA file that cannot be used, said now rather than at connecting
+            security.check(profile.url)
         except ConfigError as error:
             reason = str(error)
             self.query_one("#profile-error", Static).update(outside.message(f"{reason[:1].upper()}{reason[1:]}."))
@@ -186,6 +202,8 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         for name, profile in sorted(self.config.profiles.items()):
             marker = " (default)" if name == self.config.default else ""
             access = "read-only" if profile.read_only else "full"
+            if profile.insecure:
+                access += ", TLS not verified"
             table.add_row(Text(name + marker), Text(profile.url), access, key=name)  # as typed, not markup
         if not self.config.profiles:
             self._explain("No profiles yet: press a (Add) to describe a server and its token.")
