@@ -58,7 +58,8 @@ class TransportSecurity:
         try:
             context.load_verify_locations(cafile=str(path))
         except (OSError, ssl.SSLError) as error:
-            reason = error.strerror if isinstance(error, OSError) and error.strerror else "not a PEM certificate"
+            # ssl.SSLError is an OSError too: its words are OpenSSL's, so say what they mean.
+            reason = "not a PEM certificate" if isinstance(error, ssl.SSLError) else error.strerror or str(error)
             raise ConfigError(f"cannot use the CA file {self.ca_file}: {reason}") from None
         return context
 

@@ -32,31 +32,40 @@ def _exit_code(app: MailAdminApp) -> int:
 
 
 def run_console(args: argparse.Namespace) -> int:
-    """Open the console where the command line says, decided as the CLI decides.
-
-    Flags and environment (``--url``, ``--token-file``, ``MAILADMIN_URL`` ...) connect at once,
-    over any profile; otherwise ``--profile`` or the default profile, from the profile list.
-    """
+    """Open the console where the command line says; a connection that cannot be decided is one error line."""
     warned: list[str] = []
     try:
-        config = Config.load()
-        target = resolve_args(args, warn=warned.append) if given_explicitly(args) else None
+        app = build_console(args, warned.append)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     for line in warned:  # said before the screen is taken, and again inside the console
         print(f"warning: {line}", file=sys.stderr)
-    if target is None:
-        app = MailAdminApp(config=config, profile=args.profile)
-    else:
-        notices = tuple(warned)
-
-        async def start() -> ConsoleContext:
-            return await connect(target, notices)
-
-        app = MailAdminApp(config=config, starter=start)
     app.run()
     return _exit_code(app)
+
+
+def build_console(args: argparse.Namespace, warn: Callable[[str], None]) -> MailAdminApp:
+    """The console for these arguments, decided as the CLI decides (:func:`resolve_args`).
+
+    Flags and environment (``--url``, ``--token-file``, ``MAILADMIN_URL`` ...) connect at once,
+    over any profile; otherwise ``--profile`` or the default profile, from the profile list.
+    """
+    config = Config.load()
+    if not given_explicitly(args):
+        return MailAdminApp(config=config, profile=args.profile)
+    warned: list[str] = []
+
+    def both(line: str) -> None:
+        warned.append(line)
+        warn(line)
+
+    target = resolve_args(args, warn=both)
+
+    async def start() -> ConsoleContext:
+        return await connect(target, tuple(warned))
+
+    return MailAdminApp(config=config, starter=start)
 
 
 def run_demo(start_server: Callable[[], LocalServer]) -> int:

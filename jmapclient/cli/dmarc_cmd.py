@@ -91,7 +91,10 @@ async def export_records(args: argparse.Namespace, client: JmapClient) -> int:
     where = parse_where(DMARC_EXTERNAL_REPORT, args.where)
     fetched = await fetch_reports(client.objects(DMARC_EXTERNAL_REPORT), where)
     if output is not None:
-        written = save_reports(fetched.reports, args.format, output)
+        try:
+            written = save_reports(fetched.reports, args.format, output)
+        except OSError as error:
+            raise ConfigError(f"cannot write the export to {args.output}: {error.strerror or error}") from None
     else:
         written = write_reports(fetched.reports, args.format, sys.stdout)
     emit_notes(fetched.notes)
