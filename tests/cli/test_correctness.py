@@ -1,0 +1,104 @@
+"""CLI correctness: null clears or is refused (never stored as text), usage errors are the
+subcommand's and exit 2, and no path given to export-dmarc gives a traceback or a new folder."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jmapclient.cli import main
+from server_stub.runner import StubServer
+from tests.support.env_login import token_in_env
+from tests.support.transport import CountingTransport
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[StubServer]:
+    with StubServer(reports=3) as running:
+        yield running
+
+
+def run(server: StubServer, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with token_in_env(server.admin_token):
+        code = main([*argv, "--url", server.base_url])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _ldap(server: StubServer, capsys: pytest.CaptureFixture[str]) -> str:
+    code, out, _ = run(server, capsys, "create", "Directory/Ldap", "--field", "description=Example",
+                       "--field", "baseDn=dc=example", "--field", 'bindSecret={"@type":"None"}')
+    assert code == 0
+    return out.strip()
+
+
+def _stored(server: StubServer, capsys: pytest.CaptureFixture[str], ldap: str) -> dict[str, object]:
+    code, out, _ = run(server, capsys, "get", "Directory", ldap, "--json")
+    assert code == 0
+    found: dict[str, object] = json.loads(out)
+    return found
+
+
+def test_null_clears_an_optional_field(server: StubServer, capsys) -> None:
+    ldap = _ldap(server, capsys)
+    assert run(server, capsys, "update", "Directory", ldap, "--field", "bindDn=cn=reader")[0] == 0
+    assert _stored(server, capsys, ldap)["bindDn"] == "cn=reader"
+    code, _, err = run(server, capsys, "update", "Directory", ldap, "--field", "bindDn=null")
+    assert (code, err) == (0, "")
+    assert _stored(server, capsys, ldap).get("bindDn") is None
+
+
+def test_null_for_a_field_that_always_holds_a_value_is_refused_not_stored_as_text(server: StubServer, capsys) -> None:
+    ldap = _ldap(server, capsys)
+    code, out, err = run(server, capsys, "update", "Directory", ldap, "--field", "description=null")
+    assert (code, out) == (1, "")
+    assert err == ("error: description: cannot be cleared with null: it always holds a value; "
+                   "give the new value instead\n")
+    assert _stored(server, capsys, ldap)["description"] == "Example"
+
+
+@pytest.mark.parametrize(("argv", "usage", "words"), [
+    (["update", "Directory", "x", "--field", "nofield"], "usage: mailadmin update ", "--field takes name=value"),
+    (["update", "Directory", "x"], "usage: mailadmin update ", "update needs at least one --field"),
+    (["create", "Nope"], "usage: mailadmin create ", "unknown object 'Nope'"),
+    (["delete", "Directory", "--ids", ","], "usage: mailadmin delete ", "--ids needs at least one id"),
+    (["describe", "Nope"], "usage: mailadmin describe ", "unknown object 'Nope'"),
+    (["get", "Directory"], "usage: mailadmin get ", "required: id"),
+])
+def test_usage_errors_show_the_subcommand_usage_and_exit_2_before_any_connection(
+    argv: list[str], usage: str, words: str, capsys
+) -> None:
+    counting = CountingTransport()
+    connect = [] if argv[0] == "describe" else ["--url", "https://mail.example"]
+    with token_in_env("t"):
+        assert main([*argv, *connect], transport=counting) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(usage) and words in err and "Traceback" not in err
+    assert f"mailadmin {argv[0]}: error:" in err
+    assert counting.requests == []
+
+
+@pytest.mark.parametrize("where", ["missing-folder", "a-folder", "unwritable-file"])
+def test_export_to_a_bad_path_is_one_error_line_and_creates_no_folder(
+    where: str, server: StubServer, tmp_path: Path, capsys
+) -> None:
+    target = {
+        "missing-folder": tmp_path / "nonexistent" / "deeper" / "out.csv",
+        "a-folder": tmp_path,
+        "unwritable-file": Path("/proc/version"),  # not writable even for root
+    }[where]
+    before = sorted(tmp_path.rglob("*"))
+    code, out, err = run(server, capsys, "export-dmarc", "-o", str(target))
+    assert (code, out) == (1, "")
+    assert len(err.splitlines()) == 1 and err.startswith(f"error: cannot write the export to {target}: ")
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_export_to_a_file_in_an_existing_folder_is_owner_only(server: StubServer, tmp_path: Path, capsys) -> None:
+    target = tmp_path / "out.csv"
+    code, _, err = run(server, capsys, "export-dmarc", "-o", str(target))
+    assert code == 0 and "exported" in err
+    assert target.stat().st_mode & 0o777 == 0o600
