@@ -5,7 +5,7 @@ Precedence per setting: flags (``--url``, ``--token``/``--token-file``/``--token
 ``MAILADMIN_TOKEN``, ``MAILADMIN_USER``, ``MAILADMIN_PASSWORD``, ``MAILADMIN_CA_FILE``) >
 ``--profile NAME`` > the default profile. A user name means Basic login (the real server's
 recovery administrator has only that); its password comes from a file, the environment,
-standard input, or a prompt when a person is at a terminal.
+standard input, or a prompt when a person is at a terminal; so does a token when none is given.
 
 A profile is *in effect* only for its own URL: pointing ``--url`` at another server never
 hands that server the profile's secret, CA, read-only flag or cleartext permission.
@@ -100,6 +100,16 @@ def _prompt_password(user: str) -> str:
     return getpass.getpass(f"password for {user}: ")
 
 
+def _prompt_token(url: str) -> str:
+    """At a terminal, ask for the token (not echoed); elsewhere, say how to give one."""
+    if not sys.stdin.isatty():
+        raise ConfigError(
+            f"no token given for {url}: use --token-file, --token-stdin or {TOKEN_ENV}, "
+            f"or --user (Basic) with --password-file or {PASSWORD_ENV}"
+        )
+    return getpass.getpass(f"token for {url}: ").strip()
+
+
 def read_stdin_line(what: str) -> str:
     """The first line of standard input, stripped; never empty."""
     secret = sys.stdin.readline().strip()
@@ -131,6 +141,7 @@ def resolve(
     stdin: Callable[[str], str] = read_stdin_line,
     warn: Warn = _ignore,
     profiles: Callable[[str | None], Profile | None] = _profile,
+    token_prompt: Callable[[str], str] = _prompt_token,
 ) -> Connection:
     """The connection in effect; ``warn`` hears every unsafe choice, once each."""
     env = os.environ if environ is None else environ
@@ -193,10 +204,9 @@ def resolve(
             return Connection(final_url, login=stored, **common)
         final_token = stored.token
     else:
-        raise ConfigError(
-            f"no token given for {final_url}: use --token-file, --token-stdin or {TOKEN_ENV}, "
-            f"or --user (Basic) with --password-file or {PASSWORD_ENV}"
-        )
+        final_token = token_prompt(final_url)
+        if not final_token:
+            raise ConfigError(f"no token given for {final_url}")
     return Connection(final_url, token=final_token, **common)
 
 

@@ -132,3 +132,12 @@ def test_a_ca_file_others_can_write_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"refusing the CA file .* group or others can write it"):
         resolve(url=URL, token=None, token_file=None, profile=None, timeout=None, ca_file=str(ca),
                 environ={"MAILADMIN_TOKEN": "t"}).open_client()
+
+
+def test_with_no_token_anywhere_a_terminal_is_asked_and_a_script_is_told() -> None:
+    asked: list[str] = []
+    found = resolve(url=URL, token=None, token_file=None, profile=None, timeout=None, environ={},
+                    token_prompt=lambda url: asked.append(url) or "API_typed")
+    assert asked == [URL] and found.token == "API_typed"
+    with pytest.raises(ConfigError, match="no token given for https://mail.example: use --token-file"):
+        resolve(url=URL, token=None, token_file=None, profile=None, timeout=None, environ={})  # stdin: no terminal
