@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import tomli_w
 from platformdirs import user_config_dir, user_data_dir
@@ -97,6 +98,13 @@ def write_private(path: Path, content: bytes, *, create_parent: bool = True) -> 
         raise
 
 
+def check_server_url(url: str) -> None:
+    """Raise ConfigError unless ``url`` is a server's root URL, e.g. https://mail.example.com."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{url!r} is not a server URL; write it like https://mail.example.com")
+
+
 @dataclass
 class Profile:
     """How to reach one server: a token (inline or in ``token_file``), or a user name whose
@@ -141,10 +149,7 @@ class Profile:
         """Raise ConfigError naming what keeps this profile from being saved (forms show it inline)."""
         if not self.name.strip():
             raise ConfigError("a profile needs a name")
-        scheme, _, rest = self.url.partition("://")
-        if scheme not in ("http", "https") or not rest.strip("/"):
-            # Caught here, not at the first connection: the server's root URL, e.g. https://mail.example.com
-            raise ConfigError(f"{self.url!r} is not a server URL; write it like https://mail.example.com")
+        check_server_url(self.url)  # caught here, not at the first connection
 
     def to_toml(self) -> dict[str, Any]:
         table: dict[str, Any] = {"url": self.url}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,5 +140,5 @@ def test_with_no_token_anywhere_a_terminal_is_asked_and_a_script_is_told() -> No
     found = resolve(url=URL, token=None, token_file=None, profile=None, timeout=None, environ={},
                     token_prompt=lambda url: asked.append(url) or "API_typed")
     assert asked == [URL] and found.token == "API_typed"
-    with pytest.raises(ConfigError, match="no token given for https://mail.example: use --token-file"):
+    with pytest.raises(ConfigError, match=re.escape(f"no token given for {URL}: use --token-file")):
         resolve(url=URL, token=None, token_file=None, profile=None, timeout=None, environ={})  # stdin: no terminal
