@@ -30,6 +30,14 @@ def _warn(line: str) -> None:
     note(f"warning: {line}")
 
 
+def _transport(profile: Profile) -> str:
+    """The profile's unsafe or unusual transport choices, in words (empty: verified TLS as usual)."""
+    said = [f"CA {profile.ca_file}"] if profile.ca_file else []
+    said += ["TLS NOT verified"] if profile.insecure else []
+    said += ["http allowed"] if profile.allow_http else []
+    return ", ".join(said)
+
+
 def add(args: argparse.Namespace, config: Config) -> int:
     token = args.profile_token
     if token:
@@ -74,16 +82,18 @@ def listing(args: argparse.Namespace, config: Config) -> int:
             out(compact_json({
                 "name": p.name, "url": p.url, "token": _token_source(p),
                 "readOnly": p.read_only, "default": p.name == config.default,
+                "caFile": p.ca_file, "insecure": p.insecure, "allowHttp": p.allow_http,
             }))
         return EXIT_OK
     if not profiles:
         note(f"no profiles in {config.path}; add one with `mailadmin profile add NAME --url URL`")
         return EXIT_OK
     rows = [
-        ["*" if p.name == config.default else "", p.name, p.url, _token_source(p), "yes" if p.read_only else ""]
+        ["*" if p.name == config.default else "", p.name, p.url, _token_source(p), "yes" if p.read_only else "",
+         _transport(p)]
         for p in profiles
     ]
-    for line in table_lines(("Default", "Name", "URL", "Token", "Read-only"), rows):
+    for line in table_lines(("Default", "Name", "URL", "Token", "Read-only", "Transport"), rows):
         out(line)
     return EXIT_OK
 

@@ -126,7 +126,7 @@ def test_profile_file_is_owner_only_and_tokens_are_never_listed(isolated_config,
     assert "https://mail.example" in out and "stored" in out
     listed = json.loads(out.strip().splitlines()[-1])
     assert listed == {"name": "prod", "url": "https://mail.example", "token": "stored", "readOnly": True,
-                      "default": True}
+                      "default": True, "caFile": None, "insecure": False, "allowHttp": False}
     assert Config.load().profiles["prod"].read_only is True
 
 

@@ -87,3 +87,18 @@ def test_a_ca_file_that_is_not_a_certificate_is_one_error_line(server, capsys, t
     code, out, err = query(server, capsys, "--ca-file", str(bogus))
     assert (code, out) == (1, "")
     assert err == f"error: cannot use the CA file {bogus}: not a PEM certificate\n"
+
+
+def test_profile_list_says_which_profiles_skip_or_widen_verification(ca, capsys) -> None:
+    assert main(["profile", "add", "lab", "--url", "https://lab.example", "--token-stdin", "-k"],
+                transport=None) == 1  # no token on standard input: nothing saved
+    capsys.readouterr()
+    assert main(["profile", "add", "lab", "--url", "https://lab.example", "--token-file", str(ca.ca_file), "-k"]) == 0
+    assert main(["profile", "add", "corp", "--url", "https://corp.example", "--token-file", str(ca.ca_file),
+                 "--ca-file", str(ca.ca_file)]) == 0
+    capsys.readouterr()
+    assert main(["profile", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    lab, corp = (next(line for line in lines if f" {name} " in line) for name in ("lab", "corp"))
+    assert lab.rstrip().endswith("TLS NOT verified")
+    assert corp.rstrip().endswith(f"CA {ca.ca_file}")
