@@ -135,6 +135,10 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
     from jmapclient.cli.objects_cmd import check_usage
 
     check_usage(args)  # a malformed command line is a usage error, whether or not a server is reachable
+    if command == "export-dmarc" and args.output:
+        from jmapclient.cli.dmarc_cmd import check_output
+
+        check_output(args.output)  # a bad target is said before a connection (or a password prompt)
     if command == "import-dmarc" and args.dry_run:
         return asyncio.run(handler(args, None))  # type: ignore[arg-type]  # a dry run needs no server
     return asyncio.run(_connected(handler, args, transport))
