@@ -102,3 +102,12 @@ def test_export_to_a_file_in_an_existing_folder_is_owner_only(server: StubServer
     code, _, err = run(server, capsys, "export-dmarc", "-o", str(target))
     assert code == 0 and "exported" in err
     assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_bad_export_target_is_refused_before_any_request(tmp_path: Path, capsys) -> None:
+    counting = CountingTransport()
+    with token_in_env("t"):
+        code = main(["export-dmarc", "-o", str(tmp_path / "missing" / "x.csv"), "--url", "https://mail.example"],
+                    transport=counting)
+    assert code == 1 and counting.requests == []
+    assert capsys.readouterr().err.startswith("error: cannot write the export to ")
