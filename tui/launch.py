@@ -52,6 +52,10 @@ def build_console(args: argparse.Namespace, warn: Callable[[str], None]) -> Mail
     over any profile; otherwise ``--profile`` or the default profile, from the profile list.
     """
     config = Config.load()
+    if args.token_stdin or args.password_stdin:
+        # The console reads its keys from standard input: a piped secret would leave it without a keyboard.
+        raise ConfigError("the console reads its keys from standard input: give the secret with --token-file, "
+                          "--password-file, the environment, or at the prompt")
     if not given_explicitly(args):
         return MailAdminApp(config=config, profile=args.profile)
     warned: list[str] = []

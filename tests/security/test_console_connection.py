@@ -81,3 +81,13 @@ async def test_an_unverified_tls_connection_is_said_in_the_header(tmp_path: Path
         header, _, warned = await opened(["--url", server.base_url, "--insecure"], size=(80, 24))
     assert server.base_url in header and INSECURE_LABEL in header
     assert any("NOT verified" in line for line in warned)
+
+
+@pytest.mark.parametrize("flag", ["--token-stdin", "--password-stdin"])
+def test_the_console_refuses_a_secret_on_standard_input_it_needs_for_keys(flag: str, capsys) -> None:
+    from mailadmin.main import main
+
+    assert main(["--url", "https://mail.example", "--user", "admin", flag]) == 1
+    assert capsys.readouterr().err == (
+        "error: the console reads its keys from standard input: give the secret with --token-file, "
+        "--password-file, the environment, or at the prompt\n")
