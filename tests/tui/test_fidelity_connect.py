@@ -53,3 +53,37 @@ async def test_a_token_and_a_user_together_are_refused_in_words(tmp_path: Path) 
                                  "profile-token": "API_k", "profile-user": "admin"})
         assert isinstance(app.screen, ProfileScreen)
         assert "not both" in str(app.screen.query_one("#profile-error", Static).render())
+
+
+async def test_the_profile_form_keeps_a_ca_file_and_the_insecure_switch_at_80_by_24(tmp_path: Path) -> None:
+    from tests.support.tls import make_ca
+
+    ca = make_ca(tmp_path)
+    app = MailAdminApp(config=Config(path=tmp_path / "config.toml"), connector=None)  # type: ignore[arg-type]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(SETTLE)
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfileScreen)
+        values = {"profile-name": "lab", "profile-url": "https://lab.example",
+                  "profile-token-file": str(ca.key_file), "profile-ca-file": str(ca.ca_file)}
+        for widget_id, value in values.items():
+            app.screen.query_one(f"#{widget_id}", Input).value = value
+        await pilot.click("#profile-insecure")  # on screen at 80×24
+        await pilot.click("#profile-save")
+        await pilot.pause()
+        assert not isinstance(app.screen, ProfileScreen)
+    saved = Config.load(tmp_path / "config.toml").profiles["lab"]
+    assert (saved.ca_file, saved.insecure, saved.allow_http) == (str(ca.ca_file), True, False)
+
+
+async def test_a_ca_file_that_is_not_a_certificate_is_refused_in_the_form(tmp_path: Path) -> None:
+    bogus = tmp_path / "ca.pem"
+    bogus.write_text("not a certificate\n")
+    app = MailAdminApp(config=Config(path=tmp_path / "config.toml"), connector=None)  # type: ignore[arg-type]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(SETTLE)
+        await _fill(app, pilot, {"profile-name": "x", "profile-url": "https://mail.example",
+                                 "profile-token": "API_k", "profile-ca-file": str(bogus)})
+        assert isinstance(app.screen, ProfileScreen)
+        assert "not a PEM certificate" in str(app.screen.query_one("#profile-error", Static).render())
