@@ -7,9 +7,15 @@ does not pay for httpx and pydantic: that keeps the console's first frame fast.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from jmapclient._lazy import lazy_exports
+
+# httpx's package imports its own command line (click, rich and pygments, ~35 ms) whenever
+# those happen to be installed, as they are beside textual; mailadmin never runs httpx's
+# command line, so a None entry makes that import fail into httpx's own fallback.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 _EXPORTS = {
     "JmapClient": "jmapclient.client",

@@ -4,6 +4,11 @@
 database, the three demo directories and ``STUB_REPORTS`` demo reports), so tests may
 change data freely. ``stub_client`` is a :class:`jmapclient.JmapClient` holding its admin
 token; use ``stub_server.readonly_token`` for a read-only client.
+
+Every test has its own config file and data directory (``private_user_dirs``): the suite
+runs in parallel workers, and two tests writing the one ``~/.config/mailadmin`` would see
+each other's profiles and tokens, and could touch the real user's. A test that sets
+``MAILADMIN_CONFIG`` or ``MAILADMIN_DATA`` itself still wins: its monkeypatch comes later.
 """
 
 from __future__ import annotations
@@ -13,9 +18,17 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from jmapclient import JmapClient
+from jmapclient.config import CONFIG_ENV, DATA_ENV
 from server_stub.runner import StubServer
 
 STUB_REPORTS = 40
+
+
+@pytest.fixture(autouse=True)
+def private_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("user")
+    monkeypatch.setenv(CONFIG_ENV, str(home / "config" / "config.toml"))
+    monkeypatch.setenv(DATA_ENV, str(home / "data"))
 
 
 @pytest.fixture

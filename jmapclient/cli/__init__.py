@@ -101,22 +101,28 @@ def os_error_line(error: OSError) -> str:
     return f"cannot use{where}: {error.strerror or error}"
 
 
-def _connected_command(name: str) -> Command:
-    from jmapclient.cli import dmarc_cmd, objects_cmd
+# Each connected command names the module that holds it, so that `query` loads neither the
+# DMARC importer nor its XML parser: only the command asked for pays for its imports.
+_CONNECTED_COMMANDS: dict[str, tuple[str, str]] = {
+    "get": ("objects_cmd", "get"),
+    "create": ("objects_cmd", "create"),
+    "query": ("objects_cmd", "query"),
+    "update": ("objects_cmd", "update"),
+    "delete": ("objects_cmd", "delete"),
+    "export-dmarc": ("dmarc_cmd", "export_records"),
+    "import-dmarc": ("dmarc_cmd", "import_reports"),
+}
 
-    commands: dict[str, Command] = {
-        "get": objects_cmd.get,
-        "create": objects_cmd.create,
-        "query": objects_cmd.query,
-        "update": objects_cmd.update,
-        "delete": objects_cmd.delete,
-        "export-dmarc": dmarc_cmd.export_records,
-        "import-dmarc": dmarc_cmd.import_reports,
-    }
+
+def _connected_command(name: str) -> Command:
+    from importlib import import_module
+
     try:
-        return commands[name]
+        module, function = _CONNECTED_COMMANDS[name]
     except KeyError:
         raise UsageError(f"{name} cannot follow other options; put it first: `{PROG} {name} ...`") from None
+    command: Command = getattr(import_module(f"jmapclient.cli.{module}"), function)
+    return command
 
 
 def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | None) -> int:

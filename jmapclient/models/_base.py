@@ -29,6 +29,9 @@ class WireModel(BaseModel):
         extra="allow",
         use_enum_values=True,
         validate_assignment=False,
+        # Validators are built on a model's first use, not at import: a command that
+        # touches one object type does not pay for building all of them.
+        defer_build=True,
     )
 
     @model_validator(mode="before")

@@ -43,9 +43,14 @@ FUZZ = settings(
 TOKENS = st.sampled_from([ADMIN, ADMIN, ADMIN, READONLY, None, "wrong-token"])
 PROFILES = ["spec", "stalwart"]
 RUN: dict[str, int] = {}
+PLANNED: dict[str, int] = {}
+"""The cases the running fuzz test asked for: set by ``_examples``, checked when its stub closes."""
+SENT_SHARE = 10 / 11
+"""The share of its planned cases a test must send (10,000 of the 11,000 ``EXAMPLES`` plan in all)."""
 
 
 def _examples(name: str) -> settings:
+    PLANNED["cases"] = EXAMPLES[name]
     return settings(FUZZ, max_examples=EXAMPLES[name])
 
 
@@ -54,6 +59,10 @@ def fuzz_stub(request: pytest.FixtureRequest, caplog: pytest.LogCaptureFixture) 
     with FuzzStub(request.param) as stub, caplog.at_level(logging.WARNING, logger="server_stub"):
         yield stub
         RUN[request.node.name] = stub.requests
+        # Parallel workers each run some of these tests, so test_case_count seldom sees them
+        # all: each test checks here that its cases really reached the stub.
+        planned = PLANNED.pop("cases", 0)  # 0: the test failed before it planned any
+        assert stub.requests >= planned * SENT_SHARE, f"{stub.requests} requests sent for {planned} cases"
         # serverFail and HTTP 500 are logged by the stub: none may have happened, even unseen.
         assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
         for secret in (*stub.demo.secrets, s.SECRET_PREFIX):
