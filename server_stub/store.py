@@ -12,7 +12,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -33,11 +33,12 @@ class Store:
     def __init__(self, path: str | Path = MEMORY) -> None:
         self.path = str(path)
         if self.path != MEMORY:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # No folder is created here: a path whose folder is missing is the caller's mistake to report.
             # The file holds directory secrets in plaintext: owner-only, like the config file.
             # SQLite gives the -wal and -shm files the database file's permissions.
             os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, OWNER_ONLY))
         self._lock = threading.RLock()
+        self._closed = False
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -47,7 +48,13 @@ class Store:
         self._create_schema()
 
     def close(self) -> None:
+        """Checkpoint the WAL into the database and truncate it, then close; a second call does nothing."""
         with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self.path != MEMORY:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._db.close()
 
     def __repr__(self) -> str:
@@ -208,18 +215,42 @@ class Store:
         return object_id
 
     def insert_many(self, object_type: ObjectType, items: Iterable[tuple[WireModel, dict[str, Any]]]) -> list[str]:
-        """Bulk load (demo data): one transaction for all, one state bump."""
-        schema = schema_for(object_type)
-        with self.transaction() as db:
-            first = self._next_seq(db, schema)
-            words: list[tuple[str, int]] = []
-            ids = [self._insert_row(db, schema, first + n, m, w, words) for n, (m, w) in enumerate(items)]
-            # In key order, the word index is appended to instead of split page by page.
-            if schema.words is not None:
-                words.sort()
-                db.executemany(f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)", words)
-            self._bump(db, object_type)
+        """Bulk load: one transaction for all, one state bump."""
+        ids: list[str] = []
+        self.insert_batches(object_type, [list(items)], ids=ids)
         return ids
+
+    def insert_batches(
+        self,
+        object_type: ObjectType,
+        batches: Iterable[Sequence[tuple[WireModel, dict[str, Any]]]],
+        *,
+        progress: Callable[[int], None] | None = None,
+        ids: list[str] | None = None,
+    ) -> int:
+        """Bulk load (demo data) a batch at a time, in one transaction and one state bump.
+
+        Only one batch is in memory at once; ``progress`` hears the running count after each.
+        Returns how many objects were stored; their ids go to ``ids`` when given.
+        """
+        schema = schema_for(object_type)
+        stored = 0
+        with self.transaction() as db:
+            for batch in batches:
+                first = self._next_seq(db, schema)
+                words: list[tuple[str, int]] = []
+                new_ids = [self._insert_row(db, schema, first + n, m, w, words) for n, (m, w) in enumerate(batch)]
+                # In key order, the word index is appended to instead of split page by page.
+                if schema.words is not None:
+                    words.sort()
+                    db.executemany(f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)", words)
+                stored += len(new_ids)
+                if ids is not None:
+                    ids.extend(new_ids)
+                if progress is not None:
+                    progress(stored)
+            self._bump(db, object_type)
+        return stored
 
     def replace(self, object_type: ObjectType, object_id: str, model: WireModel, wire: dict[str, Any]) -> bool:
         """Overwrite an object (one transaction); False if it does not exist."""
