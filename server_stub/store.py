@@ -20,6 +20,7 @@ from typing import Any
 
 from jmapclient.models import WireModel
 from jmapclient.models.objects import ObjectType
+from server_stub.result_cache import ResultCache
 from server_stub.schema import SCHEMAS, TableSchema, schema_for
 
 MEMORY = ":memory:"
@@ -49,6 +50,8 @@ class Store:
             os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, OWNER_ONLY))
         self._lock = threading.RLock()
         self._closed = False
+        self.results = ResultCache()
+        """Query totals and orders by state (queries fill it; a write's state bump retires its entries)."""
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -117,6 +120,8 @@ class Store:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+            # Keys carry the state, but a restore (tests) can set a state back: any write forgets all.
+            self.results.clear()
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
