@@ -22,7 +22,7 @@ from server_stub.demo_data import DEFAULT_REPORTS, current_hour, seed_store
 from server_stub.limits import LIMITS_HELP, server_config
 from server_stub.profiles import PROFILES, server_profile
 from server_stub.seed_progress import seeding_progress
-from server_stub.serving import GracefulServer, sigterm_interrupts
+from server_stub.serving import GracefulServer, stop_signals_interrupt
 from server_stub.store import MEMORY, Store
 
 DB_NAME = "stub.sqlite3"
@@ -107,7 +107,7 @@ class StoreProblem(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    with sigterm_interrupts():
+    with stop_signals_interrupt():
         return _serve(args)
 
 

@@ -3,7 +3,7 @@
 uvicorn (0.29 and later) raises a captured signal again once it has shut down. For SIGTERM
 that is the default action, which kills the process before ``mailadmin serve`` closes its
 database, leaving the WAL (hundreds of MB at 100,000 reports) beside it. This server stops
-gracefully on either signal and returns, so the caller checkpoints and closes the store.
+gracefully on any of them and returns, so the caller checkpoints and closes the store.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from types import FrameType
 
 import uvicorn
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Ctrl-C, a service manager's stop, and the terminal closing (SIGHUP) all stop it gracefully."""
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -24,17 +25,18 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 @contextmanager
-def sigterm_interrupts() -> Iterator[None]:
-    """Until the server takes the signals over (while opening, seeding, binding), SIGTERM stops the
-    process as Ctrl-C does, through ``KeyboardInterrupt``, so the caller's ``finally`` still runs."""
+def stop_signals_interrupt() -> Iterator[None]:
+    """Until the server takes the signals over (while opening, seeding, binding), SIGTERM and SIGHUP
+    stop the process as Ctrl-C does, through ``KeyboardInterrupt``, so the caller's ``finally`` runs."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    previous = {sig: signal.signal(sig, _interrupt) for sig in STOP_SIGNALS if sig != signal.SIGINT}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 class GracefulServer(uvicorn.Server):

@@ -133,7 +133,7 @@ def _connects(events: list[str]) -> Callable[[str, dict[str, object]], None]:
     return trace
 
 
-@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_stop_signal_checkpoints_and_removes_the_wal(tmp_path: Path, stop_signal: signal.Signals):
     env = {**os.environ, "MAILADMIN_DATA": str(tmp_path), "PYTHONPATH": str(Path.cwd())}
     database = tmp_path / "stub.sqlite3"
