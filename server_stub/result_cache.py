@@ -15,6 +15,7 @@ from collections import OrderedDict
 from typing import Any, Generic, TypeVar
 
 MAX_TOTALS = 256
+MAX_PLANS = 256
 MAX_LISTS = 6
 MAX_LIST_IDS = 1_000_000
 """About 60 MB of ids at most, over all kept lists, beside the store's own page cache."""
@@ -49,13 +50,17 @@ class _Lru(Generic[Value]):
 
 
 class ResultCache:
-    """Totals keyed by (table, state, where, params); ordered id lists by those and the sort."""
+    """Totals keyed by (table, state, where, params); ordered id lists by those and the sort;
+    and per statement shape, whether an index gives its order."""
 
     def __init__(self) -> None:
         self.totals: _Lru[int] = _Lru(MAX_TOTALS)
         self.lists: _Lru[tuple[list[str], dict[str, int]]] = _Lru(MAX_LISTS)
+        self.plans: _Lru[bool] = _Lru(MAX_PLANS)
+        """Whether an index gives a statement's order: depends on the schema only, never cleared."""
 
     def clear(self) -> None:
+        """Forget every result (the plans stay: they do not depend on the data)."""
         self.totals.clear()
         self.lists.clear()
 

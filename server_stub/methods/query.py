@@ -30,8 +30,23 @@ def _int_argument(arguments: dict[str, Any], name: str, default: int | None, *, 
 
 
 DIRECT_ROWS = 2_000
-"""Pages within this many rows of either end are read straight from the indexes (LIMIT/OFFSET
-forwards, or backwards in the reversed order); deeper ones from the cached ordered id list."""
+"""Pages within this many rows of either end are read straight from an index that gives the order
+(LIMIT/OFFSET forwards, or backwards in the reversed order); others from the kept ordered id list."""
+
+
+def _index_gives_order(context: CallContext, table: str, where: Sql, order: Order) -> bool:
+    """Whether SQLite reads this filter in this order from an index, without sorting all matches
+    first (a page then costs its rows, not the matches). Decided once per statement shape."""
+    plans = context.store.results.plans
+    key = (table, where.text, order.sql)
+    known = plans.get(key)
+    if known is None:
+        with context.store.reading() as db:
+            steps = db.execute(f"EXPLAIN QUERY PLAN SELECT id FROM {table} WHERE {where.text} "
+                               f"ORDER BY {order.sql} LIMIT 1", where.params).fetchall()
+        known = not any("TEMP B-TREE FOR" in str(step[-1]) and "ORDER BY" in str(step[-1]) for step in steps)
+        plans.put(key, known)
+    return known
 
 
 def _page(
@@ -44,17 +59,20 @@ def _page(
     query_state = store.state(object_type)
     table = schema_for(object_type).table
     matches = (table, query_state, where.text, where.params)
-    total: int | None = None
-    if calculate_total or position < 0 or anchor is not None or position > DIRECT_ROWS:
-        total = cache.totals.get(matches)
-        if total is None:
-            total = int(store.scalar(f"SELECT COUNT(*) FROM {table} WHERE {where.text}", where.params))
-            cache.totals.put(matches, total)
 
     def ordered() -> tuple[list[str], dict[str, int]]:
         key = (*matches, order.sql)
         return cache.lists.get(key) or cache.keep_list(key, store.select_ids(
             f"SELECT id FROM {table} WHERE {where.text} ORDER BY {order.sql}", where.params))
+
+    direct = _index_gives_order(context, table, where, order)
+    total = cache.totals.get(matches)
+    if total is None and not direct:
+        total = len(ordered()[0])  # every match is read to sort them anyway: the count comes free
+        cache.totals.put(matches, total)
+    elif total is None and (calculate_total or position < 0 or anchor is not None or position > DIRECT_ROWS):
+        total = int(store.scalar(f"SELECT COUNT(*) FROM {table} WHERE {where.text}", where.params))
+        cache.totals.put(matches, total)
 
     if anchor is not None:
         index = ordered()[1].get(anchor)
@@ -63,10 +81,10 @@ def _page(
         position = max(0, index + anchor_offset)
     elif position < 0:
         position = max(0, (total or 0) + position)
-    if position <= DIRECT_ROWS:
+    if direct and position <= DIRECT_ROWS:
         ids = store.select_ids(f"SELECT id FROM {table} WHERE {where.text} ORDER BY {order.sql} LIMIT ? OFFSET ?",
                                (*where.params, limit, position))
-    elif total is not None and total - position - limit <= DIRECT_ROWS:
+    elif direct and total is not None and total - position - limit <= DIRECT_ROWS:
         # Near the end: the same rows read backwards from the end, then put back in order.
         end = min(total, position + limit)
         backwards = store.select_ids(
