@@ -34,6 +34,12 @@ DIRECT_ROWS = 2_000
 (LIMIT/OFFSET forwards, or backwards in the reversed order); others from the kept ordered id list."""
 
 
+def _reads_every_match(step: str) -> bool:
+    """A plan step whose cost grows with the matches, whatever the page: a sort of them all, or a
+    word subquery's list, which SQLite builds whole before the first row (``text``)."""
+    return ("TEMP B-TREE FOR" in step and "ORDER BY" in step) or step.startswith("LIST SUBQUERY")
+
+
 def _index_gives_order(context: CallContext, table: str, where: Sql, order: Order) -> bool:
     """Whether SQLite reads this filter in this order from an index, without sorting all matches
     first (a page then costs its rows, not the matches). Decided once per statement shape."""
@@ -44,7 +50,7 @@ def _index_gives_order(context: CallContext, table: str, where: Sql, order: Orde
         with context.store.reading() as db:
             steps = db.execute(f"EXPLAIN QUERY PLAN SELECT id FROM {table} WHERE {where.text} "
                                f"ORDER BY {order.sql} LIMIT 1", where.params).fetchall()
-        known = not any("TEMP B-TREE FOR" in str(step[-1]) and "ORDER BY" in str(step[-1]) for step in steps)
+        known = not any(_reads_every_match(str(step[-1])) for step in steps)
         plans.put(key, known)
     return known
 
