@@ -33,7 +33,7 @@ def _database(fresh: bool) -> Path:
 
 
 def _report_count(reports: int | None) -> int:
-    from server_stub.demo_data import DEFAULT_REPORTS
+    from server_stub.seed_sizes import DEFAULT_REPORTS  # light: the models load only to seed
 
     return DEFAULT_REPORTS if reports is None else reports
 
@@ -59,13 +59,15 @@ def seed_before_console(fresh: bool, reports: int | None, *, now: datetime | Non
 
     What it seeds is what :func:`demo_server` would have: the same generator, in the same order.
     """
-    from server_stub.demo_data import SEED_BATCH, current_hour, seed_store
-    from server_stub.seed_progress import seeding_progress
-    from server_stub.store import Store
+    from server_stub.seed_sizes import SEED_BATCH
 
     count = _report_count(reports)
     if count <= SEED_BATCH or not (fresh or not (data_dir() / DEMO_DATABASE).exists()):
-        return False
+        return False  # decided without loading the models: the console's first frame waits for nothing
+    from server_stub.demo_data import current_hour, seed_store
+    from server_stub.seed_progress import seeding_progress
+    from server_stub.store import Store
+
     store = Store(_database(fresh))
     try:  # the reports go in one transaction: Ctrl-C leaves none, and the next start seeds them again
         seed_store(store, reports=count, now=now or current_hour(), progress=seeding_progress(count, stream))

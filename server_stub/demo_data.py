@@ -13,7 +13,7 @@ from __future__ import annotations
 import gc
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -22,19 +22,15 @@ from typing import Any
 from jmapclient.encoding import format_utc, list_to_wire, set_to_wire
 from jmapclient.models import WireModel
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
+from server_stub.seed_sizes import DEFAULT_REPORTS, SEED_BATCH, Progress
 from server_stub.store import Store
 from server_stub.validation import stored_form, validate_incoming
 
 DEFAULT_SEED = 2026
-DEFAULT_REPORTS = 300
 DEMO_NOW = datetime(2026, 3, 1, 6, 0, 0, tzinfo=UTC)
 """The anchor of every demo date: reports cover the 60 days before it."""
 DAYS = 60
 RETENTION = timedelta(days=90)
-SEED_BATCH = 2000
-"""Reports generated, then written, at a time: bounds a seed's memory whatever its size."""
-Progress = Callable[[int, int], None]
-"""Told (reports stored so far, reports asked for) after each batch of a seed."""
 LINKED_DOMAIN = ("Domain", "example.com")
 """The object that uses the first demo directory (the LDAP one), so it cannot be destroyed."""
 

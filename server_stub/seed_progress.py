@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from server_stub.demo_data import SEED_BATCH, Progress
+from server_stub.seed_sizes import SEED_BATCH, Progress
 
 STEPS = 10
 

@@ -18,10 +18,11 @@ from jmapclient.config import data_dir
 from server_stub.app import create_app, default_public_url
 from server_stub.auth import ADMIN_USER, new_password, new_token, standard_registry
 from server_stub.credentials import credentials_path, write_credentials
-from server_stub.demo_data import DEFAULT_REPORTS, current_hour, seed_store
+from server_stub.demo_data import current_hour, seed_store
 from server_stub.limits import LIMITS_HELP, server_config
 from server_stub.profiles import PROFILES, server_profile
 from server_stub.seed_progress import seeding_progress
+from server_stub.seed_sizes import DEFAULT_REPORTS
 from server_stub.serving import GracefulServer, stop_signals_interrupt
 from server_stub.store import MEMORY, Store
 
