@@ -4,8 +4,8 @@ A query's total (``COUNT(*)``) and a deep page (``OFFSET n``) cost time in propo
 matches. Both depend only on the data and the query, and the data of a type changes only with
 its state, which every write bumps in the same transaction. So the total, and for deep pages
 the whole ordered id list, are kept under (table, state, filter, sort): a write makes the key
-unreachable, never wrong. Bounded: a few hundred totals and a few id lists, least recently
-used first out; lists past MAX_LIST_IDS are never kept.
+unreachable, never wrong (and any write clears it). Bounded: a few hundred totals and a few
+id lists, least recently used first out; lists past MAX_LIST_IDS are never kept.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from typing import Any, Generic, TypeVar
 MAX_TOTALS = 256
 MAX_PLANS = 256
 MAX_LISTS = 6
-MAX_LIST_IDS = 1_000_000
-"""About 60 MB of ids at most, over all kept lists, beside the store's own page cache."""
+MAX_LIST_IDS = 250_000
+"""A list of 100,000 report ids takes about 6 MB; six of the longest kept, about 90 MB. Longer
+results are answered without keeping their order (correct, but each deep page costs its offset)."""
 
 Key = tuple[Any, ...]
 Value = TypeVar("Value")
@@ -55,7 +56,7 @@ class ResultCache:
 
     def __init__(self) -> None:
         self.totals: _Lru[int] = _Lru(MAX_TOTALS)
-        self.lists: _Lru[tuple[list[str], dict[str, int]]] = _Lru(MAX_LISTS)
+        self.lists: _Lru[list[str]] = _Lru(MAX_LISTS)
         self.plans: _Lru[bool] = _Lru(MAX_PLANS)
         """Whether an index gives a statement's order: depends on the schema only, never cleared."""
 
@@ -64,9 +65,8 @@ class ResultCache:
         self.totals.clear()
         self.lists.clear()
 
-    def keep_list(self, key: Key, ids: list[str]) -> tuple[list[str], dict[str, int]]:
-        """``ids`` with its id → position map (for anchors), kept unless it is too long."""
-        entry = (ids, {object_id: index for index, object_id in enumerate(ids)})
+    def keep_list(self, key: Key, ids: list[str]) -> list[str]:
+        """``ids``, kept unless it is too long."""
         if len(ids) <= MAX_LIST_IDS:
-            self.lists.put(key, entry)
-        return entry
+            self.lists.put(key, ids)
+        return ids

@@ -66,7 +66,7 @@ def _page(
     table = schema_for(object_type).table
     matches = (table, query_state, where.text, where.params)
 
-    def ordered() -> tuple[list[str], dict[str, int]]:
+    def ordered() -> list[str]:
         key = (*matches, order.sql)
         return cache.lists.get(key) or cache.keep_list(key, store.select_ids(
             f"SELECT id FROM {table} WHERE {where.text} ORDER BY {order.sql}", where.params))
@@ -74,16 +74,17 @@ def _page(
     direct = _index_gives_order(context, table, where, order)
     total = cache.totals.get(matches)
     if total is None and not direct:
-        total = len(ordered()[0])  # every match is read to sort them anyway: the count comes free
+        total = len(ordered())  # every match is read to sort them anyway: the count comes free
         cache.totals.put(matches, total)
     elif total is None and (calculate_total or position < 0 or anchor is not None or position > DIRECT_ROWS):
         total = int(store.scalar(f"SELECT COUNT(*) FROM {table} WHERE {where.text}", where.params))
         cache.totals.put(matches, total)
 
     if anchor is not None:
-        index = ordered()[1].get(anchor)
-        if index is None:
-            raise MethodFailure("anchorNotFound", f"{anchor!r} is not in the results")
+        try:
+            index = ordered().index(anchor)
+        except ValueError:
+            raise MethodFailure("anchorNotFound", f"{anchor!r} is not in the results") from None
         position = max(0, index + anchor_offset)
     elif position < 0:
         position = max(0, (total or 0) + position)
@@ -98,7 +99,7 @@ def _page(
             (*where.params, max(0, end - position), total - end))
         ids = backwards[::-1]
     else:
-        ids = ordered()[0][position : position + limit]
+        ids = ordered()[position : position + limit]
     return query_state, (total if calculate_total else None), position, ids
 
 
