@@ -14,7 +14,7 @@ import pytest
 
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.methods import query as query_method
-from tests.stub.test_query import QUERY, REPORTS, failed, holds_words, reports, seq
+from tests.support.report_oracle import failed, holds_words, reports, seq
 from tests.support.stub import Stub, running_stub
 
 FILTERS: dict[str, tuple[Any, Any]] = {
@@ -28,6 +28,8 @@ SORTS: dict[str, tuple[Any, Any]] = {
     "default": (None, lambda r: seq(r["id"])),
 }
 DESCENDING = {"newest", "default"}
+QUERY = DMARC_EXTERNAL_REPORT.method("query")
+REPORTS = 120
 
 
 @pytest.fixture(params=["spec", "stalwart"])
