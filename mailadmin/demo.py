@@ -1,13 +1,16 @@
 """``mailadmin demo``: the bundled stub on its own database, with the console opened on it.
 
 The console paints first and starts the stub behind it: it receives the start as a
-callable, so ``tui`` never imports ``server_stub``.
+callable, so ``tui`` never imports ``server_stub``. A seed too large to finish behind the
+first frame (more than one batch) runs before the console instead, with its progress on
+the terminal, so a person never watches a bare "Starting…" for seconds.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from jmapclient.config import data_dir
 from tui.launch import run_demo as open_console_on
@@ -16,6 +19,23 @@ if TYPE_CHECKING:
     from server_stub.runner import StubServer
 
 DEMO_DATABASE = "demo.sqlite3"
+
+
+def _database(fresh: bool) -> Path:
+    """The demo's database path, its folder made; ``fresh`` removes the old database first."""
+    path = data_dir() / DEMO_DATABASE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fresh:
+        # The stub seeds an empty database only, so reseeding means starting from no file.
+        for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            leftover.unlink(missing_ok=True)
+    return path
+
+
+def _report_count(reports: int | None) -> int:
+    from server_stub.seed_sizes import DEFAULT_REPORTS  # light: the models load only to seed
+
+    return DEFAULT_REPORTS if reports is None else reports
 
 
 def demo_server(fresh: bool, reports: int | None, *, now: datetime | None = None) -> StubServer:
@@ -27,19 +47,37 @@ def demo_server(fresh: bool, reports: int | None, *, now: datetime | None = None
     console shows the demo's reports; the tests' fixed anchor is for determinism only.
     """
     # The stub loads here, in the console's starter thread, so it never delays the first frame.
-    from server_stub.demo_data import DEFAULT_REPORTS, current_hour
+    from server_stub.demo_data import current_hour
     from server_stub.runner import StubServer
 
-    path = data_dir() / DEMO_DATABASE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fresh:
-        # The stub seeds an empty database only, so reseeding means starting from no file.
-        for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-            leftover.unlink(missing_ok=True)
-    count = DEFAULT_REPORTS if reports is None else reports
-    return StubServer(path, reports=count, now=now or current_hour())
+    return StubServer(_database(fresh), reports=_report_count(reports), now=now or current_hour())
+
+
+def seed_before_console(fresh: bool, reports: int | None, *, now: datetime | None = None,
+                        stream: TextIO | None = None) -> bool:
+    """Seed a large demo database on the terminal, with progress; False when nothing needed it.
+
+    What it seeds is what :func:`demo_server` would have: the same generator, in the same order.
+    """
+    from server_stub.seed_sizes import SEED_BATCH
+
+    count = _report_count(reports)
+    if count <= SEED_BATCH or not (fresh or not (data_dir() / DEMO_DATABASE).exists()):
+        return False  # decided without loading the models: the console's first frame waits for nothing
+    from server_stub.demo_data import current_hour, seed_store
+    from server_stub.seed_progress import seeding_progress
+    from server_stub.store import Store
+
+    store = Store(_database(fresh))
+    try:  # the reports go in one transaction: Ctrl-C leaves none, and the next start seeds them again
+        seed_store(store, reports=count, now=now or current_hour(), progress=seeding_progress(count, stream))
+    finally:
+        store.close()
+    return True
 
 
 def run_demo(fresh: bool, reports: int | None) -> int:
     """Open the console at once; it starts the demo stub behind its first frame."""
+    if seed_before_console(fresh, reports):
+        fresh = False  # seeded just now: the console opens on it
     return open_console_on(lambda: demo_server(fresh, reports).start())

@@ -132,6 +132,13 @@ def compile_filter(node: Any, schema: TableSchema, profile: ServerProfile, depth
 class Order:
     sql: str
 
+    @property
+    def reversed(self) -> str:
+        """The same order backwards: each term's direction flipped (ties break by seq, so it is exact)."""
+        flip = {"ASC": "DESC", "DESC": "ASC"}
+        terms = (term.rsplit(" ", 1) for term in self.sql.split(", "))
+        return ", ".join(f"{column} {flip[direction]}" for column, direction in terms)
+
 
 DEFAULT_ORDER = Order("seq DESC")
 """wire-notes.md: the real server sorts by id, descending, unless told otherwise."""

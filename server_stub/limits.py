@@ -7,6 +7,7 @@ or hold a connection forever. Each limit is listed in ``mailadmin serve --help``
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any
 
 import uvicorn
@@ -76,6 +77,7 @@ class GuardedH11Protocol(H11Protocol):
     _header_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        _send_without_delay(transport)
         super().connection_made(transport)
         if len(self.connections) > MAX_CONNECTIONS:
             transport.close()
@@ -108,6 +110,18 @@ class GuardedH11Protocol(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_header_timer()
         super().connection_lost(exc)
+
+
+def _send_without_delay(transport: asyncio.Transport) -> None:
+    """TCP_NODELAY on an accepted connection.
+
+    asyncio sets it only on sockets whose ``proto`` is IPPROTO_TCP; ``socket.create_server`` (what
+    ``mailadmin serve`` binds with) makes them with proto 0, so Nagle's algorithm held every
+    response after the first on a kept-alive connection until the client's delayed ACK (~40 ms).
+    """
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def server_config(app: Any, **options: Any) -> uvicorn.Config:

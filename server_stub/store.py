@@ -12,32 +12,46 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from jmapclient.models import WireModel
 from jmapclient.models.objects import ObjectType
+from server_stub.result_cache import ResultCache
 from server_stub.schema import SCHEMAS, TableSchema, schema_for
 
 MEMORY = ":memory:"
 OWNER_ONLY = 0o600
 
 
-def _json(wire: dict[str, Any]) -> str:
-    return json.dumps(wire, separators=(",", ":"), ensure_ascii=False)
+def encode_data(wire: dict[str, Any]) -> bytes:
+    """An object's stored form: compact JSON, deflated. A report's 2.3 KB of JSON spilled onto
+    overflow pages (3.4 KB on disk); deflated it is about 0.7 KB and fits in its row. Queries
+    never read it: only ``get`` inflates the objects it returns."""
+    return zlib.compress(json.dumps(wire, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+
+
+def decode_data(data: bytes | str) -> dict[str, Any]:
+    """The wire object of :func:`encode_data`; a database written before it holds plain JSON text."""
+    decoded: dict[str, Any] = json.loads(data if isinstance(data, str) else zlib.decompress(data))
+    return decoded
 
 
 class Store:
     def __init__(self, path: str | Path = MEMORY) -> None:
         self.path = str(path)
         if self.path != MEMORY:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # No folder is created here: a path whose folder is missing is the caller's mistake to report.
             # The file holds directory secrets in plaintext: owner-only, like the config file.
             # SQLite gives the -wal and -shm files the database file's permissions.
             os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, OWNER_ONLY))
         self._lock = threading.RLock()
+        self._closed = False
+        self.results = ResultCache()
+        """Query totals and orders by state (queries fill it; a write's state bump retires its entries)."""
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -47,7 +61,13 @@ class Store:
         self._create_schema()
 
     def close(self) -> None:
+        """Checkpoint the WAL into the database and truncate it, then close; a second call does nothing."""
         with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self.path != MEMORY:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._db.close()
 
     def __repr__(self) -> str:
@@ -75,7 +95,7 @@ class Store:
         # The JSON lives apart so that index scans and filters touch only the small rows.
         db.execute(
             f"CREATE TABLE IF NOT EXISTS {table}_data "
-            f"(seq INTEGER PRIMARY KEY REFERENCES {table}(seq) ON DELETE CASCADE, data TEXT NOT NULL)"
+            f"(seq INTEGER PRIMARY KEY REFERENCES {table}(seq) ON DELETE CASCADE, data BLOB NOT NULL)"
         )
         for column in schema.columns:
             db.execute(f"CREATE INDEX IF NOT EXISTS {table}_{column.name} ON {table} ({column.name}, seq)")
@@ -100,6 +120,8 @@ class Store:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+            # Keys carry the state, but a restore (tests) can set a state back: any write forgets all.
+            self.results.clear()
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
@@ -135,7 +157,7 @@ class Store:
                     f"WHERE o.id IN ({marks})",
                     chunk,
                 )
-                found.update((object_id, json.loads(data)) for object_id, data in rows)
+                found.update((object_id, decode_data(data)) for object_id, data in rows)
         return found
 
     def count(self, object_type: ObjectType) -> int:
@@ -181,7 +203,7 @@ class Store:
         db.execute(
             f"INSERT INTO {schema.table} (seq, id{names}) VALUES (?, ?{marks})", [seq, object_id, *values.values()]
         )
-        data = _json({**wire, "id": object_id})
+        data = encode_data({**wire, "id": object_id})
         db.execute(f"INSERT INTO {schema.table}_data (seq, data) VALUES (?, ?)", (seq, data))
         if words is None:
             self._write_words(db, schema, seq, model)
@@ -208,18 +230,42 @@ class Store:
         return object_id
 
     def insert_many(self, object_type: ObjectType, items: Iterable[tuple[WireModel, dict[str, Any]]]) -> list[str]:
-        """Bulk load (demo data): one transaction for all, one state bump."""
-        schema = schema_for(object_type)
-        with self.transaction() as db:
-            first = self._next_seq(db, schema)
-            words: list[tuple[str, int]] = []
-            ids = [self._insert_row(db, schema, first + n, m, w, words) for n, (m, w) in enumerate(items)]
-            # In key order, the word index is appended to instead of split page by page.
-            if schema.words is not None:
-                words.sort()
-                db.executemany(f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)", words)
-            self._bump(db, object_type)
+        """Bulk load: one transaction for all, one state bump."""
+        ids: list[str] = []
+        self.insert_batches(object_type, [list(items)], ids=ids)
         return ids
+
+    def insert_batches(
+        self,
+        object_type: ObjectType,
+        batches: Iterable[Sequence[tuple[WireModel, dict[str, Any]]]],
+        *,
+        progress: Callable[[int], None] | None = None,
+        ids: list[str] | None = None,
+    ) -> int:
+        """Bulk load (demo data) a batch at a time, in one transaction and one state bump.
+
+        Only one batch is in memory at once; ``progress`` hears the running count after each.
+        Returns how many objects were stored; their ids go to ``ids`` when given.
+        """
+        schema = schema_for(object_type)
+        stored = 0
+        with self.transaction() as db:
+            for batch in batches:
+                first = self._next_seq(db, schema)
+                words: list[tuple[str, int]] = []
+                new_ids = [self._insert_row(db, schema, first + n, m, w, words) for n, (m, w) in enumerate(batch)]
+                # In key order, the word index is appended to instead of split page by page.
+                if schema.words is not None:
+                    words.sort()
+                    db.executemany(f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)", words)
+                stored += len(new_ids)
+                if ids is not None:
+                    ids.extend(new_ids)
+                if progress is not None:
+                    progress(stored)
+            self._bump(db, object_type)
+        return stored
 
     def replace(self, object_type: ObjectType, object_id: str, model: WireModel, wire: dict[str, Any]) -> bool:
         """Overwrite an object (one transaction); False if it does not exist."""
@@ -233,7 +279,7 @@ class Store:
             if values:
                 assignments = ", ".join(f"{name} = ?" for name in values)
                 db.execute(f"UPDATE {schema.table} SET {assignments} WHERE seq = ?", [*values.values(), seq])
-            data = _json({**wire, "id": object_id})
+            data = encode_data({**wire, "id": object_id})
             db.execute(f"UPDATE {schema.table}_data SET data = ? WHERE seq = ?", (data, seq))
             self._write_words(db, schema, seq, model)
             self._bump(db, object_type)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from jmapclient.models.objects import ObjectType
-from server_stub.filters import QueryProblem, compile_filter, compile_sort, is_json_int
+from server_stub.filters import Order, QueryProblem, Sql, compile_filter, compile_sort, is_json_int
 from server_stub.methods.context import (
     QUERY_LIMIT_CAP,
     CallContext,
@@ -29,6 +29,80 @@ def _int_argument(arguments: dict[str, Any], name: str, default: int | None, *, 
     return value
 
 
+DIRECT_ROWS = 2_000
+"""Pages within this many rows of either end are read straight from an index that gives the order
+(LIMIT/OFFSET forwards, or backwards in the reversed order); others from the kept ordered id list."""
+
+
+def _reads_every_match(step: str) -> bool:
+    """A plan step whose cost grows with the matches, whatever the page: a sort of them all, or a
+    word subquery's list, which SQLite builds whole before the first row (``text``)."""
+    return ("TEMP B-TREE FOR" in step and "ORDER BY" in step) or step.startswith("LIST SUBQUERY")
+
+
+def _index_gives_order(context: CallContext, table: str, where: Sql, order: Order) -> bool:
+    """Whether SQLite reads this filter in this order from an index, without sorting all matches
+    first (a page then costs its rows, not the matches). Decided once per statement shape."""
+    plans = context.store.results.plans
+    key = (table, where.text, order.sql)
+    known = plans.get(key)
+    if known is None:
+        with context.store.reading() as db:
+            steps = db.execute(f"EXPLAIN QUERY PLAN SELECT id FROM {table} WHERE {where.text} "
+                               f"ORDER BY {order.sql} LIMIT 1", where.params).fetchall()
+        known = not any(_reads_every_match(str(step[-1])) for step in steps)
+        plans.put(key, known)
+    return known
+
+
+def _page(
+    context: CallContext, object_type: ObjectType, where: Sql, order: Order, position: int, anchor: str | None,
+    anchor_offset: int, limit: int, calculate_total: bool,
+) -> tuple[str, int | None, int, list[str]]:
+    """(queryState, total or None, the resolved position, the page's ids)."""
+    store = context.store
+    cache = store.results
+    query_state = store.state(object_type)
+    table = schema_for(object_type).table
+    matches = (table, query_state, where.text, where.params)
+
+    def ordered() -> list[str]:
+        key = (*matches, order.sql)
+        return cache.lists.get(key) or cache.keep_list(key, store.select_ids(
+            f"SELECT id FROM {table} WHERE {where.text} ORDER BY {order.sql}", where.params))
+
+    direct = _index_gives_order(context, table, where, order)
+    total = cache.totals.get(matches)
+    if total is None and not direct:
+        total = len(ordered())  # every match is read to sort them anyway: the count comes free
+        cache.totals.put(matches, total)
+    elif total is None and (calculate_total or position < 0 or anchor is not None or position > DIRECT_ROWS):
+        total = int(store.scalar(f"SELECT COUNT(*) FROM {table} WHERE {where.text}", where.params))
+        cache.totals.put(matches, total)
+
+    if anchor is not None:
+        try:
+            index = ordered().index(anchor)
+        except ValueError:
+            raise MethodFailure("anchorNotFound", f"{anchor!r} is not in the results") from None
+        position = max(0, index + anchor_offset)
+    elif position < 0:
+        position = max(0, (total or 0) + position)
+    if direct and position <= DIRECT_ROWS:
+        ids = store.select_ids(f"SELECT id FROM {table} WHERE {where.text} ORDER BY {order.sql} LIMIT ? OFFSET ?",
+                               (*where.params, limit, position))
+    elif direct and total is not None and total - position - limit <= DIRECT_ROWS:
+        # Near the end: the same rows read backwards from the end, then put back in order.
+        end = min(total, position + limit)
+        backwards = store.select_ids(
+            f"SELECT id FROM {table} WHERE {where.text} ORDER BY {order.reversed} LIMIT ? OFFSET ?",
+            (*where.params, max(0, end - position), total - end))
+        ids = backwards[::-1]
+    else:
+        ids = ordered()[position : position + limit]
+    return query_state, (total if calculate_total else None), position, ids
+
+
 def query(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]) -> dict[str, Any]:
     check_arguments(arguments, ARGUMENTS)
     account = check_account(context, arguments)
@@ -50,27 +124,9 @@ def query(context: CallContext, object_type: ObjectType, arguments: dict[str, An
     if anchor is not None and not isinstance(anchor, str):
         raise MethodFailure("invalidArguments", "anchor is an id")
 
-    store = context.store
-    query_state = store.state(object_type)
-    table = schema.table
-    total: int | None = None
-    if calculate_total or (position < 0 and anchor is None):
-        total = int(store.scalar(f"SELECT COUNT(*) FROM {table} WHERE {where.text}", where.params))
-    if anchor is not None:
-        index = store.scalar(
-            f"SELECT rn FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY {order.sql}) - 1 AS rn "
-            f"FROM {table} WHERE {where.text}) WHERE id = ?",
-            (*where.params, anchor),
-        )
-        if index is None:
-            raise MethodFailure("anchorNotFound", f"{anchor!r} is not in the results")
-        position = max(0, int(index) + anchor_offset)
-    elif position < 0:
-        position = max(0, (total or 0) + position)
-    ids = store.select_ids(
-        f"SELECT id FROM {table} WHERE {where.text} ORDER BY {order.sql} LIMIT ? OFFSET ?",
-        (*where.params, limit, position),
-    )
+    with context.store.reading():  # one state, one snapshot: nothing is cached under a stale state
+        query_state, total, position, ids = _page(context, object_type, where, order, position, anchor,
+                                                  anchor_offset, limit, calculate_total)
     if not ids and position > 0 and context.profile.position_past_end_is_zero:
         position = 0  # the real server answers a position past the end with 0 (wire-notes.md)
     response: dict[str, Any] = {

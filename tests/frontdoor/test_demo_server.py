@@ -1,12 +1,13 @@
 """`mailadmin demo`'s server: its own database, seeded once, dated up to now."""
 
+import io
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from jmapclient import JmapClient
-from mailadmin.demo import DEMO_DATABASE, demo_server
+from mailadmin.demo import DEMO_DATABASE, demo_server, seed_before_console
 
 NOW = datetime(2026, 11, 21, 9, tzinfo=UTC)
 
@@ -40,3 +41,18 @@ async def test_demo_is_seeded_once_up_to_now_and_fresh_reseeds(data_home: Path) 
     with demo_server(True, 5, now=later) as server:  # --fresh starts over
         fresh_newest, fresh_total = await _newest_and_count(server)
     assert fresh_total == 5 and fresh_newest > newest
+
+
+async def test_a_large_demo_seed_shows_progress_before_the_console(data_home: Path) -> None:
+    shown = io.StringIO()
+    assert seed_before_console(True, 2_500, now=NOW, stream=shown)
+    lines = shown.getvalue().splitlines()
+    assert lines[0] == "seeding demo reports: 2,000/2,500 (80%)"
+    assert lines[-1] == "seeding demo reports: 2,500/2,500 (100%)"
+    with demo_server(False, 2_500, now=NOW) as server:  # the console opens on that seed, not a new one
+        _, total = await _newest_and_count(server)
+    assert total == 2_500
+    # A seed that fits behind the console's first frame, or a database already there, prints nothing.
+    assert not seed_before_console(True, 300, now=NOW, stream=shown)
+    assert not seed_before_console(False, 2_500, now=NOW, stream=shown)
+    assert shown.getvalue().splitlines() == lines

@@ -31,7 +31,7 @@ def test_serve_is_delegated_to_the_stub_with_its_own_flags(capsys: pytest.Captur
     assert main(["serve", "--help"]) == 0
     assert "usage: mailadmin serve" in capsys.readouterr().out
     assert main(["serve", "--reports", "-1"]) == 2  # the stub's own refusal, not the CLI's parser
-    assert "--reports cannot be negative" in capsys.readouterr().err
+    assert "argument --reports: -1 is negative" in capsys.readouterr().err
 
 
 def test_serve_after_other_options_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

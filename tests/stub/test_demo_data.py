@@ -5,7 +5,10 @@ from __future__ import annotations
 import ipaddress
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
+from server_stub import demo_data
 from server_stub.demo_data import DAYS, DEMO_NOW, seed_store
 from server_stub.store import Store
 
@@ -73,3 +76,32 @@ def test_seeding_an_existing_database_adds_nothing():
     summary = seed_store(store, reports=10)
     assert (summary.directories, summary.reports) == (0, 0)
     assert store.count(DMARC_EXTERNAL_REPORT) == 10 and store.count(DIRECTORY) == 3
+
+
+def test_a_streamed_seed_stores_what_one_batch_would(monkeypatch: pytest.MonkeyPatch):
+    """Batches end on a day's boundary, so each sorted alone gives the whole seed's arrival order."""
+    _, _, whole = _load(reports=400, directories=False)
+    heard: list[tuple[int, int]] = []
+    monkeypatch.setattr(demo_data, "SEED_BATCH", 25)
+    store = Store()
+    seed_store(store, reports=400, directories=False, progress=lambda done, asked: heard.append((done, asked)))
+    streamed = store.get(DMARC_EXTERNAL_REPORT, store.all_ids(DMARC_EXTERNAL_REPORT))
+    assert streamed == whole
+    assert len(heard) > 5 and heard[-1] == (400, 400)
+    assert [done for done, _ in heard] == sorted({done for done, _ in heard})  # it only moves forwards
+    arrivals = [streamed[i]["receivedAt"] for i in store.all_ids(DMARC_EXTERNAL_REPORT)]
+    assert arrivals == sorted(arrivals)  # ids grow with arrival, as on the real server
+
+
+def test_an_interrupted_seed_leaves_no_reports(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(demo_data, "SEED_BATCH", 25)
+    store = Store()
+
+    def interrupt(done: int, asked: int) -> None:
+        if done > 100:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        seed_store(store, reports=400, directories=False, progress=interrupt)
+    assert store.count(DMARC_EXTERNAL_REPORT) == 0  # so the next start seeds them all, not a partial set
+    assert seed_store(store, reports=50, directories=False).reports == 50

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
+import zlib
 from pathlib import Path
 
 from jmapclient import JmapClient
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
+from server_stub.demo_data import seed_store
 from server_stub.runner import StubServer
 from server_stub.schema import REPORT_SCHEMA
 from server_stub.store import Store
@@ -64,3 +66,17 @@ def test_wal_mode_and_indexes(tmp_path: Path):
     assert "USING INDEX" in plan and "SCAN " + REPORT_SCHEMA.table + " " not in plan + " "
     connection.close()
     assert DMARC_EXTERNAL_REPORT.sorts == tuple(REPORT_SCHEMA.sorts)
+
+
+def test_a_database_written_before_compaction_still_reads(tmp_path: Path):
+    """Objects were stored as JSON text before they were deflated; such a database keeps working."""
+    db = tmp_path / "old.sqlite3"
+    store = Store(db)
+    seed_store(store, reports=3, directories=False)
+    ids = store.all_ids(DMARC_EXTERNAL_REPORT)
+    stored = store.get(DMARC_EXTERNAL_REPORT, ids)
+    with store.transaction() as raw:
+        for seq, data in raw.execute("SELECT seq, data FROM dmarc_report_data").fetchall():
+            raw.execute("UPDATE dmarc_report_data SET data = ? WHERE seq = ?", (zlib.decompress(data).decode(), seq))
+    assert store.get(DMARC_EXTERNAL_REPORT, ids) == stored
+    store.close()

@@ -5,13 +5,13 @@ Expected results are computed here from the stored objects, independently of the
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
+from tests.support.report_oracle import failed, holds_words, passed, reports, seq
 from tests.support.stub import Stub, running_stub
 
 QUERY = DMARC_EXTERNAL_REPORT.method("query")
@@ -23,39 +23,6 @@ REPORTS = 120
 async def qstub(request: pytest.FixtureRequest) -> AsyncIterator[Stub]:
     async with running_stub(request.param, reports=REPORTS) as made:
         yield made
-
-
-def reports(stub: Stub) -> dict[str, dict[str, Any]]:
-    return stub.store.get(DMARC_EXTERNAL_REPORT, stub.store.all_ids(DMARC_EXTERNAL_REPORT))
-
-
-def failed(report: dict[str, Any]) -> int:
-    """wire-notes.md: records (at most one each) whose evaluated disposition is not `pass`."""
-    records = report["report"]["records"].values()
-    return sum(min(r["count"], 1) for r in records if r["evaluatedDisposition"] != "pass")
-
-
-def passed(report: dict[str, Any]) -> int:
-    records = report["report"]["records"].values()
-    return sum(min(r["count"], 1) for r in records if r["evaluatedDisposition"] == "pass")
-
-
-def words(text: str) -> set[str]:
-    """wire-notes.md: runs of letters and digits, lowercased, longer than one character."""
-    return {w for w in re.findall(r"[^\W_]+", text.lower()) if len(w) > 1}
-
-
-def holds_words(report: dict[str, Any], value: str) -> bool:
-    body = report["report"]
-    fields = [body["email"], body["policyDomain"], report["from"]]
-    for record in body["records"].values():
-        fields += [record.get("envelopeTo") or "", record["envelopeFrom"], record["headerFrom"]]
-        fields += [r["domain"] for r in (*record["dkimResults"].values(), *record["spfResults"].values())]
-    return words(value) <= set().union(*(words(f) for f in fields))
-
-
-def seq(report_id: str) -> int:
-    return int(report_id[1:])
 
 
 async def ids_for(stub: Stub, filter: Any, **extra: Any) -> list[str]:

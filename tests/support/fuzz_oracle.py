@@ -16,6 +16,7 @@ from typing import Any
 
 from jmapclient.models.objects import OBJECT_TYPES
 from server_stub.schema import SCHEMAS
+from server_stub.store import decode_data
 from tests.support.fuzz_stub import Answer, FuzzStub, Snapshot, restore, snapshot
 
 PROBLEM_PREFIX = "urn:ietf:params:jmap:error:"
@@ -59,7 +60,7 @@ def stored_secrets(rows: Snapshot) -> set[str]:
 
     for schema in SCHEMAS.values():
         for _seq, data in rows.get(f"{schema.table}_data", []):
-            walk(json.loads(data))
+            walk(decode_data(data))
     return found
 
 

@@ -8,13 +8,14 @@ import sys
 import time
 
 STARTUP_SECONDS = 15
+PRINTED = re.compile(r"(admin token|read-only token|database|admin user|admin password|credentials file): (.+)")
 
 
 def start_serve(
     args: list[str], env: dict[str, str], until: str = "read-only token"
 ) -> tuple[subprocess.Popen[str], dict[str, str]]:
     """Start ``python -m server_stub ARGS``; return the process and what it printed (url, tokens, database,
-    admin user and password), read up to the line ``until``."""
+    admin user and password, credentials file), read up to the line ``until``."""
     process = subprocess.Popen(
         [sys.executable, "-m", "server_stub", *args],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
@@ -26,7 +27,7 @@ def start_serve(
         line = process.stdout.readline()
         if not line:
             break
-        if match := re.match(r"(admin token|read-only token|database|admin user|admin password): (.+)", line.strip()):
+        if match := PRINTED.match(line.strip()):
             lines[match.group(1)] = match.group(2)
         elif match := re.search(r"at (http://\S+)", line):
             lines["url"] = match.group(1)

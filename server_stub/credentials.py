@@ -1,0 +1,34 @@
+"""The credentials ``mailadmin serve`` generated, in an owner-only file beside its database.
+
+The terminal shows them too (that is how the demo is used); the file lets a script or a
+second terminal read them without copying a secret off the screen or out of ``ps``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from jmapclient.config import data_dir
+from server_stub.store import MEMORY, OWNER_ONLY
+
+SUFFIX = ".credentials"
+
+
+def credentials_path(db: str, port: int) -> Path:
+    """``<database>.credentials``; for a throwaway database, one per port in the data directory."""
+    if db == MEMORY:
+        return data_dir() / f"serve-{port}{SUFFIX}"
+    database = Path(db)
+    return database.with_name(database.name + SUFFIX)
+
+
+def write_credentials(path: Path, lines: Sequence[tuple[str, str]]) -> Path:
+    """Write ``name: value`` lines, owner-only from the first byte (an older file's mode is reset too)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, OWNER_ONLY)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        os.fchmod(file.fileno(), OWNER_ONLY)
+        file.writelines(f"{name}: {value}\n" for name, value in lines)
+    return path

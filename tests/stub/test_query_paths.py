@@ -1,0 +1,89 @@
+"""Deep and end pages come from other paths than the first ones (the ordered list kept per state,
+or the order read backwards): each must give exactly the page LIMIT/OFFSET would give.
+
+The oracle is the full ordering computed here from the stored objects; the paths are forced
+by lowering DIRECT_ROWS to a few rows, so 120 reports exercise all three.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+from server_stub.methods import query as query_method
+from tests.support.report_oracle import failed, holds_words, reports, seq
+from tests.support.stub import Stub, running_stub
+
+FILTERS: dict[str, tuple[Any, Any]] = {
+    "none": (None, lambda r: True),
+    "failed": ({"totalFailedSessionsIsGreaterThan": 0}, lambda r: failed(r) > 0),
+    "text": ({"text": "sendgrid"}, lambda r: holds_words(r, "sendgrid")),
+}
+SORTS: dict[str, tuple[Any, Any]] = {
+    "newest": ([{"property": "receivedAt", "isAscending": False}], lambda r: (r["receivedAt"], seq(r["id"]))),
+    "expiry": ([{"property": "expiresAt"}], lambda r: (r["expiresAt"], seq(r["id"]))),
+    "default": (None, lambda r: seq(r["id"])),
+}
+DESCENDING = {"newest", "default"}
+QUERY = DMARC_EXTERNAL_REPORT.method("query")
+REPORTS = 120
+
+
+@pytest.fixture(params=["spec", "stalwart"])
+async def pstub(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Stub]:
+    monkeypatch.setattr(query_method, "DIRECT_ROWS", 4)
+    async with running_stub(request.param, reports=REPORTS) as made:
+        yield made
+
+
+def _ordered(stub: Stub, filter_name: str, sort_name: str) -> list[str]:
+    keep = FILTERS[filter_name][1]
+    key = SORTS[sort_name][1]
+    chosen = [r for r in reports(stub).values() if keep(r)]
+    return [r["id"] for r in sorted(chosen, key=key, reverse=sort_name in DESCENDING)]
+
+
+async def _page(stub: Stub, filter_name: str, sort_name: str, **arguments: Any) -> dict[str, Any]:
+    filter, sort = FILTERS[filter_name][0], SORTS[sort_name][0]
+    request = {"calculateTotal": True, **arguments, **({"filter": filter} if filter else {}),
+               **({"sort": sort} if sort else {})}
+    name, answer = await stub.call(QUERY, request)
+    assert name == QUERY, answer
+    return answer
+
+
+@pytest.mark.parametrize("sort_name", SORTS)
+@pytest.mark.parametrize("filter_name", FILTERS)
+async def test_every_page_matches_the_full_order(pstub: Stub, filter_name: str, sort_name: str):
+    if sort_name == "newest" and "receivedAt" in pstub.profile.sorts_refused:
+        pytest.skip("the real server does not sort by receivedAt")
+    ordered = _ordered(pstub, filter_name, sort_name)
+    total = len(ordered)
+    assert total > 12  # enough for first, deep and end pages to be different paths
+    for _ in range(2):  # the second round answers from what the first one kept
+        for position in (0, 3, 5, total // 2, total - 7, total - 3, total - 1):
+            page = await _page(pstub, filter_name, sort_name, position=position, limit=5)
+            assert page["ids"] == ordered[position : position + 5], position
+            assert (page["position"], page["total"]) == (position, total)
+        for back in (1, 5, 9, total):
+            page = await _page(pstub, filter_name, sort_name, position=-back, limit=5)
+            assert page["ids"] == ordered[total - back : total - back + 5]
+        anchored = await _page(pstub, filter_name, sort_name, anchor=ordered[total // 2], anchorOffset=-1, limit=3)
+        assert anchored["ids"] == ordered[total // 2 - 1 : total // 2 + 2]
+        beyond = await _page(pstub, filter_name, sort_name, position=total + 10, limit=5)
+        assert beyond["ids"] == []
+
+
+async def test_a_write_retires_the_kept_totals_and_orders(pstub: Stub):
+    ordered = _ordered(pstub, "none", "expiry")
+    deep = await _page(pstub, "none", "expiry", position=50, limit=3)
+    assert deep["ids"] == ordered[50:53]
+    name, _ = await pstub.call(DMARC_EXTERNAL_REPORT.method("set"), {"destroy": [ordered[51]]})
+    assert name != "error"
+    again = await _page(pstub, "none", "expiry", position=50, limit=3)
+    assert again["total"] == REPORTS - 1
+    assert again["ids"] == [ordered[50], *ordered[52:54]]
+    assert again["queryState"] != deep["queryState"]
