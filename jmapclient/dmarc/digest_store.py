@@ -149,10 +149,10 @@ class DigestStore:
             os.close(os.open(path, os.O_CREAT | os.O_RDWR, OWNER_ONLY))
             os.chmod(path, OWNER_ONLY)
             db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            # No -wal/-shm side files, which would be created with the umask's mode.
-            db.execute("PRAGMA journal_mode=MEMORY")
-        db.execute("PRAGMA foreign_keys=ON")
         try:
+            # No -journal/-wal side files, which would be created with the umask's mode.
+            db.execute("PRAGMA journal_mode=MEMORY")
+            db.execute("PRAGMA foreign_keys=ON")
             db.executescript(_SCHEMA)
             version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except sqlite3.DatabaseError:
