@@ -97,6 +97,7 @@ deleted on the server leaves the figures at the next visit):
         self.inbox_query = query
         self.cache = cache
         self.figures: Figures | None = None
+        self.fetching = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="controls"):
@@ -145,9 +146,14 @@ deleted on the server leaves the figures at the next visit):
         if self.figures is not None:
             self.compute("")
 
-    @property
-    def fetching(self) -> bool:
-        return any(w.group == WORK_GROUP and w.is_running for w in self.workers)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop":
+            return self.fetching  # shown only while there is something to stop
+        return True
+
+    def set_fetching(self, fetching: bool) -> None:
+        self.fetching = fetching
+        self.refresh_bindings()
 
     @while_attached
     def action_stop(self) -> None:
@@ -155,6 +161,7 @@ deleted on the server leaves the figures at the next visit):
         if not self.fetching:
             return
         self.workers.cancel_group(self, WORK_GROUP)
+        self.set_fetching(False)
         self.compute(" · stopped: only the reports fetched so far are counted (r fetches again)")
 
     # --- The worker: it only computes and posts messages --------------------------------------
@@ -165,6 +172,7 @@ deleted on the server leaves the figures at the next visit):
         progress.display = True
         progress.update(total=None, progress=0)
         self.query_one("#retry").display = False
+        self.set_fetching(True)
         try:
             await self.cache.sync(self.context.client.dmarc_reports, self.inbox_query.filter(),
                                   lambda step: self.post_message(SyncStep(step)))
@@ -202,6 +210,7 @@ deleted on the server leaves the figures at the next visit):
     @while_attached
     def show_failure(self, message: SyncFailed) -> None:
         learn(self.context, "list", message.error)
+        self.set_fetching(False)
         self.query_one("#progress", ProgressBar).display = False
         self.query_one("#status", Static).update(
             outside.message(f"Could not fetch the reports: {message.error}", "bold red"))
@@ -220,6 +229,7 @@ deleted on the server leaves the figures at the next visit):
             self.compute(message.note)  # the period changed while these were computed
             return
         self.query_one("#progress", ProgressBar).display = False
+        self.set_fetching(False)
         summary = figures.overview
         self.query_one("#status", Static).update(
             f"{figures.first:%Y-%m-%d} to {figures.last:%Y-%m-%d}: {summary.reports:,} reports, "
