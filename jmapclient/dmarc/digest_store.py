@@ -42,7 +42,7 @@ from jmapclient.encoding import format_utc, parse_utc
 from jmapclient.objects import ObjectApi
 from jmapclient.paging import QueryPager
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 """Raised whenever a column or a derived value (the hint) changes meaning: the store then starts empty."""
 LIST_PAGE = 5_000
 """Ids per query request: the real server's cap on a query's ``limit`` (wire-notes)."""
@@ -51,6 +51,8 @@ GET_CHUNK = 250
 MAX_COUNT = 2**40
 """A record's message count is clamped here, so sums over a million records fit SQLite's integers."""
 OWNER_ONLY = 0o600
+MEMO_SIZE = 8
+"""Figures remembered: every period of the view, for the latest listing."""
 NEWEST_FIRST = ({"property": "receivedAt", "isAscending": False},)
 """Where the server cannot sort by receivedAt the pager falls back to ids, which grow with arrival."""
 
@@ -63,7 +65,8 @@ CREATE TABLE IF NOT EXISTS reports(
     begin TEXT NOT NULL, end TEXT NOT NULL,
     day TEXT NOT NULL,
     p TEXT NOT NULL, sp TEXT NOT NULL, np TEXT NOT NULL, adkim TEXT NOT NULL, aspf TEXT NOT NULL,
-    testing INTEGER NOT NULL);
+    testing INTEGER NOT NULL,
+    messages INTEGER NOT NULL DEFAULT 0, passed INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS reports_day ON reports(day);
 CREATE TABLE IF NOT EXISTS records(
     report INTEGER NOT NULL REFERENCES reports(key) ON DELETE CASCADE,
@@ -137,6 +140,11 @@ class DigestStore:
         self.path = path
         self._lock = threading.Lock()
         self._db = self._open(path)
+        self._version = 0
+        """Bumped by every change of what is stored; with the listing, it keys the memo of figures."""
+        self._listing = (0, 0)
+        """How many ids are listed and the XOR of their hashes: the same listing gives the same pair."""
+        self._memo: dict[tuple[Any, ...], Figures] = {}
 
     @staticmethod
     def _open(path: Path | None) -> sqlite3.Connection:
@@ -208,19 +216,24 @@ class DigestStore:
                 return
             self._reset(self._db)
             self._db.execute("INSERT INTO meta VALUES ('identity', ?)", (identity,))
+            self._version += 1
+            self._listing = (0, 0)
 
     def put(self, digests: Sequence[ReportDigest], unreadable: Sequence[str] = ()) -> None:
         """Store digests (replacing any of the same id), and ids of reports this client cannot read."""
         with self._transaction() as db:
+            self._version += 1
             for digest in digests:
                 db.execute("DELETE FROM reports WHERE id=?", (_clean(digest.id),))
                 key = db.execute(
                     "INSERT INTO reports(id, org, report_id, policy_domain, begin, end, day, p, sp, np, adkim, aspf,"
-                    " testing) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " testing, messages, passed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (_clean(digest.id), _clean(digest.reporter), _clean(digest.report_id),
                      _clean(digest.policy_domain), format_utc(digest.begin), format_utc(digest.end),
                      digest.day.isoformat(), _clean(digest.p), _clean(digest.sp), _clean(digest.np),
-                     _clean(digest.adkim), _clean(digest.aspf), int(digest.testing)),
+                     _clean(digest.adkim), _clean(digest.aspf), int(digest.testing),
+                     sum(min(r.count, MAX_COUNT) for r in digest.records),
+                     sum(min(r.count, MAX_COUNT) for r in digest.records if r.passes)),
                 ).lastrowid
                 db.executemany(
                     "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -237,15 +250,21 @@ class DigestStore:
 
     def mark_listed(self, ids: Iterable[str], *, fresh: bool = False) -> None:
         """Count these reports in the figures (``fresh``: these alone): what the server listed."""
+        rows = [(_clean(i),) for i in ids]
         with self._transaction() as db:
+            count, mix = (0, 0) if fresh else self._listing
             if fresh:
                 db.execute("DELETE FROM listed")
-            db.executemany("INSERT OR IGNORE INTO listed VALUES (?)", [(_clean(i),) for i in ids])
+            for (report_id,) in rows:
+                mix ^= hash(report_id)
+            db.executemany("INSERT OR IGNORE INTO listed VALUES (?)", rows)
+            self._listing = (count + len(rows), mix)
 
     def discard(self, ids: Iterable[str]) -> None:
         """Forget reports (deleted here, so the figures drop them without a visit)."""
         with self._transaction() as db:
             gone = [(_clean(i),) for i in ids]
+            self._version += 1
             db.executemany("DELETE FROM reports WHERE id=?", gone)
             db.executemany("DELETE FROM listed WHERE id=?", gone)
 
@@ -318,6 +337,7 @@ class DigestStore:
             # Everything the server holds was listed: what is stored beyond it was deleted.
             with self._transaction() as db:
                 forgotten = db.execute("DELETE FROM reports WHERE id NOT IN (SELECT id FROM listed)").rowcount
+                self._version += 1 if forgotten else 0
         with self._lock:
             missing = int(self._db.execute(_MISSING.replace("{columns}", "count(*)"), (-1,)).fetchone()[0])
         cached = listed - missing
@@ -347,61 +367,74 @@ class DigestStore:
     # --- Figures --------------------------------------------------------------------------------
 
     def figures(self, first: date, last: date, limit: int) -> Figures:
-        """The figures of the listed reports whose day is in the period; lists cut at ``limit`` rows."""
-        span = (first.isoformat(), last.isoformat())
+        """The figures of the listed reports whose day is in the period; lists cut at ``limit`` rows.
+
+        Remembered until what is stored or listed changes: a second visit that fetched
+        nothing new costs no aggregation, however many reports there are.
+        """
         with self._lock:
-            db = self._db
-            db.execute("DROP TABLE IF EXISTS temp.chosen")
-            db.execute("CREATE TEMP TABLE chosen AS SELECT r.key, r.id, r.org, r.policy_domain, r.day"
-                       " FROM reports r JOIN listed USING(id) WHERE r.day BETWEEN ? AND ?", span)
-            db.execute("CREATE INDEX temp.chosen_key ON chosen(key)")
-            reports, messages, passed = db.execute(
-                f"SELECT (SELECT count(*) FROM chosen), {_TALLY} FROM records JOIN chosen ON records.report=chosen.key"
-            ).fetchone()
-            summary = Overview(reports, messages, passed)
-            domains = [
-                DomainRate(domain, messages=messages, passed=passed, reports=count)
-                for domain, count, messages, passed in db.execute(
-                    f"SELECT c.policy_domain, count(DISTINCT c.key), {_TALLY} FROM chosen c"
-                    " LEFT JOIN records ON records.report=c.key GROUP BY c.policy_domain"
-                    " ORDER BY 3 DESC, 1 LIMIT ?", (limit,))
-            ]
-            top = [
-                SourceStat(ip, messages=messages, passed=passed,
-                           domains={d for d in json.loads(domains_json) if d},
-                           reporters=set(json.loads(reporters_json)))
-                for ip, messages, passed, domains_json, reporters_json in db.execute(
-                    f"SELECT source_ip, {_TALLY}, json_group_array(DISTINCT header_from),"
-                    " json_group_array(DISTINCT c.org) FROM records JOIN chosen c ON records.report=c.key"
-                    " GROUP BY source_ip ORDER BY 2 DESC, 1 LIMIT ?", (limit,))
-            ]
-            by_ip = {s.source_ip: s for s in top}
-            if by_ip:
-                marks = ",".join("?" * len(by_ip))
-                for ip, hint, count in db.execute(
-                    "SELECT source_ip, hint, sum(count) FROM records JOIN chosen c ON records.report=c.key"
-                    f" WHERE hint != '' AND source_ip IN ({marks}) GROUP BY 1, 2", tuple(by_ip)):
-                    by_ip[ip].hints[Hint(hint)] = count
-            totals = {
-                date.fromisoformat(day): (messages, passed)
-                for day, messages, passed in db.execute(
-                    f"SELECT c.day, {_TALLY} FROM records JOIN chosen c ON records.report=c.key GROUP BY c.day")
-            }
-            failing = [
-                FailingRecord(
-                    ReportDigest(id=report_id, reporter=org, report_id="", policy_domain=domain,
-                                 begin=_NO_TIME, end=_NO_TIME),
-                    RecordDigest(source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
-                                 header_from=header_from, envelope_from=envelope_from),
-                    Hint(hint) if hint else None,
-                )
-                for ip, count, disposition, dkim, spf, header_from, envelope_from, hint, report_id, org, domain
-                in db.execute(
-                    "SELECT source_ip, count, disposition, dkim, spf, header_from, envelope_from, hint, c.id, c.org,"
-                    " c.policy_domain FROM records JOIN chosen c ON records.report=c.key WHERE NOT passes"
-                    " ORDER BY count DESC, source_ip, c.id LIMIT ?", (limit,))
-            ]
-            db.execute("DROP TABLE temp.chosen")
+            key = (self._version, self._listing, first, last, limit)
+            known = self._memo.get(key)
+            if known is None:
+                known = self._aggregate(first, last, limit)
+                if len(self._memo) >= MEMO_SIZE:
+                    self._memo.pop(next(iter(self._memo)))
+                self._memo[key] = known
+            return known
+
+    def _aggregate(self, first: date, last: date, limit: int) -> Figures:
+        db = self._db
+        db.execute("DROP TABLE IF EXISTS temp.chosen")
+        db.execute("CREATE TEMP TABLE chosen AS SELECT r.key, r.id, r.org, r.policy_domain, r.day, r.messages,"
+                   " r.passed FROM reports r JOIN listed USING(id) WHERE r.day BETWEEN ? AND ?",
+                   (first.isoformat(), last.isoformat()))
+        db.execute("CREATE INDEX temp.chosen_key ON chosen(key)")
+        summary = Overview(*db.execute(f"SELECT count(*), {_REPORT_TALLY} FROM chosen").fetchone())
+        domains = [
+            DomainRate(domain, messages=messages, passed=passed, reports=count)
+            for domain, count, messages, passed in db.execute(
+                f"SELECT policy_domain, count(*), {_REPORT_TALLY} FROM chosen GROUP BY policy_domain"
+                " ORDER BY 3 DESC, 1 LIMIT ?", (limit,))
+        ]
+        totals = {
+            date.fromisoformat(day): (messages, passed)
+            for day, messages, passed in db.execute(f"SELECT day, {_REPORT_TALLY} FROM chosen GROUP BY day")
+        }
+        top = [
+            SourceStat(ip, messages=messages, passed=passed)
+            for ip, messages, passed in db.execute(
+                f"SELECT source_ip, {_RECORD_TALLY} FROM chosen c JOIN records ON records.report=c.key"
+                " GROUP BY source_ip ORDER BY 2 DESC, 1 LIMIT ?", (limit,))
+        ]
+        by_ip = {source.source_ip: source for source in top}
+        if by_ip:
+            # Who sent as what, who saw it and the hints, for the busiest sources only.
+            marks = ",".join("?" * len(by_ip))
+            for ip, header_from, org, hint, count in db.execute(
+                "SELECT source_ip, header_from, c.org, hint, sum(count) FROM chosen c"
+                f" JOIN records ON records.report=c.key WHERE source_ip IN ({marks}) GROUP BY 1, 2, 3, 4",
+                tuple(by_ip)):
+                source = by_ip[ip]
+                if header_from:
+                    source.domains.add(header_from)
+                source.reporters.add(org)
+                if hint:
+                    source.hints[Hint(hint)] = source.hints.get(Hint(hint), 0) + count
+        failing = [
+            FailingRecord(
+                ReportDigest(id=report_id, reporter=org, report_id="", policy_domain=domain,
+                             begin=_NO_TIME, end=_NO_TIME),
+                RecordDigest(source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
+                             header_from=header_from, envelope_from=envelope_from),
+                Hint(hint) if hint else None,
+            )
+            for ip, count, disposition, dkim, spf, header_from, envelope_from, hint, report_id, org, domain
+            in db.execute(
+                "SELECT source_ip, count, disposition, dkim, spf, header_from, envelope_from, hint, c.id, c.org,"
+                " c.policy_domain FROM chosen c JOIN records ON records.report=c.key WHERE NOT passes"
+                " ORDER BY count DESC, source_ip, c.id LIMIT ?", (limit,))
+        ]
+        db.execute("DROP TABLE temp.chosen")
         days = [first + timedelta(days=n) for n in range(max(0, (last - first).days + 1))]
         series = [DayStat(day, *totals.get(day, (0, 0))) for day in days]
         return Figures(first, last, summary, domains, top, series, failing)
@@ -409,7 +442,8 @@ class DigestStore:
 
 _REPORT_COLUMNS = ("r.key, r.id, r.org, r.report_id, r.policy_domain, r.begin, r.end, r.p, r.sp, r.np, r.adkim,"
                    " r.aspf, r.testing")
-_TALLY = "coalesce(sum(count), 0), coalesce(sum(CASE WHEN passes THEN count ELSE 0 END), 0)"
+_RECORD_TALLY = "coalesce(sum(count), 0), coalesce(sum(CASE WHEN passes THEN count ELSE 0 END), 0)"
+_REPORT_TALLY = "coalesce(sum(messages), 0), coalesce(sum(passed), 0)"
 _MISSING = ("SELECT {columns} FROM listed WHERE listed.rowid > ?"
             " AND NOT EXISTS (SELECT 1 FROM reports WHERE reports.id = listed.id)")
 _NO_TIME = parse_utc("1970-01-01T00:00:00Z")

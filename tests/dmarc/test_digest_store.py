@@ -167,3 +167,18 @@ def digest_store_type() -> Any:
     from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 
     return DMARC_EXTERNAL_REPORT
+
+
+async def test_figures_are_remembered_until_the_store_or_the_listing_changes(world: StubWorld) -> None:
+    store = DigestStore()
+    reports = api(world)
+    await store.sync(reports)
+    first = store.figures(*EVERYTHING, limit=10)
+    await store.sync(reports)  # the same listing, nothing fetched: nothing to aggregate again
+    assert store.figures(*EVERYTHING, limit=10) is first
+    victim = world.store.all_ids(digest_store_type())[0]
+    store.discard([victim])  # deleted from the console
+    assert store.figures(*EVERYTHING, limit=10).overview.reports == 59
+    add_demo_reports(world.store, 2, random.Random(9), FROZEN_NOW)
+    await store.sync(reports)
+    assert store.figures(*EVERYTHING, limit=10).overview.reports == 62  # the victim is back: it still exists
