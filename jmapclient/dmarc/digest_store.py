@@ -77,6 +77,9 @@ CREATE TABLE IF NOT EXISTS records(
 CREATE INDEX IF NOT EXISTS records_report ON records(report);
 CREATE TEMP TABLE IF NOT EXISTS listed(id TEXT PRIMARY KEY);
 """
+_COLUMNS = ["key", "id", "org", "report_id", "policy_domain", "begin", "end", "day", "p", "sp", "np", "adkim", "aspf",
+            "testing", "messages", "passed"]
+"""The reports table's columns, as ``_SCHEMA`` declares them: a file with others is made again."""
 UNREADABLE_DAY = ""
 """The day of a report this client could not read: kept so it is not fetched again, in no period."""
 
@@ -148,29 +151,53 @@ class DigestStore:
 
     @staticmethod
     def _open(path: Path | None) -> sqlite3.Connection:
+        """The database at ``path``; a damaged one is replaced, and one that cannot be had is kept in memory.
+
+        The cache only saves fetching: no state of the file may keep the console from working.
+        """
         if path is None:
-            db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # Created owner-only before SQLite writes a byte: report contents name the
-            # organisation's mail sources.
-            os.close(os.open(path, os.O_CREAT | os.O_RDWR, OWNER_ONLY))
-            os.chmod(path, OWNER_ONLY)
-            db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            return DigestStore._prepare(sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None))
+        for _ in range(2):
+            try:
+                return DigestStore._prepare(DigestStore._connect(path))
+            except (OSError, sqlite3.Error):
+                try:
+                    path.unlink(missing_ok=True)
+                except OSError:
+                    break
+        return DigestStore._open(None)
+
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Created owner-only before SQLite writes a byte: report contents name the
+        # organisation's mail sources.
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, OWNER_ONLY))
+        os.chmod(path, OWNER_ONLY)
+        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         try:
             # No -journal/-wal side files, which would be created with the umask's mode.
             db.execute("PRAGMA journal_mode=MEMORY")
+        except sqlite3.Error:
+            db.close()
+            raise
+        return db
+
+    @staticmethod
+    def _prepare(db: sqlite3.Connection) -> sqlite3.Connection:
+        try:
             db.execute("PRAGMA foreign_keys=ON")
             db.executescript(_SCHEMA)
             version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        except sqlite3.DatabaseError:
-            # A damaged file only costs a refetch.
+            columns = [row[1] for row in db.execute("PRAGMA table_info(reports)")]
+            if version is None or version[0] != SCHEMA_VERSION or columns != _COLUMNS:
+                # Another layout: the tables are made again, empty.
+                db.executescript("DROP TABLE records; DROP TABLE reports; DROP TABLE meta;")
+                db.executescript(_SCHEMA)
+                DigestStore._reset(db)
+        except sqlite3.Error:
             db.close()
-            if path is not None:
-                path.unlink(missing_ok=True)
-            return DigestStore._open(path)
-        if version is None or version[0] != SCHEMA_VERSION:
-            DigestStore._reset(db)
+            raise
         return db
 
     @staticmethod

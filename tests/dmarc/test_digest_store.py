@@ -182,3 +182,28 @@ async def test_figures_are_remembered_until_the_store_or_the_listing_changes(wor
     add_demo_reports(world.store, 2, random.Random(9), FROZEN_NOW)
     await store.sync(reports)
     assert store.figures(*EVERYTHING, limit=10).overview.reports == 62  # the victim is back: it still exists
+
+
+def test_a_cache_of_another_layout_is_made_again(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "d.sqlite"
+    old = sqlite3.connect(path)
+    old.executescript("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+                      "INSERT INTO meta VALUES ('schema', '2');"  # the version, but not its columns
+                      "CREATE TABLE reports(key INTEGER PRIMARY KEY, id TEXT);"
+                      "CREATE TABLE records(report INTEGER); INSERT INTO reports VALUES (1, 'a');")
+    old.commit()
+    old.close()
+    store = DigestStore(path)
+    begin = parse_utc("2026-03-01T00:00:00Z")
+    store.put([ReportDigest(id="b", reporter="r", report_id="x", policy_domain="d.test", begin=begin, end=begin)])
+    assert len(store) == 1 and "a" not in store
+
+
+def test_a_cache_path_that_cannot_be_a_file_falls_back_to_memory(tmp_path: Path) -> None:
+    blocked = tmp_path / "d.sqlite"
+    (blocked / "inside").mkdir(parents=True)  # a directory where the file should be
+    store = DigestStore(blocked)
+    store.put([], ["some-id"])
+    assert "some-id" in store and blocked.is_dir()
