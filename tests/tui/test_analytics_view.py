@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import httpx
 from textual.widgets import ProgressBar, Select, Static
@@ -14,6 +15,7 @@ from tests.support.held_uploads import wait_until
 from tests.support.inbox_steps import settle
 from tests.support.transport import FlakyTransport
 from tui.reports.analytics_view import AnalyticsView
+from tui.reports.cache import DigestCache
 
 SIZE = (120, 40)
 GET = b'"x:DmarcExternalReport/get"'
@@ -122,3 +124,12 @@ async def test_a_report_deleted_on_the_server_leaves_the_figures(world: StubWorl
         await settle(pilot)
         view = pilot.app.query_one(AnalyticsView)
         assert len(view.cache) == 119 and victim not in view.cache
+
+
+def test_the_old_json_cache_is_removed(tmp_path: Path) -> None:
+    path = tmp_path / "dmarc-digests" / "abc.sqlite"
+    path.parent.mkdir()
+    legacy = path.with_suffix(".json")
+    legacy.write_text('{"digests": []}')
+    DigestCache(path)
+    assert not legacy.exists() and path.exists()

@@ -8,14 +8,25 @@ the server's address so the address itself is not in a file name.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from pathlib import Path
 
 from jmapclient.config import data_dir
 from jmapclient.dmarc.digest_store import DigestStore
 
-DigestCache = DigestStore
-"""The inbox holds one, shares it with analytics, and forgets a report it deletes."""
+LEGACY_SUFFIX = ".json"
+"""Earlier versions kept digests as JSON beside it; such a file is removed, not left readable on disk."""
+
+
+class DigestCache(DigestStore):
+    """The inbox holds one, shares it with analytics, and forgets a report it deletes."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        if path is not None:
+            with contextlib.suppress(OSError):  # not ours to fix; the new cache works without it
+                path.with_suffix(LEGACY_SUFFIX).unlink(missing_ok=True)
+        super().__init__(path)
 
 
 def cache_file(server: str) -> Path:
