@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
+import pytest
 from textual.widgets import ProgressBar, Select, Static
 
+from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from tests.support.console import StubWorld, make_world
 from tests.support.held_uploads import wait_until
@@ -133,3 +136,20 @@ def test_the_old_json_cache_is_removed(tmp_path: Path) -> None:
     legacy.write_text('{"digests": []}')
     DigestCache(path)
     assert not legacy.exists() and path.exists()
+
+
+async def test_a_failing_cache_is_said_not_crashed(monkeypatch: pytest.MonkeyPatch) -> None:
+    world = make_world("spec", reports=20)
+
+    def broken(*_: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(DigestStore, "figures", broken)
+        await pilot.press("a")
+        await settle(pilot)
+        view = pilot.app.query_one(AnalyticsView)
+        assert "analytics cache failed" in status(view) and "disk is full" in status(view)
+        assert "dmarc.analytics.stop" not in bindings(view)
+    world.store.close()

@@ -10,6 +10,7 @@ from the store without fetching. The work stops when the view goes (esc) or on *
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from datetime import date, timedelta
 
 from rich.console import Group
@@ -57,7 +58,7 @@ class FiguresReady(Message):
 
 
 class SyncFailed(Message):
-    def __init__(self, error: JmapError) -> None:
+    def __init__(self, error: JmapError | sqlite3.Error) -> None:
         super().__init__()
         self.error = error
 
@@ -167,6 +168,7 @@ deleted on the server leaves the figures at the next visit):
     # --- The worker: it only computes and posts messages --------------------------------------
 
     @work(exclusive=True, group=WORK_GROUP)
+    @while_attached
     async def fetch(self) -> None:
         progress = self.query_one("#progress", ProgressBar)
         progress.display = True
@@ -176,17 +178,24 @@ deleted on the server leaves the figures at the next visit):
         try:
             await self.cache.sync(self.context.client.dmarc_reports, self.inbox_query.filter(),
                                   lambda step: self.post_message(SyncStep(step)))
-        except JmapError as error:
+        except (JmapError, sqlite3.Error) as error:
             self.post_message(SyncFailed(error))
             return
-        first, last = self.period()
-        figures = await asyncio.to_thread(self.cache.figures, first, last, LIST_LIMIT)
-        self.post_message(FiguresReady(figures, ""))
+        await self.compute_figures("")
 
     @work(exclusive=True, group="dmarc-analytics-figures")
+    @while_attached
     async def compute(self, note: str) -> None:
+        await self.compute_figures(note)
+
+    async def compute_figures(self, note: str) -> None:
+        """Aggregate in a thread (SQL over every listed report), then hand the figures to the handler."""
         first, last = self.period()
-        figures = await asyncio.to_thread(self.cache.figures, first, last, LIST_LIMIT)
+        try:
+            figures = await asyncio.to_thread(self.cache.figures, first, last, LIST_LIMIT)
+        except sqlite3.Error as error:  # the cache file broke under us (disk full, removed)
+            self.post_message(SyncFailed(error))
+            return
         self.post_message(FiguresReady(figures, note))
 
     # --- What the worker reports ------------------------------------------------------------------
@@ -209,11 +218,14 @@ deleted on the server leaves the figures at the next visit):
     @on(SyncFailed)
     @while_attached
     def show_failure(self, message: SyncFailed) -> None:
-        learn(self.context, "list", message.error)
+        if isinstance(message.error, JmapError):
+            learn(self.context, "list", message.error)
+            what = "Could not fetch the reports"
+        else:
+            what = "The analytics cache failed (r tries again)"
         self.set_fetching(False)
         self.query_one("#progress", ProgressBar).display = False
-        self.query_one("#status", Static).update(
-            outside.message(f"Could not fetch the reports: {message.error}", "bold red"))
+        self.query_one("#status", Static).update(outside.message(f"{what}: {message.error}", "bold red"))
         self.query_one("#retry").display = True
 
     def period(self) -> tuple[date, date]:
