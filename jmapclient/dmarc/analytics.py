@@ -2,8 +2,9 @@
 
 Pure computation over the wire form of ``DmarcExternalReport`` (what ``/get`` returns):
 no UI and no network. Reports are first reduced to a :class:`ReportDigest`, which keeps
-only what the figures need; digests are small, JSON-serialisable and never change
-(a received report is immutable), so a caller may cache them by report id.
+what the figures (and advice on the published policy) need; a received report never
+changes, so :mod:`jmapclient.dmarc.digest_store` keeps digests by report id and
+aggregates them into the figures declared here.
 
 Every figure is weighted by messages (a record's ``count``), not by records or reports,
 because one record may stand for one message or for a million.
@@ -11,15 +12,15 @@ because one record may stand for one message or for a million.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
 from jmapclient.dmarc.counting import iter_records, record_count, record_passes
 from jmapclient.dmarc.wirelists import iter_wire_list
-from jmapclient.encoding import format_utc, parse_utc
+from jmapclient.encoding import parse_utc
 
 FORWARDING_OVERRIDES = frozenset({"Forwarded", "TrustedForwarder"})
 MAILING_LIST_OVERRIDES = frozenset({"MailingList"})
@@ -64,6 +65,13 @@ class ReportDigest:
     begin: datetime
     end: datetime
     records: tuple[RecordDigest, ...] = ()
+    p: str = ""
+    """The published policy (``policyDisposition``), and below the rest of what the reporter saw published."""
+    sp: str = ""
+    np: str = ""
+    adkim: str = ""
+    aspf: str = ""
+    testing: bool = False
 
     @property
     def messages(self) -> int:
@@ -81,42 +89,6 @@ class ReportDigest:
         that day even when its period runs a second or an hour over midnight.
         """
         return (self.begin + (self.end - self.begin) / 2).date()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "reporter": self.reporter,
-            "reportId": self.report_id,
-            "policyDomain": self.policy_domain,
-            "begin": format_utc(self.begin),
-            "end": format_utc(self.end),
-            "records": [
-                [r.source_ip, r.count, r.disposition, r.dkim, r.spf, r.header_from, r.envelope_from,
-                 list(r.overrides), [list(a) for a in r.dkim_auth], [list(a) for a in r.spf_auth]]
-                for r in self.records
-            ],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ReportDigest:
-        records = tuple(
-            RecordDigest(
-                source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
-                header_from=header_from, envelope_from=envelope_from, overrides=tuple(overrides),
-                dkim_auth=tuple((d, r) for d, r in dkim_auth), spf_auth=tuple((d, r) for d, r in spf_auth),
-            )
-            for ip, count, disposition, dkim, spf, header_from, envelope_from, overrides, dkim_auth, spf_auth
-            in data["records"]
-        )
-        return cls(
-            id=str(data["id"]),
-            reporter=str(data["reporter"]),
-            report_id=str(data["reportId"]),
-            policy_domain=str(data["policyDomain"]),
-            begin=parse_utc(data["begin"]),
-            end=parse_utc(data["end"]),
-            records=records,
-        )
 
 
 def _text(value: Any) -> str:
@@ -154,6 +126,12 @@ def digest_report(wire: Mapping[str, Any]) -> ReportDigest:
         begin=parse_utc(str(body.get("dateRangeBegin"))),
         end=parse_utc(str(body.get("dateRangeEnd"))),
         records=tuple(digest_record(r) for r in iter_records(wire)),
+        p=_text(body.get("policyDisposition")),
+        sp=_text(body.get("policySubdomainDisposition")),
+        np=_text(body.get("policyNp")),
+        adkim=_text(body.get("policyAdkim")),
+        aspf=_text(body.get("policyAspf")),
+        testing=body.get("policyTestingMode") is True,
     )
 
 
@@ -217,17 +195,6 @@ class DomainRate(Tally):
     reports: int = 0
 
 
-def domain_rates(reports: Iterable[ReportDigest]) -> list[DomainRate]:
-    """Message-weighted pass rate per policy domain, busiest domain first."""
-    by_domain: dict[str, DomainRate] = {}
-    for report in reports:
-        entry = by_domain.setdefault(report.policy_domain, DomainRate(report.policy_domain))
-        entry.reports += 1
-        entry.messages += report.messages
-        entry.passed += report.passed
-    return sorted(by_domain.values(), key=lambda d: (-d.messages, d.domain))
-
-
 @dataclass
 class SourceStat(Tally):
     source_ip: str
@@ -247,55 +214,11 @@ class SourceStat(Tally):
         return max(sorted(self.hints), key=lambda h: self.hints[h])
 
 
-def sources(reports: Iterable[ReportDigest]) -> list[SourceStat]:
-    """Per sending IP across reports, most messages first (ties by address)."""
-    by_ip: dict[str, SourceStat] = {}
-    for report in reports:
-        for record in report.records:
-            entry = by_ip.setdefault(record.source_ip, SourceStat(record.source_ip))
-            entry.messages += record.count
-            if record.passes:
-                entry.passed += record.count
-            if record.header_from:
-                entry.domains.add(record.header_from)
-            entry.reporters.add(report.reporter)
-            hint = classify(record)
-            if hint is not None:
-                entry.hints[hint] = entry.hints.get(hint, 0) + record.count
-    return sorted(by_ip.values(), key=lambda s: (-s.messages, s.source_ip))
-
-
 @dataclass(frozen=True)
 class DayStat(Tally):
     day: date
     messages: int
     passed: int
-
-
-def daily(reports: Iterable[ReportDigest], first: date, last: date) -> list[DayStat]:
-    """Volume and passing messages for every day from ``first`` to ``last``, zero-filled.
-
-    A report counts for :attr:`ReportDigest.day`; reports outside the period are left out.
-    """
-    if last < first:
-        return []
-    totals: dict[date, list[int]] = {}
-    for report in reports:
-        if first <= report.day <= last:
-            bucket = totals.setdefault(report.day, [0, 0])
-            bucket[0] += report.messages
-            bucket[1] += report.passed
-    days = (last - first).days + 1
-    out = []
-    for offset in range(days):
-        day = first + timedelta(days=offset)
-        messages, passed = totals.get(day, (0, 0))
-        out.append(DayStat(day, messages, passed))
-    return out
-
-
-def in_period(reports: Iterable[ReportDigest], first: date, last: date) -> list[ReportDigest]:
-    return [r for r in reports if first <= r.day <= last]
 
 
 @dataclass(frozen=True)
@@ -305,26 +228,11 @@ class FailingRecord:
     hint: Hint | None
 
 
-def failing_records(reports: Iterable[ReportDigest]) -> list[FailingRecord]:
-    """Only the records that fail DMARC, most messages first."""
-    found = [
-        FailingRecord(report, record, classify(record))
-        for report in reports
-        for record in report.records
-        if not record.passes
-    ]
-    return sorted(found, key=lambda f: (-f.record.count, f.record.source_ip, f.report.id))
-
-
 @dataclass(frozen=True)
 class Overview(Tally):
     reports: int
     messages: int
     passed: int
-
-
-def overview(reports: Sequence[ReportDigest]) -> Overview:
-    return Overview(len(reports), sum(r.messages for r in reports), sum(r.passed for r in reports))
 
 
 def format_rate(rate: float | None) -> str:

@@ -1,4 +1,7 @@
-"""Analytics over small hand-made reports; every expected figure is worked out by hand."""
+"""Analytics over small hand-made reports; every expected figure is worked out by hand.
+
+The figures are aggregated by the digest store (SQL), fed here directly with digests.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +10,8 @@ from typing import Any
 
 import pytest
 
-from jmapclient.dmarc.analytics import (
-    Hint,
-    ReportDigest,
-    classify,
-    daily,
-    digest_record,
-    digest_report,
-    domain_rates,
-    failing_records,
-    format_rate,
-    overview,
-    sources,
-)
+from jmapclient.dmarc.analytics import Hint, ReportDigest, classify, digest_record, digest_report, format_rate
+from jmapclient.dmarc.digest_store import DigestStore, Figures
 
 
 def rec(ip: str, count: int, dkim: str, spf: str, header: str = "example.com", **extra: Any) -> dict[str, Any]:
@@ -54,10 +46,18 @@ B = report("b", "Yahoo", "Example.COM", "2026-03-02T00:00:00Z", "2026-03-03T00:0
 C = report("c", "Microsoft", "other.org", "2026-03-02T00:00:00Z", "2026-03-02T23:59:59Z",
            rec("203.0.113.9", 3, "fail", "fail", header="other.org"))
 DIGESTS = [digest_report(x) for x in (A, B, C)]
+WHOLE = (date(2026, 2, 28), date(2026, 3, 3))
+
+
+def figures(digests: list[ReportDigest], first: date = WHOLE[0], last: date = WHOLE[1], limit: int = 200) -> Figures:
+    store = DigestStore()
+    store.put(digests)
+    store.mark_listed([d.id for d in digests], fresh=True)
+    return store.figures(first, last, limit)
 
 
 def test_domain_rates_are_weighted_by_messages_not_reports() -> None:
-    rates = domain_rates(DIGESTS)
+    rates = figures(DIGESTS).domains
     assert [(d.domain, d.messages, d.passed, d.reports) for d in rates] == [
         ("example.com", 60, 45, 2),  # 20 + 40 messages; 15 + 30 passed; domain case-folded
         ("other.org", 3, 0, 1),
@@ -71,13 +71,14 @@ def test_weighting_differs_from_a_mean_of_report_rates() -> None:
     day = ("2026-03-01T00:00:00Z", "2026-03-01T23:59:59Z")
     small = report("s", "X", "d.test", *day, rec("192.0.2.9", 1, "fail", "fail"))
     big = report("g", "X", "d.test", *day, rec("192.0.2.9", 99, "pass", "pass"))
-    (rate,) = domain_rates([digest_report(small), digest_report(big)])
+    (rate,) = figures([digest_report(small), digest_report(big)], date(2026, 3, 1), date(2026, 3, 1)).domains
     assert rate.rate == pytest.approx(0.99)  # 99 / 100, not (0 + 1) / 2
 
 
 def test_sources_aggregate_across_reports() -> None:
-    by_ip = {s.source_ip: s for s in sources(DIGESTS)}
-    first = sources(DIGESTS)[0]
+    found = figures(DIGESTS).sources
+    by_ip = {s.source_ip: s for s in found}
+    first = found[0]
     assert first.source_ip == "192.0.2.1"  # 40 messages, the most
     assert (first.messages, first.passed, first.failed) == (40, 40, 0)
     assert first.reporters == {"Google", "Yahoo"}
@@ -90,7 +91,7 @@ def test_sources_aggregate_across_reports() -> None:
 
 
 def test_daily_series_is_zero_filled_and_uses_the_period_midpoint() -> None:
-    series = daily(DIGESTS, date(2026, 2, 28), date(2026, 3, 3))
+    series = figures(DIGESTS).daily
     assert [(d.day.isoformat(), d.messages, d.passed) for d in series] == [
         ("2026-02-28", 0, 0),
         ("2026-03-01", 20, 15),
@@ -100,11 +101,11 @@ def test_daily_series_is_zero_filled_and_uses_the_period_midpoint() -> None:
     ]
     assert series[0].rate is None
     assert series[2].rate == pytest.approx(30 / 43)
-    assert daily(DIGESTS, date(2026, 3, 2), date(2026, 3, 1)) == []
+    assert figures(DIGESTS, date(2026, 3, 2), date(2026, 3, 1)).daily == []
 
 
 def test_failing_records_only_and_busiest_first() -> None:
-    failing = failing_records(DIGESTS)
+    failing = figures(DIGESTS).failing
     assert [(f.report.id, f.record.source_ip, f.record.count) for f in failing] == [
         ("b", "198.51.100.7", 10),
         ("a", "198.51.100.7", 5),
@@ -137,14 +138,30 @@ def test_classification_hints(record: dict[str, Any], expected: Hint | None) -> 
     assert classify(digest_record(record)) is expected
 
 
-def test_digest_round_trips_through_json() -> None:
+def test_digest_round_trips_through_the_store() -> None:
+    store = DigestStore()
+    store.put(DIGESTS)
     for item in DIGESTS:
-        assert ReportDigest.from_json(item.to_json()) == item
+        assert store.get(item.id) == item
+    store.mark_listed(["a", "b"], fresh=True)
+    assert list(store.digests(*WHOLE)) == DIGESTS[:2]  # only what the server listed
 
 
 def test_overview_and_empty_input() -> None:
-    total = overview(DIGESTS)
+    total = figures(DIGESTS).overview
     assert (total.reports, total.messages, total.passed) == (3, 63, 45)
-    assert overview([]).rate is None
+    empty = figures([])
+    assert empty.overview.rate is None
     assert format_rate(None) == "–"
-    assert domain_rates([]) == [] and sources([]) == [] and failing_records([]) == []
+    assert empty.domains == [] and empty.sources == [] and empty.failing == []
+    assert [d.messages for d in empty.daily] == [0, 0, 0, 0]
+
+
+def test_the_period_and_the_limit_cut_the_figures() -> None:
+    only_first = figures(DIGESTS, date(2026, 3, 1), date(2026, 3, 1))
+    assert (only_first.overview.reports, only_first.overview.messages) == (1, 20)
+    assert [d.domain for d in only_first.domains] == ["example.com"]
+    cut = figures(DIGESTS, limit=1)
+    assert [s.source_ip for s in cut.sources] == ["192.0.2.1"]
+    assert [f.record.count for f in cut.failing] == [10]
+    assert cut.overview.messages == 63  # the limit cuts lists, never the totals

@@ -347,11 +347,11 @@ async def test_analytics_computes_and_caches(world: StubWorld, private_data_dir:
         await pilot.press("a")
         await settle(pilot)
         view = pilot.app.query_one(AnalyticsView)
-        assert len(view.digests) == 120
+        assert len(view.cache) == 120
         assert view.query_one("#domains", DataTable).row_count >= 1
         assert view.query_one("#sources", DataTable).row_count >= 1
         assert "DMARC pass" in str(view.query_one("#status", Static).render())
-        cache_files = list((private_data_dir / "dmarc-digests").glob("*.json"))
+        cache_files = list((private_data_dir / "dmarc-digests").glob("*.sqlite"))
         assert len(cache_files) == 1 and cache_files[0].stat().st_mode & 0o777 == 0o600
         # A second visit fetches only the list of ids: every report is cached.
         await pilot.press("escape")

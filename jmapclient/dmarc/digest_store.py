@@ -1,0 +1,505 @@
+"""The per-report digests of one server's DMARC reports, in SQLite, kept in step with the server.
+
+Analytics (and anything else that reads every report: advice, trends) needs a few fields
+of each report, never the whole report. A received report never changes, so a digest,
+once stored, is good until the report is deleted. :meth:`DigestStore.sync` lists the ids
+the server holds (ids only, a few thousand a request, through the one pager), fetches
+only the reports not stored yet, and forgets the ones the server no longer lists. The
+figures are then aggregated by SQL over the listed reports, so memory does not grow
+with the number of reports.
+
+The database is one file per server (owner-only, 0600); it remembers which server,
+account and user filled it and starts empty when that changes.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from jmapclient.dmarc.analytics import (
+    DayStat,
+    DomainRate,
+    FailingRecord,
+    Hint,
+    Overview,
+    RecordDigest,
+    ReportDigest,
+    SourceStat,
+    classify,
+    digest_report,
+)
+from jmapclient.encoding import format_utc, parse_utc
+from jmapclient.objects import ObjectApi
+from jmapclient.paging import QueryPage, QueryPager
+
+SCHEMA_VERSION = "2"
+"""Raised whenever a column or a derived value (the hint) changes meaning: the store then starts empty."""
+LIST_PAGE = 5_000
+"""Ids per query request: the real server's cap on a query's ``limit`` (wire-notes)."""
+GET_CHUNK = 250
+"""Reports per get request; small enough that progress moves and memory stays flat."""
+MAX_COUNT = 2**40
+"""A record's message count is clamped here, so sums over a million records fit SQLite's integers."""
+OWNER_ONLY = 0o600
+MEMO_SIZE = 8
+"""Figures remembered: every period of the view, for the latest listing."""
+NEWEST_FIRST = ({"property": "receivedAt", "isAscending": False},)
+"""Where the server cannot sort by receivedAt the pager falls back to ids, which grow with arrival."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS reports(
+    key INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    org TEXT NOT NULL, report_id TEXT NOT NULL, policy_domain TEXT NOT NULL,
+    begin TEXT NOT NULL, end TEXT NOT NULL,
+    day TEXT NOT NULL,
+    p TEXT NOT NULL, sp TEXT NOT NULL, np TEXT NOT NULL, adkim TEXT NOT NULL, aspf TEXT NOT NULL,
+    testing INTEGER NOT NULL,
+    messages INTEGER NOT NULL DEFAULT 0, passed INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS reports_day ON reports(day);
+CREATE TABLE IF NOT EXISTS records(
+    report INTEGER NOT NULL REFERENCES reports(key) ON DELETE CASCADE,
+    source_ip TEXT NOT NULL, count INTEGER NOT NULL, disposition TEXT NOT NULL,
+    dkim TEXT NOT NULL, spf TEXT NOT NULL, header_from TEXT NOT NULL, envelope_from TEXT NOT NULL,
+    overrides TEXT NOT NULL, dkim_auth TEXT NOT NULL, spf_auth TEXT NOT NULL,
+    passes INTEGER NOT NULL, hint TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS records_report ON records(report);
+CREATE TEMP TABLE IF NOT EXISTS listed(id TEXT PRIMARY KEY);
+"""
+_COLUMNS = ["key", "id", "org", "report_id", "policy_domain", "begin", "end", "day", "p", "sp", "np", "adkim", "aspf",
+            "testing", "messages", "passed"]
+"""The reports table's columns, as ``_SCHEMA`` declares them: a file with others is made again."""
+UNREADABLE_DAY = ""
+"""The day of a report this client could not read: kept so it is not fetched again, in no period."""
+
+Progress = Callable[["SyncProgress"], object]
+"""Told each step; awaited when it returns an awaitable."""
+
+
+@dataclass(frozen=True)
+class SyncProgress:
+    phase: str
+    """``listing`` (reading ids) or ``fetching`` (getting reports not stored yet)."""
+    done: int
+    total: int | None
+    cached: int = 0
+    """Listed reports that were already stored."""
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    listed: int
+    fetched: int
+    forgotten: int
+    """Stored reports the server no longer lists (deleted), dropped from the store."""
+    unreadable: int
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Everything the analytics view shows for one period."""
+
+    first: date
+    last: date
+    overview: Overview
+    domains: list[DomainRate]
+    sources: list[SourceStat]
+    daily: list[DayStat]
+    failing: list[FailingRecord]
+
+
+def _clean(value: str) -> str:
+    """``value`` as SQLite can store it: a lone surrogate (valid in JSON) becomes U+FFFD."""
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "replace").decode()
+    return value
+
+
+def _pairs(value: str) -> tuple[tuple[str, str], ...]:
+    return tuple((str(a), str(b)) for a, b in json.loads(value))
+
+
+class DigestStore:
+    """Report digests of one server, on disk (``path``) or in memory (``None``).
+
+    Every method may be called from a worker thread; one lock serialises them, so a
+    cancelled visit still computing in its thread cannot interleave with the next one.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._db = self._open(path)
+        self._version = 0
+        """Bumped by every change of what is stored; with the listing, it keys the memo of figures."""
+        self._listing = (0, 0)
+        """How many ids are listed and the XOR of their hashes: the same listing gives the same pair."""
+        self._memo: dict[tuple[Any, ...], Figures] = {}
+        self._complete: tuple[str, int | None] | None = None
+        """The filter (as JSON) and the count of the last listing that ran to its end."""
+
+    @staticmethod
+    def _open(path: Path | None) -> sqlite3.Connection:
+        """The database at ``path``; a damaged one is replaced, and one that cannot be had is kept in memory.
+
+        The cache only saves fetching: no state of the file may keep the console from working.
+        """
+        if path is None:
+            return DigestStore._prepare(sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None))
+        for _ in range(2):
+            try:
+                return DigestStore._prepare(DigestStore._connect(path))
+            except (OSError, sqlite3.Error):
+                try:
+                    path.unlink(missing_ok=True)
+                except OSError:
+                    break
+        return DigestStore._open(None)
+
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Created owner-only before SQLite writes a byte: report contents name the
+        # organisation's mail sources.
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, OWNER_ONLY))
+        os.chmod(path, OWNER_ONLY)
+        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        try:
+            # No -journal/-wal side files, which would be created with the umask's mode.
+            db.execute("PRAGMA journal_mode=MEMORY")
+        except sqlite3.Error:
+            db.close()
+            raise
+        return db
+
+    @staticmethod
+    def _prepare(db: sqlite3.Connection) -> sqlite3.Connection:
+        try:
+            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript(_SCHEMA)
+            version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            columns = [row[1] for row in db.execute("PRAGMA table_info(reports)")]
+            if version is None or version[0] != SCHEMA_VERSION or columns != _COLUMNS:
+                # Another layout: the tables are made again, empty.
+                db.executescript("DROP TABLE records; DROP TABLE reports; DROP TABLE meta;")
+                db.executescript(_SCHEMA)
+                DigestStore._reset(db)
+        except sqlite3.Error:
+            db.close()
+            raise
+        return db
+
+    @staticmethod
+    def _reset(db: sqlite3.Connection) -> None:
+        db.execute("BEGIN")
+        db.execute("DELETE FROM records")
+        db.execute("DELETE FROM reports")
+        db.execute("DELETE FROM meta")
+        db.execute("DELETE FROM listed")
+        db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        db.execute("COMMIT")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # --- What is stored -----------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT count(*) FROM reports WHERE day != ''").fetchone()[0])
+
+    def __contains__(self, report_id: object) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM reports WHERE id=?", (str(report_id),)).fetchone() is not None
+
+    def bind(self, identity: str) -> None:
+        """Who fills the store (server, account, user): a different one empties it first."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key='identity'").fetchone()
+            if row is not None and row[0] == identity:
+                return
+            self._reset(self._db)
+            self._db.execute("INSERT INTO meta VALUES ('identity', ?)", (identity,))
+            self._version += 1
+            self._listing = (0, 0)
+            self._complete = None
+
+    def put(self, digests: Sequence[ReportDigest], unreadable: Sequence[str] = ()) -> None:
+        """Store digests (replacing any of the same id), and ids of reports this client cannot read."""
+        with self._transaction() as db:
+            self._version += 1
+            for digest in digests:
+                db.execute("DELETE FROM reports WHERE id=?", (_clean(digest.id),))
+                key = db.execute(
+                    "INSERT INTO reports(id, org, report_id, policy_domain, begin, end, day, p, sp, np, adkim, aspf,"
+                    " testing, messages, passed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (_clean(digest.id), _clean(digest.reporter), _clean(digest.report_id),
+                     _clean(digest.policy_domain), format_utc(digest.begin), format_utc(digest.end),
+                     digest.day.isoformat(), _clean(digest.p), _clean(digest.sp), _clean(digest.np),
+                     _clean(digest.adkim), _clean(digest.aspf), int(digest.testing),
+                     sum(min(r.count, MAX_COUNT) for r in digest.records),
+                     sum(min(r.count, MAX_COUNT) for r in digest.records if r.passes)),
+                ).lastrowid
+                db.executemany(
+                    "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [(key, _clean(r.source_ip), min(r.count, MAX_COUNT), _clean(r.disposition), _clean(r.dkim),
+                      _clean(r.spf), _clean(r.header_from), _clean(r.envelope_from),
+                      _clean(json.dumps(list(r.overrides))), _clean(json.dumps(r.dkim_auth)),
+                      _clean(json.dumps(r.spf_auth)), int(r.passes), str(classify(r) or ""))
+                     for r in digest.records],
+                )
+            for report_id in unreadable:
+                db.execute("INSERT OR REPLACE INTO reports(id, org, report_id, policy_domain, begin, end, day, p, sp,"
+                           " np, adkim, aspf, testing) VALUES (?,'','','','','',?,'','','','','',0)",
+                           (_clean(report_id), UNREADABLE_DAY))
+
+    def _unchanged(self, query: str, first_page: QueryPage) -> bool:
+        """Whether the listing of ``query`` done last is still the server's, judged by its first page."""
+        if self._complete != (query, first_page.total) or first_page.narrowed:
+            return False
+        with self._lock:
+            self._db.execute("DROP TABLE IF EXISTS temp.newest")
+            self._db.execute("CREATE TEMP TABLE newest(id TEXT PRIMARY KEY)")
+            self._db.executemany("INSERT OR IGNORE INTO newest VALUES (?)", [(_clean(i),) for i in first_page.ids])
+            known = self._db.execute("SELECT count(*) FROM newest JOIN listed USING(id)").fetchone()[0]
+            self._db.execute("DROP TABLE temp.newest")
+        return bool(known == len(set(first_page.ids)))
+
+    def mark_listed(self, ids: Iterable[str], *, fresh: bool = False) -> None:
+        """Count these reports in the figures (``fresh``: these alone): what the server listed."""
+        rows = [(_clean(i),) for i in ids]
+        self._complete = None
+        with self._transaction() as db:
+            count, mix = (0, 0) if fresh else self._listing
+            if fresh:
+                db.execute("DELETE FROM listed")
+            for (report_id,) in rows:
+                mix ^= hash(report_id)
+            db.executemany("INSERT OR IGNORE INTO listed VALUES (?)", rows)
+            self._listing = (count + len(rows), mix)
+
+    def discard(self, ids: Iterable[str]) -> None:
+        """Forget reports (deleted here, so the figures drop them without a visit)."""
+        with self._transaction() as db:
+            gone = [(_clean(i),) for i in ids]
+            self._version += 1
+            self._complete = None
+            db.executemany("DELETE FROM reports WHERE id=?", gone)
+            db.executemany("DELETE FROM listed WHERE id=?", gone)
+
+    def get(self, report_id: str) -> ReportDigest | None:
+        with self._lock:
+            row = self._db.execute(f"SELECT {_REPORT_COLUMNS} FROM reports r WHERE id=? AND day != ''",
+                                   (report_id,)).fetchone()
+            return None if row is None else self._digest(row)
+
+    def digests(self, first: date, last: date) -> Iterator[ReportDigest]:
+        """Every listed report of the period, one at a time (for figures this module does not compute)."""
+        key = 0
+        while True:
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT {_REPORT_COLUMNS} FROM reports r JOIN listed USING(id)"
+                    " WHERE r.day BETWEEN ? AND ? AND r.key > ? ORDER BY r.key LIMIT ?",
+                    (first.isoformat(), last.isoformat(), key, GET_CHUNK)).fetchall()
+                batch = [self._digest(row) for row in rows]
+            if not batch:
+                return
+            yield from batch
+            key = rows[-1][0]
+
+    def _digest(self, row: Sequence[Any]) -> ReportDigest:
+        records = tuple(
+            RecordDigest(source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
+                         header_from=header_from, envelope_from=envelope_from,
+                         overrides=tuple(json.loads(overrides)), dkim_auth=_pairs(dkim_auth),
+                         spf_auth=_pairs(spf_auth))
+            for ip, count, disposition, dkim, spf, header_from, envelope_from, overrides, dkim_auth, spf_auth
+            in self._db.execute(
+                "SELECT source_ip, count, disposition, dkim, spf, header_from, envelope_from, overrides, dkim_auth,"
+                " spf_auth FROM records WHERE report=? ORDER BY rowid", (row[0],))
+        )
+        _, report_id, org, rid, domain, begin, end, p, sp, np, adkim, aspf, testing = row
+        return ReportDigest(id=report_id, reporter=org, report_id=rid, policy_domain=domain,
+                           begin=parse_utc(begin), end=parse_utc(end), records=records,
+                           p=p, sp=sp, np=np, adkim=adkim, aspf=aspf, testing=bool(testing))
+
+    # --- Keeping in step with the server -------------------------------------------------------
+
+    async def sync(
+        self, api: ObjectApi, filter: Mapping[str, Any] | None = None, progress: Progress | None = None
+    ) -> SyncResult:
+        """List the ids ``filter`` matches, fetch the reports not stored, forget deleted ones.
+
+        Only the listed reports count in the figures afterwards, so a report deleted on the
+        server drops out of them even when a filter hides it from the listing.
+        """
+        session = await api.client.session()
+        # The capability tells the real server from our stub's spec profile at one address.
+        self.bind("\n".join((session.api_url, session.capability, session.account_id or "", session.username)))
+
+        async def report(step: SyncProgress) -> None:
+            if progress is not None:
+                result = progress(step)
+                if inspect.isawaitable(result):
+                    await result
+
+        pager = QueryPager(api, filter, NEWEST_FIRST, ids_only=True, page_size=LIST_PAGE)
+        query = json.dumps(filter or {}, sort_keys=True, default=str)
+        listed = 0
+        unchanged = False
+        async for page in pager.pages():
+            if page.position == 0 and self._unchanged(query, page):
+                # The same total and the newest ids all listed before: nothing arrived (ids grow
+                # with arrival, so a new report would be among the newest) and nothing left.
+                unchanged = True
+                listed = page.total or 0
+                await report(SyncProgress("listing", listed, page.total))
+                break
+            self.mark_listed(page.ids, fresh=listed == 0)
+            listed += len(page.ids)
+            await report(SyncProgress("listing", listed, pager.total))
+        if not unchanged:
+            if listed == 0:
+                self.mark_listed((), fresh=True)
+            self._complete = (query, listed)
+        forgotten = 0
+        if not filter and not unchanged:
+            # Everything the server holds was listed: what is stored beyond it was deleted.
+            with self._transaction() as db:
+                forgotten = db.execute("DELETE FROM reports WHERE id NOT IN (SELECT id FROM listed)").rowcount
+                self._version += 1 if forgotten else 0
+        with self._lock:
+            missing = int(self._db.execute(_MISSING.replace("{columns}", "count(*)"), (-1,)).fetchone()[0])
+        cached = listed - missing
+        fetched = unreadable = 0
+        await report(SyncProgress("fetching", 0, missing, cached))
+        after = -1
+        while fetched + unreadable < missing:  # with nothing missing, no scan of the whole listing
+            with self._lock:
+                rows = self._db.execute(_MISSING.replace("{columns}", "listed.rowid, listed.id")
+                                        + " ORDER BY listed.rowid LIMIT ?", (after, GET_CHUNK)).fetchall()
+            if not rows:
+                break
+            after = rows[-1][0]
+            got = await api.get([i for _, i in rows], properties=("id", "report"))
+            digests, bad = [], []
+            for wire in got.raw:
+                try:
+                    digests.append(digest_report(wire))
+                except (ValueError, TypeError, KeyError, AttributeError):
+                    bad.append(str(wire.get("id")))  # a report this client cannot read is left out, not fatal
+            self.put(digests, bad)
+            fetched += len(digests)
+            unreadable += len(bad)
+            await report(SyncProgress("fetching", fetched + unreadable + len(got.not_found), missing, cached))
+        return SyncResult(listed, fetched, forgotten, unreadable)
+
+    # --- Figures --------------------------------------------------------------------------------
+
+    def figures(self, first: date, last: date, limit: int) -> Figures:
+        """The figures of the listed reports whose day is in the period; lists cut at ``limit`` rows.
+
+        Remembered until what is stored or listed changes: a second visit that fetched
+        nothing new costs no aggregation, however many reports there are.
+        """
+        with self._lock:
+            key = (self._version, self._listing, first, last, limit)
+            known = self._memo.get(key)
+            if known is None:
+                known = self._aggregate(first, last, limit)
+                if len(self._memo) >= MEMO_SIZE:
+                    self._memo.pop(next(iter(self._memo)))
+                self._memo[key] = known
+            return known
+
+    def _aggregate(self, first: date, last: date, limit: int) -> Figures:
+        db = self._db
+        db.execute("DROP TABLE IF EXISTS temp.chosen")
+        db.execute("CREATE TEMP TABLE chosen AS SELECT r.key, r.id, r.org, r.policy_domain, r.day, r.messages,"
+                   " r.passed FROM reports r JOIN listed USING(id) WHERE r.day BETWEEN ? AND ?",
+                   (first.isoformat(), last.isoformat()))
+        db.execute("CREATE INDEX temp.chosen_key ON chosen(key)")
+        summary = Overview(*db.execute(f"SELECT count(*), {_REPORT_TALLY} FROM chosen").fetchone())
+        domains = [
+            DomainRate(domain, messages=messages, passed=passed, reports=count)
+            for domain, count, messages, passed in db.execute(
+                f"SELECT policy_domain, count(*), {_REPORT_TALLY} FROM chosen GROUP BY policy_domain"
+                " ORDER BY 3 DESC, 1 LIMIT ?", (limit,))
+        ]
+        totals = {
+            date.fromisoformat(day): (messages, passed)
+            for day, messages, passed in db.execute(f"SELECT day, {_REPORT_TALLY} FROM chosen GROUP BY day")
+        }
+        top = [
+            SourceStat(ip, messages=messages, passed=passed)
+            for ip, messages, passed in db.execute(
+                f"SELECT source_ip, {_RECORD_TALLY} FROM chosen c JOIN records ON records.report=c.key"
+                " GROUP BY source_ip ORDER BY 2 DESC, 1 LIMIT ?", (limit,))
+        ]
+        by_ip = {source.source_ip: source for source in top}
+        if by_ip:
+            # Who sent as what, who saw it and the hints, for the busiest sources only.
+            marks = ",".join("?" * len(by_ip))
+            for ip, header_from, org, hint, count in db.execute(
+                "SELECT source_ip, header_from, c.org, hint, sum(count) FROM chosen c"
+                f" JOIN records ON records.report=c.key WHERE source_ip IN ({marks}) GROUP BY 1, 2, 3, 4",
+                tuple(by_ip)):
+                source = by_ip[ip]
+                if header_from:
+                    source.domains.add(header_from)
+                source.reporters.add(org)
+                if hint:
+                    source.hints[Hint(hint)] = source.hints.get(Hint(hint), 0) + count
+        failing = [
+            FailingRecord(
+                ReportDigest(id=report_id, reporter=org, report_id="", policy_domain=domain,
+                             begin=_NO_TIME, end=_NO_TIME),
+                RecordDigest(source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
+                             header_from=header_from, envelope_from=envelope_from),
+                Hint(hint) if hint else None,
+            )
+            for ip, count, disposition, dkim, spf, header_from, envelope_from, hint, report_id, org, domain
+            in db.execute(
+                "SELECT source_ip, count, disposition, dkim, spf, header_from, envelope_from, hint, c.id, c.org,"
+                " c.policy_domain FROM chosen c JOIN records ON records.report=c.key WHERE NOT passes"
+                " ORDER BY count DESC, source_ip, c.id LIMIT ?", (limit,))
+        ]
+        db.execute("DROP TABLE temp.chosen")
+        days = [first + timedelta(days=n) for n in range(max(0, (last - first).days + 1))]
+        series = [DayStat(day, *totals.get(day, (0, 0))) for day in days]
+        return Figures(first, last, summary, domains, top, series, failing)
+
+
+_REPORT_COLUMNS = ("r.key, r.id, r.org, r.report_id, r.policy_domain, r.begin, r.end, r.p, r.sp, r.np, r.adkim,"
+                   " r.aspf, r.testing")
+_RECORD_TALLY = "coalesce(sum(count), 0), coalesce(sum(CASE WHEN passes THEN count ELSE 0 END), 0)"
+_REPORT_TALLY = "coalesce(sum(messages), 0), coalesce(sum(passed), 0)"
+_MISSING = ("SELECT {columns} FROM listed WHERE listed.rowid > ?"
+            " AND NOT EXISTS (SELECT 1 FROM reports WHERE reports.id = listed.id)")
+_NO_TIME = parse_utc("1970-01-01T00:00:00Z")

@@ -1,0 +1,156 @@
+"""The analytics view while it fetches: progress, stopping (x, esc), bursts of keys, deleted reports."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from textual.widgets import ProgressBar, Select, Static
+
+from jmapclient.dmarc.digest_store import DigestStore
+from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+from tests.support.console import StubWorld, make_world
+from tests.support.held_uploads import wait_until
+from tests.support.inbox_steps import settle
+from tests.support.transport import FlakyTransport
+from tui.reports.analytics_view import AnalyticsView
+from tui.reports.cache import DigestCache
+
+SIZE = (120, 40)
+GET = b'"x:DmarcExternalReport/get"'
+QUERY = b'"x:DmarcExternalReport/query"'
+
+
+class HeldGets:
+    """Every plain get of reports (what analytics fetches; the inbox always queries too) waits for release."""
+
+    def __init__(self, transport: FlakyTransport) -> None:
+        self.transport = transport
+        self.started = asyncio.Event()
+        self.released = asyncio.Event()
+        transport.intercept = self._intercept
+
+    def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
+        return self._held if GET in request.content and QUERY not in request.content else None
+
+    async def _held(self, request: httpx.Request) -> httpx.Response:
+        self.started.set()
+        await self.released.wait()
+        return await self.transport.inner.handle_async_request(request)
+
+
+def status(view: AnalyticsView) -> str:
+    return str(view.query_one("#status", Static).render())
+
+
+def bindings(view: AnalyticsView) -> set[str]:
+    return {b.binding.id or "" for b in view.app.active_bindings.values() if b.enabled}
+
+
+async def test_progress_shows_and_x_stops_with_what_was_fetched() -> None:
+    world = make_world("spec", reports=600)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        held = HeldGets(world.transport)
+        await pilot.press("a")
+        await wait_until(pilot, held.started.is_set, "the first get")
+        view = pilot.app.query_one(AnalyticsView)
+        await wait_until(pilot, lambda: "Fetching" in status(view), "the fetching status")
+        bar = view.query_one("#progress", ProgressBar)
+        assert bar.display and "0%" in pilot.app.export_screenshot()  # seen on screen, not just displayed
+        assert "600 reports (0 already cached)" in status(view)
+        assert "dmarc.analytics.stop" in bindings(view)
+        await pilot.press("x")
+        held.released.set()
+        await settle(pilot)
+        assert "stopped" in status(view) and "0 reports" in status(view)
+        assert not view.query_one("#progress", ProgressBar).display
+        assert "dmarc.analytics.stop" not in bindings(view)
+        # r fetches again: the whole inbox counts, not a capped part of it.
+        await pilot.press("r")
+        await settle(pilot)
+        assert "stopped" not in status(view)
+        assert len(view.cache) == 600
+    world.store.close()
+
+
+async def test_esc_while_fetching_cancels_and_a_new_visit_finishes() -> None:
+    world = make_world("stalwart", reports=300)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        held = HeldGets(world.transport)
+        await pilot.press("a")
+        await wait_until(pilot, held.started.is_set, "the first get")
+        await pilot.press("escape")
+        held.released.set()
+        await settle(pilot)
+        assert not pilot.app.query(AnalyticsView)
+        world.transport.intercept = None
+        await pilot.press("a")
+        await settle(pilot)
+        view = pilot.app.query_one(AnalyticsView)
+        assert len(view.cache) == 300 and "DMARC pass" in status(view)
+    world.store.close()
+
+
+async def test_a_burst_of_keys_while_fetching_leaves_consistent_figures(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # No waiting between keys: stop, fetch again, stop, fetch again, change tab and period.
+        await pilot.press("a", "x", "r", "x", "r", "x", "r", "tab", "r")
+        await settle(pilot)
+        view = pilot.app.query_one(AnalyticsView)
+        view.query_one("#period", Select).value = 365
+        view.query_one("#period", Select).value = 7
+        view.query_one("#period", Select).value = 365
+        await settle(pilot)
+        assert len(view.cache) == 120
+        first, last = view.period()  # the period chosen last is the one shown
+        assert (last - first).days == 364
+        assert status(view).startswith(f"{first:%Y-%m-%d} to {last:%Y-%m-%d}: ")
+        assert "stopped" not in status(view)
+
+
+async def test_a_report_deleted_on_the_server_leaves_the_figures(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        view = pilot.app.query_one(AnalyticsView)
+        assert len(view.cache) == 120
+        victim = world.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
+        assert world.store.delete(DMARC_EXTERNAL_REPORT, victim)  # by someone else, on the server
+        await pilot.press("escape", "a")
+        await settle(pilot)
+        view = pilot.app.query_one(AnalyticsView)
+        assert len(view.cache) == 119 and victim not in view.cache
+
+
+def test_the_old_json_cache_is_removed(tmp_path: Path) -> None:
+    path = tmp_path / "dmarc-digests" / "abc.sqlite"
+    path.parent.mkdir()
+    legacy = path.with_suffix(".json")
+    legacy.write_text('{"digests": []}')
+    DigestCache(path)
+    assert not legacy.exists() and path.exists()
+
+
+async def test_a_failing_cache_is_said_not_crashed(monkeypatch: pytest.MonkeyPatch) -> None:
+    world = make_world("spec", reports=20)
+
+    def broken(*_: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(DigestStore, "figures", broken)
+        await pilot.press("a")
+        await settle(pilot)
+        view = pilot.app.query_one(AnalyticsView)
+        assert "analytics cache failed" in status(view) and "disk is full" in status(view)
+        assert "dmarc.analytics.stop" not in bindings(view)
+    world.store.close()
