@@ -259,11 +259,15 @@ def build_console(world: World, seed: int) -> Console:
 
 @contextmanager
 def private_dirs() -> Iterator[Path]:
-    """Config and data in a temporary directory (with an admin and a read-only profile)."""
+    """Config, data and the working directory in a temporary directory (with an admin and a
+    read-only profile). The working directory too: an export path typed at random (say
+    ``ldap://localhost``) is relative, and must not land in the project's checkout."""
     from jmapclient.config import Config, Profile
 
     saved = {name: os.environ.get(name) for name in ("MAILADMIN_DATA", "MAILADMIN_CONFIG")}
+    saved_cwd = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="mailadmin-explore-") as root:
+        os.chdir(root)
         os.environ["MAILADMIN_DATA"] = str(Path(root) / "data")
         os.environ["MAILADMIN_CONFIG"] = str(Path(root) / "config.toml")
         config = Config.load()
@@ -273,6 +277,7 @@ def private_dirs() -> Iterator[Path]:
         try:
             yield Path(root)
         finally:
+            os.chdir(saved_cwd)
             for name, value in saved.items():
                 if value is None:
                     os.environ.pop(name, None)
