@@ -322,11 +322,17 @@ async def play(pilot: Any, console: Console, step: Step) -> None:
         await pilot.pause(step.args[0] or None)
 
 
-def signature(error: BaseException) -> str:
-    """Exception type, then the innermost frame of the project's code: one line per root cause."""
+def root_error(error: BaseException) -> BaseException:
+    """The error a worker raised, out of the ``WorkerFailed`` that wraps it."""
     cause: BaseException = error
     while getattr(cause, "error", None) is not None and isinstance(cause.error, BaseException):
-        cause = cause.error  # WorkerFailed wraps the real error
+        cause = cause.error
+    return cause
+
+
+def signature(error: BaseException) -> str:
+    """Exception type, then the innermost frame of the project's code: one line per root cause."""
+    cause = root_error(error)
     frames = traceback.extract_tb(cause.__traceback__)
     own = [f for f in frames if any(part in f.filename for part in ("/tui/", "/jmapclient/", "/server_stub/"))]
     where = f"{Path(own[-1].filename).name}:{own[-1].name}" if own else "textual"
@@ -368,6 +374,8 @@ async def run_episode(episode: Episode, deadline: float | None = None) -> Outcom
     failure = app._exception or failure
     if failure is not None:
         text = "".join(traceback.format_exception(failure))
+        if root_error(failure) is not failure:  # the worker's own traceback says where it failed
+            text = "".join(traceback.format_exception(root_error(failure))) + "\n" + text
         outcome.crash = Crash(episode, signature(failure), text, at)
     return outcome
 

@@ -29,6 +29,7 @@ from jmapclient.display import LIST_MAX
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.keyboard import focus_now
+from tui.lifecycle import while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
@@ -209,6 +210,7 @@ class MailAdminApp(App[int]):
         """
         self.run_worker(self._switch(section_id, context), group="shell-switch")
 
+    @while_attached
     async def _switch(self, section_id: str, context: ConsoleContext | None) -> None:
         async with self._switching:
             chosen = next((s for s in SECTIONS if s.id == section_id), SECTIONS[0])
@@ -231,11 +233,15 @@ class MailAdminApp(App[int]):
             # otherwise pass to whatever focusable comes next (a filter field of the new section),
             # and keys typed ahead would land there.
             self.screen.set_focus(None)
+            # Keys typed ahead (r, /, Esc) reach no section until the new one has run its
+            # on_mount: a reload before it would fill a table that has no columns yet.
+            self.section_view = None
             await main.remove_children()
             self.current = chosen
             self.trail = ()
-            view = self.section_view = chosen.factory(self.context)
+            view = chosen.factory(self.context)
             await main.mount(view)
+            self.section_view = view
             self.query_one(NavTree).select_section(chosen.id)
             self._show_header()
             self.set_status("")

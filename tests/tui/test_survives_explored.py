@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from tests.support.console import Console, make_console, make_world
 from tests.support.inbox_steps import settle
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.inbox import DmarcInbox
+from tui.reports.inbox_table import InboxTable, visible_columns
 
 
 def keys(*names: str) -> list[tuple[str, str | None]]:
@@ -87,3 +89,34 @@ async def test_typing_into_the_palette_before_its_list_is_mounted() -> None:
         await settle(pilot, 0.3)
         assert pilot.app.is_running
     world.store.close()
+
+
+@pytest.mark.parametrize("typed", [("r",), ("r", "c", "r"), ("slash", "escape", "r")])
+async def test_keys_typed_while_a_section_is_being_mounted(typed: tuple[str, ...]) -> None:
+    """Seed 1011 (reconnect, then ``r`` in a burst): the new inbox reloaded before its on_mount
+    gave the table its columns, and the page's rows had more values than the table had columns."""
+    world = make_world("stalwart", reports=30)
+    async with world.app().run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for _ in range(3):
+            pilot.app.open_section("dmarc", context=pilot.app.context)  # as a reconnect does
+            burst(pilot.app, keys(*typed))
+            await pilot.pause()
+        await settle(pilot, 0.2)
+        assert pilot.app.is_running
+        table = pilot.app.query_one(DmarcInbox).query_one(InboxTable)
+        assert table.row_count and len(table.columns) == len(visible_columns(table.wide))
+    world.store.close()
+
+
+async def test_quitting_while_a_section_switch_is_under_way(console: Console) -> None:
+    """Seed 1011 (shrunk differently): the console closed while a switch was mounting the new
+    section, and the switch then looked for the menu on a screen already taken down."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        for pause in (None, 0.0, 0.0):
+            pilot.app.open_section("dmarc", context=pilot.app.context)
+            if pause is not None:
+                await asyncio.sleep(pause)
+        pilot.app.exit()
+    assert pilot.app.return_code == 0
