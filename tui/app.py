@@ -19,6 +19,7 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -47,6 +48,10 @@ APP_HELP = """\
 Every key can be remapped in the config file's `[keys]` table by its binding id,
 for example `"app.quit" = "ctrl+q"`.
 """
+
+
+class GoBack(Message):
+    """Esc, on its way from the focused widget to the shell (see ``MailAdminApp.action_back``)."""
 
 
 class ShellHeader(Static):
@@ -328,7 +333,25 @@ class MailAdminApp(App[int]):
         if self.section_view is not None:
             self.section_view.start_filter()
 
-    async def action_back(self) -> None:
+    def action_back(self) -> None:
+        # Esc travels the way the keys typed before it did: from the focused widget up through
+        # the section. An Enter just before it has posted its "open" on that path, so the section
+        # opens first and Esc then closes what opened, instead of going back from the list while
+        # the opening is still on its way (and the new level then taking the keyboard).
+        focused = self.screen.focused
+        view = self.section_view
+        if focused is not None and view is not None and view in focused.ancestors_with_self:
+            focused.post_message(GoBack())
+        else:
+            self._go_back()
+
+    @on(GoBack)
+    def _go_back_arrived(self, event: GoBack) -> None:
+        event.stop()
+        self._go_back()
+
+    @while_attached
+    def _go_back(self) -> None:
         if self.section_view is None or not self.section_view.go_back():
             focus_now(self.query_one(NavTree))
 

@@ -11,9 +11,11 @@ from bench.explore_engine import burst
 from jmapclient.config import Config, Profile
 from tests.support.console import Console, make_console, make_world
 from tests.support.inbox_steps import settle
+from tui.directories.editor import DirectoryEditor
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.inbox import DmarcInbox
 from tui.reports.inbox_table import InboxTable, visible_columns
+from tui.widgets.list_table import ListTable
 
 
 def keys(*names: str) -> list[tuple[str, str | None]]:
@@ -120,3 +122,20 @@ async def test_quitting_while_a_section_switch_is_under_way(console: Console) ->
                 await asyncio.sleep(pause)
         pilot.app.exit()
     assert pilot.app.return_code == 0
+
+
+async def test_esc_typed_right_behind_enter_closes_what_enter_opened(console: Console) -> None:
+    """Seen by hand in tmux under load: Enter then Esc at once went back from the list while the
+    editor was still on its way; the editor then opened, took the keyboard, and the keys typed
+    next (``:``, ``i``) landed in its Description field."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        pilot.app.query_one(ListTable).focus()
+        burst(pilot.app, keys("enter", "escape"))
+        await settle(pilot, 0.2)
+        for _ in range(50):  # bounded: the editor's removal finishes within a few refreshes
+            if not pilot.app.query(DirectoryEditor):
+                break
+            await pilot.pause(0.1)
+        assert not pilot.app.query(DirectoryEditor)
+        assert isinstance(pilot.app.focused, ListTable)
