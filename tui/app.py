@@ -333,7 +333,7 @@ class MailAdminApp(App[int]):
         if self.section_view is not None:
             self.section_view.start_filter()
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:
         # Esc travels the way the keys typed before it did: from the focused widget up through
         # the section. An Enter just before it has posted its "open" on that path, so the section
         # opens first and Esc then closes what opened, instead of going back from the list while
