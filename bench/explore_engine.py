@@ -259,11 +259,15 @@ def build_console(world: World, seed: int) -> Console:
 
 @contextmanager
 def private_dirs() -> Iterator[Path]:
-    """Config and data in a temporary directory (with an admin and a read-only profile)."""
+    """Config, data and the working directory in a temporary directory (with an admin and a
+    read-only profile). The working directory too: an export path typed at random (say
+    ``ldap://localhost``) is relative, and must not land in the project's checkout."""
     from jmapclient.config import Config, Profile
 
     saved = {name: os.environ.get(name) for name in ("MAILADMIN_DATA", "MAILADMIN_CONFIG")}
+    saved_cwd = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="mailadmin-explore-") as root:
+        os.chdir(root)
         os.environ["MAILADMIN_DATA"] = str(Path(root) / "data")
         os.environ["MAILADMIN_CONFIG"] = str(Path(root) / "config.toml")
         config = Config.load()
@@ -273,6 +277,7 @@ def private_dirs() -> Iterator[Path]:
         try:
             yield Path(root)
         finally:
+            os.chdir(saved_cwd)
             for name, value in saved.items():
                 if value is None:
                     os.environ.pop(name, None)
@@ -317,11 +322,17 @@ async def play(pilot: Any, console: Console, step: Step) -> None:
         await pilot.pause(step.args[0] or None)
 
 
-def signature(error: BaseException) -> str:
-    """Exception type, then the innermost frame of the project's code: one line per root cause."""
+def root_error(error: BaseException) -> BaseException:
+    """The error a worker raised, out of the ``WorkerFailed`` that wraps it."""
     cause: BaseException = error
     while getattr(cause, "error", None) is not None and isinstance(cause.error, BaseException):
-        cause = cause.error  # WorkerFailed wraps the real error
+        cause = cause.error
+    return cause
+
+
+def signature(error: BaseException) -> str:
+    """Exception type, then the innermost frame of the project's code: one line per root cause."""
+    cause = root_error(error)
     frames = traceback.extract_tb(cause.__traceback__)
     own = [f for f in frames if any(part in f.filename for part in ("/tui/", "/jmapclient/", "/server_stub/"))]
     where = f"{Path(own[-1].filename).name}:{own[-1].name}" if own else "textual"
@@ -363,6 +374,8 @@ async def run_episode(episode: Episode, deadline: float | None = None) -> Outcom
     failure = app._exception or failure
     if failure is not None:
         text = "".join(traceback.format_exception(failure))
+        if root_error(failure) is not failure:  # the worker's own traceback says where it failed
+            text = "".join(traceback.format_exception(root_error(failure))) + "\n" + text
         outcome.crash = Crash(episode, signature(failure), text, at)
     return outcome
 

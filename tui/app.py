@@ -19,6 +19,7 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -29,6 +30,7 @@ from jmapclient.display import LIST_MAX
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.keyboard import focus_now
+from tui.lifecycle import while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
@@ -46,6 +48,10 @@ APP_HELP = """\
 Every key can be remapped in the config file's `[keys]` table by its binding id,
 for example `"app.quit" = "ctrl+q"`.
 """
+
+
+class GoBack(Message):
+    """Esc, on its way from the focused widget to the shell (see ``MailAdminApp.action_back``)."""
 
 
 class ShellHeader(Static):
@@ -213,6 +219,7 @@ class MailAdminApp(App[int]):
         """
         self.run_worker(self._switch(section_id, context), group="shell-switch")
 
+    @while_attached
     async def _switch(self, section_id: str, context: ConsoleContext | None) -> None:
         async with self._switching:
             chosen = next((s for s in SECTIONS if s.id == section_id), SECTIONS[0])
@@ -235,11 +242,15 @@ class MailAdminApp(App[int]):
             # otherwise pass to whatever focusable comes next (a filter field of the new section),
             # and keys typed ahead would land there.
             self.screen.set_focus(None)
+            # Keys typed ahead (r, /, Esc) reach no section until the new one has run its
+            # on_mount: a reload before it would fill a table that has no columns yet.
+            self.section_view = None
             await main.remove_children()
             self.current = chosen
             self.trail = ()
-            view = self.section_view = chosen.factory(self.context)
+            view = chosen.factory(self.context)
             await main.mount(view)
+            self.section_view = view
             self.query_one(NavTree).select_section(chosen.id)
             self._show_header()
             self.set_status("")
@@ -327,6 +338,24 @@ class MailAdminApp(App[int]):
             self.section_view.start_filter()
 
     async def action_back(self) -> None:
+        # Esc travels the way the keys typed before it did: from the focused widget up through
+        # the section. An Enter just before it has posted its "open" on that path, so the section
+        # opens first and Esc then closes what opened, instead of going back from the list while
+        # the opening is still on its way (and the new level then taking the keyboard).
+        focused = self.screen.focused
+        view = self.section_view
+        if focused is not None and view is not None and view in focused.ancestors_with_self:
+            focused.post_message(GoBack())
+        else:
+            self._go_back()
+
+    @on(GoBack)
+    def _go_back_arrived(self, event: GoBack) -> None:
+        event.stop()
+        self._go_back()
+
+    @while_attached
+    def _go_back(self) -> None:
         if self.section_view is None or not self.section_view.go_back():
             focus_now(self.query_one(NavTree))
 

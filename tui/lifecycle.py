@@ -25,6 +25,9 @@ def gone(node: DOMNode) -> bool:
     """True once ``node`` (or what holds it: its screen, the app) is being removed, or has left."""
     if not node.is_attached:
         return True
+    if not node.app._running:
+        # The app is shutting down: it stops running before it prunes its screens.
+        return True
     return any(holder._pruning or holder._closing for holder in node.ancestors_with_self)
 
 

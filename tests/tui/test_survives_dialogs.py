@@ -159,3 +159,36 @@ async def test_markup_typed_into_the_ldap_base_dn(console: Console) -> None:
         assert base_dn.value == "[/[b]"
         panel = pilot.app.query_one("#l1-text", Static)
         assert "[/[b]" in str(panel.render())
+
+
+async def test_palette_answers_once(console: Console) -> None:
+    """30-minute exploration: two Enters on a palette command; the second popped the console's
+    own screen (``ScreenStackError``) and would have run the command again."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        opened: list[str] = []
+        original = pilot.app.open_section
+        pilot.app.open_section = lambda section_id, **kw: (opened.append(section_id), original(section_id, **kw))
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"go to dmarc")
+        await pilot.pause(0.5)
+        burst(pilot.app, keys("enter", "enter", "enter"))
+        await settle(pilot, 0.3)
+        assert pilot.app.is_running
+        assert len(pilot.app.screen_stack) == 1
+        assert opened == ["dmarc"]
+
+
+async def test_a_confirm_dialog_taken_down_before_it_mounted(console: Console) -> None:
+    """30-minute exploration: a confirm dialog closed in the tick it was opened (a switch closes
+    the old section's dialogs) still ran its on_mount, and found no buttons."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        for _ in range(3):
+            pilot.app.push_screen(ConfirmScreen("Delete?"))
+            pilot.app.open_section("dmarc", context=pilot.app.context)
+            await pilot.pause()
+        await settle(pilot, 0.2)
+        assert pilot.app.is_running
+        assert len(pilot.app.screen_stack) == 1

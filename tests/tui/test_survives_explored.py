@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -10,8 +11,11 @@ from bench.explore_engine import burst
 from jmapclient.config import Config, Profile
 from tests.support.console import Console, make_console, make_world
 from tests.support.inbox_steps import settle
+from tui.directories.editor import DirectoryEditor
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.inbox import DmarcInbox
+from tui.reports.inbox_table import InboxTable, visible_columns
+from tui.widgets.list_table import ListTable
 
 
 def keys(*names: str) -> list[tuple[str, str | None]]:
@@ -87,3 +91,51 @@ async def test_typing_into_the_palette_before_its_list_is_mounted() -> None:
         await settle(pilot, 0.3)
         assert pilot.app.is_running
     world.store.close()
+
+
+@pytest.mark.parametrize("typed", [("r",), ("r", "c", "r"), ("slash", "escape", "r")])
+async def test_keys_typed_while_a_section_is_being_mounted(typed: tuple[str, ...]) -> None:
+    """Seed 1011 (reconnect, then ``r`` in a burst): the new inbox reloaded before its on_mount
+    gave the table its columns, and the page's rows had more values than the table had columns."""
+    world = make_world("stalwart", reports=30)
+    async with world.app().run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for _ in range(3):
+            pilot.app.open_section("dmarc", context=pilot.app.context)  # as a reconnect does
+            burst(pilot.app, keys(*typed))
+            await pilot.pause()
+        await settle(pilot, 0.2)
+        assert pilot.app.is_running
+        table = pilot.app.query_one(DmarcInbox).query_one(InboxTable)
+        assert table.row_count and len(table.columns) == len(visible_columns(table.wide))
+    world.store.close()
+
+
+async def test_quitting_while_a_section_switch_is_under_way(console: Console) -> None:
+    """Seed 1011 (shrunk differently): the console closed while a switch was mounting the new
+    section, and the switch then looked for the menu on a screen already taken down."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        for pause in (None, 0.0, 0.0):
+            pilot.app.open_section("dmarc", context=pilot.app.context)
+            if pause is not None:
+                await asyncio.sleep(pause)
+        pilot.app.exit()
+    assert pilot.app.return_code == 0
+
+
+async def test_esc_typed_right_behind_enter_closes_what_enter_opened(console: Console) -> None:
+    """Seen by hand in tmux under load: Enter then Esc at once went back from the list while the
+    editor was still on its way; the editor then opened, took the keyboard, and the keys typed
+    next (``:``, ``i``) landed in its Description field."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        pilot.app.query_one(ListTable).focus()
+        burst(pilot.app, keys("enter", "escape"))
+        await settle(pilot, 0.2)
+        for _ in range(50):  # bounded: the editor's removal finishes within a few refreshes
+            if not pilot.app.query(DirectoryEditor):
+                break
+            await pilot.pause(0.1)
+        assert not pilot.app.query(DirectoryEditor)
+        assert isinstance(pilot.app.focused, ListTable)

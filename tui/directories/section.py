@@ -297,11 +297,13 @@ class DirectoriesSection(SectionView):
     def close_editor(self, saved_id: str | None = None) -> None:
         if self.editor is None:
             return
+        # The list takes the keyboard before the editor goes: a focused field being removed
+        # would otherwise hand it to whatever focusable comes first (the menu).
+        self.query_one("#dir-list-view").display = True
+        focus_now(self.query_one(ListTable))
         self.editor.remove()
         self.editor = None
-        self.query_one("#dir-list-view").display = True
         self.post_message(Breadcrumb(()))
-        self.query_one(ListTable).focus()
         self.refresh_bindings()
         if saved_id is not None:
             self._load(saved_id)

@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
+from tui.lifecycle import while_attached
 from tui.screens.dialog import Dialog
 from tui.widgets import outside
 
@@ -38,6 +39,7 @@ class ConfirmScreen(Dialog[bool]):
                 yield Button(f"{self.yes} (y)", variant="error", id="confirm-yes", compact=True)
                 yield Button(f"{self.no} (n)", id="confirm-no", compact=True)
 
+    @while_attached
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()
 

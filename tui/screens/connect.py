@@ -21,6 +21,7 @@ from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.errors import JmapError
 from jmapclient.transport_security import TransportSecurity
 from tui.context import ConsoleContext
+from tui.lifecycle import while_attached
 from tui.screens.dialog import AnswersOnce, Dialog
 from tui.widgets import outside
 from tui.widgets.outside import OutsideTable
@@ -182,6 +183,7 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             yield Static(id="connect-error", classes="error")
             yield Button("Retry", id="connect-retry", variant="warning", compact=True)
 
+    @while_attached
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("Profile", "Server", "Access")

@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.widgets import Input
 from textual.widgets.option_list import Option
 
+from tui.lifecycle import while_attached
 from tui.screens.dialog import Dialog
 from tui.sections import Section
 from tui.widgets.option_list import PagedOptionList
@@ -33,6 +34,7 @@ class JumpScreen(Dialog[str | None]):
             yield Input(placeholder="Jump to section…", id="jump-input", compact=True)
             yield PagedOptionList(id="jump-options")
 
+    @while_attached
     def on_mount(self) -> None:
         self._fill("")
 

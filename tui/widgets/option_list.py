@@ -8,15 +8,19 @@ page move is simply dropped then: there is no page to move by yet.
 The palette's search worker looks its command list up as soon as a letter is typed; ctrl+p
 then a letter at once can get there before the list is mounted (``NoMatches``). The search
 then waits for the next refresh, when the list is there.
+
+Its Enter answers once, like every dialog (:class:`tui.screens.dialog.AnswersOnce`): two
+Enters in a burst would otherwise run the chosen command twice and pop the screen beneath.
 """
 
 from __future__ import annotations
 
-from textual import work
+from textual import on, work
 from textual.command import CommandList, CommandPalette
-from textual.widgets import OptionList
+from textual.widgets import Button, Input, OptionList
 
 from tui.lifecycle import gone
+from tui.screens.dialog import AnswersOnce
 
 
 class PagedOptionList(OptionList):
@@ -27,8 +31,19 @@ class PagedOptionList(OptionList):
             return
 
 
-class SteadyCommandPalette(CommandPalette):
-    """The command palette, with the same guard for its own list."""
+class SteadyCommandPalette(CommandPalette, AnswersOnce[None]):
+    """The command palette, with the same guard for its own list, answering once."""
+
+    @on(Input.Submitted)
+    @on(Button.Pressed)
+    def _select_or_command(self, event: Input.Submitted | Button.Pressed | None = None) -> None:
+        if event is not None:
+            event.prevent_default()  # Textual's own handler is this one, unguarded
+        if self.answered or gone(self):
+            if event is not None:
+                event.stop()
+            return
+        super()._select_or_command(event)
 
     def _action_command_list(self, action: str) -> None:
         try:
