@@ -40,7 +40,7 @@ KIND_WORDS: dict[FieldKind, str] = {
     "secret": "secret text",
     "uint": "whole number",
     "float": "number",
-    "duration": "duration (e.g. 30s)",
+    "duration": "duration (e.g. 250ms, 30s, 5m, 1h30m or 2d)",
     "bool": "true or false",
     "datetime": "UTC date and time",
     "enum": "one of a few names",

@@ -5,8 +5,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from jmapclient.encoding import bound_message
 from jmapclient.models._base import SERVICE_NAME, WireModel, spec_field
 from jmapclient.models._types import Boolean, Duration, IndexList, Text, UnsignedInt
 from jmapclient.models.secrets import SecretKeyOptional
@@ -80,6 +82,21 @@ class MySqlStore(SqlConnectionOptions, MySqlSettings):
     read_replicas: IndexList[MySqlSettings] = spec_field(
         "Read replicas", default_factory=list, enterprise=True
     )
+
+    @model_validator(mode="after")
+    def _minimum_within_maximum(self) -> MySqlStore:
+        """A pool cannot keep more idle connections than it may open; the error sits on the minimum."""
+        low, high = self.pool_min_connections, self.pool_max_connections
+        if low is not None and high is not None and low > high:
+            field = type(self).model_fields["pool_min_connections"]
+            problem = PydanticCustomError(
+                "min_above_max", "{message}", {"message": f"{bound_message(maximum=high)}, the maximum connections"}
+            )
+            raise ValidationError.from_exception_data(
+                type(self).__name__,
+                [InitErrorDetails(type=problem, loc=(field.alias or "pool_min_connections",), input=low)],
+            )
+        return self
 
 
 class SqliteStore(WireModel):
