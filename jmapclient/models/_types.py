@@ -9,7 +9,8 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from enum import StrEnum
+from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -28,6 +29,22 @@ from pydantic_core import PydanticCustomError
 from jmapclient import encoding
 
 T = TypeVar("T")
+
+
+class WireEnum(StrEnum):
+    """An enumeration whose members carry a label for people beside their wire value.
+
+    Declared as ``MAIL_FROM = "mailFrom", "MAIL FROM"``; a member without a label reads as its value.
+    """
+
+    _value_: str
+    label: str
+
+    def __new__(cls, value: str, label: str | None = None) -> Self:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.label = label or value
+        return member
 
 
 @dataclass(frozen=True)

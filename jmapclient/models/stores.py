@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from jmapclient.encoding import bound_message
 from jmapclient.models._base import SERVICE_NAME, WireModel, spec_field
-from jmapclient.models._types import Boolean, Duration, IndexList, Text, UnsignedInt
+from jmapclient.models._types import Boolean, Duration, IndexList, Text, UnsignedInt, WireEnum
 from jmapclient.models.secrets import SecretKeyOptional
 
 MAX_POOL = 8192
 
 
-class PostgreSqlRecyclingMethod(StrEnum):
-    FAST = "fast"
-    VERIFIED = "verified"
-    CLEAN = "clean"
+class PostgreSqlRecyclingMethod(WireEnum):
+    FAST = "fast", "Fast"
+    VERIFIED = "verified", "Verified"
+    CLEAN = "clean", "Clean"
 
 
 class PostgreSqlSettings(WireModel):
@@ -54,11 +53,15 @@ class SqlConnectionOptions(WireModel):
 class DefaultStore(WireModel):
     """Use the server's own data store (SQL data stores only)."""
 
+    KIND_LABEL: ClassVar[str] = "The server's own data store"
+
     type: Literal["Default"] = spec_field("Backend", "Default", wire="@type")
 
 
 class PostgreSqlStore(SqlConnectionOptions, PostgreSqlSettings):
     """A PostgreSQL database."""
+
+    KIND_LABEL: ClassVar[str] = "PostgreSQL"
 
     type: Literal["PostgreSql"] = spec_field("Backend", "PostgreSql", wire="@type")
     pool_max_connections: UnsignedInt | None = spec_field("Maximum connections", 10, ge=1, le=MAX_POOL)
@@ -72,6 +75,8 @@ class PostgreSqlStore(SqlConnectionOptions, PostgreSqlSettings):
 
 class MySqlStore(SqlConnectionOptions, MySqlSettings):
     """A MySQL or MariaDB database."""
+
+    KIND_LABEL: ClassVar[str] = "MySQL"
 
     type: Literal["MySql"] = spec_field("Backend", "MySql", wire="@type")
     max_allowed_packet: UnsignedInt | None = spec_field(
@@ -101,6 +106,8 @@ class MySqlStore(SqlConnectionOptions, MySqlSettings):
 
 class SqliteStore(WireModel):
     """An SQLite database file."""
+
+    KIND_LABEL: ClassVar[str] = "SQLite"
 
     type: Literal["Sqlite"] = spec_field("Backend", "Sqlite", wire="@type")
     path: Text = spec_field("Path to the data directory")

@@ -170,7 +170,7 @@ class EnumEditor(FieldEditor):
     def control(self) -> ComposeResult:
         initial = self.initial
         yield Select(
-            [(choice, choice) for choice in self.spec.choices],
+            [(self.spec.choice_label(choice), choice) for choice in self.spec.choices],
             allow_blank=self.spec.nullable or initial is None,
             value=initial if initial in self.spec.choices else Select.NULL,
             compact=True,
