@@ -343,6 +343,7 @@ async def test_selects_read_labels_not_wire_names(console: Console) -> None:
         await start_create(pilot, "Sql")
         await fill(pilot, "store", "PostgreSql")
         await fill(pilot, "store/authSecret", "EnvironmentVariable")
+        await pilot.pause(SETTLE)
         store = field(pilot, "store").query_one(Select)
         secret = field(pilot, "store/authSecret").query_one(Select)
         recycling = field(pilot, "store/poolRecyclingMethod").query_one(Select)

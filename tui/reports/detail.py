@@ -248,7 +248,8 @@ HINT_COLUMN = "Hint"
 
 def overrides_text(record: DmarcReportRecord) -> str:
     return ", ".join(
-        f"{field_text(o, 'overrideType')}{f' ({o.comment})' if o.comment else ''}" for o in record.policy_override_reasons
+        f"{field_text(reason, 'overrideType')}{f' ({reason.comment})' if reason.comment else ''}"
+        for reason in record.policy_override_reasons
     ) or "–"
 
 
