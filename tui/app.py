@@ -21,7 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import Input, Static, TextArea
 from textual.worker import WorkerFailed
 
 from jmapclient.config import Config, ConfigError
@@ -303,6 +303,12 @@ class MailAdminApp(App[int]):
         return await super()._check_bindings(key, priority)
 
     # --- Actions -----------------------------------------------------------------------------
+
+    def get_key_display(self, binding: Binding) -> str:
+        """In a text field ``?`` types a question mark: the footer names the help key that works there."""
+        if binding.id == "app.help" and isinstance(self.focused, Input | TextArea):
+            return "f1"
+        return super().get_key_display(binding)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The footer and palette offer ``r`` and ``/`` only where they act (False hides them)."""

@@ -4,7 +4,7 @@ and the footer offers r and / only where they act."""
 from __future__ import annotations
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 from textual.widgets._footer import FooterKey
 
 from tests.support.console import SETTLE, Console, StubWorld
@@ -79,3 +79,19 @@ async def test_palette_holds_this_apps_commands_once_in_words(console: Console) 
         for command in commands:
             assert "." not in command.help.split(" ")[0] and "app." not in command.help, command.help
         assert {"Cursor up", "Cursor down", "Page down"}.isdisjoint(titles)  # Textual's widget bindings
+
+
+async def test_inside_a_text_field_the_footer_names_f1_for_help(console: Console) -> None:
+    async with console.app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(SETTLE)
+        await open_directory(pilot, LDAP)
+        pilot.app.screen.query(Input).first().focus()
+        await pilot.pause(SETTLE)
+        helps = [k.key_display for k in footer_keys(pilot.app) if k.description == "Help"]
+        assert helps == ["f1"]
+        await pilot.press("question_mark")  # types into the field, opens nothing
+        await pilot.pause()
+        assert pilot.app.screen.query(Input).first().value.endswith("?")
+        await pilot.press("f1")
+        await pilot.pause(SETTLE)
+        assert type(pilot.app.screen).__name__ == "HelpScreen"
