@@ -17,6 +17,10 @@ from typing import Any
 MASKED_SECRET = "****"
 """What a get answers in place of a stored ``Value`` secret; never sent back."""
 
+MAX_UNSIGNED_INT = 2**53 - 1
+"""RFC 8620's UnsignedInt bound (2^53-1): JSON numbers past it lose precision (I-JSON, RFC 7493).
+The one place the bound is held: UnsignedInt, Duration, typed durations and report counts use it."""
+
 # --- Duration -------------------------------------------------------------------
 
 _DURATION_UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
@@ -32,7 +36,7 @@ def parse_duration(text: str | int) -> int:
     if isinstance(text, int) and not isinstance(text, bool):
         if text < 0:
             raise ValueError("a duration cannot be negative")
-        return text
+        return check_duration(text)
     if not isinstance(text, str):
         raise ValueError("a duration is a number of milliseconds or text like 30s")
     compact = text.strip().lower()
@@ -50,7 +54,33 @@ def parse_duration(text: str | int) -> int:
         position = match.end()
     if position == 0 or compact[position:].strip():
         raise ValueError(f"{text!r} is not a duration; write it like 250ms, 30s, 5m, 1h30m or 2d")
-    return total
+    return check_duration(total)
+
+
+def bound_message(*, minimum: object = None, maximum: object = None) -> str:
+    """The one wording of a value outside its bounds, for forms, the CLI and local validation.
+
+    Pydantic's own ("Input should be less than or equal to 8192") is replaced by this.
+    """
+    if minimum is not None and maximum is not None:
+        return f"must be between {minimum} and {maximum}"
+    if maximum is not None:
+        return f"must be at most {maximum}"
+    return f"must be at least {minimum}"
+
+
+def check_wire_int(value: int) -> int:
+    """``value`` if a JMAP UnsignedInt can hold it (RFC 8620: at most 2^53-1), else ValueError."""
+    if value > MAX_UNSIGNED_INT:
+        raise ValueError(bound_message(maximum=MAX_UNSIGNED_INT))
+    return value
+
+
+def check_duration(ms: int) -> int:
+    """``ms`` if a Duration can hold it; the bound is put as a person writes a duration."""
+    if ms > MAX_UNSIGNED_INT:
+        raise ValueError(bound_message(maximum=format_duration(MAX_UNSIGNED_INT)))
+    return ms
 
 
 def format_duration(ms: int | None) -> str:

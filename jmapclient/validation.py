@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from jmapclient.encoding import bound_message
 from jmapclient.errors import LocalValidationError
 from jmapclient.models._base import WireModel
 from jmapclient.models.objects import ObjectType
@@ -40,6 +41,9 @@ def field_issues(error: ValidationError) -> list[FieldIssue]:
             message = "is required"
         elif item["type"] == "string_too_short" and item.get("ctx", {}).get("min_length") == 1:
             message = "cannot be empty; leave it out or use null instead"
+        elif item["type"] in ("greater_than_equal", "less_than_equal"):
+            bounds = item.get("ctx", {})
+            message = bound_message(minimum=bounds.get("ge"), maximum=bounds.get("le"))
         elif item["type"] in ("union_tag_invalid", "union_tag_not_found"):
             expected = item.get("ctx", {}).get("expected_tags", "")
             message = f"must be one of {expected}"

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Input, Static, TextArea
 from textual.worker import WorkerFailed
 
 from jmapclient.config import Config, ConfigError
@@ -36,6 +36,7 @@ from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
 from tui.sections import SECTIONS, Section
 from tui.widgets import outside
+from tui.widgets.footer import ShellFooter
 from tui.widgets.nav import NavTree
 
 EXPECTED_FAILURES = (JmapError, ConfigError, OSError)
@@ -64,6 +65,10 @@ class ShellHeader(Static):
         alarm = ((" ", ""), (f" {warning} ", "bold white on red")) if warning else ()
         self.update(Text.assemble(("mailadmin", "bold"), " │ ", outside.cut(server), *alarm, " │ ",
                                   outside.cut(user), " │ ", outside.cut(trail, max_len=LIST_MAX * 2)))
+
+
+TEXTUAL_COMMANDS_KEPT = frozenset({"Theme"})
+"""Textual's own palette entries a person would use here."""
 
 
 class MailAdminApp(App[int]):
@@ -164,7 +169,7 @@ class MailAdminApp(App[int]):
             yield NavTree(SECTIONS, id="nav")
             yield Vertical(id="main")
         yield Static(id="status")
-        yield Footer()
+        yield ShellFooter()
 
     def on_mount(self) -> None:
         if self.keys:
@@ -314,6 +319,21 @@ class MailAdminApp(App[int]):
 
     # --- Actions -----------------------------------------------------------------------------
 
+    def get_key_display(self, binding: Binding) -> str:
+        """In a text field ``?`` types a question mark: the footer names the help key that works there."""
+        if binding.id == "app.help" and isinstance(self.focused, Input | TextArea):
+            return "f1"
+        return super().get_key_display(binding)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer and palette offer ``r`` and ``/`` only where they act (False hides them)."""
+        view = self.section_view
+        if view is not None and action == "refresh" and self.context is not None:
+            return view.can_reload()
+        if view is not None and action == "filter":
+            return view.can_filter()
+        return True
+
     async def action_quit(self) -> None:
         """q: quit, but never throw away unsaved edits without asking."""
         if self.section_view is None or not self.section_view.unsaved_changes():
@@ -421,7 +441,11 @@ class MailAdminApp(App[int]):
         return str(saved) if saved is not None else None
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Every section and every action a key can reach, then Textual's own commands."""
+        """Every section and every action of this console a key can reach, each once, in words.
+
+        Of Textual's own commands only the theme is kept: its Quit repeats ours, and its keys
+        panel, screenshot and maximize are not things an administrator comes here for.
+        """
         for candidate in SECTIONS:
             yield SystemCommand(
                 f"Go to {candidate.breadcrumb}", f"Open the {candidate.title} section",
@@ -429,7 +453,8 @@ class MailAdminApp(App[int]):
             )
         seen: set[str] = set()
         for node, binding, enabled, tooltip in screen.active_bindings.values():
-            if not binding.description or not enabled or binding.action == "command_palette":
+            # Only this console's bindings carry an id; Textual's widgets' own (cursor keys...) do not.
+            if not binding.id or not binding.description or not enabled or binding.action == "command_palette":
                 continue
             title = binding.description
             if title in seen:
@@ -438,8 +463,9 @@ class MailAdminApp(App[int]):
             key = binding.key_display or self.get_key_display(binding)
             yield SystemCommand(
                 title,
-                f"{tooltip or binding.id or binding.action} (key {key})",
+                f"{tooltip}. Key: {key}" if tooltip else f"Key: {key}",
                 lambda node=node, action=binding.action: self.run_action(action, node),
             )
-        yield from super().get_system_commands(screen)
-
+        for command in super().get_system_commands(screen):
+            if command.title in TEXTUAL_COMMANDS_KEPT:
+                yield command

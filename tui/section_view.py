@@ -6,8 +6,8 @@ The registry of sections (:mod:`tui.sections`) only lists them.
 
 Shell → section (each with a default, so a section overrides only what it has):
 
-- ``reload()``: the ``r`` key (binding id ``app.refresh``);
-- ``start_filter()``: the ``/`` key (binding id ``list.filter``);
+- ``reload()``: the ``r`` key (binding id ``app.refresh``); ``can_reload()`` says whether it acts now;
+- ``start_filter()``: the ``/`` key (binding id ``list.filter``); ``can_filter()`` likewise;
 - ``help_text() -> str``: Markdown for ``?`` / F1 (binding id ``app.help``); ``""`` shows the
   shell's own help;
 - ``go_back() -> bool``: ``esc`` (binding id ``app.back``); True if handled (e.g. a
@@ -65,6 +65,14 @@ class SectionView(Vertical):
 
     def start_filter(self) -> None:
         """``/``: put the keyboard on the section's filter, if it has one."""
+
+    def can_reload(self) -> bool:
+        """Whether ``r`` fetches anything in what is shown now; the footer hides it otherwise."""
+        return True
+
+    def can_filter(self) -> bool:
+        """Whether ``/`` has a filter to go to in what is shown now; the footer hides it otherwise."""
+        return True
 
     def help_text(self) -> str:
         """Markdown for ``?``; empty for the shell's own help."""

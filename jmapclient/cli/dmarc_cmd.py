@@ -22,13 +22,14 @@ from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError
 from jmapclient.dmarc.exporting import fetch_reports, save_reports, write_reports
 from jmapclient.dmarc.importing import import_reports as import_files
+from jmapclient.dmarc.retention import check_retention
 from jmapclient.errors import LocalValidationError
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 
 
 def parse_retention(text: str) -> timedelta:
     try:
-        return timedelta(milliseconds=encoding.parse_duration(text))
+        return check_retention(timedelta(milliseconds=encoding.parse_duration(text)))
     except ValueError as error:
         raise LocalValidationError({"--retain": str(error)}) from None
 

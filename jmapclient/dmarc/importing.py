@@ -19,7 +19,7 @@ from pathlib import Path
 
 from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, dedupe
 from jmapclient.dmarc.loader import ParsedFile, iter_report_files, load_file
-from jmapclient.dmarc.retention import DEFAULT_RETENTION
+from jmapclient.dmarc.retention import DEFAULT_RETENTION, check_retention
 from jmapclient.dmarc.upload import Uploader, existing_keys
 from jmapclient.errors import MethodError
 from jmapclient.objects import ObjectApi
@@ -58,9 +58,11 @@ async def import_reports(
 ) -> ImportOutcome:
     """Import the report files under ``paths``; ``api`` None parses only (a dry run).
 
+    A retention that is not in the future raises ValueError before anything is read.
     A :class:`~jmapclient.errors.JmapError` before the first upload (reading the
     session or the reports already held) propagates; later refusals land in the outcome.
     """
+    check_retention(retain)
     listed = await asyncio.to_thread(list_report_files, paths, None if file_cap is None else file_cap + 1)
     files = listed[:file_cap] if file_cap is not None else listed
     outcome = ImportOutcome(files=len(files), capped=len(listed) > len(files))

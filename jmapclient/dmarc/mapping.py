@@ -26,6 +26,7 @@ from jmapclient.dmarc import vocab
 from jmapclient.dmarc.errors import ReportRejected
 from jmapclient.dmarc.notes import Notes
 from jmapclient.dmarc.wirelists import to_index_map, to_set
+from jmapclient.encoding import MAX_UNSIGNED_INT as MAX_WIRE_INT
 
 DEFAULT_VERSION = 1.0
 
@@ -34,8 +35,6 @@ DEFAULT_VERSION = 1.0
 # digit), so it marks "the reporter did not say" without inventing a selector.
 MISSING_SELECTOR = "-"
 
-# JSON numbers past this lose precision in I-JSON (RFC 7493) and JMAP's UnsignedInt.
-MAX_WIRE_INT = 2**53 - 1
 
 # Epoch seconds beyond year 9999 cannot be written as YYYY-MM-DDTHH:MM:SSZ.
 _MAX_EPOCH = 253402300799

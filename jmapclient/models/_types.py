@@ -9,7 +9,8 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, TypeVar
+from enum import StrEnum
+from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -30,6 +31,22 @@ from jmapclient import encoding
 T = TypeVar("T")
 
 
+class WireEnum(StrEnum):
+    """An enumeration whose members carry a label for people beside their wire value.
+
+    Declared as ``MAIL_FROM = "mailFrom", "MAIL FROM"``; a member without a label reads as its value.
+    """
+
+    _value_: str
+    label: str
+
+    def __new__(cls, value: str, label: str | None = None) -> Self:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.label = label or value
+        return member
+
+
 @dataclass(frozen=True)
 class WireKind:
     """Marks what a field holds on the wire, beyond its Python type."""
@@ -46,15 +63,15 @@ def _reject_bool_and_text(value: Any) -> Any:
 
 def _non_negative(value: int) -> int:
     if value < 0:
-        raise ValueError("must be 0 or more")
-    return value
+        raise ValueError(encoding.bound_message(minimum=0))
+    return encoding.check_wire_int(value)
 
 
 def _positive_duration(value: int) -> int:
     # The real server refuses a Duration of 0 ("Invalid duration value"; wire-notes.md).
     if value <= 0:
         raise ValueError("must be longer than 0 (e.g. 30s); the server refuses a zero duration")
-    return value
+    return encoding.check_duration(value)
 
 
 def _check_email(value: str) -> str:
@@ -75,6 +92,43 @@ def _check_uri(value: str) -> str:
     if not sep or not scheme or not rest or any(c.isspace() for c in value):
         raise ValueError(f"{value!r} is not a URL like scheme://host")
     return value
+
+
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+
+
+def _host_of(url: str) -> str:
+    authority = url.partition("://")[2].split("/", 1)[0].rpartition("@")[2]
+    if authority.startswith("["):
+        return authority[: authority.find("]") + 1].lower()
+    return authority.split(":", 1)[0].lower()
+
+
+def _is_loopback(host: str) -> bool:
+    if host in LOOPBACK_HOSTS or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _scheme(value: str) -> str:
+    return value.partition("://")[0].lower()
+
+
+def _check_ldap_url(value: str) -> str:
+    if _scheme(value) not in ("ldap", "ldaps"):
+        raise ValueError(f"{value!r} is not an LDAP URL; it starts with ldap:// or ldaps://")
+    return value
+
+
+def _check_issuer_url(value: str) -> str:
+    # OpenID Connect Discovery requires https; plain http is only safe to a provider on this machine.
+    scheme = _scheme(value)
+    if scheme == "https" or (scheme == "http" and _is_loopback(_host_of(value))):
+        return value
+    raise ValueError(f"{value!r} must start with https:// (http:// only for a provider on localhost)")
 
 
 def _check_ip(value: str) -> str:
@@ -133,6 +187,8 @@ Id = Annotated[str, StringConstraints(strict=True, min_length=1), WireKind("id")
 EmailAddress = Annotated[Text, AfterValidator(_check_email), WireKind("email")]
 DomainName = Annotated[Text, AfterValidator(_check_domain), WireKind("domain")]
 Uri = Annotated[Text, AfterValidator(_check_uri), WireKind("uri")]
+LdapUrl = Annotated[Uri, AfterValidator(_check_ldap_url)]
+IssuerUrl = Annotated[Uri, AfterValidator(_check_issuer_url)]
 IpAddr = Annotated[Text, AfterValidator(_check_ip), WireKind("ip")]
 # Non-negativity is a validator, not Ge(0): a type-level Ge would replace a field's own
 # tighter ``ge=`` bound in pydantic's schema.

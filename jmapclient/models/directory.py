@@ -11,7 +11,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import Field
 
 from jmapclient.models._base import WireModel, spec_field
-from jmapclient.models._types import Boolean, Duration, Id, Text, UnsignedInt, Uri, WireSet
+from jmapclient.models._types import Boolean, Duration, Id, IssuerUrl, LdapUrl, Text, UnsignedInt, WireSet
 from jmapclient.models.secrets import SecretKeyOptional
 from jmapclient.models.stores import MAX_POOL, SqlAuthStore
 
@@ -27,7 +27,7 @@ class LdapDirectory(WireModel):
     type: Literal["Ldap"] = spec_field("Variant", "Ldap", wire="@type")
     id: Id | None = spec_field("Id", None, server_set=True)
     description: Text = spec_field("Description", group="Connection", note="Short description of the directory")
-    url: Uri = spec_field("Server URL", "ldap://localhost:389", group="Connection")
+    url: LdapUrl = spec_field("Server URL", "ldap://localhost:389", group="Connection")
     base_dn: Text = spec_field("Base DN", group="Connection", note="Base DN where searches begin")
     timeout: Duration = spec_field("Connection timeout", 30000, group="Connection")
     use_tls: Boolean = spec_field("Use TLS", False, group="Connection")
@@ -166,7 +166,7 @@ class OidcDirectory(WireModel):
     type: Literal["Oidc"] = spec_field("Variant", "Oidc", wire="@type")
     id: Id | None = spec_field("Id", None, server_set=True)
     description: Text = spec_field("Description", group="Provider", note="Short description of the directory")
-    issuer_url: Uri = spec_field(
+    issuer_url: IssuerUrl = spec_field(
         "Issuer URL",
         group="Provider",
         note="Base URL of the identity provider; its endpoints are discovered from it",

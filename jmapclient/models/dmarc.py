@@ -9,8 +9,6 @@ Web UI: Management › Reports › Inbox › DMARC.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from jmapclient.models._base import WireModel, spec_field
 from jmapclient.models._types import (
     Boolean,
@@ -25,31 +23,32 @@ from jmapclient.models._types import (
     Text,
     UnsignedInt,
     UTCDateTime,
+    WireEnum,
     WireSet,
 )
 
 
-class DmarcAlignment(StrEnum):
-    RELAXED = "relaxed"
-    STRICT = "strict"
-    UNSPECIFIED = "unspecified"
+class DmarcAlignment(WireEnum):
+    RELAXED = "relaxed", "Relaxed"
+    STRICT = "strict", "Strict"
+    UNSPECIFIED = "unspecified", "Not stated"
 
 
-class DmarcDisposition(StrEnum):
-    NONE = "none"
-    QUARANTINE = "quarantine"
-    REJECT = "reject"
-    UNSPECIFIED = "unspecified"
+class DmarcDisposition(WireEnum):
+    NONE = "none", "None (monitor)"
+    QUARANTINE = "quarantine", "Quarantine"
+    REJECT = "reject", "Reject"
+    UNSPECIFIED = "unspecified", "Not stated"
 
 
-class FailureReportingOption(StrEnum):
-    ALL = "all"
-    ANY = "any"
-    DKIM_FAILURE = "dkimFailure"
-    SPF_FAILURE = "spfFailure"
+class FailureReportingOption(WireEnum):
+    ALL = "all", "All mechanisms fail (0)"
+    ANY = "any", "Any mechanism fails (1)"
+    DKIM_FAILURE = "dkimFailure", "DKIM fails (d)"
+    SPF_FAILURE = "spfFailure", "SPF fails (s)"
 
 
-class DmarcActionDisposition(StrEnum):
+class DmarcActionDisposition(WireEnum):
     NONE = "none"
     PASS = "pass"
     QUARANTINE = "quarantine"
@@ -57,52 +56,52 @@ class DmarcActionDisposition(StrEnum):
     UNSPECIFIED = "unspecified"
 
 
-class DmarcResult(StrEnum):
+class DmarcResult(WireEnum):
     PASS = "pass"
     FAIL = "fail"
     UNSPECIFIED = "unspecified"
 
 
-class DmarcPolicyOverride(StrEnum):
+class DmarcPolicyOverride(WireEnum):
     FORWARDED = "Forwarded"
-    SAMPLED_OUT = "SampledOut"
-    TRUSTED_FORWARDER = "TrustedForwarder"
-    MAILING_LIST = "MailingList"
-    LOCAL_POLICY = "LocalPolicy"
+    SAMPLED_OUT = "SampledOut", "Sampled out"
+    TRUSTED_FORWARDER = "TrustedForwarder", "Trusted forwarder"
+    MAILING_LIST = "MailingList", "Mailing list"
+    LOCAL_POLICY = "LocalPolicy", "Local policy"
     OTHER = "Other"
-    POLICY_TEST_MODE = "PolicyTestMode"
+    POLICY_TEST_MODE = "PolicyTestMode", "Policy test mode"
 
 
-class DkimAuthResult(StrEnum):
+class DkimAuthResult(WireEnum):
     NONE = "none"
     PASS = "pass"
     FAIL = "fail"
     POLICY = "policy"
     NEUTRAL = "neutral"
-    TEMP_ERROR = "tempError"
-    PERM_ERROR = "permError"
+    TEMP_ERROR = "tempError", "temporary error"
+    PERM_ERROR = "permError", "permanent error"
 
 
-class SpfDomainScope(StrEnum):
-    HELO = "helo"
-    MAIL_FROM = "mailFrom"
-    UNSPECIFIED = "unspecified"
+class SpfDomainScope(WireEnum):
+    HELO = "helo", "HELO"
+    MAIL_FROM = "mailFrom", "MAIL FROM"
+    UNSPECIFIED = "unspecified", "Not stated"
 
 
-class SpfAuthResult(StrEnum):
+class SpfAuthResult(WireEnum):
     NONE = "none"
     NEUTRAL = "neutral"
     PASS = "pass"
     FAIL = "fail"
-    SOFT_FAIL = "softFail"
-    TEMP_ERROR = "tempError"
-    PERM_ERROR = "permError"
+    SOFT_FAIL = "softFail", "soft fail"
+    TEMP_ERROR = "tempError", "temporary error"
+    PERM_ERROR = "permError", "permanent error"
 
 
-class DmarcDiscovery(StrEnum):
-    PSL = "psl"
-    TREEWALK = "treewalk"
-    UNSPECIFIED = "unspecified"
+class DmarcDiscovery(WireEnum):
+    PSL = "psl", "Public suffix list"
+    TREEWALK = "treewalk", "Tree walk"
+    UNSPECIFIED = "unspecified", "Not stated"
 
 
 class DmarcPolicyOverrideReason(WireModel):
@@ -166,13 +165,15 @@ class DmarcReport(WireModel):
     errors: WireSet[Text] = spec_field("Errors", default_factory=list, note="Errors during report generation")
     policy_domain: OutsideString = spec_field("Policy domain", note="Domain the policy is published for")
     policy_version: Text | None = spec_field("Policy version", None)
-    policy_adkim: DmarcAlignment = spec_field("adkim", note="DKIM alignment mode")
-    policy_aspf: DmarcAlignment = spec_field("aspf", note="SPF alignment mode")
-    policy_disposition: DmarcDisposition = spec_field("p", note="Requested handling of failing messages")
-    policy_subdomain_disposition: DmarcDisposition = spec_field("sp", note="Requested handling for subdomains")
-    policy_testing_mode: Boolean = spec_field("Testing", False)
+    policy_adkim: DmarcAlignment = spec_field("DKIM alignment (adkim)", note="DKIM alignment mode")
+    policy_aspf: DmarcAlignment = spec_field("SPF alignment (aspf)", note="SPF alignment mode")
+    policy_disposition: DmarcDisposition = spec_field("Policy (p)", note="Requested handling of failing messages")
+    policy_subdomain_disposition: DmarcDisposition = spec_field(
+        "Subdomain policy (sp)", note="Requested handling for subdomains"
+    )
+    policy_testing_mode: Boolean = spec_field("Testing (t)", False)
     policy_failure_reporting_options: WireSet[FailureReportingOption] = spec_field(
-        "fo", default_factory=list
+        "Failure reporting (fo)", default_factory=list
     )
     records: IndexList[DmarcReportRecord] = spec_field(
         "Records", default_factory=list, note="Results grouped by source"
@@ -180,7 +181,7 @@ class DmarcReport(WireModel):
     extensions: IndexList[DmarcExtension] = spec_field("Extensions", default_factory=list)
     generator: Text | None = spec_field("Generator", None, note="Software that generated the report")
     policy_np: DmarcDisposition = spec_field(
-        "np", DmarcDisposition.UNSPECIFIED, note="Handling for non-existent subdomains"
+        "Non-existent subdomain policy (np)", DmarcDisposition.UNSPECIFIED, note="Handling for non-existent subdomains"
     )
     policy_discovery_method: DmarcDiscovery = spec_field(
         "Discovery method", DmarcDiscovery.UNSPECIFIED, note="How the policy record was discovered"

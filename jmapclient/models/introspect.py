@@ -40,7 +40,7 @@ KIND_WORDS: dict[FieldKind, str] = {
     "secret": "secret text",
     "uint": "whole number",
     "float": "number",
-    "duration": "duration (e.g. 30s)",
+    "duration": "duration (e.g. 250ms, 30s, 5m, 1h30m or 2d)",
     "bool": "true or false",
     "datetime": "UTC date and time",
     "enum": "one of a few names",
@@ -79,9 +79,16 @@ class FieldSpec:
     secret: bool = False
     server_set: bool = False
     choices: tuple[str, ...] = ()
+    choice_labels: dict[str, str] = field(default_factory=dict)
+    """How people read each choice (``mailFrom`` → "MAIL FROM"), as the enumeration declares."""
     variants: dict[str, type[WireModel]] = field(default_factory=dict)
     item_model: type[WireModel] | None = None
     item_kind: FieldKind | None = None
+
+    def choice_label(self, value: object) -> str:
+        """A choice as people read it; a value the enumeration does not declare reads as itself."""
+        text = str(value.value) if isinstance(value, Enum) else str(value)
+        return self.choice_labels.get(text, text)
 
     @property
     def has_default(self) -> bool:
@@ -147,10 +154,11 @@ def _kind_of(annotation: Any, metadata: list[Any]) -> tuple[FieldKind, dict[str,
         else:
             item_kind, item_facts = _kind_of(item, [])
             facts["item_kind"] = item_kind
-            facts.update({k: v for k, v in item_facts.items() if k == "choices"})
+            facts.update({k: v for k, v in item_facts.items() if k in ("choices", "choice_labels")})
         return kind, facts
     if isinstance(base, type) and issubclass(base, Enum):
         facts["choices"] = tuple(str(member.value) for member in base)
+        facts["choice_labels"] = {str(member.value): str(getattr(member, "label", member.value)) for member in base}
         return "enum", facts
     if isinstance(base, type) and issubclass(base, BaseModel):
         facts["item_model"] = base
@@ -214,6 +222,7 @@ def fields_of(model: type[WireModel]) -> tuple[FieldSpec, ...]:
                 secret=bool(extra.get("secret")),
                 server_set=bool(extra.get("server_set")),
                 choices=facts.get("choices", ()),
+                choice_labels=facts.get("choice_labels", {}),
                 variants=facts.get("variants", {}),
                 item_model=facts.get("item_model"),
                 item_kind=facts.get("item_kind"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
@@ -13,11 +13,15 @@ from jmapclient.models._types import SecretText, Text
 class SecretNone(WireModel):
     """No secret."""
 
+    KIND_LABEL: ClassVar[str] = "None"
+
     type: Literal["None"] = spec_field("Kind", "None", wire="@type")
 
 
 class SecretValue(WireModel):
     """Secret given directly."""
+
+    KIND_LABEL: ClassVar[str] = "Value"
 
     type: Literal["Value"] = spec_field("Kind", "Value", wire="@type")
     secret: SecretText = spec_field("Secret value", secret=True, note="The password or secret")
@@ -26,12 +30,16 @@ class SecretValue(WireModel):
 class SecretEnvironmentVariable(WireModel):
     """Secret read from an environment variable."""
 
+    KIND_LABEL: ClassVar[str] = "Environment variable"
+
     type: Literal["EnvironmentVariable"] = spec_field("Kind", "EnvironmentVariable", wire="@type")
     variable_name: Text = spec_field("Environment variable", note="Name of the variable")
 
 
 class SecretFile(WireModel):
     """Secret read from a file."""
+
+    KIND_LABEL: ClassVar[str] = "File"
 
     type: Literal["File"] = spec_field("Kind", "File", wire="@type")
     file_path: Text = spec_field("File path", note="Path of the file holding the secret")

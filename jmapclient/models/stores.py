@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from jmapclient.encoding import bound_message
 from jmapclient.models._base import SERVICE_NAME, WireModel, spec_field
-from jmapclient.models._types import Boolean, Duration, IndexList, Text, UnsignedInt
+from jmapclient.models._types import Boolean, Duration, IndexList, Text, UnsignedInt, WireEnum
 from jmapclient.models.secrets import SecretKeyOptional
 
 MAX_POOL = 8192
 
 
-class PostgreSqlRecyclingMethod(StrEnum):
-    FAST = "fast"
-    VERIFIED = "verified"
-    CLEAN = "clean"
+class PostgreSqlRecyclingMethod(WireEnum):
+    FAST = "fast", "Fast"
+    VERIFIED = "verified", "Verified"
+    CLEAN = "clean", "Clean"
 
 
 class PostgreSqlSettings(WireModel):
@@ -52,11 +53,15 @@ class SqlConnectionOptions(WireModel):
 class DefaultStore(WireModel):
     """Use the server's own data store (SQL data stores only)."""
 
+    KIND_LABEL: ClassVar[str] = "The server's own data store"
+
     type: Literal["Default"] = spec_field("Backend", "Default", wire="@type")
 
 
 class PostgreSqlStore(SqlConnectionOptions, PostgreSqlSettings):
     """A PostgreSQL database."""
+
+    KIND_LABEL: ClassVar[str] = "PostgreSQL"
 
     type: Literal["PostgreSql"] = spec_field("Backend", "PostgreSql", wire="@type")
     pool_max_connections: UnsignedInt | None = spec_field("Maximum connections", 10, ge=1, le=MAX_POOL)
@@ -71,6 +76,8 @@ class PostgreSqlStore(SqlConnectionOptions, PostgreSqlSettings):
 class MySqlStore(SqlConnectionOptions, MySqlSettings):
     """A MySQL or MariaDB database."""
 
+    KIND_LABEL: ClassVar[str] = "MySQL"
+
     type: Literal["MySql"] = spec_field("Backend", "MySql", wire="@type")
     max_allowed_packet: UnsignedInt | None = spec_field(
         "Maximum packet size in bytes", None, ge=1024, le=1073741824
@@ -81,9 +88,26 @@ class MySqlStore(SqlConnectionOptions, MySqlSettings):
         "Read replicas", default_factory=list, enterprise=True
     )
 
+    @model_validator(mode="after")
+    def _minimum_within_maximum(self) -> MySqlStore:
+        """A pool cannot keep more idle connections than it may open; the error sits on the minimum."""
+        low, high = self.pool_min_connections, self.pool_max_connections
+        if low is not None and high is not None and low > high:
+            field = type(self).model_fields["pool_min_connections"]
+            problem = PydanticCustomError(
+                "min_above_max", "{message}", {"message": f"{bound_message(maximum=high)}, the maximum connections"}
+            )
+            raise ValidationError.from_exception_data(
+                type(self).__name__,
+                [InitErrorDetails(type=problem, loc=(field.alias or "pool_min_connections",), input=low)],
+            )
+        return self
+
 
 class SqliteStore(WireModel):
     """An SQLite database file."""
+
+    KIND_LABEL: ClassVar[str] = "SQLite"
 
     type: Literal["Sqlite"] = spec_field("Backend", "Sqlite", wire="@type")
     path: Text = spec_field("Path to the data directory")

@@ -56,8 +56,8 @@ def test_help_exits_0(capsys):
     ("fields", "expected"),
     [
         (["--field", "bogus=1"], {"bogus": "unknown field; valid fields: description, url, baseDn"}),
-        (["--field", "poolMaxConnections=9000"], {"poolMaxConnections": "less than or equal to 8192"}),
-        (["--field", "poolMaxConnections=-1"], {"poolMaxConnections": "greater than or equal to 0"}),
+        (["--field", "poolMaxConnections=9000"], {"poolMaxConnections": "must be at most 8192"}),
+        (["--field", "poolMaxConnections=-1"], {"poolMaxConnections": "must be at least 0"}),
         (["--field", "poolMaxConnections=ten"], {"poolMaxConnections": "whole number"}),
         (["--field", "timeout=soon"], {"timeout": "not a duration"}),
         (["--field", "useTls=maybe"], {"useTls": "true or false"}),
@@ -139,7 +139,7 @@ def test_negative_unsigned_int_is_rejected_locally():
                                "evaluatedSpf": "fail", "envelopeFrom": "a", "headerFrom": "a"}}
     with pytest.raises(LocalValidationError) as caught:
         create_payload(DMARC_EXTERNAL_REPORT, None, dmarc_fields(report=json.dumps(report)))
-    assert caught.value.fields == {"report/records/0/count": "must be 0 or more"}
+    assert caught.value.fields == {"report/records/0/count": "must be at least 0"}
 
 
 def test_unknown_nested_property_is_rejected_locally():
@@ -212,3 +212,10 @@ def test_sort_parsing():
         parse_sort(DMARC_EXTERNAL_REPORT, "subject")
     with pytest.raises(UsageError):
         parse_sort(DMARC_EXTERNAL_REPORT, "id:up")
+
+
+def test_import_retention_of_0d_is_refused_before_anything_is_sent(counting, capsys, tmp_path):
+    assert main(["import-dmarc", "--retain", "0d", str(tmp_path), *CONNECT], transport=counting) == 1
+    err = capsys.readouterr().err
+    assert "error: --retain: must be longer than 0" in err and "Traceback" not in err
+    assert counting.requests == []

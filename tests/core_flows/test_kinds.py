@@ -19,5 +19,6 @@ def test_every_kind_has_words_and_every_declared_field_has_a_known_kind() -> Non
 
 
 def test_describe_reads_the_kind_words() -> None:
-    assert type_text(field_by_wire(LdapDirectory, "timeout")) == KIND_WORDS["duration"] == "duration (e.g. 30s)"
+    timeout = type_text(field_by_wire(LdapDirectory, "timeout"))
+    assert timeout == KIND_WORDS["duration"] == "duration (e.g. 250ms, 30s, 5m, 1h30m or 2d)"
     assert type_text(field_by_wire(LdapDirectory, "attrEmail")) == "set<text>"

@@ -221,7 +221,7 @@ def test_local_validation_names_the_field_and_the_reason() -> None:
     fields = caught.value.fields
     assert set(fields) == {"description", "store/port", "store/authSecret/secret"}
     assert "empty" in fields["description"]
-    assert "greater than or equal to 1" in fields["store/port"]
+    assert fields["store/port"] == "must be at least 1"
     assert fields["store/authSecret/secret"] == "is required"
     with pytest.raises(LocalValidationError) as caught:
         validate_object(DIRECTORY, {"@type": "Ldapx"})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Input, Select, Static
 
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY
@@ -318,3 +318,38 @@ async def test_switching_the_store_kind_carries_shared_values_and_switching_back
         await fill(pilot, "store", "PostgreSql")
         await pilot.pause(SETTLE)
         assert editor(pilot).form.to_wire()["store"] == before  # exactly as it was left
+
+
+async def test_a_replicas_default_port_follows_the_store_kind(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await start_create(pilot, "Sql")
+        await fill(pilot, "store", "PostgreSql")
+        await add_item(pilot, "store/readReplicas")
+        await add_item(pilot, "store/readReplicas")
+        await fill(pilot, "store/readReplicas/0/host", "replica-a.test")
+        await fill(pilot, "store/readReplicas/1/host", "replica-b.test")
+        await fill(pilot, "store/readReplicas/1/port", "6432")
+        await fill(pilot, "store", "MySql")
+        await pilot.pause(SETTLE)
+        replicas = editor(pilot).form.to_wire()["store"]["readReplicas"]
+        assert (replicas["0"]["host"], replicas["0"]["port"]) == ("replica-a.test", 3306)  # default follows
+        assert (replicas["1"]["host"], replicas["1"]["port"]) == ("replica-b.test", 6432)  # typed port stays
+
+
+async def test_selects_read_labels_not_wire_names(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await start_create(pilot, "Sql")
+        await fill(pilot, "store", "PostgreSql")
+        await fill(pilot, "store/authSecret", "EnvironmentVariable")
+        await pilot.pause(SETTLE)
+        store = field(pilot, "store").query_one(Select)
+        secret = field(pilot, "store/authSecret").query_one(Select)
+        recycling = field(pilot, "store/poolRecyclingMethod").query_one(Select)
+        assert [str(prompt) for prompt, _ in store._options if _ is not Select.NULL] == [
+            "The server's own data store", "PostgreSQL", "MySQL", "SQLite"]
+        assert "Environment variable" in str(secret.query_one("SelectCurrent Static#label").render())
+        assert "PostgreSql" not in str(store.query_one("SelectCurrent Static#label").render())
+        assert str(recycling.query_one("SelectCurrent Static#label").render()) == "Fast"
+        assert store.value == "PostgreSql" and secret.value == "EnvironmentVariable"  # the wire keeps its names

@@ -75,3 +75,15 @@ def test_lost_connection(snap_compare: Any) -> None:
     world = make_world("spec", reports=5)
     world.transport.down = True
     assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps())
+
+
+NARROW = (80, 24)
+
+
+def test_inbox_narrow(snap_compare: Any, world: Any) -> None:
+    """80×24: the pass rate stays on screen, the footer keeps its important keys whole."""
+    assert snap_compare(world.app(), terminal_size=NARROW, run_before=steps())
+
+
+def test_report_narrow(snap_compare: Any, world: Any) -> None:
+    assert snap_compare(world.app(), terminal_size=NARROW, run_before=steps("enter"))

@@ -20,6 +20,7 @@ from tests.support.inbox_steps import header, ids_where, inbox, plain, position,
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.detail import RecordsView, RecordView, ReportView
 from tui.reports.dialogs import KeepDialog, MessageDialog
+from tui.screens.confirm import ConfirmScreen
 
 SIZE = (120, 40)
 
@@ -373,3 +374,25 @@ async def test_a_long_import_summary_keeps_its_close_button_on_screen(world: Stu
         await pilot.click("#cancel")
         await pilot.pause(0.3)
         assert not isinstance(pilot.app.screen, MessageDialog)
+
+
+@pytest.mark.parametrize("answer", ["escape", "y"])
+async def test_keep_longer_to_an_earlier_date_asks_first(answer: str) -> None:
+    world = make_world("spec", reports=5)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        row = inbox(pilot).page.rows[0]
+        earlier = parse_utc(row.expires) - timedelta(days=1)
+        assert earlier > FROZEN_NOW
+        await pilot.press("e")
+        await pilot.pause()
+        await type_into(pilot, "#expires", f"{earlier:%Y-%m-%d}")
+        await pilot.pause()
+        question = pilot.app.screen
+        assert isinstance(question, ConfirmScreen)
+        assert "earlier than the report's current expiry" in " ".join(
+            str(static.render()) for static in question.query(Static))
+        await pilot.press(answer)
+        await settle(pilot)
+        got = (await inbox(pilot).context.client.dmarc_reports.get([row.id])).raw[0]["expiresAt"]
+        assert got == (row.expires if answer == "escape" else f"{earlier:%Y-%m-%d}T{row.expires[11:]}")

@@ -189,6 +189,12 @@ class DirectoriesSection(SectionView):
         if self.editor is None:
             self.query_one(FilterBar).open()
 
+    def can_reload(self) -> bool:
+        return self.editor is None  # an open form is not reloaded under the person's edits
+
+    def can_filter(self) -> bool:
+        return self.editor is None
+
     @on(FilterBar.Changed)
     def _filter_changed(self) -> None:
         self._fill()

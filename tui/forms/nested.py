@@ -11,7 +11,8 @@ from textual.containers import HorizontalGroup, VerticalGroup
 from textual.widgets import Button, Select, Static
 
 from jmapclient.encoding import iter_masked_paths
-from jmapclient.models.introspect import TYPE_KEY, fields_of
+from jmapclient.models._base import WireModel
+from jmapclient.models.introspect import TYPE_KEY, fields_of, kind_label
 from tui.forms.base import OMIT, FieldEditor, FormEdited
 from tui.forms.model_form import ModelForm
 
@@ -53,7 +54,7 @@ class VariantEditor(SubformEditor):
         current = initial.get(TYPE_KEY) if isinstance(initial, Mapping) else None
         self.current = current if current in variants else variants[0]
         self.select: Select[str] = Select(
-            [(name, name) for name in variants],
+            [(kind_label(model), name) for name, model in self.spec.variants.items()],
             allow_blank=False,
             value=self.current,
             compact=True,
@@ -89,20 +90,33 @@ class VariantEditor(SubformEditor):
         self.post_message(FormEdited())
 
     def _carried_over(self, previous: str, old: Mapping[str, Any]) -> dict[str, Any] | None:
-        """What the new kind shares with the old (host, database, user, password...).
-
-        Only values that differ from the old kind's default move across: a default port
-        (5432) must not become MySQL's port. A masked stored secret never moves: it
-        belongs to the old kind's object on the server and could not be sent back.
-        """
-        old_defaults = {spec.wire: spec.default for spec in fields_of(self.spec.variants[previous])}
-        shared = {spec.wire for spec in fields_of(self.spec.variants[self.current])}
-        carried = {
-            key: value
-            for key, value in old.items()
-            if key in shared and value != old_defaults.get(key) and not any(iter_masked_paths(value))
-        }
+        """What the new kind shares with the old (host, database, user, password...); see :func:`carry`."""
+        carried = carry(self.spec.variants[previous], self.spec.variants[self.current], old)
         return {TYPE_KEY: self.current, **carried} if carried else None
+
+
+def carry(old_model: type[WireModel], new_model: type[WireModel], old: Mapping[str, Any]) -> dict[str, Any]:
+    """The values of ``old`` that the person typed and ``new_model`` also has.
+
+    Only values that differ from the old kind's default move across: a default port (5432)
+    must not become MySQL's port, not even a read replica's (list items are carried field by
+    field). A masked stored secret never moves: it belongs to the old kind's object on the
+    server and could not be sent back.
+    """
+    old_specs = {spec.wire: spec for spec in fields_of(old_model)}
+    new_specs = {spec.wire: spec for spec in fields_of(new_model)}
+    carried: dict[str, Any] = {}
+    for key, value in old.items():
+        before, after = old_specs.get(key), new_specs.get(key)
+        if before is None or after is None or value == before.default:
+            continue
+        both_lists = before.kind == after.kind == "list" and isinstance(value, Mapping)
+        if both_lists and before.item_model and after.item_model:
+            value = {index: carry(before.item_model, after.item_model, item) for index, item in value.items()}
+        elif any(iter_masked_paths(value)):
+            continue
+        carried[key] = value
+    return carried
 
 
 class ObjectEditor(SubformEditor):

@@ -6,10 +6,19 @@ from typing import Any, Literal
 
 from textual import on
 from textual.app import ComposeResult
-from textual.validation import Failure, Integer, Number, ValidationResult, Validator
+from textual.validation import Failure, ValidationResult, Validator
 from textual.widgets import Input, Select, Switch
 
-from jmapclient.encoding import MASKED_SECRET, format_duration, parse_duration, set_from_wire, set_to_wire
+from jmapclient.encoding import (
+    MASKED_SECRET,
+    bound_message,
+    check_wire_int,
+    format_duration,
+    parse_duration,
+    set_from_wire,
+    set_to_wire,
+)
+from jmapclient.models.introspect import KIND_WORDS, FieldSpec
 from tui.forms.base import OMIT, FieldEditor
 from tui.forms.taglist import TagList
 
@@ -83,12 +92,38 @@ class CheckedTextEditor(TextEditor):
         self.set_error(self.problem())
 
 
+class NumberValidator(Validator):
+    """A number within the field's declared bounds, worded as local validation words it."""
+
+    def __init__(self, spec: FieldSpec) -> None:
+        super().__init__()
+        self.spec = spec
+
+    def validate(self, value: str) -> ValidationResult:
+        text = value.strip()
+        if not text:
+            return self.success()
+        whole = self.spec.kind != "float"
+        try:
+            number: float = int(text) if whole else float(text)
+            if whole:
+                check_wire_int(int(number))
+        except ValueError as error:
+            problem = str(error) if "must be" in str(error) else f"is not a {KIND_WORDS[self.spec.kind]}"
+            return self.failure(problem)
+        low, high = self.spec.minimum, self.spec.maximum
+        if low is not None and number < low:
+            return self.failure(bound_message(minimum=low))
+        if high is not None and number > high:
+            return self.failure(bound_message(maximum=high))
+        return self.success()
+
+
 class NumberEditor(CheckedTextEditor):
     """Digits only; the declared bounds are checked as the person types."""
 
     def make_validator(self) -> Validator:
-        kind = Number if self.spec.kind == "float" else Integer
-        return kind(minimum=self.spec.minimum, maximum=self.spec.maximum)
+        return NumberValidator(self.spec)
 
     def input_type(self) -> Literal["integer", "number", "text"]:
         return "number" if self.spec.kind == "float" else "integer"
@@ -111,7 +146,7 @@ class DurationValidator(Validator):
 class DurationEditor(CheckedTextEditor):
     """Durations are milliseconds on the wire, and written like 30s, 5m or 1h30m here."""
 
-    help_extra = "written like 250ms, 30s, 5m or 1h30m"
+    help_extra = KIND_WORDS["duration"]
 
     def make_validator(self) -> Validator:
         return DurationValidator()
@@ -135,7 +170,7 @@ class EnumEditor(FieldEditor):
     def control(self) -> ComposeResult:
         initial = self.initial
         yield Select(
-            [(choice, choice) for choice in self.spec.choices],
+            [(self.spec.choice_label(choice), choice) for choice in self.spec.choices],
             allow_blank=self.spec.nullable or initial is None,
             value=initial if initial in self.spec.choices else Select.NULL,
             compact=True,

@@ -74,9 +74,17 @@ def show(value: Any) -> str:
     return text
 
 
+def field_text(model: WireModel, wire: str) -> str:
+    """One field of ``model`` as text, a declared choice by its label ("MAIL FROM", not ``mailFrom``)."""
+    spec = field_by_wire(type(model), wire)
+    value = getattr(model, spec.name)
+    if spec.choice_labels and value is not None:
+        value = [spec.choice_label(v) for v in value] if isinstance(value, list) else spec.choice_label(value)
+    return show(value)
+
+
 def field_rows(model: WireModel, wires: Iterable[str]) -> list[tuple[str, str]]:
-    kind = type(model)
-    return [(label(kind, w), show(getattr(model, field_by_wire(kind, w).name))) for w in wires]
+    return [(label(type(model), w), field_text(model, w)) for w in wires]
 
 
 def panel(title: str, rows: list[tuple[str, str]]) -> Table:
@@ -240,7 +248,8 @@ HINT_COLUMN = "Hint"
 
 def overrides_text(record: DmarcReportRecord) -> str:
     return ", ".join(
-        f"{show(o.override_type)}{f' ({o.comment})' if o.comment else ''}" for o in record.policy_override_reasons
+        f"{field_text(reason, 'overrideType')}{f' ({reason.comment})' if reason.comment else ''}"
+        for reason in record.policy_override_reasons
     ) or "–"
 
 
@@ -325,7 +334,7 @@ def results_table(title: str, model: type[WireModel], columns: tuple[str, ...], 
     for wire in columns:
         table.add_column(label(model, wire))
     for item in items:
-        table.add_row(*(outside.cut(show(getattr(item, field_by_wire(model, w).name))) for w in columns))
+        table.add_row(*(outside.cut(field_text(item, w)) for w in columns))
     if not items:
         table.add_row(*(["none reported"] + [""] * (len(columns) - 1)))
     return table

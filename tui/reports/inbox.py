@@ -94,14 +94,15 @@ class DmarcInbox(InboxActions, SectionView):
 
     DEFAULT_CSS = INBOX_CSS
     BINDINGS: ClassVar = [
-        Binding("s", "sort", "Sort", id="dmarc.sort"),
-        Binding("c", "columns", "From/Subject", id="dmarc.columns"),
-        Binding("space", "mark", "Mark", id="dmarc.mark"),
+        # Most used first: the footer shows as many as fit, in this order (tui.widgets.footer).
         Binding("d,delete", "delete", "Delete", id="dmarc.delete"),
-        Binding("i", "import_files", "Import", id="dmarc.import"),
         Binding("x", "export", "Export", id="dmarc.export"),
         Binding("e", "keep", "Keep longer", id="dmarc.keep"),
         Binding("a", "analytics", "Analytics", id="dmarc.analytics"),
+        Binding("i", "import_files", "Import", id="dmarc.import"),
+        Binding("space", "mark", "Mark", id="dmarc.mark"),
+        Binding("s", "sort", "Sort", id="dmarc.sort"),
+        Binding("c", "columns", "From/Subject", id="dmarc.columns"),
     ]
 
     def __init__(self, context: ConsoleContext, *, prefetch: bool = True, persist_cache: bool = True,
@@ -214,6 +215,13 @@ class DmarcInbox(InboxActions, SectionView):
     def start_filter(self) -> None:
         if not self.levels:
             focus_now(self.query_one("#f-domain", Input))
+
+    def can_reload(self) -> bool:
+        # A level that shows what the list already holds (records, one record) has nothing to fetch.
+        return not self.levels or type(self.levels[-1]).reload is not DmarcDetail.reload
+
+    def can_filter(self) -> bool:
+        return not self.levels
 
     def focus_list(self) -> None:
         """The keyboard on the list: its table, or the line saying why there is none (which

@@ -265,8 +265,22 @@ class InboxActions(Vertical):
         )
 
         def chosen(choice: KeepChoice | None) -> None:
-            if choice is not None:
+            if choice is None:
+                return
+            if not _shortens(choice.expires, row.expires):
                 self.keep_report(row, choice)
+                return
+            # An earlier date shortens the retention: the opposite of what the key is named for.
+            question = Text.assemble(
+                f"{fmt.when(choice.expires)} is earlier than the report's current expiry, "
+                f"{fmt.when(row.expires)}.\n\n", ("The server would delete it sooner.", "bold"),
+            )
+
+            def shorten(yes: bool | None) -> None:
+                if yes:
+                    self.keep_report(row, choice)
+
+            self.app.push_screen(ConfirmScreen(question, yes="Shorten", no="Cancel"), shorten)
 
         self.app.push_screen(dialog, chosen)
 
@@ -301,6 +315,14 @@ class InboxActions(Vertical):
             return
         self.app.notify(f"The report now expires {fmt.when(expires)}.")
         self.list_changed(cursor=self.query_one(InboxTable).cursor_row)
+
+
+def _shortens(expires: str, current: str) -> bool:
+    """Whether ``expires`` comes before the report's ``current`` expiry (unknown or unreadable: no)."""
+    try:
+        return parse_utc(expires) < parse_utc(current)
+    except ValueError:
+        return False
 
 
 def _expiry(text: str, current: str, now: datetime) -> str:

@@ -1,0 +1,97 @@
+"""80×24 (issue 16): the footer keeps the important keys whole, the inbox keeps its pass rate,
+and the footer offers r and / only where they act."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable, Input
+from textual.widgets._footer import FooterKey
+
+from tests.support.console import SETTLE, Console, StubWorld
+from tests.support.directory_steps import open_directory
+from tests.support.inbox_steps import settle, table
+
+LDAP = "Corporate OpenLDAP (service account)"
+
+
+def footer_keys(app: object) -> list[FooterKey]:
+    return list(app.query(FooterKey))  # type: ignore[attr-defined]
+
+
+def assert_whole_and_inside(app: object, width: int) -> None:
+    keys = footer_keys(app)
+    palette = [k for k in keys if k.has_class("-command-palette")]
+    others = [k for k in keys if not k.has_class("-command-palette")]
+    right = palette[0].region.x if palette else width
+    for key in others:
+        # a key drawn whole: wide enough for its key and description, ending before the palette key
+        assert key.region.width >= len(key.key_display) + 1 + len(key.description), key.description
+        assert key.region.right <= right, (key.description, key.region, right)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_inbox_footer_keeps_the_important_keys_whole(world: StubWorld, size: tuple[int, int]) -> None:
+    async with world.app().run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.pause(SETTLE)
+        assert_whole_and_inside(pilot.app, size[0])
+        shown = [k.description for k in footer_keys(pilot.app)]
+        for important in ("Help", "Quit", "Open", "Delete", "Export", "Keep longer", "Analytics"):
+            assert important in shown, (important, shown)
+        assert shown.index("Help") < shown.index("Quit") < shown.index("Open")
+
+
+async def test_inbox_keeps_the_pass_rate_on_screen_at_80_columns(world: StubWorld) -> None:
+    async with world.app().run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        grid: DataTable = table(pilot)
+        labels = [str(column.label) for column in grid.ordered_columns]
+        pass_at = labels.index("Msg pass %")
+        right = sum(c.get_render_width(grid) for c in grid.ordered_columns[: pass_at + 1])
+        assert right <= grid.scrollable_content_region.width, (labels, right, grid.size)
+
+
+async def test_footer_offers_r_and_slash_only_where_they_act(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        at_list = {k.description for k in footer_keys(pilot.app)}
+        assert {"Filter", "Refresh"} <= at_list
+        await open_directory(pilot, LDAP)
+        await pilot.pause(SETTLE)
+        in_form = {k.description for k in footer_keys(pilot.app)}
+        assert "Filter" not in in_form and "Refresh" not in in_form and "Save" in in_form
+        palette = {c.title for c in pilot.app.get_system_commands(pilot.app.screen)}
+        assert "Filter" not in palette and "Refresh" not in palette
+        await pilot.press("escape")
+        await pilot.pause(SETTLE)
+        assert {"Filter", "Refresh"} <= {k.description for k in footer_keys(pilot.app)}
+
+
+async def test_palette_holds_this_apps_commands_once_in_words(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        commands = list(pilot.app.get_system_commands(pilot.app.screen))
+        titles = [c.title for c in commands]
+        assert len(titles) == len(set(titles)), titles
+        assert titles.count("Quit") == 1 and "Theme" in titles
+        for textual_own in ("Keys", "Screenshot", "Maximize", "Minimize"):
+            assert textual_own not in titles
+        for command in commands:
+            assert "." not in command.help.split(" ")[0] and "app." not in command.help, command.help
+        assert {"Cursor up", "Cursor down", "Page down"}.isdisjoint(titles)  # Textual's widget bindings
+
+
+async def test_inside_a_text_field_the_footer_names_f1_for_help(console: Console) -> None:
+    async with console.app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(SETTLE)
+        await open_directory(pilot, LDAP)
+        pilot.app.screen.query(Input).first().focus()
+        await pilot.pause(SETTLE)
+        helps = [k.key_display for k in footer_keys(pilot.app) if k.description == "Help"]
+        assert helps == ["f1"]
+        await pilot.press("question_mark")  # types into the field, opens nothing
+        await pilot.pause()
+        assert pilot.app.screen.query(Input).first().value.endswith("?")
+        await pilot.press("f1")
+        await pilot.pause(SETTLE)
+        assert type(pilot.app.screen).__name__ == "HelpScreen"

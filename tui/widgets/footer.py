@@ -1,0 +1,60 @@
+"""The footer: the keys that act in the focused view, the most important first, never one cut in half.
+
+Textual's footer lays every key in a row and cuts the row where the screen ends, under its
+docked "^p Commands" key: at 80 columns "q Quit" became "q Qu". Here the keys are ranked
+(help and quit first, the view's own actions next, the shell's general keys last), and a key
+that does not fit whole is left out; ``?`` lists every key of the view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.cells import cell_len
+from textual.app import ComposeResult
+from textual.events import Resize
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+RANK = {"help": 0, "quit": 1, "jump": 3, "filter": 3, "refresh": 3}
+"""Actions by importance; a view's own actions rank 2, between the shell's two groups."""
+PALETTE_CLASS = "-command-palette"
+NARROW = 110
+"""Below this many columns the keys are drawn compact (the app's ``-narrow`` breakpoint)."""
+
+
+def key_width(key: FooterKey, compact: bool) -> int:
+    # Measured from Textual's footer CSS: a space between key and description, then one cell
+    # each side of the pair, or a one-cell gap after it when compact.
+    return cell_len(key.key_display) + 1 + cell_len(key.description) + (1 if compact else 2)
+
+
+def palette_width(key: FooterKey) -> int:
+    """The docked palette key is never compact."""
+    return cell_len(key.key_display) + 1 + cell_len(key.description) + 2
+
+
+def fitting(keys: Iterable[FooterKey], width: int, compact: bool) -> list[FooterKey]:
+    """The keys to show in ``width`` cells, most important first; a key that would not fit whole is skipped."""
+    shown: list[FooterKey] = []
+    for key in sorted(keys, key=lambda k: RANK.get(k.action, 2)):  # stable: a view keeps its own order
+        if key_width(key, compact) <= width:
+            shown.append(key)
+            width -= key_width(key, compact)
+    return shown
+
+
+class ShellFooter(Footer):
+    def compose(self) -> ComposeResult:
+        self.compact = self.app.size.width < NARROW
+        widgets: list[Widget] = list(super().compose())
+        keys = [w for w in widgets if isinstance(w, FooterKey) and not w.has_class(PALETTE_CLASS)]
+        others = [w for w in widgets if w not in keys]
+        room = self.app.size.width - sum(palette_width(w) for w in others if isinstance(w, FooterKey))
+        yield from fitting(keys, room, self.compact)
+        yield from others
+
+    def on_resize(self, event: Resize) -> None:
+        # Which keys fit depends on the width: choose again at the new one.
+        self.refresh(recompose=True)
