@@ -15,6 +15,7 @@ from jmapclient.encoding import format_utc, parse_utc
 from jmapclient.models.objects import FilterCondition
 from server_stub.profiles import ServerProfile
 from server_stub.schema import COLLATIONS, ConditionColumn, TableSchema, split_search_words
+from server_stub.tallies import ALL_ROWS, Tally, comparison
 
 MAX_FILTER_DEPTH = 32
 MAX_JSON_INT = 2**53 - 1
@@ -35,9 +36,18 @@ class QueryProblem(Exception):
 class Sql:
     text: str
     params: tuple[Any, ...] = ()
+    tally: Tally | None = None
+    """How the tally table counts the matches without reading them, when it can."""
+    few: str | None = None
+    """The same filter (same parameters) for few matches: search words drive it, where ``text`` walks
+    the rows and asks each whether it holds them. None: ``text`` serves both."""
+
+    @property
+    def for_few(self) -> str:
+        return self.few if self.few is not None else self.text
 
 
-TRUE = Sql("1")
+TRUE = Sql("1", (), ALL_ROWS)
 
 
 def is_json_int(value: Any) -> bool:
@@ -87,19 +97,33 @@ def _condition_sql(schema: TableSchema, profile: ServerProfile, key: str, raw: A
         raise QueryProblem(profile.bad_filter_value_error, problem.description) from None
     if column.match == "words":
         words = split_search_words(value)
-        clause = " AND ".join(f"seq IN (SELECT seq FROM {schema.table}_words WHERE word = ?)" for _ in words)
-        return Sql(clause or "1", tuple(words))
+        # EXISTS, not IN: SQLite can then walk a sort's index and stop after a page, where an IN
+        # list is built whole (every match) before the first row.
+        clause = " AND ".join(f"EXISTS (SELECT 1 FROM {schema.table}_words w WHERE w.word = ? "
+                              f"AND w.seq = {schema.table}.seq)" for _ in words)
+        listed = " AND ".join(f"seq IN (SELECT seq FROM {schema.table}_words WHERE word = ?)" for _ in words)
+        tally = (ALL_ROWS if not words else Tally(word=words[0]) if len(set(words)) == 1 else None)
+        return Sql(clause or "1", tuple(words), tally, listed or None)
     if value is None:
         return Sql(f"{column.column} IS NULL")
     if column.match == "lower":
         value = value.lower()
-    return Sql(f"{column.column} {SQL_COMPARISON[operator]} ?", (value,))
+    sql = SQL_COMPARISON[operator]
+    tally = comparison(column.column, sql, value) if column.column in schema.tallied else None
+    return Sql(f"{column.column} {sql} ?", (value,), tally)
 
 
 def _join(parts: list[Sql], glue: str, empty: str) -> Sql:
+    tally: Tally | None = None
+    if glue == "AND":  # an OR has no tally: its parts' counts overlap
+        tally = ALL_ROWS
+        for part in parts:
+            tally = tally.both(part.tally) if tally is not None else None
     if not parts:
-        return Sql(empty)
-    return Sql(f" {glue} ".join(f"({p.text})" for p in parts), tuple(v for p in parts for v in p.params))
+        return Sql(empty, (), tally)
+    text = f" {glue} ".join(f"({p.text})" for p in parts)
+    few = f" {glue} ".join(f"({p.for_few})" for p in parts)
+    return Sql(text, tuple(v for p in parts for v in p.params), tally, few if few != text else None)
 
 
 def compile_filter(node: Any, schema: TableSchema, profile: ServerProfile, depth: int = 0) -> Sql:
@@ -124,7 +148,9 @@ def compile_filter(node: Any, schema: TableSchema, profile: ServerProfile, depth
             return _join(parts, "AND", "1")
         any_of = _join(parts, "OR", "0")
         # A condition on an unset property is false, so NOT of it is true: SQL's NULL would drop the object.
-        return any_of if operator == "OR" else Sql(f"NOT COALESCE(({any_of.text}), 0)", any_of.params)
+        if operator == "OR":
+            return any_of
+        return Sql(f"NOT COALESCE(({any_of.text}), 0)", any_of.params, None, f"NOT COALESCE(({any_of.for_few}), 0)")
     return _join([_condition_sql(schema, profile, str(k), v) for k, v in node.items()], "AND", "1")
 
 
@@ -138,6 +164,11 @@ class Order:
         flip = {"ASC": "DESC", "DESC": "ASC"}
         terms = (term.rsplit(" ", 1) for term in self.sql.split(", "))
         return ", ".join(f"{column} {flip[direction]}" for column, direction in terms)
+
+    @property
+    def leading(self) -> str:
+        """The column of the first sort term."""
+        return self.sql.split(" ", 1)[0]
 
 
 DEFAULT_ORDER = Order("seq DESC")

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from jmapclient.encoding import format_utc
 from jmapclient.models import DmarcExternalReport, WireModel
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, ObjectType
+from server_stub.tallies import TallyKind
 
 COLLATIONS = ("i;ascii-numeric", "i;ascii-casemap", "i;unicode-casemap")
 """The collations the session advertises; a sort naming another gets ``unsupportedSort`` (RFC 8620 §5.5)."""
@@ -48,6 +49,8 @@ class TableSchema:
     """Sort property → column; ``seq`` is the insertion order, which is also the id order."""
     words: Callable[[WireModel], Iterable[str]] | None = None
     composite_indexes: tuple[tuple[str, ...], ...] = field(default_factory=tuple)
+    tallied: dict[str, TallyKind] = field(default_factory=dict)
+    """Columns whose bounds are counted from the tally table (:mod:`server_stub.tallies`)."""
 
     def index_values(self, model: WireModel) -> dict[str, Any]:
         return {column.name: column.value(model) for column in self.columns}
@@ -124,6 +127,8 @@ REPORT_SCHEMA = TableSchema(
     words=report_words,
     # A page of one policy domain sorted by date is the console's commonest query.
     composite_indexes=(("policy_domain", "received_at"), ("policy_domain", "expires_at")),
+    # The console's total for a failed/passed bound or an expiry range, at the same cost at any size.
+    tallied={"total_failed": "exact", "total_successful": "exact", "expires_at": "prefix"},
 )
 
 SCHEMAS: dict[str, TableSchema] = {s.object_type.name: s for s in (DIRECTORY_SCHEMA, REPORT_SCHEMA)}

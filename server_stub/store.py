@@ -13,6 +13,7 @@ import os
 import sqlite3
 import threading
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 
 from jmapclient.models import WireModel
 from jmapclient.models.objects import ObjectType
+from server_stub import tallies
 from server_stub.result_cache import ResultCache
 from server_stub.schema import SCHEMAS, TableSchema, schema_for
 
@@ -109,6 +111,31 @@ class Store:
                 f"PRIMARY KEY (word, seq)) WITHOUT ROWID"
             )
             db.execute(f"CREATE INDEX IF NOT EXISTS {table}_words_seq ON {table}_words (seq)")
+        new_tally = db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (f"{table}_tally",)).fetchone() is None
+        db.execute(f"CREATE TABLE IF NOT EXISTS {table}_tally (name TEXT NOT NULL, value ANY NOT NULL, "
+                   f"n INTEGER NOT NULL, PRIMARY KEY (name, value)) WITHOUT ROWID")
+        if new_tally:  # a database written before the tally existed: count what it holds once
+            seqs = [row[0] for row in db.execute(f"SELECT seq FROM {table}")]
+            counts: Counter[tallies.Key] = Counter()
+            for seq in seqs:
+                counts.update(Store._stored_keys(db, schema, seq))
+            tallies.apply(db, table, counts)
+
+    @staticmethod
+    def _keys(schema: TableSchema, values: dict[str, Any], words: Iterable[str]) -> list[tallies.Key]:
+        return tallies.keys(values, schema.tallied, words if schema.words is not None else ())
+
+    @staticmethod
+    def _stored_keys(db: sqlite3.Connection, schema: TableSchema, seq: int) -> list[tallies.Key]:
+        """The tally keys of a stored row, read back from its columns and words (before it changes)."""
+        names = list(schema.tallied)
+        row = db.execute(f"SELECT {', '.join(['seq', *names])} FROM {schema.table} WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            return []
+        words: list[str] = []
+        if schema.words is not None:
+            words = [w for (w,) in db.execute(f"SELECT word FROM {schema.table}_words WHERE seq = ?", (seq,))]
+        return Store._keys(schema, dict(zip(names, row[1:], strict=True)), words)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -168,6 +195,12 @@ class Store:
         with self.reading() as db:
             return [r[0] for r in db.execute(f"SELECT id FROM {schema_for(object_type).table} ORDER BY seq")]
 
+    def tally_total(self, object_type: ObjectType, tally: tallies.Tally) -> int:
+        """How many rows match a filter, counted from the tally (see :mod:`server_stub.tallies`)."""
+        schema = schema_for(object_type)
+        with self.reading() as db:
+            return tallies.Counting(db, schema.table, schema.tallied).total(tally)
+
     def select_ids(self, sql: str, params: Sequence[Any]) -> list[str]:
         with self.reading() as db:
             return [row[0] for row in db.execute(sql, params)]
@@ -193,9 +226,11 @@ class Store:
         seq: int,
         model: WireModel,
         wire: dict[str, Any],
+        counts: Counter[tallies.Key],
         words: list[tuple[str, int]] | None = None,
     ) -> str:
-        """Insert one object; its search words go to ``words`` when given (bulk loads write them sorted)."""
+        """Insert one object; its search words go to ``words`` when given (bulk loads write them sorted),
+        its tally keys to ``counts`` (the caller applies them once for many rows)."""
         values = schema.index_values(model)
         object_id = f"{schema.id_prefix}{seq}"
         names = "".join(f", {name}" for name in values)
@@ -205,27 +240,28 @@ class Store:
         )
         data = encode_data({**wire, "id": object_id})
         db.execute(f"INSERT INTO {schema.table}_data (seq, data) VALUES (?, ?)", (seq, data))
+        own_words = sorted(schema.words(model)) if schema.words is not None else []
+        counts.update(self._keys(schema, values, own_words))
         if words is None:
-            self._write_words(db, schema, seq, model)
-        elif schema.words is not None:
-            words.extend((word, seq) for word in schema.words(model))
+            self._write_words(db, schema, seq, own_words)
+        else:
+            words.extend((word, seq) for word in own_words)
         return object_id
 
     @staticmethod
-    def _write_words(db: sqlite3.Connection, schema: TableSchema, seq: int, model: WireModel) -> None:
+    def _write_words(db: sqlite3.Connection, schema: TableSchema, seq: int, words: list[str]) -> None:
         if schema.words is None:
             return
         db.execute(f"DELETE FROM {schema.table}_words WHERE seq = ?", (seq,))  # no-op on insert
-        db.executemany(
-            f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)",
-            [(word, seq) for word in sorted(schema.words(model))],
-        )
+        db.executemany(f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)", [(w, seq) for w in words])
 
     def insert(self, object_type: ObjectType, model: WireModel, wire: dict[str, Any]) -> str:
         """Store a new object (one transaction) and return its id."""
         schema = schema_for(object_type)
+        counts: Counter[tallies.Key] = Counter()
         with self.transaction() as db:
-            object_id = self._insert_row(db, schema, self._next_seq(db, schema), model, wire)
+            object_id = self._insert_row(db, schema, self._next_seq(db, schema), model, wire, counts)
+            tallies.apply(db, schema.table, counts)
             self._bump(db, object_type)
         return object_id
 
@@ -254,7 +290,10 @@ class Store:
             for batch in batches:
                 first = self._next_seq(db, schema)
                 words: list[tuple[str, int]] = []
-                new_ids = [self._insert_row(db, schema, first + n, m, w, words) for n, (m, w) in enumerate(batch)]
+                counts: Counter[tallies.Key] = Counter()
+                new_ids = [self._insert_row(db, schema, first + n, m, w, counts, words)
+                           for n, (m, w) in enumerate(batch)]
+                tallies.apply(db, schema.table, counts)
                 # In key order, the word index is appended to instead of split page by page.
                 if schema.words is not None:
                     words.sort()
@@ -276,12 +315,16 @@ class Store:
             if row is None:
                 return False
             seq = int(row[0])
+            counts = tallies.removal(self._stored_keys(db, schema, seq))
             if values:
                 assignments = ", ".join(f"{name} = ?" for name in values)
                 db.execute(f"UPDATE {schema.table} SET {assignments} WHERE seq = ?", [*values.values(), seq])
             data = encode_data({**wire, "id": object_id})
             db.execute(f"UPDATE {schema.table}_data SET data = ? WHERE seq = ?", (data, seq))
-            self._write_words(db, schema, seq, model)
+            new_words = sorted(schema.words(model)) if schema.words is not None else []
+            self._write_words(db, schema, seq, new_words)
+            counts.update(self._keys(schema, values, new_words))
+            tallies.apply(db, schema.table, counts)
             self._bump(db, object_type)
         return True
 
@@ -299,8 +342,11 @@ class Store:
     def delete(self, object_type: ObjectType, object_id: str) -> bool:
         schema = schema_for(object_type)
         with self.transaction() as db:
-            cursor = db.execute(f"DELETE FROM {schema.table} WHERE id = ?", (object_id,))
-            if cursor.rowcount == 0:
+            row = db.execute(f"SELECT seq FROM {schema.table} WHERE id = ?", (object_id,)).fetchone()
+            if row is None:
                 return False
+            gone = tallies.removal(self._stored_keys(db, schema, int(row[0])))
+            db.execute(f"DELETE FROM {schema.table} WHERE seq = ?", (row[0],))
+            tallies.apply(db, schema.table, gone)
             self._bump(db, object_type)
         return True

@@ -13,7 +13,8 @@ from server_stub.methods.context import (
     check_account,
     check_arguments,
 )
-from server_stub.schema import schema_for
+from server_stub.schema import TableSchema, schema_for
+from server_stub.tallies import ALL_ROWS
 
 ARGUMENTS = {"accountId", "filter", "sort", "position", "anchor", "anchorOffset", "limit", "calculateTotal"}
 
@@ -40,16 +41,42 @@ def _reads_every_match(step: str) -> bool:
     return ("TEMP B-TREE FOR" in step and "ORDER BY" in step) or step.startswith("LIST SUBQUERY")
 
 
-def _index_gives_order(context: CallContext, table: str, where: Sql, order: Order) -> bool:
+DENSE_SHARE = 20
+"""A filter matched by at least one row in this many is read along the sort's own index, testing each
+row: a page then costs at most this many rows per id, at any size. Fewer matches are found through
+the filter's index (or search words) and sorted: their cost is their number."""
+
+
+def _source(context: CallContext, object_type: ObjectType, schema: TableSchema, where: Sql, order: Order,
+            total: int | None) -> tuple[str, str]:
+    """(FROM clause, WHERE text) to read this filter's matches in this order, chosen by how many match."""
+    table = schema.table
+    indexed = order.leading == "seq" or any(column.name == order.leading for column in schema.columns)
+    if where.tally is None or total is None or not indexed:
+        return table, where.text
+    if where.tally.column is not None and schema.tallied.get(where.tally.column) == "prefix":
+        # A time range is not spread evenly along another order: expiry follows receipt, so a walk
+        # newest first would pass every later report before the range. It is found by its index.
+        return table, where.text
+    every = context.store.tally_total(object_type, ALL_ROWS)
+    if total * DENSE_SHARE < every:
+        return table, where.for_few
+    # Many matches: walk the order's index (the rowid for seq), never the filter's index and a sort.
+    return (f"{table} NOT INDEXED" if order.leading == "seq" else f"{table} INDEXED BY {table}_{order.leading}",
+            where.text)
+
+
+def _index_gives_order(context: CallContext, source: str, condition: str, params: tuple[Any, ...],
+                       order: Order) -> bool:
     """Whether SQLite reads this filter in this order from an index, without sorting all matches
     first (a page then costs its rows, not the matches). Decided once per statement shape."""
     plans = context.store.results.plans
-    key = (table, where.text, order.sql)
+    key = (source, condition, order.sql)
     known = plans.get(key)
     if known is None:
         with context.store.reading() as db:
-            steps = db.execute(f"EXPLAIN QUERY PLAN SELECT id FROM {table} WHERE {where.text} "
-                               f"ORDER BY {order.sql} LIMIT 1", where.params).fetchall()
+            steps = db.execute(f"EXPLAIN QUERY PLAN SELECT id FROM {source} WHERE {condition} "
+                               f"ORDER BY {order.sql} LIMIT 1", params).fetchall()
         known = not any(_reads_every_match(str(step[-1])) for step in steps)
         plans.put(key, known)
     return known
@@ -63,21 +90,27 @@ def _page(
     store = context.store
     cache = store.results
     query_state = store.state(object_type)
-    table = schema_for(object_type).table
+    schema = schema_for(object_type)
+    table = schema.table
     matches = (table, query_state, where.text, where.params)
+
+    total = cache.totals.get(matches)
+    if total is None and where.tally is not None:  # counted without reading the matches
+        total = store.tally_total(object_type, where.tally)
+        cache.totals.put(matches, total)
+    source, condition = _source(context, object_type, schema, where, order, total)
 
     def ordered() -> list[str]:
         key = (*matches, order.sql)
         return cache.lists.get(key) or cache.keep_list(key, store.select_ids(
-            f"SELECT id FROM {table} WHERE {where.text} ORDER BY {order.sql}", where.params))
+            f"SELECT id FROM {source} WHERE {condition} ORDER BY {order.sql}", where.params))
 
-    direct = _index_gives_order(context, table, where, order)
-    total = cache.totals.get(matches)
+    direct = _index_gives_order(context, source, condition, where.params, order)
     if total is None and not direct:
         total = len(ordered())  # every match is read to sort them anyway: the count comes free
         cache.totals.put(matches, total)
     elif total is None and (calculate_total or position < 0 or anchor is not None or position > DIRECT_ROWS):
-        total = int(store.scalar(f"SELECT COUNT(*) FROM {table} WHERE {where.text}", where.params))
+        total = int(store.scalar(f"SELECT COUNT(*) FROM {table} WHERE {where.for_few}", where.params))
         cache.totals.put(matches, total)
 
     if anchor is not None:
@@ -88,14 +121,16 @@ def _page(
         position = max(0, index + anchor_offset)
     elif position < 0:
         position = max(0, (total or 0) + position)
-    if direct and position <= DIRECT_ROWS:
-        ids = store.select_ids(f"SELECT id FROM {table} WHERE {where.text} ORDER BY {order.sql} LIMIT ? OFFSET ?",
+    if total == 0:
+        ids = []
+    elif direct and position <= DIRECT_ROWS:
+        ids = store.select_ids(f"SELECT id FROM {source} WHERE {condition} ORDER BY {order.sql} LIMIT ? OFFSET ?",
                                (*where.params, limit, position))
     elif direct and total is not None and total - position - limit <= DIRECT_ROWS:
         # Near the end: the same rows read backwards from the end, then put back in order.
         end = min(total, position + limit)
         backwards = store.select_ids(
-            f"SELECT id FROM {table} WHERE {where.text} ORDER BY {order.reversed} LIMIT ? OFFSET ?",
+            f"SELECT id FROM {source} WHERE {condition} ORDER BY {order.reversed} LIMIT ? OFFSET ?",
             (*where.params, max(0, end - position), total - end))
         ids = backwards[::-1]
     else:

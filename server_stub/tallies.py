@@ -1,0 +1,153 @@
+"""Counts kept beside each table, so that a query's total costs the same at any size.
+
+SQLite counts a filter by reading every match. For the filters the console asks most (none, a
+bound on a total or a date, one search word) the total comes instead from a small table of
+counts, ``<table>_tally (name, value, n)``, that every write keeps up to date in its own
+transaction:
+
+- ``("*", "")``: how many rows there are;
+- ``(column, value)`` for an exact column (a session total): rows per value, so a bound reads the
+  distinct values, not the rows;
+- ``(column:L, prefix)`` for a timestamp column, with ``L`` each length of
+  :data:`PREFIX_LENGTHS` (year, month, day, hour, minute): a bound adds at most a few dozen
+  sibling buckets per level, then counts the rows of its own minute from the column's index;
+- ``("word", word)`` for a search word: how many rows hold it.
+
+Any other filter (two words, OR, NOT, a tenant, a domain) has no :class:`Tally` and is counted by
+SQL as before.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+TallyKind = Literal["exact", "prefix"]
+ALL = ("*", "")
+WORD = "word"
+PREFIX_LENGTHS = (4, 7, 10, 13, 16)
+"""``2026-01-05T13:45:12Z``: year, month, day, hour, minute. Below a minute the index counts."""
+
+Key = tuple[str, Any]
+
+
+@dataclass(frozen=True)
+class Bound:
+    """One side of a comparison: ``column > value`` is a lower bound, exclusive."""
+
+    value: Any
+    inclusive: bool
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How to count a filter from the tally table: all rows, one word, or bounds on one column."""
+
+    column: str | None = None
+    """The bounded column; None for all rows or a word."""
+    word: str | None = None
+    lowers: tuple[Bound, ...] = ()
+    uppers: tuple[Bound, ...] = ()
+
+    def both(self, other: Tally | None) -> Tally | None:
+        """The tally of both filters at once (AND), when one exists."""
+        if other is None:
+            return None
+        if other == ALL_ROWS:
+            return self
+        if self == ALL_ROWS:
+            return other
+        if self.column is not None and self.column == other.column:
+            return Tally(self.column, None, self.lowers + other.lowers, self.uppers + other.uppers)
+        return None
+
+
+ALL_ROWS = Tally()
+
+
+def comparison(column: str, operator: str, value: Any) -> Tally:
+    """The tally of ``column <operator> value`` (operators as in SQL: =, >, >=, <, <=)."""
+    lowers = (Bound(value, operator != ">"),) if operator in ("=", ">", ">=") else ()
+    uppers = (Bound(value, operator != "<"),) if operator in ("=", "<", "<=") else ()
+    return Tally(column, None, lowers, uppers)
+
+
+def keys(values: Mapping[str, Any], kinds: Mapping[str, TallyKind], words: Iterable[str]) -> list[Key]:
+    """The tally keys one row adds to: ``values`` are its indexed columns, ``words`` its search words."""
+    found: list[Key] = [ALL]
+    for column, kind in kinds.items():
+        value = values.get(column)
+        if value is None:
+            continue  # a comparison with NULL is never true: the row is in no bound's count
+        if kind == "exact":
+            found.append((column, value))
+        else:
+            found += [(f"{column}:{length}", str(value)[:length]) for length in PREFIX_LENGTHS]
+    found += [(WORD, word) for word in words]
+    return found
+
+
+def removal(row_keys: Iterable[Key]) -> Counter[Key]:
+    """The counts that take a row with ``row_keys`` out of the tally."""
+    return Counter({key: -n for key, n in Counter(row_keys).items()})
+
+
+def apply(db: sqlite3.Connection, table: str, counts: Counter[Key]) -> None:
+    """Add ``counts`` (negative to remove rows) to the tally; buckets that reach zero go."""
+    changes = [(name, value, n) for (name, value), n in counts.items() if n]
+    db.executemany(
+        f"INSERT INTO {table}_tally (name, value, n) VALUES (?, ?, ?) "
+        f"ON CONFLICT(name, value) DO UPDATE SET n = n + excluded.n",
+        changes,
+    )
+    if any(n < 0 for _, _, n in changes):
+        db.execute(f"DELETE FROM {table}_tally WHERE n <= 0")
+
+
+class Counting:
+    """Counts through one connection's tally table for ``table`` (whose timestamp columns are ``kinds``)."""
+
+    def __init__(self, db: sqlite3.Connection, table: str, kinds: Mapping[str, TallyKind]) -> None:
+        self._db = db
+        self._table = table
+        self._kinds = kinds
+
+    def _sum(self, where: str, params: tuple[Any, ...]) -> int:
+        row = self._db.execute(f"SELECT COALESCE(SUM(n), 0) FROM {self._table}_tally WHERE {where}", params)
+        return int(row.fetchone()[0])
+
+    def total(self, tally: Tally) -> int:
+        if tally.word is not None:
+            return self._sum("name = ? AND value = ?", (WORD, tally.word))
+        if tally.column is None:
+            return self._sum("name = ? AND value = ?", ALL)
+        everything = self._below(tally.column, None, inclusive=True)
+        below_upper = min((self._below(tally.column, b.value, b.inclusive) for b in tally.uppers), default=everything)
+        # Rows under an exclusive lower bound ``> v`` are those up to and including v, and vice versa.
+        below_lower = max((self._below(tally.column, b.value, not b.inclusive) for b in tally.lowers), default=0)
+        return max(0, below_upper - below_lower)
+
+    def _below(self, column: str, value: Any, inclusive: bool) -> int:
+        """How many rows have ``column`` below ``value`` (or at it when ``inclusive``); None: any value."""
+        operator = "<=" if inclusive else "<"
+        if self._kinds[column] == "exact":
+            if value is None:
+                return self._sum("name = ?", (column,))
+            return self._sum(f"name = ? AND value {operator} ?", (column, value))
+        if value is None:
+            return self._sum("name = ?", (f"{column}:{PREFIX_LENGTHS[0]}",))
+        text = str(value)
+        count = 0
+        parent = ""
+        for length in PREFIX_LENGTHS:
+            # Buckets of this level under the same parent that sort before the value's own bucket.
+            count += self._sum("name = ? AND value >= ? AND value < ?",
+                               (f"{column}:{length}", parent, text[:length]))
+            parent = text[:length]
+        # Rows in the value's own minute: few at any size, counted from the column's index.
+        row = self._db.execute(f"SELECT COUNT(*) FROM {self._table} WHERE {column} >= ? AND {column} {operator} ?",
+                               (parent, text))
+        return count + int(row.fetchone()[0])
