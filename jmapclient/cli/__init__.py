@@ -80,7 +80,7 @@ def run(
 
 
 def _connected_command(name: str) -> Command:
-    from jmapclient.cli import dmarc_cmd, objects_cmd
+    from jmapclient.cli import advice_cmd, dmarc_cmd, objects_cmd
 
     commands: dict[str, Command] = {
         "get": objects_cmd.get,
@@ -90,6 +90,7 @@ def _connected_command(name: str) -> Command:
         "delete": objects_cmd.delete,
         "export-dmarc": dmarc_cmd.export_records,
         "import-dmarc": dmarc_cmd.import_reports,
+        "dmarc-advice": advice_cmd.dmarc_advice,
     }
     try:
         return commands[name]
