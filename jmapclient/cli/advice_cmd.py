@@ -36,6 +36,11 @@ def period(days: int, today: date) -> tuple[date, date]:
     return today - timedelta(days=days - 1), today
 
 
+def today() -> date:
+    """The UTC day the period ends on (tests pin it to their data's anchor)."""
+    return datetime.now(UTC).date()
+
+
 def name_resolver(offline: bool) -> NameResolver:
     """The resolver of source names: the cached DNS one, or none at all offline (tests replace this)."""
     from jmapclient.dmarc.insight.names import NameCache, NameResolver
@@ -48,7 +53,7 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
     from jmapclient.dmarc.insight.advice import advise_stored
     from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 
-    first, last = period(args.days, datetime.now(UTC).date())
+    first, last = period(args.days, today())
     store = DigestStore(None)
     try:
         result = await store.sync(client.objects(DMARC_EXTERNAL_REPORT))
@@ -90,7 +95,7 @@ def human_lines(advice: DomainAdvice) -> list[str]:
          "new" if s.new else ""]
         for s in advice.sources[:SOURCE_ROWS]
     ]
-    lines += table_lines(["source", "name", "service", "class", "messages", "pass", ""], rows)
+    lines += table_lines(["source", "name", "service", "class", "messages", "pass", "new"], rows)
     hidden = len(advice.sources) - SOURCE_ROWS
     if hidden > 0:
         lines.append(f"… and {hidden} more sources (--json lists all)")
