@@ -227,6 +227,10 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _verb(subjects: list[JudgedSource], verb: str) -> str:
+    return f"{verb}s" if len(subjects) == 1 else verb
+
+
 def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
     """The verdict and its sentence, from the figures already in ``advice``."""
     if advice.messages < MIN_MESSAGES or advice.reports < MIN_REPORTS:
@@ -241,9 +245,9 @@ def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
     evidence = [f"{format_rate(rate)} of mail from authorised sources passes" if rate is not None
                 else "no mail from authorised sources was seen"]
     if failing:
-        evidence.append(f"{_count(len(failing), 'authorised source')} fail: {_named(failing)}")
+        evidence.append(f"{_count(len(failing), 'authorised source')} {_verb(failing, 'fail')}: {_named(failing)}")
     if need_dkim:
-        evidence.append(f"{_count(len(need_dkim), 'source')} need DKIM: {_named(need_dkim)}")
+        evidence.append(f"{_count(len(need_dkim), 'source')} {_verb(need_dkim, 'need')} DKIM: {_named(need_dkim)}")
     if unknown.messages:
         evidence.append(f"{_count(unknown.failing, 'message')} from unknown sources would be stopped")
     if advice.next_step is None:
