@@ -262,8 +262,10 @@ class NameResolver:
             for done in asyncio.as_completed(tasks):
                 yield await done
         finally:
+            # A consumer that leaves early (a view closed) leaves no lookup running behind it.
             for task in tasks:
                 task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             if self.cache is not None:
                 self.cache.save()
 
