@@ -40,6 +40,6 @@ def demo_server(fresh: bool, reports: int | None, *, now: datetime | None = None
     return StubServer(path, reports=count, now=now or current_hour())
 
 
-def run_demo(fresh: bool, reports: int | None) -> int:
+def run_demo(fresh: bool, reports: int | None, *, offline: bool = False) -> int:
     """Open the console at once; it starts the demo stub behind its first frame."""
-    return open_console_on(lambda: demo_server(fresh, reports).start())
+    return open_console_on(lambda: demo_server(fresh, reports).start(), offline=offline)

@@ -195,6 +195,8 @@ class MailAdminApp(App[int]):
 
     def open_context(self, context: ConsoleContext) -> None:
         """Start working with a connection: show the first section, built on it."""
+        if self.config is not None and self.config.offline:
+            context.offline = True  # the config's [dmarc] offline: no DNS lookups for source names
         self.open_section(self.start_section, context=context)
 
     # --- Sections --------------------------------------------------------------------------

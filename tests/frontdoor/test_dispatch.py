@@ -45,14 +45,17 @@ def test_console_and_demo_dispatch_lazily(monkeypatch: pytest.MonkeyPatch) -> No
     console = type(sys)("tui.launch")
     console.run_console = lambda profile: calls.append(("console", profile)) or 0  # type: ignore[attr-defined]
     demo = type(sys)("mailadmin.demo")
-    demo.run_demo = lambda fresh, reports: calls.append(("demo", fresh, reports)) or 0  # type: ignore[attr-defined]
+    demo.run_demo = (  # type: ignore[attr-defined]
+        lambda fresh, reports, offline: calls.append(("demo", fresh, reports, offline)) or 0)
     monkeypatch.setitem(sys.modules, "tui.launch", console)
     monkeypatch.setitem(sys.modules, "mailadmin.demo", demo)
     assert main([]) == 0
     assert main(["--profile", "work"]) == 0
     assert main(["demo", "--fresh", "--reports", "12"]) == 0
     assert main(["demo"]) == 0
-    assert calls == [("console", None), ("console", "work"), ("demo", True, 12), ("demo", False, None)]
+    assert main(["demo", "--offline"]) == 0
+    assert calls == [("console", None), ("console", "work"), ("demo", True, 12, False), ("demo", False, None, False),
+                     ("demo", False, None, True)]
 
 
 def test_a_missing_console_is_an_error_line_not_a_traceback(

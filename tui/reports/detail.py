@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.widgets import Button, DataTable, Static
 
 from jmapclient.dmarc.analytics import classify as classify_digest
-from jmapclient.dmarc.analytics import digest_record, format_rate
+from jmapclient.dmarc.analytics import digest_record, digest_report, format_rate
 from jmapclient.errors import JmapError
 from jmapclient.models._base import WireModel
 from jmapclient.models.dmarc import (
@@ -38,6 +38,8 @@ from tui.context import ConsoleContext
 from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
+from tui.reports.insight_render import record_cells
+from tui.reports.source_names import names_of
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
 
@@ -249,6 +251,16 @@ def hint_text(record: DmarcReportRecord) -> str:
     return hint.value if hint is not None else ""
 
 
+def record_insight(context: ConsoleContext, item: DmarcExternalReport) -> list[tuple[Text, ...]]:
+    """Each record's source name, service and class, from what the names cache knows now (never waits)."""
+    names = names_of(context)
+    report = digest_report(item.to_wire())
+    cells: list[tuple[Text, ...]] = [record_cells(record, report, names.known(record.source_ip)) for record in report.records]
+    if len(cells) != len(item.report.records):  # a record the digest could not read: no insight, not a wrong row
+        return [(Text(""),) * 3] * len(item.report.records)
+    return cells
+
+
 class RecordsView(DmarcDetail):
     """Level 2: one row per sending source and result."""
 
@@ -275,6 +287,9 @@ One row per sending source and result. **f** shows only records failing DMARC,
         for wire in RECORD_COLUMNS:
             table.add_column(label(DmarcReportRecord, wire), key=wire)
         table.add_column(HINT_COLUMN, key="hint")
+        table.add_column("Source name", key="name")
+        table.add_column("Service", key="service")
+        table.add_column("Class", key="class")
         self.fill()
         table.focus()
 
@@ -282,6 +297,7 @@ One row per sending source and result. **f** shows only records failing DMARC,
         table = self.query_one(DataTable)
         table.clear()
         records = self.item.report.records
+        insight = record_insight(self.context, self.item)
         shown = 0
         for index, record in enumerate(records):
             if self.failing_only and record.passes_dmarc:
@@ -291,7 +307,7 @@ One row per sending source and result. **f** shows only records failing DMARC,
                 show(record.source_ip), f"{record.count:,}", show(record.evaluated_disposition),
                 _verdict(show(record.evaluated_dkim)), _verdict(show(record.evaluated_spf)),
                 record.header_from, record.envelope_from, show(record.envelope_to), overrides_text(record),
-                hint_text(record), key=str(index),
+                hint_text(record), *insight[index], key=str(index),
             )
         which, toggle = ("failing DMARC", "f: show all") if self.failing_only else ("all", "f: failing only")
         self.query_one("#status", Static).update(
