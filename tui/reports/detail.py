@@ -255,9 +255,10 @@ def record_insight(context: ConsoleContext, item: DmarcExternalReport) -> list[t
     """Each record's source name, service and class, from what the names cache knows now (never waits)."""
     names = names_of(context)
     report = digest_report(item.to_wire())
-    cells: list[tuple[Text, ...]] = [record_cells(record, report, names.known(record.source_ip)) for record in report.records]
+    cells: list[tuple[Text, ...]] = [
+        record_cells(record, report, names.known(record.source_ip)) for record in report.records]
     if len(cells) != len(item.report.records):  # a record the digest could not read: no insight, not a wrong row
-        return [(Text(""),) * 3] * len(item.report.records)
+        return [(Text(""),) * 4] * len(item.report.records)
     return cells
 
 
@@ -284,12 +285,15 @@ One row per sending source and result. **f** shows only records failing DMARC,
     @while_attached
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for wire in RECORD_COLUMNS:
+        for wire in RECORD_COLUMNS[:2]:
+            table.add_column(label(DmarcReportRecord, wire), key=wire)
+        table.add_column("Service", key="service")
+        table.add_column("Class", key="class")
+        for wire in RECORD_COLUMNS[2:]:
             table.add_column(label(DmarcReportRecord, wire), key=wire)
         table.add_column(HINT_COLUMN, key="hint")
         table.add_column("Source name", key="name")
-        table.add_column("Service", key="service")
-        table.add_column("Class", key="class")
+        table.add_column("Why this class", key="reason")
         self.fill()
         table.focus()
 
@@ -304,10 +308,10 @@ One row per sending source and result. **f** shows only records failing DMARC,
                 continue
             shown += 1
             table.add_row(
-                show(record.source_ip), f"{record.count:,}", show(record.evaluated_disposition),
+                show(record.source_ip), f"{record.count:,}", *insight[index][:2], show(record.evaluated_disposition),
                 _verdict(show(record.evaluated_dkim)), _verdict(show(record.evaluated_spf)),
                 record.header_from, record.envelope_from, show(record.envelope_to), overrides_text(record),
-                hint_text(record), *insight[index], key=str(index),
+                hint_text(record), *insight[index][2:], key=str(index),
             )
         which, toggle = ("failing DMARC", "f: show all") if self.failing_only else ("all", "f: failing only")
         self.query_one("#status", Static).update(

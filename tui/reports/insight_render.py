@@ -18,7 +18,7 @@ from rich.text import Text
 from jmapclient.dmarc.analytics import RecordDigest, ReportDigest, format_rate, pass_rate
 from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict
 from jmapclient.dmarc.insight.judge import JudgedSource, SourceClass, group_by_service, judge_record
-from jmapclient.dmarc.insight.names import SourceName
+from jmapclient.dmarc.insight.names import NameStatus, SourceName
 from tui.reports import fmt
 from tui.reports.source_names import name_words
 from tui.widgets import outside
@@ -36,11 +36,12 @@ VERDICT_STYLE = {
     Verdict.ENFORCED: "bold green",
 }
 NEW_MARK = "new"
-SOURCE_COLUMNS = ("Service", "Source IP", "Name (PTR)", "Base domain", "Class", "Messages", "DMARC pass",
-                  "Policy domain", "New", "Reason")
+SOURCE_COLUMNS = ("Source IP", "Policy domain", "Class", "Messages", "DMARC pass", "New", "Name (PTR)", "Service",
+                  "Base domain", "Reason")
 NAME_COLUMNS = ("name", "base", "service")
 """The columns a late name fills in (keys of the Sources table)."""
-SOURCE_KEYS = ("service", "ip", "name", "base", "class", "messages", "rate", "domain", "new", "reason")
+SOURCE_KEYS = ("ip", "domain", "class", "messages", "rate", "new", "name", "service", "base", "reason")
+"""The columns' keys, in the order of :data:`SOURCE_COLUMNS`; a service group's row fills the same ones."""
 
 
 def class_text(klass: SourceClass) -> Text:
@@ -56,13 +57,16 @@ def name_cells(name: SourceName | None, service: str) -> tuple[Text, Text, Text]
     return outside.cut(name_words(name), style), outside.cut(name.base or ""), outside.cut(named)
 
 
-def record_cells(record: RecordDigest, report: ReportDigest, name: SourceName) -> tuple[Text, Text, Text]:
-    """A report record's source name, service and class (with the reason as the class cell's words)."""
+def record_cells(record: RecordDigest, report: ReportDigest, name: SourceName) -> tuple[Text, ...]:
+    """A report record's service and class (shown beside its count), then its source name and the reason.
+
+    A name not looked up yet is left blank: the records view never looks up, it shows what is known.
+    """
     judged = judge_record(record, report, service=name.service)
     service = name.service or judged.service
-    ptr, _, _ = name_cells(name, "")
-    return (ptr, outside.cut(service.name if service is not None else ""),
-            Text.assemble(class_text(judged.klass), ": ", outside.cut(judged.reason)))
+    ptr = Text("") if name.status is NameStatus.PENDING else name_cells(name, "")[0]
+    return (outside.cut(service.name if service is not None else ""), class_text(judged.klass), ptr,
+            outside.cut(judged.reason))
 
 
 def source_key(source: JudgedSource) -> str:
@@ -73,15 +77,16 @@ def group_row(service: str, sources: Sequence[JudgedSource]) -> tuple[Text, ...]
     messages = sum(s.messages for s in sources)
     passed = sum(s.passed for s in sources)
     count = f"{len(sources)} source{'s' if len(sources) != 1 else ''}"
-    return (outside.cut(service, "bold"), Text(count, style="dim"), Text(""), Text(""), Text(""),
-            num(messages, "bold"), rate(pass_rate(passed, messages)), Text(""), Text(""), Text(""))
+    return (outside.cut(service, "bold"), Text(count, style="dim"), Text(""), num(messages, "bold"),
+            rate(pass_rate(passed, messages)), Text(""), Text(""), Text(""), Text(""), Text(""))
 
 
 def source_row(source: JudgedSource, name: SourceName | None) -> tuple[Text, ...]:
     ptr, base, service = name_cells(name, source.group)
-    return (service, outside.cut(source.ip or "–"), ptr, base, class_text(source.klass), num(source.messages),
-            rate(pass_rate(source.passed, source.messages)), outside.cut(source.policy_domain),
-            Text(NEW_MARK, style="bold magenta") if source.new else Text(""), outside.cut(source.reason))
+    return (outside.cut(source.ip or "–"), outside.cut(source.policy_domain), class_text(source.klass),
+            num(source.messages), rate(pass_rate(source.passed, source.messages)),
+            Text(NEW_MARK, style="bold magenta") if source.new else Text(""), ptr, service, base,
+            outside.cut(source.reason))
 
 
 def grouped(sources: Sequence[JudgedSource]) -> list[tuple[str, list[JudgedSource]]]:
