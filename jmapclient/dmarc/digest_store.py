@@ -40,7 +40,7 @@ from jmapclient.dmarc.analytics import (
 )
 from jmapclient.encoding import format_utc, parse_utc
 from jmapclient.objects import ObjectApi
-from jmapclient.paging import QueryPager
+from jmapclient.paging import QueryPage, QueryPager
 
 SCHEMA_VERSION = "2"
 """Raised whenever a column or a derived value (the hint) changes meaning: the store then starts empty."""
@@ -148,6 +148,8 @@ class DigestStore:
         self._listing = (0, 0)
         """How many ids are listed and the XOR of their hashes: the same listing gives the same pair."""
         self._memo: dict[tuple[Any, ...], Figures] = {}
+        self._complete: tuple[str, int | None] | None = None
+        """The filter (as JSON) and the count of the last listing that ran to its end."""
 
     @staticmethod
     def _open(path: Path | None) -> sqlite3.Connection:
@@ -245,6 +247,7 @@ class DigestStore:
             self._db.execute("INSERT INTO meta VALUES ('identity', ?)", (identity,))
             self._version += 1
             self._listing = (0, 0)
+            self._complete = None
 
     def put(self, digests: Sequence[ReportDigest], unreadable: Sequence[str] = ()) -> None:
         """Store digests (replacing any of the same id), and ids of reports this client cannot read."""
@@ -275,9 +278,22 @@ class DigestStore:
                            " np, adkim, aspf, testing) VALUES (?,'','','','','',?,'','','','','',0)",
                            (_clean(report_id), UNREADABLE_DAY))
 
+    def _unchanged(self, query: str, first_page: QueryPage) -> bool:
+        """Whether the listing of ``query`` done last is still the server's, judged by its first page."""
+        if self._complete != (query, first_page.total) or first_page.narrowed:
+            return False
+        with self._lock:
+            self._db.execute("DROP TABLE IF EXISTS temp.newest")
+            self._db.execute("CREATE TEMP TABLE newest(id TEXT PRIMARY KEY)")
+            self._db.executemany("INSERT OR IGNORE INTO newest VALUES (?)", [(_clean(i),) for i in first_page.ids])
+            known = self._db.execute("SELECT count(*) FROM newest JOIN listed USING(id)").fetchone()[0]
+            self._db.execute("DROP TABLE temp.newest")
+        return bool(known == len(set(first_page.ids)))
+
     def mark_listed(self, ids: Iterable[str], *, fresh: bool = False) -> None:
         """Count these reports in the figures (``fresh``: these alone): what the server listed."""
         rows = [(_clean(i),) for i in ids]
+        self._complete = None
         with self._transaction() as db:
             count, mix = (0, 0) if fresh else self._listing
             if fresh:
@@ -292,6 +308,7 @@ class DigestStore:
         with self._transaction() as db:
             gone = [(_clean(i),) for i in ids]
             self._version += 1
+            self._complete = None
             db.executemany("DELETE FROM reports WHERE id=?", gone)
             db.executemany("DELETE FROM listed WHERE id=?", gone)
 
@@ -367,14 +384,26 @@ class DigestStore:
                     await result
 
         pager = QueryPager(api, filter, NEWEST_FIRST, ids_only=True, page_size=LIST_PAGE)
-        self.mark_listed((), fresh=True)
+        query = json.dumps(filter or {}, sort_keys=True, default=str)
         listed = 0
+        unchanged = False
         async for page in pager.pages():
-            self.mark_listed(page.ids)
+            if page.position == 0 and self._unchanged(query, page):
+                # The same total and the newest ids all listed before: nothing arrived (ids grow
+                # with arrival, so a new report would be among the newest) and nothing left.
+                unchanged = True
+                listed = page.total or 0
+                await report(SyncProgress("listing", listed, page.total))
+                break
+            self.mark_listed(page.ids, fresh=listed == 0)
             listed += len(page.ids)
             await report(SyncProgress("listing", listed, pager.total))
+        if not unchanged:
+            if listed == 0:
+                self.mark_listed((), fresh=True)
+            self._complete = (query, listed)
         forgotten = 0
-        if not filter:
+        if not filter and not unchanged:
             # Everything the server holds was listed: what is stored beyond it was deleted.
             with self._transaction() as db:
                 forgotten = db.execute("DELETE FROM reports WHERE id NOT IN (SELECT id FROM listed)").rowcount

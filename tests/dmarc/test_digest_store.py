@@ -207,3 +207,17 @@ def test_a_cache_path_that_cannot_be_a_file_falls_back_to_memory(tmp_path: Path)
     store = DigestStore(blocked)
     store.put([], ["some-id"])
     assert "some-id" in store and blocked.is_dir()
+
+
+async def test_a_deletion_and_an_arrival_together_are_both_seen(world: StubWorld) -> None:
+    store = DigestStore()
+    reports = api(world)
+    await store.sync(reports)
+    victim = world.store.all_ids(digest_store_type())[-1]
+    await reports.destroy([victim])
+    add_demo_reports(world.store, 1, random.Random(11), FROZEN_NOW)  # the total is 60 again
+    result = await store.sync(reports)
+    assert (result.listed, result.fetched) == (60, 1)
+    assert victim not in store and total_reports(store) == 60
+    listed = {d.id for d in store.digests(*EVERYTHING)}
+    assert listed == set(world.store.all_ids(digest_store_type()))
