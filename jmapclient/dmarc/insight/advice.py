@@ -248,6 +248,10 @@ def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
         evidence.append(f"{_count(len(failing), 'authorised source')} {_verb(failing, 'fail')}: {_named(failing)}")
     if need_dkim:
         evidence.append(f"{_count(len(need_dkim), 'source')} {_verb(need_dkim, 'need')} DKIM: {_named(need_dkim)}")
+    forwarded = advice.by_class.get(SourceClass.FORWARDED, ClassShare())
+    if forwarded.failing:
+        # Mail a forwarder or list broke: enforcement acts on it too, and only the forwarder can fix it (ARC, SRS).
+        evidence.append(f"{_count(forwarded.failing, 'forwarded or mailing-list message')} would be acted on too")
     if unknown.messages:
         evidence.append(f"{_count(unknown.failing, 'message')} from unknown sources would be stopped")
     if advice.next_step is None:

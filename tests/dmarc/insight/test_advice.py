@@ -122,3 +122,13 @@ async def test_sources_first_seen_in_the_period_are_new() -> None:
         "reason": "passes aligned with example.com: DKIM d=example.com and SPF example.com", "fixes": [],
         "messages": 0, "passed": 150, "headerFrom": ["example.com"], "new": False,
     }
+
+
+def test_forwarded_mail_that_fails_is_counted_in_the_evidence() -> None:
+    broken = record("203.0.113.15", 6, overrides=("Forwarded",))  # DKIM did not survive the hop
+    [advice] = advise([report(aligned("192.0.2.10", 100), broken, day=date(2026, 3, 2)),
+                       report(aligned("192.0.2.10", 100), day=date(2026, 3, 3))], FIRST, LAST)
+    assert advice.by_class[SourceClass.FORWARDED].failing == 6 and advice.verdict is Verdict.READY
+    assert "6 forwarded or mailing-list messages would be acted on too" in advice.summary
+    [clean] = advise(period_reports(), FIRST, LAST)
+    assert "forwarded" not in clean.summary  # its forwarder's DKIM survived: nothing acted on
