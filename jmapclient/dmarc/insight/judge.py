@@ -178,7 +178,7 @@ class JudgedSource:
         if best is None or count > best[0]:
             self._reasons[judgement.klass] = (count, judgement.reason)
         # The class covering most messages; on a tie the worse one, so a doubt is never hidden.
-        self.klass = max(SourceClass, key=lambda k: (self.by_class.get(k, 0), list(SourceClass).index(k)))
+        self.klass = max(self.by_class, key=lambda k: (self.by_class[k], list(SourceClass).index(k)))
         self.reason = self._reasons[self.klass][1]
 
 

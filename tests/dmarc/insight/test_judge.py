@@ -113,3 +113,9 @@ def test_sources_group_by_service_named_or_authenticated() -> None:
         ("Google Workspace", ["209.85.1.1"]),
         (UNKNOWN_SERVICE, ["192.0.2.1"]),  # the unknown group last, however big
     ]
+
+
+def test_a_source_with_only_empty_records_takes_their_class() -> None:
+    # A record of count 0 (reporters write them): its class, not one no record had.
+    [source] = judge_sources([report(aligned("192.0.2.10", 0))])
+    assert source.klass is SourceClass.ALIGNED and source.reason.startswith("passes aligned")
