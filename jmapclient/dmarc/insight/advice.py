@@ -276,7 +276,8 @@ async def advise_stored(
     A view that must not wait calls :func:`advise` with what :meth:`NameResolver.known`
     says now, and again as :meth:`NameResolver.stream` brings names in.
     """
-    ips = {record.source_ip for report in store.digests(first, last) for record in report.records}
+    digests = list(store.digests(first, last))  # read once: the advice holds the period's digests anyway
+    ips = {record.source_ip for report in digests for record in report.records}
     names = await resolver.resolve_all(sorted(ips)) if resolver is not None else {}
-    return advise(store.digests(first, last), first, last, names=names, seen_before=store.seen_before(first, ips),
-                  domain=domain, senders=senders)
+    return advise(digests, first, last, names=names, seen_before=store.seen_before(first, ips), domain=domain,
+                  senders=senders)

@@ -192,6 +192,9 @@ def judge_sources(
     senders = senders if senders is not None else load_senders()
     names = names or {}
     sources: dict[tuple[str, str], JudgedSource] = {}
+    # Records repeat the same few patterns (each sender authenticates the same way every day):
+    # a judgement depends only on these fields, so each pattern is judged once.
+    judged: dict[tuple[object, ...], RecordJudgement] = {}
     for report in digests:
         for record in report.records:
             key = (report.policy_domain, record.source_ip)
@@ -201,7 +204,11 @@ def judge_sources(
                 source = sources[key] = JudgedSource(
                     record.source_ip, report.policy_domain, name=name,
                     service=name.service if name is not None else None)
-            judgement = judge_record(record, report, senders=senders, service=source.service)
+            pattern = (record.overrides, record.dkim, record.spf, record.header_from, record.dkim_auth,
+                       record.spf_auth, report.policy_domain, report.adkim, report.aspf, source.service)
+            judgement = judged.get(pattern)
+            if judgement is None:
+                judgement = judged[pattern] = judge_record(record, report, senders=senders, service=source.service)
             source.add(record, judgement)
     return sorted(sources.values(), key=lambda s: (s.policy_domain, -s.messages, s.ip))
 
