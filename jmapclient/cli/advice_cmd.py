@@ -91,7 +91,7 @@ def human_lines(advice: DomainAdvice) -> list[str]:
     )
     lines.append("")
     rows = [
-        [s.ip, s.name.ptr or "" if s.name is not None else "", s.group, str(s.klass), str(s.messages), str(s.passed),
+        [s.ip, (s.name.ptr or "") if s.name is not None else "", s.group, str(s.klass), str(s.messages), str(s.passed),
          "new" if s.new else ""]
         for s in advice.sources[:SOURCE_ROWS]
     ]

@@ -13,5 +13,11 @@ digest), in small modules with one job each:
 - :mod:`.advice`: per policy domain, the published policy, what the next step would
   affect, and a verdict in words with its evidence.
 
+A view that must never wait for DNS: take the period's digests from the store, call
+:func:`.advice.advise` (or :func:`.judge.judge_sources` / :func:`.judge.judge_report`)
+with ``{ip: resolver.known(ip)}`` (cached names, else pending), show it, then iterate
+:meth:`.names.NameResolver.stream` in a worker and judge again as names arrive (judging
+is pure and quick). ``NameResolver(offline=True)`` is the offline setting.
+
 Nothing here imports textual; dnspython loads only when a lookup is really made.
 """

@@ -34,6 +34,7 @@ READY_SHARE = 0.98
 LISTED_SOURCES = 5
 """Sources named in a verdict's sentence; the JSON and the table list them all."""
 NEXT_STEP = {"none": "quarantine", "quarantine": "reject", "reject": None}
+TESTING_APPLIES = {"quarantine": "none", "reject": "quarantine"}
 UNPUBLISHED = "none"
 """What a missing or ``unspecified`` p means: monitoring."""
 
@@ -57,6 +58,11 @@ class PolicySeen:
     aspf: str
     testing: bool
     reports: int = 0
+
+    @property
+    def enforced(self) -> str:
+        """The policy receivers apply: in testing mode (DMARCbis ``t=y``) one step below ``p``."""
+        return TESTING_APPLIES.get(self.p, self.p) if self.testing else self.p
 
     def words(self) -> str:
         parts = [f"p={self.p or '?'}"]
@@ -207,7 +213,7 @@ def advise(
         counted = sorted(policies[name].items(), key=lambda item: (-item[1], item[0].words()))
         entry.policies = [_with_reports(policy, count) for policy, count in counted]
         entry.current = _with_reports(_policy(latest[name]), policies[name][_policy(latest[name])])
-        entry.next_step = NEXT_STEP.get(entry.current.p, NEXT_STEP[UNPUBLISHED])
+        entry.next_step = NEXT_STEP.get(entry.current.enforced, NEXT_STEP[UNPUBLISHED])
         entry.by_class = {k: entry.by_class[k] for k in SourceClass if k in entry.by_class}
         entry.verdict, entry.summary = judge_domain(entry)
     return sorted(advice.values(), key=lambda a: (-a.messages, a.domain))
@@ -248,11 +254,17 @@ def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
         evidence.append(f"{_count(len(failing), 'authorised source')} {_verb(failing, 'fail')}: {_named(failing)}")
     if need_dkim:
         evidence.append(f"{_count(len(need_dkim), 'source')} {_verb(need_dkim, 'need')} DKIM: {_named(need_dkim)}")
+    forwarded = advice.by_class.get(SourceClass.FORWARDED, ClassShare())
+    if forwarded.failing:
+        # Mail a forwarder or list broke: enforcement acts on it too, and only the forwarder can fix it (ARC, SRS).
+        evidence.append(f"{_count(forwarded.failing, 'forwarded or mailing-list message')} would be acted on too")
     if unknown.messages:
         evidence.append(f"{_count(unknown.failing, 'message')} from unknown sources would be stopped")
     if advice.next_step is None:
         return Verdict.ENFORCED, "Already at p=reject: " + "; ".join(evidence) + "."
     step = f"p={advice.next_step}"
+    if advice.current is not None and advice.current.testing:
+        step += " without t=y"
     if rate is None or rate < READY_SHARE:
         return Verdict.NOT_READY, f"Not ready for {step}: " + "; ".join(evidence) + "."
     return Verdict.READY, f"Ready for {step}: " + "; ".join(evidence) + "."
@@ -272,7 +284,8 @@ async def advise_stored(
     A view that must not wait calls :func:`advise` with what :meth:`NameResolver.known`
     says now, and again as :meth:`NameResolver.stream` brings names in.
     """
-    ips = {record.source_ip for report in store.digests(first, last) for record in report.records}
+    digests = list(store.digests(first, last))  # read once: the advice holds the period's digests anyway
+    ips = {record.source_ip for report in digests for record in report.records}
     names = await resolver.resolve_all(sorted(ips)) if resolver is not None else {}
-    return advise(store.digests(first, last), first, last, names=names, seen_before=store.seen_before(first, ips),
-                  domain=domain, senders=senders)
+    return advise(digests, first, last, names=names, seen_before=store.seen_before(first, ips), domain=domain,
+                  senders=senders)

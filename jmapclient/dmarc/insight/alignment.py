@@ -44,7 +44,7 @@ class RecordAlignment:
     spf_aligned: tuple[str, ...]
     spf_other: tuple[str, ...]
     spf_failed: bool
-    """SPF was checked and did not pass for any domain (fail or softfail): the mark of a forwarding hop."""
+    """SPF was checked and failed (fail or softfail) with no domain passing: the mark of a forwarding hop."""
 
     @property
     def dkim_ok(self) -> bool:
@@ -81,10 +81,8 @@ def align_record(record: RecordDigest, policy_domain: str, adkim: str, aspf: str
         dkim = [from_domain]
     if not record.spf_auth and record.spf == AUTH_PASS:
         spf = [from_domain]
-    spf_failed = (not spf) and (
-        any(r in SPF_AUTH_FAILURES for _, r in record.spf_auth)
-        or (not record.spf_auth and record.spf == "fail")
-    )
+    # Only a raw SPF failure counts: an evaluated "fail" alone says no more than "not aligned".
+    spf_failed = not spf and any(r in SPF_AUTH_FAILURES for _, r in record.spf_auth)
     return RecordAlignment(
         from_domain=from_domain,
         dkim_aligned=tuple(d for d in dkim if aligned(d, from_domain, adkim)),

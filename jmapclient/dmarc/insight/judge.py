@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol, TypeVar
 
 from jmapclient.dmarc.analytics import FORWARDING_OVERRIDES, MAILING_LIST_OVERRIDES, RecordDigest, ReportDigest
 from jmapclient.dmarc.insight.alignment import STRICT, RecordAlignment, align_record
@@ -178,7 +179,7 @@ class JudgedSource:
         if best is None or count > best[0]:
             self._reasons[judgement.klass] = (count, judgement.reason)
         # The class covering most messages; on a tie the worse one, so a doubt is never hidden.
-        self.klass = max(SourceClass, key=lambda k: (self.by_class.get(k, 0), list(SourceClass).index(k)))
+        self.klass = max(self.by_class, key=lambda k: (self.by_class[k], list(SourceClass).index(k)))
         self.reason = self._reasons[self.klass][1]
 
 
@@ -192,6 +193,9 @@ def judge_sources(
     senders = senders if senders is not None else load_senders()
     names = names or {}
     sources: dict[tuple[str, str], JudgedSource] = {}
+    # Records repeat the same few patterns (each sender authenticates the same way every day):
+    # a judgement depends only on these fields, so each pattern is judged once.
+    judged: dict[tuple[object, ...], RecordJudgement] = {}
     for report in digests:
         for record in report.records:
             key = (report.policy_domain, record.source_ip)
@@ -201,14 +205,66 @@ def judge_sources(
                 source = sources[key] = JudgedSource(
                     record.source_ip, report.policy_domain, name=name,
                     service=name.service if name is not None else None)
-            judgement = judge_record(record, report, senders=senders, service=source.service)
+            pattern = (record.overrides, record.dkim, record.spf, record.header_from, record.dkim_auth,
+                       record.spf_auth, report.policy_domain, report.adkim, report.aspf, source.service)
+            judgement = judged.get(pattern)
+            if judgement is None:
+                judgement = judged[pattern] = judge_record(record, report, senders=senders, service=source.service)
             source.add(record, judgement)
     return sorted(sources.values(), key=lambda s: (s.policy_domain, -s.messages, s.ip))
 
 
-def group_by_service(sources: Iterable[JudgedSource]) -> list[tuple[str, list[JudgedSource]]]:
-    """Sources grouped by service, the busiest group first; the unknown group last."""
-    groups: dict[str, list[JudgedSource]] = {}
-    for source in sources:
-        groups.setdefault(source.group, []).append(source)
-    return sorted(groups.items(), key=lambda g: (g[0] == UNKNOWN_SERVICE, -sum(s.messages for s in g[1]), g[0]))
+@dataclass(frozen=True)
+class JudgedRecord:
+    """One record of a report, judged: what a report's record list shows and groups by service."""
+
+    record: RecordDigest
+    judgement: RecordJudgement
+    name: SourceName | None = None
+
+    @property
+    def messages(self) -> int:
+        return self.record.count
+
+    @property
+    def service(self) -> Service | None:
+        if self.name is not None and self.name.service is not None:
+            return self.name.service
+        return self.judgement.service
+
+    @property
+    def group(self) -> str:
+        return self.service.name if self.service is not None else UNKNOWN_SERVICE
+
+
+def judge_report(
+    report: ReportDigest, names: Mapping[str, SourceName] | None = None, *, senders: SenderMap | None = None
+) -> list[JudgedRecord]:
+    """Every record of one report, judged under the policy that report saw; in the report's order."""
+    senders = senders if senders is not None else load_senders()
+    names = names or {}
+    judged = []
+    for record in report.records:
+        name = names.get(record.source_ip)
+        service = name.service if name is not None else None
+        judged.append(JudgedRecord(record, judge_record(record, report, senders=senders, service=service), name))
+    return judged
+
+
+class Grouped(Protocol):
+    @property
+    def group(self) -> str: ...
+
+    @property
+    def messages(self) -> int: ...
+
+
+G = TypeVar("G", bound=Grouped)
+
+
+def group_by_service(items: Iterable[G]) -> list[tuple[str, list[G]]]:
+    """Sources (or a report's records) grouped by service, the busiest group first; the unknown group last."""
+    groups: dict[str, list[G]] = {}
+    for item in items:
+        groups.setdefault(item.group, []).append(item)
+    return sorted(groups.items(), key=lambda g: (g[0] == UNKNOWN_SERVICE, -sum(i.messages for i in g[1]), g[0]))

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
-import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
@@ -156,7 +155,6 @@ class NameCache:
             return
         try:
             write_private(self.path, json.dumps(self._entries, separators=(",", ":")).encode())
-            os.chmod(self.path, 0o600)
         except OSError:
             return
         self._dirty = False

@@ -69,7 +69,9 @@ def test_the_latest_policy_is_current_and_every_policy_seen_is_counted() -> None
     [advice] = advise(reports, FIRST, LAST)
     assert advice.current is not None and advice.current.words() == "p=quarantine adkim=r aspf=r t=y"
     assert [(p.p, p.reports) for p in advice.policies] == [("none", 2), ("quarantine", 1)]
-    assert advice.next_step == "reject"
+    # In testing mode receivers apply one step less: the next step is quarantine for real.
+    assert advice.current.enforced == "none" and advice.next_step == "quarantine"
+    assert advice.summary.startswith("Ready for p=quarantine without t=y:")
 
 
 def test_too_little_data_is_said_with_the_threshold() -> None:
@@ -122,3 +124,13 @@ async def test_sources_first_seen_in_the_period_are_new() -> None:
         "reason": "passes aligned with example.com: DKIM d=example.com and SPF example.com", "fixes": [],
         "messages": 0, "passed": 150, "headerFrom": ["example.com"], "new": False,
     }
+
+
+def test_forwarded_mail_that_fails_is_counted_in_the_evidence() -> None:
+    broken = record("203.0.113.15", 6, overrides=("Forwarded",))  # DKIM did not survive the hop
+    [advice] = advise([report(aligned("192.0.2.10", 100), broken, day=date(2026, 3, 2)),
+                       report(aligned("192.0.2.10", 100), day=date(2026, 3, 3))], FIRST, LAST)
+    assert advice.by_class[SourceClass.FORWARDED].failing == 6 and advice.verdict is Verdict.READY
+    assert "6 forwarded or mailing-list messages would be acted on too" in advice.summary
+    [clean] = advise(period_reports(), FIRST, LAST)
+    assert "forwarded" not in clean.summary  # its forwarder's DKIM survived: nothing acted on

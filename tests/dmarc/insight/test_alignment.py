@@ -50,4 +50,7 @@ def test_without_raw_results_the_reporters_evaluation_stands_in() -> None:
                         adkim="strict", aspf="strict")
     assert seen.from_domain == "example.com"  # no header_from: the policy domain
     assert seen.dkim_aligned == ("example.com",)
-    assert seen.spf_failed
+    assert not seen.spf_failed  # an evaluated fail may be an unaligned pass: no proof of a forwarding hop
+    raw = align_record(record("192.0.2.1", 1, dkim="pass", spf="fail", spf_auth=(("example.com", "softFail"),)),
+                       "example.com", adkim="relaxed", aspf="relaxed")
+    assert raw.spf_failed

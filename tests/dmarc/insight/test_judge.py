@@ -7,6 +7,7 @@ from jmapclient.dmarc.insight.judge import (
     SourceClass,
     group_by_service,
     judge_record,
+    judge_report,
     judge_sources,
 )
 from jmapclient.dmarc.insight.names import NameStatus, SourceName
@@ -113,3 +114,24 @@ def test_sources_group_by_service_named_or_authenticated() -> None:
         ("Google Workspace", ["209.85.1.1"]),
         (UNKNOWN_SERVICE, ["192.0.2.1"]),  # the unknown group last, however big
     ]
+
+
+def test_a_source_with_only_empty_records_takes_their_class() -> None:
+    # A record of count 0 (reporters write them): its class, not one no record had.
+    [source] = judge_sources([report(aligned("192.0.2.10", 0))])
+    assert source.klass is SourceClass.ALIGNED and source.reason.startswith("passes aligned")
+
+
+def test_a_reports_records_are_judged_and_grouped_by_service() -> None:
+    esp = record("198.51.100.21", 9, dkim="pass", dkim_auth=(("example.com", "pass"), ("sendgrid.net", "pass")))
+    own, spoof = aligned("192.0.2.10", 20), record("203.0.113.9", 1)
+    ses = SourceName("54.240.1.1", NameStatus.CONFIRMED, "a1.smtp-out.amazonses.com", "amazonses.com",
+                     Service("Amazon SES", "esp"))
+    unaligned_ses = record("54.240.1.1", 4, dkim_auth=(("amazonses.com", "pass"),))
+    judged = judge_report(report(own, esp, spoof, unaligned_ses), {"54.240.1.1": ses})
+    assert [(j.record.source_ip, j.judgement.klass) for j in judged] == [
+        ("192.0.2.10", SourceClass.ALIGNED), ("198.51.100.21", SourceClass.ALIGNED),
+        ("203.0.113.9", SourceClass.UNKNOWN), ("54.240.1.1", SourceClass.MISALIGNED)]
+    assert [(name, [j.record.source_ip for j in members]) for name, members in group_by_service(judged)] == [
+        ("SendGrid", ["198.51.100.21"]), ("Amazon SES", ["54.240.1.1"]),
+        (UNKNOWN_SERVICE, ["192.0.2.10", "203.0.113.9"])]
