@@ -24,6 +24,7 @@ from textual.widgets import Button, DataTable, Static
 
 from jmapclient.dmarc.analytics import classify as classify_digest
 from jmapclient.dmarc.analytics import digest_record, digest_report, format_rate
+from jmapclient.dmarc.insight.judge import group_by_service, judge_report
 from jmapclient.errors import JmapError
 from jmapclient.models._base import WireModel
 from jmapclient.models.dmarc import (
@@ -38,7 +39,7 @@ from tui.context import ConsoleContext
 from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
-from tui.reports.insight_render import record_cells
+from tui.reports.insight_render import BLANK_INSIGHT, Cells, group_cells, record_cells
 from tui.reports.source_names import names_of
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
@@ -251,15 +252,20 @@ def hint_text(record: DmarcReportRecord) -> str:
     return hint.value if hint is not None else ""
 
 
-def record_insight(context: ConsoleContext, item: DmarcExternalReport) -> list[tuple[Text, ...]]:
-    """Each record's source name, service and class, from what the names cache knows now (never waits)."""
+def record_groups(context: ConsoleContext, item: DmarcExternalReport) -> list[tuple[str, list[tuple[int, Cells]]]]:
+    """The report's records by service, each with its insight cells, from what the names cache knows now.
+
+    Never waits for DNS. A record the digest could not read leaves the report ungrouped, without
+    insight, rather than a row beside the wrong judgement.
+    """
     names = names_of(context)
     report = digest_report(item.to_wire())
-    cells: list[tuple[Text, ...]] = [
-        record_cells(record, report, names.known(record.source_ip)) for record in report.records]
-    if len(cells) != len(item.report.records):  # a record the digest could not read: no insight, not a wrong row
-        return [(Text(""),) * 4] * len(item.report.records)
-    return cells
+    if len(report.records) != len(item.report.records):
+        return [("", [(index, BLANK_INSIGHT) for index in range(len(item.report.records))])]
+    judged = judge_report(report, {r.source_ip: names.known(r.source_ip) for r in report.records})
+    position = {id(j): index for index, j in enumerate(judged)}
+    return [(service, [(position[id(j)], record_cells(j)) for j in members])
+            for service, members in group_by_service(judged)]
 
 
 class RecordsView(DmarcDetail):
@@ -268,7 +274,9 @@ class RecordsView(DmarcDetail):
     HELP = """\
 ### Records of a report
 
-One row per sending source and result. **f** shows only records failing DMARC,
+One row per sending source and result, grouped by the service behind the source (named
+from the names analytics looked up, or the domain that authenticated the mail), with its
+class. **f** shows only records failing DMARC,
 **enter** opens a record, **esc** goes back to the report.
 """
     BINDINGS = [Binding("f", "failing", "Failing only", id="dmarc.records.failing")]
@@ -301,22 +309,32 @@ One row per sending source and result. **f** shows only records failing DMARC,
         table = self.query_one(DataTable)
         table.clear()
         records = self.item.report.records
-        insight = record_insight(self.context, self.item)
         shown = 0
-        for index, record in enumerate(records):
-            if self.failing_only and record.passes_dmarc:
-                continue
-            shown += 1
-            table.add_row(
-                show(record.source_ip), f"{record.count:,}", *insight[index][:2], show(record.evaluated_disposition),
-                _verdict(show(record.evaluated_dkim)), _verdict(show(record.evaluated_spf)),
-                record.header_from, record.envelope_from, show(record.envelope_to), overrides_text(record),
-                hint_text(record), *insight[index][2:], key=str(index),
-            )
+        for service, members in record_groups(self.context, self.item):
+            rows = [(i, cells) for i, cells in members if not (self.failing_only and records[i].passes_dmarc)]
+            if service and rows:
+                table.add_row(*group_cells(service, [records[i].count for i, _ in rows], len(table.columns)),
+                              key=f"group\x00{service}")
+            for index, insight in rows:
+                record = records[index]
+                shown += 1
+                table.add_row(
+                    show(record.source_ip), f"{record.count:,}", *insight[:2], show(record.evaluated_disposition),
+                    _verdict(show(record.evaluated_dkim)), _verdict(show(record.evaluated_spf)),
+                    record.header_from, record.envelope_from, show(record.envelope_to), overrides_text(record),
+                    hint_text(record), *insight[2:], key=str(index),
+                )
+        if table.row_count > 1 and not str(table.ordered_rows[0].key.value).isdigit():
+            table.move_cursor(row=1)  # on the first record, not its service's heading
         which, toggle = ("failing DMARC", "f: show all") if self.failing_only else ("all", "f: failing only")
         self.query_one("#status", Static).update(
             f"{shown} of {len(records)} records ({which}) · {toggle} · enter: open a record · esc: back"
         )
+
+    def shown_records(self) -> list[int]:
+        """Indexes of the records shown, in the table's order (the services' heading rows left out)."""
+        keys = (str(row.key.value) for row in self.query_one(DataTable).ordered_rows)
+        return [int(key) for key in keys if key.isdigit()]
 
     def action_failing(self) -> None:
         self.failing_only = not self.failing_only
@@ -324,8 +342,10 @@ One row per sending source and result. **f** shows only records failing DMARC,
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        index = int(str(event.row_key.value))
-        record = self.item.report.records[index]
+        key = str(event.row_key.value)
+        if not key.isdigit():
+            return  # a service's heading row
+        record = self.item.report.records[int(key)]
         self.open_level(RecordView(self.context, record, (*self.trail, show(record.source_ip))))
 
 

@@ -15,9 +15,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from jmapclient.dmarc.analytics import RecordDigest, ReportDigest, format_rate, pass_rate
+from jmapclient.dmarc.analytics import format_rate, pass_rate
 from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict
-from jmapclient.dmarc.insight.judge import JudgedSource, SourceClass, group_by_service, judge_record
+from jmapclient.dmarc.insight.judge import JudgedRecord, JudgedSource, SourceClass, group_by_service
 from jmapclient.dmarc.insight.names import NameStatus, SourceName
 from tui.reports import fmt
 from tui.reports.source_names import name_words
@@ -40,6 +40,9 @@ SOURCE_COLUMNS = ("Source IP", "Policy domain", "Class", "Messages", "DMARC pass
                   "Base domain", "Reason")
 NAME_COLUMNS = ("name", "base", "service")
 """The columns a late name fills in (keys of the Sources table)."""
+Cells = tuple[Text, ...]
+BLANK_INSIGHT: Cells = (Text(""),) * 4
+"""A record's insight cells when its report could not be judged."""
 SOURCE_KEYS = ("ip", "domain", "class", "messages", "rate", "new", "name", "service", "base", "reason")
 """The columns' keys, in the order of :data:`SOURCE_COLUMNS`; a service group's row fills the same ones."""
 
@@ -57,16 +60,23 @@ def name_cells(name: SourceName | None, service: str) -> tuple[Text, Text, Text]
     return outside.cut(name_words(name), style), outside.cut(name.base or ""), outside.cut(named)
 
 
-def record_cells(record: RecordDigest, report: ReportDigest, name: SourceName) -> tuple[Text, ...]:
+def record_cells(judged: JudgedRecord) -> Cells:
     """A report record's service and class (shown beside its count), then its source name and the reason.
 
     A name not looked up yet is left blank: the records view never looks up, it shows what is known.
     """
-    judged = judge_record(record, report, service=name.service)
-    service = name.service or judged.service
-    ptr = Text("") if name.status is NameStatus.PENDING else name_cells(name, "")[0]
-    return (outside.cut(service.name if service is not None else ""), class_text(judged.klass), ptr,
-            outside.cut(judged.reason))
+    name = judged.name
+    pending = name is None or name.status is NameStatus.PENDING
+    ptr = Text("") if pending else name_cells(name, "")[0]
+    service = judged.service
+    return (outside.cut(service.name if service is not None else ""), class_text(judged.judgement.klass), ptr,
+            outside.cut(judged.judgement.reason))
+
+
+def group_cells(service: str, counts: Sequence[int], width: int) -> Cells:
+    """A service's heading row in a report's records: its name, then its messages under the count."""
+    heading = (outside.cut(service, "bold"), Text(f"{sum(counts):,}", style="bold"))
+    return heading + (Text(""),) * (width - len(heading))
 
 
 def source_key(source: JudgedSource) -> str:
