@@ -242,8 +242,9 @@ def build_console(world: World, seed: int) -> Console:
     def context_for(token: str, read_only: bool) -> ConsoleContext:
         client = JmapClient(URL, token, transport=transport, timeout=10)
         username = "readonly" if token == READONLY else "admin"
+        # offline: exploration never asks a real resolver for DMARC source names
         return ConsoleContext(client=client, server_label=URL, username=username, read_only=read_only,
-                              now=lambda: NOW)
+                              now=lambda: NOW, offline=True)
 
     async def connector(profile: Any) -> ConsoleContext:
         # Every profile reaches the in-process stub: exploration never leaves the machine.

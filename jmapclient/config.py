@@ -197,6 +197,8 @@ class Config:
     default: str | None = None
     keys: dict[str, str] = field(default_factory=dict)
     """Binding id → key(s), e.g. ``{"app.quit": "ctrl+q"}``; read by the console."""
+    offline: bool = False
+    """``[dmarc] offline``: the console names no DMARC source by DNS (no lookups at all)."""
     path: Path = field(default_factory=config_path)
 
     @classmethod
@@ -216,7 +218,9 @@ class Config:
         }
         keys = {str(k): str(v) for k, v in (data.get("keys") or {}).items()}
         default = data.get("default") if isinstance(data.get("default"), str) else None
-        return cls(profiles=profiles, default=default, keys=keys, path=path)
+        dmarc = data.get("dmarc")
+        offline = isinstance(dmarc, dict) and dmarc.get("offline") is True
+        return cls(profiles=profiles, default=default, keys=keys, offline=offline, path=path)
 
     def save(self) -> None:
         document: dict[str, Any] = {}
@@ -225,6 +229,8 @@ class Config:
         document["profiles"] = {name: p.to_toml() for name, p in sorted(self.profiles.items())}
         if self.keys:
             document["keys"] = dict(self.keys)
+        if self.offline:
+            document["dmarc"] = {"offline": True}
         write_private(self.path, tomli_w.dumps(document).encode())
 
     def add(self, profile: Profile, *, make_default: bool = False) -> None:

@@ -76,8 +76,8 @@ def seed_before_console(fresh: bool, reports: int | None, *, now: datetime | Non
     return True
 
 
-def run_demo(fresh: bool, reports: int | None) -> int:
+def run_demo(fresh: bool, reports: int | None, *, offline: bool = False) -> int:
     """Open the console at once; it starts the demo stub behind its first frame."""
     if seed_before_console(fresh, reports):
         fresh = False  # seeded just now: the console opens on it
-    return open_console_on(lambda: demo_server(fresh, reports).start())
+    return open_console_on(lambda: demo_server(fresh, reports).start(), offline=offline)

@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = line.command("demo", "open the console on a local demo server with sample data", connects=False)
     demo.add_argument("--fresh", action="store_true", help="start from new sample data")
     demo.add_argument("--reports", type=int, metavar="N", help="number of sample DMARC reports")
+    demo.add_argument("--offline", action="store_true", help="name no DMARC source by DNS (no lookups at all)")
     return line.parser
 
 
@@ -56,7 +57,7 @@ def _demo(args: argparse.Namespace) -> int:
         from mailadmin.demo import run_demo
     except ImportError as error:
         return _unavailable("the console", error)
-    return run_demo(args.fresh, args.reports)
+    return run_demo(args.fresh, args.reports, offline=args.offline)
 
 
 def _serve(argv: list[str]) -> int:

@@ -210,6 +210,8 @@ class MailAdminApp(App[int]):
         """Start working with a connection: show the first section, built on it, and say what it risks."""
         for notice in context.notices:
             self.notify(notice, title="Warning", severity="warning", timeout=15)
+        if self.config is not None and self.config.offline:
+            context.offline = True  # the config's [dmarc] offline: no DNS lookups for source names
         self.open_section(self.start_section, context=context)
 
     # --- Sections --------------------------------------------------------------------------

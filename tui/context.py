@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jmapclient.errors import MethodError, SetError
 
@@ -43,6 +43,10 @@ class ConsoleContext:
     """Said once when the console opens on this connection (a token file others can read...)."""
     denied: set[str] = field(default_factory=set)
     now: Callable[[], datetime] = _utc_now
+    offline: bool = False
+    """No DNS lookups for DMARC source names (the config's ``[dmarc] offline``, or ``demo --offline``)."""
+    source_names: Any = None
+    """The connection's :class:`tui.reports.source_names.SourceNames`, made on first use (tests set a fake)."""
 
     def can(self, permission: str) -> tuple[bool, str]:
         """Whether an action is allowed, and if not, the reason in words."""

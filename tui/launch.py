@@ -72,7 +72,7 @@ def build_console(args: argparse.Namespace, warn: Callable[[str], None]) -> Mail
     return MailAdminApp(config=config, starter=start)
 
 
-def run_demo(start_server: Callable[[], LocalServer]) -> int:
+def run_demo(start_server: Callable[[], LocalServer], *, offline: bool = False) -> int:
     """Open the console at once and start the demo server behind it, over HTTP like any server.
 
     ``start_server`` blocks until the server listens, so it runs in a thread after the first frame.
@@ -85,7 +85,8 @@ def run_demo(start_server: Callable[[], LocalServer]) -> int:
         from jmapclient.client import JmapClient
 
         client = JmapClient(server.base_url, server.admin_token)
-        return ConsoleContext(client=client, server_label=f"demo {server.base_url}", username="admin")
+        return ConsoleContext(client=client, server_label=f"demo {server.base_url}", username="admin",
+                              offline=offline or _offline())
 
     app = MailAdminApp(starter=start, keys=_keys(), demo=True)
     try:
@@ -94,6 +95,13 @@ def run_demo(start_server: Callable[[], LocalServer]) -> int:
         for server in started:
             server.stop()
     return _exit_code(app)
+
+
+def _offline() -> bool:
+    try:
+        return Config.load().offline
+    except ConfigError:
+        return False
 
 
 def _keys() -> dict[str, str]:

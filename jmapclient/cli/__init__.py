@@ -111,6 +111,7 @@ _CONNECTED_COMMANDS: dict[str, tuple[str, str]] = {
     "delete": ("objects_cmd", "delete"),
     "export-dmarc": ("dmarc_cmd", "export_records"),
     "import-dmarc": ("dmarc_cmd", "import_reports"),
+    "dmarc-advice": ("advice_cmd", "dmarc_advice"),
 }
 
 

@@ -10,6 +10,8 @@ import argparse
 
 from jmapclient.dmarc.retention import DEFAULT_RETENTION
 
+DEFAULT_ADVICE_DAYS = 30
+
 PROG = "mailadmin"
 EPILOG = (
     "Object names are case-insensitive, with or without x: (Directory, DmarcExternalReport). "
@@ -163,5 +165,13 @@ def object_commands(epilog: str = EPILOG) -> CommandLine:
     _where_option(export)
     export.add_argument("--format", choices=("csv", "json"), default="csv", help="default csv")
     export.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
+
+    advice = command("dmarc-advice", "who sends as each policy domain, and whether the next DMARC policy step is safe")
+    advice.add_argument("--domain", metavar="DOMAIN", help="this policy domain only")
+    advice.add_argument("--days", type=int, default=DEFAULT_ADVICE_DAYS, metavar="N",
+                        help="the last N days, today included (default %(default)s)")
+    advice.add_argument("--offline", action="store_true",
+                        help="no DNS lookups (sources named only by domains that authenticated them)")
+    _json_option(advice, "print one JSON object per line per policy domain")
 
     return line

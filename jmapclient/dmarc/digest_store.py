@@ -333,6 +333,20 @@ class DigestStore:
             yield from batch
             key = rows[-1][0]
 
+    def seen_before(self, first: date, ips: Iterable[str] | None = None) -> set[tuple[str, str]]:
+        """(policy domain, source IP) of the listed reports whose day is before ``first``.
+
+        What tells a source new in a period from one seen before; ``ips`` narrows the
+        answer to these sources, so its size follows the period, not the history.
+        """
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT DISTINCT r.policy_domain, records.source_ip FROM reports r JOIN listed USING(id)"
+                " JOIN records ON records.report=r.key WHERE r.day != '' AND r.day < ?",
+                (first.isoformat(),)).fetchall()
+        wanted = None if ips is None else set(ips)
+        return {(domain, ip) for domain, ip in rows if wanted is None or ip in wanted}
+
     def _digest(self, row: Sequence[Any]) -> ReportDigest:
         records = tuple(
             RecordDigest(source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,

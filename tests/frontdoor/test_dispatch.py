@@ -45,7 +45,8 @@ def test_console_and_demo_dispatch_lazily(monkeypatch: pytest.MonkeyPatch) -> No
     console = type(sys)("tui.launch")
     console.run_console = lambda args: calls.append(("console", args.profile, args.url)) or 0  # type: ignore[attr-defined]
     demo = type(sys)("mailadmin.demo")
-    demo.run_demo = lambda fresh, reports: calls.append(("demo", fresh, reports)) or 0  # type: ignore[attr-defined]
+    demo.run_demo = (  # type: ignore[attr-defined]
+        lambda fresh, reports, offline: calls.append(("demo", fresh, reports, offline)) or 0)
     monkeypatch.setitem(sys.modules, "tui.launch", console)
     monkeypatch.setitem(sys.modules, "mailadmin.demo", demo)
     assert main([]) == 0
@@ -53,8 +54,9 @@ def test_console_and_demo_dispatch_lazily(monkeypatch: pytest.MonkeyPatch) -> No
     assert main(["--url", "https://b.example"]) == 0  # the console is handed every connection flag
     assert main(["demo", "--fresh", "--reports", "12"]) == 0
     assert main(["demo"]) == 0
+    assert main(["demo", "--offline"]) == 0
     assert calls == [("console", None, None), ("console", "work", None), ("console", None, "https://b.example"),
-                     ("demo", True, 12), ("demo", False, None)]
+                     ("demo", True, 12, False), ("demo", False, None, False), ("demo", False, None, True)]
 
 
 def test_a_missing_console_is_an_error_line_not_a_traceback(

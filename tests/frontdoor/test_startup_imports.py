@@ -11,7 +11,7 @@ import pytest
 from server_stub.runner import StubServer
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("textual", "httpx", "pydantic", "tui", "server_stub", "uvicorn")
+HEAVY = ("textual", "httpx", "pydantic", "tui", "server_stub", "uvicorn", "dns", "publicsuffixlist")
 
 
 def _loaded_after(argv: list[str]) -> set[str]:
@@ -33,7 +33,7 @@ def _modules_after(argv: list[str]) -> set[str]:
     return set(done.stdout.split())
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["demo", "--help"], ["describe", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], ["demo", "--help"], ["describe", "--help"], ["dmarc-advice", "--help"]])
 def test_help_loads_no_toolkit_network_or_models(argv: list[str]) -> None:
     assert _loaded_after(argv) & set(HEAVY) == set()
 
@@ -41,7 +41,7 @@ def test_help_loads_no_toolkit_network_or_models(argv: list[str]) -> None:
 def test_an_object_command_never_loads_the_console_or_the_stub() -> None:
     loaded = _loaded_after(["describe", "Directory"])
     assert "pydantic" in loaded  # the command ran for real
-    assert loaded & {"textual", "tui", "server_stub", "uvicorn"} == set()
+    assert loaded & {"textual", "tui", "server_stub", "uvicorn", "dns", "publicsuffixlist"} == set()
 
 
 def test_a_query_loads_neither_the_dmarc_importer_nor_httpx_command_line(stub_server: StubServer) -> None:

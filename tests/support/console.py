@@ -20,6 +20,7 @@ from server_stub.auth import Principal, TokenRegistry, all_permissions, standard
 from server_stub.demo_data import seed_store
 from server_stub.store import MEMORY, Store
 from tests.support.clock import FROZEN_NOW
+from tests.support.fixed_dns import fixed_source_names
 from tests.support.transport import FlakyTransport
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
@@ -44,7 +45,7 @@ def console_context(transport: FlakyTransport, token: str, *, server_label: str,
                     read_only: bool = False) -> ConsoleContext:
     client = JmapClient(STUB_URL, token, transport=transport, timeout=10)
     return ConsoleContext(client=client, server_label=server_label, username=username, read_only=read_only,
-                          now=lambda: FROZEN_NOW)
+                          now=lambda: FROZEN_NOW, source_names=fixed_source_names())
 
 
 def console_app(context: ConsoleContext, start_section: str) -> MailAdminApp:

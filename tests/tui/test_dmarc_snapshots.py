@@ -62,7 +62,7 @@ def test_record(snap_compare: Any, world: Any) -> None:
     assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps("enter", "enter", "enter"))
 
 
-@pytest.mark.parametrize("tab", ["tab-domains", "tab-sources", "tab-daily", "tab-failures"])
+@pytest.mark.parametrize("tab", ["tab-domains", "tab-sources", "tab-advice", "tab-daily", "tab-failures"])
 def test_analytics(snap_compare: Any, world: Any, tab: str) -> None:
     assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps("a", tab=tab))
 

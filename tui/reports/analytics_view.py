@@ -24,19 +24,37 @@ from textual.widgets import Button, DataTable, ProgressBar, Select, Static, Tabb
 
 from jmapclient.dmarc.analytics import format_rate
 from jmapclient.dmarc.digest_store import DigestStore, Figures, SyncProgress
+from jmapclient.dmarc.insight.advice import DomainAdvice, advise
+from jmapclient.dmarc.insight.names import NameStatus, SourceName
 from jmapclient.errors import JmapError
 from jmapclient.models.dmarc import DmarcReport, DmarcReportRecord
 from tui.context import ConsoleContext
 from tui.lifecycle import while_attached
-from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.chart import bar_chart
 from tui.reports.detail import DETAIL_CSS, DmarcDetail, label
+from tui.reports.insight_render import (
+    NAME_COLUMNS,
+    SOURCE_COLUMNS,
+    SOURCE_KEYS,
+    advice_group,
+    group_row,
+    grouped,
+    name_cells,
+    source_key,
+    source_row,
+)
+from tui.reports.insight_render import num as _num
+from tui.reports.insight_render import rate as _rate
 from tui.reports.query import InboxQuery
+from tui.reports.source_names import names_of, set_offline
 from tui.widgets import outside
 from tui.widgets.outside import OutsideTable
 
 WORK_GROUP = "dmarc-analytics"
+NAMES_GROUP = "dmarc-analytics-names"
+NAMES_BATCH = 0.25
+"""Seconds names gather before the table is told: a hundred answers make a few redraws, not a hundred."""
 PERIODS = ((7, "last 7 days"), (14, "last 14 days"), (30, "last 30 days"), (90, "last 90 days"),
            (365, "last 365 days"))
 DEFAULT_PERIOD = 30
@@ -57,6 +75,20 @@ class FiguresReady(Message):
         self.note = note
 
 
+class AdviceReady(Message):
+    def __init__(self, advice: list[DomainAdvice], period: tuple[date, date]) -> None:
+        super().__init__()
+        self.advice = advice
+        self.period = period
+
+
+class NamesArrived(Message):
+    def __init__(self, names: list[SourceName], done: bool) -> None:
+        super().__init__()
+        self.names = names
+        self.done = done
+
+
 class SyncFailed(Message):
     def __init__(self, error: JmapError | sqlite3.Error) -> None:
         super().__init__()
@@ -75,7 +107,8 @@ AnalyticsView TabPane { padding: 0; }
 
 class AnalyticsView(DmarcDetail):
     DEFAULT_CSS = ANALYTICS_CSS
-    BINDINGS = [Binding("x", "stop", "Stop fetching", id="dmarc.analytics.stop")]
+    BINDINGS = [Binding("x", "stop", "Stop fetching", id="dmarc.analytics.stop"),
+                Binding("o", "toggle_offline", "Offline names", id="dmarc.analytics.offline")]
     HELP = """\
 ### DMARC analytics
 
@@ -84,13 +117,18 @@ here from a local cache (reports never change, so each is fetched once; a report
 deleted on the server leaves the figures at the next visit):
 
 - **Domains**: the DMARC pass rate per policy domain, weighted by messages;
-- **Sources**: each sending IP, its messages, the domains it sent as and who saw it;
+- **Sources**: each sending IP with its name (reverse DNS confirmed by the forward
+  lookup), base domain and service, grouped by service, and its class with the reason
+  (authorised and aligned, authorised but misaligned, forwarded, unknown or spoofing);
+  sources first seen in the period are marked new. Names fill in as they arrive;
+- **Advice**: per policy domain, the published policy, what the next step would
+  affect by source class, and a verdict with its evidence;
 - **Daily**: messages and pass rate per day;
 - **Failures**: only the records failing DMARC, busiest first, with a hint
   (likely forwarded, mailing list, spoofing).
 
 **x** stops fetching (the figures then cover what was fetched), **r** fetches again,
-**esc** goes back to the inbox.
+**o** turns name lookups off or on (kept in the config), **esc** goes back to the inbox.
 """
 
     def __init__(self, context: ConsoleContext, query: InboxQuery, cache: DigestStore) -> None:
@@ -99,6 +137,13 @@ deleted on the server leaves the figures at the next visit):
         self.cache = cache
         self.figures: Figures | None = None
         self.fetching = False
+        self.advice: list[DomainAdvice] = []
+        self.names: dict[str, SourceName] = {}
+        """Names this view got from the lookups (a timeout is kept here, not in the cache)."""
+        self.rows_by_ip: dict[str, list[str]] = {}
+        self.looked_up = 0
+        self.to_look_up = 0
+        self.names_note = ""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="controls"):
@@ -112,7 +157,12 @@ deleted on the server leaves the figures at the next visit):
             with TabPane("Domains", id="tab-domains"):
                 yield OutsideTable(id="domains", cursor_type="row", zebra_stripes=True)
             with TabPane("Sources", id="tab-sources"):
+                yield Static("", classes="names-status")
                 yield OutsideTable(id="sources", cursor_type="row", zebra_stripes=True)
+            with TabPane("Advice", id="tab-advice"):
+                yield Static("", classes="names-status")
+                with VerticalScroll(id="advice-scroll"):
+                    yield Static("Working out the advice…", id="advice")
             with TabPane("Daily", id="tab-daily"), VerticalScroll():
                 yield Static(id="chart")
             with TabPane("Failures", id="tab-failures"):
@@ -124,9 +174,10 @@ deleted on the server leaves the figures at the next visit):
         self.query_one("#domains", DataTable).add_columns(
             label(DmarcReport, "policyDomain"), "Reports", label(DmarcReportRecord, "count"), "Pass", "Fail",
             "DMARC pass")
-        self.query_one("#sources", DataTable).add_columns(
-            label(DmarcReportRecord, "sourceIp"), label(DmarcReportRecord, "count"), "Pass", "Fail", "DMARC pass",
-            "Sent as (header From)", "Seen by", "Hint")
+        sources = self.query_one("#sources", DataTable)
+        for title, key in zip(SOURCE_COLUMNS, SOURCE_KEYS, strict=True):
+            sources.add_column(title, key=key)
+        self.show_names_status()
         self.query_one("#failures", DataTable).add_columns(
             label(DmarcReportRecord, "sourceIp"), label(DmarcReportRecord, "count"),
             label(DmarcReportRecord, "headerFrom"), label(DmarcReportRecord, "evaluatedDkim"),
@@ -253,13 +304,6 @@ deleted on the server leaves the figures at the next visit):
         for entry in figures.domains:
             domains.add_row(entry.domain, _num(entry.reports), _num(entry.messages), _num(entry.passed),
                             _num(entry.failed), _rate(entry.rate))
-        source_table = self.query_one("#sources", DataTable)
-        source_table.clear()
-        for source in figures.sources:
-            hint = source.main_hint
-            source_table.add_row(source.source_ip or "–", _num(source.messages), _num(source.passed),
-                                 _num(source.failed), _rate(source.rate), ", ".join(sorted(source.domains)),
-                                 ", ".join(sorted(source.reporters)), hint.value if hint else "")
         failures = self.query_one("#failures", DataTable)
         failures.clear()
         for item in figures.failing:
@@ -268,6 +312,115 @@ deleted on the server leaves the figures at the next visit):
                              record.spf, record.disposition, item.report.reporter,
                              item.hint.value if item.hint else "")
         self.query_one("#chart", Static).update(self.chart(figures))
+        self.judge(figures.first, figures.last)
+
+    # --- Insight: judged sources, names as they arrive, the advice ----------------------------
+
+    @work(exclusive=True, group="dmarc-analytics-judge")
+    @while_attached
+    async def judge(self, first: date, last: date) -> None:
+        """Judge the period's sources with the names known now (never waiting for DNS), in a thread."""
+        names = names_of(self.context)
+        ips = await asyncio.to_thread(self._period_ips, first, last)
+        known = {ip: self.names.get(ip) or names.known(ip) for ip in ips}
+        try:
+            advice = await asyncio.to_thread(self._advise, first, last, known)
+        except sqlite3.Error as error:
+            self.post_message(SyncFailed(error))
+            return
+        pending = [ip for ip, name in known.items() if name.status is NameStatus.PENDING]
+        if pending:
+            self.to_look_up, self.looked_up = len(pending), 0  # said with the sources, before any answer
+        self.post_message(AdviceReady(advice, (first, last)))
+        if pending:
+            self.look_up(pending)
+
+    def _period_ips(self, first: date, last: date) -> list[str]:
+        return sorted({r.source_ip for d in self.cache.digests(first, last) for r in d.records})
+
+    def _advise(self, first: date, last: date, known: dict[str, SourceName]) -> list[DomainAdvice]:
+        seen = self.cache.seen_before(first, known)
+        return advise(self.cache.digests(first, last), first, last, names=known, seen_before=seen)
+
+    @work(exclusive=True, group=NAMES_GROUP)
+    @while_attached
+    async def look_up(self, ips: list[str]) -> None:
+        """Stream names in, a batch at a time; when all are in, judge again (a name may tell the service)."""
+        gathered: list[SourceName] = []
+        loop = asyncio.get_running_loop()
+        sent_at = loop.time()
+        async for name in names_of(self.context).resolver().stream(ips):
+            gathered.append(name)
+            if loop.time() - sent_at >= NAMES_BATCH:
+                self.post_message(NamesArrived(gathered, done=False))
+                gathered, sent_at = [], loop.time()
+        self.post_message(NamesArrived(gathered, done=True))
+
+    @on(NamesArrived)
+    @while_attached
+    def show_names(self, message: NamesArrived) -> None:
+        table = self.query_one("#sources", DataTable)
+        for name in message.names:
+            self.names[name.ip] = name
+            self.looked_up += 1
+            for key in self.rows_by_ip.get(name.ip, ()):
+                service = str(table.get_cell(key, "service"))
+                for column, value in zip(NAME_COLUMNS, name_cells(name, service), strict=True):
+                    table.update_cell(key, column, value)
+        if message.done:
+            self.to_look_up = 0
+            if self.figures is not None:
+                self.judge(self.figures.first, self.figures.last)
+        self.show_names_status()
+
+    @on(AdviceReady)
+    @while_attached
+    def show_advice(self, message: AdviceReady) -> None:
+        if message.period != self.period():
+            return  # the period changed: its own judgement follows
+        self.advice = message.advice
+        table = self.query_one("#sources", DataTable)
+        table.clear()
+        self.rows_by_ip = {}
+        sources = sorted((s for a in message.advice for s in a.sources), key=lambda s: -s.messages)
+        for service, members in grouped(sources[:LIST_LIMIT]):
+            table.add_row(*group_row(service, members), key=f"group\x00{service}")
+            for source in members:
+                key = source_key(source)
+                name = self.names.get(source.ip) or source.name
+                table.add_row(*source_row(source, name), key=key)
+                self.rows_by_ip.setdefault(source.ip, []).append(key)
+        self.query_one("#advice", Static).update(advice_group(message.advice))
+        shown = min(len(sources), LIST_LIMIT)
+        self.names_note = f"{shown:,} of {len(sources):,} sources (the busiest)" if len(sources) > shown else ""
+        self.show_names_status()
+
+    def show_names_status(self) -> None:
+        names = names_of(self.context)
+        if names.offline:
+            words = "Names: offline, no DNS lookups (o: look names up)"
+        elif self.to_look_up:
+            words = f"Names: {self.looked_up:,} of {self.to_look_up:,} looked up… (o: offline)"
+        else:
+            words = "Names: reverse DNS confirmed by forward lookup (o: offline)"
+        if self.names_note:
+            words += f" · {self.names_note}"
+        for status in self.query(".names-status").results(Static):
+            status.update(words)
+
+    @while_attached
+    def action_toggle_offline(self) -> None:
+        """Turn name lookups off (none at all) or on again; kept in the config for the next start."""
+        offline = not names_of(self.context).offline
+        note = set_offline(self.context, offline, getattr(self.app, "config", None))
+        if offline:
+            self.workers.cancel_group(self, NAMES_GROUP)
+            self.to_look_up = 0
+        if note:
+            self.notify(f"Offline names{note}", severity="warning")
+        self.show_names_status()
+        if self.figures is not None:
+            self.judge(self.figures.first, self.figures.last)
 
     def chart(self, figures: Figures) -> Group:
         series = figures.daily
@@ -282,10 +435,3 @@ deleted on the server leaves the figures at the next visit):
             bar_chart(compliance, height=6, style="green", days=days, maximum=100, unit="%"),
         )
 
-
-def _num(value: int) -> Text:
-    return Text(f"{value:,}", justify="right")
-
-
-def _rate(rate: float | None) -> Text:
-    return Text(format_rate(rate), style=fmt.rate_style(rate), justify="right")

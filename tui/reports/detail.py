@@ -23,7 +23,8 @@ from textual.message import Message
 from textual.widgets import Button, DataTable, Static
 
 from jmapclient.dmarc.analytics import classify as classify_digest
-from jmapclient.dmarc.analytics import digest_record, format_rate
+from jmapclient.dmarc.analytics import digest_record, digest_report, format_rate
+from jmapclient.dmarc.insight.judge import group_by_service, judge_report
 from jmapclient.errors import JmapError
 from jmapclient.models._base import WireModel
 from jmapclient.models.dmarc import (
@@ -38,6 +39,8 @@ from tui.context import ConsoleContext
 from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
+from tui.reports.insight_render import BLANK_INSIGHT, Cells, group_cells, record_cells
+from tui.reports.source_names import names_of
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
 
@@ -258,13 +261,31 @@ def hint_text(record: DmarcReportRecord) -> str:
     return hint.value if hint is not None else ""
 
 
+def record_groups(context: ConsoleContext, item: DmarcExternalReport) -> list[tuple[str, list[tuple[int, Cells]]]]:
+    """The report's records by service, each with its insight cells, from what the names cache knows now.
+
+    Never waits for DNS. A record the digest could not read leaves the report ungrouped, without
+    insight, rather than a row beside the wrong judgement.
+    """
+    names = names_of(context)
+    report = digest_report(item.to_wire())
+    if len(report.records) != len(item.report.records):
+        return [("", [(index, BLANK_INSIGHT) for index in range(len(item.report.records))])]
+    judged = judge_report(report, {r.source_ip: names.known(r.source_ip) for r in report.records})
+    position = {id(j): index for index, j in enumerate(judged)}
+    return [(service, [(position[id(j)], record_cells(j)) for j in members])
+            for service, members in group_by_service(judged)]
+
+
 class RecordsView(DmarcDetail):
     """Level 2: one row per sending source and result."""
 
     HELP = """\
 ### Records of a report
 
-One row per sending source and result. **f** shows only records failing DMARC,
+One row per sending source and result, grouped by the service behind the source (named
+from the names analytics looked up, or the domain that authenticated the mail), with its
+class. **f** shows only records failing DMARC,
 **enter** opens a record, **esc** goes back to the report.
 """
     BINDINGS = [Binding("f", "failing", "Failing only", id="dmarc.records.failing")]
@@ -281,9 +302,15 @@ One row per sending source and result. **f** shows only records failing DMARC,
     @while_attached
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for wire in RECORD_COLUMNS:
+        for wire in RECORD_COLUMNS[:2]:
+            table.add_column(label(DmarcReportRecord, wire), key=wire)
+        table.add_column("Service", key="service")
+        table.add_column("Class", key="class")
+        for wire in RECORD_COLUMNS[2:]:
             table.add_column(label(DmarcReportRecord, wire), key=wire)
         table.add_column(HINT_COLUMN, key="hint")
+        table.add_column("Source name", key="name")
+        table.add_column("Why this class", key="reason")
         self.fill()
         table.focus()
 
@@ -292,20 +319,31 @@ One row per sending source and result. **f** shows only records failing DMARC,
         table.clear()
         records = self.item.report.records
         shown = 0
-        for index, record in enumerate(records):
-            if self.failing_only and record.passes_dmarc:
-                continue
-            shown += 1
-            table.add_row(
-                show(record.source_ip), f"{record.count:,}", show(record.evaluated_disposition),
-                _verdict(show(record.evaluated_dkim)), _verdict(show(record.evaluated_spf)),
-                record.header_from, record.envelope_from, show(record.envelope_to), overrides_text(record),
-                hint_text(record), key=str(index),
-            )
+        for service, members in record_groups(self.context, self.item):
+            rows = [(i, cells) for i, cells in members if not (self.failing_only and records[i].passes_dmarc)]
+            if service and rows:
+                table.add_row(*group_cells(service, [records[i].count for i, _ in rows], len(table.columns)),
+                              key=f"group\x00{service}")
+            for index, insight in rows:
+                record = records[index]
+                shown += 1
+                table.add_row(
+                    show(record.source_ip), f"{record.count:,}", *insight[:2], show(record.evaluated_disposition),
+                    _verdict(show(record.evaluated_dkim)), _verdict(show(record.evaluated_spf)),
+                    record.header_from, record.envelope_from, show(record.envelope_to), overrides_text(record),
+                    hint_text(record), *insight[2:], key=str(index),
+                )
+        if table.row_count > 1 and not str(table.ordered_rows[0].key.value).isdigit():
+            table.move_cursor(row=1)  # on the first record, not its service's heading
         which, toggle = ("failing DMARC", "f: show all") if self.failing_only else ("all", "f: failing only")
         self.query_one("#status", Static).update(
             f"{shown} of {len(records)} records ({which}) · {toggle} · enter: open a record · esc: back"
         )
+
+    def shown_records(self) -> list[int]:
+        """Indexes of the records shown, in the table's order (the services' heading rows left out)."""
+        keys = (str(row.key.value) for row in self.query_one(DataTable).ordered_rows)
+        return [int(key) for key in keys if key.isdigit()]
 
     def action_failing(self) -> None:
         self.failing_only = not self.failing_only
@@ -313,8 +351,10 @@ One row per sending source and result. **f** shows only records failing DMARC,
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        index = int(str(event.row_key.value))
-        record = self.item.report.records[index]
+        key = str(event.row_key.value)
+        if not key.isdigit():
+            return  # a service's heading row
+        record = self.item.report.records[int(key)]
         self.open_level(RecordView(self.context, record, (*self.trail, show(record.source_ip))))
 
 

@@ -1,0 +1,106 @@
+"""``dmarc-advice``: who sends mail as each policy domain, and whether the next policy step is safe.
+
+The figures are :mod:`jmapclient.dmarc.insight.advice` over the digests of
+:class:`~jmapclient.dmarc.digest_store.DigestStore` (the one paging flow); this module
+reads the arguments, names the sources (unless ``--offline``) and prints a short table
+and the verdict per policy domain, or one JSON object per line with ``--json``. Outside
+text (domains from reports, PTR names) goes through the display helpers like all output.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING
+
+from jmapclient.cli.outcome import EXIT_OK, UsageError, note, out
+from jmapclient.cli.render import compact_json, table_lines
+from jmapclient.dmarc.analytics import format_rate
+
+if TYPE_CHECKING:
+    from jmapclient.client import JmapClient
+    from jmapclient.dmarc.insight.advice import DomainAdvice
+    from jmapclient.dmarc.insight.names import NameResolver
+
+
+MAX_DAYS = 3660
+"""Ten years: beyond any report's retention; a bigger number is a typo."""
+SOURCE_ROWS = 10
+"""Sources listed per domain in the human output (``--json`` lists all)."""
+
+
+def period(days: int, today: date) -> tuple[date, date]:
+    """The last ``days`` UTC days, today included."""
+    if not 1 <= days <= MAX_DAYS:
+        raise UsageError(f"--days must be between 1 and {MAX_DAYS}")
+    return today - timedelta(days=days - 1), today
+
+
+def today() -> date:
+    """The UTC day the period ends on (tests pin it to their data's anchor)."""
+    return datetime.now(UTC).date()
+
+
+def name_resolver(offline: bool) -> NameResolver:
+    """The resolver of source names: the cached DNS one, or none at all offline (tests replace this)."""
+    from jmapclient.dmarc.insight.names import NameCache, NameResolver
+
+    return NameResolver(offline=True) if offline else NameResolver(cache=NameCache())
+
+
+async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
+    from jmapclient.dmarc.digest_store import DigestStore
+    from jmapclient.dmarc.insight.advice import advise_stored
+    from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+
+    first, last = period(args.days, today())
+    store = DigestStore(None)
+    try:
+        result = await store.sync(client.objects(DMARC_EXTERNAL_REPORT))
+        if result.unreadable:
+            note(f"note: {result.unreadable} reports could not be read and are left out")
+        advice = await advise_stored(store, first, last, resolver=name_resolver(args.offline), domain=args.domain)
+    finally:
+        store.close()
+    if not advice:
+        note(f"no DMARC reports{f' for {args.domain}' if args.domain else ''} from {first} to {last}")
+    for entry in advice:
+        if args.json:
+            out(compact_json(entry.to_json()))
+        else:
+            for line in human_lines(entry):
+                out(line)
+    return EXIT_OK
+
+
+def human_lines(advice: DomainAdvice) -> list[str]:
+    """A domain's heading, its classes, its busiest sources and the verdict."""
+    policy = advice.current.words() if advice.current is not None else "?"
+    if len(advice.policies) > 1:
+        policy += f" (also seen: {'; '.join(p.words() for p in advice.policies if p != advice.current)})"
+    lines = [
+        f"{advice.domain}  {advice.first} .. {advice.last}: {advice.reports} reports, {advice.messages} messages,"
+        f" {advice.passed} pass DMARC ({format_rate(advice.passed / advice.messages if advice.messages else None)})",
+        f"published: {policy}",
+        "",
+    ]
+    step = f"p={advice.next_step}" if advice.next_step else "p=reject"
+    lines += table_lines(
+        ["class", "messages", f"failing ({step} acts on these)"],
+        [[str(k), str(v.messages), str(v.failing)] for k, v in advice.by_class.items()],
+    )
+    lines.append("")
+    rows = [
+        [s.ip, (s.name.ptr or "") if s.name is not None else "", s.group, str(s.klass), str(s.messages), str(s.passed),
+         "new" if s.new else ""]
+        for s in advice.sources[:SOURCE_ROWS]
+    ]
+    lines += table_lines(["source", "name", "service", "class", "messages", "pass", "new"], rows)
+    hidden = len(advice.sources) - SOURCE_ROWS
+    if hidden > 0:
+        lines.append(f"… and {hidden} more sources (--json lists all)")
+    fixes = [(s, fix) for s in advice.sources[:SOURCE_ROWS] for fix in s.fixes]
+    for source, fix in fixes:
+        lines.append(f"fix {source.ip}: {fix}")
+    lines += [f"verdict: {advice.summary}", ""]
+    return lines

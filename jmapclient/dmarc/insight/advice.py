@@ -1,0 +1,291 @@
+"""The policy advisor: per policy domain, is it safe to take the next step (none → quarantine → reject)?
+
+Over a period it shows the policy the reporters saw published, the share of messages
+the next step would act on (those failing DMARC), split by source class, and a verdict
+in words with its evidence. All figures are messages (records' counts), so a person
+can check them by adding up the records' counts of the period's reports.
+
+``pct`` is not shown: the server's report object does not carry it (DMARCbis replaced
+``pct`` by ``t=``, the testing flag, which is shown).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from jmapclient.dmarc.analytics import ReportDigest, format_rate, pass_rate
+from jmapclient.dmarc.insight.judge import AUTHORISED, JudgedSource, SourceClass, judge_sources
+from jmapclient.dmarc.insight.names import NameResolver, SourceName
+from jmapclient.dmarc.insight.services import SenderMap
+
+if TYPE_CHECKING:
+    from jmapclient.dmarc.digest_store import DigestStore
+
+MIN_MESSAGES = 100
+"""Below this many messages a verdict is noise: one misconfigured sender with 3 messages moves the share 3 points."""
+MIN_REPORTS = 2
+"""One report is one receiver's view of one day; senders that mail other receivers are missing from it."""
+READY_SHARE = 0.98
+"""Authorised mail that must pass before the next step: above it, what fails is a sender or two to fix first."""
+LISTED_SOURCES = 5
+"""Sources named in a verdict's sentence; the JSON and the table list them all."""
+NEXT_STEP = {"none": "quarantine", "quarantine": "reject", "reject": None}
+TESTING_APPLIES = {"quarantine": "none", "reject": "quarantine"}
+UNPUBLISHED = "none"
+"""What a missing or ``unspecified`` p means: monitoring."""
+
+
+class Verdict(StrEnum):
+    READY = "ready"
+    NOT_READY = "not ready"
+    TOO_LITTLE_DATA = "too little data"
+    ENFORCED = "enforced"
+    """Already at p=reject: there is no next step, only senders to keep an eye on."""
+
+
+@dataclass(frozen=True)
+class PolicySeen:
+    """One published policy as the reporters saw it, and how many reports saw it."""
+
+    p: str
+    sp: str
+    np: str
+    adkim: str
+    aspf: str
+    testing: bool
+    reports: int = 0
+
+    @property
+    def enforced(self) -> str:
+        """The policy receivers apply: in testing mode (DMARCbis ``t=y``) one step below ``p``."""
+        return TESTING_APPLIES.get(self.p, self.p) if self.testing else self.p
+
+    def words(self) -> str:
+        parts = [f"p={self.p or '?'}"]
+        parts += [f"{k}={v}" for k, v in (("sp", self.sp), ("np", self.np)) if v and v != "unspecified"]
+        parts += [f"{k}={v[0]}" for k, v in (("adkim", self.adkim), ("aspf", self.aspf)) if v and v != "unspecified"]
+        if self.testing:
+            parts.append("t=y")
+        return " ".join(parts)
+
+
+@dataclass
+class ClassShare:
+    """Messages of one source class, and of them, those failing DMARC (what the next step acts on)."""
+
+    messages: int = 0
+    failing: int = 0
+
+
+@dataclass
+class DomainAdvice:
+    domain: str
+    first: date
+    last: date
+    reports: int = 0
+    messages: int = 0
+    passed: int = 0
+    policies: list[PolicySeen] = field(default_factory=list)
+    """Distinct policies seen, the most reported first."""
+    current: PolicySeen | None = None
+    """The policy of the latest report."""
+    next_step: str | None = None
+    by_class: dict[SourceClass, ClassShare] = field(default_factory=dict)
+    sources: list[JudgedSource] = field(default_factory=list)
+    verdict: Verdict = Verdict.TOO_LITTLE_DATA
+    summary: str = ""
+    """The verdict in words, with the evidence."""
+
+    @property
+    def affected(self) -> int:
+        """Messages the next step would act on: those failing DMARC."""
+        return self.messages - self.passed
+
+    @property
+    def authorised_messages(self) -> int:
+        return sum(self.by_class[k].messages for k in AUTHORISED if k in self.by_class)
+
+    @property
+    def authorised_failing(self) -> int:
+        return sum(self.by_class[k].failing for k in AUTHORISED if k in self.by_class)
+
+    @property
+    def authorised_rate(self) -> float | None:
+        """The share of authorised mail that passes DMARC, 0..1."""
+        return pass_rate(self.authorised_messages - self.authorised_failing, self.authorised_messages)
+
+    @property
+    def new_sources(self) -> list[JudgedSource]:
+        return [s for s in self.sources if s.new]
+
+    def to_json(self) -> dict[str, Any]:
+        """The figures, verdict and sources as plain JSON values (outside text still raw: escape on output)."""
+        return {
+            "domain": self.domain,
+            "first": self.first.isoformat(),
+            "last": self.last.isoformat(),
+            "reports": self.reports,
+            "messages": self.messages,
+            "passed": self.passed,
+            "policy": None if self.current is None else _policy_json(self.current),
+            "policiesSeen": [_policy_json(p) for p in self.policies],
+            "nextStep": self.next_step,
+            "affected": self.affected,
+            "authorisedPassRate": self.authorised_rate,
+            "byClass": {str(k): {"messages": v.messages, "failing": v.failing} for k, v in self.by_class.items()},
+            "verdict": str(self.verdict),
+            "summary": self.summary,
+            "sources": [_source_json(s) for s in self.sources],
+        }
+
+
+def _policy_json(policy: PolicySeen) -> dict[str, Any]:
+    return {"p": policy.p, "sp": policy.sp, "np": policy.np, "adkim": policy.adkim, "aspf": policy.aspf,
+            "testing": policy.testing, "reports": policy.reports}
+
+
+def _source_json(source: JudgedSource) -> dict[str, Any]:
+    name = source.name
+    return {
+        "ip": source.ip,
+        "name": name.ptr if name is not None else None,
+        "nameStatus": str(name.status) if name is not None else None,
+        "baseDomain": name.base if name is not None else None,
+        "service": source.service.name if source.service is not None else None,
+        "serviceKind": source.service.kind if source.service is not None else None,
+        "class": str(source.klass),
+        "reason": source.reason,
+        "fixes": list(source.fixes),
+        "messages": source.messages,
+        "passed": source.passed,
+        "headerFrom": sorted(source.header_from),
+        "new": source.new,
+    }
+
+
+def _policy(report: ReportDigest) -> PolicySeen:
+    return PolicySeen(report.p if report.p not in ("", "unspecified") else UNPUBLISHED, report.sp, report.np,
+                      report.adkim, report.aspf, report.testing)
+
+
+def advise(
+    digests: Iterable[ReportDigest],
+    first: date,
+    last: date,
+    *,
+    names: Mapping[str, SourceName] | None = None,
+    seen_before: Collection[tuple[str, str]] = (),
+    domain: str | None = None,
+    senders: SenderMap | None = None,
+) -> list[DomainAdvice]:
+    """Advice per policy domain of the reports whose day is in ``first..last``.
+
+    ``seen_before`` holds (policy domain, source IP) of stored reports before ``first``;
+    the sources of the period not in it are marked new. ``domain`` keeps one policy domain.
+    """
+    wanted = domain.strip().rstrip(".").lower() if domain else None
+    chosen = [d for d in digests if first <= d.day <= last and (wanted is None or d.policy_domain == wanted)]
+    advice: dict[str, DomainAdvice] = {}
+    policies: dict[str, dict[PolicySeen, int]] = {}
+    latest: dict[str, ReportDigest] = {}
+    for report in chosen:
+        entry = advice.setdefault(report.policy_domain, DomainAdvice(report.policy_domain, first, last))
+        entry.reports += 1
+        entry.messages += report.messages
+        entry.passed += report.passed
+        seen = policies.setdefault(report.policy_domain, {})
+        seen[_policy(report)] = seen.get(_policy(report), 0) + 1
+        if report.policy_domain not in latest or report.end > latest[report.policy_domain].end:
+            latest[report.policy_domain] = report
+    for source in judge_sources(chosen, names, senders=senders):
+        entry = advice[source.policy_domain]
+        source.new = (source.policy_domain, source.ip) not in seen_before
+        entry.sources.append(source)
+        for klass, count in source.by_class.items():
+            share = entry.by_class.setdefault(klass, ClassShare())
+            share.messages += count
+            share.failing += source.failing_by_class.get(klass, 0)
+    for name, entry in advice.items():
+        counted = sorted(policies[name].items(), key=lambda item: (-item[1], item[0].words()))
+        entry.policies = [_with_reports(policy, count) for policy, count in counted]
+        entry.current = _with_reports(_policy(latest[name]), policies[name][_policy(latest[name])])
+        entry.next_step = NEXT_STEP.get(entry.current.enforced, NEXT_STEP[UNPUBLISHED])
+        entry.by_class = {k: entry.by_class[k] for k in SourceClass if k in entry.by_class}
+        entry.verdict, entry.summary = judge_domain(entry)
+    return sorted(advice.values(), key=lambda a: (-a.messages, a.domain))
+
+
+def _with_reports(policy: PolicySeen, reports: int) -> PolicySeen:
+    return PolicySeen(policy.p, policy.sp, policy.np, policy.adkim, policy.aspf, policy.testing, reports)
+
+
+def _named(sources: list[JudgedSource]) -> str:
+    shown = [f"{s.ip} ({s.service.name})" if s.service is not None else s.ip for s in sources[:LISTED_SOURCES]]
+    more = len(sources) - LISTED_SOURCES
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _verb(subjects: list[JudgedSource], verb: str) -> str:
+    return f"{verb}s" if len(subjects) == 1 else verb
+
+
+def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
+    """The verdict and its sentence, from the figures already in ``advice``."""
+    if advice.messages < MIN_MESSAGES or advice.reports < MIN_REPORTS:
+        return Verdict.TOO_LITTLE_DATA, (
+            f"Too little data to judge: {_count(advice.messages, 'message')} in {_count(advice.reports, 'report')}"
+            f" (at least {MIN_MESSAGES} messages in {MIN_REPORTS} reports are needed).")
+    authorised = [s for s in advice.sources if s.klass in AUTHORISED]
+    need_dkim = [s for s in authorised if s.needs_dkim]
+    failing = [s for s in authorised if s.failed]
+    unknown = advice.by_class.get(SourceClass.UNKNOWN, ClassShare())
+    rate = advice.authorised_rate
+    evidence = [f"{format_rate(rate)} of mail from authorised sources passes" if rate is not None
+                else "no mail from authorised sources was seen"]
+    if failing:
+        evidence.append(f"{_count(len(failing), 'authorised source')} {_verb(failing, 'fail')}: {_named(failing)}")
+    if need_dkim:
+        evidence.append(f"{_count(len(need_dkim), 'source')} {_verb(need_dkim, 'need')} DKIM: {_named(need_dkim)}")
+    forwarded = advice.by_class.get(SourceClass.FORWARDED, ClassShare())
+    if forwarded.failing:
+        # Mail a forwarder or list broke: enforcement acts on it too, and only the forwarder can fix it (ARC, SRS).
+        evidence.append(f"{_count(forwarded.failing, 'forwarded or mailing-list message')} would be acted on too")
+    if unknown.messages:
+        evidence.append(f"{_count(unknown.failing, 'message')} from unknown sources would be stopped")
+    if advice.next_step is None:
+        return Verdict.ENFORCED, "Already at p=reject: " + "; ".join(evidence) + "."
+    step = f"p={advice.next_step}"
+    if advice.current is not None and advice.current.testing:
+        step += " without t=y"
+    if rate is None or rate < READY_SHARE:
+        return Verdict.NOT_READY, f"Not ready for {step}: " + "; ".join(evidence) + "."
+    return Verdict.READY, f"Ready for {step}: " + "; ".join(evidence) + "."
+
+
+async def advise_stored(
+    store: DigestStore,
+    first: date,
+    last: date,
+    *,
+    resolver: NameResolver | None = None,
+    domain: str | None = None,
+    senders: SenderMap | None = None,
+) -> list[DomainAdvice]:
+    """:func:`advise` over the stored digests of the period, sources named by ``resolver`` (waits for all names).
+
+    A view that must not wait calls :func:`advise` with what :meth:`NameResolver.known`
+    says now, and again as :meth:`NameResolver.stream` brings names in.
+    """
+    digests = list(store.digests(first, last))  # read once: the advice holds the period's digests anyway
+    ips = {record.source_ip for report in digests for record in report.records}
+    names = await resolver.resolve_all(sorted(ips)) if resolver is not None else {}
+    return advise(digests, first, last, names=names, seen_before=store.seen_before(first, ips), domain=domain,
+                  senders=senders)

@@ -1,0 +1,270 @@
+"""Each source judged: authorised and aligned, authorised but misaligned, forwarded, or unknown.
+
+A record is judged from what authenticated its mail (:mod:`.alignment`) under the
+policy its report saw published; a source (one IP sending as one policy domain) takes
+the class that covers most of its messages, with the reason of its biggest record and
+every fix its records call for. The reasons are sentences for a person; the fixes say
+what to change (an SPF include, DKIM signing with the domain).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol, TypeVar
+
+from jmapclient.dmarc.analytics import FORWARDING_OVERRIDES, MAILING_LIST_OVERRIDES, RecordDigest, ReportDigest
+from jmapclient.dmarc.insight.alignment import STRICT, RecordAlignment, align_record
+from jmapclient.dmarc.insight.names import SourceName
+from jmapclient.dmarc.insight.services import SenderMap, Service, base_domain, load_senders
+
+UNKNOWN_SERVICE = "unknown service"
+"""The group of sources no name or authenticated domain ties to a known service."""
+
+
+class SourceClass(StrEnum):
+    """The classes, best first; the order is also the order of the tables."""
+
+    ALIGNED = "authorised, aligned"
+    MISALIGNED = "authorised, misaligned"
+    FORWARDED = "forwarded or mailing list"
+    UNKNOWN = "unknown or spoofing"
+
+
+AUTHORISED = frozenset({SourceClass.ALIGNED, SourceClass.MISALIGNED})
+"""Classes of mail the domain's owner sends (or has someone send) on purpose."""
+
+
+@dataclass(frozen=True)
+class RecordJudgement:
+    klass: SourceClass
+    reason: str
+    fixes: tuple[str, ...] = ()
+    needs_dkim: bool = False
+    """Authorised mail without an aligned DKIM signature: what ``p=reject`` readiness asks for."""
+    service: Service | None = None
+    """The known service whose domain authenticated this mail, if any."""
+
+
+def _list(domains: Iterable[str]) -> str:
+    return ", ".join(domains)
+
+
+def _dkim_fix(from_domain: str, others: Iterable[str]) -> str:
+    signed = _list(others)
+    return f"sign with DKIM as {from_domain} (d={from_domain})" + (f", not only as {signed}" if signed else "")
+
+
+def _spf_fix(from_domain: str, others: Iterable[str], strict: bool) -> str:
+    under = f"exactly {from_domain} (aspf=s)" if strict else f"under {from_domain}"
+    return (f"SPF passes for {_list(others)}, not {from_domain}: use a bounce (Return-Path) domain {under}"
+            f" and add the service to its SPF record (include)")
+
+
+def _service_of(domains: Iterable[str], senders: SenderMap) -> Service | None:
+    for domain in domains:
+        found = senders.lookup(domain)
+        if found is not None:
+            return found
+    return None
+
+
+def judge_record(
+    record: RecordDigest, report: ReportDigest, *, senders: SenderMap | None = None, service: Service | None = None
+) -> RecordJudgement:
+    """The class of one record, its reason and fixes; ``service`` is what the source's name says it is."""
+    senders = senders if senders is not None else load_senders()
+    if FORWARDING_OVERRIDES.intersection(record.overrides):
+        return RecordJudgement(SourceClass.FORWARDED, "the reporter marked it forwarded")
+    if MAILING_LIST_OVERRIDES.intersection(record.overrides):
+        return RecordJudgement(SourceClass.FORWARDED, "the reporter marked it a mailing list")
+    seen = align_record(record, report.policy_domain, report.adkim, report.aspf)
+    known = _service_of(seen.dkim_other + seen.spf_other, senders)
+    if seen.dkim_ok and seen.spf_failed:
+        return RecordJudgement(
+            SourceClass.FORWARDED,
+            f"DKIM passes aligned (d={_list(seen.dkim_aligned)}) but SPF fails from this address:"
+            " forwarded, the signature survived the hop", service=known)
+    if seen.aligned:
+        return _aligned(seen, known)
+    if seen.authenticated:
+        return _misaligned(seen, report, known, senders)
+    reason = "neither DKIM nor SPF passed for any domain"
+    if service is not None:
+        reason += f"; sent from {service.name}'s servers — someone else's account there, or yours not set up"
+    return RecordJudgement(SourceClass.UNKNOWN, reason + ": likely spoofing")
+
+
+def _aligned(seen: RecordAlignment, known: Service | None) -> RecordJudgement:
+    how = []
+    if seen.dkim_ok:
+        how.append(f"DKIM d={_list(seen.dkim_aligned)}")
+    if seen.spf_ok:
+        how.append(f"SPF {_list(seen.spf_aligned)}")
+    fixes = () if seen.dkim_ok else (_dkim_fix(seen.from_domain, seen.dkim_other),)
+    reason = f"passes aligned with {seen.from_domain}: {' and '.join(how)}"
+    return RecordJudgement(SourceClass.ALIGNED, reason, fixes, needs_dkim=not seen.dkim_ok, service=known)
+
+
+def _misaligned(
+    seen: RecordAlignment, report: ReportDigest, known: Service | None, senders: SenderMap
+) -> RecordJudgement:
+    others = seen.dkim_other + seen.spf_other
+    own = base_domain(seen.from_domain)
+    ours = [d for d in others if own is not None and base_domain(d) == own]
+    if known is None and not ours:
+        return RecordJudgement(
+            SourceClass.FORWARDED,
+            f"authenticated only as {_list(others)}, which is neither {seen.from_domain} nor a known sender:"
+            " a mailing list or forwarder that re-sent it")
+    fixes = []
+    if seen.spf_other:
+        fixes.append(_spf_fix(seen.from_domain, seen.spf_other, report.aspf == STRICT))
+    fixes.append(_dkim_fix(seen.from_domain, seen.dkim_other))
+    who = known.name if known is not None else f"your own {_list(ours)}"
+    reason = f"authenticated as {_list(others)} ({who}) but not aligned with {seen.from_domain}"
+    return RecordJudgement(SourceClass.MISALIGNED, reason, tuple(fixes), needs_dkim=True, service=known)
+
+
+@dataclass
+class JudgedSource:
+    """One source IP as seen sending for one policy domain over a period."""
+
+    ip: str
+    policy_domain: str
+    klass: SourceClass = SourceClass.UNKNOWN
+    reason: str = ""
+    fixes: tuple[str, ...] = ()
+    messages: int = 0
+    passed: int = 0
+    """Messages that passed DMARC as the reporters evaluated it."""
+    by_class: dict[SourceClass, int] = field(default_factory=dict)
+    """Messages per class: a source may forward some mail and send some of its own."""
+    failing_by_class: dict[SourceClass, int] = field(default_factory=dict)
+    """Messages that failed DMARC, per class: what enforcement would act on."""
+    header_from: set[str] = field(default_factory=set)
+    name: SourceName | None = None
+    service: Service | None = None
+    """From the confirmed name, else from a domain that authenticated its mail."""
+    needs_dkim: bool = False
+    new: bool = False
+    """First seen in the period: no stored report before it names this source for this domain."""
+    _reasons: dict[SourceClass, tuple[int, str]] = field(default_factory=dict, repr=False)
+    """Per class, the reason of its biggest record (messages, reason)."""
+
+    @property
+    def failed(self) -> int:
+        return self.messages - self.passed
+
+    @property
+    def group(self) -> str:
+        """The service group this source is listed under."""
+        return self.service.name if self.service is not None else UNKNOWN_SERVICE
+
+    def add(self, record: RecordDigest, judgement: RecordJudgement) -> None:
+        count = record.count
+        self.messages += count
+        self.passed += count if record.passes else 0
+        self.by_class[judgement.klass] = self.by_class.get(judgement.klass, 0) + count
+        if not record.passes:
+            self.failing_by_class[judgement.klass] = self.failing_by_class.get(judgement.klass, 0) + count
+        if record.header_from:
+            self.header_from.add(record.header_from)
+        if self.service is None and judgement.service is not None:
+            self.service = judgement.service
+        self.fixes = tuple(dict.fromkeys(self.fixes + judgement.fixes))
+        self.needs_dkim = self.needs_dkim or judgement.needs_dkim
+        best = self._reasons.get(judgement.klass)
+        if best is None or count > best[0]:
+            self._reasons[judgement.klass] = (count, judgement.reason)
+        # The class covering most messages; on a tie the worse one, so a doubt is never hidden.
+        self.klass = max(self.by_class, key=lambda k: (self.by_class[k], list(SourceClass).index(k)))
+        self.reason = self._reasons[self.klass][1]
+
+
+def judge_sources(
+    digests: Iterable[ReportDigest],
+    names: Mapping[str, SourceName] | None = None,
+    *,
+    senders: SenderMap | None = None,
+) -> list[JudgedSource]:
+    """Every (policy domain, source IP) of ``digests``, judged; biggest first."""
+    senders = senders if senders is not None else load_senders()
+    names = names or {}
+    sources: dict[tuple[str, str], JudgedSource] = {}
+    # Records repeat the same few patterns (each sender authenticates the same way every day):
+    # a judgement depends only on these fields, so each pattern is judged once.
+    judged: dict[tuple[object, ...], RecordJudgement] = {}
+    for report in digests:
+        for record in report.records:
+            key = (report.policy_domain, record.source_ip)
+            source = sources.get(key)
+            if source is None:
+                name = names.get(record.source_ip)
+                source = sources[key] = JudgedSource(
+                    record.source_ip, report.policy_domain, name=name,
+                    service=name.service if name is not None else None)
+            pattern = (record.overrides, record.dkim, record.spf, record.header_from, record.dkim_auth,
+                       record.spf_auth, report.policy_domain, report.adkim, report.aspf, source.service)
+            judgement = judged.get(pattern)
+            if judgement is None:
+                judgement = judged[pattern] = judge_record(record, report, senders=senders, service=source.service)
+            source.add(record, judgement)
+    return sorted(sources.values(), key=lambda s: (s.policy_domain, -s.messages, s.ip))
+
+
+@dataclass(frozen=True)
+class JudgedRecord:
+    """One record of a report, judged: what a report's record list shows and groups by service."""
+
+    record: RecordDigest
+    judgement: RecordJudgement
+    name: SourceName | None = None
+
+    @property
+    def messages(self) -> int:
+        return self.record.count
+
+    @property
+    def service(self) -> Service | None:
+        if self.name is not None and self.name.service is not None:
+            return self.name.service
+        return self.judgement.service
+
+    @property
+    def group(self) -> str:
+        return self.service.name if self.service is not None else UNKNOWN_SERVICE
+
+
+def judge_report(
+    report: ReportDigest, names: Mapping[str, SourceName] | None = None, *, senders: SenderMap | None = None
+) -> list[JudgedRecord]:
+    """Every record of one report, judged under the policy that report saw; in the report's order."""
+    senders = senders if senders is not None else load_senders()
+    names = names or {}
+    judged = []
+    for record in report.records:
+        name = names.get(record.source_ip)
+        service = name.service if name is not None else None
+        judged.append(JudgedRecord(record, judge_record(record, report, senders=senders, service=service), name))
+    return judged
+
+
+class Grouped(Protocol):
+    @property
+    def group(self) -> str: ...
+
+    @property
+    def messages(self) -> int: ...
+
+
+G = TypeVar("G", bound=Grouped)
+
+
+def group_by_service(items: Iterable[G]) -> list[tuple[str, list[G]]]:
+    """Sources (or a report's records) grouped by service, the busiest group first; the unknown group last."""
+    groups: dict[str, list[G]] = {}
+    for item in items:
+        groups.setdefault(item.group, []).append(item)
+    return sorted(groups.items(), key=lambda g: (g[0] == UNKNOWN_SERVICE, -sum(i.messages for i in g[1]), g[0]))

@@ -1,0 +1,90 @@
+"""Organisational domains (Public Suffix List) and the services behind them (``senders.toml``).
+
+The Public Suffix List comes from the ``publicsuffixlist`` package, which ships a copy:
+nothing is downloaded at run time. The services are data, not code: ``senders.toml``
+beside this module maps a base domain to the service's name and kind; add a line to
+name another sender.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from publicsuffixlist import PublicSuffixList
+
+SENDERS_FILE = "senders.toml"
+
+
+@dataclass(frozen=True)
+class Service:
+    """A known sender: ``name`` as people call it, ``kind`` (mailbox, esp, crm, security...)."""
+
+    name: str
+    kind: str
+
+
+@lru_cache(maxsize=1)
+def _suffixes() -> PublicSuffixList:
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList()
+
+
+def _normal(name: str) -> str:
+    return name.strip().rstrip(".").lower()
+
+
+@lru_cache(maxsize=16_384)
+def base_domain(name: str) -> str | None:
+    """The organisational domain of ``name`` (``mail.example.co.uk`` → ``example.co.uk``).
+
+    None for an empty name, a public suffix itself (``co.uk``) or an IP address.
+    """
+    name = _normal(name)
+    if not name or "." not in name or name.replace(".", "").isdigit() or ":" in name:
+        return None
+    found = _suffixes().privatesuffix(name)
+    return str(found) if found else None
+
+
+class SenderMap:
+    """Base domain → :class:`Service`; read from ``senders.toml`` (or any file of that shape)."""
+
+    def __init__(self, services: dict[str, Service]) -> None:
+        self._services = {_normal(domain): service for domain, service in services.items()}
+
+    def __len__(self) -> int:
+        return len(self._services)
+
+    def lookup(self, name: str) -> Service | None:
+        """The service behind a host or domain name, by its base domain (or the name itself)."""
+        name = _normal(name)
+        if name in self._services:
+            return self._services[name]
+        base = base_domain(name)
+        return self._services.get(base) if base else None
+
+    @classmethod
+    def parse(cls, text: str) -> SenderMap:
+        """Read the TOML shape: ``["base.domain"]`` tables with ``name`` and ``kind``."""
+        data = tomllib.loads(text)
+        services: dict[str, Service] = {}
+        for domain, entry in data.items():
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                raise ValueError(f"{SENDERS_FILE}: [{domain}] needs a name")
+            services[domain] = Service(entry["name"], str(entry.get("kind", "")))
+        return cls(services)
+
+
+@lru_cache(maxsize=4)
+def load_senders(path: Path | None = None) -> SenderMap:
+    """The project's senders map, or the one at ``path``."""
+    if path is not None:
+        return SenderMap.parse(path.read_text(encoding="utf-8"))
+    return SenderMap.parse(resources.files(__package__).joinpath(SENDERS_FILE).read_text(encoding="utf-8"))

@@ -1,0 +1,136 @@
+"""The advisor's figures and verdicts on report sets small enough to add up by hand."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from jmapclient.dmarc.digest_store import DigestStore
+from jmapclient.dmarc.insight.advice import MIN_MESSAGES, Verdict, advise, advise_stored
+from jmapclient.dmarc.insight.judge import SourceClass
+from jmapclient.dmarc.insight.names import NameResolver
+from tests.dmarc.insight.reports import aligned, record, report
+
+FIRST, LAST = date(2026, 3, 1), date(2026, 3, 7)
+
+SPF_ONLY = record("192.0.2.30", 20, spf="pass", spf_auth=(("example.com", "pass"),))
+FORWARDED = record("203.0.113.15", 5, dkim="pass", dkim_auth=(("example.com", "pass"),),
+                   spf_auth=(("example.com", "fail"),))
+SPOOF = record("203.0.113.99", 10)
+ESP = record("198.51.100.21", 15, dkim_auth=(("sendgrid.net", "pass"),), spf_auth=(("bounces.sendgrid.net", "pass"),))
+
+
+def period_reports(*, esp: bool = True) -> list:
+    return [
+        report(aligned("192.0.2.10", 100), SPF_ONLY, FORWARDED, SPOOF, day=date(2026, 3, 2)),
+        report(aligned("192.0.2.10", 50), *([ESP] if esp else []), day=date(2026, 3, 3)),
+    ]
+
+
+def test_figures_by_hand() -> None:
+    [advice] = advise(period_reports(), FIRST, LAST)
+    # 100 + 20 + 5 + 10 + 50 + 15 messages; all but the spoof (10) and the ESP (15) pass.
+    assert (advice.reports, advice.messages, advice.passed, advice.affected) == (2, 200, 175, 25)
+    assert {k: (v.messages, v.failing) for k, v in advice.by_class.items()} == {
+        SourceClass.ALIGNED: (170, 0),  # 150 own + 20 SPF-only
+        SourceClass.MISALIGNED: (15, 15),
+        SourceClass.FORWARDED: (5, 0),  # DKIM survived: it passes
+        SourceClass.UNKNOWN: (10, 10),
+    }
+    assert list(advice.by_class) == list(SourceClass)  # the order of the table
+    assert advice.authorised_rate == pytest.approx(170 / 185)
+    assert advice.current is not None and advice.current.p == "none" and advice.next_step == "quarantine"
+    assert advice.verdict is Verdict.NOT_READY
+    assert advice.summary.startswith("Not ready for p=quarantine: 91.9% of mail from authorised sources passes;")
+    assert "1 authorised source fails: 198.51.100.21 (SendGrid)" in advice.summary
+    assert "2 sources need DKIM: 192.0.2.30, 198.51.100.21 (SendGrid)" in advice.summary  # busiest first
+    assert "10 messages from unknown sources would be stopped" in advice.summary
+
+
+def test_ready_when_authorised_mail_passes() -> None:
+    [advice] = advise(period_reports(esp=False), FIRST, LAST)
+    assert advice.authorised_rate == 1.0
+    assert advice.verdict is Verdict.READY
+    assert advice.summary.startswith("Ready for p=quarantine: 100.0% of mail from authorised sources passes;")
+    assert "1 source needs DKIM: 192.0.2.30" in advice.summary
+
+
+def test_at_reject_there_is_no_next_step() -> None:
+    [advice] = advise([report(aligned("192.0.2.10", 200), day=date(2026, 3, 2), p="reject"),
+                       report(aligned("192.0.2.10", 1), day=date(2026, 3, 3), p="reject")], FIRST, LAST)
+    assert advice.next_step is None and advice.verdict is Verdict.ENFORCED
+    assert advice.summary.startswith("Already at p=reject")
+
+
+def test_the_latest_policy_is_current_and_every_policy_seen_is_counted() -> None:
+    reports = [report(aligned("192.0.2.10", 60), day=date(2026, 3, d), p=p, testing=t)
+               for d, p, t in ((2, "none", False), (3, "none", False), (4, "quarantine", True))]
+    [advice] = advise(reports, FIRST, LAST)
+    assert advice.current is not None and advice.current.words() == "p=quarantine adkim=r aspf=r t=y"
+    assert [(p.p, p.reports) for p in advice.policies] == [("none", 2), ("quarantine", 1)]
+    # In testing mode receivers apply one step less: the next step is quarantine for real.
+    assert advice.current.enforced == "none" and advice.next_step == "quarantine"
+    assert advice.summary.startswith("Ready for p=quarantine without t=y:")
+
+
+def test_too_little_data_is_said_with_the_threshold() -> None:
+    [advice] = advise([report(aligned("192.0.2.10", MIN_MESSAGES - 1), day=date(2026, 3, 2)),
+                       report(aligned("192.0.2.10", 0), day=date(2026, 3, 3))], FIRST, LAST)
+    assert advice.verdict is Verdict.TOO_LITTLE_DATA
+    assert advice.summary == (f"Too little data to judge: {MIN_MESSAGES - 1} messages in 2 reports"
+                              f" (at least {MIN_MESSAGES} messages in 2 reports are needed).")
+    [single] = advise([report(aligned("192.0.2.10", 5000), day=date(2026, 3, 2))], FIRST, LAST)
+    assert single.verdict is Verdict.TOO_LITTLE_DATA  # one report is one receiver's day
+
+
+def test_an_empty_period_gives_no_advice() -> None:
+    assert advise([], FIRST, LAST) == []
+    assert advise(period_reports(), date(2026, 4, 1), date(2026, 4, 30)) == []
+
+
+def test_only_the_period_and_the_domain_asked_for_count() -> None:
+    outside = report(aligned("192.0.2.10", 999), day=date(2026, 2, 20))
+    other = report(SPOOF, domain="example.org", day=date(2026, 3, 2))
+    advice = advise([*period_reports(), outside, other], FIRST, LAST, domain="Example.COM.")
+    assert [(a.domain, a.messages) for a in advice] == [("example.com", 200)]
+
+
+def test_everything_spoofed_is_not_ready() -> None:
+    reports = [report(record("203.0.113.99", 100), day=date(2026, 3, d)) for d in (2, 3)]
+    [advice] = advise(reports, FIRST, LAST)
+    assert advice.authorised_rate is None and advice.verdict is Verdict.NOT_READY
+    assert "no mail from authorised sources was seen" in advice.summary
+
+
+async def test_sources_first_seen_in_the_period_are_new() -> None:
+    store = DigestStore(None)
+    before = report(aligned("192.0.2.10", 7), SPOOF, domain="example.org", day=date(2026, 2, 10))
+    earlier = report(aligned("192.0.2.10", 7), day=date(2026, 2, 20))
+    unlisted = report(SPF_ONLY, day=date(2026, 2, 21), rid="deleted-on-the-server")
+    reports = [*period_reports(), before, earlier, unlisted]
+    store.put(reports)
+    store.mark_listed([r.id for r in reports if r is not unlisted], fresh=True)
+    [advice] = await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True), domain="example.com")
+    # 192.0.2.10 sent for example.com before the period; 203.0.113.99 only for example.org, so it is new here;
+    # 192.0.2.30 is in a report the server no longer lists, which does not count.
+    assert {s.ip: s.new for s in advice.sources} == {
+        "192.0.2.10": False, "192.0.2.30": True, "203.0.113.15": True, "203.0.113.99": True, "198.51.100.21": True,
+    }
+    assert all(s.name is not None and s.name.status == "offline" for s in advice.sources)
+    assert advice.to_json()["sources"][0] | {"messages": 0} == {
+        "ip": "192.0.2.10", "name": None, "nameStatus": "offline", "baseDomain": None, "service": None,
+        "serviceKind": None, "class": "authorised, aligned",
+        "reason": "passes aligned with example.com: DKIM d=example.com and SPF example.com", "fixes": [],
+        "messages": 0, "passed": 150, "headerFrom": ["example.com"], "new": False,
+    }
+
+
+def test_forwarded_mail_that_fails_is_counted_in_the_evidence() -> None:
+    broken = record("203.0.113.15", 6, overrides=("Forwarded",))  # DKIM did not survive the hop
+    [advice] = advise([report(aligned("192.0.2.10", 100), broken, day=date(2026, 3, 2)),
+                       report(aligned("192.0.2.10", 100), day=date(2026, 3, 3))], FIRST, LAST)
+    assert advice.by_class[SourceClass.FORWARDED].failing == 6 and advice.verdict is Verdict.READY
+    assert "6 forwarded or mailing-list messages would be acted on too" in advice.summary
+    [clean] = advise(period_reports(), FIRST, LAST)
+    assert "forwarded" not in clean.summary  # its forwarder's DKIM survived: nothing acted on

@@ -1,0 +1,162 @@
+"""Source names with a fake resolver: confirmation, failures, timeouts, the cache and the offline switch."""
+
+from __future__ import annotations
+
+import json
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from jmapclient.dmarc.insight.names import NameCache, NameResolver, NameStatus
+from jmapclient.dmarc.insight.services import Service
+from tests.dmarc.insight.fake_dns import BROKEN, HANG, FakeResolver
+
+GOOGLE_IP = "209.85.220.41"
+GOOGLE_PTR = "mail-sor-f41.google.com"
+
+
+def resolver_for(fake: FakeResolver, **options) -> NameResolver:
+    return NameResolver(fake, **options)
+
+
+async def test_a_confirmed_name_is_kept_with_its_base_domain_and_service() -> None:
+    fake = FakeResolver(ptr={GOOGLE_IP: [GOOGLE_PTR + "."]}, addresses={GOOGLE_PTR: ["209.85.220.41"]})
+    names = await resolver_for(fake).resolve_all([GOOGLE_IP])
+    name = names[GOOGLE_IP]
+    assert (name.status, name.ptr, name.base) == (NameStatus.CONFIRMED, GOOGLE_PTR, "google.com")
+    assert name.service == Service("Google Workspace", "mailbox") and name.label == "Google Workspace"
+
+
+async def test_a_ptr_the_forward_lookup_does_not_confirm_is_dropped() -> None:
+    # Anyone who holds an address block can point its PTR at google.com.
+    fake = FakeResolver(ptr={"203.0.113.9": ["mail.google.com"]}, addresses={"mail.google.com": ["142.250.1.1"]})
+    name = (await resolver_for(fake).resolve_all(["203.0.113.9"]))["203.0.113.9"]
+    assert name.status is NameStatus.UNCONFIRMED
+    assert name.ptr is None and name.service is None and name.label == ""
+
+
+async def test_ipv6_is_compared_in_its_canonical_spelling() -> None:
+    fake = FakeResolver(ptr={"2001:db8::25": ["mx.example.net"]}, addresses={"mx.example.net": ["2001:DB8:0::25"]})
+    name = (await resolver_for(fake).resolve_all(["2001:db8:0:0::25"]))["2001:db8:0:0::25"]
+    assert name.status is NameStatus.CONFIRMED and name.base == "example.net"
+
+
+async def test_nxdomain_a_failure_and_a_timeout() -> None:
+    fake = FakeResolver(ptr={"192.0.2.2": BROKEN, "192.0.2.3": HANG, "192.0.2.4": ["slow.example"]},
+                        addresses={"slow.example": HANG})
+    started = time.monotonic()
+    names = await resolver_for(fake, timeout=0.05).resolve_all(["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4"])
+    assert time.monotonic() - started < 2  # two hangs, each cut at 0.05 s
+    assert {ip: n.status for ip, n in names.items()} == {
+        "192.0.2.1": NameStatus.NO_NAME, "192.0.2.2": NameStatus.FAILED,
+        "192.0.2.3": NameStatus.TIMEOUT, "192.0.2.4": NameStatus.TIMEOUT,
+    }
+
+
+async def test_not_an_address_is_never_looked_up() -> None:
+    fake = FakeResolver()
+    hostile = "1.2.3.4\x1b]52;c;aGk=\x07"
+    names = await resolver_for(fake).resolve_all([hostile, ""])
+    assert fake.calls == [] and {n.status for n in names.values()} == {NameStatus.FAILED}
+
+
+async def test_offline_does_no_lookups_and_loads_no_dns_library(tmp_path: Path) -> None:
+    fake = FakeResolver(ptr={GOOGLE_IP: [GOOGLE_PTR]}, addresses={GOOGLE_PTR: [GOOGLE_IP]})
+    resolver = NameResolver(fake, NameCache(tmp_path / "names.json"), offline=True)
+    names = await resolver.resolve_all([GOOGLE_IP, "192.0.2.1"])
+    assert {n.status for n in names.values()} == {NameStatus.OFFLINE}
+    assert fake.calls == [] and resolver.lookups == 0
+    assert not (tmp_path / "names.json").exists()
+    assert resolver.known(GOOGLE_IP).status is NameStatus.OFFLINE
+
+
+async def test_concurrency_is_bounded() -> None:
+    ips = [f"192.0.2.{n}" for n in range(1, 41)]
+    fake = FakeResolver(delay=0.01)
+    names = await resolver_for(fake, concurrency=4).resolve_all(ips)
+    assert len(names) == 40 and fake.most_running <= 4 and len(fake.calls) == 40
+
+
+async def test_names_stream_cached_first_then_as_they_arrive(tmp_path: Path) -> None:
+    cache = NameCache(tmp_path / "names.json")
+    cache.put("192.0.2.1", NameStatus.CONFIRMED, "mx.example.com")
+    fake = FakeResolver(ptr={"192.0.2.2": HANG, "192.0.2.3": ["a.example"]}, addresses={"a.example": ["192.0.2.3"]})
+    resolver = NameResolver(fake, cache, timeout=0.5)
+    assert resolver.known("192.0.2.1").ptr == "mx.example.com"  # at once, before any lookup
+    assert resolver.known("192.0.2.3").status is NameStatus.PENDING
+    order = [name.ip async for name in resolver.stream(["192.0.2.2", "192.0.2.1", "192.0.2.3"])]
+    assert order == ["192.0.2.1", "192.0.2.3", "192.0.2.2"]  # the hang comes last, as its timeout
+
+
+async def test_a_consumer_that_stops_early_cancels_the_lookups() -> None:
+    fake = FakeResolver(ptr={f"192.0.2.{n}": HANG for n in range(2, 10)})
+    resolver = NameResolver(fake, timeout=30)
+    stream = resolver.stream([f"192.0.2.{n}" for n in range(1, 10)])
+    first = await anext(stream)
+    assert first.ip == "192.0.2.1"
+    await stream.aclose()
+    assert fake.running == 0
+
+
+async def test_the_cache_answers_until_it_expires(tmp_path: Path) -> None:
+    now = [1_000_000.0]
+    path = tmp_path / "data" / "names.json"
+    fake = FakeResolver(ptr={GOOGLE_IP: [GOOGLE_PTR], "192.0.2.1": BROKEN}, addresses={GOOGLE_PTR: [GOOGLE_IP]})
+    first = NameResolver(fake, NameCache(path, ttl=100, clock=lambda: now[0]))
+    await first.resolve_all([GOOGLE_IP, "192.0.2.1"])
+    assert sorted(fake.calls) == sorted([GOOGLE_IP, "192.0.2.1", GOOGLE_PTR])
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    stored = json.loads(path.read_text())
+    assert set(stored) == {GOOGLE_IP}  # a failure is not cached: it is asked again next time
+
+    fake.calls.clear()
+    now[0] += 99
+    second = NameResolver(fake, NameCache(path, ttl=100, clock=lambda: now[0]))
+    names = await second.resolve_all([GOOGLE_IP])
+    assert fake.calls == [] and second.lookups == 0  # a hit, from the file
+    assert names[GOOGLE_IP].service == Service("Google Workspace", "mailbox")  # the map is applied on reading
+
+    now[0] += 2
+    third = NameResolver(fake, NameCache(path, ttl=100, clock=lambda: now[0]))
+    await third.resolve_all([GOOGLE_IP])
+    assert fake.calls == [GOOGLE_IP, GOOGLE_PTR]  # expired: looked up again
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"192.0.2.1": {"status": "weird", "at": "x"}}', ""])
+async def test_a_damaged_cache_file_is_ignored(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "names.json"
+    path.write_text(content)
+    fake = FakeResolver()
+    names = await NameResolver(fake, NameCache(path)).resolve_all(["192.0.2.1"])
+    assert names["192.0.2.1"].status is NameStatus.NO_NAME and fake.calls == ["192.0.2.1"]
+    assert json.loads(path.read_text())["192.0.2.1"]["status"] == "no name"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+async def test_a_cache_that_cannot_be_written_is_not_fatal(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    names = await NameResolver(FakeResolver(), NameCache(blocker / "names.json")).resolve_all(["192.0.2.1"])
+    assert names["192.0.2.1"].status is NameStatus.NO_NAME
+
+
+async def test_dnspython_answers_are_mapped_to_the_protocol() -> None:
+    import dns.exception
+    import dns.resolver
+
+    from jmapclient.dmarc.insight.names import DnsResolver, LookupFailed
+
+    def failing(error: Exception):
+        async def lookup():
+            raise error
+        return lookup
+
+    resolver = DnsResolver()
+    assert await resolver._answers(failing(dns.resolver.NXDOMAIN())) == []
+    assert await resolver._answers(failing(dns.resolver.NoAnswer())) == []
+    with pytest.raises(TimeoutError):
+        await resolver._answers(failing(dns.exception.Timeout()))
+    with pytest.raises(LookupFailed):
+        await resolver._answers(failing(dns.resolver.NoNameservers()))
