@@ -323,6 +323,26 @@ async def play(pilot: Any, console: Console, step: Step) -> None:
         await pilot.pause(step.args[0] or None)
 
 
+async def _play_until_quit(pilot: Any, console: Console, step: Step) -> None:
+    """Play ``step``, or stop waiting for it once the app has quit.
+
+    Pilot's ``press`` can wait forever for an app that quit under it (seen: help open, a page
+    key, then ctrl+q): the app is gone and fine, only the harness would report a hang.
+    """
+    app = pilot.app
+    task = asyncio.ensure_future(play(pilot, console, step))
+    try:
+        while not task.done():
+            await asyncio.wait({task}, timeout=0.05)
+            if not task.done() and not app.is_running:
+                task.cancel()
+                return
+        task.result()
+    finally:
+        if not task.done():
+            task.cancel()
+
+
 def root_error(error: BaseException) -> BaseException:
     """The error a worker raised, out of the ``WorkerFailed`` that wraps it."""
     cause: BaseException = error
@@ -354,7 +374,7 @@ async def run_episode(episode: Episode, deadline: float | None = None) -> Outcom
                 if deadline is not None and time.monotonic() > deadline:
                     break
                 try:
-                    await asyncio.wait_for(play(pilot, console, step), STEP_TIMEOUT)
+                    await asyncio.wait_for(_play_until_quit(pilot, console, step), STEP_TIMEOUT)
                 except TimeoutError:
                     failure = TimeoutError(f"step {at} ({step}) took over {STEP_TIMEOUT:.0f} s")
                     break
