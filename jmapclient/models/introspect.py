@@ -179,6 +179,9 @@ def _bounds(info: FieldInfo) -> tuple[int | None, int | None]:
     return low, high
 
 
+_PLAIN_JSON = (str, int, bool, float)
+
+
 def _wire_default(info: FieldInfo) -> Any:
     if info.default_factory is not None:
         value = info.default_factory()  # type: ignore[call-arg]
@@ -188,6 +191,12 @@ def _wire_default(info: FieldInfo) -> Any:
         value = info.default
     if value is None:
         return None
+    if isinstance(value, Enum):
+        return value.value
+    if type(value) in _PLAIN_JSON:
+        # A scalar dumps as itself through every serializer these fields carry (those act on sets,
+        # lists, times and secrets); a TypeAdapter per field would cost a command ~2 ms each.
+        return value
     # Pydantic moves a field's Annotated metadata (the wire serializers) off the
     # annotation; put it back so the default is dumped exactly as the field would be.
     annotation: Any = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
