@@ -10,13 +10,17 @@ from __future__ import annotations
 import ipaddress
 import random
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Annotated
 
 import pytest
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from jmapclient import encoding
+from jmapclient.models._base import WireModel
 from jmapclient.models._types import READING, _check_ip
 from jmapclient.models.dmarc import DmarcDkimResult, DmarcExternalReport
+from jmapclient.models.introspect import field_by_wire, fields_of
+from jmapclient.models.objects import OBJECT_TYPES
 from server_stub.demo_data import DEMO_NOW, demo_report
 
 HOSTILE_IPS = [
@@ -109,3 +113,39 @@ def test_missing_outside_text_reads_empty_on_every_nested_model_and_is_required_
                                           context={READING: True}).selector == ""
     with pytest.raises(ValidationError):
         DmarcDkimResult.model_validate({"result": "pass"})
+
+
+def _every_model() -> list[type[WireModel]]:
+    seen: list[type[WireModel]] = []
+
+    def walk(model: type[WireModel]) -> None:
+        if model in seen:
+            return
+        seen.append(model)
+        for spec in fields_of(model):
+            for nested in [spec.item_model, *spec.variants.values()]:
+                if nested is not None:
+                    walk(nested)
+
+    for object_type in OBJECT_TYPES.values():
+        for model in [*object_type.variants.values()] or [object_type.annotation]:
+            walk(model)
+    return seen
+
+
+def test_every_declared_default_is_what_the_field_writes_on_the_wire() -> None:
+    checked = 0
+    for model in _every_model():
+        for name, info in model.model_fields.items():
+            if info.is_required() or (info.alias == "@type"):
+                continue
+            value = info.get_default(call_default_factory=True)
+            annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+            adapter = TypeAdapter(annotation)
+            reference = None if value is None else adapter.dump_python(value, mode="json", by_alias=True)
+            spec = field_by_wire(model, info.alias or name)
+            assert spec.default == reference and type(spec.default) is type(reference), (model.__name__, name)
+            if isinstance(reference, dict):
+                assert [type(key) for key in spec.default] == [type(key) for key in reference]
+            checked += 1
+    assert checked > 50  # the walk reached the nested models
