@@ -113,6 +113,10 @@ class ObjectType:
 
     @cached_property
     def adapter(self) -> TypeAdapter[Any]:
+        # Each variant's class is built anyway (reading gives instances of it); built first, the
+        # union reuses them instead of generating every variant's schema a second time.
+        for model in self.variants.values():
+            model.model_rebuild()
         return TypeAdapter(self.annotation)
 
     def validate(self, wire: Any) -> WireModel:
