@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import random
+import threading
+import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
 
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
-from server_stub.demo_data import DEMO_NOW, add_demo_reports, as_stored, demo_report
+from server_stub.demo_data import DEMO_NOW, _made_ahead, add_demo_reports, as_stored, demo_report
 from server_stub.store import Store
 from server_stub.validation import stored_form
 
@@ -62,3 +65,42 @@ def test_a_report_not_in_canonical_form_stops_the_seed(monkeypatch: pytest.Monke
     with pytest.raises(AssertionError, match="canonical form"):
         add_demo_reports(store, 10, random.Random(1))
     assert store.count(DMARC_EXTERNAL_REPORT) == 0
+
+
+def test_reports_made_ahead_arrive_in_order_and_wait_bounded() -> None:
+    made: list[int] = []
+
+    def numbers() -> Iterator[int]:
+        for number in range(50):
+            made.append(number)
+            yield number
+
+    with _made_ahead(numbers(), depth=2) as ready:
+        first = next(ready)
+        time.sleep(0.2)  # the maker runs ahead only as far as the queue lets it
+        assert first == 0 and len(made) <= 4
+        assert [first, *ready] == list(range(50))
+
+
+def test_an_error_while_making_reports_is_raised_to_the_seed() -> None:
+    def failing() -> Iterator[int]:
+        yield 1
+        raise ValueError("bad report")
+
+    with pytest.raises(ValueError, match="bad report"), _made_ahead(failing()) as ready:
+        list(ready)
+
+
+def test_a_seed_that_stops_early_stops_the_maker_promptly() -> None:
+    def endless() -> Iterator[int]:
+        number = 0
+        while True:
+            number += 1
+            yield number
+
+    started = time.monotonic()
+    with pytest.raises(RuntimeError), _made_ahead(endless()) as ready:
+        next(ready)
+        raise RuntimeError("the store failed")
+    assert time.monotonic() - started < 2
+    assert not any(thread.name == "demo-reports" for thread in threading.enumerate())
