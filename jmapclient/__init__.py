@@ -7,6 +7,7 @@ does not pay for httpx and pydantic: that keeps the console's first frame fast.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,9 @@ from jmapclient._lazy import lazy_exports
 # those happen to be installed, as they are beside textual; mailadmin never runs httpx's
 # command line, so a None entry makes that import fail into httpx's own fallback.
 sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+# mailadmin uses no pydantic plugin; looking for them reads the metadata of every installed
+# package (about 20 ms) when the first model is built. Someone who sets the variable decides.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 _EXPORTS = {
     "JmapClient": "jmapclient.client",

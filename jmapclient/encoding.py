@@ -126,14 +126,24 @@ def set_from_wire(value: Any) -> list[str]:
 # --- List<T> of objects -------------------------------------------------------------
 
 
+_POSITIONS = tuple(str(index) for index in range(256))
+"""The keys of the first positions, made once: every nested list of every report is mapped through
+them (a seed of 100,000 reports maps about 1.4 million lists each way)."""
+
+
 def list_to_wire(items: Iterable[Any]) -> dict[str, Any]:
-    return {str(index): item for index, item in enumerate(items)}
+    listed = items if isinstance(items, list | tuple) else list(items)
+    if len(listed) <= len(_POSITIONS):
+        return dict(zip(_POSITIONS, listed, strict=False))
+    return {str(index): item for index, item in enumerate(listed)}
 
 
 def list_from_wire(value: Any) -> list[Any]:
     """Read an index map ``{"0": a, "1": b}`` in index order; arrays are accepted too."""
     if isinstance(value, list | tuple):
         return list(value)
+    if isinstance(value, dict) and tuple(value) == _POSITIONS[: len(value)]:
+        return list(value.values())  # already in order, as nearly every sender writes it
     if isinstance(value, Mapping):
         try:
             ordered = sorted(value.items(), key=lambda item: int(item[0]))
@@ -150,6 +160,13 @@ def list_from_wire(value: Any) -> list[Any]:
 
 
 def format_utc(moment: datetime) -> str:
+    if moment.tzinfo is UTC and moment.year >= 1000:
+        # What strftime below prints, at a third of its cost: every report carries four times,
+        # written on each store and read. (strftime's %Y is not zero-padded below year 1000.)
+        return (
+            f"{moment.year}-{moment.month:02d}-{moment.day:02d}"
+            f"T{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}Z"
+        )
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

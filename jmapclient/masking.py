@@ -100,8 +100,10 @@ def _all_models(model: type[WireModel]) -> Iterator[type[WireModel]]:
 
 def secret_field_names() -> frozenset[str]:
     """The wire name of every field declared ``secret=True`` in any model."""
-    import jmapclient.models  # noqa: F401  # every model is declared (and so a subclass) once imported
+    from jmapclient.models.objects import OBJECT_TYPES
 
+    for object_type in OBJECT_TYPES.values():
+        _ = object_type.annotation  # models load lazily: declaring every type's makes them all subclasses
     return frozenset(s.wire for m in _all_models(WireModel) for s in fields_of(m) if s.secret)
 
 

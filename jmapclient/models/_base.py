@@ -38,15 +38,9 @@ class WireModel(BaseModel):
     @classmethod
     def _missing_outside_text_reads_empty(cls, data: Any, info: ValidationInfo) -> Any:
         """A received report may leave out any string it carries; read, it is ``""`` (wire-notes.md)."""
-        if not is_reading(info) or not isinstance(data, dict):
+        if not isinstance(data, dict) or not is_reading(info):
             return data
-        missing = {
-            field.alias or name: ""
-            for name, field in cls.model_fields.items()
-            if any(isinstance(item, OutsideText) for item in field.metadata)
-            and (field.alias or name) not in data
-            and name not in data
-        }
+        missing = {wire: "" for wire, name in _outside_text_fields(cls) if wire not in data and name not in data}
         return {**data, **missing} if missing else data
 
     def to_wire(self) -> dict[str, Any]:
@@ -63,6 +57,26 @@ class WireModel(BaseModel):
                 if wire.get(key) is None:
                     wire.pop(key, None)
         return wire
+
+
+_OUTSIDE_TEXT_FIELDS: dict[type[WireModel], tuple[tuple[str, str], ...]] = {}
+
+
+def _outside_text_fields(model: type[WireModel]) -> tuple[tuple[str, str], ...]:
+    """(wire name, Python name) of each field marked :class:`OutsideText`, worked out once per class.
+
+    The read validator runs for every nested object of every report (a seed of 100,000 reports
+    reads over a million); scanning each field's metadata each time was half a seed's time.
+    """
+    found = _OUTSIDE_TEXT_FIELDS.get(model)
+    if found is None:
+        found = tuple(
+            (field.alias or name, name)
+            for name, field in model.model_fields.items()
+            if any(isinstance(item, OutsideText) for item in field.metadata)
+        )
+        _OUTSIDE_TEXT_FIELDS[model] = found
+    return found
 
 
 def spec_field(

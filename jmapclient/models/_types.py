@@ -7,9 +7,11 @@ tell a Duration from a plain integer without a second table of fields.
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from functools import lru_cache
 from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import (
@@ -131,11 +133,26 @@ def _check_issuer_url(value: str) -> str:
     raise ValueError(f"{value!r} must start with https:// (http:// only for a provider on localhost)")
 
 
+_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"  # [0-9], not \d: \d also matches other scripts' digits
+_CANONICAL_IPV4 = re.compile(rf"(?:{_OCTET}\.){{3}}{_OCTET}")
+"""A dotted quad already in the form ``ipaddress`` would print (no leading zeros, each part ≤ 255)."""
+
+
 def _check_ip(value: str) -> str:
+    # Most addresses in reports are plain IPv4: a pattern settles those at a tenth of the cost of
+    # ipaddress, which still decides (and normalises) everything else, IPv6 included.
+    if _CANONICAL_IPV4.fullmatch(value):
+        return value
     try:
-        return str(ipaddress.ip_address(value))
+        return _normalised_ip(value)
     except ValueError:
         raise ValueError(f"{value!r} is not an IPv4 or IPv6 address") from None
+
+
+@lru_cache(maxsize=4096)
+def _normalised_ip(value: str) -> str:
+    # Reports name the same senders over and over; a refused value raises and is not cached.
+    return str(ipaddress.ip_address(value))
 
 
 READING = "reading"

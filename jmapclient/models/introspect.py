@@ -18,6 +18,7 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from jmapclient import encoding
 from jmapclient.models._base import WireModel
 from jmapclient.models._types import WireKind
 
@@ -179,7 +180,10 @@ def _bounds(info: FieldInfo) -> tuple[int | None, int | None]:
     return low, high
 
 
-def _wire_default(info: FieldInfo) -> Any:
+_PLAIN_JSON = (str, int, bool, float)
+
+
+def _wire_default(info: FieldInfo, kind: FieldKind) -> Any:
     if info.default_factory is not None:
         value = info.default_factory()  # type: ignore[call-arg]
     elif info.default is PydanticUndefined:
@@ -188,6 +192,16 @@ def _wire_default(info: FieldInfo) -> Any:
         value = info.default
     if value is None:
         return None
+    if isinstance(value, Enum):
+        return value.value
+    if type(value) in _PLAIN_JSON:
+        # A scalar dumps as itself through every serializer these fields carry (those act on sets,
+        # lists, times and secrets); a TypeAdapter per field would cost a command ~2 ms each.
+        return value
+    if kind in ("set", "list") and isinstance(value, list) and not value:
+        return {}  # an empty Set or List is an empty object on the wire
+    if kind == "set" and isinstance(value, list) and all(isinstance(member, str) for member in value):
+        return encoding.set_to_wire([member.value if isinstance(member, Enum) else member for member in value])
     # Pydantic moves a field's Annotated metadata (the wire serializers) off the
     # annotation; put it back so the default is dumped exactly as the field would be.
     annotation: Any = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
@@ -213,7 +227,7 @@ def fields_of(model: type[WireModel]) -> tuple[FieldSpec, ...]:
                 kind=kind,
                 required=info.is_required(),
                 nullable=nullable,
-                default=_wire_default(info),
+                default=_wire_default(info, kind),
                 note=info.description,
                 group=extra.get("group"),  # type: ignore[arg-type]
                 minimum=low,

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import TypeAdapter
 
-from jmapclient.models._base import WireModel
 from jmapclient.models._types import READING
-from jmapclient.models.directory import Directory, LdapDirectory, OidcDirectory, SqlDirectory
-from jmapclient.models.dmarc import DmarcExternalReport
+
+if TYPE_CHECKING:
+    from jmapclient.models._base import WireModel
 
 ConditionKind = Literal["id", "text", "int", "date"]
 Action = Literal["get", "query", "create", "update", "destroy"]
@@ -80,11 +81,25 @@ class ObjectType:
     name: str
     label: str
     section: str
-    annotation: Any
-    variants: dict[str, type[WireModel]] = field(default_factory=dict)
+    module: str
+    """The module that declares this type's models; imported on first use of :attr:`annotation`
+    or :attr:`variants`, so that a command about one type does not build the classes of the others."""
+    model_name: str
+    """The annotation's name in :attr:`module`: a class, or a union of the variants' classes."""
+    variant_names: dict[str, str] = field(default_factory=dict)
+    """``@type`` value → class name in :attr:`module`, for a type with variants."""
     filters: tuple[FilterCondition, ...] = ()
     sorts: tuple[str, ...] = ("id",)
     sort_fallbacks: tuple[SortFallback, ...] = ()
+
+    @cached_property
+    def annotation(self) -> Any:
+        return getattr(import_module(self.module), self.model_name)
+
+    @cached_property
+    def variants(self) -> dict[str, type[WireModel]]:
+        models = import_module(self.module)
+        return {name: getattr(models, class_name) for name, class_name in self.variant_names.items()}
 
     @property
     def method_prefix(self) -> str:
@@ -98,6 +113,10 @@ class ObjectType:
 
     @cached_property
     def adapter(self) -> TypeAdapter[Any]:
+        # Each variant's class is built anyway (reading gives instances of it); built first, the
+        # union reuses them instead of generating every variant's schema a second time.
+        for model in self.variants.values():
+            model.model_rebuild()
         return TypeAdapter(self.annotation)
 
     def validate(self, wire: Any) -> WireModel:
@@ -111,9 +130,9 @@ class ObjectType:
         return model
 
     def model_for(self, variant: str | None = None) -> type[WireModel]:
-        if self.variants:
+        if self.variant_names:
             if variant is None:
-                raise ValueError(f"{self.name} needs a variant: {', '.join(self.variants)}")
+                raise ValueError(f"{self.name} needs a variant: {', '.join(self.variant_names)}")
             for name, model in self.variants.items():
                 if name.lower() == variant.lower():
                     return model
@@ -144,8 +163,9 @@ DIRECTORY = ObjectType(
     name="Directory",
     label="Directories",
     section="Settings › Authentication › Directories",
-    annotation=Directory,
-    variants={"Ldap": LdapDirectory, "Sql": SqlDirectory, "Oidc": OidcDirectory},
+    module="jmapclient.models.directory",
+    model_name="Directory",
+    variant_names={"Ldap": "LdapDirectory", "Sql": "SqlDirectory", "Oidc": "OidcDirectory"},
     filters=(TENANT_CONDITION,),
     sorts=("id",),
 )
@@ -154,7 +174,8 @@ DMARC_EXTERNAL_REPORT = ObjectType(
     name="DmarcExternalReport",
     label="DMARC reports",
     section="Management › Reports › Inbox › DMARC",
-    annotation=DmarcExternalReport,
+    module="jmapclient.models.dmarc",
+    model_name="DmarcExternalReport",
     filters=(
         # The real server has no `domain` condition; its word search `text` finds a superset
         # (every report holding the words anywhere), which the client narrows to the domain.

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ssl
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from jmapclient.client import JmapClient
 from server_stub.runner import StubServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,4 +53,39 @@ def test_a_query_loads_neither_the_dmarc_importer_nor_httpx_command_line(stub_se
     loaded = _modules_after(argv)
     assert {"httpx", "pydantic", "jmapclient.client"} <= loaded  # the query ran for real
     assert loaded & {"jmapclient.cli.dmarc_cmd", "jmapclient.dmarc.importing", "jmapclient.dmarc.xmlparse"} == set()
+    # Object types load their models on first use: a Directory query builds no DMARC class.
+    assert "jmapclient.models.directory" in loaded
+    assert "jmapclient.models.dmarc" not in loaded
     assert {name.split(".")[0] for name in loaded} & {"click", "rich", "pygments", "textual"} == set()
+
+
+def test_a_dmarc_command_builds_no_directory_model(stub_server: StubServer) -> None:
+    argv = ["query", "DmarcExternalReport", "--url", stub_server.base_url, "--token", stub_server.admin_token]
+    loaded = _modules_after(argv)
+    assert "jmapclient.models.dmarc" in loaded
+    assert loaded & {"jmapclient.models.directory", "jmapclient.models.stores", "jmapclient.models.secrets"} == set()
+
+
+@pytest.mark.parametrize(("url", "loads_ca_store"), [("http://127.0.0.1:9", False), ("https://127.0.0.1:9", True)])
+async def test_the_ca_store_loads_only_for_https(
+    url: str, loads_ca_store: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Loading the CA store is a fifth of a command's start; an http:// server never needs it.
+    loaded: list[object] = []
+    original = ssl.SSLContext.load_verify_locations
+
+    def recording(self: ssl.SSLContext, *args: object, **kwargs: object) -> None:
+        loaded.append(args or kwargs)
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", recording)
+    async with JmapClient(url, "token"):
+        pass
+    assert bool(loaded) is loads_ca_store
+
+
+async def test_an_http_client_that_met_tls_would_trust_no_certificate() -> None:
+    async with JmapClient("http://127.0.0.1:9", "token") as client:
+        context = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    assert context.get_ca_certs() == []
