@@ -11,7 +11,7 @@ import pytest
 
 from jmapclient.dmarc.insight.names import NameCache, NameResolver, NameStatus
 from jmapclient.dmarc.insight.services import Service
-from tests.dmarc.insight.fake_dns import BROKEN, HANG, FakeResolver
+from tests.support.fake_dns import BROKEN, HANG, FakeResolver
 
 GOOGLE_IP = "209.85.220.41"
 GOOGLE_PTR = "mail-sor-f41.google.com"
