@@ -414,7 +414,7 @@ class DigestStore:
         fetched = unreadable = 0
         await report(SyncProgress("fetching", 0, missing, cached))
         after = -1
-        while True:
+        while fetched + unreadable < missing:  # with nothing missing, no scan of the whole listing
             with self._lock:
                 rows = self._db.execute(_MISSING.replace("{columns}", "listed.rowid, listed.id")
                                         + " ORDER BY listed.rowid LIMIT ?", (after, GET_CHUNK)).fetchall()

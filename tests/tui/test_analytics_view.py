@@ -60,7 +60,8 @@ async def test_progress_shows_and_x_stops_with_what_was_fetched() -> None:
         await wait_until(pilot, held.started.is_set, "the first get")
         view = pilot.app.query_one(AnalyticsView)
         await wait_until(pilot, lambda: "Fetching" in status(view), "the fetching status")
-        assert view.query_one("#progress", ProgressBar).display
+        bar = view.query_one("#progress", ProgressBar)
+        assert bar.display and "0%" in pilot.app.export_screenshot()  # seen on screen, not just displayed
         assert "600 reports (0 already cached)" in status(view)
         assert "dmarc.analytics.stop" in bindings(view)
         await pilot.press("x")

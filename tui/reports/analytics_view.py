@@ -66,7 +66,7 @@ class SyncFailed(Message):
 ANALYTICS_CSS = DETAIL_CSS.replace("DmarcDetail", "AnalyticsView") + """
 AnalyticsView #controls { height: auto; padding: 0 1; }
 AnalyticsView #period { width: 24; }
-AnalyticsView #progress { width: 1fr; padding: 1 0 0 2; }
+AnalyticsView #progress { width: 1fr; height: 2; padding: 1 0 0 2; }  /* its own height is 1: the padding ate the bar */
 AnalyticsView #overview { height: auto; padding: 0 1; }
 AnalyticsView TabbedContent { height: 1fr; }
 AnalyticsView TabPane { padding: 0; }
