@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 MAX_DAYS = 3660
 """Ten years: beyond any report's retention; a bigger number is a typo."""
+NAMING_BUDGET = 30.0
+"""Seconds the command waits for all source names; those not named by then are shown without."""
 SOURCE_ROWS = 10
 """Sources listed per domain in the human output (``--json`` lists all)."""
 
@@ -59,7 +61,8 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
         result = await store.sync(client.objects(DMARC_EXTERNAL_REPORT))
         if result.unreadable:
             note(f"note: {result.unreadable} reports could not be read and are left out")
-        advice = await advise_stored(store, first, last, resolver=name_resolver(args.offline), domain=args.domain)
+        advice = await advise_stored(store, first, last, resolver=name_resolver(args.offline),
+                                     naming_budget=NAMING_BUDGET, domain=args.domain)
     finally:
         store.close()
     if not advice:

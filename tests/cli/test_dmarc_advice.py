@@ -17,7 +17,7 @@ from jmapclient.cli import advice_cmd, main
 from jmapclient.dmarc.insight.names import NameCache, NameResolver
 from server_stub.demo_data import DEMO_NOW
 from server_stub.runner import StubServer
-from tests.dmarc.insight.fake_dns import FakeResolver
+from tests.support.fake_dns import FakeResolver
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = 40

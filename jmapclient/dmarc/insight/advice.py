@@ -276,16 +276,19 @@ async def advise_stored(
     last: date,
     *,
     resolver: NameResolver | None = None,
+    naming_budget: float | None = None,
     domain: str | None = None,
     senders: SenderMap | None = None,
 ) -> list[DomainAdvice]:
-    """:func:`advise` over the stored digests of the period, sources named by ``resolver`` (waits for all names).
+    """:func:`advise` over the stored digests of the period, sources named by ``resolver``.
+
+    Waits for the names, at most ``naming_budget`` seconds.
 
     A view that must not wait calls :func:`advise` with what :meth:`NameResolver.known`
     says now, and again as :meth:`NameResolver.stream` brings names in.
     """
     digests = list(store.digests(first, last))  # read once: the advice holds the period's digests anyway
     ips = {record.source_ip for report in digests for record in report.records}
-    names = await resolver.resolve_all(sorted(ips)) if resolver is not None else {}
+    names = await resolver.resolve_all(sorted(ips), budget=naming_budget) if resolver is not None else {}
     return advise(digests, first, last, names=names, seen_before=store.seen_before(first, ips), domain=domain,
                   senders=senders)

@@ -267,9 +267,21 @@ class NameResolver:
             if self.cache is not None:
                 self.cache.save()
 
-    async def resolve_all(self, ips: Iterable[str]) -> dict[str, SourceName]:
-        """Every IP's name, once all lookups finished (each bounded by the timeout)."""
-        return {name.ip: name async for name in self.stream(ips)}
+    async def resolve_all(self, ips: Iterable[str], *, budget: float | None = None) -> dict[str, SourceName]:
+        """Every IP's name, once all lookups finished or ``budget`` seconds passed (the rest: timeout).
+
+        Each query is bounded by the timeout, but thousands of slow sources still add up;
+        a command waits at most ``budget`` for all of them.
+        """
+        wanted = list(dict.fromkeys(ips))
+        names: dict[str, SourceName] = {}
+        try:
+            async with asyncio.timeout(budget):
+                async for name in self.stream(wanted):
+                    names[name.ip] = name
+        except TimeoutError:
+            pass
+        return {ip: names.get(ip) or self._named(ip, NameStatus.TIMEOUT) for ip in wanted}
 
     def _dns(self) -> Resolver:
         if self._resolver is None:

@@ -10,7 +10,7 @@ from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.dmarc.insight.advice import MIN_MESSAGES, Verdict, advise, advise_stored
 from jmapclient.dmarc.insight.judge import SourceClass
 from jmapclient.dmarc.insight.names import NameResolver
-from tests.dmarc.insight.reports import aligned, record, report
+from tests.support.insight_reports import aligned, record, report
 
 FIRST, LAST = date(2026, 3, 1), date(2026, 3, 7)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jmapclient.dmarc.insight.alignment import align_record, aligned
-from tests.dmarc.insight.reports import record
+from tests.support.insight_reports import record
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from jmapclient.dmarc.insight.advice import advise
 from jmapclient.dmarc.insight.alignment import aligned
 from jmapclient.dmarc.insight.judge import SourceClass
 from jmapclient.dmarc.insight.services import base_domain, load_senders
-from tests.dmarc.insight.reports import record, report
+from tests.support.insight_reports import record, report
 
 names = st.one_of(st.text(max_size=80), st.from_regex(r"[a-z0-9.\-*]{0,40}(\.[a-z]{2,6})?", fullmatch=True))
 results = st.sampled_from(["pass", "fail", "softFail", "none", "", "PASS", "\x1b[31m"])

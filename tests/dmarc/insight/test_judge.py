@@ -12,7 +12,7 @@ from jmapclient.dmarc.insight.judge import (
 )
 from jmapclient.dmarc.insight.names import NameStatus, SourceName
 from jmapclient.dmarc.insight.services import Service
-from tests.dmarc.insight.reports import aligned, record, report
+from tests.support.insight_reports import aligned, record, report
 
 
 def test_own_mail_is_authorised_and_aligned() -> None:

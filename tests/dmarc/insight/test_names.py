@@ -11,7 +11,7 @@ import pytest
 
 from jmapclient.dmarc.insight.names import NameCache, NameResolver, NameStatus
 from jmapclient.dmarc.insight.services import Service
-from tests.dmarc.insight.fake_dns import BROKEN, HANG, FakeResolver
+from tests.support.fake_dns import BROKEN, HANG, FakeResolver
 
 GOOGLE_IP = "209.85.220.41"
 GOOGLE_PTR = "mail-sor-f41.google.com"
@@ -160,3 +160,16 @@ async def test_dnspython_answers_are_mapped_to_the_protocol() -> None:
         await resolver._answers(failing(dns.exception.Timeout()))
     with pytest.raises(LookupFailed):
         await resolver._answers(failing(dns.resolver.NoNameservers()))
+
+
+async def test_a_budget_bounds_the_whole_naming(tmp_path: Path) -> None:
+    ips = [f"192.0.2.{n}" for n in range(1, 60)]
+    fake = FakeResolver(ptr={ip: HANG for ip in ips[1:]})
+    cache = NameCache(tmp_path / "names.json")
+    started = time.monotonic()
+    names = await NameResolver(fake, cache, concurrency=4, timeout=30).resolve_all(ips, budget=0.2)
+    assert time.monotonic() - started < 2
+    assert list(names) == ips and names[ips[0]].status is NameStatus.NO_NAME
+    assert {names[ip].status for ip in ips[1:]} == {NameStatus.TIMEOUT}
+    assert fake.running == 0  # nothing left running behind the answer
+    assert json.loads((tmp_path / "names.json").read_text()).keys() == {ips[0]}  # what was learnt is kept
