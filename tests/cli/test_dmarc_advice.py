@@ -17,6 +17,7 @@ from jmapclient.cli import advice_cmd, main
 from jmapclient.dmarc.insight.names import NameCache, NameResolver
 from server_stub.demo_data import DEMO_NOW
 from server_stub.runner import StubServer
+from tests.support.env_login import token_in_env
 from tests.support.fake_dns import FakeResolver
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,7 +138,8 @@ def test_a_bad_period_is_a_usage_error(server, capsys, days) -> None:
 
 
 def test_a_refused_token_is_one_error_line(server, capsys) -> None:
-    code = main(["dmarc-advice", "--offline", f"--url={server.base_url}", "--token=wrong-token"])
+    with token_in_env("wrong-token"):  # the careful way: stderr then holds only the error
+        code = main(["dmarc-advice", "--offline", f"--url={server.base_url}"])
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("error: ") and "Traceback" not in err and "wrong-token" not in err
 
