@@ -30,7 +30,7 @@ from jmapclient.display import LIST_MAX
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.keyboard import focus_now
-from tui.lifecycle import while_attached
+from tui.lifecycle import ready, while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
@@ -311,9 +311,11 @@ class MailAdminApp(App[int]):
         header.show(self.context.server_label, self.context.username, crumbs, self.context.transport_warning)
 
     async def _check_bindings(self, key: str, priority: bool = False) -> bool:
-        # Keys typed behind a q reach an app that is taking its screens down: they are used up
-        # here, with nothing left to act on (every key binding, wherever focused, passes here).
-        if self._exit or not self._screen_stack:
+        # Keys typed behind a q reach an app that is taking its screens down, and keys typed behind
+        # ctrl+o or `:` reach a screen still composing (or, behind its answer, being removed): they
+        # are used up here, with nothing ready to act on. Every key binding, wherever focused,
+        # passes here, so this one gate serves the shell, its sections and every screen.
+        if self._exit or not self._screen_stack or not ready(self.screen):
             return True
         return await super()._check_bindings(key, priority)
 

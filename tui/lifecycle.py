@@ -31,6 +31,16 @@ def gone(node: DOMNode) -> bool:
     return any(holder._pruning or holder._closing for holder in node.ancestors_with_self)
 
 
+def ready(node: DOMNode) -> bool:
+    """True while ``node`` can take a key: composed and mounted, and not yet on its way out.
+
+    A screen pushed by a key (ctrl+o, ``:``) is on top at once, but composes in its own task: the
+    keys typed behind that key can be handled before its widgets exist, or while they are being
+    taken down again. The shell hands keys only to a screen that is ready.
+    """
+    return node.is_mounted and not gone(node)
+
+
 def while_attached(method: Method) -> Method:
     """For a widget's handler or worker (under ``@work``): errors after the widget left are dropped."""
     if inspect.iscoroutinefunction(method):
