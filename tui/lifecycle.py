@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from textual.dom import DOMNode
+from textual.widget import Widget
 
 Method = TypeVar("Method", bound=Callable[..., Any])
 
@@ -31,7 +32,7 @@ def gone(node: DOMNode) -> bool:
     return any(holder._pruning or holder._closing for holder in node.ancestors_with_self)
 
 
-def ready(node: DOMNode) -> bool:
+def ready(node: Widget) -> bool:
     """True while ``node`` can take a key: composed and mounted, and not yet on its way out.
 
     A screen pushed by a key (ctrl+o, ``:``) is on top at once, but composes in its own task: the
