@@ -26,7 +26,6 @@ from textual.widgets import Input, Static, TextArea
 from textual.worker import WorkerFailed
 
 from jmapclient.config import Config, ConfigError
-from jmapclient.display import LIST_MAX
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.keyboard import focus_now
@@ -37,6 +36,7 @@ from tui.section_view import Breadcrumb, SectionView, Status
 from tui.sections import SECTIONS, Section
 from tui.widgets import outside
 from tui.widgets.footer import ShellFooter
+from tui.widgets.header import ShellHeader
 from tui.widgets.nav import NavTree
 
 EXPECTED_FAILURES = (JmapError, ConfigError, OSError)
@@ -53,18 +53,6 @@ for example `"app.quit" = "ctrl+q"`.
 
 class GoBack(Message):
     """Esc, on its way from the focused widget to the shell (see ``MailAdminApp.action_back``)."""
-
-
-class ShellHeader(Static):
-    """One line: app, server, user and the breadcrumb of what is open."""
-
-    def show(self, server: str, user: str, crumbs: Iterable[str], warning: str = "") -> None:
-        # Server, user and crumbs (a reporter's name) come from outside: Text, never markup.
-        trail = " › ".join(outside.cut(crumb).plain for crumb in crumbs)
-        # An unsafe connection is said beside the server, for as long as it lasts.
-        alarm = ((" ", ""), (f" {warning} ", "bold white on red")) if warning else ()
-        self.update(Text.assemble(("mailadmin", "bold"), " │ ", outside.cut(server), *alarm, " │ ",
-                                  outside.cut(user), " │ ", outside.cut(trail, max_len=LIST_MAX * 2)))
 
 
 TEXTUAL_COMMANDS_KEPT = frozenset({"Theme"})
@@ -101,11 +89,14 @@ class MailAdminApp(App[int]):
         start_section: str = "directories",
         demo: bool = False,
         starter: Callable[[], Awaitable[ConsoleContext]] | None = None,
+        target: str = "",
     ) -> None:
         super().__init__()
         self.context = context
         self.starter = starter
         """Builds the context after the first frame (the demo starts its server this way)."""
+        self.target = target
+        """The server being connected to, named in the header until the connection is made."""
         self.config = config
         self.profile_name = profile
         self.connector = connector
@@ -305,7 +296,8 @@ class MailAdminApp(App[int]):
             return
         header = found.first()
         if self.context is None:
-            header.show("starting…" if self.starter is not None else "not connected", "", ())
+            waiting = f"connecting to {self.target}…" if self.target else "starting…"
+            header.show(waiting if self.starter is not None else "not connected", "", ())
             return
         crumbs = (*self.current.path, *self.trail) if self.current else ()
         header.show(self.context.server_label, self.context.username, crumbs, self.context.transport_warning)

@@ -69,7 +69,7 @@ def build_console(args: argparse.Namespace, warn: Callable[[str], None]) -> Mail
     async def start() -> ConsoleContext:
         return await connect(target, tuple(warned))
 
-    return MailAdminApp(config=config, starter=start)
+    return MailAdminApp(config=config, starter=start, target=target.url)
 
 
 def run_demo(start_server: Callable[[], LocalServer]) -> int:
@@ -87,7 +87,7 @@ def run_demo(start_server: Callable[[], LocalServer]) -> int:
         client = JmapClient(server.base_url, server.admin_token)
         return ConsoleContext(client=client, server_label=f"demo {server.base_url}", username="admin")
 
-    app = MailAdminApp(starter=start, keys=_keys(), demo=True)
+    app = MailAdminApp(starter=start, keys=_keys(), demo=True, target="the demo server")
     try:
         app.run()
     finally:
