@@ -178,6 +178,26 @@ async def test_delete_asks_naming_the_directory(console: Console) -> None:
         assert console.store.count(DIRECTORY) == 2
 
 
+async def test_emptying_a_required_field_is_refused_naming_it(console: Console) -> None:
+    """Deleting the Base DN of a stored directory then ctrl+s said "Nothing changed": the empty
+    field was left out and the patch over the stored object put the old value back."""
+    before = stored(console.store, LDAP)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(SETTLE)
+        await open_directory(pilot, LDAP)
+        await fill(pilot, "baseDn", "   ")
+        console.transport.bodies.clear()
+        await save(pilot)
+        assert sent_calls(console.transport.bodies, "x:Directory/set") == []
+        base_dn = field(pilot, "baseDn")
+        assert base_dn.has_class("-has-error")
+        assert "required" in str(base_dn.query_one(".field-error", Static).render())
+        message = str(pilot.app.query_one("#editor-message", Static).render())
+        assert "Nothing changed" not in message and "Base DN" in message
+        assert pilot.app.query("DirectoryEditor"), "the form stays open with what was typed"
+    assert stored(console.store, LDAP)["baseDn"] == before["baseDn"]
+
+
 async def test_local_validation_errors_sit_next_to_their_fields(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(SETTLE)
