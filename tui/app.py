@@ -28,7 +28,7 @@ from textual.worker import WorkerFailed
 from jmapclient.config import Config, ConfigError
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
-from tui.keyboard import focus_now
+from tui.keyboard import focus_now, typed_into
 from tui.lifecycle import ready, while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
@@ -320,13 +320,25 @@ class MailAdminApp(App[int]):
         return super().get_key_display(binding)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The footer and palette offer ``r`` and ``/`` only where they act (False hides them)."""
+        """The footer and palette offer ``r`` and ``/`` only where they act (False hides them),
+        and no key that types into the focused text field (``/`` in the filter field)."""
+        focused = self.focused
+        keys = [key for key, binding in self._keyed_bindings() if binding.action == action]
+        if focused is not None and keys and all(typed_into(focused, key) for key in keys):
+            return False
         view = self.section_view
         if view is not None and action == "refresh" and self.context is not None:
             return view.can_reload()
         if view is not None and action == "filter":
             return view.can_filter()
         return True
+
+    def _keyed_bindings(self) -> list[tuple[str, Binding]]:
+        """The shell's bindings under the keys in effect (the config's ``[keys]`` applied)."""
+        bindings = self._bindings.copy()
+        if self._keymap:
+            bindings.apply_keymap(self._keymap)
+        return list(bindings)
 
     async def action_quit(self) -> None:
         """q: quit, but never throw away unsaved edits without asking."""
