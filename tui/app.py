@@ -55,6 +55,8 @@ class GoBack(Message):
     """Esc, on its way from the focused widget to the shell (see ``MailAdminApp.action_back``)."""
 
 
+PALETTE_ID = "--command-palette"
+"""Textual's id for its command palette (its stylesheet and ``is_open`` use it)."""
 TEXTUAL_COMMANDS_KEPT = frozenset({"Theme"})
 """Textual's own palette entries a person would use here."""
 
@@ -412,8 +414,10 @@ class MailAdminApp(App[int]):
     def action_command_palette(self) -> None:
         from tui.widgets.option_list import SteadyCommandPalette
 
-        if self.use_command_palette and not SteadyCommandPalette.is_open(self):  # type: ignore[arg-type]
-            self.push_screen(SteadyCommandPalette(id="--command-palette"))
+        # Textual asks only whether the palette is the screen on top; one may still be on the stack
+        # under a screen a worker pushed, or on its way out behind an Esc. A second would clash.
+        if self.use_command_palette and not any(screen.id == PALETTE_ID for screen in self._nodes):
+            self.push_screen(SteadyCommandPalette(id=PALETTE_ID))
 
     def action_jump(self) -> None:
         self.push_screen(JumpScreen(SECTIONS), self._jumped)

@@ -163,8 +163,8 @@ async def test_keys_reach_the_connection_screen_only_once_it_is_built(
             burst(pilot.app, keys(*typed))
             await asyncio.sleep(0)
         await settle(pilot, 0.3)
-        assert pilot.app.is_running
-        assert pilot.app._exception is None
+        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert pilot.app.is_running, f"the console quit (code {pilot.app.return_code})"
 
 
 async def test_a_key_behind_the_push_of_the_connection_screen(store: object, tmp_path: Path,
@@ -185,5 +185,35 @@ async def test_a_key_behind_the_push_of_the_connection_screen(store: object, tmp
             await pilot.app._check_bindings(key)
         burst(pilot.app, keys("enter", "enter", "j", "enter"))
         await settle(pilot, 0.3)
-        assert pilot.app.is_running
-        assert pilot.app._exception is None
+        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert pilot.app.is_running, f"the console quit (code {pilot.app.return_code})"
+
+
+@pytest.mark.parametrize("typed", [("escape", "ctrl+p"), ("escape", "escape", "ctrl+p"),
+                                   ("ctrl+p", "escape", "escape", "ctrl+p", "escape", "ctrl+p")])
+async def test_the_palette_reopened_while_the_last_one_is_leaving(console: Console, typed: tuple[str, ...]) -> None:
+    """Final exploration run (seeds from 50000): ctrl+p right behind the Esc that closed the palette
+    opened a second one while the first was still being removed: ``DuplicateIds``."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        for _ in range(3):
+            burst(pilot.app, keys(*typed))
+            await asyncio.sleep(0)
+        await settle(pilot, 0.3)
+        assert pilot.app.is_running and pilot.app._exception is None
+
+
+async def test_the_palette_asked_for_while_another_screen_covers_it(console: Console) -> None:
+    """A screen pushed over the open palette (by a worker of a key typed before ctrl+p) hid it from
+    Textual's "is the palette open" check, and ctrl+p then opened a second one: ``DuplicateIds``."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        pilot.app.action_jump()  # as a worker would: a screen over the palette
+        await settle(pilot)
+        burst(pilot.app, keys("ctrl+p", "escape", "ctrl+p"))
+        await settle(pilot, 0.3)
+        assert pilot.app.is_running and pilot.app._exception is None
