@@ -26,17 +26,17 @@ from textual.widgets import Input, Static, TextArea
 from textual.worker import WorkerFailed
 
 from jmapclient.config import Config, ConfigError
-from jmapclient.display import LIST_MAX
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
-from tui.keyboard import focus_now
-from tui.lifecycle import while_attached
+from tui.keyboard import focus_now, typed_into
+from tui.lifecycle import ready, while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
 from tui.sections import SECTIONS, Section
 from tui.widgets import outside
 from tui.widgets.footer import ShellFooter
+from tui.widgets.header import ShellHeader
 from tui.widgets.nav import NavTree
 
 EXPECTED_FAILURES = (JmapError, ConfigError, OSError)
@@ -55,18 +55,8 @@ class GoBack(Message):
     """Esc, on its way from the focused widget to the shell (see ``MailAdminApp.action_back``)."""
 
 
-class ShellHeader(Static):
-    """One line: app, server, user and the breadcrumb of what is open."""
-
-    def show(self, server: str, user: str, crumbs: Iterable[str], warning: str = "") -> None:
-        # Server, user and crumbs (a reporter's name) come from outside: Text, never markup.
-        trail = " › ".join(outside.cut(crumb).plain for crumb in crumbs)
-        # An unsafe connection is said beside the server, for as long as it lasts.
-        alarm = ((" ", ""), (f" {warning} ", "bold white on red")) if warning else ()
-        self.update(Text.assemble(("mailadmin", "bold"), " │ ", outside.cut(server), *alarm, " │ ",
-                                  outside.cut(user), " │ ", outside.cut(trail, max_len=LIST_MAX * 2)))
-
-
+PALETTE_ID = "--command-palette"
+"""Textual's id for its command palette (its stylesheet and ``is_open`` use it)."""
 TEXTUAL_COMMANDS_KEPT = frozenset({"Theme"})
 """Textual's own palette entries a person would use here."""
 
@@ -101,11 +91,14 @@ class MailAdminApp(App[int]):
         start_section: str = "directories",
         demo: bool = False,
         starter: Callable[[], Awaitable[ConsoleContext]] | None = None,
+        target: str = "",
     ) -> None:
         super().__init__()
         self.context = context
         self.starter = starter
         """Builds the context after the first frame (the demo starts its server this way)."""
+        self.target = target
+        """The server being connected to, named in the header until the connection is made."""
         self.config = config
         self.profile_name = profile
         self.connector = connector
@@ -307,15 +300,18 @@ class MailAdminApp(App[int]):
             return
         header = found.first()
         if self.context is None:
-            header.show("starting…" if self.starter is not None else "not connected", "", ())
+            waiting = f"connecting to {self.target}…" if self.target else "starting…"
+            header.show(waiting if self.starter is not None else "not connected", "", ())
             return
         crumbs = (*self.current.path, *self.trail) if self.current else ()
         header.show(self.context.server_label, self.context.username, crumbs, self.context.transport_warning)
 
     async def _check_bindings(self, key: str, priority: bool = False) -> bool:
-        # Keys typed behind a q reach an app that is taking its screens down: they are used up
-        # here, with nothing left to act on (every key binding, wherever focused, passes here).
-        if self._exit or not self._screen_stack:
+        # Keys typed behind a q reach an app that is taking its screens down, and keys typed behind
+        # ctrl+o or `:` reach a screen still composing (or, behind its answer, being removed): they
+        # are used up here, with nothing ready to act on. Every key binding, wherever focused,
+        # passes here, so this one gate serves the shell, its sections and every screen.
+        if self._exit or not self._screen_stack or not ready(self.screen):
             return True
         return await super()._check_bindings(key, priority)
 
@@ -328,13 +324,25 @@ class MailAdminApp(App[int]):
         return super().get_key_display(binding)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The footer and palette offer ``r`` and ``/`` only where they act (False hides them)."""
+        """The footer and palette offer ``r`` and ``/`` only where they act (False hides them),
+        and no key that types into the focused text field (``/`` in the filter field)."""
+        focused = self.focused
+        keys = [key for key, binding in self._keyed_bindings() if binding.action == action]
+        if focused is not None and keys and all(typed_into(focused, key) for key in keys):
+            return False
         view = self.section_view
         if view is not None and action == "refresh" and self.context is not None:
             return view.can_reload()
         if view is not None and action == "filter":
             return view.can_filter()
         return True
+
+    def _keyed_bindings(self) -> list[tuple[str, Binding]]:
+        """The shell's bindings under the keys in effect (the config's ``[keys]`` applied)."""
+        bindings = self._bindings.copy()
+        if self._keymap:
+            bindings.apply_keymap(self._keymap)
+        return list(bindings)
 
     async def action_quit(self) -> None:
         """q: quit, but never throw away unsaved edits without asking."""
@@ -408,8 +416,10 @@ class MailAdminApp(App[int]):
     def action_command_palette(self) -> None:
         from tui.widgets.option_list import SteadyCommandPalette
 
-        if self.use_command_palette and not SteadyCommandPalette.is_open(self):  # type: ignore[arg-type]
-            self.push_screen(SteadyCommandPalette(id="--command-palette"))
+        # Textual asks only whether the palette is the screen on top; one may still be on the stack
+        # under a screen a worker pushed, or on its way out behind an Esc. A second would clash.
+        if self.use_command_palette and not any(screen.id == PALETTE_ID for screen in self._nodes):
+            self.push_screen(SteadyCommandPalette(id=PALETTE_ID))
 
     def action_jump(self) -> None:
         self.push_screen(JumpScreen(SECTIONS), self._jumped)

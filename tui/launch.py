@@ -69,7 +69,7 @@ def build_console(args: argparse.Namespace, warn: Callable[[str], None]) -> Mail
     async def start() -> ConsoleContext:
         return await connect(target, tuple(warned))
 
-    return MailAdminApp(config=config, starter=start)
+    return MailAdminApp(config=config, starter=start, target=target.url)
 
 
 def run_demo(start_server: Callable[[], LocalServer], *, offline: bool = False) -> int:
@@ -88,7 +88,7 @@ def run_demo(start_server: Callable[[], LocalServer], *, offline: bool = False) 
         return ConsoleContext(client=client, server_label=f"demo {server.base_url}", username="admin",
                               offline=offline or _offline())
 
-    app = MailAdminApp(starter=start, keys=_keys(), demo=True)
+    app = MailAdminApp(starter=start, keys=_keys(), demo=True, target="the demo server")
     try:
         app.run()
     finally:

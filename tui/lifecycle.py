@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from textual.dom import DOMNode
+from textual.widget import Widget
 
 Method = TypeVar("Method", bound=Callable[..., Any])
 
@@ -29,6 +30,16 @@ def gone(node: DOMNode) -> bool:
         # The app is shutting down: it stops running before it prunes its screens.
         return True
     return any(holder._pruning or holder._closing for holder in node.ancestors_with_self)
+
+
+def ready(node: Widget) -> bool:
+    """True while ``node`` can take a key: composed and mounted, and not yet on its way out.
+
+    A screen pushed by a key (ctrl+o, ``:``) is on top at once, but composes in its own task: the
+    keys typed behind that key can be handled before its widgets exist, or while they are being
+    taken down again. The shell hands keys only to a screen that is ready.
+    """
+    return node.is_mounted and not gone(node)
 
 
 def while_attached(method: Method) -> Method:

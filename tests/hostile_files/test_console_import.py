@@ -10,7 +10,8 @@ from bench.hostile_corpus import CASES
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.store import MEMORY, Store
 from tests.support.console import make_console
-from tests.support.held_uploads import HeldUploads, wait_until
+from tests.support.held_uploads import HeldUploads
+from tests.support.waiting import wait_until
 from tui.reports.dialogs import MessageDialog
 
 

@@ -15,8 +15,8 @@ from textual.widgets import Static
 from jmapclient.transport_security import INSECURE_LABEL
 from mailadmin.main import build_parser
 from server_stub.runner import StubServer
-from tests.support.held_uploads import wait_until
 from tests.support.tls import TlsStub, make_ca
+from tests.support.waiting import wait_until
 from tui.launch import build_console
 
 

@@ -1,4 +1,4 @@
-"""Hold a console's report uploads until a test lets them go, and wait for a condition in Pilot.
+"""Hold a console's report uploads until a test lets them go.
 
 Tests that must act *while* an import runs (another action, a burst of keys) hold the
 uploads, so the import cannot finish before they act, however fast the machine is.
@@ -10,7 +10,6 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 import httpx
-from textual.pilot import Pilot
 
 from tests.support.transport import FlakyTransport
 
@@ -36,11 +35,3 @@ class HeldUploads:
         self.started.set()
         await self._release.wait()
         return await self.transport.inner.handle_async_request(request)
-
-
-async def wait_until(pilot: Pilot, condition: Callable[[], bool], what: str, timeout: float = 30) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)

@@ -8,7 +8,6 @@ from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY
 from tests.support.console import READONLY_TOKEN, Console, make_console
 from tests.support.directory_steps import (
-    SETTLE,
     add_item,
     editor,
     field,
@@ -21,6 +20,7 @@ from tests.support.directory_steps import (
     stored,
     table_rows,
 )
+from tests.support.waiting import settle
 from tui.directories.variant_picker import VariantPicker
 from tui.screens.confirm import ConfirmScreen
 
@@ -31,7 +31,7 @@ OIDC = "Staff single sign-on (Keycloak)"
 
 async def test_list_shows_directories_and_filters(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert [row[:2] for row in table_rows(pilot)] == [[LDAP, "LDAP"], [SQL, "SQL"], [OIDC, "OpenID Connect"]]
         assert len(table_rows(pilot)[0]) == 2, "no tenant column when no directory has a tenant"
         await pilot.press("slash", *"postgres")
@@ -44,7 +44,7 @@ async def test_list_shows_directories_and_filters(console: Console) -> None:
 
 async def test_create_ldap_with_nested_secret_variant(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await start_create(pilot, "Ldap")
         await fill(pilot, "description", "Test LDAP")
         await fill(pilot, "baseDn", "dc=test")
@@ -63,7 +63,7 @@ async def test_create_ldap_with_nested_secret_variant(console: Console) -> None:
 
 async def test_create_sql_with_store_variant_and_replicas(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await start_create(pilot, "Sql")
         await fill(pilot, "description", "Test SQL")
         await fill(pilot, "store", "PostgreSql")
@@ -92,7 +92,7 @@ async def test_create_sql_with_store_variant_and_replicas(console: Console) -> N
 
 async def test_create_oidc_and_try_a_login(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await start_create(pilot, "Oidc")
         await fill(pilot, "description", "Test SSO")
         await fill(pilot, "issuerUrl", "https://sso.test/realm")
@@ -114,7 +114,7 @@ async def test_create_oidc_and_try_a_login(console: Console) -> None:
 
 async def test_ldap_panel_follows_the_form(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await open_directory(pilot, LDAP)
         panel = pilot.app.query_one("LdapLoginPanel")
         assert "service user" in str(panel.query_one("#l1-text", Static).render())
@@ -129,7 +129,7 @@ async def test_ldap_panel_follows_the_form(console: Console) -> None:
 async def test_edit_sends_a_minimal_patch_and_keeps_the_secret(console: Console) -> None:
     before = stored(console.store, LDAP)
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await open_directory(pilot, LDAP)
         secret_input = field(pilot, "bindSecret/secret").query_one(Input)
         assert secret_input.placeholder == "unchanged" and secret_input.value == ""
@@ -148,7 +148,7 @@ async def test_edit_sends_a_minimal_patch_and_keeps_the_secret(console: Console)
 async def test_edit_nested_sql_replica_patch(console: Console) -> None:
     before = stored(console.store, SQL)
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await open_directory(pilot, SQL)
         await fill(pilot, "store/readReplicas/0/port", "6543")
         console.transport.bodies.clear()
@@ -159,7 +159,7 @@ async def test_edit_nested_sql_replica_patch(console: Console) -> None:
 
 async def test_delete_asks_naming_the_directory(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         pilot.app.query_one("ListTable").move_cursor(row=2)
         await pilot.press("d")
         await pilot.pause()
@@ -171,16 +171,36 @@ async def test_delete_asks_naming_the_directory(console: Console) -> None:
         await pilot.press("d")
         await pilot.pause()
         await pilot.press("y")
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await pilot.app.workers.wait_for_complete()
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert [row[0] for row in table_rows(pilot)] == [LDAP, SQL]
         assert console.store.count(DIRECTORY) == 2
 
 
+async def test_emptying_a_required_field_is_refused_naming_it(console: Console) -> None:
+    """Deleting the Base DN of a stored directory then ctrl+s said "Nothing changed": the empty
+    field was left out and the patch over the stored object put the old value back."""
+    before = stored(console.store, LDAP)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, LDAP)
+        await fill(pilot, "baseDn", "   ")
+        console.transport.bodies.clear()
+        await save(pilot)
+        assert sent_calls(console.transport.bodies, "x:Directory/set") == []
+        base_dn = field(pilot, "baseDn")
+        assert base_dn.has_class("-has-error")
+        assert "required" in str(base_dn.query_one(".field-error", Static).render())
+        message = str(pilot.app.query_one("#editor-message", Static).render())
+        assert "Nothing changed" not in message and "Base DN" in message
+        assert pilot.app.query("DirectoryEditor"), "the form stays open with what was typed"
+    assert stored(console.store, LDAP)["baseDn"] == before["baseDn"]
+
+
 async def test_local_validation_errors_sit_next_to_their_fields(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await start_create(pilot, "Ldap")
         await fill(pilot, "description", "Incomplete")
         await fill(pilot, "poolMaxConnections", "9000")
@@ -203,7 +223,7 @@ async def test_local_validation_errors_sit_next_to_their_fields(console: Console
 async def test_server_field_errors_are_shown_next_to_fields(store) -> None:
     console = make_console(store, profile="stalwart")
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await open_directory(pilot, SQL)
         # Behind the console's back the object goes away: the server answers notFound.
         store.delete(DIRECTORY, stored(store, SQL)["id"])
@@ -226,7 +246,7 @@ async def test_server_validation_failed_lands_on_nested_field(console: Console) 
         return httpx.Response(200, json=body)
 
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await open_directory(pilot, SQL)
         await fill(pilot, "store/port", "5433")
         console.transport.intercept = lambda request: refuse if b"x:Directory/set" in request.content else None
@@ -240,7 +260,7 @@ async def test_server_validation_failed_lands_on_nested_field(console: Console) 
 async def test_forbidden_save_is_explained_and_disables_save(store) -> None:
     console = make_console(store, token=READONLY_TOKEN)
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await open_directory(pilot, OIDC)
         await fill(pilot, "claimGroups", "roles")
         await save(pilot)
@@ -254,7 +274,7 @@ async def test_forbidden_save_is_explained_and_disables_save(store) -> None:
 async def test_read_only_profile_disables_actions_with_reason(store) -> None:
     console = make_console(store, read_only=True)
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert pilot.app.query_one("#dir-new", Button).disabled
         assert "read-only" in str(pilot.app.query_one("#dir-permissions", Static).render())
         await pilot.press("n")
@@ -267,10 +287,10 @@ async def test_read_only_profile_disables_actions_with_reason(store) -> None:
 
 async def test_lost_connection_then_retry(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         console.transport.down = True
         await pilot.press("r")
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         message = str(section(pilot).query_one("#dir-message", Static).render())
@@ -279,7 +299,7 @@ async def test_lost_connection_then_retry(console: Console) -> None:
         assert retry.display
         console.transport.down = False
         await pilot.click(retry)
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         assert len(table_rows(pilot)) == 3
@@ -288,7 +308,7 @@ async def test_lost_connection_then_retry(console: Console) -> None:
 
 async def test_save_while_offline_keeps_the_form_and_retries(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await open_directory(pilot, OIDC)
         await fill(pilot, "claimName", "display_name")
         console.transport.down = True
@@ -303,12 +323,12 @@ async def test_save_while_offline_keeps_the_form_and_retries(console: Console) -
 
 async def test_switching_the_store_kind_carries_shared_values_and_switching_back_restores(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await open_directory(pilot, SQL)
         before = editor(pilot).form.to_wire()["store"]
         assert before["@type"] == "PostgreSql" and before["database"] == "mail_accounts"
         await fill(pilot, "store", "MySql")
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         mysql = editor(pilot).form.to_wire()["store"]
         assert mysql["@type"] == "MySql"
         assert (mysql["host"], mysql["database"], mysql["authUsername"]) == (
@@ -316,13 +336,13 @@ async def test_switching_the_store_kind_carries_shared_values_and_switching_back
         assert mysql["port"] == 3306  # PostgreSQL's default port does not
         assert mysql["authSecret"] == before["authSecret"]  # an environment variable name is no secret
         await fill(pilot, "store", "PostgreSql")
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert editor(pilot).form.to_wire()["store"] == before  # exactly as it was left
 
 
 async def test_a_replicas_default_port_follows_the_store_kind(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await start_create(pilot, "Sql")
         await fill(pilot, "store", "PostgreSql")
         await add_item(pilot, "store/readReplicas")
@@ -331,7 +351,7 @@ async def test_a_replicas_default_port_follows_the_store_kind(console: Console) 
         await fill(pilot, "store/readReplicas/1/host", "replica-b.test")
         await fill(pilot, "store/readReplicas/1/port", "6432")
         await fill(pilot, "store", "MySql")
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         replicas = editor(pilot).form.to_wire()["store"]["readReplicas"]
         assert (replicas["0"]["host"], replicas["0"]["port"]) == ("replica-a.test", 3306)  # default follows
         assert (replicas["1"]["host"], replicas["1"]["port"]) == ("replica-b.test", 6432)  # typed port stays
@@ -339,11 +359,11 @@ async def test_a_replicas_default_port_follows_the_store_kind(console: Console) 
 
 async def test_selects_read_labels_not_wire_names(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await start_create(pilot, "Sql")
         await fill(pilot, "store", "PostgreSql")
         await fill(pilot, "store/authSecret", "EnvironmentVariable")
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         store = field(pilot, "store").query_one(Select)
         secret = field(pilot, "store/authSecret").query_one(Select)
         recycling = field(pilot, "store/poolRecyclingMethod").query_one(Select)

@@ -9,6 +9,7 @@ from textual.widgets import Input, Static
 
 from jmapclient.auth import BasicLogin
 from jmapclient.config import Config, Profile
+from tests.support.waiting import settle
 from tui.app import MailAdminApp
 from tui.screens.connect import ProfileScreen
 
@@ -35,7 +36,7 @@ async def test_a_user_and_password_file_profile_is_saved_at_80_by_24_and_logs_in
 
     app = MailAdminApp(config=config, connector=never)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await _fill(app, pilot, {"profile-name": "recovery", "profile-url": "https://mail.example",
                                  "profile-user": "admin", "profile-password-file": str(secret)})
         assert not isinstance(app.screen, ProfileScreen)
@@ -48,7 +49,7 @@ async def test_a_user_and_password_file_profile_is_saved_at_80_by_24_and_logs_in
 async def test_a_token_and_a_user_together_are_refused_in_words(tmp_path: Path) -> None:
     app = MailAdminApp(config=Config(path=tmp_path / "config.toml"), connector=None)  # type: ignore[arg-type]
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await _fill(app, pilot, {"profile-name": "x", "profile-url": "https://mail.example",
                                  "profile-token": "API_k", "profile-user": "admin"})
         assert isinstance(app.screen, ProfileScreen)
@@ -61,7 +62,7 @@ async def test_the_profile_form_keeps_a_ca_file_and_the_insecure_switch_at_80_by
     ca = make_ca(tmp_path)
     app = MailAdminApp(config=Config(path=tmp_path / "config.toml"), connector=None)  # type: ignore[arg-type]
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await pilot.press("a")
         await pilot.pause()
         assert isinstance(app.screen, ProfileScreen)
@@ -82,7 +83,7 @@ async def test_a_ca_file_that_is_not_a_certificate_is_refused_in_the_form(tmp_pa
     bogus.write_text("not a certificate\n")
     app = MailAdminApp(config=Config(path=tmp_path / "config.toml"), connector=None)  # type: ignore[arg-type]
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await _fill(app, pilot, {"profile-name": "x", "profile-url": "https://mail.example",
                                  "profile-token": "API_k", "profile-ca-file": str(bogus)})
         assert isinstance(app.screen, ProfileScreen)

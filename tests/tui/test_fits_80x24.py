@@ -7,7 +7,7 @@ import pytest
 from textual.widgets import DataTable, Input
 from textual.widgets._footer import FooterKey
 
-from tests.support.console import SETTLE, Console, StubWorld
+from tests.support.console import Console, StubWorld
 from tests.support.directory_steps import open_directory
 from tests.support.inbox_steps import settle, table
 
@@ -33,7 +33,7 @@ def assert_whole_and_inside(app: object, width: int) -> None:
 async def test_inbox_footer_keeps_the_important_keys_whole(world: StubWorld, size: tuple[int, int]) -> None:
     async with world.app().run_test(size=size) as pilot:
         await settle(pilot)
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert_whole_and_inside(pilot.app, size[0])
         shown = [k.description for k in footer_keys(pilot.app)]
         for important in ("Help", "Quit", "Open", "Delete", "Export", "Keep longer", "Analytics"):
@@ -53,23 +53,23 @@ async def test_inbox_keeps_the_pass_rate_on_screen_at_80_columns(world: StubWorl
 
 async def test_footer_offers_r_and_slash_only_where_they_act(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         at_list = {k.description for k in footer_keys(pilot.app)}
         assert {"Filter", "Refresh"} <= at_list
         await open_directory(pilot, LDAP)
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         in_form = {k.description for k in footer_keys(pilot.app)}
         assert "Filter" not in in_form and "Refresh" not in in_form and "Save" in in_form
         palette = {c.title for c in pilot.app.get_system_commands(pilot.app.screen)}
         assert "Filter" not in palette and "Refresh" not in palette
         await pilot.press("escape")
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert {"Filter", "Refresh"} <= {k.description for k in footer_keys(pilot.app)}
 
 
 async def test_palette_holds_this_apps_commands_once_in_words(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         commands = list(pilot.app.get_system_commands(pilot.app.screen))
         titles = [c.title for c in commands]
         assert len(titles) == len(set(titles)), titles
@@ -83,15 +83,15 @@ async def test_palette_holds_this_apps_commands_once_in_words(console: Console) 
 
 async def test_inside_a_text_field_the_footer_names_f1_for_help(console: Console) -> None:
     async with console.app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await open_directory(pilot, LDAP)
         pilot.app.screen.query(Input).first().focus()
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         helps = [k.key_display for k in footer_keys(pilot.app) if k.description == "Help"]
         assert helps == ["f1"]
         await pilot.press("question_mark")  # types into the field, opens nothing
         await pilot.pause()
         assert pilot.app.screen.query(Input).first().value.endswith("?")
         await pilot.press("f1")
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert type(pilot.app.screen).__name__ == "HelpScreen"

@@ -11,8 +11,9 @@ from textual.widgets import Input
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.store import Store
 from tests.support.console import make_console
-from tests.support.held_uploads import HeldUploads, wait_until
+from tests.support.held_uploads import HeldUploads
 from tests.support.samples import samples_or_skip
+from tests.support.waiting import wait_until
 from tui.reports.dialogs import ImportDialog, MessageDialog
 
 

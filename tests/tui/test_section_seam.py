@@ -10,8 +10,9 @@ from textual.app import ComposeResult
 from textual.widgets import Button
 
 from jmapclient.models.objects import OBJECT_TYPES
-from tests.support.console import SETTLE, Console
+from tests.support.console import Console
 from tests.support.directory_steps import editor, open_directory, section
+from tests.support.waiting import settle, wait_until
 from tui.app import APP_HELP
 from tui.context import ConsoleContext
 from tui.directories.section import DirectoriesSection
@@ -46,7 +47,7 @@ async def test_a_section_with_only_the_defaults_works_in_the_shell(
     monkeypatch.setattr("tui.app.SECTIONS", (Section("bare", "Bare", "Directory", bare),))
     console.app.start_section = "bare"
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert isinstance(pilot.app.section_view, BareSection)
         pilot.app.query_one("#bare").focus()
         await pilot.press("f1")  # no help of its own: the shell's
@@ -66,7 +67,7 @@ async def test_a_section_with_only_the_defaults_works_in_the_shell(
 
 async def test_help_comes_from_the_section_only_while_the_keyboard_is_in_it(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await open_directory(pilot, "Corporate OpenLDAP (service account)")
         await pilot.press("f1")
         await pilot.pause()
@@ -81,13 +82,13 @@ async def test_help_comes_from_the_section_only_while_the_keyboard_is_in_it(cons
 
 async def test_the_editor_asks_its_owner_to_close_it_by_message(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await open_directory(pilot, "Corporate OpenLDAP (service account)")
         owner: DirectoriesSection = section(pilot)
         assert owner.editor is not None
         owner.editor.request_close()  # unchanged: no question, the owner closes it
-        await pilot.pause(SETTLE)
-        assert owner.editor is None and not pilot.app.query("#dir-editor")
+        await wait_until(pilot, lambda: owner.editor is None and not pilot.app.query("#dir-editor"),
+                         "the owner to close its editor", timeout=10)
         assert pilot.app.query_one("#dir-list-view").display
 
 

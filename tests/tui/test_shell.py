@@ -9,7 +9,7 @@ from textual.widgets import DataTable, Input, Static
 from jmapclient import ServerUnreachable
 from jmapclient.config import Config, Profile
 from tests.support.console import Console, make_console
-from tests.support.directory_steps import SETTLE
+from tests.support.waiting import settle
 from tui.app import MailAdminApp
 from tui.directories.variant_picker import VariantPicker
 from tui.screens.connect import ConnectScreen, ProfileScreen
@@ -19,34 +19,34 @@ from tui.screens.jump import JumpScreen
 
 async def test_header_shows_server_user_and_breadcrumb(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         header = str(pilot.app.query_one("#shell-header", Static).render())
         assert "http://stub.test" in header and "admin" in header
         assert "Settings › Authentication › Directories" in header
         await pilot.press("enter")
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         header = str(pilot.app.query_one("#shell-header", Static).render())
         assert header.endswith("Directories › Corporate OpenLDAP (service account)")
 
 
 async def test_jump_to_dmarc_and_back(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await pilot.press("colon")
         await pilot.pause()
         assert isinstance(pilot.app.screen, JumpScreen)
         await pilot.press(*"dmarc", "enter")
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert pilot.app.current.id == "dmarc"
         assert "Management › Reports › Inbox › DMARC" in str(pilot.app.query_one("#shell-header", Static).render())
         await pilot.press("colon", *"direct", "enter")
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert pilot.app.current.id == "directories"
 
 
 async def test_help_names_keys_and_binding_ids(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(pilot.app.screen, HelpScreen)
@@ -59,7 +59,7 @@ async def test_help_names_keys_and_binding_ids(console: Console) -> None:
 
 async def test_palette_lists_actions_and_sections(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         titles = [command.title for command in pilot.app.get_system_commands(pilot.app.screen)]
         for expected in ("New", "Delete", "Open", "Quit", "Jump", "Filter", "Help", "Refresh",
                          "Go to Settings › Authentication › Directories", "Go to Management › Reports › Inbox › DMARC"):
@@ -70,7 +70,7 @@ async def test_keymap_from_config_remaps_by_binding_id(store) -> None:
     console = make_console(store)
     console.app.keys = {"directories.create": "c", "app.quit": "ctrl+q"}
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         await pilot.press("n")
         await pilot.pause()
         assert not isinstance(pilot.app.screen, VariantPicker), "the old key no longer creates"
@@ -84,7 +84,7 @@ async def test_keymap_from_config_remaps_by_binding_id(store) -> None:
 
 async def test_vim_keys_move_in_the_list(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         table = pilot.app.query_one("#dir-table", DataTable)
         await pilot.press("j", "j")
         assert table.cursor_row == 2
@@ -110,14 +110,14 @@ async def test_connection_screen_explains_failure_and_retries(tmp_path, store) -
 
     app = MailAdminApp(config=config, profile="prod", connector=connector)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert isinstance(app.screen, ConnectScreen)
         error = str(app.screen.query_one("#connect-error", Static).render())
         assert "cannot reach the server at https://mail.example.test: connection refused" in error
         retry = app.screen.query_one("#connect-retry")
         assert retry.display
         await pilot.click(retry)
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert attempts == ["prod", "prod"]
         assert not isinstance(app.screen, ConnectScreen)
         assert app.current is not None and app.current.id == "directories"
@@ -131,7 +131,7 @@ async def test_connection_screen_adds_a_profile_to_the_config_file(tmp_path) -> 
 
     app = MailAdminApp(config=config, connector=never)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(SETTLE)
+        await settle(pilot)
         assert "No profiles yet" in str(app.screen.query_one("#connect-error", Static).render())
         await pilot.press("a")
         await pilot.pause()

@@ -139,3 +139,81 @@ async def test_esc_typed_right_behind_enter_closes_what_enter_opened(console: Co
             await pilot.pause(0.1)
         assert not pilot.app.query(DirectoryEditor)
         assert isinstance(pilot.app.focused, ListTable)
+
+
+@pytest.mark.parametrize("typed", [("ctrl+o", "enter", "enter"), ("ctrl+o", "j", "enter", "escape", "ctrl+o", "enter"),
+                                   ("ctrl+o", "escape", "enter", "ctrl+o", "k", "enter", "enter")])
+async def test_keys_reach_the_connection_screen_only_once_it_is_built(
+        store: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, typed: tuple[str, ...]) -> None:
+    """Seed 30054: an Enter typed behind ctrl+o reached the connection screen before its table existed
+    (and once more while it was being taken down), and asked that table for the chosen profile."""
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console(store)  # type: ignore[arg-type]
+    config = Config.load()
+    config.add(Profile(name="stub", url="http://stub.test", token="t"))
+    made.app.config = config
+
+    async def connector(profile: Profile) -> object:
+        return made.context
+
+    made.app.connector = connector  # type: ignore[assignment]
+    async with made.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(3):
+            burst(pilot.app, keys(*typed))
+            await asyncio.sleep(0)
+        await settle(pilot, 0.3)
+        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert pilot.app.is_running, f"the console quit (code {pilot.app.return_code})"
+
+
+async def test_a_key_behind_the_push_of_the_connection_screen(store: object, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same as seed 30054, without the luck: Enter queued in the same instant the screen is pushed."""
+    from tui.screens.connect import ConnectScreen
+
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console(store)  # type: ignore[arg-type]
+    config = Config.load()
+    config.add(Profile(name="stub", url="http://stub.test", token="t"))
+    async with made.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pilot.app.push_screen(ConnectScreen(config, made.app.connector))
+        # Handled before the screen's own task has run its first step: it has no widgets yet.
+        for key in ("enter", "j", "e", "d"):
+            await pilot.app._check_bindings(key, priority=True)
+            await pilot.app._check_bindings(key)
+        burst(pilot.app, keys("enter", "enter", "j", "enter"))
+        await settle(pilot, 0.3)
+        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert pilot.app.is_running, f"the console quit (code {pilot.app.return_code})"
+
+
+@pytest.mark.parametrize("typed", [("escape", "ctrl+p"), ("escape", "escape", "ctrl+p"),
+                                   ("ctrl+p", "escape", "escape", "ctrl+p", "escape", "ctrl+p")])
+async def test_the_palette_reopened_while_the_last_one_is_leaving(console: Console, typed: tuple[str, ...]) -> None:
+    """Final exploration run (seeds from 50000): ctrl+p right behind the Esc that closed the palette
+    opened a second one while the first was still being removed: ``DuplicateIds``."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        for _ in range(3):
+            burst(pilot.app, keys(*typed))
+            await asyncio.sleep(0)
+        await settle(pilot, 0.3)
+        assert pilot.app.is_running and pilot.app._exception is None
+
+
+async def test_the_palette_asked_for_while_another_screen_covers_it(console: Console) -> None:
+    """A screen pushed over the open palette (by a worker of a key typed before ctrl+p) hid it from
+    Textual's "is the palette open" check, and ctrl+p then opened a second one: ``DuplicateIds``."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        pilot.app.action_jump()  # as a worker would: a screen over the palette
+        await settle(pilot)
+        burst(pilot.app, keys("ctrl+p", "escape", "ctrl+p"))
+        await settle(pilot, 0.3)
+        assert pilot.app.is_running and pilot.app._exception is None

@@ -24,6 +24,9 @@ class _Omit:
 
 OMIT: Any = _Omit()
 
+REQUIRED = "is required"
+"""Said of an empty required field, in the words local validation uses for a missing one."""
+
 
 def label_markup(spec: FieldSpec) -> str:
     text = spec.label
@@ -91,8 +94,14 @@ class FieldEditor(VerticalGroup):
         return None
 
     def problems(self) -> dict[str, str]:
-        problem = self.problem()
+        problem = self.problem() or self.missing()
         return {self.path: problem} if problem else {}
+
+    def missing(self) -> str | None:
+        """An emptied required field. An empty control leaves its property out of the object, and
+        an edit is saved as a patch over the object as read, which would put the old value back:
+        "nothing changed". Emptying a required field is a change that saving must refuse."""
+        return REQUIRED if self.spec.required and self.wire_value() is OMIT else None
 
     def show_errors(self, errors: Mapping[str, str]) -> list[str]:
         """Show errors keyed by path relative to this field ('' = the field itself); returns paths shown."""

@@ -1,0 +1,54 @@
+"""The footer names the keys that act where the keyboard is, at 80×24 too."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input
+from textual.widgets._footer import FooterKey
+
+from bench.explore_engine import burst
+from server_stub.store import Store
+from tests.support.console import make_console, make_world
+from tests.support.inbox_steps import settle
+from tui.reports.detail import ReportView
+from tui.widgets.list_table import ListTable
+
+
+def footer_keys(app: object) -> list[tuple[str, str]]:
+    return [(key.key_display, key.description) for key in app.query(FooterKey)]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_report_view_offers_its_records_with_the_keyboard_on_it(size: tuple[int, int]) -> None:
+    world = make_world("spec", reports=3)
+    async with world.app().run_test(size=size) as pilot:
+        await settle(pilot)
+        burst(pilot.app, [("enter", "\r"), ("enter", "\r")])  # a double tap opens one report
+        await settle(pilot, 0.2)
+        view = pilot.app.query_one(ReportView)
+        assert pilot.app.focused is not None and view in pilot.app.focused.ancestors_with_self
+        assert ("⏎", "Records") in footer_keys(pilot.app)
+    world.store.close()
+
+
+@pytest.mark.parametrize("keys", [{}, {"list.filter": "minus"}])
+async def test_inside_the_filter_field_the_footer_drops_the_key_that_types_there(
+        store: Store, keys: dict[str, str]) -> None:
+    app = make_console(store).app
+    app.keys = keys
+    shown = "-" if keys else "/"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert (shown, "Filter") in footer_keys(pilot.app)
+        await pilot.press(keys.get("list.filter", "slash"))
+        await settle(pilot)
+        field = pilot.app.focused
+        assert isinstance(field, Input)
+        assert (shown, "Filter") not in footer_keys(pilot.app)
+        await pilot.press(keys.get("list.filter", "slash"))
+        await settle(pilot)
+        assert field.value == shown, "the key types its character in the field"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(pilot.app.focused, ListTable)
+        assert (shown, "Filter") in footer_keys(pilot.app)

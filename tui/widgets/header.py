@@ -1,0 +1,62 @@
+"""The console's one-line header: app, server, user, and the breadcrumb of what is open.
+
+The breadcrumb's end says where the person is, so when the line is too narrow it is the
+start that gives way: "… › Reports › Inbox › DMARC", never "Management › Reports › In".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual import events
+from textual.widgets import Static
+
+from jmapclient.display import ELLIPSIS, LIST_MAX
+from tui.widgets import outside
+
+SEPARATOR = " › "
+
+
+def fit_trail(crumbs: Sequence[str], width: int) -> str:
+    """The breadcrumb in at most ``width`` cells, shortened from the left."""
+    trail = SEPARATOR.join(crumbs)
+    if cell_len(trail) <= width:
+        return trail
+    for start in range(1, len(crumbs)):
+        shortened = SEPARATOR.join((ELLIPSIS, *crumbs[start:]))
+        if cell_len(shortened) <= width:
+            return shortened
+    # Even the last crumb alone is too long: keep its end, which is what tells it apart.
+    if width <= 0:
+        return ""
+    last = crumbs[-1] if crumbs else ""
+    tail = last
+    while tail and cell_len(ELLIPSIS + tail) > width:
+        tail = tail[1:]
+    return ELLIPSIS + tail if tail else ELLIPSIS[:width]
+
+
+class ShellHeader(Static):
+    """One line: app, server, user and the breadcrumb, fitted again whenever the width changes."""
+
+    _shown: tuple[str, str, tuple[str, ...], str] = ("", "", (), "")
+
+    def show(self, server: str, user: str, crumbs: Iterable[str], warning: str = "") -> None:
+        # Server, user and crumbs (a reporter's name) come from outside: Text, never markup.
+        self._shown = (server, user, tuple(outside.cut(crumb).plain for crumb in crumbs), warning)
+        self._paint()
+
+    def _paint(self) -> None:
+        server, user, crumbs, warning = self._shown
+        # An unsafe connection is said beside the server, for as long as it lasts.
+        alarm = ((" ", ""), (f" {warning} ", "bold white on red")) if warning else ()
+        head = Text.assemble(("mailadmin", "bold"), " │ ", outside.cut(server), *alarm, " │ ", outside.cut(user))
+        if crumbs:
+            room = self.content_region.width - head.cell_len - len(" │ ") if self.size.width else LIST_MAX * 2
+            head.append_text(Text.assemble(" │ ", fit_trail(crumbs, min(room, LIST_MAX * 2))))
+        self.update(head)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._paint()
