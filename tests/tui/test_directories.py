@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.widgets import Button, Input, Select, Static
 
 from jmapclient.encoding import MASKED_SECRET
@@ -373,3 +375,20 @@ async def test_selects_read_labels_not_wire_names(console: Console) -> None:
         assert "PostgreSql" not in str(store.query_one("SelectCurrent Static#label").render())
         assert str(recycling.query_one("SelectCurrent Static#label").render()) == "Fast"
         assert store.value == "PostgreSql" and secret.value == "EnvironmentVariable"  # the wire keeps its names
+
+
+
+async def test_a_form_read_while_its_variant_is_being_switched(console: Console) -> None:
+    # A fast hand switches the store kind while the form is read (seen in a full run as
+    # NoMatches for a switch): until the new sub-form has built its controls, it reads the
+    # values they will show instead of failing.
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await start_create(pilot, "Sql")
+        field(pilot, "store").query_one(Select).value = "MySql"
+        for _ in range(200):  # every turn of the loop until the switch has settled, bounded
+            editor(pilot).form.to_wire()
+            await asyncio.sleep(0)
+        await settle(pilot)
+        assert pilot.app._exception is None
+        assert editor(pilot).form.to_wire()["store"]["@type"] == "MySql"

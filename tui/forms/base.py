@@ -89,6 +89,13 @@ class FieldEditor(VerticalGroup):
     def wire_value(self) -> Any:
         raise NotImplementedError
 
+    def read(self) -> Any:
+        """The wire value now. A field of a sub-form rebuilt in this same turn (a variant switched
+        by a fast hand) has no control yet: it holds the value its control will show."""
+        if not self.children:
+            return OMIT if self.initial is None else self.initial
+        return self.wire_value()
+
     def problem(self) -> str | None:
         """What is wrong with the typed text before it can even be validated (bad number ...)."""
         return None
@@ -101,7 +108,7 @@ class FieldEditor(VerticalGroup):
         """An emptied required field. An empty control leaves its property out of the object, and
         an edit is saved as a patch over the object as read, which would put the old value back:
         "nothing changed". Emptying a required field is a change that saving must refuse."""
-        return REQUIRED if self.spec.required and self.wire_value() is OMIT else None
+        return REQUIRED if self.spec.required and self.read() is OMIT else None
 
     def show_errors(self, errors: Mapping[str, str]) -> list[str]:
         """Show errors keyed by path relative to this field ('' = the field itself); returns paths shown."""

@@ -114,7 +114,7 @@ class ModelForm(VerticalGroup):
         if self.wire is not None and "id" in self.wire and self.path == "":
             wire["id"] = self.wire["id"]
         for editor in self.editors:
-            value = editor.wire_value()
+            value = editor.read()
             if value is not OMIT:
                 wire[editor.spec.wire] = value
         return wire

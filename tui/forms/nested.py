@@ -82,12 +82,27 @@ class VariantEditor(SubformEditor):
         previous, self.current = self.current, str(event.value)
         drafts[previous] = {**self.form.to_wire(), TYPE_KEY: previous}
         holder = self.query_one(".subform", VerticalGroup)
-        await holder.remove_children()
+        wire: dict[str, Any] | None
         if self.current in drafts:  # back to a kind already edited: exactly as it was left
-            await holder.mount(self._form(drafts[self.current], stored=self.stored))
+            wire, stored = drafts[self.current], self.stored
         else:
-            await holder.mount(self._form(self._carried_over(previous, drafts[previous]), stored=False))
+            wire, stored = self._carried_over(previous, drafts[previous]), False
+        # Until the new sub-form is mounted, a reader (a fast hand's next key) gets what it will hold.
+        self._pending = dict(wire or {TYPE_KEY: self.current})
+        try:
+            await holder.remove_children()
+            await holder.mount(self._form(wire, stored=stored))
+        finally:
+            self._pending = None
         self.post_message(FormEdited())
+
+    _pending: dict[str, Any] | None = None
+
+    def wire_value(self) -> Any:
+        return dict(self._pending) if self._pending is not None else super().wire_value()
+
+    def problems(self) -> dict[str, str]:
+        return {} if self._pending is not None else super().problems()
 
     def _carried_over(self, previous: str, old: Mapping[str, Any]) -> dict[str, Any] | None:
         """What the new kind shares with the old (host, database, user, password...); see :func:`carry`."""
