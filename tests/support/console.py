@@ -62,6 +62,13 @@ class Console:
     context: ConsoleContext
     store: Store
     transport: FlakyTransport
+    token: str = ADMIN_TOKEN
+
+    def reconnect(self) -> ConsoleContext:
+        """A fresh client on the same stub, as a new connection gives: the console closes the old
+        one when it switches, so handing back ``context`` again would give it a closed client."""
+        return console_context(self.transport, self.token, server_label=self.context.server_label,
+                               username=self.context.username, read_only=self.context.read_only)
 
 
 def make_console(store: Store, *, token: str = ADMIN_TOKEN, read_only: bool = False, profile: str = "spec",
@@ -69,7 +76,7 @@ def make_console(store: Store, *, token: str = ADMIN_TOKEN, read_only: bool = Fa
     transport = stub_transport(store, profile, standard_registry(ADMIN_TOKEN, READONLY_TOKEN))
     username = "admin" if token == ADMIN_TOKEN else "readonly"
     context = console_context(transport, token, server_label=STUB_URL, username=username, read_only=read_only)
-    return Console(console_app(context, start_section), context, store, transport)
+    return Console(console_app(context, start_section), context, store, transport, token)
 
 
 @dataclass

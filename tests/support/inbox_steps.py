@@ -12,6 +12,7 @@ from textual.widgets import Input, Static
 
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.store import Store
+from tests.support.waiting import workers_done
 from tui.reports.inbox import DmarcInbox, InboxTable
 
 FLOW_PAUSE = 0.05
@@ -19,9 +20,9 @@ FLOW_PAUSE = 0.05
 
 async def settle(pilot: Pilot, pause: float = FLOW_PAUSE) -> None:
     """Let every worker finish and the screen catch up."""
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot)
     await pilot.pause(pause)
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot)
     await pilot.pause()
 
 

@@ -34,6 +34,16 @@ async def settle(pilot: Pilot, pause: float = SETTLE) -> None:
     beyond ``WORKERS_TIMEOUT``; the test's own assert then says what did not happen.
     """
     await pilot.pause(pause)
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(pilot.app.workers.wait_for_complete(), WORKERS_TIMEOUT)
+    await workers_done(pilot)
     await pilot.pause()
+
+
+async def workers_done(pilot: Pilot, timeout: float = WORKERS_TIMEOUT) -> None:
+    """Wait, bounded, for the workers running now to end, however they end.
+
+    A worker the console cancelled (a view left mid-load) is a normal end, not the test's
+    failure; a worker that failed shows as the app's exception, which the test asserts on.
+    """
+    waits = [worker.wait() for worker in pilot.app.workers]
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.gather(*waits, return_exceptions=True), timeout)

@@ -56,7 +56,7 @@ async def test_connection_screen_closed_while_connecting(store: object, tmp_path
         import asyncio
 
         await asyncio.sleep(0.2)
-        return made.context
+        return made.reconnect()
 
     made.app.connector = slow_connector  # type: ignore[assignment]
     async with made.app.run_test(size=(120, 40)) as pilot:
@@ -154,7 +154,7 @@ async def test_keys_reach_the_connection_screen_only_once_it_is_built(
     made.app.config = config
 
     async def connector(profile: Profile) -> object:
-        return made.context
+        return made.reconnect()
 
     made.app.connector = connector  # type: ignore[assignment]
     async with made.app.run_test(size=(120, 40)) as pilot:

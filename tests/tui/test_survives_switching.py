@@ -138,7 +138,7 @@ async def test_reconnect_while_directories_is_open(store: object, tmp_path: Path
     made = make_console(store)  # type: ignore[arg-type]
 
     async def connector(profile: Profile) -> object:
-        return made.context
+        return made.reconnect()
 
     made.app.config = config
     made.app.connector = connector  # type: ignore[assignment]
