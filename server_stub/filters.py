@@ -11,15 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jmapclient.encoding import format_utc, parse_utc
+from jmapclient.encoding import MAX_UNSIGNED_INT, format_utc, parse_utc
 from jmapclient.models.objects import FilterCondition
 from server_stub.profiles import ServerProfile
 from server_stub.schema import COLLATIONS, ConditionColumn, TableSchema, split_search_words
 from server_stub.tallies import ALL_ROWS, Tally, comparison
 
 MAX_FILTER_DEPTH = 32
-MAX_JSON_INT = 2**53 - 1
-"""RFC 8620 §1.3: an ``Int`` lies within ±(2^53 − 1). Larger numbers would overflow SQLite's integers."""
 SQL_COMPARISON = {"=": "=", ">": ">", ">=": ">=", "<": "<", "<=": "<="}
 
 
@@ -51,7 +49,7 @@ TRUE = Sql("1", (), ALL_ROWS)
 
 
 def is_json_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and -MAX_JSON_INT <= value <= MAX_JSON_INT
+    return isinstance(value, int) and not isinstance(value, bool) and -MAX_UNSIGNED_INT <= value <= MAX_UNSIGNED_INT
 
 
 def _condition_for_key(schema: TableSchema, key: str) -> tuple[FilterCondition, str] | None:
