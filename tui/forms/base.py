@@ -7,6 +7,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import HorizontalGroup, VerticalGroup
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Label, Static
@@ -90,11 +91,14 @@ class FieldEditor(VerticalGroup):
         raise NotImplementedError
 
     def read(self) -> Any:
-        """The wire value now. A field of a sub-form rebuilt in this same turn (a variant switched
-        by a fast hand) has no control yet: it holds the value its control will show."""
-        if not self.children:
+        """The wire value now. A field whose control is not mounted holds the value its control
+        will show: a sub-form rebuilt in this same turn (a variant switched by a fast hand), or a
+        form read between mounting its rows and their controls (an editor opened, then left,
+        inside one burst of keys). Textual mounts a row's children a turn after the row."""
+        try:
+            return self.wire_value()
+        except NoMatches:
             return OMIT if self.initial is None else self.initial
-        return self.wire_value()
 
     def problem(self) -> str | None:
         """What is wrong with the typed text before it can even be validated (bad number ...)."""
