@@ -105,6 +105,7 @@ class DirectoryEditor(Vertical):
             self._message(f"View only: {self.denied_reason}.", severity="warning")
         self.call_after_refresh(self._settle)
 
+    @while_attached  # runs after a refresh: the editor may have been left in the same burst
     def _settle(self) -> None:
         self.initial_wire = self.form.to_wire()
         self._follow()
