@@ -113,6 +113,10 @@ _CONNECTED_COMMANDS: dict[str, tuple[str, str]] = {
     "import-dmarc": ("dmarc_cmd", "import_reports"),
     "dmarc-advice": ("advice_cmd", "dmarc_advice"),
 }
+NEEDS_A_LOOP = frozenset({"import-dmarc", "dmarc-advice"})
+"""Commands that wait on threads or run lookups side by side; the others send one request at a
+time, on blocking sockets with no event loop (:mod:`jmapclient.blocking`): asyncio and anyio are
+a sixth of a command's start."""
 
 
 def _connected_command(name: str) -> Command:
@@ -127,8 +131,6 @@ def _connected_command(name: str) -> Command:
 
 
 def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | None) -> int:
-    import asyncio
-
     command = args.command
     if command is None:
         raise UsageError("a command is required")
@@ -146,12 +148,20 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
         from jmapclient.cli.dmarc_cmd import check_output
 
         check_output(args.output)  # a bad target is said before a connection (or a password prompt)
+    if transport is None and command not in NEEDS_A_LOOP:
+        from jmapclient import blocking
+
+        return blocking.run(_connected(handler, args, None, blocking=True))
+    import asyncio
+
     if command == "import-dmarc" and args.dry_run:
         return asyncio.run(handler(args, None))  # type: ignore[arg-type]  # a dry run needs no server
     return asyncio.run(_connected(handler, args, transport))
 
 
-async def _connected(handler: Command, args: argparse.Namespace, transport: httpx.AsyncBaseTransport | None) -> int:
+async def _connected(
+    handler: Command, args: argparse.Namespace, transport: httpx.AsyncBaseTransport | None, *, blocking: bool = False
+) -> int:
     from jmapclient.cli import connection
     from jmapclient.config import ConfigError
 
@@ -161,7 +171,7 @@ async def _connected(handler: Command, args: argparse.Namespace, transport: http
             f"profile {target.profile!r} is read-only: {args.command} changes the server and is refused here; "
             f"re-add the profile without --read-only to allow changes"
         )
-    async with target.open_client(transport) as client:
+    async with target.open_client(transport, blocking=blocking) as client:
         return await handler(args, client)
 
 
