@@ -5,8 +5,10 @@ error (``error: ...`` lines on stderr naming the field and the reason); 2 a usag
 error. The ``mailadmin`` front door (the ``mailadmin`` package) parses the same command
 line plus its own commands, and hands the object commands to :func:`run`.
 
-Only argument parsing loads at import: asyncio, httpx and pydantic come with the command
-that needs them, so ``--help`` and the console's start pay for none of them.
+Only argument parsing loads at import: httpx and pydantic come with the command that needs
+them, so ``--help`` and the console's start pay for none of them. A command that sends one
+request at a time runs on blocking sockets with no event loop (:mod:`jmapclient.blocking`);
+asyncio loads only for those in :data:`NEEDS_A_LOOP`, and when a test hands in a transport.
 """
 
 from __future__ import annotations
