@@ -65,7 +65,9 @@ def run(
     try:
         if local is not None and args.command in local:
             return local[args.command](args)
-        return _dispatch(args, transport)
+        code = _dispatch(args, transport)
+        sys.stdout.flush()  # a reader that left (a pipe) shows here, not in the flush at exit
+        return code
     except UsageError as error:
         chosen = usage_parser(parser, args.command)
         chosen.print_usage(sys.stderr)
@@ -75,14 +77,25 @@ def run(
         for line in error_lines(error):
             emit_error(line)
         return EXIT_FAILED
+    except BrokenPipeError:  # `mailadmin query ... | head`: the reader left; that is not an error
+        _discard_stdout()
+        return EXIT_OK
     except OSError as error:  # a file the person named: missing, a folder, not writable
         emit_error(os_error_line(error))
         return EXIT_FAILED
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
-    except BrokenPipeError:  # `mailadmin query ... | head`: the reader left; that is not an error
-        sys.stderr.close()
-        return EXIT_OK
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null: what is still buffered would fail again at exit (and exit 120)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is no file (a test's capture): nothing is flushed to a pipe
+        pass
 
 
 CHANGING_COMMANDS = frozenset({"create", "update", "delete", "import-dmarc"})

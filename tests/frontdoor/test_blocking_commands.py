@@ -4,17 +4,23 @@ client, object API and pager as the console's, and the same bounds and settings 
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from jmapclient import JmapClient, blocking
 from jmapclient.errors import RequestTimeout, ServerError
+from server_stub.runner import StubServer
 from tests.support.fault_server import FaultServer
 
+ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "blocking-test-token-0c1d"
 UNAVAILABLE = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
@@ -105,3 +111,19 @@ def test_both_ways_send_through_the_proxy_the_environment_names(
     with pytest.raises(ServerError):  # the proxy's 503
         asyncio.run(session()) if on_a_loop else blocking.run(session())
     assert seen == [f"GET {target}/.well-known/jmap HTTP/1.1"]
+
+
+@pytest.mark.parametrize("argv", [["query", "DmarcExternalReport", "--ids-only"], ["export-dmarc", "--format", "csv"]])
+def test_a_reader_that_leaves_early_is_no_error(argv: list[str], stub_server: StubServer) -> None:
+    # `mailadmin export-dmarc | head -1`: the pipe closes before the command writes; it ends quietly, exit 0.
+    command = [sys.executable, "-c", "import sys; from mailadmin.main import main; sys.exit(main())", *argv,
+               "--url", stub_server.base_url]
+    env = {**os.environ, "MAILADMIN_TOKEN": stub_server.admin_token}
+    reader = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    assert reader.stdout is not None and reader.stderr is not None
+    reader.stdout.close()  # the reader leaves before the first line (start-up alone takes longer)
+    try:
+        _, errors = reader.communicate(timeout=60)
+    finally:
+        reader.kill()
+    assert (reader.returncode, errors.decode()) == (0, "")
