@@ -18,7 +18,8 @@ from jmapclient._lazy import lazy_exports
 # command line, so a None entry makes that import fail into httpx's own fallback.
 sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 # mailadmin uses no pydantic plugin; looking for them reads the metadata of every installed
-# package (about 20 ms) when the first model is built. Someone who sets the variable decides.
+# package (about 20 ms) when the first model is built. Someone who sets the variable decides
+# (jmapclient.models skips even the search's imports when it says "none").
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 _EXPORTS = {

@@ -8,11 +8,11 @@ Bearer or Basic authentication and turns every failure into a typed error from
 
 from __future__ import annotations
 
-import asyncio
 import os
 import ssl
 import zlib
 from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager, nullcontext
 from functools import partial
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -100,6 +100,7 @@ class JmapClient:
         transport: httpx.AsyncBaseTransport | None = None,
         max_response: int | None = None,
         verify: ssl.SSLContext | bool = True,
+        blocking: bool = False,
     ) -> None:
         if not base_url.strip():
             raise ValueError("a server URL is required")
@@ -107,10 +108,18 @@ class JmapClient:
         self.timeout = timeout
         self.max_response = max_response or max_response_bytes()
         """Bytes one answer may hold after decompression; more is a ProtocolError (gzip bombs)."""
+        self.blocking = blocking and transport is None
+        """Requests go over blocking sockets, for :func:`jmapclient.blocking.run` (a one-shot command)."""
         self._credentials = as_credentials(token)
+        # See jmapclient.transport_security: a private CA, or --insecure.
+        verify = _verify_for(self.base_url, verify)
+        if self.blocking:
+            from jmapclient.blocking import BlockingTransport
+
+            transport = BlockingTransport(verify=verify, timeout=timeout)
         self._http = httpx.AsyncClient(
             transport=transport,
-            verify=_verify_for(self.base_url, verify),  # see jmapclient.transport_security: a private CA, or --insecure
+            verify=verify,
             timeout=httpx.Timeout(timeout),
             # Only encodings the client decodes itself, under the size cap (see _read_capped).
             headers={"Authorization": self._credentials.header, "Accept": "application/json",
@@ -224,7 +233,7 @@ class JmapClient:
         try:
             # httpx times each read on its own, so a server trickling a byte at a time would never
             # time out; the timeout also bounds the whole exchange.
-            async with asyncio.timeout(self.timeout), self._http.stream(method, url, **kwargs) as response:
+            async with self._bounded(), self._http.stream(method, url, **kwargs) as response:
                 return await _read_capped(url, response, self.max_response)
         except (httpx.TimeoutException, TimeoutError):
             raise RequestTimeout(url, self.timeout) from None
@@ -234,6 +243,14 @@ class JmapClient:
             raise ServerUnreachable(url, _reason(error)) from None
         except httpx.HTTPError as error:
             raise ServerUnreachable(url, _reason(error)) from None
+
+    def _bounded(self) -> AbstractAsyncContextManager[object]:
+        """The bound on one whole exchange: the loop's timeout, or the blocking transport's own deadline."""
+        if self.blocking:
+            return nullcontext()
+        import asyncio  # loaded already wherever a loop runs; a blocking command never needs it
+
+        return asyncio.timeout(self.timeout)
 
     def _raise_for_status(self, url: str, response: httpx.Response) -> None:
         status = response.status_code

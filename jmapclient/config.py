@@ -8,16 +8,11 @@ temporary file that is renamed into place, so a crash never leaves half a file.
 from __future__ import annotations
 
 import os
-import tempfile
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
-
-import tomli_w
-from platformdirs import user_config_dir, user_data_dir
 
 from jmapclient.auth import BasicLogin, BearerToken, Credentials
 from jmapclient.file_safety import readable_by_others, writable_by_others
@@ -29,18 +24,31 @@ DATA_ENV = "MAILADMIN_DATA"
 OWNER_ONLY = 0o600
 
 
+# The TOML reader and writer, platformdirs and tempfile load where they are used: a command
+# given its server on the command line (or in the environment) never reads the file, and its
+# start is timed (bench/bench_startup.py).
+
+
 class ConfigError(ValueError):
     """The config file or a profile is not usable; the message says why."""
 
 
 def config_path() -> Path:
     override = os.environ.get(CONFIG_ENV)
-    return Path(override) if override else Path(user_config_dir(APP_NAME)) / "config.toml"
+    if override:
+        return Path(override)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME)) / "config.toml"
 
 
 def data_dir() -> Path:
     override = os.environ.get(DATA_ENV)
-    return Path(override) if override else Path(user_data_dir(APP_NAME))
+    if override:
+        return Path(override)
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME))
 
 
 Warn = Callable[[str], None]
@@ -85,6 +93,8 @@ def write_private(path: Path, content: bytes, *, create_parent: bool = True) -> 
     ``create_parent`` is for this tool's own folders; a path the person typed is written
     only into a folder that exists.
     """
+    import tempfile
+
     if create_parent:
         path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
@@ -209,6 +219,8 @@ class Config:
         problem = writable_by_others(path, "config")
         if problem:
             raise ConfigError(problem)
+        import tomllib
+
         try:
             data = tomllib.loads(path.read_text())
         except (OSError, tomllib.TOMLDecodeError) as error:
@@ -231,6 +243,8 @@ class Config:
             document["keys"] = dict(self.keys)
         if self.offline:
             document["dmarc"] = {"offline": True}
+        import tomli_w
+
         write_private(self.path, tomli_w.dumps(document).encode())
 
     def add(self, profile: Profile, *, make_default: bool = False) -> None:

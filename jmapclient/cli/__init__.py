@@ -5,8 +5,10 @@ error (``error: ...`` lines on stderr naming the field and the reason); 2 a usag
 error. The ``mailadmin`` front door (the ``mailadmin`` package) parses the same command
 line plus its own commands, and hands the object commands to :func:`run`.
 
-Only argument parsing loads at import: asyncio, httpx and pydantic come with the command
-that needs them, so ``--help`` and the console's start pay for none of them.
+Only argument parsing loads at import: httpx and pydantic come with the command that needs
+them, so ``--help`` and the console's start pay for none of them. A command that sends one
+request at a time runs on blocking sockets with no event loop (:mod:`jmapclient.blocking`);
+asyncio loads only for those in :data:`NEEDS_A_LOOP`, and when a test hands in a transport.
 """
 
 from __future__ import annotations
@@ -63,7 +65,9 @@ def run(
     try:
         if local is not None and args.command in local:
             return local[args.command](args)
-        return _dispatch(args, transport)
+        code = _dispatch(args, transport)
+        sys.stdout.flush()  # a reader that left (a pipe) shows here, not in the flush at exit
+        return code
     except UsageError as error:
         chosen = usage_parser(parser, args.command)
         chosen.print_usage(sys.stderr)
@@ -73,14 +77,25 @@ def run(
         for line in error_lines(error):
             emit_error(line)
         return EXIT_FAILED
+    except BrokenPipeError:  # `mailadmin query ... | head`: the reader left; that is not an error
+        _discard_stdout()
+        return EXIT_OK
     except OSError as error:  # a file the person named: missing, a folder, not writable
         emit_error(os_error_line(error))
         return EXIT_FAILED
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
-    except BrokenPipeError:  # `mailadmin query ... | head`: the reader left; that is not an error
-        sys.stderr.close()
-        return EXIT_OK
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null: what is still buffered would fail again at exit (and exit 120)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is no file (a test's capture): nothing is flushed to a pipe
+        pass
 
 
 CHANGING_COMMANDS = frozenset({"create", "update", "delete", "import-dmarc"})
@@ -113,6 +128,10 @@ _CONNECTED_COMMANDS: dict[str, tuple[str, str]] = {
     "import-dmarc": ("dmarc_cmd", "import_reports"),
     "dmarc-advice": ("advice_cmd", "dmarc_advice"),
 }
+NEEDS_A_LOOP = frozenset({"import-dmarc", "dmarc-advice"})
+"""Commands that wait on threads or run lookups side by side; the others send one request at a
+time, on blocking sockets with no event loop (:mod:`jmapclient.blocking`): asyncio and anyio are
+a sixth of a command's start."""
 
 
 def _connected_command(name: str) -> Command:
@@ -127,8 +146,6 @@ def _connected_command(name: str) -> Command:
 
 
 def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | None) -> int:
-    import asyncio
-
     command = args.command
     if command is None:
         raise UsageError("a command is required")
@@ -146,12 +163,20 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
         from jmapclient.cli.dmarc_cmd import check_output
 
         check_output(args.output)  # a bad target is said before a connection (or a password prompt)
+    if transport is None and command not in NEEDS_A_LOOP:
+        from jmapclient import blocking
+
+        return blocking.run(_connected(handler, args, None, blocking=True))
+    import asyncio
+
     if command == "import-dmarc" and args.dry_run:
         return asyncio.run(handler(args, None))  # type: ignore[arg-type]  # a dry run needs no server
     return asyncio.run(_connected(handler, args, transport))
 
 
-async def _connected(handler: Command, args: argparse.Namespace, transport: httpx.AsyncBaseTransport | None) -> int:
+async def _connected(
+    handler: Command, args: argparse.Namespace, transport: httpx.AsyncBaseTransport | None, *, blocking: bool = False
+) -> int:
     from jmapclient.cli import connection
     from jmapclient.config import ConfigError
 
@@ -161,7 +186,7 @@ async def _connected(handler: Command, args: argparse.Namespace, transport: http
             f"profile {target.profile!r} is read-only: {args.command} changes the server and is refused here; "
             f"re-add the profile without --read-only to allow changes"
         )
-    async with target.open_client(transport) as client:
+    async with target.open_client(transport, blocking=blocking) as client:
         return await handler(args, client)
 
 

@@ -69,11 +69,12 @@ class Connection:
         login = self.credentials
         return login.user if isinstance(login, BasicLogin) else (self.profile or "token")
 
-    def open_client(self, transport: httpx.AsyncBaseTransport | None = None) -> JmapClient:
+    def open_client(self, transport: httpx.AsyncBaseTransport | None = None, *, blocking: bool = False) -> JmapClient:
+        """A client for this connection; ``blocking`` for one run by :func:`jmapclient.blocking.run`."""
         from jmapclient.client import JmapClient  # httpx only when a connection is made
 
         return JmapClient(self.url, self.credentials, timeout=self.timeout, transport=transport,
-                          verify=self.security.verify())
+                          verify=self.security.verify(), blocking=blocking)
 
 
 def _ignore(_: str) -> None:

@@ -59,6 +59,21 @@ def test_a_query_loads_neither_the_dmarc_importer_nor_httpx_command_line(stub_se
     assert {name.split(".")[0] for name in loaded} & {"click", "rich", "pygments", "textual"} == set()
 
 
+@pytest.mark.parametrize("command", ["query", "get"])
+def test_a_one_shot_command_runs_without_an_event_loop_or_package_metadata(
+    command: str, stub_server: StubServer
+) -> None:
+    # What a one-shot command no longer pays for (bench/bench_startup.py): asyncio and anyio's
+    # socket layer (its requests go over blocking sockets), pydantic's plugin search
+    # (importlib.metadata), and the config file's TOML reader when flags name the server.
+    argv = [command, "Directory", *(["d1"] if command == "get" else []),
+            "--url", stub_server.base_url, "--token", stub_server.admin_token]
+    loaded = _modules_after(argv)
+    assert {"httpx", "pydantic", "jmapclient.client", "jmapclient.blocking"} <= loaded  # it ran for real
+    assert {name.split(".")[0] for name in loaded} & {"asyncio", "tomllib", "tomli_w", "platformdirs"} == set()
+    assert loaded & {"anyio._backends._asyncio", "anyio._core._sockets", "importlib.metadata"} == set()
+
+
 def test_a_dmarc_command_builds_no_directory_model(stub_server: StubServer) -> None:
     argv = ["query", "DmarcExternalReport", "--url", stub_server.base_url, "--token", stub_server.admin_token]
     loaded = _modules_after(argv)
@@ -89,3 +104,25 @@ async def test_an_http_client_that_met_tls_would_trust_no_certificate() -> None:
         context = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
     assert context.get_ca_certs() == []
+
+
+@pytest.mark.parametrize(("setting", "searched"), [(None, False), ("__all__", False), ("someone-elses", True)])
+def test_pydantic_searches_for_plugins_only_when_the_person_allows_some(
+    setting: str | None, searched: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Unset, the client turns plugins off (and so skips the search's imports); any other value is
+    # the person's, and pydantic's own loader reads it.
+    if setting is None:
+        monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
+    else:
+        monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", setting)
+    code = (
+        "import sys\n"
+        "from jmapclient.models.objects import DIRECTORY\n"
+        "wire = {'@type': 'Oidc', 'id': 'd1', 'description': 'x', 'issuerUrl': 'https://sso.example'}\n"
+        "assert DIRECTORY.read(wire).id == 'd1'  # a model was built and used\n"
+        "print('importlib.metadata' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(searched)]
