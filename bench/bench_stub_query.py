@@ -1,7 +1,8 @@
 """Query page shapes over 1k, 10k and 100k DMARC reports in the stub, with each shape's ratio to 1k.
 
-Run: ``python bench/bench_stub_query.py [--sizes 1000,10000,100000] [--repeat 7]``.
-For each size it bulk-loads demo reports into a temporary SQLite file, then times every
+Run: ``python bench/bench_stub_query.py [--sizes 1000,10000,100000] [--repeat 7] [--dir DIR]``.
+For each size it bulk-loads demo reports into a SQLite file (temporary, or ``bench-<size>.sqlite3``
+in ``--dir``, seeded once and reused by later runs, as a restarted server keeps its data), then times every
 shape through the full JMAP method path (envelope, filter-to-SQL, index lookups) in
 process, without HTTP, asking for the total as the console's pager does:
 
@@ -69,8 +70,8 @@ def bench(size: int, repeat: int, directory: Path) -> dict[str, tuple[float, flo
     """Each shape's (cold, median warm) milliseconds at ``size`` reports."""
     store = Store(directory / f"bench-{size}.sqlite3")
     started = time.perf_counter()
-    seed_store(store, reports=size, directories=False)
-    print(f"{size:,} reports seeded in {time.perf_counter() - started:.1f}s", flush=True)
+    seeded = seed_store(store, reports=size, directories=False).reports
+    print(f"{size:,} reports {'seeded' if seeded else 'reused'} in {time.perf_counter() - started:.1f}s", flush=True)
     dispatcher = Dispatcher(SPEC)
     context = CallContext(store, SPEC, Principal("bench", all_permissions()))
     figures: dict[str, tuple[float, float]] = {}
@@ -102,11 +103,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--dir", type=Path, help="keep the seeded databases here and reuse them")
     args = parser.parse_args()
     sizes = [min(int(s), MAX_SIZE) for s in args.sizes.split(",")]
     repeat = max(2, min(args.repeat, 100))
-    with tempfile.TemporaryDirectory() as directory:
-        results = {size: bench(size, repeat, Path(directory)) for size in sizes}
+    with tempfile.TemporaryDirectory() as scratch:
+        directory = args.dir or Path(scratch)
+        directory.mkdir(parents=True, exist_ok=True)
+        results = {size: bench(size, repeat, directory) for size in sizes}
     header = "".join(f"{size:>10,}" for size in sizes)
     print(f"\nmedian ms per query page ({PAGE} ids, with total); cold = first call (see the docstring)\n"
           f"{'filter':16s} {'sort':7s} {'page':5s}{header}   ratio  cold ratio  cold ms at {sizes[-1]:,}")

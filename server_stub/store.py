@@ -224,14 +224,13 @@ class Store:
         db: sqlite3.Connection,
         schema: TableSchema,
         seq: int,
-        model: WireModel,
         wire: dict[str, Any],
         counts: Counter[tallies.Key],
         words: list[tuple[str, int]] | None = None,
     ) -> str:
-        """Insert one object; its search words go to ``words`` when given (bulk loads write them sorted),
-        its tally keys to ``counts`` (the caller applies them once for many rows)."""
-        values = schema.index_values(model)
+        """Insert one object (its stored form); its search words go to ``words`` when given (bulk loads
+        write them sorted), its tally keys to ``counts`` (the caller applies them once for many rows)."""
+        values = schema.index_values(wire)
         object_id = f"{schema.id_prefix}{seq}"
         names = "".join(f", {name}" for name in values)
         marks = ", ?" * len(values)
@@ -240,7 +239,7 @@ class Store:
         )
         data = encode_data({**wire, "id": object_id})
         db.execute(f"INSERT INTO {schema.table}_data (seq, data) VALUES (?, ?)", (seq, data))
-        own_words = sorted(schema.words(model)) if schema.words is not None else []
+        own_words = sorted(schema.words(wire)) if schema.words is not None else []
         counts.update(self._keys(schema, values, own_words))
         if words is None:
             self._write_words(db, schema, seq, own_words)
@@ -256,11 +255,12 @@ class Store:
         db.executemany(f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)", [(w, seq) for w in words])
 
     def insert(self, object_type: ObjectType, model: WireModel, wire: dict[str, Any]) -> str:
-        """Store a new object (one transaction) and return its id."""
+        """Store a new object (one transaction) and return its id. ``wire`` is ``model``'s stored form:
+        its columns and words are read from it."""
         schema = schema_for(object_type)
         counts: Counter[tallies.Key] = Counter()
         with self.transaction() as db:
-            object_id = self._insert_row(db, schema, self._next_seq(db, schema), model, wire, counts)
+            object_id = self._insert_row(db, schema, self._next_seq(db, schema), wire, counts)
             tallies.apply(db, schema.table, counts)
             self._bump(db, object_type)
         return object_id
@@ -268,18 +268,19 @@ class Store:
     def insert_many(self, object_type: ObjectType, items: Iterable[tuple[WireModel, dict[str, Any]]]) -> list[str]:
         """Bulk load: one transaction for all, one state bump."""
         ids: list[str] = []
-        self.insert_batches(object_type, [list(items)], ids=ids)
+        self.insert_batches(object_type, [[wire for _, wire in items]], ids=ids)
         return ids
 
     def insert_batches(
         self,
         object_type: ObjectType,
-        batches: Iterable[Sequence[tuple[WireModel, dict[str, Any]]]],
+        batches: Iterable[Sequence[dict[str, Any]]],
         *,
         progress: Callable[[int], None] | None = None,
         ids: list[str] | None = None,
     ) -> int:
-        """Bulk load (demo data) a batch at a time, in one transaction and one state bump.
+        """Bulk load (demo data) of objects in their stored form, a batch at a time, in one transaction
+        and one state bump.
 
         Only one batch is in memory at once; ``progress`` hears the running count after each.
         Returns how many objects were stored; their ids go to ``ids`` when given.
@@ -291,8 +292,8 @@ class Store:
                 first = self._next_seq(db, schema)
                 words: list[tuple[str, int]] = []
                 counts: Counter[tallies.Key] = Counter()
-                new_ids = [self._insert_row(db, schema, first + n, m, w, counts, words)
-                           for n, (m, w) in enumerate(batch)]
+                new_ids = [self._insert_row(db, schema, first + n, wire, counts, words)
+                           for n, wire in enumerate(batch)]
                 tallies.apply(db, schema.table, counts)
                 # In key order, the word index is appended to instead of split page by page.
                 if schema.words is not None:
@@ -309,7 +310,7 @@ class Store:
     def replace(self, object_type: ObjectType, object_id: str, model: WireModel, wire: dict[str, Any]) -> bool:
         """Overwrite an object (one transaction); False if it does not exist."""
         schema = schema_for(object_type)
-        values = schema.index_values(model)
+        values = schema.index_values(wire)
         with self.transaction() as db:
             row = db.execute(f"SELECT seq FROM {schema.table} WHERE id = ?", (object_id,)).fetchone()
             if row is None:
@@ -321,7 +322,7 @@ class Store:
                 db.execute(f"UPDATE {schema.table} SET {assignments} WHERE seq = ?", [*values.values(), seq])
             data = encode_data({**wire, "id": object_id})
             db.execute(f"UPDATE {schema.table}_data SET data = ? WHERE seq = ?", (data, seq))
-            new_words = sorted(schema.words(model)) if schema.words is not None else []
+            new_words = sorted(schema.words(wire)) if schema.words is not None else []
             self._write_words(db, schema, seq, new_words)
             counts.update(self._keys(schema, values, new_words))
             tallies.apply(db, schema.table, counts)
