@@ -22,7 +22,7 @@ from typing import Any
 from jmapclient.models import WireModel
 from jmapclient.models.objects import ObjectType
 from server_stub import tallies
-from server_stub.result_cache import ResultCache
+from server_stub.result_cache import ResultCache, RowPatch
 from server_stub.schema import SCHEMAS, TableSchema, schema_for
 
 MEMORY = ":memory:"
@@ -138,17 +138,33 @@ class Store:
         return Store._keys(schema, dict(zip(names, row[1:], strict=True)), words)
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self, *, patches_results: bool = False) -> Iterator[sqlite3.Connection]:
+        """One write. Unless it says it moves the kept query results itself (``patches_results``: a write
+        of one object, through :meth:`_row_write`), they are all forgotten: a restore (tests) can even
+        set a state back. A rollback forgets them too, as a patch may have moved them already."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
             except BaseException:
                 self._db.execute("ROLLBACK")
+                self.results.clear()
                 raise
             self._db.execute("COMMIT")
-            # Keys carry the state, but a restore (tests) can set a state back: any write forgets all.
-            self.results.clear()
+            if not patches_results:
+                self.results.clear()
+
+    @contextmanager
+    def _row_write(self, object_type: ObjectType, seq: int | None = None) -> Iterator[tuple[sqlite3.Connection, int]]:
+        """A transaction that writes the one row ``seq`` (None: a new row) of ``object_type`` and bumps
+        its state; the kept query results of the type move across it instead of being dropped."""
+        schema = schema_for(object_type)
+        with self.transaction(patches_results=True) as db:
+            row = seq if seq is not None else self._next_seq(db, schema)
+            patch = RowPatch(self.results, db, schema.table, row, self.state(object_type))
+            yield db, row
+            self._bump(db, object_type)
+            patch.apply(self.state(object_type))
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
@@ -259,10 +275,9 @@ class Store:
         its columns and words are read from it."""
         schema = schema_for(object_type)
         counts: Counter[tallies.Key] = Counter()
-        with self.transaction() as db:
-            object_id = self._insert_row(db, schema, self._next_seq(db, schema), wire, counts)
+        with self._row_write(object_type) as (db, seq):
+            object_id = self._insert_row(db, schema, seq, wire, counts)
             tallies.apply(db, schema.table, counts)
-            self._bump(db, object_type)
         return object_id
 
     def insert_many(self, object_type: ObjectType, items: Iterable[tuple[WireModel, dict[str, Any]]]) -> list[str]:
@@ -311,11 +326,16 @@ class Store:
         """Overwrite an object (one transaction); False if it does not exist."""
         schema = schema_for(object_type)
         values = schema.index_values(wire)
-        with self.transaction() as db:
-            row = db.execute(f"SELECT seq FROM {schema.table} WHERE id = ?", (object_id,)).fetchone()
-            if row is None:
+        with self._lock:  # the row found is the row written
+            seq = self._seq_of(schema, object_id)
+            if seq is None:
                 return False
-            seq = int(row[0])
+            self._replace_row(object_type, schema, object_id, seq, values, wire)
+        return True
+
+    def _replace_row(self, object_type: ObjectType, schema: TableSchema, object_id: str, seq: int,
+                     values: dict[str, Any], wire: dict[str, Any]) -> None:
+        with self._row_write(object_type, seq) as (db, _):
             counts = tallies.removal(self._stored_keys(db, schema, seq))
             if values:
                 assignments = ", ".join(f"{name} = ?" for name in values)
@@ -326,8 +346,11 @@ class Store:
             self._write_words(db, schema, seq, new_words)
             counts.update(self._keys(schema, values, new_words))
             tallies.apply(db, schema.table, counts)
-            self._bump(db, object_type)
-        return True
+
+    def _seq_of(self, schema: TableSchema, object_id: str) -> int | None:
+        with self.reading() as db:
+            row = db.execute(f"SELECT seq FROM {schema.table} WHERE id = ?", (object_id,)).fetchone()
+        return None if row is None else int(row[0])
 
     def link(self, object_id: str, linked_type: str, linked_id: str) -> None:
         """Record that ``linked_type`` ``linked_id`` uses ``object_id``, so destroying it is refused."""
@@ -342,12 +365,15 @@ class Store:
 
     def delete(self, object_type: ObjectType, object_id: str) -> bool:
         schema = schema_for(object_type)
-        with self.transaction() as db:
-            row = db.execute(f"SELECT seq FROM {schema.table} WHERE id = ?", (object_id,)).fetchone()
-            if row is None:
+        with self._lock:  # the row found is the row deleted
+            seq = self._seq_of(schema, object_id)
+            if seq is None:
                 return False
-            gone = tallies.removal(self._stored_keys(db, schema, int(row[0])))
-            db.execute(f"DELETE FROM {schema.table} WHERE seq = ?", (row[0],))
-            tallies.apply(db, schema.table, gone)
-            self._bump(db, object_type)
+            self._delete_row(object_type, schema, seq)
         return True
+
+    def _delete_row(self, object_type: ObjectType, schema: TableSchema, seq: int) -> None:
+        with self._row_write(object_type, seq) as (db, _):
+            gone = tallies.removal(self._stored_keys(db, schema, seq))
+            db.execute(f"DELETE FROM {schema.table} WHERE seq = ?", (seq,))
+            tallies.apply(db, schema.table, gone)

@@ -92,26 +92,27 @@ def _page(
     query_state = store.state(object_type)
     schema = schema_for(object_type)
     table = schema.table
-    matches = (table, query_state, where.text, where.params)
+    matches = (table, where.text, where.params)
 
-    total = cache.totals.get(matches)
+    total = cache.totals.get(matches, query_state)
     if total is None and where.tally is not None:  # counted without reading the matches
         total = store.tally_total(object_type, where.tally)
-        cache.totals.put(matches, total)
+        cache.totals.put(matches, query_state, total)
     source, condition = _source(context, object_type, schema, where, order, total)
 
     def ordered() -> list[str]:
         key = (*matches, order.sql)
-        return cache.lists.get(key) or cache.keep_list(key, store.select_ids(
+        kept = cache.lists.get(key, query_state)
+        return kept if kept is not None else cache.keep_list(key, query_state, store.select_ids(
             f"SELECT id FROM {source} WHERE {condition} ORDER BY {order.sql}", where.params))
 
     direct = _index_gives_order(context, source, condition, where.params, order)
     if total is None and not direct:
         total = len(ordered())  # every match is read to sort them anyway: the count comes free
-        cache.totals.put(matches, total)
+        cache.totals.put(matches, query_state, total)
     elif total is None and (calculate_total or position < 0 or anchor is not None or position > DIRECT_ROWS):
         total = int(store.scalar(f"SELECT COUNT(*) FROM {table} WHERE {where.for_few}", where.params))
-        cache.totals.put(matches, total)
+        cache.totals.put(matches, query_state, total)
 
     if anchor is not None:
         try:

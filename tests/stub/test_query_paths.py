@@ -87,3 +87,63 @@ async def test_a_write_retires_the_kept_totals_and_orders(pstub: Stub):
     assert again["total"] == REPORTS - 1
     assert again["ids"] == [ordered[50], *ordered[52:54]]
     assert again["queryState"] != deep["queryState"]
+
+
+KEPT_SHAPES = (("failed", "newest"), ("failed", "expiry"), ("failed", "default"), ("text", "expiry"),
+               ("none", "expiry"), ("none", "default"))
+"""As many shapes as the cache keeps lists (MAX_LISTS), so none is pushed out by another."""
+
+
+def _write_one_report_each_way(store: Any) -> list[str]:
+    """A delete, an update that moves a report in every order and filter, and an insert in the middle
+    of the receipt order: the ids written, for the messages."""
+    from server_stub.validation import stored_form
+
+    ids = store.all_ids(DMARC_EXTERNAL_REPORT)
+    kept = reports_of(store)
+    assert store.delete(DMARC_EXTERNAL_REPORT, ids[len(ids) // 2])
+    moved = {key: value for key, value in kept[ids[10]].items() if key != "id"}
+    moved["expiresAt"] = "2099-01-02T03:04:05Z"
+    for record in moved["report"]["records"].values():
+        record["evaluatedDisposition"] = "none"  # failing now, whatever it was
+    model = DMARC_EXTERNAL_REPORT.read(moved)
+    assert store.replace(DMARC_EXTERNAL_REPORT, ids[10], model, stored_form(model))
+    copy = {key: value for key, value in kept[ids[-1]].items() if key != "id"}
+    copy["receivedAt"] = kept[ids[len(ids) // 3]]["receivedAt"]  # a tie in the receipt order, broken by id
+    model = DMARC_EXTERNAL_REPORT.read(copy)
+    return [ids[len(ids) // 2], ids[10], store.insert(DMARC_EXTERNAL_REPORT, model, stored_form(model))]
+
+
+def reports_of(store: Any) -> dict[str, dict[str, Any]]:
+    return store.get(DMARC_EXTERNAL_REPORT, store.all_ids(DMARC_EXTERNAL_REPORT))
+
+
+async def test_kept_orders_and_totals_follow_each_write_of_one_report(pstub: Stub, monkeypatch: pytest.MonkeyPatch):
+    shapes = [(f, s) for f, s in KEPT_SHAPES if not (s == "newest" and "receivedAt" in pstub.profile.sorts_refused)]
+    for filter_name, sort_name in shapes:  # every shape's order is read whole once, and kept
+        total = len(_ordered(pstub, filter_name, sort_name))
+        await _page(pstub, filter_name, sort_name, position=total // 2, limit=5)
+    read_whole: list[str] = []
+    select_ids = pstub.store.select_ids
+    monkeypatch.setattr(pstub.store, "select_ids",
+                        lambda sql, params: (read_whole.append(sql) if "LIMIT" not in sql else None)
+                        or select_ids(sql, params))
+    written = _write_one_report_each_way(pstub.store)
+    for filter_name, sort_name in shapes:
+        ordered = _ordered(pstub, filter_name, sort_name)
+        total = len(ordered)
+        for position in (0, 3, 9, total // 3, total // 2, total - 7):
+            page = await _page(pstub, filter_name, sort_name, position=position, limit=5)
+            assert page["ids"] == ordered[position : position + 5], (filter_name, sort_name, position, written)
+            assert page["total"] == total
+    assert read_whole == []  # each deep page came from the kept order, moved across the writes
+
+
+async def test_a_write_that_fails_forgets_what_was_kept(pstub: Stub):
+    ordered = _ordered(pstub, "none", "default")
+    await _page(pstub, "none", "default", position=len(ordered) // 2, limit=5)
+    with pytest.raises(RuntimeError), pstub.store._row_write(DMARC_EXTERNAL_REPORT, seq(ordered[7])) as (db, row):
+        db.execute("DELETE FROM dmarc_report WHERE seq = ?", (row,))
+        raise RuntimeError("the write fails after the kept order was moved")
+    page = await _page(pstub, "none", "default", position=len(ordered) // 2, limit=5)
+    assert page["ids"] == ordered[len(ordered) // 2 : len(ordered) // 2 + 5]
