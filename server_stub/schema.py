@@ -24,7 +24,7 @@ from jmapclient.models.dmarc import (
     DmarcSpfResult,
 )
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, ObjectType
-from server_stub.tallies import TallyKind
+from server_stub.tallies import RankKind, TallyKind
 
 COLLATIONS = ("i;ascii-numeric", "i;ascii-casemap", "i;unicode-casemap")
 """The collations the session advertises; a sort naming another gets ``unsupportedSort`` (RFC 8620 §5.5)."""
@@ -65,6 +65,8 @@ class TableSchema:
     composite_indexes: tuple[tuple[str, ...], ...] = field(default_factory=tuple)
     tallied: dict[str, TallyKind] = field(default_factory=dict)
     """Columns whose bounds are counted from the tally table (:mod:`server_stub.tallies`)."""
+    ranked: dict[str, RankKind] = field(default_factory=dict)
+    """Sort columns (``seq`` for the id) whose buckets the tally counts, so deep pages skip by counts."""
 
     def index_values(self, stored: Stored) -> dict[str, Any]:
         return {column.name: column.value(stored) for column in self.columns}
@@ -178,6 +180,7 @@ REPORT_SCHEMA = TableSchema(
     composite_indexes=(("policy_domain", "received_at"), ("policy_domain", "expires_at")),
     # The console's total for a failed/passed bound or an expiry range, at the same cost at any size.
     tallied={"total_failed": "exact", "total_successful": "exact", "expires_at": "prefix"},
+    ranked={"received_at": "time", "expires_at": "time", "seq": "seq"},
 )
 
 SCHEMAS: dict[str, TableSchema] = {s.object_type.name: s for s in (DIRECTORY_SCHEMA, REPORT_SCHEMA)}

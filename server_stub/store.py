@@ -111,31 +111,34 @@ class Store:
                 f"PRIMARY KEY (word, seq)) WITHOUT ROWID"
             )
             db.execute(f"CREATE INDEX IF NOT EXISTS {table}_words_seq ON {table}_words (seq)")
-        new_tally = db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (f"{table}_tally",)).fetchone() is None
         db.execute(f"CREATE TABLE IF NOT EXISTS {table}_tally (name TEXT NOT NULL, value ANY NOT NULL, "
                    f"n INTEGER NOT NULL, PRIMARY KEY (name, value)) WITHOUT ROWID")
-        if new_tally:  # a database written before the tally existed: count what it holds once
+        version = db.execute(f"SELECT n FROM {table}_tally WHERE name = ? AND value = ?", tallies.FORMAT).fetchone()
+        if version is None or version[0] != tallies.FORMAT_VERSION:
+            # A database written before the tally (or this form of it): count what it holds once.
+            db.execute(f"DELETE FROM {table}_tally")
             seqs = [row[0] for row in db.execute(f"SELECT seq FROM {table}")]
-            counts: Counter[tallies.Key] = Counter()
+            counts: Counter[tallies.Key] = Counter({tallies.FORMAT: tallies.FORMAT_VERSION})
             for seq in seqs:
                 counts.update(Store._stored_keys(db, schema, seq))
             tallies.apply(db, table, counts)
 
     @staticmethod
-    def _keys(schema: TableSchema, values: dict[str, Any], words: Iterable[str]) -> list[tallies.Key]:
-        return tallies.keys(values, schema.tallied, words if schema.words is not None else ())
+    def _keys(schema: TableSchema, seq: int, values: dict[str, Any], words: Iterable[str]) -> list[tallies.Key]:
+        return tallies.keys({**values, "seq": seq}, schema.tallied, words if schema.words is not None else (),
+                            schema.ranked)
 
     @staticmethod
     def _stored_keys(db: sqlite3.Connection, schema: TableSchema, seq: int) -> list[tallies.Key]:
         """The tally keys of a stored row, read back from its columns and words (before it changes)."""
-        names = list(schema.tallied)
+        names = list(dict.fromkeys([*schema.tallied, *(c for c in schema.ranked if c != "seq")]))
         row = db.execute(f"SELECT {', '.join(['seq', *names])} FROM {schema.table} WHERE seq = ?", (seq,)).fetchone()
         if row is None:
             return []
         words: list[str] = []
         if schema.words is not None:
             words = [w for (w,) in db.execute(f"SELECT word FROM {schema.table}_words WHERE seq = ?", (seq,))]
-        return Store._keys(schema, dict(zip(names, row[1:], strict=True)), words)
+        return Store._keys(schema, seq, dict(zip(names, row[1:], strict=True)), words)
 
     @contextmanager
     def transaction(self, *, patches_results: bool = False) -> Iterator[sqlite3.Connection]:
@@ -256,7 +259,7 @@ class Store:
         data = encode_data({**wire, "id": object_id})
         db.execute(f"INSERT INTO {schema.table}_data (seq, data) VALUES (?, ?)", (seq, data))
         own_words = sorted(schema.words(wire)) if schema.words is not None else []
-        counts.update(self._keys(schema, values, own_words))
+        counts.update(self._keys(schema, seq, values, own_words))
         if words is None:
             self._write_words(db, schema, seq, own_words)
         else:
@@ -344,7 +347,7 @@ class Store:
             db.execute(f"UPDATE {schema.table}_data SET data = ? WHERE seq = ?", (data, seq))
             new_words = sorted(schema.words(wire)) if schema.words is not None else []
             self._write_words(db, schema, seq, new_words)
-            counts.update(self._keys(schema, values, new_words))
+            counts.update(self._keys(schema, seq, values, new_words))
             tallies.apply(db, schema.table, counts)
 
     def _seq_of(self, schema: TableSchema, object_id: str) -> int | None:

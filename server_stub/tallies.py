@@ -15,6 +15,11 @@ transaction:
 
 Any other filter (two words, OR, NOT, a tenant, a domain) has no :class:`Tally` and is counted by
 SQL as before.
+
+The same counts, split by where a row stands in each order (:data:`RANK_LEVELS`), find a deep
+page without reading the rows before it (:mod:`server_stub.ranks`): ``("@<column>:<level>|<key>",
+bucket)`` counts the rows of one tally key (all rows, a total's value, a word) whose sort column
+falls in ``bucket``: the day or hour of a time, or a run of 4,096 or 64 ids.
 """
 
 from __future__ import annotations
@@ -32,6 +37,25 @@ PREFIX_LENGTHS = (4, 7, 10, 13, 16)
 """``2026-01-05T13:45:12Z``: year, month, day, hour, minute. Below a minute the index counts."""
 
 Key = tuple[str, Any]
+RankKind = Literal["time", "seq"]
+RANK_LEVELS: dict[RankKind, tuple[int, int]] = {"time": (10, 13), "seq": (12, 6)}
+"""Two bucket sizes per order: a time's first 10 and 13 characters (day, hour), an id's seq shifted
+right by 12 and 6 bits (runs of 4,096 and 64). A deep page sums a few dozen of each, then skips
+the rows of one small bucket."""
+FORMAT = ("~format", "")
+FORMAT_VERSION = 2
+"""Counted under FORMAT: a tally of an older version is counted again when the store opens."""
+
+
+def bucket(kind: RankKind, level: int, value: Any) -> Any:
+    """The bucket of a sort value at one level of :data:`RANK_LEVELS`."""
+    size = RANK_LEVELS[kind][level]
+    return str(value)[:size] if kind == "time" else int(value) >> size
+
+
+def rank_name(column: str, level: int, key: Key) -> str:
+    """The tally name counting ``key``'s rows per bucket of ``column`` at ``level``."""
+    return f"@{column}:{level}|{key[0]}={key[1]}"
 
 
 @dataclass(frozen=True)
@@ -75,8 +99,10 @@ def comparison(column: str, operator: str, value: Any) -> Tally:
     return Tally(column, None, lowers, uppers)
 
 
-def keys(values: Mapping[str, Any], kinds: Mapping[str, TallyKind], words: Iterable[str]) -> list[Key]:
-    """The tally keys one row adds to: ``values`` are its indexed columns, ``words`` its search words."""
+def keys(values: Mapping[str, Any], kinds: Mapping[str, TallyKind], words: Iterable[str],
+         ranked: Mapping[str, RankKind] | None = None) -> list[Key]:
+    """The tally keys one row adds to: ``values`` are its indexed columns (and ``seq``), ``words`` its
+    search words; ``ranked``, the sort columns whose buckets count them too."""
     found: list[Key] = [ALL]
     for column, kind in kinds.items():
         value = values.get(column)
@@ -87,6 +113,14 @@ def keys(values: Mapping[str, Any], kinds: Mapping[str, TallyKind], words: Itera
         else:
             found += [(f"{column}:{length}", str(value)[:length]) for length in PREFIX_LENGTHS]
     found += [(WORD, word) for word in words]
+    atoms = [key for key in found if key[0] == ALL[0] or kinds.get(key[0]) == "exact" or key[0] == WORD]
+    for column, rank_kind in (ranked or {}).items():
+        value = values.get(column)
+        if value is None:
+            continue
+        for level in (0, 1):
+            at = bucket(rank_kind, level, value)
+            found += [(rank_name(column, level, atom), at) for atom in atoms]
     return found
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.methods import query as query_method
-from tests.support.report_oracle import failed, holds_words, reports, seq
+from tests.support.report_oracle import failed, holds_words, passed, reports, seq
 from tests.support.stub import Stub, running_stub
 
 FILTERS: dict[str, tuple[Any, Any]] = {
@@ -35,6 +35,7 @@ REPORTS = 120
 @pytest.fixture(params=["spec", "stalwart"])
 async def pstub(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Stub]:
     monkeypatch.setattr(query_method, "DIRECT_ROWS", 4)
+    monkeypatch.setattr(query_method, "RANKED_FROM", 2)
     async with running_stub(request.param, reports=REPORTS) as made:
         yield made
 
@@ -147,3 +148,34 @@ async def test_a_write_that_fails_forgets_what_was_kept(pstub: Stub):
         raise RuntimeError("the write fails after the kept order was moved")
     page = await _page(pstub, "none", "default", position=len(ordered) // 2, limit=5)
     assert page["ids"] == ordered[len(ordered) // 2 : len(ordered) // 2 + 5]
+
+
+COUNTED_FILTERS = {**FILTERS, "passed": ({"totalSuccessfulSessionsIsGreaterThan": 1}, lambda r: passed(r) > 1)}
+
+
+@pytest.mark.parametrize("sort_name", SORTS)
+@pytest.mark.parametrize("filter_name", COUNTED_FILTERS)
+async def test_cold_deep_pages_start_where_the_counts_say(pstub: Stub, monkeypatch: pytest.MonkeyPatch,
+                                                          filter_name: str, sort_name: str):
+    if sort_name == "newest" and "receivedAt" in pstub.profile.sorts_refused:
+        pytest.skip("the real server does not sort by receivedAt")
+    keep, key = COUNTED_FILTERS[filter_name][1], SORTS[sort_name][1]
+    read_whole: list[str] = []
+    select_ids = pstub.store.select_ids
+    monkeypatch.setattr(pstub.store, "select_ids",
+                        lambda sql, params: (read_whole.append(sql) if "LIMIT" not in sql else None)
+                        or select_ids(sql, params))
+    filter, sort = COUNTED_FILTERS[filter_name][0], SORTS[sort_name][0]
+    request = {"calculateTotal": True, "limit": 4, **({"filter": filter} if filter else {}),
+               **({"sort": sort} if sort else {})}
+    for round in ("as seeded", "after a delete, an update and an insert"):  # the counts follow each write
+        if round != "as seeded":
+            _write_one_report_each_way(pstub.store)
+        chosen = [r for r in reports(pstub).values() if keep(r)]
+        ordered = [r["id"] for r in sorted(chosen, key=key, reverse=sort_name in DESCENDING)]
+        for position in range(3, len(ordered) - 6):
+            pstub.store.results.clear()  # cold: no order kept
+            name, page = await pstub.call(QUERY, {**request, "position": position})
+            assert name == QUERY, page
+            assert page["ids"] == ordered[position : position + 4], (round, position)
+    assert read_whole == []  # every page started from the counts, none read the whole order
