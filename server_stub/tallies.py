@@ -28,6 +28,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 TallyKind = Literal["exact", "prefix"]
@@ -113,15 +114,19 @@ def keys(values: Mapping[str, Any], kinds: Mapping[str, TallyKind], words: Itera
         else:
             found += [(f"{column}:{length}", str(value)[:length]) for length in PREFIX_LENGTHS]
     found += [(WORD, word) for word in words]
-    atoms = [key for key in found if key[0] == ALL[0] or kinds.get(key[0]) == "exact" or key[0] == WORD]
-    for column, rank_kind in (ranked or {}).items():
-        value = values.get(column)
-        if value is None:
-            continue
-        for level in (0, 1):
-            at = bucket(rank_kind, level, value)
-            found += [(rank_name(column, level, atom), at) for atom in atoms]
+    if ranked:
+        atoms = [key for key in found if key[0] == ALL[0] or kinds.get(key[0]) == "exact" or key[0] == WORD]
+        places = tuple((column, level) for column in ranked if values.get(column) is not None for level in (0, 1))
+        buckets = [bucket(ranked[column], level, values[column]) for column, level in places]
+        for atom in atoms:
+            found.extend(zip(_rank_names(places, atom), buckets, strict=True))
     return found
+
+
+@lru_cache(maxsize=16_384)
+def _rank_names(places: tuple[tuple[str, int], ...], atom: Key) -> tuple[str, ...]:
+    # A seed counts every row under a few dozen names over and over: each is written once.
+    return tuple(rank_name(column, level, atom) for column, level in places)
 
 
 def removal(row_keys: Iterable[Key]) -> Counter[Key]:
