@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from server_stub.tallies import ALL, ALL_ROWS, RANK_LEVELS, WORD, Key, RankKind, Tally, rank_name
+from server_stub.tallies import ALL, ALL_ROWS, RANK_LEVELS, WORD, Counting, Key, RankKind, Tally, TallyKind, rank_name
 
 HIGHEST = "\x7f"
 """Above every character of a stored time: ``prefix + HIGHEST`` is past every time with that prefix."""
@@ -64,23 +64,44 @@ def _walk(db: sqlite3.Connection, table: str, names: list[str], descending: bool
     return None
 
 
-def locate(db: sqlite3.Connection, table: str, ranked: Mapping[str, RankKind], exact: set[str], tally: Tally | None,
-           order_sql: str, position: int) -> Start | None:
+def locate(db: sqlite3.Connection, table: str, ranked: Mapping[str, RankKind], tallied: Mapping[str, TallyKind],
+           tally: Tally | None, order_sql: str, position: int) -> Start | None:
     """Where the page at ``position`` starts, for an order by one ranked column (then seq, the same way)
-    and a filter counted by single tally keys; None when the counts cannot tell."""
+    and a filter counted by single tally keys, or a range of the order's own column; None when the
+    counts cannot tell."""
     terms = order_sql.split(", ")
     column, direction = terms[0].rsplit(" ", 1)
     if tally is None or column not in ranked or (len(terms) == 2 and terms[1] != f"seq {direction}") or len(terms) > 2:
         return None
-    atoms = _atoms(db, table, tally, exact)
+    descending = direction == "DESC"
+    skipped = 0
+    """Rows of the order before its first match, when the filter is a range of the order's own column:
+    the matches are then one run of the unfiltered order, found from all rows' counts."""
+    if tally.column == column and tallied.get(column) == "prefix":
+        skipped = Counting(db, table, tallied).before_range(tally, descending)
+        atoms: list[Key] | None = [ALL]
+    else:
+        atoms = _atoms(db, table, tally, {name for name, kind in tallied.items() if kind == "exact"})
     if not atoms:
         return None
-    kind = ranked[column]
-    descending = direction == "DESC"
+    start = _bucket_start(db, table, ranked[column], column, descending, atoms, position + skipped)
+    if start is None:
+        return None
+    # The skip counts only matches: in a bucket the range starts in, its rows before the range are not
+    # matches, and the filter passes over them; the matches to skip are then ``position``.
+    return Start(start.condition, start.params, min(start.skip, position))
+
+
+def _bucket_start(db: sqlite3.Connection, table: str, kind: RankKind, column: str, descending: bool,
+                  atoms: list[Key], position: int) -> Start | None:
+    """The start of the fine bucket holding match ``position`` of the keys ``atoms``, and the matches
+    of that bucket before it."""
     coarse = _walk(db, table, [rank_name(column, 0, atom) for atom in atoms], descending, position, None)
     if coarse is None:
         return None
     wide, before = coarse
+    if kind == "time":
+        wide = str(wide)  # the tally's value column has numeric affinity: a bare year reads back as a number
     # The fine buckets inside the coarse one: times that start with it, or the runs of ids it splits into.
     split = RANK_LEVELS["seq"][0] - RANK_LEVELS["seq"][1]
     inside = (wide, wide + HIGHEST) if kind == "time" else (wide << split, (wide + 1) << split)
@@ -88,6 +109,8 @@ def locate(db: sqlite3.Connection, table: str, ranked: Mapping[str, RankKind], e
     if fine is None:
         return None
     narrow, more = fine
+    if kind == "time":
+        narrow = str(narrow)
     # From the fine bucket's first row in the order on: rows at or below its end when descending.
     if kind == "time":
         start = (f"{column} < ?", narrow + HIGHEST) if descending else (f"{column} >= ?", narrow)

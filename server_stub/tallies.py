@@ -169,6 +169,17 @@ class Counting:
         below_lower = max((self._below(tally.column, b.value, not b.inclusive) for b in tally.lowers), default=0)
         return max(0, below_upper - below_lower)
 
+    def before_range(self, tally: Tally, descending: bool) -> int:
+        """How many rows come before the rows of a bound on ``tally.column`` when ordered by that column
+        (ascending: those under the lower bounds; descending: those over the upper bounds)."""
+        assert tally.column is not None
+        if descending:
+            if not tally.uppers:
+                return 0
+            everything = self._below(tally.column, None, inclusive=True)
+            return everything - min(self._below(tally.column, b.value, b.inclusive) for b in tally.uppers)
+        return max((self._below(tally.column, b.value, not b.inclusive) for b in tally.lowers), default=0)
+
     def _below(self, column: str, value: Any, inclusive: bool) -> int:
         """How many rows have ``column`` below ``value`` (or at it when ``inclusive``); None: any value."""
         operator = "<=" if inclusive else "<"

@@ -133,8 +133,7 @@ def _page(
     kept = cache.lists.get(list_key, query_state) is not None
     if total and RANKED_FROM < position < total - limit - RANKED_FROM and not kept:
         with store.reading() as db:
-            start = ranks.locate(db, table, schema.ranked, {c for c, k in schema.tallied.items() if k == "exact"},
-                                 where.tally, order.sql, position)
+            start = ranks.locate(db, table, schema.ranked, schema.tallied, where.tally, order.sql, position)
     if total == 0:
         ids = []
     elif start is not None:

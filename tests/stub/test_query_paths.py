@@ -157,6 +157,17 @@ COUNTED_FILTERS = {**FILTERS, "passed": ({"totalSuccessfulSessionsIsGreaterThan"
 @pytest.mark.parametrize("filter_name", COUNTED_FILTERS)
 async def test_cold_deep_pages_start_where_the_counts_say(pstub: Stub, monkeypatch: pytest.MonkeyPatch,
                                                           filter_name: str, sort_name: str):
+    await _check_cold_deep_pages(pstub, monkeypatch, filter_name, sort_name)
+
+
+@pytest.mark.parametrize("sort_name", SORTS)
+@pytest.mark.parametrize("filter_name", COUNTED_FILTERS)
+async def test_cold_deep_pages_inside_wide_buckets(bucketed_stub: Stub, monkeypatch: pytest.MonkeyPatch,
+                                                   filter_name: str, sort_name: str):
+    await _check_cold_deep_pages(bucketed_stub, monkeypatch, filter_name, sort_name)
+
+
+async def _check_cold_deep_pages(pstub: Stub, monkeypatch: pytest.MonkeyPatch, filter_name: str, sort_name: str):
     if sort_name == "newest" and "receivedAt" in pstub.profile.sorts_refused:
         pytest.skip("the real server does not sort by receivedAt")
     keep, key = COUNTED_FILTERS[filter_name][1], SORTS[sort_name][1]
@@ -179,3 +190,49 @@ async def test_cold_deep_pages_start_where_the_counts_say(pstub: Stub, monkeypat
             assert name == QUERY, page
             assert page["ids"] == ordered[position : position + 4], (round, position)
     assert read_whole == []  # every page started from the counts, none read the whole order
+
+
+@pytest.fixture(params=["hours", "months"])
+async def bucketed_stub(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Stub]:
+    """The spec stub, counted by the usual buckets or by months (then many rows share one, and the
+    range starts inside a bucket)."""
+    from server_stub import tallies
+
+    monkeypatch.setattr(query_method, "DIRECT_ROWS", 4)
+    monkeypatch.setattr(query_method, "RANKED_FROM", 2)
+    if request.param == "months":
+        monkeypatch.setitem(tallies.RANK_LEVELS, "time", (4, 7))
+    async with running_stub("spec", reports=REPORTS) as made:
+        yield made
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("closed", [False, True])
+async def test_cold_deep_pages_of_an_expiry_range_sorted_by_expiry(bucketed_stub: Stub, monkeypatch: pytest.MonkeyPatch,
+                                                                   closed: bool, descending: bool):
+    pstub = bucketed_stub
+    stored = list(reports(pstub).values())
+    expiry = sorted(r["expiresAt"] for r in stored)
+    low, high = expiry[len(expiry) // 5], expiry[len(expiry) * 4 // 5]
+    if closed:
+        filter = {"expiresAtIsGreaterThanOrEqual": low, "expiresAtIsLessThanOrEqual": high}
+        chosen = [r for r in stored if low <= r["expiresAt"] <= high]
+    else:
+        filter = {"expiresAtIsGreaterThan": low, "expiresAtIsLessThan": high}
+        chosen = [r for r in stored if low < r["expiresAt"] < high]
+    ordered = [r["id"] for r in sorted(chosen, key=lambda r: (r["expiresAt"], seq(r["id"])), reverse=descending)]
+    read_whole: list[str] = []
+    select_ids = pstub.store.select_ids
+    monkeypatch.setattr(pstub.store, "select_ids",
+                        lambda sql, params: (read_whole.append(sql) if "LIMIT" not in sql else None)
+                        or select_ids(sql, params))
+    request = {"calculateTotal": True, "limit": 4, "filter": filter,
+               "sort": [{"property": "expiresAt", "isAscending": not descending}]}
+    for position in range(3, len(ordered) - 6):
+        pstub.store.results.clear()  # cold: no order kept
+        name, page = await pstub.call(QUERY, {**request, "position": position})
+        if name == "error" and page["type"] == "unsupportedFilter":
+            pytest.skip("the profile has no such bound")
+        assert name == QUERY, page
+        assert (page["ids"], page["total"]) == (ordered[position : position + 4], len(ordered)), position
+    assert read_whole == []  # the range is one run of the expiry order: found from all rows' counts
