@@ -139,7 +139,10 @@ def _page(
     elif start is not None:
         leading = order.leading
         by = table if leading == "seq" else f"{table} INDEXED BY {table}_{leading}"
-        ids = store.select_ids(f"SELECT id FROM {by} WHERE ({where.text}) AND {start.condition} "
+        # A CASE keeps the filter's own bounds out of the index range, so the scan starts at the bucket
+        # (a range's lower bound on the same column would otherwise win, and the scan start before it).
+        ids = store.select_ids(f"SELECT id FROM {by} WHERE CASE WHEN ({where.text}) THEN 1 ELSE 0 END "
+                               f"AND {start.condition} "
                                f"ORDER BY {order.sql} LIMIT ? OFFSET ?",
                                (*where.params, *start.params, limit, start.skip))
     elif direct and position <= DIRECT_ROWS:
