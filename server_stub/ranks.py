@@ -15,7 +15,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from server_stub.tallies import ALL, ALL_ROWS, RANK_LEVELS, WORD, Counting, Key, RankKind, Tally, TallyKind, rank_name
+from server_stub.tallies import (
+    ALL,
+    ALL_ROWS,
+    POSITIVE,
+    RANK_LEVELS,
+    WORD,
+    Counting,
+    Key,
+    RankKind,
+    Tally,
+    TallyKind,
+    rank_name,
+)
 
 HIGHEST = "\x7f"
 """Above every character of a stored time: ``prefix + HIGHEST`` is past every time with that prefix."""
@@ -39,6 +51,9 @@ def _atoms(db: sqlite3.Connection, table: str, tally: Tally, exact: set[str]) ->
         return [(WORD, tally.word)]
     if tally.column not in exact:
         return None
+    above_zero = ((0, False), (1, True))  # > 0, >= 1
+    if tally.lowers and not tally.uppers and all((b.value, b.inclusive) in above_zero for b in tally.lowers):
+        return [(tally.column, POSITIVE)]  # counted whole
     values = [row[0] for row in db.execute(f"SELECT value FROM {table}_tally WHERE name = ?", (tally.column,))]
 
     def within(value: Any) -> bool:

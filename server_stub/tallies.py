@@ -43,8 +43,10 @@ RANK_LEVELS: dict[RankKind, tuple[int, int]] = {"time": (10, 13), "seq": (12, 6)
 """Two bucket sizes per order: a time's first 10 and 13 characters (day, hour), an id's seq shifted
 right by 12 and 6 bits (runs of 4,096 and 64). A deep page sums a few dozen of each, then skips
 the rows of one small bucket."""
+POSITIVE = ">0"
+"""The rank key of an exact column's rows above zero (beside one per value)."""
 FORMAT = ("~format", "")
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Counted under FORMAT: a tally of an older version is counted again when the store opens."""
 
 
@@ -116,6 +118,8 @@ def keys(values: Mapping[str, Any], kinds: Mapping[str, TallyKind], words: Itera
     found += [(WORD, word) for word in words]
     if ranked:
         atoms = [key for key in found if key[0] == ALL[0] or kinds.get(key[0]) == "exact" or key[0] == WORD]
+        # The console's commonest bound, a total above zero, counted whole rather than value by value.
+        atoms += [(key[0], POSITIVE) for key in atoms if kinds.get(key[0]) == "exact" and key[1] > 0]
         places = tuple((column, level) for column in ranked if values.get(column) is not None for level in (0, 1))
         buckets = [bucket(ranked[column], level, values[column]) for column, level in places]
         for atom in atoms:

@@ -150,7 +150,11 @@ async def test_a_write_that_fails_forgets_what_was_kept(pstub: Stub):
     assert page["ids"] == ordered[len(ordered) // 2 : len(ordered) // 2 + 5]
 
 
-COUNTED_FILTERS = {**FILTERS, "passed": ({"totalSuccessfulSessionsIsGreaterThan": 1}, lambda r: passed(r) > 1)}
+COUNTED_FILTERS = {
+    **FILTERS,  # a failed total above zero: counted as one key
+    "passed>1": ({"totalSuccessfulSessionsIsGreaterThan": 1}, lambda r: passed(r) > 1),  # a key per value
+    "passed>=1": ({"totalSuccessfulSessionsIsGreaterThanOrEqual": 1}, lambda r: passed(r) >= 1),
+}
 
 
 @pytest.mark.parametrize("sort_name", SORTS)
@@ -187,6 +191,8 @@ async def _check_cold_deep_pages(pstub: Stub, monkeypatch: pytest.MonkeyPatch, f
         for position in range(3, len(ordered) - 6):
             pstub.store.results.clear()  # cold: no order kept
             name, page = await pstub.call(QUERY, {**request, "position": position})
+            if name == "error" and page["type"] == "unsupportedFilter":
+                pytest.skip("the profile has no such bound")
             assert name == QUERY, page
             assert page["ids"] == ordered[position : position + 4], (round, position)
     assert read_whole == []  # every page started from the counts, none read the whole order
