@@ -15,12 +15,15 @@ the first call, timed apart: for a first page, the first query of its filter and
 (nothing kept yet); for a deep or last page, its first call after that first page. "After a
 write" is each page's first call after one report is written (an update, as the console's
 edits and an arriving report are): what a query after a write costs once the server has run a
-while. Bounded: a fixed number of repeats per shape, sizes capped at 200,000.
+while. Each single call is timed after a garbage collection, so that a collector pause (a few
+ms with 100,000 ids kept) lands in no one shape's figure. Bounded: a fixed number of repeats per
+shape, sizes capped at 200,000.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import tempfile
@@ -94,6 +97,7 @@ def bench(size: int, repeat: int, directory: Path) -> tuple[dict[str, tuple[floa
     writes = []
     for filter_name, filter in FILTERS.items():
         for sort_name, sort in SORTS.items():
+            gc.collect()
             clock = time.perf_counter()  # the first query of this filter and sort: nothing kept yet
             first = dispatcher.run(_request(filter, sort, 0), context, "s")["methodResponses"][0]
             first_ms = (time.perf_counter() - clock) * 1000
@@ -104,6 +108,7 @@ def bench(size: int, repeat: int, directory: Path) -> tuple[dict[str, tuple[floa
             for page in PAGES:
                 position = {"first": 0, "deep": total // 2, "last": -PAGE}[page]
                 request = _request(filter, sort, position)
+                gc.collect()
                 timings = []
                 for _ in range(repeat):
                     clock = time.perf_counter()
@@ -117,6 +122,7 @@ def bench(size: int, repeat: int, directory: Path) -> tuple[dict[str, tuple[floa
             writes.append(_write_one(store, written))
             for page in PAGES:
                 position = {"first": 0, "deep": total // 2, "last": -PAGE}[page]
+                gc.collect()
                 clock = time.perf_counter()
                 answer = dispatcher.run(_request(filter, sort, position), context, "s")["methodResponses"][0]
                 after = (time.perf_counter() - clock) * 1000

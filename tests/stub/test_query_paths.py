@@ -164,6 +164,7 @@ async def test_cold_deep_pages_start_where_the_counts_say(pstub: Stub, monkeypat
     await _check_cold_deep_pages(pstub, monkeypatch, filter_name, sort_name)
 
 
+@pytest.mark.parametrize("bucketed_stub", ["months"], indirect=True)  # hours: the test above
 @pytest.mark.parametrize("sort_name", SORTS)
 @pytest.mark.parametrize("filter_name", COUNTED_FILTERS)
 async def test_cold_deep_pages_inside_wide_buckets(bucketed_stub: Stub, monkeypatch: pytest.MonkeyPatch,
