@@ -10,12 +10,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
-from jmapclient.encoding import format_utc
-from jmapclient.models import DmarcExternalReport, WireModel
+from jmapclient.encoding import list_from_wire
+from jmapclient.models import WireModel
+from jmapclient.models.dmarc import (
+    DmarcActionDisposition,
+    DmarcDkimResult,
+    DmarcExternalReport,
+    DmarcReport,
+    DmarcReportRecord,
+    DmarcSpfResult,
+)
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, ObjectType
-from server_stub.tallies import TallyKind
+from server_stub.tallies import RankKind, TallyKind
 
 COLLATIONS = ("i;ascii-numeric", "i;ascii-casemap", "i;unicode-casemap")
 """The collations the session advertises; a sort naming another gets ``unsupportedSort`` (RFC 8620 §5.5)."""
@@ -24,11 +33,16 @@ Match = Literal["equal", "compare", "lower", "words"]
 """How a condition matches: exact, exact or by IsGreaterThan-style suffixes, case-insensitive, word search."""
 
 
+Stored = dict[str, Any]
+"""An object's stored wire JSON: the models' canonical form (``stored_form``), every default filled in.
+Columns and words are read from it, not from a model, so a bulk load need not build one per object."""
+
+
 @dataclass(frozen=True)
 class Column:
     name: str
     sql_type: Literal["TEXT", "INTEGER"]
-    value: Callable[[WireModel], Any]
+    value: Callable[[Stored], Any]
 
 
 @dataclass(frozen=True)
@@ -47,51 +61,87 @@ class TableSchema:
     conditions: dict[str, ConditionColumn]
     sorts: dict[str, str]
     """Sort property → column; ``seq`` is the insertion order, which is also the id order."""
-    words: Callable[[WireModel], Iterable[str]] | None = None
+    words: Callable[[Stored], Iterable[str]] | None = None
     composite_indexes: tuple[tuple[str, ...], ...] = field(default_factory=tuple)
     tallied: dict[str, TallyKind] = field(default_factory=dict)
     """Columns whose bounds are counted from the tally table (:mod:`server_stub.tallies`)."""
+    ranked: dict[str, RankKind] = field(default_factory=dict)
+    """Sort columns (``seq`` for the id) whose buckets the tally counts, so deep pages skip by counts."""
 
-    def index_values(self, model: WireModel) -> dict[str, Any]:
-        return {column.name: column.value(model) for column in self.columns}
-
-
-def _tenant(model: WireModel) -> str | None:
-    return getattr(model, "member_tenant_id", None)
+    def index_values(self, stored: Stored) -> dict[str, Any]:
+        return {column.name: column.value(stored) for column in self.columns}
 
 
-def _report(model: WireModel) -> DmarcExternalReport:
-    assert isinstance(model, DmarcExternalReport)
-    return model
+def _wire(model: type[WireModel], name: str) -> str:
+    """The wire name ``model`` declares for its field ``name``: stored JSON is read by it."""
+    field_info = model.model_fields[name]
+    return field_info.alias or name
 
 
-def total_sessions(model: WireModel, *, passing: bool) -> int:
+_TENANT = _wire(DmarcExternalReport, "member_tenant_id")
+_RECEIVED, _EXPIRES, _SENDER, _REPORT = (_wire(DmarcExternalReport, name)
+                                         for name in ("received_at", "expires_at", "sender", "report"))
+_EMAIL, _POLICY_DOMAIN, _RECORDS = (_wire(DmarcReport, name) for name in ("email", "policy_domain", "records"))
+_COUNT, _DISPOSITION, _RECORD_TEXTS, _DKIM, _SPF = (
+    _wire(DmarcReportRecord, "count"), _wire(DmarcReportRecord, "evaluated_disposition"),
+    tuple(_wire(DmarcReportRecord, name) for name in ("envelope_to", "envelope_from", "header_from")),
+    _wire(DmarcReportRecord, "dkim_results"), _wire(DmarcReportRecord, "spf_results"))
+_DKIM_DOMAIN, _SPF_DOMAIN = _wire(DmarcDkimResult, "domain"), _wire(DmarcSpfResult, "domain")
+PASS = DmarcActionDisposition.PASS.value
+
+
+def _tenant(stored: Stored) -> str | None:
+    return stored.get(_TENANT)
+
+
+def _records(stored: Stored) -> list[Stored]:
+    return list_from_wire(stored[_REPORT][_RECORDS])
+
+
+def total_sessions(stored: Stored, *, passing: bool) -> int:
     """wire-notes.md, the only definition there is: each record adds ``min(count, 1)`` to the passing
     total when its evaluated disposition is ``pass``, and to the failing total otherwise. Records, not
     messages, and not DKIM or SPF results."""
-    records = _report(model).report.records
-    return sum(min(record.count, 1) for record in records if (record.evaluated_disposition == "pass") == passing)
+    return sum(min(record[_COUNT], 1) for record in _records(stored)
+               if (record[_DISPOSITION] == PASS) == passing)
 
 
 _NOT_WORD = re.compile(r"[^\w]|_")
 
 
+SHORT_TEXT = 255
+"""Values up to this long (a domain, an address) are split once and remembered; longer ones each time,
+so hostile text cannot fill the memory."""
+
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(word for word in _NOT_WORD.split(text.lower()) if len(word) > 1)
+
+
+_split_short = lru_cache(maxsize=4096)(_split)
+
+
+def _words_of(text: str) -> tuple[str, ...]:
+    # Reports name the same domains and addresses over and over: each distinct value is split once.
+    return _split_short(text) if len(text) <= SHORT_TEXT else _split(text)
+
+
 def split_search_words(text: str) -> list[str]:
     """The real server's words: split on every character that is not a letter or a digit, lowercased,
     one-character words dropped (wire-notes.md). The same split serves the index and the query."""
-    return [word for word in _NOT_WORD.split(text.lower()) if len(word) > 1]
+    return list(_words_of(text))
 
 
-def report_words(model: WireModel) -> set[str]:
+def report_words(stored: Stored) -> set[str]:
     """What ``text`` searches (wire-notes.md): the reporter's e-mail, the policy domain, each record's
     envelope-to, envelope-from and header-from, the DKIM and SPF domains, and the sender."""
-    external = _report(model)
-    report = external.report
-    fields: list[str | None] = [report.email, report.policy_domain, external.sender]
-    for record in report.records:
-        fields += [record.envelope_to, record.envelope_from, record.header_from]
-        fields += [dkim.domain for dkim in record.dkim_results] + [spf.domain for spf in record.spf_results]
-    return {word for value in fields if value for word in split_search_words(value)}
+    report = stored[_REPORT]
+    fields: list[str | None] = [report[_EMAIL], report[_POLICY_DOMAIN], stored[_SENDER]]
+    for record in _records(stored):
+        fields += [record.get(key) for key in _RECORD_TEXTS]
+        fields += [dkim[_DKIM_DOMAIN] for dkim in list_from_wire(record[_DKIM])]
+        fields += [spf[_SPF_DOMAIN] for spf in list_from_wire(record[_SPF])]
+    return {word for value in fields if value for word in _words_of(value)}
 
 
 DIRECTORY_SCHEMA = TableSchema(
@@ -108,9 +158,10 @@ REPORT_SCHEMA = TableSchema(
     table="dmarc_report",
     id_prefix="r",
     columns=(
-        Column("received_at", "TEXT", lambda m: format_utc(_report(m).received_at)),
-        Column("expires_at", "TEXT", lambda m: format_utc(_report(m).expires_at)),
-        Column("policy_domain", "TEXT", lambda m: _report(m).report.policy_domain.lower()),
+        # Stored times are already written as format_utc writes them.
+        Column("received_at", "TEXT", lambda s: s[_RECEIVED]),
+        Column("expires_at", "TEXT", lambda s: s[_EXPIRES]),
+        Column("policy_domain", "TEXT", lambda s: s[_REPORT][_POLICY_DOMAIN].lower()),
         Column("member_tenant_id", "TEXT", _tenant),
         Column("total_failed", "INTEGER", lambda m: total_sessions(m, passing=False)),
         Column("total_successful", "INTEGER", lambda m: total_sessions(m, passing=True)),
@@ -129,6 +180,7 @@ REPORT_SCHEMA = TableSchema(
     composite_indexes=(("policy_domain", "received_at"), ("policy_domain", "expires_at")),
     # The console's total for a failed/passed bound or an expiry range, at the same cost at any size.
     tallied={"total_failed": "exact", "total_successful": "exact", "expires_at": "prefix"},
+    ranked={"received_at": "time", "expires_at": "time", "seq": "seq"},
 )
 
 SCHEMAS: dict[str, TableSchema] = {s.object_type.name: s for s in (DIRECTORY_SCHEMA, REPORT_SCHEMA)}

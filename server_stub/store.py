@@ -22,7 +22,7 @@ from typing import Any
 from jmapclient.models import WireModel
 from jmapclient.models.objects import ObjectType
 from server_stub import tallies
-from server_stub.result_cache import ResultCache
+from server_stub.result_cache import ResultCache, RowPatch
 from server_stub.schema import SCHEMAS, TableSchema, schema_for
 
 MEMORY = ":memory:"
@@ -111,44 +111,63 @@ class Store:
                 f"PRIMARY KEY (word, seq)) WITHOUT ROWID"
             )
             db.execute(f"CREATE INDEX IF NOT EXISTS {table}_words_seq ON {table}_words (seq)")
-        new_tally = db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (f"{table}_tally",)).fetchone() is None
         db.execute(f"CREATE TABLE IF NOT EXISTS {table}_tally (name TEXT NOT NULL, value ANY NOT NULL, "
                    f"n INTEGER NOT NULL, PRIMARY KEY (name, value)) WITHOUT ROWID")
-        if new_tally:  # a database written before the tally existed: count what it holds once
+        version = db.execute(f"SELECT n FROM {table}_tally WHERE name = ? AND value = ?", tallies.FORMAT).fetchone()
+        if version is None or version[0] != tallies.FORMAT_VERSION:
+            # A database written before the tally (or this form of it): count what it holds once.
+            db.execute(f"DELETE FROM {table}_tally")
             seqs = [row[0] for row in db.execute(f"SELECT seq FROM {table}")]
-            counts: Counter[tallies.Key] = Counter()
+            counts: Counter[tallies.Key] = Counter({tallies.FORMAT: tallies.FORMAT_VERSION})
             for seq in seqs:
                 counts.update(Store._stored_keys(db, schema, seq))
             tallies.apply(db, table, counts)
 
     @staticmethod
-    def _keys(schema: TableSchema, values: dict[str, Any], words: Iterable[str]) -> list[tallies.Key]:
-        return tallies.keys(values, schema.tallied, words if schema.words is not None else ())
+    def _keys(schema: TableSchema, seq: int, values: dict[str, Any], words: Iterable[str]) -> list[tallies.Key]:
+        return tallies.keys({**values, "seq": seq}, schema.tallied, words if schema.words is not None else (),
+                            schema.ranked)
 
     @staticmethod
     def _stored_keys(db: sqlite3.Connection, schema: TableSchema, seq: int) -> list[tallies.Key]:
         """The tally keys of a stored row, read back from its columns and words (before it changes)."""
-        names = list(schema.tallied)
+        names = list(dict.fromkeys([*schema.tallied, *(c for c in schema.ranked if c != "seq")]))
         row = db.execute(f"SELECT {', '.join(['seq', *names])} FROM {schema.table} WHERE seq = ?", (seq,)).fetchone()
         if row is None:
             return []
         words: list[str] = []
         if schema.words is not None:
             words = [w for (w,) in db.execute(f"SELECT word FROM {schema.table}_words WHERE seq = ?", (seq,))]
-        return Store._keys(schema, dict(zip(names, row[1:], strict=True)), words)
+        return Store._keys(schema, seq, dict(zip(names, row[1:], strict=True)), words)
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self, *, patches_results: bool = False) -> Iterator[sqlite3.Connection]:
+        """One write. Unless it says it moves the kept query results itself (``patches_results``: a write
+        of one object, through :meth:`_row_write`), they are all forgotten: a restore (tests) can even
+        set a state back. A rollback forgets them too, as a patch may have moved them already."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
             except BaseException:
                 self._db.execute("ROLLBACK")
+                self.results.clear()
                 raise
             self._db.execute("COMMIT")
-            # Keys carry the state, but a restore (tests) can set a state back: any write forgets all.
-            self.results.clear()
+            if not patches_results:
+                self.results.clear()
+
+    @contextmanager
+    def _row_write(self, object_type: ObjectType, seq: int | None = None) -> Iterator[tuple[sqlite3.Connection, int]]:
+        """A transaction that writes the one row ``seq`` (None: a new row) of ``object_type`` and bumps
+        its state; the kept query results of the type move across it instead of being dropped."""
+        schema = schema_for(object_type)
+        with self.transaction(patches_results=True) as db:
+            row = seq if seq is not None else self._next_seq(db, schema)
+            patch = RowPatch(self.results, db, schema.table, row, self.state(object_type))
+            yield db, row
+            self._bump(db, object_type)
+            patch.apply(self.state(object_type))
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
@@ -224,14 +243,13 @@ class Store:
         db: sqlite3.Connection,
         schema: TableSchema,
         seq: int,
-        model: WireModel,
         wire: dict[str, Any],
         counts: Counter[tallies.Key],
         words: list[tuple[str, int]] | None = None,
     ) -> str:
-        """Insert one object; its search words go to ``words`` when given (bulk loads write them sorted),
-        its tally keys to ``counts`` (the caller applies them once for many rows)."""
-        values = schema.index_values(model)
+        """Insert one object (its stored form); its search words go to ``words`` when given (bulk loads
+        write them sorted), its tally keys to ``counts`` (the caller applies them once for many rows)."""
+        values = schema.index_values(wire)
         object_id = f"{schema.id_prefix}{seq}"
         names = "".join(f", {name}" for name in values)
         marks = ", ?" * len(values)
@@ -240,8 +258,8 @@ class Store:
         )
         data = encode_data({**wire, "id": object_id})
         db.execute(f"INSERT INTO {schema.table}_data (seq, data) VALUES (?, ?)", (seq, data))
-        own_words = sorted(schema.words(model)) if schema.words is not None else []
-        counts.update(self._keys(schema, values, own_words))
+        own_words = sorted(schema.words(wire)) if schema.words is not None else []
+        counts.update(self._keys(schema, seq, values, own_words))
         if words is None:
             self._write_words(db, schema, seq, own_words)
         else:
@@ -256,30 +274,31 @@ class Store:
         db.executemany(f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)", [(w, seq) for w in words])
 
     def insert(self, object_type: ObjectType, model: WireModel, wire: dict[str, Any]) -> str:
-        """Store a new object (one transaction) and return its id."""
+        """Store a new object (one transaction) and return its id. ``wire`` is ``model``'s stored form:
+        its columns and words are read from it."""
         schema = schema_for(object_type)
         counts: Counter[tallies.Key] = Counter()
-        with self.transaction() as db:
-            object_id = self._insert_row(db, schema, self._next_seq(db, schema), model, wire, counts)
+        with self._row_write(object_type) as (db, seq):
+            object_id = self._insert_row(db, schema, seq, wire, counts)
             tallies.apply(db, schema.table, counts)
-            self._bump(db, object_type)
         return object_id
 
     def insert_many(self, object_type: ObjectType, items: Iterable[tuple[WireModel, dict[str, Any]]]) -> list[str]:
         """Bulk load: one transaction for all, one state bump."""
         ids: list[str] = []
-        self.insert_batches(object_type, [list(items)], ids=ids)
+        self.insert_batches(object_type, [[wire for _, wire in items]], ids=ids)
         return ids
 
     def insert_batches(
         self,
         object_type: ObjectType,
-        batches: Iterable[Sequence[tuple[WireModel, dict[str, Any]]]],
+        batches: Iterable[Sequence[dict[str, Any]]],
         *,
         progress: Callable[[int], None] | None = None,
         ids: list[str] | None = None,
     ) -> int:
-        """Bulk load (demo data) a batch at a time, in one transaction and one state bump.
+        """Bulk load (demo data) of objects in their stored form, a batch at a time, in one transaction
+        and one state bump.
 
         Only one batch is in memory at once; ``progress`` hears the running count after each.
         Returns how many objects were stored; their ids go to ``ids`` when given.
@@ -291,8 +310,8 @@ class Store:
                 first = self._next_seq(db, schema)
                 words: list[tuple[str, int]] = []
                 counts: Counter[tallies.Key] = Counter()
-                new_ids = [self._insert_row(db, schema, first + n, m, w, counts, words)
-                           for n, (m, w) in enumerate(batch)]
+                new_ids = [self._insert_row(db, schema, first + n, wire, counts, words)
+                           for n, wire in enumerate(batch)]
                 tallies.apply(db, schema.table, counts)
                 # In key order, the word index is appended to instead of split page by page.
                 if schema.words is not None:
@@ -309,24 +328,32 @@ class Store:
     def replace(self, object_type: ObjectType, object_id: str, model: WireModel, wire: dict[str, Any]) -> bool:
         """Overwrite an object (one transaction); False if it does not exist."""
         schema = schema_for(object_type)
-        values = schema.index_values(model)
-        with self.transaction() as db:
-            row = db.execute(f"SELECT seq FROM {schema.table} WHERE id = ?", (object_id,)).fetchone()
-            if row is None:
+        values = schema.index_values(wire)
+        with self._lock:  # the row found is the row written
+            seq = self._seq_of(schema, object_id)
+            if seq is None:
                 return False
-            seq = int(row[0])
+            self._replace_row(object_type, schema, object_id, seq, values, wire)
+        return True
+
+    def _replace_row(self, object_type: ObjectType, schema: TableSchema, object_id: str, seq: int,
+                     values: dict[str, Any], wire: dict[str, Any]) -> None:
+        with self._row_write(object_type, seq) as (db, _):
             counts = tallies.removal(self._stored_keys(db, schema, seq))
             if values:
                 assignments = ", ".join(f"{name} = ?" for name in values)
                 db.execute(f"UPDATE {schema.table} SET {assignments} WHERE seq = ?", [*values.values(), seq])
             data = encode_data({**wire, "id": object_id})
             db.execute(f"UPDATE {schema.table}_data SET data = ? WHERE seq = ?", (data, seq))
-            new_words = sorted(schema.words(model)) if schema.words is not None else []
+            new_words = sorted(schema.words(wire)) if schema.words is not None else []
             self._write_words(db, schema, seq, new_words)
-            counts.update(self._keys(schema, values, new_words))
+            counts.update(self._keys(schema, seq, values, new_words))
             tallies.apply(db, schema.table, counts)
-            self._bump(db, object_type)
-        return True
+
+    def _seq_of(self, schema: TableSchema, object_id: str) -> int | None:
+        with self.reading() as db:
+            row = db.execute(f"SELECT seq FROM {schema.table} WHERE id = ?", (object_id,)).fetchone()
+        return None if row is None else int(row[0])
 
     def link(self, object_id: str, linked_type: str, linked_id: str) -> None:
         """Record that ``linked_type`` ``linked_id`` uses ``object_id``, so destroying it is refused."""
@@ -341,12 +368,15 @@ class Store:
 
     def delete(self, object_type: ObjectType, object_id: str) -> bool:
         schema = schema_for(object_type)
-        with self.transaction() as db:
-            row = db.execute(f"SELECT seq FROM {schema.table} WHERE id = ?", (object_id,)).fetchone()
-            if row is None:
+        with self._lock:  # the row found is the row deleted
+            seq = self._seq_of(schema, object_id)
+            if seq is None:
                 return False
-            gone = tallies.removal(self._stored_keys(db, schema, int(row[0])))
-            db.execute(f"DELETE FROM {schema.table} WHERE seq = ?", (row[0],))
-            tallies.apply(db, schema.table, gone)
-            self._bump(db, object_type)
+            self._delete_row(object_type, schema, seq)
         return True
+
+    def _delete_row(self, object_type: ObjectType, schema: TableSchema, seq: int) -> None:
+        with self._row_write(object_type, seq) as (db, _):
+            gone = tallies.removal(self._stored_keys(db, schema, seq))
+            db.execute(f"DELETE FROM {schema.table} WHERE seq = ?", (seq,))
+            tallies.apply(db, schema.table, gone)

@@ -15,6 +15,11 @@ transaction:
 
 Any other filter (two words, OR, NOT, a tenant, a domain) has no :class:`Tally` and is counted by
 SQL as before.
+
+The same counts, split by where a row stands in each order (:data:`RANK_LEVELS`), find a deep
+page without reading the rows before it (:mod:`server_stub.ranks`): ``("@<column>:<level>|<key>",
+bucket)`` counts the rows of one tally key (all rows, a total's value, a word) whose sort column
+falls in ``bucket``: the day or hour of a time, or a run of 4,096 or 64 ids.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 TallyKind = Literal["exact", "prefix"]
@@ -32,6 +38,27 @@ PREFIX_LENGTHS = (4, 7, 10, 13, 16)
 """``2026-01-05T13:45:12Z``: year, month, day, hour, minute. Below a minute the index counts."""
 
 Key = tuple[str, Any]
+RankKind = Literal["time", "seq"]
+RANK_LEVELS: dict[RankKind, tuple[int, int]] = {"time": (10, 13), "seq": (12, 6)}
+"""Two bucket sizes per order: a time's first 10 and 13 characters (day, hour), an id's seq shifted
+right by 12 and 6 bits (runs of 4,096 and 64). A deep page sums a few dozen of each, then skips
+the rows of one small bucket."""
+POSITIVE = ">0"
+"""The rank key of an exact column's rows above zero (beside one per value)."""
+FORMAT = ("~format", "")
+FORMAT_VERSION = 3
+"""Counted under FORMAT: a tally of an older version is counted again when the store opens."""
+
+
+def bucket(kind: RankKind, level: int, value: Any) -> Any:
+    """The bucket of a sort value at one level of :data:`RANK_LEVELS`."""
+    size = RANK_LEVELS[kind][level]
+    return str(value)[:size] if kind == "time" else int(value) >> size
+
+
+def rank_name(column: str, level: int, key: Key) -> str:
+    """The tally name counting ``key``'s rows per bucket of ``column`` at ``level``."""
+    return f"@{column}:{level}|{key[0]}={key[1]}"
 
 
 @dataclass(frozen=True)
@@ -75,8 +102,10 @@ def comparison(column: str, operator: str, value: Any) -> Tally:
     return Tally(column, None, lowers, uppers)
 
 
-def keys(values: Mapping[str, Any], kinds: Mapping[str, TallyKind], words: Iterable[str]) -> list[Key]:
-    """The tally keys one row adds to: ``values`` are its indexed columns, ``words`` its search words."""
+def keys(values: Mapping[str, Any], kinds: Mapping[str, TallyKind], words: Iterable[str],
+         ranked: Mapping[str, RankKind] | None = None) -> list[Key]:
+    """The tally keys one row adds to: ``values`` are its indexed columns (and ``seq``), ``words`` its
+    search words; ``ranked``, the sort columns whose buckets count them too."""
     found: list[Key] = [ALL]
     for column, kind in kinds.items():
         value = values.get(column)
@@ -87,7 +116,21 @@ def keys(values: Mapping[str, Any], kinds: Mapping[str, TallyKind], words: Itera
         else:
             found += [(f"{column}:{length}", str(value)[:length]) for length in PREFIX_LENGTHS]
     found += [(WORD, word) for word in words]
+    if ranked:
+        atoms = [key for key in found if key[0] == ALL[0] or kinds.get(key[0]) == "exact" or key[0] == WORD]
+        # The console's commonest bound, a total above zero, counted whole rather than value by value.
+        atoms += [(key[0], POSITIVE) for key in atoms if kinds.get(key[0]) == "exact" and key[1] > 0]
+        places = tuple((column, level) for column in ranked if values.get(column) is not None for level in (0, 1))
+        buckets = [bucket(ranked[column], level, values[column]) for column, level in places]
+        for atom in atoms:
+            found.extend(zip(_rank_names(places, atom), buckets, strict=True))
     return found
+
+
+@lru_cache(maxsize=16_384)
+def _rank_names(places: tuple[tuple[str, int], ...], atom: Key) -> tuple[str, ...]:
+    # A seed counts every row under a few dozen names over and over: each is written once.
+    return tuple(rank_name(column, level, atom) for column, level in places)
 
 
 def removal(row_keys: Iterable[Key]) -> Counter[Key]:
@@ -129,6 +172,17 @@ class Counting:
         # Rows under an exclusive lower bound ``> v`` are those up to and including v, and vice versa.
         below_lower = max((self._below(tally.column, b.value, not b.inclusive) for b in tally.lowers), default=0)
         return max(0, below_upper - below_lower)
+
+    def before_range(self, tally: Tally, descending: bool) -> int:
+        """How many rows come before the rows of a bound on ``tally.column`` when ordered by that column
+        (ascending: those under the lower bounds; descending: those over the upper bounds)."""
+        assert tally.column is not None
+        if descending:
+            if not tally.uppers:
+                return 0
+            everything = self._below(tally.column, None, inclusive=True)
+            return everything - min(self._below(tally.column, b.value, b.inclusive) for b in tally.uppers)
+        return max((self._below(tally.column, b.value, not b.inclusive) for b in tally.lowers), default=0)
 
     def _below(self, column: str, value: Any, inclusive: bool) -> int:
         """How many rows have ``column`` below ``value`` (or at it when ``inclusive``); None: any value."""

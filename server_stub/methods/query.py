@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from jmapclient.models.objects import ObjectType
+from server_stub import ranks
 from server_stub.filters import Order, QueryProblem, Sql, compile_filter, compile_sort, is_json_int
 from server_stub.methods.context import (
     QUERY_LIMIT_CAP,
@@ -33,6 +34,11 @@ def _int_argument(arguments: dict[str, Any], name: str, default: int | None, *, 
 DIRECT_ROWS = 2_000
 """Pages within this many rows of either end are read straight from an index that gives the order
 (LIMIT/OFFSET forwards, or backwards in the reversed order); others from the kept ordered id list."""
+
+RANKED_FROM = 200
+"""A page further than this from either end, with no ordered list kept, starts where the tally's
+bucket counts place it (:mod:`server_stub.ranks`), when they can: a filtered OFFSET tests every row
+it skips, so even a page inside DIRECT_ROWS costs its position there."""
 
 
 def _reads_every_match(step: str) -> bool:
@@ -92,26 +98,28 @@ def _page(
     query_state = store.state(object_type)
     schema = schema_for(object_type)
     table = schema.table
-    matches = (table, query_state, where.text, where.params)
+    matches = (table, where.text, where.params)
 
-    total = cache.totals.get(matches)
+    total = cache.totals.get(matches, query_state)
     if total is None and where.tally is not None:  # counted without reading the matches
         total = store.tally_total(object_type, where.tally)
-        cache.totals.put(matches, total)
+        cache.totals.put(matches, query_state, total)
     source, condition = _source(context, object_type, schema, where, order, total)
 
+    list_key = (*matches, order.sql)
+
     def ordered() -> list[str]:
-        key = (*matches, order.sql)
-        return cache.lists.get(key) or cache.keep_list(key, store.select_ids(
+        kept = cache.lists.get(list_key, query_state)
+        return kept if kept is not None else cache.keep_list(list_key, query_state, store.select_ids(
             f"SELECT id FROM {source} WHERE {condition} ORDER BY {order.sql}", where.params))
 
     direct = _index_gives_order(context, source, condition, where.params, order)
     if total is None and not direct:
         total = len(ordered())  # every match is read to sort them anyway: the count comes free
-        cache.totals.put(matches, total)
+        cache.totals.put(matches, query_state, total)
     elif total is None and (calculate_total or position < 0 or anchor is not None or position > DIRECT_ROWS):
         total = int(store.scalar(f"SELECT COUNT(*) FROM {table} WHERE {where.for_few}", where.params))
-        cache.totals.put(matches, total)
+        cache.totals.put(matches, query_state, total)
 
     if anchor is not None:
         try:
@@ -121,8 +129,22 @@ def _page(
         position = max(0, index + anchor_offset)
     elif position < 0:
         position = max(0, (total or 0) + position)
+    start = None
+    kept = cache.lists.get(list_key, query_state) is not None
+    if total and RANKED_FROM < position < total - limit - RANKED_FROM and not kept:
+        with store.reading() as db:
+            start = ranks.locate(db, table, schema.ranked, schema.tallied, where.tally, order.sql, position)
     if total == 0:
         ids = []
+    elif start is not None:
+        leading = order.leading
+        by = table if leading == "seq" else f"{table} INDEXED BY {table}_{leading}"
+        # A CASE keeps the filter's own bounds out of the index range, so the scan starts at the bucket
+        # (a range's lower bound on the same column would otherwise win, and the scan start before it).
+        ids = store.select_ids(f"SELECT id FROM {by} WHERE CASE WHEN ({where.text}) THEN 1 ELSE 0 END "
+                               f"AND {start.condition} "
+                               f"ORDER BY {order.sql} LIMIT ? OFFSET ?",
+                               (*where.params, *start.params, limit, start.skip))
     elif direct and position <= DIRECT_ROWS:
         ids = store.select_ids(f"SELECT id FROM {source} WHERE {condition} ORDER BY {order.sql} LIMIT ? OFFSET ?",
                                (*where.params, limit, position))

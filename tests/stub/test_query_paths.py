@@ -14,7 +14,7 @@ import pytest
 
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.methods import query as query_method
-from tests.support.report_oracle import failed, holds_words, reports, seq
+from tests.support.report_oracle import failed, holds_words, passed, reports, seq
 from tests.support.stub import Stub, running_stub
 
 FILTERS: dict[str, tuple[Any, Any]] = {
@@ -35,6 +35,7 @@ REPORTS = 120
 @pytest.fixture(params=["spec", "stalwart"])
 async def pstub(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Stub]:
     monkeypatch.setattr(query_method, "DIRECT_ROWS", 4)
+    monkeypatch.setattr(query_method, "RANKED_FROM", 2)
     async with running_stub(request.param, reports=REPORTS) as made:
         yield made
 
@@ -87,3 +88,158 @@ async def test_a_write_retires_the_kept_totals_and_orders(pstub: Stub):
     assert again["total"] == REPORTS - 1
     assert again["ids"] == [ordered[50], *ordered[52:54]]
     assert again["queryState"] != deep["queryState"]
+
+
+KEPT_SHAPES = (("failed", "newest"), ("failed", "expiry"), ("failed", "default"), ("text", "expiry"),
+               ("none", "expiry"), ("none", "default"))
+"""As many shapes as the cache keeps lists (MAX_LISTS), so none is pushed out by another."""
+
+
+def _write_one_report_each_way(store: Any) -> list[str]:
+    """A delete, an update that moves a report in every order and filter, and an insert in the middle
+    of the receipt order: the ids written, for the messages."""
+    from server_stub.validation import stored_form
+
+    ids = store.all_ids(DMARC_EXTERNAL_REPORT)
+    kept = reports_of(store)
+    assert store.delete(DMARC_EXTERNAL_REPORT, ids[len(ids) // 2])
+    moved = {key: value for key, value in kept[ids[10]].items() if key != "id"}
+    moved["expiresAt"] = "2099-01-02T03:04:05Z"
+    for record in moved["report"]["records"].values():
+        record["evaluatedDisposition"] = "none"  # failing now, whatever it was
+    model = DMARC_EXTERNAL_REPORT.read(moved)
+    assert store.replace(DMARC_EXTERNAL_REPORT, ids[10], model, stored_form(model))
+    copy = {key: value for key, value in kept[ids[-1]].items() if key != "id"}
+    copy["receivedAt"] = kept[ids[len(ids) // 3]]["receivedAt"]  # a tie in the receipt order, broken by id
+    model = DMARC_EXTERNAL_REPORT.read(copy)
+    return [ids[len(ids) // 2], ids[10], store.insert(DMARC_EXTERNAL_REPORT, model, stored_form(model))]
+
+
+def reports_of(store: Any) -> dict[str, dict[str, Any]]:
+    return store.get(DMARC_EXTERNAL_REPORT, store.all_ids(DMARC_EXTERNAL_REPORT))
+
+
+async def test_kept_orders_and_totals_follow_each_write_of_one_report(pstub: Stub, monkeypatch: pytest.MonkeyPatch):
+    shapes = [(f, s) for f, s in KEPT_SHAPES if not (s == "newest" and "receivedAt" in pstub.profile.sorts_refused)]
+    for filter_name, sort_name in shapes:  # every shape's order is read whole once, and kept
+        total = len(_ordered(pstub, filter_name, sort_name))
+        await _page(pstub, filter_name, sort_name, position=total // 2, limit=5)
+    read_whole: list[str] = []
+    select_ids = pstub.store.select_ids
+    monkeypatch.setattr(pstub.store, "select_ids",
+                        lambda sql, params: (read_whole.append(sql) if "LIMIT" not in sql else None)
+                        or select_ids(sql, params))
+    written = _write_one_report_each_way(pstub.store)
+    for filter_name, sort_name in shapes:
+        ordered = _ordered(pstub, filter_name, sort_name)
+        total = len(ordered)
+        for position in (0, 3, 9, total // 3, total // 2, total - 7):
+            page = await _page(pstub, filter_name, sort_name, position=position, limit=5)
+            assert page["ids"] == ordered[position : position + 5], (filter_name, sort_name, position, written)
+            assert page["total"] == total
+    assert read_whole == []  # each deep page came from the kept order, moved across the writes
+
+
+async def test_a_write_that_fails_forgets_what_was_kept(pstub: Stub):
+    ordered = _ordered(pstub, "none", "default")
+    await _page(pstub, "none", "default", position=len(ordered) // 2, limit=5)
+    with pytest.raises(RuntimeError), pstub.store._row_write(DMARC_EXTERNAL_REPORT, seq(ordered[7])) as (db, row):
+        db.execute("DELETE FROM dmarc_report WHERE seq = ?", (row,))
+        raise RuntimeError("the write fails after the kept order was moved")
+    page = await _page(pstub, "none", "default", position=len(ordered) // 2, limit=5)
+    assert page["ids"] == ordered[len(ordered) // 2 : len(ordered) // 2 + 5]
+
+
+COUNTED_FILTERS = {
+    **FILTERS,  # a failed total above zero: counted as one key
+    "passed>1": ({"totalSuccessfulSessionsIsGreaterThan": 1}, lambda r: passed(r) > 1),  # a key per value
+    "passed>=1": ({"totalSuccessfulSessionsIsGreaterThanOrEqual": 1}, lambda r: passed(r) >= 1),
+}
+
+
+@pytest.mark.parametrize("sort_name", SORTS)
+@pytest.mark.parametrize("filter_name", COUNTED_FILTERS)
+async def test_cold_deep_pages_start_where_the_counts_say(pstub: Stub, monkeypatch: pytest.MonkeyPatch,
+                                                          filter_name: str, sort_name: str):
+    await _check_cold_deep_pages(pstub, monkeypatch, filter_name, sort_name)
+
+
+@pytest.mark.parametrize("bucketed_stub", ["months"], indirect=True)  # hours: the test above
+@pytest.mark.parametrize("sort_name", SORTS)
+@pytest.mark.parametrize("filter_name", COUNTED_FILTERS)
+async def test_cold_deep_pages_inside_wide_buckets(bucketed_stub: Stub, monkeypatch: pytest.MonkeyPatch,
+                                                   filter_name: str, sort_name: str):
+    await _check_cold_deep_pages(bucketed_stub, monkeypatch, filter_name, sort_name)
+
+
+async def _check_cold_deep_pages(pstub: Stub, monkeypatch: pytest.MonkeyPatch, filter_name: str, sort_name: str):
+    if sort_name == "newest" and "receivedAt" in pstub.profile.sorts_refused:
+        pytest.skip("the real server does not sort by receivedAt")
+    keep, key = COUNTED_FILTERS[filter_name][1], SORTS[sort_name][1]
+    read_whole: list[str] = []
+    select_ids = pstub.store.select_ids
+    monkeypatch.setattr(pstub.store, "select_ids",
+                        lambda sql, params: (read_whole.append(sql) if "LIMIT" not in sql else None)
+                        or select_ids(sql, params))
+    filter, sort = COUNTED_FILTERS[filter_name][0], SORTS[sort_name][0]
+    request = {"calculateTotal": True, "limit": 4, **({"filter": filter} if filter else {}),
+               **({"sort": sort} if sort else {})}
+    for round in ("as seeded", "after a delete, an update and an insert"):  # the counts follow each write
+        if round != "as seeded":
+            _write_one_report_each_way(pstub.store)
+        chosen = [r for r in reports(pstub).values() if keep(r)]
+        ordered = [r["id"] for r in sorted(chosen, key=key, reverse=sort_name in DESCENDING)]
+        for position in range(3, len(ordered) - 6):
+            pstub.store.results.clear()  # cold: no order kept
+            name, page = await pstub.call(QUERY, {**request, "position": position})
+            if name == "error" and page["type"] == "unsupportedFilter":
+                pytest.skip("the profile has no such bound")
+            assert name == QUERY, page
+            assert page["ids"] == ordered[position : position + 4], (round, position)
+    assert read_whole == []  # every page started from the counts, none read the whole order
+
+
+@pytest.fixture(params=["hours", "months"])
+async def bucketed_stub(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Stub]:
+    """The spec stub, counted by the usual buckets or by months (then many rows share one, and the
+    range starts inside a bucket)."""
+    from server_stub import tallies
+
+    monkeypatch.setattr(query_method, "DIRECT_ROWS", 4)
+    monkeypatch.setattr(query_method, "RANKED_FROM", 2)
+    if request.param == "months":
+        monkeypatch.setitem(tallies.RANK_LEVELS, "time", (4, 7))
+    async with running_stub("spec", reports=REPORTS) as made:
+        yield made
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("closed", [False, True])
+async def test_cold_deep_pages_of_an_expiry_range_sorted_by_expiry(bucketed_stub: Stub, monkeypatch: pytest.MonkeyPatch,
+                                                                   closed: bool, descending: bool):
+    pstub = bucketed_stub
+    stored = list(reports(pstub).values())
+    expiry = sorted(r["expiresAt"] for r in stored)
+    low, high = expiry[len(expiry) // 5], expiry[len(expiry) * 4 // 5]
+    if closed:
+        filter = {"expiresAtIsGreaterThanOrEqual": low, "expiresAtIsLessThanOrEqual": high}
+        chosen = [r for r in stored if low <= r["expiresAt"] <= high]
+    else:
+        filter = {"expiresAtIsGreaterThan": low, "expiresAtIsLessThan": high}
+        chosen = [r for r in stored if low < r["expiresAt"] < high]
+    ordered = [r["id"] for r in sorted(chosen, key=lambda r: (r["expiresAt"], seq(r["id"])), reverse=descending)]
+    read_whole: list[str] = []
+    select_ids = pstub.store.select_ids
+    monkeypatch.setattr(pstub.store, "select_ids",
+                        lambda sql, params: (read_whole.append(sql) if "LIMIT" not in sql else None)
+                        or select_ids(sql, params))
+    request = {"calculateTotal": True, "limit": 4, "filter": filter,
+               "sort": [{"property": "expiresAt", "isAscending": not descending}]}
+    for position in range(3, len(ordered) - 6):
+        pstub.store.results.clear()  # cold: no order kept
+        name, page = await pstub.call(QUERY, {**request, "position": position})
+        if name == "error" and page["type"] == "unsupportedFilter":
+            pytest.skip("the profile has no such bound")
+        assert name == QUERY, page
+        assert (page["ids"], page["total"]) == (ordered[position : position + 4], len(ordered)), position
+    assert read_whole == []  # the range is one run of the expiry order: found from all rows' counts
