@@ -167,8 +167,10 @@ async def test_a_budget_bounds_the_whole_naming(tmp_path: Path) -> None:
     fake = FakeResolver(ptr={ip: HANG for ip in ips[1:]})
     cache = NameCache(tmp_path / "names.json")
     started = time.monotonic()
-    names = await NameResolver(fake, cache, concurrency=4, timeout=30).resolve_all(ips, budget=0.2)
-    assert time.monotonic() - started < 2
+    # The budget (1 s) bounds the whole naming although each lookup may take 30 s; it is wide
+    # enough for the one answering lookup to finish on a busy machine (0.2 s was not, in a full run).
+    names = await NameResolver(fake, cache, concurrency=4, timeout=30).resolve_all(ips, budget=1.0)
+    assert time.monotonic() - started < 10
     assert list(names) == ips and names[ips[0]].status is NameStatus.NO_NAME
     assert {names[ip].status for ip in ips[1:]} == {NameStatus.TIMEOUT}
     assert fake.running == 0  # nothing left running behind the answer
