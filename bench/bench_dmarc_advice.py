@@ -60,7 +60,7 @@ async def advice_figures(size: int) -> None:
     store = DigestStore(None)
     digests = synthetic(size)
     store.put(digests)
-    store.mark_listed([d.id for d in digests], fresh=True)
+    store.mark_listed([d.id for d in digests])
     started = time.perf_counter()
     advice = await advise_stored(store, LAST - timedelta(days=29), LAST, resolver=NameResolver(offline=True))
     seconds = time.perf_counter() - started
