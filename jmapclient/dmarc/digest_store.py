@@ -21,6 +21,7 @@ account and user filled it and starts empty when that changes.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 import os
@@ -30,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +62,9 @@ READ_CHUNK = 500
 MAX_COUNT = 2**40
 """A record's message count is clamped here, so sums over a million records fit SQLite's integers."""
 OWNER_ONLY = 0o600
+DECODED = 4096
+"""Stored JSON lists remembered decoded: records repeat a few shapes (``[]``, one domain's pass), and
+reading back tens of thousands of reports decoded each one again."""
 MEMO_SIZE = 8
 """Figures remembered: every period of the view, for the latest listing."""
 NEWEST_FIRST = ({"property": "id", "isAscending": False},)
@@ -132,6 +137,17 @@ class Figures:
     failing: list[FailingRecord]
 
 
+def store_file(server: str) -> Path:
+    """The one store file of the server at this address, under the data directory (console and CLI share it).
+
+    Named by a hash, so the address itself is not in a file name.
+    """
+    from jmapclient.config import data_dir  # read here: the environment may name another data directory
+
+    name = hashlib.sha256(server.encode()).hexdigest()[:16]
+    return data_dir() / "dmarc-digests" / f"{name}.sqlite"
+
+
 def _clean(value: str) -> str:
     """``value`` as SQLite can store it: a lone surrogate (valid in JSON) becomes U+FFFD."""
     try:
@@ -141,8 +157,18 @@ def _clean(value: str) -> str:
     return value
 
 
+@lru_cache(maxsize=DECODED)
 def _pairs(value: str) -> tuple[tuple[str, str], ...]:
     return tuple((str(a), str(b)) for a, b in json.loads(value))
+
+
+_utc = lru_cache(maxsize=DECODED)(parse_utc)
+"""Report periods repeat too: a day's reports mostly share their begin and end."""
+
+
+@lru_cache(maxsize=DECODED)
+def _strings(value: str) -> tuple[str, ...]:
+    return tuple(str(item) for item in json.loads(value))
 
 
 class DigestStore:
@@ -341,6 +367,14 @@ class DigestStore:
             yield from batch
             key = rows[-1][0]
 
+    def source_ips(self, first: date, last: date) -> list[str]:
+        """The sources of the listed reports of the period, sorted (without reading the reports back)."""
+        with self._lock:
+            return [ip for (ip,) in self._db.execute(
+                "SELECT DISTINCT records.source_ip FROM reports r JOIN listed USING(id)"
+                " JOIN records ON records.report=r.key WHERE r.day BETWEEN ? AND ? ORDER BY 1",
+                (first.isoformat(), last.isoformat()))]
+
     def seen_before(self, first: date, ips: Iterable[str] | None = None) -> set[tuple[str, str]]:
         """(policy domain, source IP) of the listed reports whose day is before ``first``.
 
@@ -366,11 +400,11 @@ class DigestStore:
                     f" dkim_auth, spf_auth FROM records WHERE report IN ({marks}) ORDER BY rowid", tuple(records)):
                 records[key].append(RecordDigest(
                     source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf, header_from=header_from,
-                    envelope_from=envelope_from, overrides=tuple(json.loads(overrides)),
+                    envelope_from=envelope_from, overrides=_strings(overrides),
                     dkim_auth=_pairs(dkim_auth), spf_auth=_pairs(spf_auth)))
         return [
-            ReportDigest(id=report_id, reporter=org, report_id=rid, policy_domain=domain, begin=parse_utc(begin),
-                         end=parse_utc(end), records=tuple(records[key]), p=p, sp=sp, np=np, adkim=adkim, aspf=aspf,
+            ReportDigest(id=report_id, reporter=org, report_id=rid, policy_domain=domain, begin=_utc(begin),
+                         end=_utc(end), records=tuple(records[key]), p=p, sp=sp, np=np, adkim=adkim, aspf=aspf,
                          testing=bool(testing))
             for key, report_id, org, rid, domain, begin, end, p, sp, np, adkim, aspf, testing in rows
         ]
@@ -536,8 +570,8 @@ class _Listing:
         self.server_total = total
         rows = [(_clean(report_id), total - 1 - (page.position + n) if total is not None and self.ranked else UNRANKED)
                 for n, report_id in enumerate(page.ids)]
-        with self.store._lock:
-            self.store._db.executemany("INSERT OR IGNORE INTO fresh VALUES (?, ?)", rows)
+        with self.store._transaction() as db:  # one transaction: row by row, a page costs 25× more
+            db.executemany("INSERT OR IGNORE INTO fresh VALUES (?, ?)", rows)
         self.count += len(page.ids)
 
     def joined(self, page: QueryPage) -> bool:
