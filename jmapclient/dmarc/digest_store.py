@@ -55,6 +55,8 @@ SCHEMA_VERSION = "3"
 """Raised whenever a column or a derived value (the hint) changes meaning: the store then starts empty."""
 LIST_PAGE = 5_000
 """Ids per query request: the real server's cap on a query's ``limit`` (wire-notes)."""
+PROBE = 100
+"""Ids of the first page when a listing is kept: enough to find it unchanged, a fraction of a full page."""
 GET_CHUNK = 250
 """Reports per get request; small enough that progress moves and memory stays flat."""
 READ_CHUNK = 500
@@ -214,6 +216,8 @@ class DigestStore:
         try:
             # No -journal/-wal side files, which would be created with the umask's mode.
             db.execute("PRAGMA journal_mode=MEMORY")
+            # A cache: a file a crash leaves damaged is made again (``_open``), so no write waits for the disk.
+            db.execute("PRAGMA synchronous=OFF")
         except sqlite3.Error:
             db.close()
             raise
@@ -431,7 +435,7 @@ class DigestStore:
 
         listing = _Listing(self, json.dumps(filter or {}, sort_keys=True, default=str))
         pager = QueryPager(api, filter, NEWEST_FIRST, ids_only=True, page_size=LIST_PAGE)
-        async for page in pager.pages():
+        async for page in pager.pages(first=PROBE if listing.continues else None):
             listing.add(page)
             await report(SyncProgress("listing", listing.count, pager.total))
             if listing.joined(page):

@@ -24,12 +24,15 @@ from tests.support.console import PROFILES, StubWorld, make_world
 
 EVERYTHING = (date(2000, 1, 1), date(2100, 1, 1))
 PAGE = 10
+PROBE = 4
+"""The first look at a kept listing: fewer ids than a page, so reading on from it is exercised."""
 REPORTS = 60
 
 
 @pytest.fixture(params=PROFILES)
 def world(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[StubWorld]:
     monkeypatch.setattr(digest_store, "LIST_PAGE", PAGE)
+    monkeypatch.setattr(digest_store, "PROBE", PROBE)
     made = make_world(str(request.param), reports=REPORTS)
     yield made
     made.store.close()
@@ -76,8 +79,10 @@ async def test_an_arrival_costs_the_pages_down_to_it(world: StubWorld) -> None:
     reports = api(world)
     await store.sync(reports)
     add_demo_reports(world.store, 3, random.Random(5), FROZEN_NOW)
-    assert await sync_counting(store, world, reports) == (1, 1)  # the newest page holds them: one query, one get
-    assert counted(store) == server_ids(world) and len(counted(store)) == REPORTS + 3
+    assert await sync_counting(store, world, reports) == (1, 1)  # fewer than the first look: one query, one get
+    add_demo_reports(world.store, PROBE + PAGE, random.Random(6), FROZEN_NOW)
+    assert await sync_counting(store, world, reports) == (3, 1)  # the look, one page, the page reaching known ids
+    assert counted(store) == server_ids(world) and len(counted(store)) == REPORTS + 3 + PROBE + PAGE
     assert await sync_counting(store, world, reports) == (1, 0)
 
 
