@@ -38,7 +38,6 @@ from typing import Any
 from jmapclient.dmarc.analytics import (
     DayStat,
     DomainRate,
-    FailingRecord,
     Hint,
     Overview,
     RecordDigest,
@@ -47,6 +46,8 @@ from jmapclient.dmarc.analytics import (
     classify,
     digest_report,
 )
+from jmapclient.dmarc.figures import Figures as Figures  # the store's answer, named where it is used
+from jmapclient.dmarc.figures import failing_record, figures_from_json, figures_json
 from jmapclient.encoding import format_utc, parse_utc
 from jmapclient.objects import ObjectApi
 from jmapclient.paging import QueryPage, QueryPager
@@ -95,6 +96,9 @@ CREATE TABLE IF NOT EXISTS records(
 CREATE INDEX IF NOT EXISTS records_report ON records(report);
 CREATE TABLE IF NOT EXISTS listed(id TEXT PRIMARY KEY, rank INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS listed_rank ON listed(rank);
+CREATE TABLE IF NOT EXISTS figures(
+    generation INTEGER NOT NULL, first TEXT NOT NULL, last TEXT NOT NULL, lim INTEGER NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY(first, last, lim));
 CREATE TEMP TABLE IF NOT EXISTS fresh(id TEXT PRIMARY KEY, rank INTEGER NOT NULL);
 """
 _COLUMNS = ["key", "id", "org", "report_id", "policy_domain", "begin", "end", "day", "p", "sp", "np", "adkim", "aspf",
@@ -124,19 +128,6 @@ class SyncResult:
     forgotten: int
     """Stored reports the server no longer lists (deleted), dropped from the store."""
     unreadable: int
-
-
-@dataclass(frozen=True)
-class Figures:
-    """Everything the analytics view shows for one period."""
-
-    first: date
-    last: date
-    overview: Overview
-    domains: list[DomainRate]
-    sources: list[SourceStat]
-    daily: list[DayStat]
-    failing: list[FailingRecord]
 
 
 def store_file(server: str) -> Path:
@@ -232,7 +223,8 @@ class DigestStore:
             columns = [row[1] for row in db.execute("PRAGMA table_info(reports)")]
             if version is None or version[0] != SCHEMA_VERSION or columns != _COLUMNS:
                 # Another layout: the tables are made again, empty.
-                db.executescript("DROP TABLE records; DROP TABLE reports; DROP TABLE meta; DROP TABLE listed;")
+                db.executescript("DROP TABLE records; DROP TABLE reports; DROP TABLE meta; DROP TABLE listed;"
+                                 " DROP TABLE figures;")
                 db.executescript(_SCHEMA)
                 DigestStore._reset(db)
         except sqlite3.Error:
@@ -246,6 +238,7 @@ class DigestStore:
         db.execute("DELETE FROM records")
         db.execute("DELETE FROM reports")
         db.execute("DELETE FROM listed")
+        db.execute("DELETE FROM figures")
         generation = DigestStore._generation(db) + 1  # figures remembered for what was here are not these
         db.execute("DELETE FROM meta")
         db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -472,18 +465,46 @@ class DigestStore:
     def figures(self, first: date, last: date, limit: int) -> Figures:
         """The figures of the listed reports whose day is in the period; lists cut at ``limit`` rows.
 
-        Remembered until what is stored or listed changes: a second visit that fetched
-        nothing new costs no aggregation, however many reports there are.
+        Remembered (in memory, and in the file for a console started again) until what is
+        stored or listed changes: a visit that fetched nothing new costs no aggregation,
+        however many reports there are.
         """
         with self._lock:
-            key = (self._generation(self._db), first, last, limit)
+            generation = self._generation(self._db)
+            key = (generation, first, last, limit)
             known = self._memo.get(key)
             if known is None:
-                known = self._aggregate(first, last, limit)
+                known = self._kept(*key) or self._aggregate(first, last, limit)
+                self._keep(generation, known, limit)
                 if len(self._memo) >= MEMO_SIZE:
                     self._memo.pop(next(iter(self._memo)))
                 self._memo[key] = known
             return known
+
+    def _kept(self, generation: int, first: date, last: date, limit: int) -> Figures | None:
+        """The figures kept in the file for this state of the store, if any (a console started again)."""
+        row = self._db.execute("SELECT body FROM figures WHERE generation=? AND first=? AND last=? AND lim=?",
+                               (generation, first.isoformat(), last.isoformat(), limit)).fetchone()
+        try:
+            return None if row is None else figures_from_json(row[0])
+        except (ValueError, KeyError, TypeError):
+            return None  # not what this version writes: aggregated again
+
+    def _keep(self, generation: int, figures: Figures, limit: int) -> None:
+        """Keep ``figures`` in the file, with those of the same state only (older ones no longer hold).
+
+        Only a saving for later: figures that cannot be kept (a full disk) are still shown.
+        """
+        try:
+            self._db.execute("BEGIN")
+            self._db.execute("DELETE FROM figures WHERE generation != ?", (generation,))
+            self._db.execute("INSERT OR REPLACE INTO figures VALUES (?,?,?,?,?)",
+                             (generation, figures.first.isoformat(), figures.last.isoformat(), limit,
+                              figures_json(figures)))
+            self._db.execute("COMMIT")
+        except sqlite3.Error:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
 
     def _aggregate(self, first: date, last: date, limit: int) -> Figures:
         db = self._db
@@ -524,13 +545,9 @@ class DigestStore:
                 if hint:
                     source.hints[Hint(hint)] = source.hints.get(Hint(hint), 0) + count
         failing = [
-            FailingRecord(
-                ReportDigest(id=report_id, reporter=org, report_id="", policy_domain=domain,
-                             begin=_NO_TIME, end=_NO_TIME),
-                RecordDigest(source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
-                             header_from=header_from, envelope_from=envelope_from),
-                Hint(hint) if hint else None,
-            )
+            failing_record(report_id, org, domain,
+                           RecordDigest(source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
+                                        header_from=header_from, envelope_from=envelope_from), hint)
             for ip, count, disposition, dkim, spf, header_from, envelope_from, hint, report_id, org, domain
             in db.execute(
                 "SELECT source_ip, count, disposition, dkim, spf, header_from, envelope_from, hint, c.id, c.org,"
@@ -633,4 +650,3 @@ _RECORD_TALLY = "coalesce(sum(count), 0), coalesce(sum(CASE WHEN passes THEN cou
 _REPORT_TALLY = "coalesce(sum(messages), 0), coalesce(sum(passed), 0)"
 _MISSING = ("SELECT {columns} FROM listed WHERE listed.rowid > ?"
             " AND NOT EXISTS (SELECT 1 FROM reports WHERE reports.id = listed.id)")
-_NO_TIME = parse_utc("1970-01-01T00:00:00Z")

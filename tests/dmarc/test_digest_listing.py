@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from jmapclient.dmarc import digest_store
+from jmapclient.dmarc.analytics import RecordDigest, ReportDigest
 from jmapclient.dmarc.digest_store import DigestStore, SyncProgress
+from jmapclient.encoding import parse_utc
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from jmapclient.objects import ObjectApi
 from server_stub.demo_data import add_demo_reports
@@ -154,3 +156,46 @@ async def test_random_arrivals_and_deletions_always_match_the_server(world: Stub
         assert counted(store) == server_ids(world)
         figures = store.figures(*EVERYTHING, limit=1)
         assert figures.overview.reports == len(server_ids(world))
+
+
+async def test_figures_are_kept_in_the_file_for_a_console_started_again(
+    world: StubWorld, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "d.sqlite"
+    store = DigestStore(path)
+    reports = api(world)
+    await store.sync(reports)
+    shown = store.figures(*EVERYTHING, limit=5)
+    store.close()
+    reopened = DigestStore(path)
+    await reopened.sync(reports)  # nothing changed on the server
+
+    def no_aggregation(*_: object) -> None:
+        raise AssertionError("aggregated again")
+
+    monkeypatch.setattr(reopened, "_aggregate", no_aggregation)
+    assert reopened.figures(*EVERYTHING, limit=5) == shown
+    monkeypatch.undo()
+    add_demo_reports(world.store, 2, random.Random(8), FROZEN_NOW)
+    await reopened.sync(reports)  # the kept figures no longer hold
+    assert reopened.figures(*EVERYTHING, limit=5).overview.reports == REPORTS + 2
+    reopened.close()
+    assert DigestStore(path).figures(*EVERYTHING, limit=5).overview.reports == REPORTS + 2
+
+
+def test_kept_figures_that_do_not_read_back_are_aggregated_again(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "d.sqlite"
+    store = DigestStore(path)
+    begin = parse_utc("2026-03-01T00:00:00Z")
+    store.put([ReportDigest(id="a", reporter="r", report_id="x", policy_domain="d.test", begin=begin, end=begin,
+                            records=(RecordDigest("192.0.2.1", 3, "none", "fail", "fail", "d.test", "d.test"),))])
+    store.mark_listed(["a"])
+    first = store.figures(*EVERYTHING, limit=5)
+    store.close()
+    raw = sqlite3.connect(path)
+    raw.execute("UPDATE figures SET body = '{\"not\": \"figures\"}'")
+    raw.commit()
+    raw.close()
+    assert DigestStore(path).figures(*EVERYTHING, limit=5) == first
