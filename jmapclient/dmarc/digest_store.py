@@ -72,6 +72,8 @@ MEMO_SIZE = 8
 """Figures remembered: every period of the view, for the latest listing."""
 NEWEST_FIRST = ({"property": "id", "isAscending": False},)
 """Ids grow with arrival; both servers sort reports by id (wire-notes), so new reports come first."""
+UNFILTERED = "{}"
+"""The query (as JSON) of the listing of every report."""
 UNRANKED = -1
 """The rank of an id listed where positions say nothing (a filter the client narrowed, a test's listing)."""
 
@@ -430,9 +432,11 @@ class DigestStore:
         pager = QueryPager(api, filter, NEWEST_FIRST, ids_only=True, page_size=LIST_PAGE)
         async for page in pager.pages(first=PROBE if listing.continues else None):
             listing.add(page)
-            await report(SyncProgress("listing", listing.count, pager.total))
-            if listing.joined(page):
-                break  # what is older than this page is what was listed before
+            joined = listing.joined(page)  # what is older than this page is what was listed before
+            await report(SyncProgress("listing", pager.total if joined and pager.total else listing.count,
+                                      pager.total))
+            if joined:
+                break
         forgotten = listing.commit(forget_unlisted=not filter)
         with self._lock:
             missing = int(self._db.execute(_MISSING.replace("{columns}", "count(*)"), (-1,)).fetchone()[0])
@@ -582,8 +586,13 @@ class _Listing:
         with store._lock:
             store._db.execute("DELETE FROM fresh")
             row = store._db.execute("SELECT value FROM meta WHERE key='listing'").fetchone()
-        self.continues = row is not None and row[0] == query
-        """The stored listing is of this query, complete, with every rank true when it was made."""
+        self.continues = query == UNFILTERED and row is not None and row[0] == query
+        """The stored listing is of this query, complete, with every rank true when it was made.
+
+        Only the listing of every report is continued: a filter's set of reports may also change
+        by an update (a report kept longer leaves an ``expiresAt`` range, another enters it), and
+        one leaving while another enters, both older, would leave every rank as it was.
+        """
 
     def add(self, page: QueryPage) -> None:
         total = page.scanned_total

@@ -199,3 +199,15 @@ def test_kept_figures_that_do_not_read_back_are_aggregated_again(tmp_path: Path)
     raw.commit()
     raw.close()
     assert DigestStore(path).figures(*EVERYTHING, limit=5) == first
+
+
+async def test_a_filtered_listing_is_read_in_full_every_time(world: StubWorld) -> None:
+    """A filter's reports may change by an update, unseen by ranks: such a listing is never continued."""
+    store = DigestStore()
+    reports = api(world)
+    everything_after_2000 = {"expiresAtIsGreaterThan": "2000-01-01T00:00:00Z"}  # both profiles accept it
+    await store.sync(reports, everything_after_2000)
+    before = world.transport.requests
+    await store.sync(reports, everything_after_2000)
+    assert world.transport.requests - before == REPORTS // PAGE
+    assert counted(store) == server_ids(world)
