@@ -88,27 +88,23 @@ async def test_an_arrival_costs_the_pages_down_to_it(world: StubWorld) -> None:
     assert await sync_counting(store, world, reports) == (1, 0)
 
 
-async def test_a_deleted_old_report_is_seen_and_the_next_visit_is_one_query_again(world: StubWorld) -> None:
+@pytest.mark.parametrize(("which", "told", "queries"), [(0, False, 1 + REPORTS // PAGE), (5, True, 1), (-1, False, 1)])
+async def test_a_deletion_is_seen_and_the_next_visit_is_one_query_again(world: StubWorld, which: int, told: bool,
+                                                                        queries: int) -> None:
+    """The oldest (read down to it), one deleted here (the inbox tells the store), the newest (in the first look)."""
     store = DigestStore()
     reports = api(world)
     await store.sync(reports)
-    oldest = world.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
-    await api(world).destroy([oldest])  # behind the console's back: only the listing can tell
-    result = await store.sync(api(world))
-    assert result.forgotten == 1 and oldest not in store
+    victim = world.store.all_ids(DMARC_EXTERNAL_REPORT)[which]
+    await reports.destroy([victim])
+    if told:
+        store.discard([victim])  # what the inbox does after deleting
+    before = world.transport.requests
+    result = await store.sync(reports)
+    assert world.transport.requests - before == queries
+    assert result.forgotten == (0 if told else 1) and victim not in store
     assert counted(store) == server_ids(world)
     assert await sync_counting(store, world, reports) == (1, 0)
-
-
-async def test_a_report_deleted_here_keeps_the_next_visit_at_one_query(world: StubWorld) -> None:
-    store = DigestStore()
-    reports = api(world)
-    await store.sync(reports)
-    victim = world.store.all_ids(DMARC_EXTERNAL_REPORT)[5]
-    await api(world).destroy([victim])
-    store.discard([victim])  # what the inbox does after deleting
-    assert await sync_counting(store, world, reports) == (1, 0)
-    assert counted(store) == server_ids(world)
 
 
 @pytest.mark.parametrize("change", ["arrival", "deletion", "both"])
