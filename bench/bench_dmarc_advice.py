@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import os
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -113,30 +112,15 @@ def cli_run(base_url: str, token: str, data: Path, code: Path) -> tuple[float, f
 
 
 def cli_figures(size: int, code: Path) -> None:
+    from bench.bench_dmarc_analytics import stub_serving
     from bench.bench_dmarc_console import TOKEN
 
     work = Path(tempfile.gettempdir()) / "mailadmin-dmarc-bench"
     work.mkdir(exist_ok=True)
-    ready = work / f"ready-advice-{size}"
-    ready.unlink(missing_ok=True)
-    database = work / f"dmarc-bench-{size}.sqlite3"
-    stub = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bench_dmarc_analytics.py"), "--serve", str(size),
-                             str(database), str(ready)])
-    data = work / f"advice-data-{size}"
-    shutil.rmtree(data, ignore_errors=True)
-    try:
-        deadline = time.monotonic() + 900
-        while not ready.exists() or not ready.read_text():
-            if stub.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the stub for {size:,} reports did not start")
-            time.sleep(0.1)
+    with stub_serving(size, work, work / f"advice-data-{size}") as base_url:
         for run in ("first run (empty cache)", "second run (cache kept)"):
-            wall, peak = cli_run(ready.read_text(), TOKEN, data, code)
+            wall, peak = cli_run(base_url, TOKEN, work / f"advice-data-{size}", code)
             print(f"dmarc-advice over {size:>7} reports, {run}: {wall:6.2f} s, peak RSS {peak:.0f} MiB", flush=True)
-    finally:
-        stub.terminate()
-        stub.wait(30)
-        shutil.rmtree(data, ignore_errors=True)
 
 
 def main() -> None:

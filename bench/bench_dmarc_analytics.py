@@ -26,7 +26,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -115,12 +116,13 @@ def console_run(base_url: str, data: Path, visits: int) -> dict[str, Any]:
     return figures
 
 
-def run_size(size: int, work: Path) -> dict[str, float]:
+@contextmanager
+def stub_serving(size: int, work: Path, data: Path) -> Iterator[str]:
+    """The stub of ``size`` reports in its own process (its address), and ``data`` empty, removed after."""
     database = work / f"dmarc-bench-{size}.sqlite3"
-    ready = work / f"ready-{size}"
+    ready = work / f"ready-{data.name}"
     ready.unlink(missing_ok=True)
     stub = subprocess.Popen([sys.executable, __file__, "--serve", str(size), str(database), str(ready)])
-    data = work / f"console-data-{size}"
     shutil.rmtree(data, ignore_errors=True)
     try:
         deadline = time.monotonic() + 900
@@ -128,20 +130,26 @@ def run_size(size: int, work: Path) -> dict[str, float]:
             if stub.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the stub for {size:,} reports did not start")
             time.sleep(0.1)
+        yield ready.read_text()
+    finally:
+        stub.terminate()
+        stub.wait(30)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def run_size(size: int, work: Path) -> dict[str, float]:
+    data = work / f"console-data-{size}"
+    with stub_serving(size, work, data) as base_url:
         # A console with an empty cache visits twice; then a restarted console (a new process, the
         # cache file kept) visits once.
-        first = console_run(ready.read_text(), data, 2)
-        restarted = console_run(ready.read_text(), data, 1)
+        first = console_run(base_url, data, 2)
+        restarted = console_run(base_url, data, 1)
         figures = {"first_ms": first["visits"][0] * 1000, "second_ms": first["visits"][1] * 1000,
                    "restart_ms": restarted["visits"][0] * 1000, "rss_before_mib": first["rss_before_mib"],
                    "rss_mib": first["rss_mib"], "peak_mib": first["peak_mib"],
                    "restart_peak_mib": restarted["peak_mib"], "reports": first["reports"]}
         figures["cache_mib"] = sum(p.stat().st_size for p in data.rglob("*") if p.is_file()) / 2**20
         return figures
-    finally:
-        stub.terminate()
-        stub.wait(30)
-        shutil.rmtree(data, ignore_errors=True)
 
 
 def main() -> None:
