@@ -7,16 +7,28 @@ peak memory. Then the time to name 1,000 sources through a fake resolver that an
 each query after 20 ms, at the default concurrency and at 1, and how many were named:
 what the bound on concurrency buys, without touching the network.
 
-Run: ``python bench/bench_dmarc_advice.py [--sizes 1000,10000,100000]``.
+With ``--cli-sizes``, it also runs ``dmarc-advice --offline --json`` itself against a stub
+of that many reports (its own process, the database seeded once, as in
+``bench_dmarc_console.py``): a first run on an empty data directory (every report
+fetched), then a second run on the same one (the server's digest store kept: nothing
+fetched), with the wall time and peak RSS of each. ``--code DIR`` runs the command from
+another checkout (an earlier commit unpacked there), for a before/after on one machine.
+
+Run: ``python bench/bench_dmarc_advice.py [--sizes 1000,10000,100000] [--cli-sizes 1000,100000]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import resource
+import subprocess
+import sys
+import tempfile
 import time
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 from jmapclient.dmarc.analytics import RecordDigest, ReportDigest
 from jmapclient.dmarc.digest_store import DigestStore
@@ -60,7 +72,7 @@ async def advice_figures(size: int) -> None:
     store = DigestStore(None)
     digests = synthetic(size)
     store.put(digests)
-    store.mark_listed([d.id for d in digests], fresh=True)
+    store.mark_listed([d.id for d in digests])
     started = time.perf_counter()
     advice = await advise_stored(store, LAST - timedelta(days=29), LAST, resolver=NameResolver(offline=True))
     seconds = time.perf_counter() - started
@@ -79,12 +91,51 @@ async def naming(concurrency: int, count: int) -> None:
           f" {time.perf_counter() - started:6.2f} s, {confirmed} confirmed")
 
 
+ROOT = Path(__file__).resolve().parents[1]
+CLI_DAYS = 3660
+"""The whole of the stub's data, whatever today is: the command judges every report."""
+
+
+def cli_run(base_url: str, token: str, data: Path, code: Path) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one ``dmarc-advice`` run in its own process."""
+    command = [sys.executable, "-c",
+               "import resource, sys; from jmapclient.cli import main; code = main(sys.argv[1:]);"
+               " print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)",
+               "dmarc-advice", "--offline", "--json", f"--days={CLI_DAYS}", f"--url={base_url}"]
+    env = {**os.environ, "MAILADMIN_DATA": str(data), "MAILADMIN_TOKEN": token, "PYTHONPATH": str(code)}
+    began = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=False, env=env, cwd=code)
+    wall = time.perf_counter() - began
+    if done.returncode:
+        raise RuntimeError(f"dmarc-advice failed:\n{done.stderr[-3000:]}")
+    return wall, int(done.stderr.strip().splitlines()[-1]) / 1024
+
+
+def cli_figures(size: int, code: Path) -> None:
+    from bench.bench_dmarc_analytics import stub_serving
+    from bench.bench_dmarc_console import TOKEN
+
+    work = Path(tempfile.gettempdir()) / "mailadmin-dmarc-bench"
+    work.mkdir(exist_ok=True)
+    with stub_serving(size, work, work / f"advice-data-{size}") as base_url:
+        for run in ("first run (empty cache)", "second run (cache kept)"):
+            wall, peak = cli_run(base_url, TOKEN, work / f"advice-data-{size}", code)
+            print(f"dmarc-advice over {size:>7} reports, {run}: {wall:6.2f} s, peak RSS {peak:.0f} MiB", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--cli-sizes", default="")
+    parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose dmarc-advice runs")
     args = parser.parse_args()
-    for size in (int(s) for s in args.sizes.split(",")):
+    sys.path.insert(0, str(ROOT))
+    for size in (int(s) for s in args.sizes.split(",") if s):
         asyncio.run(advice_figures(size))
+    for size in (int(s) for s in args.cli_sizes.split(",") if s):
+        cli_figures(size, args.code.resolve())
+    if not args.sizes:
+        return
     asyncio.run(naming(DEFAULT_CONCURRENCY, 1000))
     asyncio.run(naming(1, 100))
 

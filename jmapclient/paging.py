@@ -136,12 +136,17 @@ class QueryPager:
             return item
         return {key: value for key, value in item.items() if key not in extra}
 
-    async def pages(self, *, cap: int | None = None) -> AsyncIterator[QueryPage]:
-        """Every page from the start, in order; at most ``cap`` objects when given."""
+    async def pages(self, *, cap: int | None = None, first: int | None = None) -> AsyncIterator[QueryPage]:
+        """Every page from the start, in order; at most ``cap`` objects when given.
+
+        ``first``: the first page holds at most that many, a cheap look before reading on.
+        """
         size = await self.page_size()
         position = 0
         for _ in range(MAX_PAGES):
             asked = size if cap is None else min(size, cap - position)
+            if position == 0 and first is not None:
+                asked = min(asked, first)
             if asked <= 0:
                 return
             page = await self.page_at(position, asked)

@@ -1,7 +1,9 @@
 """``dmarc-advice``: who sends mail as each policy domain, and whether the next policy step is safe.
 
 The figures are :mod:`jmapclient.dmarc.insight.advice` over the digests of
-:class:`~jmapclient.dmarc.digest_store.DigestStore` (the one paging flow); this module
+:class:`~jmapclient.dmarc.digest_store.DigestStore` (the one paging flow), kept in the
+server's one store file, the console's too: a run fetches only the reports that arrived
+since the last run, here or in the console. This module
 reads the arguments, names the sources (unless ``--offline``) and prints a short table
 and the verdict per policy domain, or one JSON object per line with ``--json``. Outside
 text (domains from reports, PTR names) goes through the display helpers like all output.
@@ -51,12 +53,12 @@ def name_resolver(offline: bool) -> NameResolver:
 
 
 async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
-    from jmapclient.dmarc.digest_store import DigestStore
+    from jmapclient.dmarc.digest_store import DigestStore, store_file
     from jmapclient.dmarc.insight.advice import advise_stored
     from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 
     first, last = period(args.days, today())
-    store = DigestStore(None)
+    store = DigestStore(store_file(client.base_url))
     try:
         result = await store.sync(client.objects(DMARC_EXTERNAL_REPORT))
         if result.unreadable:

@@ -3,10 +3,17 @@
 Analytics (and anything else that reads every report: advice, trends) needs a few fields
 of each report, never the whole report. A received report never changes, so a digest,
 once stored, is good until the report is deleted. :meth:`DigestStore.sync` lists the ids
-the server holds (ids only, a few thousand a request, through the one pager), fetches
-only the reports not stored yet, and forgets the ones the server no longer lists. The
-figures are then aggregated by SQL over the listed reports, so memory does not grow
-with the number of reports.
+the server holds, newest first (ids only, a few thousand a request, through the one
+pager), fetches only the reports not stored yet, and forgets the ones the server no
+longer lists. The figures are then aggregated by SQL over the listed reports, so memory
+does not grow with the number of reports.
+
+The listing is kept too, each id with its rank counted from the oldest. Report ids grow
+with arrival on the real server and on ours (wire-notes), so a report that arrives is
+always newer than every listed one, and a deletion lowers the rank of every newer one.
+A listing therefore stops at the first page whose oldest id still has the rank stored
+for it: everything older is what was listed before. An unchanged server costs one
+request, an arrival one page, and a deletion the pages down to it.
 
 The database is one file per server (owner-only, 0600); it remembers which server,
 account and user filled it and starts empty when that changes.
@@ -14,6 +21,7 @@ account and user filled it and starts empty when that changes.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 import os
@@ -23,13 +31,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from jmapclient.dmarc.analytics import (
     DayStat,
     DomainRate,
-    FailingRecord,
     Hint,
     Overview,
     RecordDigest,
@@ -38,23 +46,36 @@ from jmapclient.dmarc.analytics import (
     classify,
     digest_report,
 )
+from jmapclient.dmarc.figures import Figures as Figures  # the store's answer, named where it is used
+from jmapclient.dmarc.figures import failing_record, figures_from_json, figures_json
 from jmapclient.encoding import format_utc, parse_utc
 from jmapclient.objects import ObjectApi
 from jmapclient.paging import QueryPage, QueryPager
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 """Raised whenever a column or a derived value (the hint) changes meaning: the store then starts empty."""
 LIST_PAGE = 5_000
 """Ids per query request: the real server's cap on a query's ``limit`` (wire-notes)."""
+PROBE = 100
+"""Ids of the first page when a listing is kept: enough to find it unchanged, a fraction of a full page."""
 GET_CHUNK = 250
 """Reports per get request; small enough that progress moves and memory stays flat."""
+READ_CHUNK = 500
+"""Stored reports read back per query (their records in one more): few queries, flat memory."""
 MAX_COUNT = 2**40
 """A record's message count is clamped here, so sums over a million records fit SQLite's integers."""
 OWNER_ONLY = 0o600
+DECODED = 4096
+"""Stored JSON lists remembered decoded: records repeat a few shapes (``[]``, one domain's pass), and
+reading back tens of thousands of reports decoded each one again."""
 MEMO_SIZE = 8
 """Figures remembered: every period of the view, for the latest listing."""
-NEWEST_FIRST = ({"property": "receivedAt", "isAscending": False},)
-"""Where the server cannot sort by receivedAt the pager falls back to ids, which grow with arrival."""
+NEWEST_FIRST = ({"property": "id", "isAscending": False},)
+"""Ids grow with arrival; both servers sort reports by id (wire-notes), so new reports come first."""
+UNFILTERED = "{}"
+"""The query (as JSON) of the listing of every report."""
+UNRANKED = -1
+"""The rank of an id listed where positions say nothing (a filter the client narrowed, a test's listing)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,7 +96,12 @@ CREATE TABLE IF NOT EXISTS records(
     overrides TEXT NOT NULL, dkim_auth TEXT NOT NULL, spf_auth TEXT NOT NULL,
     passes INTEGER NOT NULL, hint TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS records_report ON records(report);
-CREATE TEMP TABLE IF NOT EXISTS listed(id TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS listed(id TEXT PRIMARY KEY, rank INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS listed_rank ON listed(rank);
+CREATE TABLE IF NOT EXISTS figures(
+    generation INTEGER NOT NULL, first TEXT NOT NULL, last TEXT NOT NULL, lim INTEGER NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY(first, last, lim));
+CREATE TEMP TABLE IF NOT EXISTS fresh(id TEXT PRIMARY KEY, rank INTEGER NOT NULL);
 """
 _COLUMNS = ["key", "id", "org", "report_id", "policy_domain", "begin", "end", "day", "p", "sp", "np", "adkim", "aspf",
             "testing", "messages", "passed"]
@@ -106,17 +132,15 @@ class SyncResult:
     unreadable: int
 
 
-@dataclass(frozen=True)
-class Figures:
-    """Everything the analytics view shows for one period."""
+def store_file(server: str) -> Path:
+    """The one store file of the server at this address, under the data directory (console and CLI share it).
 
-    first: date
-    last: date
-    overview: Overview
-    domains: list[DomainRate]
-    sources: list[SourceStat]
-    daily: list[DayStat]
-    failing: list[FailingRecord]
+    Named by a hash, so the address itself is not in a file name.
+    """
+    from jmapclient.config import data_dir  # read here: the environment may name another data directory
+
+    name = hashlib.sha256(server.encode()).hexdigest()[:16]
+    return data_dir() / "dmarc-digests" / f"{name}.sqlite"
 
 
 def _clean(value: str) -> str:
@@ -128,8 +152,18 @@ def _clean(value: str) -> str:
     return value
 
 
+@lru_cache(maxsize=DECODED)
 def _pairs(value: str) -> tuple[tuple[str, str], ...]:
     return tuple((str(a), str(b)) for a, b in json.loads(value))
+
+
+_utc = lru_cache(maxsize=DECODED)(parse_utc)
+"""Report periods repeat too: a day's reports mostly share their begin and end."""
+
+
+@lru_cache(maxsize=DECODED)
+def _strings(value: str) -> tuple[str, ...]:
+    return tuple(str(item) for item in json.loads(value))
 
 
 class DigestStore:
@@ -143,13 +177,8 @@ class DigestStore:
         self.path = path
         self._lock = threading.Lock()
         self._db = self._open(path)
-        self._version = 0
-        """Bumped by every change of what is stored; with the listing, it keys the memo of figures."""
-        self._listing = (0, 0)
-        """How many ids are listed and the XOR of their hashes: the same listing gives the same pair."""
         self._memo: dict[tuple[Any, ...], Figures] = {}
-        self._complete: tuple[str, int | None] | None = None
-        """The filter (as JSON) and the count of the last listing that ran to its end."""
+        """Figures by (generation, period, limit): the generation moves with every change of what is counted."""
 
     @staticmethod
     def _open(path: Path | None) -> sqlite3.Connection:
@@ -180,6 +209,8 @@ class DigestStore:
         try:
             # No -journal/-wal side files, which would be created with the umask's mode.
             db.execute("PRAGMA journal_mode=MEMORY")
+            # A cache: a file a crash leaves damaged is made again (``_open``), so no write waits for the disk.
+            db.execute("PRAGMA synchronous=OFF")
         except sqlite3.Error:
             db.close()
             raise
@@ -194,7 +225,8 @@ class DigestStore:
             columns = [row[1] for row in db.execute("PRAGMA table_info(reports)")]
             if version is None or version[0] != SCHEMA_VERSION or columns != _COLUMNS:
                 # Another layout: the tables are made again, empty.
-                db.executescript("DROP TABLE records; DROP TABLE reports; DROP TABLE meta;")
+                db.executescript("DROP TABLE records; DROP TABLE reports; DROP TABLE meta; DROP TABLE listed;"
+                                 " DROP TABLE figures;")
                 db.executescript(_SCHEMA)
                 DigestStore._reset(db)
         except sqlite3.Error:
@@ -207,10 +239,23 @@ class DigestStore:
         db.execute("BEGIN")
         db.execute("DELETE FROM records")
         db.execute("DELETE FROM reports")
-        db.execute("DELETE FROM meta")
         db.execute("DELETE FROM listed")
+        db.execute("DELETE FROM figures")
+        generation = DigestStore._generation(db) + 1  # figures remembered for what was here are not these
+        db.execute("DELETE FROM meta")
         db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        db.execute("INSERT INTO meta VALUES ('generation', ?)", (str(generation),))
         db.execute("COMMIT")
+
+    @staticmethod
+    def _generation(db: sqlite3.Connection) -> int:
+        row = db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+        return int(row[0]) if row is not None else 0
+
+    @staticmethod
+    def _changed(db: sqlite3.Connection) -> None:
+        """What the figures count changed (inside the change's transaction): remembered figures no longer hold."""
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(DigestStore._generation(db) + 1),))
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -245,14 +290,11 @@ class DigestStore:
                 return
             self._reset(self._db)
             self._db.execute("INSERT INTO meta VALUES ('identity', ?)", (identity,))
-            self._version += 1
-            self._listing = (0, 0)
-            self._complete = None
 
     def put(self, digests: Sequence[ReportDigest], unreadable: Sequence[str] = ()) -> None:
         """Store digests (replacing any of the same id), and ids of reports this client cannot read."""
         with self._transaction() as db:
-            self._version += 1
+            self._changed(db)
             for digest in digests:
                 db.execute("DELETE FROM reports WHERE id=?", (_clean(digest.id),))
                 key = db.execute(
@@ -278,60 +320,59 @@ class DigestStore:
                            " np, adkim, aspf, testing) VALUES (?,'','','','','',?,'','','','','',0)",
                            (_clean(report_id), UNREADABLE_DAY))
 
-    def _unchanged(self, query: str, first_page: QueryPage) -> bool:
-        """Whether the listing of ``query`` done last is still the server's, judged by its first page."""
-        if self._complete != (query, first_page.total) or first_page.narrowed:
-            return False
-        with self._lock:
-            self._db.execute("DROP TABLE IF EXISTS temp.newest")
-            self._db.execute("CREATE TEMP TABLE newest(id TEXT PRIMARY KEY)")
-            self._db.executemany("INSERT OR IGNORE INTO newest VALUES (?)", [(_clean(i),) for i in first_page.ids])
-            known = self._db.execute("SELECT count(*) FROM newest JOIN listed USING(id)").fetchone()[0]
-            self._db.execute("DROP TABLE temp.newest")
-        return bool(known == len(set(first_page.ids)))
+    def mark_listed(self, ids: Iterable[str]) -> None:
+        """Count these reports, and only these, in the figures: a listing that says nothing of positions.
 
-    def mark_listed(self, ids: Iterable[str], *, fresh: bool = False) -> None:
-        """Count these reports in the figures (``fresh``: these alone): what the server listed."""
-        rows = [(_clean(i),) for i in ids]
-        self._complete = None
+        The next :meth:`sync` lists everything again, as it does after a listing of another filter.
+        """
         with self._transaction() as db:
-            count, mix = (0, 0) if fresh else self._listing
-            if fresh:
-                db.execute("DELETE FROM listed")
-            for (report_id,) in rows:
-                mix ^= hash(report_id)
-            db.executemany("INSERT OR IGNORE INTO listed VALUES (?)", rows)
-            self._listing = (count + len(rows), mix)
+            self._changed(db)
+            db.execute("DELETE FROM listed")
+            db.executemany("INSERT OR IGNORE INTO listed VALUES (?, ?)", [(_clean(i), UNRANKED) for i in ids])
+            db.execute("DELETE FROM meta WHERE key='listing'")
 
     def discard(self, ids: Iterable[str]) -> None:
-        """Forget reports (deleted here, so the figures drop them without a visit)."""
+        """Forget reports (deleted here, so the figures drop them without a visit).
+
+        Every listed report newer than a forgotten one moves one rank down, as it does on
+        the server, so the next listing still stops at its first page.
+        """
         with self._transaction() as db:
-            gone = [(_clean(i),) for i in ids]
-            self._version += 1
-            self._complete = None
-            db.executemany("DELETE FROM reports WHERE id=?", gone)
-            db.executemany("DELETE FROM listed WHERE id=?", gone)
+            self._changed(db)
+            for (report_id,) in {(_clean(i),) for i in ids}:
+                db.execute("DELETE FROM reports WHERE id=?", (report_id,))
+                row = db.execute("DELETE FROM listed WHERE id=? RETURNING rank", (report_id,)).fetchone()
+                if row is not None and row[0] != UNRANKED:
+                    db.execute("UPDATE listed SET rank = rank - 1 WHERE rank > ?", (row[0],))
 
     def get(self, report_id: str) -> ReportDigest | None:
         with self._lock:
             row = self._db.execute(f"SELECT {_REPORT_COLUMNS} FROM reports r WHERE id=? AND day != ''",
                                    (report_id,)).fetchone()
-            return None if row is None else self._digest(row)
+            return None if row is None else self._digests([row])[0]
 
     def digests(self, first: date, last: date) -> Iterator[ReportDigest]:
-        """Every listed report of the period, one at a time (for figures this module does not compute)."""
+        """Every listed report of the period, a chunk at a time (for figures this module does not compute)."""
         key = 0
         while True:
             with self._lock:
                 rows = self._db.execute(
                     f"SELECT {_REPORT_COLUMNS} FROM reports r JOIN listed USING(id)"
                     " WHERE r.day BETWEEN ? AND ? AND r.key > ? ORDER BY r.key LIMIT ?",
-                    (first.isoformat(), last.isoformat(), key, GET_CHUNK)).fetchall()
-                batch = [self._digest(row) for row in rows]
+                    (first.isoformat(), last.isoformat(), key, READ_CHUNK)).fetchall()
+                batch = self._digests(rows)
             if not batch:
                 return
             yield from batch
             key = rows[-1][0]
+
+    def source_ips(self, first: date, last: date) -> list[str]:
+        """The sources of the listed reports of the period, sorted (without reading the reports back)."""
+        with self._lock:
+            return [ip for (ip,) in self._db.execute(
+                "SELECT DISTINCT records.source_ip FROM reports r JOIN listed USING(id)"
+                " JOIN records ON records.report=r.key WHERE r.day BETWEEN ? AND ? ORDER BY 1",
+                (first.isoformat(), last.isoformat()))]
 
     def seen_before(self, first: date, ips: Iterable[str] | None = None) -> set[tuple[str, str]]:
         """(policy domain, source IP) of the listed reports whose day is before ``first``.
@@ -347,21 +388,25 @@ class DigestStore:
         wanted = None if ips is None else set(ips)
         return {(domain, ip) for domain, ip in rows if wanted is None or ip in wanted}
 
-    def _digest(self, row: Sequence[Any]) -> ReportDigest:
-        records = tuple(
-            RecordDigest(source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
-                         header_from=header_from, envelope_from=envelope_from,
-                         overrides=tuple(json.loads(overrides)), dkim_auth=_pairs(dkim_auth),
-                         spf_auth=_pairs(spf_auth))
-            for ip, count, disposition, dkim, spf, header_from, envelope_from, overrides, dkim_auth, spf_auth
-            in self._db.execute(
-                "SELECT source_ip, count, disposition, dkim, spf, header_from, envelope_from, overrides, dkim_auth,"
-                " spf_auth FROM records WHERE report=? ORDER BY rowid", (row[0],))
-        )
-        _, report_id, org, rid, domain, begin, end, p, sp, np, adkim, aspf, testing = row
-        return ReportDigest(id=report_id, reporter=org, report_id=rid, policy_domain=domain,
-                           begin=parse_utc(begin), end=parse_utc(end), records=records,
-                           p=p, sp=sp, np=np, adkim=adkim, aspf=aspf, testing=bool(testing))
+    def _digests(self, rows: Sequence[Sequence[Any]]) -> list[ReportDigest]:
+        """The digests of these report rows, their records read in one query."""
+        records: dict[int, list[RecordDigest]] = {row[0]: [] for row in rows}
+        if records:
+            marks = ",".join("?" * len(records))
+            for (key, ip, count, disposition, dkim, spf, header_from, envelope_from, overrides, dkim_auth,
+                 spf_auth) in self._db.execute(
+                    "SELECT report, source_ip, count, disposition, dkim, spf, header_from, envelope_from, overrides,"
+                    f" dkim_auth, spf_auth FROM records WHERE report IN ({marks}) ORDER BY rowid", tuple(records)):
+                records[key].append(RecordDigest(
+                    source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf, header_from=header_from,
+                    envelope_from=envelope_from, overrides=_strings(overrides),
+                    dkim_auth=_pairs(dkim_auth), spf_auth=_pairs(spf_auth)))
+        return [
+            ReportDigest(id=report_id, reporter=org, report_id=rid, policy_domain=domain, begin=_utc(begin),
+                         end=_utc(end), records=tuple(records[key]), p=p, sp=sp, np=np, adkim=adkim, aspf=aspf,
+                         testing=bool(testing))
+            for key, report_id, org, rid, domain, begin, end, p, sp, np, adkim, aspf, testing in rows
+        ]
 
     # --- Keeping in step with the server -------------------------------------------------------
 
@@ -383,34 +428,19 @@ class DigestStore:
                 if inspect.isawaitable(result):
                     await result
 
+        listing = _Listing(self, json.dumps(filter or {}, sort_keys=True, default=str))
         pager = QueryPager(api, filter, NEWEST_FIRST, ids_only=True, page_size=LIST_PAGE)
-        query = json.dumps(filter or {}, sort_keys=True, default=str)
-        listed = 0
-        unchanged = False
-        async for page in pager.pages():
-            if page.position == 0 and self._unchanged(query, page):
-                # The same total and the newest ids all listed before: nothing arrived (ids grow
-                # with arrival, so a new report would be among the newest) and nothing left.
-                unchanged = True
-                listed = page.total or 0
-                await report(SyncProgress("listing", listed, page.total))
+        async for page in pager.pages(first=PROBE if listing.continues else None):
+            listing.add(page)
+            joined = listing.joined(page)  # what is older than this page is what was listed before
+            await report(SyncProgress("listing", pager.total if joined and pager.total else listing.count,
+                                      pager.total))
+            if joined:
                 break
-            self.mark_listed(page.ids, fresh=listed == 0)
-            listed += len(page.ids)
-            await report(SyncProgress("listing", listed, pager.total))
-        if not unchanged:
-            if listed == 0:
-                self.mark_listed((), fresh=True)
-            self._complete = (query, listed)
-        forgotten = 0
-        if not filter and not unchanged:
-            # Everything the server holds was listed: what is stored beyond it was deleted.
-            with self._transaction() as db:
-                forgotten = db.execute("DELETE FROM reports WHERE id NOT IN (SELECT id FROM listed)").rowcount
-                self._version += 1 if forgotten else 0
+        forgotten = listing.commit(forget_unlisted=not filter)
         with self._lock:
             missing = int(self._db.execute(_MISSING.replace("{columns}", "count(*)"), (-1,)).fetchone()[0])
-        cached = listed - missing
+        cached = listing.total - missing
         fetched = unreadable = 0
         await report(SyncProgress("fetching", 0, missing, cached))
         after = -1
@@ -432,25 +462,53 @@ class DigestStore:
             fetched += len(digests)
             unreadable += len(bad)
             await report(SyncProgress("fetching", fetched + unreadable + len(got.not_found), missing, cached))
-        return SyncResult(listed, fetched, forgotten, unreadable)
+        return SyncResult(listing.total, fetched, forgotten, unreadable)
 
     # --- Figures --------------------------------------------------------------------------------
 
     def figures(self, first: date, last: date, limit: int) -> Figures:
         """The figures of the listed reports whose day is in the period; lists cut at ``limit`` rows.
 
-        Remembered until what is stored or listed changes: a second visit that fetched
-        nothing new costs no aggregation, however many reports there are.
+        Remembered (in memory, and in the file for a console started again) until what is
+        stored or listed changes: a visit that fetched nothing new costs no aggregation,
+        however many reports there are.
         """
         with self._lock:
-            key = (self._version, self._listing, first, last, limit)
+            generation = self._generation(self._db)
+            key = (generation, first, last, limit)
             known = self._memo.get(key)
             if known is None:
-                known = self._aggregate(first, last, limit)
+                known = self._kept(*key) or self._aggregate(first, last, limit)
+                self._keep(generation, known, limit)
                 if len(self._memo) >= MEMO_SIZE:
                     self._memo.pop(next(iter(self._memo)))
                 self._memo[key] = known
             return known
+
+    def _kept(self, generation: int, first: date, last: date, limit: int) -> Figures | None:
+        """The figures kept in the file for this state of the store, if any (a console started again)."""
+        row = self._db.execute("SELECT body FROM figures WHERE generation=? AND first=? AND last=? AND lim=?",
+                               (generation, first.isoformat(), last.isoformat(), limit)).fetchone()
+        try:
+            return None if row is None else figures_from_json(row[0])
+        except (ValueError, KeyError, TypeError):
+            return None  # not what this version writes: aggregated again
+
+    def _keep(self, generation: int, figures: Figures, limit: int) -> None:
+        """Keep ``figures`` in the file, with those of the same state only (older ones no longer hold).
+
+        Only a saving for later: figures that cannot be kept (a full disk) are still shown.
+        """
+        try:
+            self._db.execute("BEGIN")
+            self._db.execute("DELETE FROM figures WHERE generation != ?", (generation,))
+            self._db.execute("INSERT OR REPLACE INTO figures VALUES (?,?,?,?,?)",
+                             (generation, figures.first.isoformat(), figures.last.isoformat(), limit,
+                              figures_json(figures)))
+            self._db.execute("COMMIT")
+        except sqlite3.Error:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
 
     def _aggregate(self, first: date, last: date, limit: int) -> Figures:
         db = self._db
@@ -491,13 +549,9 @@ class DigestStore:
                 if hint:
                     source.hints[Hint(hint)] = source.hints.get(Hint(hint), 0) + count
         failing = [
-            FailingRecord(
-                ReportDigest(id=report_id, reporter=org, report_id="", policy_domain=domain,
-                             begin=_NO_TIME, end=_NO_TIME),
-                RecordDigest(source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
-                             header_from=header_from, envelope_from=envelope_from),
-                Hint(hint) if hint else None,
-            )
+            failing_record(report_id, org, domain,
+                           RecordDigest(source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
+                                        header_from=header_from, envelope_from=envelope_from), hint)
             for ip, count, disposition, dkim, spf, header_from, envelope_from, hint, report_id, org, domain
             in db.execute(
                 "SELECT source_ip, count, disposition, dkim, spf, header_from, envelope_from, hint, c.id, c.org,"
@@ -510,10 +564,98 @@ class DigestStore:
         return Figures(first, last, summary, domains, top, series, failing)
 
 
+class _Listing:
+    """One listing of a sync: its pages staged in the temp table ``fresh``, then laid over the stored one.
+
+    Ranks count from the oldest report, so an arrival (always the newest) changes no rank
+    and the stored ranks of the older reports stay true until one of them is deleted.
+    """
+
+    def __init__(self, store: DigestStore, query: str) -> None:
+        self.store = store
+        self.query = query
+        self.count = 0
+        """Ids listed by this sync."""
+        self.server_total: int | None = 0
+        self.ranked = True
+        """Every page's positions are the server's own (no page narrowed by the client)."""
+        self.stop: int | None = None
+        """The rank from which the new pages replace the stored listing; None: they replace all of it."""
+        self.total = 0
+        """Ids listed after :meth:`commit`: the reports the figures count."""
+        with store._lock:
+            store._db.execute("DELETE FROM fresh")
+            row = store._db.execute("SELECT value FROM meta WHERE key='listing'").fetchone()
+        self.continues = query == UNFILTERED and row is not None and row[0] == query
+        """The stored listing is of this query, complete, with every rank true when it was made.
+
+        Only the listing of every report is continued: a filter's set of reports may also change
+        by an update (a report kept longer leaves an ``expiresAt`` range, another enters it), and
+        one leaving while another enters, both older, would leave every rank as it was.
+        """
+
+    def add(self, page: QueryPage) -> None:
+        total = page.scanned_total
+        self.ranked = self.ranked and not page.narrowed and total is not None
+        self.server_total = total
+        rows = [(_clean(report_id), total - 1 - (page.position + n) if total is not None and self.ranked else UNRANKED)
+                for n, report_id in enumerate(page.ids)]
+        with self.store._transaction() as db:  # one transaction: row by row, a page costs 25× more
+            db.executemany("INSERT OR IGNORE INTO fresh VALUES (?, ?)", rows)
+        self.count += len(page.ids)
+
+    def joined(self, page: QueryPage) -> bool:
+        """Whether the oldest id of ``page`` still has its stored rank: then all older ones are as stored.
+
+        Nothing that arrives is older than a listed report, and a deletion of an older one
+        would have lowered the rank; so the server's older reports are the stored ones.
+        """
+        if not (self.continues and self.ranked and page.ids and page.scanned_total is not None):
+            return False
+        rank = page.scanned_total - page.position - len(page.ids)
+        with self.store._lock:
+            row = self.store._db.execute("SELECT rank FROM listed WHERE id=?", (_clean(page.ids[-1]),)).fetchone()
+        if row is None or row[0] != rank:
+            return False
+        self.stop = rank
+        return True
+
+    def commit(self, *, forget_unlisted: bool) -> int:
+        """Lay the pages over the stored listing; returns how many stored reports were forgotten.
+
+        ``forget_unlisted``: the listing had no filter, so a stored report it no longer
+        holds was deleted on the server and leaves the store.
+        """
+        replaced, since = ("rank >= ?", (self.stop,)) if self.stop is not None else ("1", ())
+        with self.store._transaction() as db:
+            fresh = db.execute("SELECT count(*) FROM fresh").fetchone()[0]
+            kept = db.execute("SELECT count(*) FROM fresh JOIN listed USING(id, rank)").fetchone()[0]
+            stored = db.execute(f"SELECT count(*) FROM listed WHERE {replaced}", since).fetchone()[0]
+            forgotten = 0
+            if forget_unlisted and self.stop is None:
+                forgotten = db.execute("DELETE FROM reports WHERE id NOT IN (SELECT id FROM fresh)").rowcount
+            elif forget_unlisted:
+                forgotten = db.execute(
+                    "DELETE FROM reports WHERE id IN (SELECT id FROM listed WHERE rank >= ?"
+                    " AND id NOT IN (SELECT id FROM fresh))", since).rowcount
+            if forgotten or not fresh == kept == stored:
+                db.execute(f"DELETE FROM listed WHERE {replaced}", since)
+                db.execute("INSERT OR REPLACE INTO listed SELECT id, rank FROM fresh")
+                self.store._changed(db)
+            db.execute("DELETE FROM fresh")
+            self.total, top = db.execute("SELECT count(*), coalesce(max(rank), -1) FROM listed").fetchone()
+            # A listing is continued next time only when it is whole: a report that arrived or left
+            # between two of its pages shifts the positions, and then the count or the top rank is off.
+            if self.ranked and self.total == self.server_total and top == self.total - 1:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('listing', ?)", (self.query,))
+            else:
+                db.execute("DELETE FROM meta WHERE key='listing'")
+        return int(forgotten)
+
+
 _REPORT_COLUMNS = ("r.key, r.id, r.org, r.report_id, r.policy_domain, r.begin, r.end, r.p, r.sp, r.np, r.adkim,"
                    " r.aspf, r.testing")
 _RECORD_TALLY = "coalesce(sum(count), 0), coalesce(sum(CASE WHEN passes THEN count ELSE 0 END), 0)"
 _REPORT_TALLY = "coalesce(sum(messages), 0), coalesce(sum(passed), 0)"
 _MISSING = ("SELECT {columns} FROM listed WHERE listed.rowid > ?"
             " AND NOT EXISTS (SELECT 1 FROM reports WHERE reports.id = listed.id)")
-_NO_TIME = parse_utc("1970-01-01T00:00:00Z")

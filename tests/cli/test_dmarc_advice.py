@@ -159,3 +159,36 @@ def test_offline_never_loads_dnspython(tmp_path) -> None:
                                    "MAILADMIN_CONFIG": str(tmp_path / "c.toml")})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "True"]  # the suffix list is needed offline too, DNS is not
+
+
+def test_runs_keep_the_servers_store_and_see_arrivals_and_deletions(server, capsys, monkeypatch, tmp_path) -> None:
+    import random
+
+    from jmapclient.dmarc.digest_store import DigestStore
+    from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+    from server_stub.demo_data import add_demo_reports
+
+    synced = []
+    real_sync = DigestStore.sync
+
+    async def spied(self, *args, **kwargs):
+        synced.append(result := await real_sync(self, *args, **kwargs))
+        return result
+
+    monkeypatch.setattr(DigestStore, "sync", spied)
+
+    def reports_counted() -> int:
+        code, out, err = run(server, capsys, "--offline", "--json", "--days=3660")
+        assert code == 0, err
+        return sum(json.loads(line)["reports"] for line in out.splitlines())
+
+    assert reports_counted() == REPORTS and synced[-1].fetched == REPORTS
+    [kept] = (tmp_path / "data" / "dmarc-digests").glob("*.sqlite")  # the console's file for this server
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert reports_counted() == REPORTS and synced[-1].fetched == 0  # the second run fetches nothing
+    victim = server.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
+    assert main(["delete", "DmarcExternalReport", f"--ids={victim}", f"--url={server.base_url}",
+                 f"--token={server.admin_token}"]) == 0
+    add_demo_reports(server.store, 3, random.Random(2), DEMO_NOW)
+    capsys.readouterr()
+    assert reports_counted() == REPORTS - 1 + 3 and synced[-1].fetched == 3

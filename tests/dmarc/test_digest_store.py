@@ -154,7 +154,7 @@ def test_hostile_strings_and_counts_are_stored_and_summed() -> None:
     ]
     store = DigestStore()
     store.put(digests)
-    store.mark_listed([d.id for d in digests], fresh=True)
+    store.mark_listed([d.id for d in digests])
     figures = store.figures(*EVERYTHING, limit=100)
     assert figures.overview.reports == len(HOSTILE)
     assert figures.overview.messages == MAX_COUNT * len(HOSTILE)  # clamped, never an overflow

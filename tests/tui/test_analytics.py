@@ -52,7 +52,7 @@ WHOLE = (date(2026, 2, 28), date(2026, 3, 3))
 def figures(digests: list[ReportDigest], first: date = WHOLE[0], last: date = WHOLE[1], limit: int = 200) -> Figures:
     store = DigestStore()
     store.put(digests)
-    store.mark_listed([d.id for d in digests], fresh=True)
+    store.mark_listed([d.id for d in digests])
     return store.figures(first, last, limit)
 
 
@@ -143,7 +143,7 @@ def test_digest_round_trips_through_the_store() -> None:
     store.put(DIGESTS)
     for item in DIGESTS:
         assert store.get(item.id) == item
-    store.mark_listed(["a", "b"], fresh=True)
+    store.mark_listed(["a", "b"])
     assert list(store.digests(*WHOLE)) == DIGESTS[:2]  # only what the server listed
 
 

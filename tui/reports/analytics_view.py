@@ -321,7 +321,7 @@ deleted on the server leaves the figures at the next visit):
     async def judge(self, first: date, last: date) -> None:
         """Judge the period's sources with the names known now (never waiting for DNS), in a thread."""
         names = names_of(self.context)
-        ips = await asyncio.to_thread(self._period_ips, first, last)
+        ips = await asyncio.to_thread(self.cache.source_ips, first, last)
         known = {ip: self.names.get(ip) or names.known(ip) for ip in ips}
         try:
             advice = await asyncio.to_thread(self._advise, first, last, known)
@@ -334,9 +334,6 @@ deleted on the server leaves the figures at the next visit):
         self.post_message(AdviceReady(advice, (first, last)))
         if pending:
             self.look_up(pending)
-
-    def _period_ips(self, first: date, last: date) -> list[str]:
-        return sorted({r.source_ip for d in self.cache.digests(first, last) for r in d.records})
 
     def _advise(self, first: date, last: date, known: dict[str, SourceName]) -> list[DomainAdvice]:
         seen = self.cache.seen_before(first, known)

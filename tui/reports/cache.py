@@ -2,18 +2,19 @@
 
 The store itself (what a digest holds, how it keeps in step with the server, the
 figures) is :class:`jmapclient.dmarc.digest_store.DigestStore`; the console only
-chooses the file, under ``data_dir()`` like every other data file, named by a hash of
-the server's address so the address itself is not in a file name.
+uses the server's one file (:func:`~jmapclient.dmarc.digest_store.store_file`, shared
+with ``mailadmin dmarc-advice``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from pathlib import Path
 
-from jmapclient.config import data_dir
 from jmapclient.dmarc.digest_store import DigestStore
+from jmapclient.dmarc.digest_store import store_file as cache_file
+
+__all__ = ["DigestCache", "cache_file"]
 
 LEGACY_SUFFIX = ".json"
 """Earlier versions kept digests as JSON beside it; such a file is removed, not left readable on disk."""
@@ -28,7 +29,3 @@ class DigestCache(DigestStore):
                 path.with_suffix(LEGACY_SUFFIX).unlink(missing_ok=True)
         super().__init__(path)
 
-
-def cache_file(server: str) -> Path:
-    name = hashlib.sha256(server.encode()).hexdigest()[:16]
-    return data_dir() / "dmarc-digests" / f"{name}.sqlite"

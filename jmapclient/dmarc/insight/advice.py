@@ -11,7 +11,7 @@ can check them by adding up the records' counts of the period's reports.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
@@ -188,20 +188,26 @@ def advise(
     the sources of the period not in it are marked new. ``domain`` keeps one policy domain.
     """
     wanted = domain.strip().rstrip(".").lower() if domain else None
-    chosen = [d for d in digests if first <= d.day <= last and (wanted is None or d.policy_domain == wanted)]
     advice: dict[str, DomainAdvice] = {}
     policies: dict[str, dict[PolicySeen, int]] = {}
     latest: dict[str, ReportDigest] = {}
-    for report in chosen:
-        entry = advice.setdefault(report.policy_domain, DomainAdvice(report.policy_domain, first, last))
-        entry.reports += 1
-        entry.messages += report.messages
-        entry.passed += report.passed
-        seen = policies.setdefault(report.policy_domain, {})
-        seen[_policy(report)] = seen.get(_policy(report), 0) + 1
-        if report.policy_domain not in latest or report.end > latest[report.policy_domain].end:
-            latest[report.policy_domain] = report
-    for source in judge_sources(chosen, names, senders=senders):
+
+    def chosen() -> Iterator[ReportDigest]:
+        """The period's reports, counted per domain as the judging reads them: one pass, none held."""
+        for report in digests:
+            if not first <= report.day <= last or (wanted is not None and report.policy_domain != wanted):
+                continue
+            entry = advice.setdefault(report.policy_domain, DomainAdvice(report.policy_domain, first, last))
+            entry.reports += 1
+            entry.messages += report.messages
+            entry.passed += report.passed
+            seen = policies.setdefault(report.policy_domain, {})
+            seen[_policy(report)] = seen.get(_policy(report), 0) + 1
+            if report.policy_domain not in latest or report.end > latest[report.policy_domain].end:
+                latest[report.policy_domain] = report
+            yield report
+
+    for source in judge_sources(chosen(), names, senders=senders):
         entry = advice[source.policy_domain]
         source.new = (source.policy_domain, source.ip) not in seen_before
         entry.sources.append(source)
@@ -287,8 +293,8 @@ async def advise_stored(
     A view that must not wait calls :func:`advise` with what :meth:`NameResolver.known`
     says now, and again as :meth:`NameResolver.stream` brings names in.
     """
-    digests = list(store.digests(first, last))  # read once: the advice holds the period's digests anyway
-    ips = {record.source_ip for report in digests for record in report.records}
-    names = await resolver.resolve_all(sorted(ips), budget=naming_budget) if resolver is not None else {}
-    return advise(digests, first, last, names=names, seen_before=store.seen_before(first, ips), domain=domain,
-                  senders=senders)
+    ips = store.source_ips(first, last)
+    names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
+    # The digests stream from the store into the judging: memory follows the sources, not the reports.
+    return advise(store.digests(first, last), first, last, names=names, seen_before=store.seen_before(first, ips),
+                  domain=domain, senders=senders)

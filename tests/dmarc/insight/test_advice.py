@@ -110,7 +110,7 @@ async def test_sources_first_seen_in_the_period_are_new() -> None:
     unlisted = report(SPF_ONLY, day=date(2026, 2, 21), rid="deleted-on-the-server")
     reports = [*period_reports(), before, earlier, unlisted]
     store.put(reports)
-    store.mark_listed([r.id for r in reports if r is not unlisted], fresh=True)
+    store.mark_listed([r.id for r in reports if r is not unlisted])
     [advice] = await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True), domain="example.com")
     # 192.0.2.10 sent for example.com before the period; 203.0.113.99 only for example.org, so it is new here;
     # 192.0.2.30 is in a report the server no longer lists, which does not count.
