@@ -192,8 +192,9 @@ class DigestStore:
             try:
                 return DigestStore._prepare(DigestStore._connect(path))
             except (OSError, sqlite3.Error):
-                try:
-                    path.unlink(missing_ok=True)
+                try:  # with its log: a new file must not replay the old one's pages
+                    for damaged in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                        damaged.unlink(missing_ok=True)
                 except OSError:
                     break
         return DigestStore._open(None)
@@ -207,10 +208,12 @@ class DigestStore:
         os.chmod(path, OWNER_ONLY)
         db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         try:
-            # No -journal/-wal side files, which would be created with the umask's mode.
-            db.execute("PRAGMA journal_mode=MEMORY")
-            # A cache: a file a crash leaves damaged is made again (``_open``), so no write waits for the disk.
-            db.execute("PRAGMA synchronous=OFF")
+            # A write-ahead log: a console killed in the middle of a write (a dropped SSH session)
+            # leaves the last committed state, never a half-written file whose figures would be
+            # wrong. SQLite gives the -wal and -shm files the database's own mode (0600), and
+            # removes them on the last close. NORMAL: a commit does not wait for the disk.
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.Error:
             db.close()
             raise

@@ -109,8 +109,11 @@ async def test_the_file_is_owner_only_and_alone(world: StubWorld, tmp_path: Path
     path = tmp_path / "cache" / "d.sqlite"
     store = DigestStore(path)
     await store.sync(api(world))
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert [p.name for p in path.parent.iterdir()] == ["d.sqlite"]  # no journal files left beside it
+    beside = sorted(p.name for p in path.parent.iterdir())
+    assert beside == ["d.sqlite", "d.sqlite-shm", "d.sqlite-wal"]  # the log of an open store
+    assert {stat.S_IMODE((path.parent / name).stat().st_mode) for name in beside} == {0o600}
+    store.close()
+    assert [p.name for p in path.parent.iterdir()] == ["d.sqlite"]  # no side file left after it
 
 
 def test_a_damaged_file_costs_only_a_refetch(tmp_path: Path) -> None:
