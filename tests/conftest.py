@@ -13,6 +13,7 @@ each other's profiles and tokens, and could touch the real user's. A test that s
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -22,6 +23,26 @@ from jmapclient.config import CONFIG_ENV, DATA_ENV
 from server_stub.runner import StubServer
 
 STUB_REPORTS = 40
+
+YOUNG_COLLECTION_EVERY = 50_000
+"""Allocations between two young-generation collections in a test process (Python's default: 700)."""
+OLDER_COLLECTION_EVERY = 20
+"""Young (then middle) collections between two of the next generation (Python's default: 10)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The console tests build and tear down thousands of widgets: at Python's default schedule
+    # the cycle collector re-scanned the live app over and over, a fifth of the suite's CPU.
+    # Collecting less often changes no code path under test; garbage is still collected, and
+    # memory stays bounded (about 270 MB a worker at the peak, measured).
+    gc.set_threshold(YOUNG_COLLECTION_EVERY, OLDER_COLLECTION_EVERY, OLDER_COLLECTION_EVERY)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Every module is imported by now: what they built lives as long as the process, so the
+    # collector need not scan it again (gc.freeze).
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True)

@@ -23,7 +23,7 @@ from tests.support.hostile import (
     screen_text,
     visible,
 )
-from tests.support.inbox_steps import settle
+from tests.support.waiting import settle
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.detail import RecordsView, RecordView, ReportView
 from tui.reports.dialogs import KeepDialog, MessageDialog
@@ -127,7 +127,7 @@ async def test_import_summary_shows_hostile_file_and_member_names(tmp_path: Path
         field.value = str(tmp_path)
         field.focus()
         await pilot.press("enter")
-        await settle(pilot, 0.3)
+        await settle(pilot)
         assert isinstance(pilot.app.screen, MessageDialog)
         assert_safe_screen(pilot.app, "import summary", markers=("[boldred]", "\\u001b]0;pwned", "\\u202egnp.xml"))
 

@@ -15,7 +15,8 @@ from textual.widgets import Button, Input, Static
 
 from jmapclient import JmapClient
 from server_stub.runner import StubServer
-from tests.support.directory_steps import SETTLE, editor, field, fill, open_directory, save, section, stored, table_rows
+from tests.support.directory_steps import editor, field, fill, open_directory, save, section, stored, table_rows
+from tests.support.waiting import settle
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
 
@@ -55,7 +56,7 @@ def _app(stub: Restartable) -> MailAdminApp:
 
 
 async def _settle(pilot) -> None:
-    await pilot.pause(SETTLE)
+    await settle(pilot)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 

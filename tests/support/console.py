@@ -30,8 +30,6 @@ READONLY_TOKEN = "test-readonly-token"
 STUB_URL = "http://stub.test"
 PROFILES = ("spec", "stalwart")
 SEED = 11
-SETTLE = 0.3
-"""The pause after a step that redraws the screen (snapshots need it fully drawn)."""
 
 
 def stub_transport(store: Store, profile: str, tokens: TokenRegistry) -> FlakyTransport:

@@ -10,7 +10,7 @@ from textual.widgets import Button, Input, Select, Switch
 
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
-from tests.support.console import SETTLE
+from tests.support.waiting import settle
 from tui.directories.editor import DirectoryEditor
 from tui.directories.section import DirectoriesSection
 from tui.forms.base import FieldEditor
@@ -41,7 +41,7 @@ async def open_directory(pilot: Pilot, description: str) -> DirectoryEditor:
     table.focus()
     table.move_cursor(row=index)
     await pilot.press("enter")
-    await pilot.pause(SETTLE)
+    await settle(pilot)
     return editor(pilot)
 
 
@@ -52,7 +52,7 @@ async def start_create(pilot: Pilot, variant: str) -> DirectoryEditor:
     options = pilot.app.screen.query_one("#variant-options")
     options.highlighted = next(i for i, o in enumerate(options.options) if o.id == variant)
     await pilot.press("enter")
-    await pilot.pause(SETTLE)
+    await settle(pilot)
     return editor(pilot)
 
 
@@ -77,9 +77,9 @@ async def add_item(pilot: Pilot, path: str) -> None:
 
 async def save(pilot: Pilot) -> None:
     await pilot.press("ctrl+s")
-    await pilot.pause(SETTLE)
+    await pilot.pause()
     await pilot.app.workers.wait_for_complete()
-    await pilot.pause(SETTLE)
+    await settle(pilot)
 
 
 def stored(store: Store, description: str) -> dict[str, Any]:

@@ -12,18 +12,8 @@ from textual.widgets import Input, Static
 
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.store import Store
-from tests.support.waiting import workers_done
+from tests.support.waiting import settle
 from tui.reports.inbox import DmarcInbox, InboxTable
-
-FLOW_PAUSE = 0.05
-
-
-async def settle(pilot: Pilot, pause: float = FLOW_PAUSE) -> None:
-    """Let every worker finish and the screen catch up."""
-    await workers_done(pilot)
-    await pilot.pause(pause)
-    await workers_done(pilot)
-    await pilot.pause()
 
 
 def inbox(pilot: Pilot) -> DmarcInbox:

@@ -1,16 +1,19 @@
 """Waiting in Pilot for what the console does asynchronously (workers, removals, messages).
 
 A fixed pause before an assert is a guess about how fast the machine is: under load the
-worker has not finished and the test fails. Tests wait for the condition itself, bounded.
+worker has not finished and the test fails, and on a quiet machine the pause is time spent
+doing nothing. Tests wait for the condition itself, bounded.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
+from textual.app import App
 from textual.pilot import Pilot
+from textual.worker import Worker
 
 
 async def wait_until(pilot: Pilot, condition: Callable[[], bool], what: str, timeout: float = 30) -> None:
@@ -22,28 +25,45 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], what: str, tim
         await pilot.pause(0.02)
 
 
-SETTLE = 0.3
-"""The first pause of :func:`settle`: long enough for a key's messages to be handled."""
 WORKERS_TIMEOUT = 5.0
+QUIET_CHECKS = 2
+"""How many checks in a row must find the console quiet: a handler may post once more after the first."""
+SETTLE_ROUNDS = 40
+"""The bound on settling: a console that never goes quiet (a clock ticking) is left after this many rounds."""
 
 
-async def settle(pilot: Pilot, pause: float = SETTLE) -> None:
-    """Let the console catch up: a pause, then its workers (a load, a switch, a save) finished.
+async def settle(pilot: Pilot) -> None:
+    """Let the console catch up: every message handled, every worker started meanwhile finished.
 
-    Bounded: a worker a test holds on purpose (a connection kept waiting) is not waited for
-    beyond ``WORKERS_TIMEOUT``; the test's own assert then says what did not happen.
+    Not a fixed pause: a round is ``pilot.pause()`` (the screen's queued messages handled, then
+    the process idle), then a wait for any worker not yet waited for. The console is settled
+    when ``QUIET_CHECKS`` rounds in a row find no message queued anywhere in the screen stack
+    and no new worker: a burst of keys that opens a dialog, then a form, then its controls,
+    takes several rounds, and a fixed pause under load was too short for it. Bounded: a worker
+    a test holds on purpose (a connection kept waiting) is waited for once, for at most
+    ``WORKERS_TIMEOUT``; the test's own assert then says what did not happen.
     """
-    await pilot.pause(pause)
-    await workers_done(pilot)
-    await pilot.pause()
+    waited: set[Worker[object]] = set()
+    quiet = 0
+    for _ in range(SETTLE_ROUNDS):
+        await pilot.pause()
+        new = [worker for worker in pilot.app.workers if worker not in waited and not worker.is_finished]
+        if new:
+            waited.update(new)
+            await _ended(new, WORKERS_TIMEOUT)
+        quiet = 0 if new or _messages_queued(pilot.app) else quiet + 1
+        if quiet >= QUIET_CHECKS:
+            return
 
 
-async def workers_done(pilot: Pilot, timeout: float = WORKERS_TIMEOUT) -> None:
-    """Wait, bounded, for the workers running now to end, however they end.
+def _messages_queued(app: App[object]) -> bool:
+    nodes = [app, *(node for screen in app.screen_stack for node in screen.walk_children(with_self=True))]
+    return any(node.message_queue_size for node in nodes)
 
-    A worker the console cancelled (a view left mid-load) is a normal end, not the test's
-    failure; a worker that failed shows as the app's exception, which the test asserts on.
-    """
-    waits = [worker.wait() for worker in pilot.app.workers]
+
+async def _ended(workers: Iterable[Worker[object]], timeout: float) -> None:
+    # A worker the console cancelled (a view left mid-load) is a normal end, not the test's
+    # failure; a worker that failed shows as the app's exception, which the test asserts on.
+    waits = [worker.wait() for worker in workers]
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(asyncio.gather(*waits, return_exceptions=True), timeout)

@@ -14,9 +14,8 @@ from textual.widgets import ProgressBar, Select, Static
 from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from tests.support.console import StubWorld, make_world
-from tests.support.inbox_steps import settle
 from tests.support.transport import FlakyTransport
-from tests.support.waiting import wait_until
+from tests.support.waiting import settle, wait_until
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.cache import DigestCache
 

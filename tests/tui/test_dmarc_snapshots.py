@@ -12,8 +12,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
-from tests.support.console import SETTLE, make_world
-from tests.support.inbox_steps import settle
+from tests.support.console import make_world
+from tests.support.waiting import settle
 
 SIZE = (120, 40)
 Step = Callable[[Pilot], Awaitable[None]]
@@ -23,14 +23,13 @@ def steps(*keys: str, tab: str | None = None) -> Step:
     async def run(pilot: Pilot) -> None:
         for widget in pilot.app.query("Input"):
             widget.cursor_blink = False  # type: ignore[attr-defined]
-        await settle(pilot, SETTLE)
+        await settle(pilot)
         for key in keys:
             await pilot.press(key)
-            await settle(pilot, SETTLE)
+            await settle(pilot)
         if tab is not None:
             pilot.app.query_one(TabbedContent).active = tab
-            await pilot.pause(SETTLE)
-        await pilot.pause(SETTLE)
+        await settle(pilot)
 
     return run
 

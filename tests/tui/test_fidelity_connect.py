@@ -13,8 +13,6 @@ from tests.support.waiting import settle
 from tui.app import MailAdminApp
 from tui.screens.connect import ProfileScreen
 
-SETTLE = 0.3
-
 
 async def _fill(app: MailAdminApp, pilot, values: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
     await pilot.press("a")

@@ -9,7 +9,8 @@ from textual.widgets._footer import FooterKey
 
 from tests.support.console import Console, StubWorld
 from tests.support.directory_steps import open_directory
-from tests.support.inbox_steps import settle, table
+from tests.support.inbox_steps import table
+from tests.support.waiting import settle
 
 LDAP = "Corporate OpenLDAP (service account)"
 

@@ -9,7 +9,7 @@ from textual.widgets._footer import FooterKey
 from bench.explore_engine import burst
 from server_stub.store import Store
 from tests.support.console import make_console, make_world
-from tests.support.inbox_steps import settle
+from tests.support.waiting import settle
 from tui.reports.detail import ReportView
 from tui.widgets.list_table import ListTable
 
@@ -24,7 +24,7 @@ async def test_a_report_view_offers_its_records_with_the_keyboard_on_it(size: tu
     async with world.app().run_test(size=size) as pilot:
         await settle(pilot)
         burst(pilot.app, [("enter", "\r"), ("enter", "\r")])  # a double tap opens one report
-        await settle(pilot, 0.2)
+        await settle(pilot)
         view = pilot.app.query_one(ReportView)
         assert pilot.app.focused is not None and view in pilot.app.focused.ancestors_with_self
         assert ("⏎", "Records") in footer_keys(pilot.app)

@@ -9,7 +9,8 @@ from rich.cells import cell_len
 
 from server_stub.store import Store
 from tests.support.console import make_console, make_world
-from tests.support.inbox_steps import header, settle
+from tests.support.inbox_steps import header
+from tests.support.waiting import settle
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
 from tui.widgets.header import fit_trail
@@ -64,5 +65,5 @@ async def test_the_header_names_the_server_while_connecting(store: Store) -> Non
         await pilot.pause()
         assert "connecting to https://mail.example.org…" in header(pilot)
         release.set()
-        await settle(pilot, 0.2)
+        await settle(pilot)
         assert "connecting" not in header(pilot) and context.server_label in header(pilot)

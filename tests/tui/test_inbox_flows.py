@@ -16,7 +16,8 @@ from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from tests.support.clock import FROZEN_NOW
 from tests.support.console import StubWorld, make_world
 from tests.support.dmarc_xml import feedback
-from tests.support.inbox_steps import header, ids_where, inbox, plain, position, settle, table, type_into
+from tests.support.inbox_steps import header, ids_where, inbox, plain, position, table, type_into
+from tests.support.waiting import settle
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.detail import RecordsView, RecordView, ReportView
 from tui.reports.dialogs import KeepDialog, MessageDialog

@@ -19,8 +19,7 @@ from textual.widgets import DataTable, Static, TabbedContent
 
 from jmapclient.dmarc.insight.names import NameCache
 from tests.support.console import StubWorld
-from tests.support.inbox_steps import settle
-from tests.support.waiting import wait_until
+from tests.support.waiting import settle, wait_until
 from tui.context import ConsoleContext
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.detail import RecordsView

@@ -6,7 +6,8 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from tests.support.console import StubWorld
-from tests.support.inbox_steps import inbox, plain, settle, table
+from tests.support.inbox_steps import inbox, plain, table
+from tests.support.waiting import settle
 from tui.reports.detail import RecordsView, RecordView, ReportView
 
 SIZE = (120, 40)

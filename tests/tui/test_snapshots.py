@@ -9,7 +9,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tests.support.console import make_console
-from tests.support.directory_steps import SETTLE, fill, open_directory, start_create
+from tests.support.directory_steps import fill, open_directory, start_create
+from tests.support.waiting import settle
 
 WIDE = (120, 40)
 NARROW = (80, 24)
@@ -17,7 +18,7 @@ NARROW = (80, 24)
 
 async def _steady(pilot: Pilot) -> None:
     await pilot.app.workers.wait_for_complete()
-    await pilot.pause(SETTLE)
+    await settle(pilot)
     for widget in pilot.app.query(Input):
         widget.cursor_blink = False
     for screen in pilot.app.screen_stack:

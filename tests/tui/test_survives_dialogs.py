@@ -16,7 +16,7 @@ from bench.explore_engine import burst
 from jmapclient.config import Config
 from tests.support.console import Console, StubWorld, make_world
 from tests.support.directory_steps import field, start_create
-from tests.support.inbox_steps import settle
+from tests.support.waiting import settle
 from tui.directories.editor import DirectoryEditor
 from tui.directories.variant_picker import VariantPicker
 from tui.reports.detail import ReportView
@@ -37,7 +37,7 @@ async def test_jump_dialog_answers_once(console: Console, second: str) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(0.3)
         burst(pilot.app, keys("colon", "down", "enter", second))
-        await settle(pilot, 0.2)
+        await settle(pilot)
         assert pilot.app.is_running
         assert not isinstance(pilot.app.screen, JumpScreen)
         # Whichever answer came first counts (Esc may win the race); there is one section either way.
@@ -52,7 +52,7 @@ async def test_variant_picker_answers_once(console: Console, second: str) -> Non
         await pilot.pause(0.3)
         pilot.app.query_one(ListTable).focus()
         burst(pilot.app, keys("n", "enter", second))
-        await settle(pilot, 0.3)
+        await settle(pilot)
         assert pilot.app.is_running
         assert not isinstance(pilot.app.screen, VariantPicker)
         assert len(pilot.app.query(DirectoryEditor)) <= 1
@@ -75,7 +75,7 @@ async def test_inbox_dialogs_answer_once(key: str, dialog: type[Screen[object]],
                     widget.value = str(tmp_path / "out.csv")
             pilot.app.screen.query(Input).first().focus() if pilot.app.screen.query(Input) else None
             burst(pilot.app, keys("y" if dialog is ConfirmScreen else "enter", "enter", "escape"))
-            await settle(pilot, 0.3)
+            await settle(pilot)
             assert pilot.app.is_running
             assert isinstance(pilot.app.section_view, DmarcInbox)
     finally:
@@ -174,7 +174,7 @@ async def test_palette_answers_once(console: Console) -> None:
         await pilot.press(*"go to dmarc")
         await pilot.pause(0.5)
         burst(pilot.app, keys("enter", "enter", "enter"))
-        await settle(pilot, 0.3)
+        await settle(pilot)
         assert pilot.app.is_running
         assert len(pilot.app.screen_stack) == 1
         assert opened == ["dmarc"]
@@ -189,6 +189,6 @@ async def test_a_confirm_dialog_taken_down_before_it_mounted(console: Console) -
             pilot.app.push_screen(ConfirmScreen("Delete?"))
             pilot.app.open_section("dmarc", context=pilot.app.context)
             await pilot.pause()
-        await settle(pilot, 0.2)
+        await settle(pilot)
         assert pilot.app.is_running
         assert len(pilot.app.screen_stack) == 1

@@ -10,7 +10,7 @@ import pytest
 from bench.explore_engine import burst
 from jmapclient.config import Config, Profile
 from tests.support.console import Console, make_console, make_world
-from tests.support.inbox_steps import settle
+from tests.support.waiting import settle
 from tui.directories.editor import DirectoryEditor
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.inbox import DmarcInbox
@@ -28,7 +28,7 @@ async def test_reload_while_analytics_is_still_opening() -> None:
     async with world.app().run_test(size=(60, 20)) as pilot:
         await settle(pilot)
         burst(pilot.app, keys("a", "r"))
-        await settle(pilot, 0.2)
+        await settle(pilot)
         assert pilot.app.is_running
         assert pilot.app.query(AnalyticsView)
     world.store.close()
@@ -76,7 +76,7 @@ async def test_two_fast_analytics_and_escape_bursts() -> None:
     async with world.app().run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         burst(pilot.app, keys("a", "escape", "a", "r", "escape", "a"))
-        await settle(pilot, 0.3)
+        await settle(pilot)
         assert pilot.app.is_running
         assert len(pilot.app.query_one(DmarcInbox).levels) <= 1
     world.store.close()
@@ -88,7 +88,7 @@ async def test_typing_into_the_palette_before_its_list_is_mounted() -> None:
     async with world.app().run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         burst(pilot.app, keys("ctrl+pagedown", "escape", "ctrl+p", "g"))
-        await settle(pilot, 0.3)
+        await settle(pilot)
         assert pilot.app.is_running
     world.store.close()
 
@@ -104,7 +104,7 @@ async def test_keys_typed_while_a_section_is_being_mounted(typed: tuple[str, ...
             pilot.app.open_section("dmarc", context=pilot.app.context)  # as a reconnect does
             burst(pilot.app, keys(*typed))
             await pilot.pause()
-        await settle(pilot, 0.2)
+        await settle(pilot)
         assert pilot.app.is_running
         table = pilot.app.query_one(DmarcInbox).query_one(InboxTable)
         assert table.row_count and len(table.columns) == len(visible_columns(table.wide))
@@ -132,7 +132,7 @@ async def test_esc_typed_right_behind_enter_closes_what_enter_opened(console: Co
         await pilot.pause(0.3)
         pilot.app.query_one(ListTable).focus()
         burst(pilot.app, keys("enter", "escape"))
-        await settle(pilot, 0.2)
+        await settle(pilot)
         for _ in range(50):  # bounded: the editor's removal finishes within a few refreshes
             if not pilot.app.query(DirectoryEditor):
                 break
@@ -162,7 +162,7 @@ async def test_keys_reach_the_connection_screen_only_once_it_is_built(
         for _ in range(3):
             burst(pilot.app, keys(*typed))
             await asyncio.sleep(0)
-        await settle(pilot, 0.3)
+        await settle(pilot)
         assert pilot.app._exception is None, repr(pilot.app._exception)
         assert pilot.app.is_running, f"the console quit (code {pilot.app.return_code})"
 
@@ -184,7 +184,7 @@ async def test_a_key_behind_the_push_of_the_connection_screen(store: object, tmp
             await pilot.app._check_bindings(key, priority=True)
             await pilot.app._check_bindings(key)
         burst(pilot.app, keys("enter", "enter", "j", "enter"))
-        await settle(pilot, 0.3)
+        await settle(pilot)
         assert pilot.app._exception is None, repr(pilot.app._exception)
         assert pilot.app.is_running, f"the console quit (code {pilot.app.return_code})"
 
@@ -201,7 +201,7 @@ async def test_the_palette_reopened_while_the_last_one_is_leaving(console: Conso
         for _ in range(3):
             burst(pilot.app, keys(*typed))
             await asyncio.sleep(0)
-        await settle(pilot, 0.3)
+        await settle(pilot)
         assert pilot.app.is_running and pilot.app._exception is None
 
 
@@ -215,5 +215,5 @@ async def test_the_palette_asked_for_while_another_screen_covers_it(console: Con
         pilot.app.action_jump()  # as a worker would: a screen over the palette
         await settle(pilot)
         burst(pilot.app, keys("ctrl+p", "escape", "ctrl+p"))
-        await settle(pilot, 0.3)
+        await settle(pilot)
         assert pilot.app.is_running and pilot.app._exception is None

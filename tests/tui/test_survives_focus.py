@@ -14,7 +14,7 @@ from server_stub.demo_data import seed_store
 from server_stub.store import Store
 from tests.support.console import Console, make_console, make_world
 from tests.support.directory_steps import open_directory
-from tests.support.inbox_steps import settle
+from tests.support.waiting import settle
 from tui.reports.dialogs import ImportDialog
 from tui.reports.inbox import DmarcInbox, InboxTable
 from tui.screens.jump import JumpScreen
@@ -34,10 +34,10 @@ def in_section(console_app: object) -> bool:
 async def test_the_list_has_the_keyboard_after_a_fresh_start(store: object, start: int) -> None:
     made = make_console(store)  # type: ignore[arg-type]
     async with made.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, 0.2)
+        await settle(pilot)
         assert isinstance(pilot.app.focused, ListTable)
         await pilot.press("j", "enter")  # and it answers at once
-        await settle(pilot, 0.2)
+        await settle(pilot)
         assert pilot.app.query("DirectoryEditor")
 
 
@@ -49,7 +49,7 @@ async def test_the_table_has_the_keyboard_after_a_jump() -> None:
         await pilot.pause(0.3)
         pilot.app.query_one(NavTree).focus()
         await pilot.press("colon", *"dmarc", "enter")
-        await settle(pilot, 0.2)
+        await settle(pilot)
         assert isinstance(pilot.app.focused, InboxTable)
     store.close()
 
@@ -108,7 +108,7 @@ async def test_typing_after_a_failed_save_stays_in_the_form(console: Console) ->
         await open_directory(pilot, LDAP)
         console.transport.down = True
         await pilot.press("ctrl+s")
-        await settle(pilot, 0.2)
+        await settle(pilot)
         await pilot.press(*"http://")
         await pilot.pause()
         assert not isinstance(pilot.app.screen, JumpScreen)

@@ -16,7 +16,7 @@ from jmapclient.config import Config, Profile
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from tests.support.console import Console, StubWorld, make_console
 from tests.support.directory_steps import editor, fill, open_directory
-from tests.support.inbox_steps import settle
+from tests.support.waiting import settle
 from tui.directories.section import DirectoriesSection
 from tui.reports.dialogs import KeepDialog
 from tui.reports.inbox import DmarcInbox
@@ -72,7 +72,7 @@ async def test_menu_enter_on_dmarc_then_straight_back_to_directories(console: Co
         await pilot.pause()
         burst(pilot.app, keys("enter", "up", "up", "up", "enter", "down", "down", "down", "enter", "up", "up",
                               "up", "enter"))
-        await settle(pilot, 0.3)
+        await settle(pilot)
         assert pilot.app.is_running
         assert len(pilot.app.query(DirectoriesSection)) + len(pilot.app.query(DmarcInbox)) == 1
 
@@ -149,7 +149,7 @@ async def test_reconnect_while_directories_is_open(store: object, tmp_path: Path
         await pilot.pause()
         assert isinstance(pilot.app.screen, ConnectScreen)
         await pilot.press("enter", "enter")
-        await settle(pilot, 0.2)
+        await settle(pilot)
         assert pilot.app.is_running
         assert len(pilot.app.query(DirectoriesSection)) == 1
         assert pilot.app.section_view is not first  # rebuilt on the new connection
@@ -179,7 +179,7 @@ async def test_directories_j_enter_enter_opens_one_editor(console: Console) -> N
         await pilot.pause(0.3)
         pilot.app.query_one(ListTable).focus()
         burst(pilot.app, keys("j", "enter", "enter", "enter"))
-        await settle(pilot, 0.3)
+        await settle(pilot)
         assert pilot.app.is_running
         from tui.directories.editor import DirectoryEditor
 
