@@ -65,7 +65,9 @@ async def fill(pilot: Pilot, path: str, value: Any) -> None:
         target.query_one(Select).value = value
     else:
         target.query_one(Input).value = str(value)
-    await pilot.pause()
+    # A variant's new sub-form builds its controls over several turns; the next fill must find
+    # them whole (a Select set before its label was mounted failed inside Textual, once in a run).
+    await settle(pilot)
 
 
 async def add_item(pilot: Pilot, path: str) -> None:
