@@ -4,6 +4,7 @@ client, object API and pager as the console's, and the same bounds and settings 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import subprocess
@@ -69,12 +70,16 @@ def recording_proxy() -> Iterator[tuple[str, list[str]]]:
     seen: list[str] = []
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(5)
+    finished = threading.Event()
 
     def serve() -> None:
         for _ in range(4):  # bounded: a session request and an API request at most
             try:
                 connection, _ = listener.accept()
             except OSError:
+                return
+            if finished.is_set():  # the test's own wake-up call
+                connection.close()
                 return
             with connection:
                 head = b""
@@ -89,8 +94,12 @@ def recording_proxy() -> Iterator[tuple[str, list[str]]]:
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{listener.getsockname()[1]}", seen
-    listener.close()
+    # Closing the socket does not end a blocked accept(); a connection does (else 5 s a test).
+    finished.set()
+    with contextlib.suppress(OSError), socket.create_connection(listener.getsockname(), timeout=1):
+        pass
     thread.join(timeout=5)
+    listener.close()
 
 
 @pytest.mark.parametrize("on_a_loop", [True, False], ids=["loop", "blocking"])
