@@ -110,9 +110,16 @@ def write_private(path: Path, content: bytes, *, create_parent: bool = True) -> 
 
 def check_server_url(url: str) -> None:
     """Raise ConfigError unless ``url`` is a server's root URL, e.g. https://mail.example.com."""
-    parts = urlsplit(url)
+    wrong = ConfigError(f"{url!r} is not a server URL; write it like https://mail.example.com")
+    try:
+        # ValueError for a bracketed host that is no IP address (http://[x]/), and for a port
+        # that is no number from 0 to 65535.
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (read for its check)
+    except ValueError:
+        raise wrong from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"{url!r} is not a server URL; write it like https://mail.example.com")
+        raise wrong
 
 
 @dataclass

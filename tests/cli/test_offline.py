@@ -188,11 +188,15 @@ def test_progress_bar_only_for_a_terminal_and_counts_up():
     assert Progress.maybe(1000, "files") is None  # stderr is not a terminal under pytest
 
 
+# A bracketed host that is no IP address, or a port out of range, made urlsplit raise
+# ValueError: the console's profile form crashed on `http://[@click=app.quit]/` (exploration).
+@pytest.mark.parametrize("url", ["notaurl", "http://[@click=app.quit]/", "http://[::1", "https://mail.example.com:99999",
+                                 "http://127.0.0.1:x/"])
 def test_profile_add_refuses_a_url_that_is_no_server_url(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
-    assert main(["profile", "add", "bad", "--url", "notaurl", "--token", "t"]) == 1
+    assert main(["profile", "add", "bad", "--url", url, "--token", "t"]) == 1
     assert "is not a server URL" in capsys.readouterr().err
     assert not (tmp_path / "config.toml").exists()
     assert main(["profile", "add", "good", "--url", "https://mail.example.com", "--token", "t"]) == 0

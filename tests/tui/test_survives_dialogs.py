@@ -120,7 +120,8 @@ async def test_page_keys_before_a_list_is_drawn(console: Console) -> None:
         assert pilot.app.is_running
 
 
-async def test_profile_form_explains_a_url_saving_would_refuse(tmp_path: Path,
+@pytest.mark.parametrize("typed", ["mail.example.com", "http://[@click=app.quit]/", "https://mail.example.com:99999"])
+async def test_profile_form_explains_a_url_saving_would_refuse(typed: str, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
     from tui.app import MailAdminApp
@@ -131,7 +132,7 @@ async def test_profile_form_explains_a_url_saving_would_refuse(tmp_path: Path,
         assert isinstance(pilot.app.screen, ConnectScreen)
         await pilot.press("a")
         await pilot.pause()
-        await pilot.press(*"prod", "tab", *"mail.example.com", "tab", *"secret", "enter", "enter")
+        await pilot.press(*"prod", "tab", *typed, "tab", *"secret", "enter", "enter")
         await pilot.pause()
         assert pilot.app.is_running
         assert isinstance(pilot.app.screen, ProfileScreen)  # still open, saying why
