@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -249,6 +249,10 @@ class MailAdminApp(App[int]):
             self.current = chosen
             self.trail = ()
             view = chosen.factory(self.context)
+            if not main.is_attached:
+                # The shell was taken down while the old section left (a quit typed behind the
+                # switch; seen in the exploration as a MountError): there is nowhere to show it.
+                return
             await main.mount(view)
             self.section_view = view
             self.query_one(NavTree).select_section(chosen.id)
@@ -305,6 +309,13 @@ class MailAdminApp(App[int]):
             return
         crumbs = (*self.current.path, *self.trail) if self.current else ()
         header.show(self.context.server_label, self.context.username, crumbs, self.context.transport_warning)
+
+    async def on_event(self, event: events.Event) -> None:
+        # A key still queued after the app took its last screen down (typed behind a quit, or
+        # held back during a switch) is dropped: Textual would ask that screen about it first.
+        if isinstance(event, events.Key) and not self._screen_stack:
+            return
+        await super().on_event(event)
 
     async def _check_bindings(self, key: str, priority: bool = False) -> bool:
         # Keys typed behind a q reach an app that is taking its screens down, and keys typed behind

@@ -223,6 +223,7 @@ class DirectoriesSection(SectionView):
             return
         self.app.push_screen(VariantPicker(DIRECTORY), self._variant_chosen)
 
+    @while_attached  # the picker's answer may arrive after the section was left or the app quit
     def _variant_chosen(self, variant: str | None) -> None:
         if variant:
             self.open_editor(None, variant)

@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Label, Static
 
 from jmapclient.models.introspect import FieldSpec
+from tui.lifecycle import while_attached
 from tui.widgets import outside
 
 
@@ -134,5 +135,6 @@ class FieldEditor(VerticalGroup):
         if focusable:
             focusable[0].focus()
 
+    @while_attached  # a form left (or an app quit) in the turns before its rows mounted
     def on_mount(self) -> None:
         self.query_one(".field-error", Static).display = False

@@ -15,6 +15,7 @@ from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of, kind_label
 from tui.forms.base import OMIT, FieldEditor, FormEdited
 from tui.forms.model_form import ModelForm
+from tui.widgets.select import FormSelect
 
 
 def _route(form: ModelForm, errors: Mapping[str, str], editor: FieldEditor) -> list[str]:
@@ -53,7 +54,7 @@ class VariantEditor(SubformEditor):
         initial = self.initial
         current = initial.get(TYPE_KEY) if isinstance(initial, Mapping) else None
         self.current = current if current in variants else variants[0]
-        self.select: Select[str] = Select(
+        self.select: Select[str] = FormSelect(
             [(kind_label(model), name) for name, model in self.spec.variants.items()],
             allow_blank=False,
             value=self.current,

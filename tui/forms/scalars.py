@@ -21,6 +21,7 @@ from jmapclient.encoding import (
 from jmapclient.models.introspect import KIND_WORDS, FieldSpec
 from tui.forms.base import OMIT, FieldEditor
 from tui.forms.taglist import TagList
+from tui.widgets.select import FormSelect
 
 NUMBER_KINDS = {"uint", "int", "float"}
 
@@ -169,7 +170,7 @@ class BoolEditor(FieldEditor):
 class EnumEditor(FieldEditor):
     def control(self) -> ComposeResult:
         initial = self.initial
-        yield Select(
+        yield FormSelect(
             [(self.spec.choice_label(choice), choice) for choice in self.spec.choices],
             allow_blank=self.spec.nullable or initial is None,
             value=initial if initial in self.spec.choices else Select.NULL,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from textual import on, work
 from textual.command import CommandList, CommandPalette
+from textual.events import Mount
 from textual.widgets import Button, Input, OptionList
 
 from tui.lifecycle import gone
@@ -44,6 +45,13 @@ class SteadyCommandPalette(CommandPalette, AnswersOnce[None]):
                 event.stop()
             return
         super()._select_or_command(event)
+
+    def _on_mount(self, event: Mount) -> None:
+        # Runs before Textual's own handler, which reads the screen under the palette: a palette
+        # taken down before it mounted (ctrl+p, then Esc or q in one burst) has none.
+        stack = self.app.screen_stack
+        if gone(self) or self not in stack or stack.index(self) < 1:
+            event.prevent_default()
 
     def _action_command_list(self, action: str) -> None:
         try:

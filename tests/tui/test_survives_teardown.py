@@ -1,0 +1,45 @@
+"""Leaving, reconnecting or quitting in the turns while a form is still being built.
+
+Enter on "SQL database" in the variant picker builds a form of a few hundred widgets over many
+turns of the event loop. A key typed right behind it (Esc, ctrl+o) or a quit arrives somewhere in
+those turns. Seen in a full exploration run on a busy machine, and reproduced here: the picker's
+answer mounting an editor into a section already left (``MountError``), a field's mount handler
+asking for its error line after its rows were taken down, and Textual's own Select failing in its
+mount handler when its parts were gone (``NoMatches``). Each turn count below hit one of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual import events
+
+from tests.support.console import Console
+from tests.support.waiting import settle
+from tui.widgets.list_table import ListTable
+
+TURNS = (7, 8, 9, 10, 12, 13, 15, 16, 18, 19)
+"""Event-loop turns between the Enter and what follows it (where the failures were seen)."""
+
+
+@pytest.mark.parametrize("turns", TURNS)
+@pytest.mark.parametrize("then", ["escape", "ctrl+o", "quit"])
+async def test_leaving_while_a_new_form_is_being_built(console: Console, then: str, turns: int) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pilot.app.query_one(ListTable).focus()
+        await pilot.press("n")
+        await settle(pilot)
+        options = pilot.app.screen.query_one("#variant-options")
+        options.highlighted = next(i for i, o in enumerate(options.options) if o.id == "Sql")
+        # Keys as the terminal driver hands them over: posted, nobody waits for the app.
+        pilot.app.post_message(events.Key("enter", "\r"))
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        if then == "quit":
+            pilot.app.exit()
+        else:
+            pilot.app.post_message(events.Key(then, None))
+        await asyncio.sleep(0.2)
+        assert pilot.app._exception is None, repr(pilot.app._exception)
