@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import time
 
-from bench.explore_engine import Episode, binding_keys, explore
+import pytest
+
+from bench.explore_engine import Episode, Step, World, binding_keys, explore, run_episode
 
 SEEDS = [2, 5, 6, 10, 11, 23]
 STEPS = 40
@@ -39,3 +41,34 @@ async def test_exploration_slice_finds_no_crash() -> None:
     assert not report.crashes, f"{len(report.crashes)} crash(es) after {report.steps} steps:\n{found}"
     assert report.steps >= STEPS * 2  # it really drove the console
     assert elapsed < 90
+
+
+# Crashes a 20-minute exploration found on a loaded machine, shrunk to their few steps; each
+# crashed 5 runs of 5 before its fix and none after.
+FOUND = {
+    # The palette's "Go to" ran a section switch, and ctrl+q arrived while it was under way:
+    # the switch mounted the new section into a shell already taken down (MountError).
+    "quit-during-a-palette-switch": Episode(
+        seed=70011, world=World(profile="stalwart", section="dmarc", reports=3, size=(100, 30)), steps=(
+            Step("burst", ("f", "f1", "down", "ctrl+home", "ctrl+shift+left", "i")),
+            Step("press", ("ctrl+p",)),
+            Step("burst", ("up", "up", "enter", "ctrl+y")),
+            Step("burst", ("backspace", "ctrl+d", "left", "ctrl+end")),
+            Step("press", ("ctrl+q",)),
+        )),
+    # A palette taken down before it mounted: Textual's mount read the screen under it (IndexError).
+    "palette-taken-down-before-it-mounted": Episode(
+        seed=70081, world=World(profile="spec", section="dmarc", reports=0, size=(200, 50)), steps=(
+            Step("burst", ("o", "ctrl+e", "ctrl+p", "f6", "ctrl+z")),
+            Step("resize", (200, 50)),
+            Step("burst", ("enter", "ctrl+s", "a", "ctrl+p")),
+            Step("type", ("2026-12-31",)),
+            Step("press", ("ctrl+p",)),
+        )),
+}
+
+
+@pytest.mark.parametrize("name", list(FOUND))
+async def test_the_crashes_found_by_exploring_stay_fixed(name: str) -> None:
+    outcome = await run_episode(FOUND[name])
+    assert outcome.crash is None, outcome.crash.text
