@@ -119,16 +119,33 @@ def reports_of(store: Any) -> dict[str, dict[str, Any]]:
     return store.get(DMARC_EXTERNAL_REPORT, store.all_ids(DMARC_EXTERNAL_REPORT))
 
 
-async def test_kept_orders_and_totals_follow_each_write_of_one_report(pstub: Stub, monkeypatch: pytest.MonkeyPatch):
-    shapes = [(f, s) for f, s in KEPT_SHAPES if not (s == "newest" and "receivedAt" in pstub.profile.sorts_refused)]
-    for filter_name, sort_name in shapes:  # every shape's order is read whole once, and kept
-        total = len(_ordered(pstub, filter_name, sort_name))
-        await _page(pstub, filter_name, sort_name, position=total // 2, limit=5)
+def whole_order_reads(pstub: Stub, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The statements from now on that read ids with no LIMIT: a whole order, which a page must not need."""
     read_whole: list[str] = []
     select_ids = pstub.store.select_ids
     monkeypatch.setattr(pstub.store, "select_ids",
                         lambda sql, params: (read_whole.append(sql) if "LIMIT" not in sql else None)
                         or select_ids(sql, params))
+    return read_whole
+
+
+async def cold_page(pstub: Stub, request: dict[str, Any], position: int) -> dict[str, Any]:
+    """The page at ``position`` with nothing kept (the first query after a start); a bound the
+    profile does not offer skips the test."""
+    pstub.store.results.clear()
+    name, page = await pstub.call(QUERY, {**request, "position": position})
+    if name == "error" and page["type"] == "unsupportedFilter":
+        pytest.skip("the profile has no such bound")
+    assert name == QUERY, page
+    return page
+
+
+async def test_kept_orders_and_totals_follow_each_write_of_one_report(pstub: Stub, monkeypatch: pytest.MonkeyPatch):
+    shapes = [(f, s) for f, s in KEPT_SHAPES if not (s == "newest" and "receivedAt" in pstub.profile.sorts_refused)]
+    for filter_name, sort_name in shapes:  # every shape's order is read whole once, and kept
+        total = len(_ordered(pstub, filter_name, sort_name))
+        await _page(pstub, filter_name, sort_name, position=total // 2, limit=5)
+    read_whole = whole_order_reads(pstub, monkeypatch)
     written = _write_one_report_each_way(pstub.store)
     for filter_name, sort_name in shapes:
         ordered = _ordered(pstub, filter_name, sort_name)
@@ -176,11 +193,7 @@ async def _check_cold_deep_pages(pstub: Stub, monkeypatch: pytest.MonkeyPatch, f
     if sort_name == "newest" and "receivedAt" in pstub.profile.sorts_refused:
         pytest.skip("the real server does not sort by receivedAt")
     keep, key = COUNTED_FILTERS[filter_name][1], SORTS[sort_name][1]
-    read_whole: list[str] = []
-    select_ids = pstub.store.select_ids
-    monkeypatch.setattr(pstub.store, "select_ids",
-                        lambda sql, params: (read_whole.append(sql) if "LIMIT" not in sql else None)
-                        or select_ids(sql, params))
+    read_whole = whole_order_reads(pstub, monkeypatch)
     filter, sort = COUNTED_FILTERS[filter_name][0], SORTS[sort_name][0]
     request = {"calculateTotal": True, "limit": 4, **({"filter": filter} if filter else {}),
                **({"sort": sort} if sort else {})}
@@ -190,11 +203,7 @@ async def _check_cold_deep_pages(pstub: Stub, monkeypatch: pytest.MonkeyPatch, f
         chosen = [r for r in reports(pstub).values() if keep(r)]
         ordered = [r["id"] for r in sorted(chosen, key=key, reverse=sort_name in DESCENDING)]
         for position in range(3, len(ordered) - 6):
-            pstub.store.results.clear()  # cold: no order kept
-            name, page = await pstub.call(QUERY, {**request, "position": position})
-            if name == "error" and page["type"] == "unsupportedFilter":
-                pytest.skip("the profile has no such bound")
-            assert name == QUERY, page
+            page = await cold_page(pstub, request, position)
             assert page["ids"] == ordered[position : position + 4], (round, position)
     assert read_whole == []  # every page started from the counts, none read the whole order
 
@@ -228,18 +237,10 @@ async def test_cold_deep_pages_of_an_expiry_range_sorted_by_expiry(bucketed_stub
         filter = {"expiresAtIsGreaterThan": low, "expiresAtIsLessThan": high}
         chosen = [r for r in stored if low < r["expiresAt"] < high]
     ordered = [r["id"] for r in sorted(chosen, key=lambda r: (r["expiresAt"], seq(r["id"])), reverse=descending)]
-    read_whole: list[str] = []
-    select_ids = pstub.store.select_ids
-    monkeypatch.setattr(pstub.store, "select_ids",
-                        lambda sql, params: (read_whole.append(sql) if "LIMIT" not in sql else None)
-                        or select_ids(sql, params))
+    read_whole = whole_order_reads(pstub, monkeypatch)
     request = {"calculateTotal": True, "limit": 4, "filter": filter,
                "sort": [{"property": "expiresAt", "isAscending": not descending}]}
     for position in range(3, len(ordered) - 6):
-        pstub.store.results.clear()  # cold: no order kept
-        name, page = await pstub.call(QUERY, {**request, "position": position})
-        if name == "error" and page["type"] == "unsupportedFilter":
-            pytest.skip("the profile has no such bound")
-        assert name == QUERY, page
+        page = await cold_page(pstub, request, position)
         assert (page["ids"], page["total"]) == (ordered[position : position + 4], len(ordered)), position
     assert read_whole == []  # the range is one run of the expiry order: found from all rows' counts

@@ -10,11 +10,13 @@ clock is frozen and animations are off so that snapshots are stable:
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 import httpx
 
 from jmapclient import JmapClient
+from jmapclient.config import Config, Profile
 from server_stub.app import create_app
 from server_stub.auth import Principal, TokenRegistry, all_permissions, standard_registry
 from server_stub.demo_data import seed_store
@@ -75,6 +77,24 @@ def make_console(store: Store, *, token: str = ADMIN_TOKEN, read_only: bool = Fa
     username = "admin" if token == ADMIN_TOKEN else "readonly"
     context = console_context(transport, token, server_label=STUB_URL, username=username, read_only=read_only)
     return Console(console_app(context, start_section), context, store, transport, token)
+
+
+def make_console_with_a_profile(store: Store, *, connect_delay: float = 0.0) -> Console:
+    """A console whose configuration holds one profile for its stub ("stub"), and whose connector
+    hands back a fresh client on it after ``connect_delay`` seconds, as Connect on ctrl+o does.
+    The configuration is read from ``MAILADMIN_CONFIG``: the test points it at a private file."""
+    made = make_console(store)
+    config = Config.load()
+    config.add(Profile(name="stub", url=STUB_URL, token="t"))
+
+    async def connector(profile: Profile) -> ConsoleContext:
+        if connect_delay:
+            await asyncio.sleep(connect_delay)
+        return made.reconnect()
+
+    made.app.config = config
+    made.app.connector = connector  # type: ignore[assignment]
+    return made
 
 
 @dataclass

@@ -9,7 +9,7 @@ import pytest
 
 from bench.explore_engine import burst
 from jmapclient.config import Config, Profile
-from tests.support.console import Console, make_console, make_world
+from tests.support.console import Console, make_console, make_console_with_a_profile, make_world
 from tests.support.waiting import settle
 from tui.directories.editor import DirectoryEditor
 from tui.reports.analytics_view import AnalyticsView
@@ -47,18 +47,7 @@ async def test_connection_screen_closed_while_connecting(store: object, tmp_path
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed 2023: Connect, then the screen closed before the connection came back; it answered twice."""
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
-    made = make_console(store)  # type: ignore[arg-type]
-    config = Config.load()
-    config.add(Profile(name="stub", url="http://stub.test", token="t"))
-    made.app.config = config
-
-    async def slow_connector(profile: Profile) -> object:
-        import asyncio
-
-        await asyncio.sleep(0.2)
-        return made.reconnect()
-
-    made.app.connector = slow_connector  # type: ignore[assignment]
+    made = make_console_with_a_profile(store, connect_delay=0.2)  # type: ignore[arg-type]
     async with made.app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(0.3)
         await pilot.press("ctrl+o")
@@ -148,15 +137,7 @@ async def test_keys_reach_the_connection_screen_only_once_it_is_built(
     """Seed 30054: an Enter typed behind ctrl+o reached the connection screen before its table existed
     (and once more while it was being taken down), and asked that table for the chosen profile."""
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
-    made = make_console(store)  # type: ignore[arg-type]
-    config = Config.load()
-    config.add(Profile(name="stub", url="http://stub.test", token="t"))
-    made.app.config = config
-
-    async def connector(profile: Profile) -> object:
-        return made.reconnect()
-
-    made.app.connector = connector  # type: ignore[assignment]
+    made = make_console_with_a_profile(store)  # type: ignore[arg-type]
     async with made.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         for _ in range(3):

@@ -12,9 +12,8 @@ import pytest
 from textual.widgets import Switch
 
 from bench.explore_engine import burst
-from jmapclient.config import Config, Profile
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
-from tests.support.console import Console, StubWorld, make_console
+from tests.support.console import Console, StubWorld, make_console_with_a_profile
 from tests.support.directory_steps import editor, fill, open_directory
 from tests.support.waiting import settle
 from tui.directories.section import DirectoriesSection
@@ -133,15 +132,7 @@ async def test_keep_longer_is_not_sent_when_its_section_is_gone(world: StubWorld
 async def test_reconnect_while_directories_is_open(store: object, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
-    config = Config.load()
-    config.add(Profile(name="stub", url="http://stub.test", token="t"))
-    made = make_console(store)  # type: ignore[arg-type]
-
-    async def connector(profile: Profile) -> object:
-        return made.reconnect()
-
-    made.app.config = config
-    made.app.connector = connector  # type: ignore[assignment]
+    made = make_console_with_a_profile(store)  # type: ignore[arg-type]
     async with made.app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(0.3)
         first = pilot.app.section_view

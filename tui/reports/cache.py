@@ -12,9 +12,6 @@ import contextlib
 from pathlib import Path
 
 from jmapclient.dmarc.digest_store import DigestStore
-from jmapclient.dmarc.digest_store import store_file as cache_file
-
-__all__ = ["DigestCache", "cache_file"]
 
 LEGACY_SUFFIX = ".json"
 """Earlier versions kept digests as JSON beside it; such a file is removed, not left readable on disk."""

@@ -20,13 +20,14 @@ from textual.containers import Horizontal, Vertical
 from textual.widget import AwaitMount
 from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
+from jmapclient.dmarc.digest_store import store_file
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.keyboard import focus_now
 from tui.lifecycle import gone, while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
-from tui.reports.cache import DigestCache, cache_file
+from tui.reports.cache import DigestCache
 from tui.reports.detail import DmarcDetail, OpenLevel, ReportView
 from tui.reports.inbox_actions import InboxActions
 from tui.reports.inbox_state import InboxState
@@ -113,7 +114,7 @@ class DmarcInbox(InboxActions, SectionView):
         self.context = context
         self.state = InboxState(context.client.dmarc_reports)
         self.prefetch = prefetch
-        path = cache_file(context.client.base_url) if persist_cache else None
+        path = store_file(context.client.base_url) if persist_cache else None
         self.digests = DigestCache(path)
         self.list_wants_focus = False
         self.mounting: dict[DmarcDetail, AwaitMount] = {}
