@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.app import ComposeResult
 from textual.widgets import Input
 from textual.widgets._footer import FooterKey
 
@@ -11,6 +12,7 @@ from server_stub.store import Store
 from tests.support.console import make_console, make_world
 from tests.support.waiting import settle
 from tui.reports.detail import ReportView
+from tui.widgets.footer import ShellFooter
 from tui.widgets.list_table import ListTable
 
 
@@ -52,3 +54,31 @@ async def test_inside_the_filter_field_the_footer_drops_the_key_that_types_there
         await settle(pilot)
         assert isinstance(pilot.app.focused, ListTable)
         assert (shown, "Filter") in footer_keys(pilot.app)
+
+
+
+async def test_the_footer_is_composed_once_per_change_of_its_keys(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    composed: list[object] = []
+    compose = ShellFooter.compose
+
+    def counted(footer: ShellFooter) -> ComposeResult:
+        composed.append(footer.plan())
+        return compose(footer)
+
+    monkeypatch.setattr(ShellFooter, "compose", counted)
+    async with make_console(store).app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert len(composed) == len(set(composed)), "no plan was composed twice in a row at start-up"
+        composed.clear()
+        await pilot.press("j", "k", "j", "k")  # moves in the list: the same keys act
+        await settle(pilot)
+        assert composed == []
+        await pilot.press("tab")  # another widget with other keys: Textual asks twice, one rebuild
+        await settle(pilot)
+        assert len(composed) == 1
+        composed.clear()
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert len(composed) == 1, "a narrower screen chooses the keys again"
+        assert pilot.app.query_one(ShellFooter).compact
