@@ -82,6 +82,11 @@ class ShellFooter(Footer):
         keys = [w for w in widgets if isinstance(w, FooterKey) and not w.has_class(PALETTE_CLASS)]
         others = [w for w in widgets if w not in keys]
         room = self.app.size.width - sum(palette_width(w) for w in others if isinstance(w, FooterKey))
+        for key in keys:
+            # Born with the footer's style: a key mounts compact, then its binding to the footer
+            # switches it, and each switch restyled the key (a tenth of a rebuild's work).
+            key.set_reactive(FooterKey.compact, self.compact)
+            key.set_class(self.compact, "-compact", update=False)
         yield from fitting(keys, room, self.compact)
         yield from others
 
