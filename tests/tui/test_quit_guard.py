@@ -6,6 +6,7 @@ from textual.widgets import Switch
 
 from tests.support.console import Console
 from tests.support.directory_steps import editor, fill, open_directory
+from tests.support.waiting import settle
 from tui.screens.confirm import ConfirmScreen
 
 LDAP = "Corporate OpenLDAP (service account)"
@@ -13,7 +14,7 @@ LDAP = "Corporate OpenLDAP (service account)"
 
 async def test_q_with_unsaved_edits_asks_and_keeps_them_on_no(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         await open_directory(pilot, LDAP)
         await fill(pilot, "description", "Corporate LDAP (edited)")
         pilot.app.query(Switch).first().focus()  # off the text input, so q is a key binding
@@ -34,7 +35,7 @@ async def test_q_with_unsaved_edits_asks_and_keeps_them_on_no(console: Console) 
 
 async def test_q_without_unsaved_edits_quits_at_once(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         await open_directory(pilot, LDAP)
         pilot.app.query(Switch).first().focus()
         await pilot.press("q")

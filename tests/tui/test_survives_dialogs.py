@@ -35,7 +35,7 @@ def keys(*names: str) -> list[tuple[str, str | None]]:
 @pytest.mark.parametrize("second", ["enter", "escape"])
 async def test_jump_dialog_answers_once(console: Console, second: str) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         burst(pilot.app, keys("colon", "down", "enter", second))
         await settle(pilot)
         assert pilot.app.is_running
@@ -49,7 +49,7 @@ async def test_jump_dialog_answers_once(console: Console, second: str) -> None:
 @pytest.mark.parametrize("second", ["enter", "escape"])
 async def test_variant_picker_answers_once(console: Console, second: str) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         pilot.app.query_one(ListTable).focus()
         burst(pilot.app, keys("n", "enter", second))
         await settle(pilot)
@@ -114,7 +114,7 @@ async def test_closing_a_report_before_it_is_drawn(world: StubWorld) -> None:
 async def test_page_keys_before_a_list_is_drawn(console: Console) -> None:
     """Found by the exploration: page up in the palette's (or the jump dialog's) list before it is laid out."""
     async with console.app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         burst(pilot.app, keys("ctrl+p", "pageup", "pagedown", "escape", "colon", "pageup", "pagedown", "escape"))
         await settle(pilot)
         assert pilot.app.is_running
@@ -150,7 +150,7 @@ async def test_profile_form_explains_a_url_saving_would_refuse(typed: str, tmp_p
 
 async def test_markup_typed_into_the_ldap_base_dn(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         await start_create(pilot, "Ldap")
         base_dn = field(pilot, "baseDn").query_one(Input)
         base_dn.focus()
@@ -166,7 +166,7 @@ async def test_palette_answers_once(console: Console) -> None:
     """30-minute exploration: two Enters on a palette command; the second popped the console's
     own screen (``ScreenStackError``) and would have run the command again."""
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         opened: list[str] = []
         original = pilot.app.open_section
         pilot.app.open_section = lambda section_id, **kw: (opened.append(section_id), original(section_id, **kw))
@@ -185,7 +185,7 @@ async def test_a_confirm_dialog_taken_down_before_it_mounted(console: Console) -
     """30-minute exploration: a confirm dialog closed in the tick it was opened (a switch closes
     the old section's dialogs) still ran its on_mount, and found no buttons."""
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         for _ in range(3):
             pilot.app.push_screen(ConfirmScreen("Delete?"))
             pilot.app.open_section("dmarc", context=pilot.app.context)

@@ -46,7 +46,7 @@ async def test_the_table_has_the_keyboard_after_a_jump() -> None:
     seed_store(store, reports=10, directories=True)
     made = make_console(store)
     async with made.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         pilot.app.query_one(NavTree).focus()
         await pilot.press("colon", *"dmarc", "enter")
         await settle(pilot)
@@ -94,7 +94,7 @@ async def test_an_empty_inbox_answers_i() -> None:
 
 async def test_hiding_the_menu_while_it_has_the_keyboard_moves_it_to_the_main_area(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         pilot.app.query_one(NavTree).focus()
         await pilot.press("ctrl+n")
         await pilot.pause()
@@ -104,7 +104,7 @@ async def test_hiding_the_menu_while_it_has_the_keyboard_moves_it_to_the_main_ar
 
 async def test_typing_after_a_failed_save_stays_in_the_form(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         await open_directory(pilot, LDAP)
         console.transport.down = True
         await pilot.press("ctrl+s")
@@ -119,7 +119,7 @@ async def test_screenshot_goes_to_the_data_directory_and_says_where(console: Con
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(private_data_dir.parent / "home-without-downloads"))
     async with console.app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         said: list[str] = []
         monkeypatch.setattr(pilot.app, "notify", lambda message, **_: said.append(message))
         saved = pilot.app.deliver_screenshot()
@@ -137,7 +137,7 @@ async def test_screenshot_that_cannot_be_saved_says_why(console: Console, tmp_pa
     blocker.write_text("")
     monkeypatch.setenv("MAILADMIN_DATA", str(blocker))
     async with console.app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         said: list[tuple[str, str]] = []
         monkeypatch.setattr(pilot.app, "notify", lambda message, **kw: said.append((message, kw.get("severity", ""))))
         assert pilot.app.deliver_screenshot() is None

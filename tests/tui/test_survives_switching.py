@@ -33,7 +33,7 @@ def keys(*names: str) -> list[tuple[str, str | None]]:
 
 async def test_jump_to_the_open_section_keeps_it_and_its_edits(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         first = pilot.app.section_view
         await open_directory(pilot, LDAP)
         await fill(pilot, "description", "edited")
@@ -48,7 +48,7 @@ async def test_jump_to_the_open_section_keeps_it_and_its_edits(console: Console)
 
 async def test_palette_go_to_the_open_section_twice_in_a_burst(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         first = pilot.app.section_view
         for _ in range(2):
             pilot.app.open_section("directories")
@@ -63,7 +63,7 @@ async def test_palette_go_to_the_open_section_twice_in_a_burst(console: Console)
 
 async def test_menu_enter_on_dmarc_then_straight_back_to_directories(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         nav = pilot.app.query_one(NavTree)
         nav.focus()
         await pilot.pause()
@@ -78,7 +78,7 @@ async def test_menu_enter_on_dmarc_then_straight_back_to_directories(console: Co
 
 async def test_jump_with_unsaved_edits_asks_first(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         await open_directory(pilot, LDAP)
         await fill(pilot, "description", "edited")
         pilot.app.query(Switch).first().focus()
@@ -134,7 +134,7 @@ async def test_reconnect_while_directories_is_open(store: object, tmp_path: Path
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
     made = make_console_with_a_profile(store)  # type: ignore[arg-type]
     async with made.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         first = pilot.app.section_view
         await pilot.press("ctrl+o")
         await pilot.pause()
@@ -152,7 +152,7 @@ async def test_ctrl_o_with_unsaved_edits_asks_first(console: Console, tmp_path: 
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         await open_directory(pilot, LDAP)
         await fill(pilot, "description", "edited")
         pilot.app.query(Switch).first().focus()
@@ -167,7 +167,7 @@ async def test_ctrl_o_with_unsaved_edits_asks_first(console: Console, tmp_path: 
 
 async def test_directories_j_enter_enter_opens_one_editor(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
+        await settle(pilot)
         pilot.app.query_one(ListTable).focus()
         burst(pilot.app, keys("j", "enter", "enter", "enter"))
         await settle(pilot)
