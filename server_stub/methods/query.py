@@ -131,10 +131,12 @@ def _page(
         position = max(0, (total or 0) + position)
     start = None
     kept = cache.lists.get(list_key, query_state) is not None
-    if total and RANKED_FROM < position < total - limit - RANKED_FROM and not kept:
+    # Where the order would otherwise be read whole and sorted (``not direct``), every page tries the
+    # counts; elsewhere only the deep ones: the first and last are read straight from the index.
+    if total and not kept and (not direct or RANKED_FROM < position < total - limit - RANKED_FROM):
         with store.reading() as db:
             start = ranks.locate(db, table, schema.ranked, schema.tallied, where.tally, order.sql, position)
-    if total == 0:
+    if total is not None and position >= total:  # past the end: nothing to read
         ids = []
     elif start is not None:
         leading = order.leading

@@ -17,10 +17,14 @@ from server_stub.methods import query as query_method
 from tests.support.report_oracle import failed, holds_words, passed, reports, seq
 from tests.support.stub import Stub, running_stub
 
+RANGE_FROM, RANGE_TO = "2026-04-10T07:13:00Z", "2026-05-10T02:41:00Z"
+"""An expiry range of about half the demo reports, ending part-way through an hour at both ends."""
 FILTERS: dict[str, tuple[Any, Any]] = {
     "none": (None, lambda r: True),
     "failed": ({"totalFailedSessionsIsGreaterThan": 0}, lambda r: failed(r) > 0),
     "text": ({"text": "sendgrid"}, lambda r: holds_words(r, "sendgrid")),
+    "expiry range": ({"expiresAtIsGreaterThan": RANGE_FROM, "expiresAtIsLessThan": RANGE_TO},
+                     lambda r: RANGE_FROM < r["expiresAt"] < RANGE_TO),
 }
 SORTS: dict[str, tuple[Any, Any]] = {
     "newest": ([{"property": "receivedAt", "isAscending": False}], lambda r: (r["receivedAt"], seq(r["id"]))),
@@ -171,6 +175,10 @@ COUNTED_FILTERS = {
     **FILTERS,  # a failed total above zero: counted as one key
     "passed>1": ({"totalSuccessfulSessionsIsGreaterThan": 1}, lambda r: passed(r) > 1),  # a key per value
     "passed>=1": ({"totalSuccessfulSessionsIsGreaterThanOrEqual": 1}, lambda r: passed(r) >= 1),
+    "failed<3": ({"totalFailedSessionsIsLessThan": 3}, lambda r: failed(r) < 3),  # with the zeros
+    "failed=2": ({"totalFailedSessions": 2}, lambda r: failed(r) == 2),
+    "failed<=4": ({"totalFailedSessionsIsGreaterThan": 1, "totalFailedSessionsIsLessThanOrEqual": 4},
+                  lambda r: 1 < failed(r) <= 4),
 }
 
 
@@ -202,7 +210,7 @@ async def _check_cold_deep_pages(pstub: Stub, monkeypatch: pytest.MonkeyPatch, f
             _write_one_report_each_way(pstub.store)
         chosen = [r for r in reports(pstub).values() if keep(r)]
         ordered = [r["id"] for r in sorted(chosen, key=key, reverse=sort_name in DESCENDING)]
-        for position in range(3, len(ordered) - 6):
+        for position in range(len(ordered)):  # first and last pages too: some orders would sort them all
             page = await cold_page(pstub, request, position)
             assert page["ids"] == ordered[position : position + 4], (round, position)
     assert read_whole == []  # every page started from the counts, none read the whole order
@@ -211,36 +219,65 @@ async def _check_cold_deep_pages(pstub: Stub, monkeypatch: pytest.MonkeyPatch, f
 @pytest.fixture(params=["hours", "months"])
 async def bucketed_stub(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Stub]:
     """The spec stub, counted by the usual buckets or by months (then many rows share one, and the
-    range starts inside a bucket)."""
-    from server_stub import tallies
+    range starts inside a bucket; a range along another order is counted by whole months and days,
+    and the rows of the days it ends in are read)."""
+    from server_stub import ranks, tallies
 
     monkeypatch.setattr(query_method, "DIRECT_ROWS", 4)
     monkeypatch.setattr(query_method, "RANKED_FROM", 2)
     if request.param == "months":
         monkeypatch.setitem(tallies.RANK_LEVELS, "time", (4, 7))
+        monkeypatch.setattr(tallies, "RANGE_LENGTHS", (7, 10))
+        monkeypatch.setattr(ranks, "RANGE_LENGTHS", (7, 10))
     async with running_stub("spec", reports=REPORTS) as made:
         yield made
 
 
-@pytest.mark.parametrize("descending", [False, True])
-@pytest.mark.parametrize("closed", [False, True])
-async def test_cold_deep_pages_of_an_expiry_range_sorted_by_expiry(bucketed_stub: Stub, monkeypatch: pytest.MonkeyPatch,
-                                                                   closed: bool, descending: bool):
-    pstub = bucketed_stub
-    stored = list(reports(pstub).values())
+RANGE_SORTS = {
+    "expiry": ([{"property": "expiresAt", "isAscending": True}], lambda r: (r["expiresAt"], seq(r["id"])), False),
+    "expiry, latest first": ([{"property": "expiresAt", "isAscending": False}],
+                             lambda r: (r["expiresAt"], seq(r["id"])), True),
+    "newest": ([{"property": "receivedAt", "isAscending": False}], lambda r: (r["receivedAt"], seq(r["id"])), True),
+    "oldest": ([{"property": "receivedAt", "isAscending": True}], lambda r: (r["receivedAt"], seq(r["id"])), False),
+    "default": (None, lambda r: seq(r["id"]), True),
+    "id": ([{"property": "id", "isAscending": True}], lambda r: seq(r["id"]), False),
+}
+
+
+def _expiry_bounds(stored: list[dict[str, Any]], bounds: str) -> tuple[dict[str, str], Any]:
+    """A filter on expiry between two stored values (so a bound's own rows test inclusive and
+    exclusive), or from or until one, or equal to one; and its oracle."""
     expiry = sorted(r["expiresAt"] for r in stored)
     low, high = expiry[len(expiry) // 5], expiry[len(expiry) * 4 // 5]
-    if closed:
-        filter = {"expiresAtIsGreaterThanOrEqual": low, "expiresAtIsLessThanOrEqual": high}
-        chosen = [r for r in stored if low <= r["expiresAt"] <= high]
-    else:
-        filter = {"expiresAtIsGreaterThan": low, "expiresAtIsLessThan": high}
-        chosen = [r for r in stored if low < r["expiresAt"] < high]
-    ordered = [r["id"] for r in sorted(chosen, key=lambda r: (r["expiresAt"], seq(r["id"])), reverse=descending)]
+    return {
+        "open": ({"expiresAtIsGreaterThan": low, "expiresAtIsLessThan": high}, lambda e: low < e < high),
+        "closed": ({"expiresAtIsGreaterThanOrEqual": low, "expiresAtIsLessThanOrEqual": high},
+                   lambda e: low <= e <= high),
+        "from": ({"expiresAtIsGreaterThanOrEqual": low}, lambda e: e >= low),
+        "until": ({"expiresAtIsLessThan": high}, lambda e: e < high),
+        "equal": ({"expiresAt": low}, lambda e: e == low),
+    }[bounds]
+
+
+@pytest.mark.parametrize("sort_name", RANGE_SORTS)
+@pytest.mark.parametrize("bounds", ["open", "closed", "from", "until", "equal"])
+async def test_cold_pages_of_an_expiry_range_in_every_order(bucketed_stub: Stub, monkeypatch: pytest.MonkeyPatch,
+                                                            bounds: str, sort_name: str):
+    pstub = bucketed_stub
+    sort, key, descending = RANGE_SORTS[sort_name]
     read_whole = whole_order_reads(pstub, monkeypatch)
-    request = {"calculateTotal": True, "limit": 4, "filter": filter,
-               "sort": [{"property": "expiresAt", "isAscending": not descending}]}
-    for position in range(3, len(ordered) - 6):
-        page = await cold_page(pstub, request, position)
-        assert (page["ids"], page["total"]) == (ordered[position : position + 4], len(ordered)), position
-    assert read_whole == []  # the range is one run of the expiry order: found from all rows' counts
+    for round in ("as seeded", "after a delete, an update and an insert"):  # the counts follow each write
+        if round != "as seeded":
+            _write_one_report_each_way(pstub.store)
+        stored = list(reports(pstub).values())
+        filter, keep = _expiry_bounds(stored, bounds)
+        chosen = [r for r in stored if keep(r["expiresAt"])]
+        ordered = [r["id"] for r in sorted(chosen, key=key, reverse=descending)]
+        assert ordered
+        request = {"calculateTotal": True, "limit": 4, "filter": filter, **({"sort": sort} if sort else {})}
+        for position in range(len(ordered) + 1):  # first, every deep one, last, and past the end
+            page = await cold_page(pstub, request, position)
+            assert (page["ids"], page["total"]) == (ordered[position : position + 4], len(ordered)), (round, position)
+    # Along its own order the range is one run, found from all rows' counts; along another, from its
+    # days' and hours' counts per bucket of that order. No page sorted every match.
+    assert read_whole == []
