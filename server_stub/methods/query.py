@@ -140,8 +140,12 @@ def _page(
     # Where the order would otherwise be read whole and sorted (``not direct``), every page tries the
     # counts; elsewhere only the deep ones: the first and last are read straight from the index.
     if total and not kept and (not direct or RANKED_FROM < position < total - limit - RANKED_FROM):
-        with store.reading() as db:
-            start = ranks.locate(db, table, schema.ranked, schema.tallied, where.tally, order.sql, position)
+        start = cache.starts.get((*list_key, position), query_state)
+        if start is None:
+            with store.reading() as db:
+                start = ranks.locate(db, table, schema.ranked, schema.tallied, where.tally, order.sql, position)
+            if start is not None:
+                cache.starts.put((*list_key, position), query_state, start)
     if total is not None and position >= total:  # past the end: nothing to read
         ids = []
     elif start is not None:

@@ -101,6 +101,24 @@ async def test_a_deep_page_of_two_words_reads_their_matches_once(pstub: Stub, mo
     assert len(statements) == 1 and "COUNT" not in statements[0] and "EXISTS" not in statements[0], statements
 
 
+async def test_a_page_found_from_the_counts_is_found_again_only_after_a_write(pstub: Stub,
+                                                                              monkeypatch: pytest.MonkeyPatch):
+    from server_stub import ranks
+
+    located: list[int] = []
+    locate = ranks.locate
+    monkeypatch.setattr(ranks, "locate", lambda *args: located.append(args[-1]) or locate(*args))
+    for round in ("as seeded", "after a delete, an update and an insert"):
+        if round != "as seeded":
+            _write_one_report_each_way(pstub.store)
+        ordered = _ordered(pstub, "expiry range", "default")
+        for _ in range(3):
+            page = await _page(pstub, "expiry range", "default", position=0, limit=5)
+            assert (page["ids"], page["total"]) == (ordered[:5], len(ordered)), round
+        assert located == [0], round  # the same page at the same state starts where it did
+        located.clear()
+
+
 async def test_a_write_retires_the_kept_totals_and_orders(pstub: Stub):
     ordered = _ordered(pstub, "none", "expiry")
     deep = await _page(pstub, "none", "expiry", position=50, limit=3)
