@@ -117,9 +117,10 @@ def _page(
             f"SELECT id FROM {whole} WHERE {test} ORDER BY {order.sql}", where.params))
 
     direct = _index_gives_order(context, source, condition, where.params, order)
-    # No count to start from (two words, OR, a domain): a deep page reads the whole order anyway, and
-    # so the total comes with it, rather than from a count that reads every match first.
-    whole_anyway = where.tally is None and (anchor is not None or position > DIRECT_ROWS)
+    # No count to start from (two words, OR, a domain): a deep page reads every match, once, and the
+    # total comes with them. Counting them first and then reading the rows before the page (OFFSET,
+    # even within DIRECT_ROWS: a sparse filter passes many rows per match) reads them twice.
+    whole_anyway = where.tally is None and (anchor is not None or position > RANKED_FROM)
     if total is None and (not direct or whole_anyway):
         total = len(ordered())  # every match is read to sort them anyway: the count comes free
         cache.totals.put(matches, query_state, total)
@@ -157,6 +158,8 @@ def _page(
                                f"AND {start.condition} "
                                f"ORDER BY {order.sql} LIMIT ? OFFSET ?",
                                (*where.params, *start.params, limit, start.skip))
+    elif kept:  # read already (for the total, or before): the page is a slice of it
+        ids = ordered()[position : position + limit]
     elif direct and position <= DIRECT_ROWS:
         ids = store.select_ids(f"SELECT id FROM {source} WHERE {condition} ORDER BY {order.sql} LIMIT ? OFFSET ?",
                                (*where.params, limit, position))

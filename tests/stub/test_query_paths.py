@@ -84,9 +84,10 @@ async def test_every_page_matches_the_full_order(pstub: Stub, filter_name: str, 
         assert beyond["ids"] == []
 
 
+@pytest.mark.parametrize("middle", [False, True], ids=["within DIRECT_ROWS", "half-way"])
 @pytest.mark.parametrize("sort_name", SORTS)
 async def test_a_deep_page_of_two_words_reads_their_matches_once(pstub: Stub, monkeypatch: pytest.MonkeyPatch,
-                                                                 sort_name: str):
+                                                                 sort_name: str, middle: bool):
     if sort_name == "newest" and "receivedAt" in pstub.profile.sorts_refused:
         pytest.skip("the real server does not sort by receivedAt")
     ordered = _ordered(pstub, "two words", sort_name)
@@ -95,8 +96,9 @@ async def test_a_deep_page_of_two_words_reads_their_matches_once(pstub: Stub, mo
         original = getattr(pstub.store, name)
         monkeypatch.setattr(pstub.store, name, lambda sql, params, original=original:
                             statements.append(sql) or original(sql, params))
-    page = await _page(pstub, "two words", sort_name, position=len(ordered) // 2, limit=5)
-    assert (page["ids"], page["total"]) == (ordered[len(ordered) // 2 : len(ordered) // 2 + 5], len(ordered))
+    position = len(ordered) // 2 if middle else query_method.DIRECT_ROWS
+    page = await _page(pstub, "two words", sort_name, position=position, limit=5)
+    assert (page["ids"], page["total"]) == (ordered[position : position + 5], len(ordered))
     # One statement: the matches found from the words' index and sorted; the total is their number.
     assert len(statements) == 1 and "COUNT" not in statements[0] and "EXISTS" not in statements[0], statements
 
