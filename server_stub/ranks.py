@@ -6,6 +6,11 @@ fall in each bucket of it (:data:`server_stub.tallies.RANK_LEVELS`: a day, then 
 of ids). Summing the buckets in the order's direction finds the one holding position n and how
 many matches come before it; the page is then read from that bucket's start in the order, skipping
 only the matches inside it. A few dozen counts and a small bucket's rows, at any size.
+
+A range of a timestamp is counted the same way along another order (expiry along receipt or ids):
+by the keys of its whole days, of the whole hours of the days it ends in, and the rows of the two
+hours it ends in, read from the range's index. Its first page too: sorting every match would read
+them all, and the range's matches need not begin at the start of the other order.
 """
 
 from __future__ import annotations

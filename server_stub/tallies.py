@@ -19,7 +19,8 @@ SQL as before.
 The same counts, split by where a row stands in each order (:data:`RANK_LEVELS`), find a deep
 page without reading the rows before it (:mod:`server_stub.ranks`): ``("@<column>:<level>|<key>",
 bucket)`` counts the rows of one tally key (all rows, a total's value, a word) whose sort column
-falls in ``bucket``: the day or hour of a time, or a run of 4,096 or 64 ids.
+falls in ``bucket``: the day or hour of a time, or a run of 4,096 or 64 ids. A timestamp's day and
+hour (:data:`RANGE_LENGTHS`) are such keys too, in the buckets of every other order.
 """
 
 from __future__ import annotations
