@@ -53,6 +53,11 @@ row: a page then costs at most this many rows per id, at any size. Fewer matches
 the filter's index (or search words) and sorted: their cost is their number."""
 
 
+def _dense(context: CallContext, object_type: ObjectType, total: int | None) -> bool:
+    """Whether at least one row in DENSE_SHARE matches (counted: ``total`` is known)."""
+    return total is not None and total * DENSE_SHARE >= context.store.tally_total(object_type, ALL_ROWS)
+
+
 def _source(context: CallContext, object_type: ObjectType, schema: TableSchema, where: Sql, order: Order,
             total: int | None) -> tuple[str, str]:
     """(FROM clause, WHERE text) to read this filter's matches in this order, chosen by how many match."""
@@ -60,13 +65,16 @@ def _source(context: CallContext, object_type: ObjectType, schema: TableSchema, 
     indexed = order.leading == "seq" or any(column.name == order.leading for column in schema.columns)
     if where.tally is None or total is None or not indexed:
         return table, where.text
+    if not _dense(context, object_type, total):
+        if where.tally.column is not None:
+            # The bound's own index, named: SQLite guesses a one-sided bound (failed > 6) holds a
+            # quarter of the rows and walks the order's index to spare a sort, passing every row.
+            return f"{table} INDEXED BY {table}_{where.tally.column}", where.text
+        return table, where.for_few
     if where.tally.column is not None and schema.tallied.get(where.tally.column) == "prefix":
         # A time range is not spread evenly along another order: expiry follows receipt, so a walk
         # newest first would pass every later report before the range. It is found by its index.
         return table, where.text
-    every = context.store.tally_total(object_type, ALL_ROWS)
-    if total * DENSE_SHARE < every:
-        return table, where.for_few
     # Many matches: walk the order's index (the rowid for seq), never the filter's index and a sort.
     return (f"{table} NOT INDEXED" if order.leading == "seq" else f"{table} INDEXED BY {table}_{order.leading}",
             where.text)
@@ -138,9 +146,11 @@ def _page(
         position = max(0, (total or 0) + position)
     start = None
     kept = cache.lists.get(list_key, query_state) is not None
-    # Where the order would otherwise be read whole and sorted (``not direct``), every page tries the
-    # counts; elsewhere only the deep ones: the first and last are read straight from the index.
-    if total and not kept and (not direct or RANKED_FROM < position < total - limit - RANKED_FROM):
+    # Where many matches would otherwise be read whole and sorted (``not direct``), every page tries
+    # the counts; elsewhere only the deep ones: the first and last are read straight from an index.
+    # (Few matches cost their number, sorted; read from a bucket on, a page would pass many rows.)
+    sorts_many = not direct and _dense(context, object_type, total)
+    if total and not kept and (sorts_many or RANKED_FROM < position < total - limit - RANKED_FROM):
         start = cache.starts.get((*list_key, position), query_state)
         if start is None:
             with store.reading() as db:
