@@ -125,10 +125,13 @@ def _page(
             f"SELECT id FROM {whole} WHERE {test} ORDER BY {order.sql}", where.params))
 
     direct = _index_gives_order(context, source, condition, where.params, order)
-    # No count to start from (two words, OR, a domain): a deep page reads every match, once, and the
-    # total comes with them. Counting them first and then reading the rows before the page (OFFSET,
-    # even within DIRECT_ROWS: a sparse filter passes many rows per match) reads them twice.
-    whole_anyway = where.tally is None and (anchor is not None or position > RANKED_FROM)
+    # No count to start from (two words, OR, a domain): a page past DIRECT_ROWS reads every match
+    # anyway, and the total comes with them, rather than from a count that reads them all first. So
+    # does one past RANKED_FROM of search words: its OFFSET walk tests each row it passes, many per
+    # match when the words are rare. (A domain's OFFSET reads only its own rows, in order.)
+    words = where.few is not None
+    whole_anyway = where.tally is None and (anchor is not None or position > DIRECT_ROWS
+                                            or (words and position > RANKED_FROM))
     if total is None and (not direct or whole_anyway):
         total = len(ordered())  # every match is read to sort them anyway: the count comes free
         cache.totals.put(matches, query_state, total)

@@ -157,6 +157,19 @@ async def test_a_few_matches_of_a_bound_are_read_through_its_own_index(pstub: St
     assert plans and all("USING INDEX dmarc_report_total_failed" in plan for plan in plans), plans
 
 
+async def test_a_page_within_direct_rows_of_a_domain_reads_no_whole_order(pstub: Stub,
+                                                                          monkeypatch: pytest.MonkeyPatch):
+    stored = list(reports(pstub).values())
+    domain = stored[0]["report"]["policyDomain"]
+    ordered = [r["id"] for r in sorted(stored, key=lambda r: seq(r["id"]), reverse=True)
+               if r["report"]["policyDomain"].lower() == domain.lower()]
+    read_whole = whole_order_reads(pstub, monkeypatch)
+    position = query_method.DIRECT_ROWS  # past RANKED_FROM: its index gives the order, the rows before it are few
+    page = await cold_page(pstub, {"calculateTotal": True, "limit": 2, "filter": {"domain": domain}}, position)
+    assert (page["ids"], page["total"]) == (ordered[position : position + 2], len(ordered))
+    assert read_whole == []
+
+
 async def test_a_write_retires_the_kept_totals_and_orders(pstub: Stub):
     ordered = _ordered(pstub, "none", "expiry")
     deep = await _page(pstub, "none", "expiry", position=50, limit=3)
