@@ -6,7 +6,8 @@ in ``--dir``, seeded once and reused by later runs, as a restarted server keeps 
 shape through the full JMAP method path (envelope, filter-to-SQL, index lookups) in
 process, without HTTP, asking for the total as the console's pager does:
 
-- filters: none, a failed total, a passed total, a ``text`` word, an ``expiresAt`` range;
+- filters: none; a failed total above zero, above three, below two, above six, equal to four; a passed total
+  above zero; one ``text`` word, two; an ``expiresAt`` range;
 - sorts: newest received first, soonest expiry first, the default (id, descending);
 - pages of 50: the first, a deep one (half-way through the results), the last.
 
@@ -51,7 +52,12 @@ FILTERS: dict[str, dict[str, Any] | None] = {
     "none": None,
     "failed>0": {"totalFailedSessionsIsGreaterThan": 0},
     "passed>0": {"totalSuccessfulSessionsIsGreaterThan": 0},
+    "failed>3": {"totalFailedSessionsIsGreaterThan": 3},
+    "failed<2": {"totalFailedSessionsIsLessThan": 2},
+    "failed>6": {"totalFailedSessionsIsGreaterThan": 6},  # about one report in a thousand
+    "failed=4": {"totalFailedSessions": 4},
     "text": {"text": "sendgrid"},
+    "text, two words": {"text": "sendgrid net"},
     "expiresAt range": {"expiresAtIsGreaterThan": format_utc(DEMO_NOW + timedelta(days=45)),
                         "expiresAtIsLessThan": format_utc(DEMO_NOW + timedelta(days=75))},
 }

@@ -10,7 +10,8 @@ A write of one object does not throw them away: :class:`RowPatch` looks at the r
 after the write and moves each kept total and list of its type to the new state, adding or
 removing that one id in place (a bisection over the kept order, reading only the sort keys it
 compares). Any other write (a bulk load, a restore) forgets everything. Bounded: a few hundred
-totals and a few id lists, least recently used first out; lists past MAX_LIST_IDS are never kept.
+totals and page starts and a few id lists, least recently used first out; lists past MAX_LIST_IDS
+are never kept.
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from server_stub.ranks import Start
+
 MAX_TOTALS = 256
 MAX_PLANS = 256
+MAX_STARTS = 256
 MAX_LISTS = 6
 MAX_LIST_IDS = 250_000
 """A list of 100,000 report ids takes about 6 MB; six of the longest kept, about 90 MB. Longer
@@ -102,6 +106,10 @@ class ResultCache:
     def __init__(self) -> None:
         self.totals: _Stamped[int] = _Stamped(MAX_TOTALS)
         self.lists: _Stamped[list[str]] = _Stamped(MAX_LISTS)
+        self.starts: _Stamped[Start] = _Stamped(MAX_STARTS)
+        """Where a page starts, found from the counts (:func:`server_stub.ranks.locate`), by list key
+        and position: a page asked again at the same state is read from there without counting. Not
+        moved across a write (a start after it is found from the counts again, at the same cost)."""
         self.plans: _Lru[bool] = _Lru(MAX_PLANS)
         """Whether an index gives a statement's order: depends on the schema only, never cleared."""
 
@@ -109,6 +117,7 @@ class ResultCache:
         """Forget every result (the plans stay: they do not depend on the data)."""
         self.totals.clear()
         self.lists.clear()
+        self.starts.clear()
 
     def keep_list(self, key: Key, state: str, ids: list[str]) -> list[str]:
         """``ids``, kept unless it is too long."""

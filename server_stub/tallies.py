@@ -19,7 +19,8 @@ SQL as before.
 The same counts, split by where a row stands in each order (:data:`RANK_LEVELS`), find a deep
 page without reading the rows before it (:mod:`server_stub.ranks`): ``("@<column>:<level>|<key>",
 bucket)`` counts the rows of one tally key (all rows, a total's value, a word) whose sort column
-falls in ``bucket``: the day or hour of a time, or a run of 4,096 or 64 ids.
+falls in ``bucket``: the day or hour of a time, or a run of 4,096 or 64 ids. A timestamp's day and
+hour (:data:`RANGE_LENGTHS`) are such keys too, in the buckets of every other order.
 """
 
 from __future__ import annotations
@@ -45,8 +46,10 @@ right by 12 and 6 bits (runs of 4,096 and 64). A deep page sums a few dozen of e
 the rows of one small bucket."""
 POSITIVE = ">0"
 """The rank key of an exact column's rows above zero (beside one per value)."""
+RANGE_LENGTHS = (10, 13)
+"""The prefixes (day, hour) of a timestamp under which its row is ranked along the other orders."""
 FORMAT = ("~format", "")
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Counted under FORMAT: a tally of an older version is counted again when the store opens."""
 
 
@@ -124,6 +127,25 @@ def keys(values: Mapping[str, Any], kinds: Mapping[str, TallyKind], words: Itera
         buckets = [bucket(ranked[column], level, values[column]) for column, level in places]
         for atom in atoms:
             found.extend(zip(_rank_names(places, atom), buckets, strict=True))
+        found += _range_ranks(values, kinds, places, buckets)
+    return found
+
+
+def _range_ranks(values: Mapping[str, Any], kinds: Mapping[str, TallyKind], places: tuple[tuple[str, int], ...],
+                 buckets: list[Any]) -> list[Key]:
+    """A row's rank keys under its timestamps' days and hours (:data:`RANGE_LENGTHS`), in the buckets of
+    every other order: a range of one timestamp is then counted along another order by its whole days,
+    the whole hours of the days it ends in, and only the rows of the hours it ends in."""
+    found: list[Key] = []
+    for column, kind in kinds.items():
+        value = values.get(column)
+        if kind != "prefix" or value is None:
+            continue
+        others = tuple(place for place in places if place[0] != column)
+        their_buckets = [b for place, b in zip(places, buckets, strict=True) if place[0] != column]
+        for length in RANGE_LENGTHS:
+            atom = (f"{column}:{length}", str(value)[:length])
+            found.extend(zip(_rank_names(others, atom), their_buckets, strict=True))
     return found
 
 

@@ -53,6 +53,11 @@ row: a page then costs at most this many rows per id, at any size. Fewer matches
 the filter's index (or search words) and sorted: their cost is their number."""
 
 
+def _dense(context: CallContext, object_type: ObjectType, total: int | None) -> bool:
+    """Whether at least one row in DENSE_SHARE matches (counted: ``total`` is known)."""
+    return total is not None and total * DENSE_SHARE >= context.store.tally_total(object_type, ALL_ROWS)
+
+
 def _source(context: CallContext, object_type: ObjectType, schema: TableSchema, where: Sql, order: Order,
             total: int | None) -> tuple[str, str]:
     """(FROM clause, WHERE text) to read this filter's matches in this order, chosen by how many match."""
@@ -60,13 +65,16 @@ def _source(context: CallContext, object_type: ObjectType, schema: TableSchema, 
     indexed = order.leading == "seq" or any(column.name == order.leading for column in schema.columns)
     if where.tally is None or total is None or not indexed:
         return table, where.text
+    if not _dense(context, object_type, total):
+        if where.tally.column is not None:
+            # The bound's own index, named: SQLite guesses a one-sided bound (failed > 6) holds a
+            # quarter of the rows and walks the order's index to spare a sort, passing every row.
+            return f"{table} INDEXED BY {table}_{where.tally.column}", where.text
+        return table, where.for_few
     if where.tally.column is not None and schema.tallied.get(where.tally.column) == "prefix":
         # A time range is not spread evenly along another order: expiry follows receipt, so a walk
         # newest first would pass every later report before the range. It is found by its index.
         return table, where.text
-    every = context.store.tally_total(object_type, ALL_ROWS)
-    if total * DENSE_SHARE < every:
-        return table, where.for_few
     # Many matches: walk the order's index (the rowid for seq), never the filter's index and a sort.
     return (f"{table} NOT INDEXED" if order.leading == "seq" else f"{table} INDEXED BY {table}_{order.leading}",
             where.text)
@@ -110,11 +118,21 @@ def _page(
 
     def ordered() -> list[str]:
         kept = cache.lists.get(list_key, query_state)
+        # Every match is read: search words find them from their index and they are sorted, rather
+        # than the order walked whole asking each row whether it holds them (twice the time).
+        whole, test = (table, where.few) if where.few is not None else (source, condition)
         return kept if kept is not None else cache.keep_list(list_key, query_state, store.select_ids(
-            f"SELECT id FROM {source} WHERE {condition} ORDER BY {order.sql}", where.params))
+            f"SELECT id FROM {whole} WHERE {test} ORDER BY {order.sql}", where.params))
 
     direct = _index_gives_order(context, source, condition, where.params, order)
-    if total is None and not direct:
+    # No count to start from (two words, OR, a domain): a page past DIRECT_ROWS reads every match
+    # anyway, and the total comes with them, rather than from a count that reads them all first. So
+    # does one past RANKED_FROM of search words: its OFFSET walk tests each row it passes, many per
+    # match when the words are rare. (A domain's OFFSET reads only its own rows, in order.)
+    words = where.few is not None
+    whole_anyway = where.tally is None and (anchor is not None or position > DIRECT_ROWS
+                                            or (words and position > RANKED_FROM))
+    if total is None and (not direct or whole_anyway):
         total = len(ordered())  # every match is read to sort them anyway: the count comes free
         cache.totals.put(matches, query_state, total)
     elif total is None and (calculate_total or position < 0 or anchor is not None or position > DIRECT_ROWS):
@@ -131,10 +149,18 @@ def _page(
         position = max(0, (total or 0) + position)
     start = None
     kept = cache.lists.get(list_key, query_state) is not None
-    if total and RANKED_FROM < position < total - limit - RANKED_FROM and not kept:
-        with store.reading() as db:
-            start = ranks.locate(db, table, schema.ranked, schema.tallied, where.tally, order.sql, position)
-    if total == 0:
+    # Where many matches would otherwise be read whole and sorted (``not direct``), every page tries
+    # the counts; elsewhere only the deep ones: the first and last are read straight from an index.
+    # (Few matches cost their number, sorted; read from a bucket on, a page would pass many rows.)
+    sorts_many = not direct and _dense(context, object_type, total)
+    if total and not kept and (sorts_many or RANKED_FROM < position < total - limit - RANKED_FROM):
+        start = cache.starts.get((*list_key, position), query_state)
+        if start is None:
+            with store.reading() as db:
+                start = ranks.locate(db, table, schema.ranked, schema.tallied, where.tally, order.sql, position)
+            if start is not None:
+                cache.starts.put((*list_key, position), query_state, start)
+    if total is not None and position >= total:  # past the end: nothing to read
         ids = []
     elif start is not None:
         leading = order.leading
@@ -145,6 +171,8 @@ def _page(
                                f"AND {start.condition} "
                                f"ORDER BY {order.sql} LIMIT ? OFFSET ?",
                                (*where.params, *start.params, limit, start.skip))
+    elif kept:  # read already (for the total, or before): the page is a slice of it
+        ids = ordered()[position : position + limit]
     elif direct and position <= DIRECT_ROWS:
         ids = store.select_ids(f"SELECT id FROM {source} WHERE {condition} ORDER BY {order.sql} LIMIT ? OFFSET ?",
                                (*where.params, limit, position))

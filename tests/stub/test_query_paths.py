@@ -17,11 +17,17 @@ from server_stub.methods import query as query_method
 from tests.support.report_oracle import failed, holds_words, passed, reports, seq
 from tests.support.stub import Stub, running_stub
 
+RANGE_FROM, RANGE_TO = "2026-04-10T07:13:00Z", "2026-05-10T02:41:00Z"
+"""An expiry range of about half the demo reports, ending part-way through an hour at both ends."""
 FILTERS: dict[str, tuple[Any, Any]] = {
     "none": (None, lambda r: True),
     "failed": ({"totalFailedSessionsIsGreaterThan": 0}, lambda r: failed(r) > 0),
     "text": ({"text": "sendgrid"}, lambda r: holds_words(r, "sendgrid")),
+    "expiry range": ({"expiresAtIsGreaterThan": RANGE_FROM, "expiresAtIsLessThan": RANGE_TO},
+                     lambda r: RANGE_FROM < r["expiresAt"] < RANGE_TO),
 }
+PAGED_FILTERS = {**FILTERS, "two words": ({"text": "sendgrid net"}, lambda r: holds_words(r, "sendgrid net"))}
+"""Two words have no count (only each word has): their deep pages read the order whole, once."""
 SORTS: dict[str, tuple[Any, Any]] = {
     "newest": ([{"property": "receivedAt", "isAscending": False}], lambda r: (r["receivedAt"], seq(r["id"]))),
     "expiry": ([{"property": "expiresAt"}], lambda r: (r["expiresAt"], seq(r["id"]))),
@@ -41,14 +47,14 @@ async def pstub(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
 
 
 def _ordered(stub: Stub, filter_name: str, sort_name: str) -> list[str]:
-    keep = FILTERS[filter_name][1]
+    keep = PAGED_FILTERS[filter_name][1]
     key = SORTS[sort_name][1]
     chosen = [r for r in reports(stub).values() if keep(r)]
     return [r["id"] for r in sorted(chosen, key=key, reverse=sort_name in DESCENDING)]
 
 
 async def _page(stub: Stub, filter_name: str, sort_name: str, **arguments: Any) -> dict[str, Any]:
-    filter, sort = FILTERS[filter_name][0], SORTS[sort_name][0]
+    filter, sort = PAGED_FILTERS[filter_name][0], SORTS[sort_name][0]
     request = {"calculateTotal": True, **arguments, **({"filter": filter} if filter else {}),
                **({"sort": sort} if sort else {})}
     name, answer = await stub.call(QUERY, request)
@@ -57,7 +63,7 @@ async def _page(stub: Stub, filter_name: str, sort_name: str, **arguments: Any) 
 
 
 @pytest.mark.parametrize("sort_name", SORTS)
-@pytest.mark.parametrize("filter_name", FILTERS)
+@pytest.mark.parametrize("filter_name", PAGED_FILTERS)
 async def test_every_page_matches_the_full_order(pstub: Stub, filter_name: str, sort_name: str):
     if sort_name == "newest" and "receivedAt" in pstub.profile.sorts_refused:
         pytest.skip("the real server does not sort by receivedAt")
@@ -76,6 +82,92 @@ async def test_every_page_matches_the_full_order(pstub: Stub, filter_name: str, 
         assert anchored["ids"] == ordered[total // 2 - 1 : total // 2 + 2]
         beyond = await _page(pstub, filter_name, sort_name, position=total + 10, limit=5)
         assert beyond["ids"] == []
+
+
+@pytest.mark.parametrize("middle", [False, True], ids=["within DIRECT_ROWS", "half-way"])
+@pytest.mark.parametrize("sort_name", SORTS)
+async def test_a_deep_page_of_two_words_reads_their_matches_once(pstub: Stub, monkeypatch: pytest.MonkeyPatch,
+                                                                 sort_name: str, middle: bool):
+    if sort_name == "newest" and "receivedAt" in pstub.profile.sorts_refused:
+        pytest.skip("the real server does not sort by receivedAt")
+    ordered = _ordered(pstub, "two words", sort_name)
+    statements: list[str] = []
+    for name in ("select_ids", "scalar"):
+        original = getattr(pstub.store, name)
+        monkeypatch.setattr(pstub.store, name, lambda sql, params, original=original:
+                            statements.append(sql) or original(sql, params))
+    position = len(ordered) // 2 if middle else query_method.DIRECT_ROWS
+    page = await _page(pstub, "two words", sort_name, position=position, limit=5)
+    assert (page["ids"], page["total"]) == (ordered[position : position + 5], len(ordered))
+    # One statement: the matches found from the words' index and sorted; the total is their number.
+    assert len(statements) == 1 and "COUNT" not in statements[0] and "EXISTS" not in statements[0], statements
+
+
+async def test_a_page_found_from_the_counts_is_found_again_only_after_a_write(pstub: Stub,
+                                                                              monkeypatch: pytest.MonkeyPatch):
+    from server_stub import ranks
+
+    located: list[int] = []
+    locate = ranks.locate
+    monkeypatch.setattr(ranks, "locate", lambda *args: located.append(args[-1]) or locate(*args))
+    for round in ("as seeded", "after a delete, an update and an insert"):
+        if round != "as seeded":
+            _write_one_report_each_way(pstub.store)
+        ordered = _ordered(pstub, "expiry range", "default")
+        for _ in range(3):
+            page = await _page(pstub, "expiry range", "default", position=0, limit=5)
+            assert (page["ids"], page["total"]) == (ordered[:5], len(ordered)), round
+        assert located == [0], round  # the same page at the same state starts where it did
+        located.clear()
+
+
+def _few_failed(stored: list[dict[str, Any]], bound: str) -> tuple[dict[str, int], Any]:
+    """A failed-total filter matched by one to five of the reports (fewer than one in DENSE_SHARE)."""
+    for value in range(max(failed(r) for r in stored), -1, -1):
+        filter, keep = (({"totalFailedSessionsIsGreaterThan": value}, lambda r, v=value: failed(r) > v)
+                        if bound == "above" else ({"totalFailedSessions": value}, lambda r, v=value: failed(r) == v))
+        if 1 <= sum(map(keep, stored)) <= 5:
+            return filter, keep
+    raise AssertionError("the demo reports have no such total")
+
+
+@pytest.mark.parametrize("sort_name", SORTS)
+@pytest.mark.parametrize("bound", ["above", "equal"])
+async def test_a_few_matches_of_a_bound_are_read_through_its_own_index(pstub: Stub, monkeypatch: pytest.MonkeyPatch,
+                                                                      bound: str, sort_name: str):
+    if sort_name == "newest" and "receivedAt" in pstub.profile.sorts_refused:
+        pytest.skip("the real server does not sort by receivedAt")
+    stored = list(reports(pstub).values())
+    filter, keep = _few_failed(stored, bound)
+    sort, key = SORTS[sort_name]
+    ordered = [r["id"] for r in sorted((r for r in stored if keep(r)), key=key, reverse=sort_name in DESCENDING)]
+    statements: list[tuple[str, Any]] = []
+    select_ids = pstub.store.select_ids
+    monkeypatch.setattr(pstub.store, "select_ids", lambda sql, params: statements.append((sql, params))
+                        or select_ids(sql, params))
+    request = {"calculateTotal": True, "limit": 2, "filter": filter, **({"sort": sort} if sort else {})}
+    for position in range(len(ordered)):
+        page = await cold_page(pstub, request, position)
+        assert (page["ids"], page["total"]) == (ordered[position : position + 2], len(ordered)), position
+    with pstub.store.reading() as db:
+        plans = [" ".join(str(step[-1]) for step in db.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+                 for sql, params in statements]
+    # Neither a walk of the order's index testing every row (SQLite's guess for a one-sided bound) nor
+    # a scan from a bucket of it on, which passes many rows per match when few match.
+    assert plans and all("USING INDEX dmarc_report_total_failed" in plan for plan in plans), plans
+
+
+async def test_a_page_within_direct_rows_of_a_domain_reads_no_whole_order(pstub: Stub,
+                                                                          monkeypatch: pytest.MonkeyPatch):
+    stored = list(reports(pstub).values())
+    domain = stored[0]["report"]["policyDomain"]
+    ordered = [r["id"] for r in sorted(stored, key=lambda r: seq(r["id"]), reverse=True)
+               if r["report"]["policyDomain"].lower() == domain.lower()]
+    read_whole = whole_order_reads(pstub, monkeypatch)
+    position = query_method.DIRECT_ROWS  # past RANKED_FROM: its index gives the order, the rows before it are few
+    page = await cold_page(pstub, {"calculateTotal": True, "limit": 2, "filter": {"domain": domain}}, position)
+    assert (page["ids"], page["total"]) == (ordered[position : position + 2], len(ordered))
+    assert read_whole == []
 
 
 async def test_a_write_retires_the_kept_totals_and_orders(pstub: Stub):
@@ -171,6 +263,10 @@ COUNTED_FILTERS = {
     **FILTERS,  # a failed total above zero: counted as one key
     "passed>1": ({"totalSuccessfulSessionsIsGreaterThan": 1}, lambda r: passed(r) > 1),  # a key per value
     "passed>=1": ({"totalSuccessfulSessionsIsGreaterThanOrEqual": 1}, lambda r: passed(r) >= 1),
+    "failed<3": ({"totalFailedSessionsIsLessThan": 3}, lambda r: failed(r) < 3),  # with the zeros
+    "failed=2": ({"totalFailedSessions": 2}, lambda r: failed(r) == 2),
+    "failed<=4": ({"totalFailedSessionsIsGreaterThan": 1, "totalFailedSessionsIsLessThanOrEqual": 4},
+                  lambda r: 1 < failed(r) <= 4),
 }
 
 
@@ -202,7 +298,7 @@ async def _check_cold_deep_pages(pstub: Stub, monkeypatch: pytest.MonkeyPatch, f
             _write_one_report_each_way(pstub.store)
         chosen = [r for r in reports(pstub).values() if keep(r)]
         ordered = [r["id"] for r in sorted(chosen, key=key, reverse=sort_name in DESCENDING)]
-        for position in range(3, len(ordered) - 6):
+        for position in range(len(ordered)):  # first and last pages too: some orders would sort them all
             page = await cold_page(pstub, request, position)
             assert page["ids"] == ordered[position : position + 4], (round, position)
     assert read_whole == []  # every page started from the counts, none read the whole order
@@ -211,36 +307,68 @@ async def _check_cold_deep_pages(pstub: Stub, monkeypatch: pytest.MonkeyPatch, f
 @pytest.fixture(params=["hours", "months"])
 async def bucketed_stub(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Stub]:
     """The spec stub, counted by the usual buckets or by months (then many rows share one, and the
-    range starts inside a bucket)."""
-    from server_stub import tallies
+    range starts inside a bucket; a range along another order is counted by whole months and days,
+    and the rows of the days it ends in are read)."""
+    from server_stub import ranks, tallies
 
     monkeypatch.setattr(query_method, "DIRECT_ROWS", 4)
     monkeypatch.setattr(query_method, "RANKED_FROM", 2)
     if request.param == "months":
         monkeypatch.setitem(tallies.RANK_LEVELS, "time", (4, 7))
+        monkeypatch.setattr(tallies, "RANGE_LENGTHS", (7, 10))
+        monkeypatch.setattr(ranks, "RANGE_LENGTHS", (7, 10))
     async with running_stub("spec", reports=REPORTS) as made:
         yield made
 
 
-@pytest.mark.parametrize("descending", [False, True])
-@pytest.mark.parametrize("closed", [False, True])
-async def test_cold_deep_pages_of_an_expiry_range_sorted_by_expiry(bucketed_stub: Stub, monkeypatch: pytest.MonkeyPatch,
-                                                                   closed: bool, descending: bool):
-    pstub = bucketed_stub
-    stored = list(reports(pstub).values())
+RANGE_SORTS = {
+    "expiry": ([{"property": "expiresAt", "isAscending": True}], lambda r: (r["expiresAt"], seq(r["id"])), False),
+    "expiry, latest first": ([{"property": "expiresAt", "isAscending": False}],
+                             lambda r: (r["expiresAt"], seq(r["id"])), True),
+    "newest": ([{"property": "receivedAt", "isAscending": False}], lambda r: (r["receivedAt"], seq(r["id"])), True),
+    "oldest": ([{"property": "receivedAt", "isAscending": True}], lambda r: (r["receivedAt"], seq(r["id"])), False),
+    "default": (None, lambda r: seq(r["id"]), True),
+    "id": ([{"property": "id", "isAscending": True}], lambda r: seq(r["id"]), False),
+}
+
+
+def _expiry_bounds(stored: list[dict[str, Any]], bounds: str) -> tuple[dict[str, str], Any]:
+    """A filter on expiry between two stored values (so a bound's own rows test inclusive and
+    exclusive), or from or until one, or equal to one; and its oracle."""
     expiry = sorted(r["expiresAt"] for r in stored)
     low, high = expiry[len(expiry) // 5], expiry[len(expiry) * 4 // 5]
-    if closed:
-        filter = {"expiresAtIsGreaterThanOrEqual": low, "expiresAtIsLessThanOrEqual": high}
-        chosen = [r for r in stored if low <= r["expiresAt"] <= high]
-    else:
-        filter = {"expiresAtIsGreaterThan": low, "expiresAtIsLessThan": high}
-        chosen = [r for r in stored if low < r["expiresAt"] < high]
-    ordered = [r["id"] for r in sorted(chosen, key=lambda r: (r["expiresAt"], seq(r["id"])), reverse=descending)]
+    return {
+        "open": ({"expiresAtIsGreaterThan": low, "expiresAtIsLessThan": high}, lambda e: low < e < high),
+        "closed": ({"expiresAtIsGreaterThanOrEqual": low, "expiresAtIsLessThanOrEqual": high},
+                   lambda e: low <= e <= high),
+        "from": ({"expiresAtIsGreaterThanOrEqual": low}, lambda e: e >= low),
+        "until": ({"expiresAtIsLessThan": high}, lambda e: e < high),
+        "equal": ({"expiresAt": low}, lambda e: e == low),
+    }[bounds]
+
+
+@pytest.mark.parametrize("sort_name", RANGE_SORTS)
+@pytest.mark.parametrize("bounds", ["open", "closed", "from", "until", "equal"])
+async def test_cold_pages_of_an_expiry_range_in_every_order(bucketed_stub: Stub, monkeypatch: pytest.MonkeyPatch,
+                                                            bounds: str, sort_name: str):
+    pstub = bucketed_stub
+    sort, key, descending = RANGE_SORTS[sort_name]
     read_whole = whole_order_reads(pstub, monkeypatch)
-    request = {"calculateTotal": True, "limit": 4, "filter": filter,
-               "sort": [{"property": "expiresAt", "isAscending": not descending}]}
-    for position in range(3, len(ordered) - 6):
-        page = await cold_page(pstub, request, position)
-        assert (page["ids"], page["total"]) == (ordered[position : position + 4], len(ordered)), position
-    assert read_whole == []  # the range is one run of the expiry order: found from all rows' counts
+    for round in ("as seeded", "after a delete, an update and an insert"):  # the counts follow each write
+        if round != "as seeded":
+            _write_one_report_each_way(pstub.store)
+        stored = list(reports(pstub).values())
+        filter, keep = _expiry_bounds(stored, bounds)
+        chosen = [r for r in stored if keep(r["expiresAt"])]
+        ordered = [r["id"] for r in sorted(chosen, key=key, reverse=descending)]
+        assert ordered
+        request = {"calculateTotal": True, "limit": 4, "filter": filter, **({"sort": sort} if sort else {})}
+        for position in range(len(ordered) + 1):  # first, every deep one, last, and past the end
+            page = await cold_page(pstub, request, position)
+            assert (page["ids"], page["total"]) == (ordered[position : position + 4], len(ordered)), (round, position)
+        # Along its own order the range is one run, found from all rows' counts; along another, from its
+        # days' and hours' counts per bucket of that order. No page of many matches sorted them all
+        # (a few, one expiry, are found by its index and sorted: their cost is their number).
+        if len(ordered) * query_method.DENSE_SHARE >= len(stored):
+            assert read_whole == [], round
+        read_whole.clear()
