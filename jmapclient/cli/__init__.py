@@ -73,6 +73,7 @@ def run(
         if local is not None and args.command in local:
             collector.resume()  # the console and the demo run for long
             return local[args.command](args)
+        collector.skip_exit_collection()  # the process ends with this command
         code = _dispatch(args, transport)
         sys.stdout.flush()  # a reader that left (a pipe) shows here, not in the flush at exit
         return code

@@ -1,5 +1,6 @@
-"""The cycle collector during a one-shot command's set-up (jmapclient.collector): off until the
-first request, then on again, with nothing frozen for good and a person's own choice kept."""
+"""The cycle collector of a command line (jmapclient.collector): off during its set-up, until the
+first request, then on again with nothing frozen for good and a person's own choice kept; at exit,
+everything frozen, so that the interpreter's last collection scans nothing."""
 
 from __future__ import annotations
 
@@ -96,3 +97,32 @@ def test_a_query_runs_no_collection_before_its_first_request(stub_server: StubSe
                           env={**os.environ, **env})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0", "True", "0"]
+
+
+def test_a_command_line_exits_with_every_object_frozen(stub_server: StubServer) -> None:
+    # The interpreter's last collection then scans nothing: what it would free, the system frees.
+    code = (
+        "import atexit, contextlib, gc, io\n"
+        "from mailadmin.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['query', 'Directory', '--url', {stub_server.base_url!r}]) == 0\n"
+        "print(gc.get_freeze_count() == 0)\n"
+        "atexit._run_exitfuncs()\n"
+        "print(gc.get_freeze_count() > 10_000)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "MAILADMIN_TOKEN": stub_server.admin_token})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
+
+
+def test_the_console_keeps_its_exit_collection(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A long-running process's finalizers are left as they were: only a command line skips it.
+    registered: list[object] = []
+    monkeypatch.setattr("atexit.register", registered.append)
+    monkeypatch.setattr(collector, "_exit_collection_skipped", False)
+    monkeypatch.setattr("mailadmin.main._console", lambda args: 0)
+    assert main([]) == 0
+    assert registered == []
+    assert main(["describe", "Directory"]) == 0
+    assert registered == [gc.freeze]
