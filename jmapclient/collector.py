@@ -2,7 +2,7 @@
 
 A command's set-up (importing pydantic and httpx, building its object type's classes) makes
 tens of thousands of objects that live as long as the process, and almost no garbage: the
-collector's young-generation passes over them found nothing worth their cost, a twentieth
+collector's young-generation passes over them found next to nothing, for a few percent
 of ``mailadmin query``'s start. :func:`pause` turns the collector off for that set-up;
 :func:`resume`, at the command's first request (or its end), puts what the set-up made
 into the oldest generation without a pass over it (``gc.freeze`` then ``gc.unfreeze``),

@@ -77,9 +77,9 @@ class _Subcommand(argparse.ArgumentParser):
     """A subcommand's parser whose arguments are declared when it is first used: to parse, or
     for its usage or help.
 
-    A command line names one subcommand, and declaring the arguments of all of them (about
-    150 ``add_argument`` calls, each building a help formatter) was a tenth of a command's own
-    start and most of ``--help``'s.
+    A command line names one subcommand; declaring the arguments of all of them (about 150
+    ``add_argument`` calls, each building a help formatter) was work for the others, about a
+    twentieth of ``--help`` and a hundredth of a query.
     """
 
     declare: Declare | None = None

@@ -75,7 +75,7 @@ def test_a_command_that_fails_before_any_request_turns_the_collector_back_on(not
 
 def test_a_query_runs_no_collection_before_its_first_request(stub_server: StubServer) -> None:
     # The set-up (imports, the models' classes) made long-lived objects and almost no garbage:
-    # passes over them cost a twentieth of the command's start and found nothing.
+    # passes over them cost a few percent of the command's start and found next to nothing.
     code = (
         "import contextlib, gc, io, sys\n"
         "import httpx\n"
