@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 
 import httpx
 
+from jmapclient import collector
+
 T = TypeVar("T")
 
 
@@ -61,6 +63,7 @@ class BlockingTransport(httpx.AsyncBaseTransport):
         self._client = httpx.Client(verify=verify, timeout=httpx.Timeout(timeout), follow_redirects=False)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        collector.resume()  # the command's set-up is over: its data and garbage start here
         deadline = time.monotonic() + self._timeout
         response = self._client.send(request, stream=True)
         return httpx.Response(

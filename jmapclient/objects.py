@@ -223,13 +223,18 @@ class ObjectApi:
         limit: int | None = None,
         calculate_total: bool = False,
         properties: Sequence[str] | None = None,
+        typed: bool = True,
     ) -> tuple[QueryResult, GetResult]:
-        """One page: a query and the get of its ids by result reference, in ONE request."""
+        """One page: a query and the get of its ids by result reference, in ONE request.
+
+        ``typed=False``: the objects are kept only as read (``raw``), not validated into models
+        (``items`` and ``invalid`` stay empty); for a reader that shows the wire objects anyway.
+        """
         arguments = query_arguments(filter, sort, position, anchor, anchor_offset, limit, calculate_total)
-        return await self._query(arguments, fetch=True, properties=properties)
+        return await self._query(arguments, fetch=True, properties=properties, typed=typed)
 
     async def _query(
-        self, arguments: dict[str, Any], *, fetch: bool, properties: Sequence[str] | None = None
+        self, arguments: dict[str, Any], *, fetch: bool, properties: Sequence[str] | None = None, typed: bool = True
     ) -> tuple[QueryResult, GetResult]:
         """Send the query; on a refused filter or sort, retry with the type's declared fallbacks.
 
@@ -243,7 +248,7 @@ class ObjectApi:
         answered: set[str] = set()
         while True:
             try:
-                result, fetched = await self._send_query(arguments, fetch, properties)
+                result, fetched = await self._send_query(arguments, fetch, properties, typed=typed)
             except MethodError as error:
                 if error.type in answered:
                     raise
@@ -267,7 +272,7 @@ class ObjectApi:
         return tuple(f for f in found if f is not None)
 
     async def _send_query(
-        self, arguments: dict[str, Any], fetch: bool, properties: Sequence[str] | None
+        self, arguments: dict[str, Any], fetch: bool, properties: Sequence[str] | None, *, typed: bool
     ) -> tuple[QueryResult, GetResult]:
         batch = Batch()
         query_call = batch.add(self.type.method("query"), arguments)
@@ -289,7 +294,7 @@ class ObjectApi:
         )
         fetched = GetResult()
         if get_call is not None:
-            self._read_get(responses[get_call], fetched, typed=properties is None)
+            self._read_get(responses[get_call], fetched, typed=typed and properties is None)
         return result, fetched
 
     def fallback_filter(self, filter: Any) -> tuple[Any, tuple[Narrowing, ...]] | None:

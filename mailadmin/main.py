@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from jmapclient import collector
 from jmapclient.cli import LocalCommand, parse, run
 from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK
 from jmapclient.cli.parser import EPILOG, object_commands
@@ -36,12 +37,16 @@ def main(argv: list[str] | None = None, *, transport: httpx.AsyncBaseTransport |
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == [SERVE]:
         return _serve(arguments[1:])  # the stub's own parser reads its flags
-    parser = build_parser()
-    args = parse(parser, arguments)
-    if isinstance(args, int):
-        return args
-    local: dict[str | None, LocalCommand] = {None: _console, "demo": _demo}
-    return run(parser, args, transport=transport, local=local)
+    collector.pause()  # until the command's first request, or its end (jmapclient.collector)
+    try:
+        parser = build_parser()
+        args = parse(parser, arguments)
+        if isinstance(args, int):
+            return args
+        local: dict[str | None, LocalCommand] = {None: _console, "demo": _demo}
+        return run(parser, args, transport=transport, local=local)  # the console and demo resume it
+    finally:
+        collector.resume()
 
 
 def _console(args: argparse.Namespace) -> int:

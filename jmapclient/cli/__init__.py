@@ -9,6 +9,8 @@ Only argument parsing loads at import: httpx and pydantic come with the command 
 them, so ``--help`` and the console's start pay for none of them. A command that sends one
 request at a time runs on blocking sockets with no event loop (:mod:`jmapclient.blocking`);
 asyncio loads only for those in :data:`NEEDS_A_LOOP`, and when a test hands in a transport.
+The cycle collector is paused from the command line to a command's first request
+(:mod:`jmapclient.collector`): what a command's set-up makes lives as long as the process.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
 
+from jmapclient import collector
 from jmapclient.cli.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, note, out
 from jmapclient.cli.parser import PROG, build_parser
 
@@ -35,11 +38,15 @@ LocalCommand = Callable[[argparse.Namespace], int]
 
 def main(argv: list[str] | None = None, *, transport: httpx.AsyncBaseTransport | None = None) -> int:
     """Run one command line; ``transport`` lets tests watch or replace the HTTP exchange."""
-    parser = build_parser()
-    args = parse(parser, list(sys.argv[1:] if argv is None else argv))
-    if isinstance(args, int):
-        return args
-    return run(parser, args, transport=transport)
+    collector.pause()  # a command's set-up makes next to no garbage (jmapclient.collector)
+    try:
+        parser = build_parser()
+        args = parse(parser, list(sys.argv[1:] if argv is None else argv))
+        if isinstance(args, int):
+            return args
+        return run(parser, args, transport=transport)
+    finally:
+        collector.resume()
 
 
 def parse(parser: argparse.ArgumentParser, arguments: list[str]) -> argparse.Namespace | int:
@@ -64,7 +71,9 @@ def run(
 
     try:
         if local is not None and args.command in local:
+            collector.resume()  # the console and the demo run for long
             return local[args.command](args)
+        collector.skip_exit_collection()  # the process ends with this command
         code = _dispatch(args, transport)
         sys.stdout.flush()  # a reader that left (a pipe) shows here, not in the flush at exit
         return code
@@ -166,7 +175,8 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
     if transport is None and command not in NEEDS_A_LOOP:
         from jmapclient import blocking
 
-        return blocking.run(_connected(handler, args, None, blocking=True))
+        return blocking.run(_connected(handler, args, None, blocking=True))  # resumes the collector as it sends
+    collector.resume()  # these wait on threads and lookups side by side, and may run long
     import asyncio
 
     if command == "import-dmarc" and args.dry_run:

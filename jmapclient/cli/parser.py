@@ -7,6 +7,8 @@ through :class:`CommandLine`, so that ``mailadmin --help`` lists them all.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from jmapclient.dmarc.retention import DEFAULT_RETENTION
 
@@ -67,18 +69,66 @@ def _where_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+Declare = Callable[[argparse.ArgumentParser], None]
+"""Adds a subcommand's own arguments to its parser."""
+
+
+class _Subcommand(argparse.ArgumentParser):
+    """A subcommand's parser whose arguments are declared when it is first used: to parse, or
+    for its usage or help.
+
+    A command line names one subcommand; declaring the arguments of all of them (about 150
+    ``add_argument`` calls, each building a help formatter) was work for the others, about a
+    twentieth of ``--help`` and a hundredth of a query.
+    """
+
+    declare: Declare | None = None
+
+    def _declared(self) -> None:
+        declare, self.declare = self.declare, None
+        if declare is not None:
+            declare(self)
+
+    def parse_known_args(  # type: ignore[override]  # the one signature behind argparse's overloads
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> tuple[Any, list[str]]:
+        self._declared()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        self._declared()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._declared()
+        return super().format_help()
+
+
 class CommandLine:
     """The top-level parser and its subcommands; a layer above may add commands of its own."""
 
     def __init__(self, epilog: str = EPILOG) -> None:
         self.parser = argparse.ArgumentParser(prog=PROG, description="Administer a JMAP mail server.", epilog=epilog)
         _connection_options(self.parser, top=True)
-        self._commands = self.parser.add_subparsers(dest="command", metavar="COMMAND")
+        self._commands = self.parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Subcommand)
 
-    def command(self, name: str, help_text: str, *, connects: bool = True) -> argparse.ArgumentParser:
+    def command(
+        self, name: str, help_text: str, *, connects: bool = True, declare: Declare | None = None
+    ) -> argparse.ArgumentParser:
+        """The subcommand's parser; with ``declare``, its arguments are added on its first use,
+        else the caller adds them now."""
         sub = self._commands.add_parser(name, help=help_text, description=help_text)
-        if connects:
-            _connection_options(sub, top=False)
+
+        def declare_all(parser: argparse.ArgumentParser) -> None:
+            if connects:
+                _connection_options(parser, top=False)
+            if declare is not None:
+                declare(parser)
+
+        if declare is None:
+            declare_all(sub)
+        else:
+            sub.declare = declare_all
         return sub
 
     def passthrough(self, name: str, help_text: str) -> None:
@@ -93,19 +143,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def object_commands(epilog: str = EPILOG) -> CommandLine:
     line = CommandLine(epilog)
-    command = line.command
+    for name, help_text, connects, declare in _OBJECT_COMMANDS:
+        line.command(name, help_text, connects=connects, declare=declare)
+    return line
 
-    get = command("get", "show one object")
+
+def _get(get: argparse.ArgumentParser) -> None:
     get.add_argument("object", metavar="OBJECT")
     get.add_argument("id")
     _json_option(get, "print the object as compact JSON")
 
-    create = command("create", "create an object; OBJECT/VARIANT picks a variant (Directory/Ldap)")
+
+def _create(create: argparse.ArgumentParser) -> None:
     create.add_argument("object", metavar="OBJECT[/VARIANT]")
     _field_option(create, "NAME=VALUE", "objects, lists and variants are JSON, durations take 30s, sets a,b")
     _json_option(create, 'print {"id": ...} instead of the bare id')
 
-    query = command("query", "list objects, paging through all results")
+
+def _query(query: argparse.ArgumentParser) -> None:
     query.add_argument("object", metavar="OBJECT")
     _where_option(query)
     query.add_argument("--fields", metavar="A,B", help="columns (wire names; nested as report/orgName)")
@@ -113,23 +168,27 @@ def object_commands(epilog: str = EPILOG) -> CommandLine:
     query.add_argument("--ids-only", action="store_true", help="print only ids, one per line")
     _json_option(query, "print NDJSON, one object per line")
 
-    update = command("update", "change fields of an object")
+
+def _update(update: argparse.ArgumentParser) -> None:
     update.add_argument("object", metavar="OBJECT[/VARIANT]")
     update.add_argument("id")
     _field_option(update, "KEY=VALUE", "a field or JSON-pointer path (attrEmail/mail=true, report/records/0/count=5); "
                   "null clears")
     _json_option(update, "print the result as JSON")
 
-    delete = command("delete", "delete objects")
+
+def _delete(delete: argparse.ArgumentParser) -> None:
     delete.add_argument("object", metavar="OBJECT")
     delete.add_argument("--ids", action="append", required=True, metavar="ID[,ID...]", help="ids (repeatable)")
     _json_option(delete, "print the result as JSON")
 
-    describe = command("describe", "objects, variants, fields, types, defaults, bounds and filters", connects=False)
+
+def _describe(describe: argparse.ArgumentParser) -> None:
     describe.add_argument("object", nargs="?", metavar="OBJECT")
     _json_option(describe, "print the description as JSON")
 
-    profile = command("profile", "manage connection profiles", connects=False)
+
+def _profile(profile: argparse.ArgumentParser) -> None:
     actions = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
     add = actions.add_parser("add", help="add or replace a profile")
     add.add_argument("name")
@@ -153,7 +212,8 @@ def object_commands(epilog: str = EPILOG) -> CommandLine:
     remove = actions.add_parser("remove", help="remove a profile")
     remove.add_argument("name")
 
-    imports = command("import-dmarc", "import DMARC aggregate reports (xml, gz, zip, eml, or folders)")
+
+def _import_dmarc(imports: argparse.ArgumentParser) -> None:
     imports.add_argument("paths", nargs="+", metavar="PATH")
     imports.add_argument(
         "--retain", default=f"{DEFAULT_RETENTION.days}d", metavar="DURATION",
@@ -161,12 +221,14 @@ def object_commands(epilog: str = EPILOG) -> CommandLine:
     )
     imports.add_argument("--dry-run", action="store_true", help="parse and summarise; send nothing")
 
-    export = command("export-dmarc", "export DMARC report records, one row per record")
+
+def _export_dmarc(export: argparse.ArgumentParser) -> None:
     _where_option(export)
     export.add_argument("--format", choices=("csv", "json"), default="csv", help="default csv")
     export.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
 
-    advice = command("dmarc-advice", "who sends as each policy domain, and whether the next DMARC policy step is safe")
+
+def _dmarc_advice(advice: argparse.ArgumentParser) -> None:
     advice.add_argument("--domain", metavar="DOMAIN", help="this policy domain only")
     advice.add_argument("--days", type=int, default=DEFAULT_ADVICE_DAYS, metavar="N",
                         help="the last N days, today included (default %(default)s)")
@@ -174,4 +236,18 @@ def object_commands(epilog: str = EPILOG) -> CommandLine:
                         help="no DNS lookups (sources named only by domains that authenticated them)")
     _json_option(advice, "print one JSON object per line per policy domain")
 
-    return line
+
+_OBJECT_COMMANDS: tuple[tuple[str, str, bool, Declare], ...] = (
+    ("get", "show one object", True, _get),
+    ("create", "create an object; OBJECT/VARIANT picks a variant (Directory/Ldap)", True, _create),
+    ("query", "list objects, paging through all results", True, _query),
+    ("update", "change fields of an object", True, _update),
+    ("delete", "delete objects", True, _delete),
+    ("describe", "objects, variants, fields, types, defaults, bounds and filters", False, _describe),
+    ("profile", "manage connection profiles", False, _profile),
+    ("import-dmarc", "import DMARC aggregate reports (xml, gz, zip, eml, or folders)", True, _import_dmarc),
+    ("export-dmarc", "export DMARC report records, one row per record", True, _export_dmarc),
+    ("dmarc-advice", "who sends as each policy domain, and whether the next DMARC policy step is safe", True,
+     _dmarc_advice),
+)
+"""Each object command: name, help, whether it connects to a server, and its own arguments."""

@@ -7,7 +7,9 @@ interface.md's rules (see ``jmapclient.models._types.OutsideText``).
 Web UI: Management › Reports › Inbox › DMARC.
 """
 
-from __future__ import annotations
+# Annotations are evaluated as the classes are declared (no `from __future__ import annotations`):
+# postponed, pydantic would compile each field's annotation string when it builds the class, a
+# few ms of a command's start for the classes that command loads.
 
 from jmapclient.models._base import WireModel, spec_field
 from jmapclient.models._types import (

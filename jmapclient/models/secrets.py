@@ -1,6 +1,8 @@
 """SecretKeyOptional: where a password or secret comes from."""
 
-from __future__ import annotations
+# Annotations are evaluated as the classes are declared (no `from __future__ import annotations`):
+# postponed, pydantic would compile each field's annotation string when it builds the class, a
+# few ms of a command's start for the classes that command loads.
 
 from typing import Annotated, ClassVar, Literal
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from jmapclient.cli import main
 from jmapclient.cli.filters import parse_sort, parse_where
 from jmapclient.cli.objects_cmd import create_payload
+from jmapclient.cli.parser import build_parser
 from jmapclient.cli.values import UsageError, build_patch
 from jmapclient.errors import LocalValidationError
 from jmapclient.models import LdapDirectory
@@ -219,3 +221,21 @@ def test_import_retention_of_0d_is_refused_before_anything_is_sent(counting, cap
     err = capsys.readouterr().err
     assert "error: --retain: must be longer than 0" in err and "Traceback" not in err
     assert counting.requests == []
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    found = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(found.choices)
+
+
+def test_a_command_line_declares_only_its_own_subcommands_arguments() -> None:
+    # Declaring every subcommand's ~150 arguments cost a command's start for nothing: the
+    # others are declared when (and if) they are used.
+    parser = build_parser()
+    args = parser.parse_args(["query", "Directory", "--fields", "id", *CONNECT])
+    assert (args.command, args.object, args.fields, args.url) == ("query", "Directory", "id", CONNECT[1])
+    subcommands = _subcommands(parser)
+    assert {a.dest for a in subcommands["query"]._actions} >= {"object", "fields", "ids_only", "url", "token"}
+    assert [a.dest for a in subcommands["get"]._actions] == ["help"]  # not declared yet
+    assert "--json" in subcommands["get"].format_help()  # declared on its first use
+    assert "OBJECT" in subcommands["delete"].format_usage()

@@ -108,6 +108,19 @@ async def test_query_and_get_is_one_request_with_a_result_reference() -> None:
     assert got.raw == [{"id": "r1", "bogus": 1}] and "r1" in got.invalid  # unreadable data is reported, not fatal
 
 
+async def test_an_untyped_query_and_get_keeps_the_objects_as_read_and_validates_none() -> None:
+    # The pager's read: the wire objects are all it hands out, so none is validated into a model.
+    def per_call(name: str, args: dict[str, Any], call_id: str) -> list[Any]:
+        if name.endswith("/query"):
+            return [[name, {"ids": ["r1"], "position": 0, "queryState": "q"}, call_id]]
+        return [[name, {"list": [{"id": "r1", "bogus": 1}], "notFound": [], "state": "s"}, call_id]]
+
+    async with FakeServer(api=echo_responses(per_call)).client() as client:
+        _, got = await client.dmarc_reports.query_and_get(typed=False)
+    assert got.raw == [{"id": "r1", "bogus": 1}]
+    assert got.items == [] and got.invalid == {}
+
+
 async def test_domain_filter_falls_back_to_text_once_on_unsupported_filter() -> None:
     def per_call(name: str, args: dict[str, Any], call_id: str) -> list[Any]:
         if "domain" in json.dumps(args.get("filter", {})):

@@ -295,3 +295,14 @@ def test_object_type_lookup_and_filter_keys() -> None:
         DMARC_EXTERNAL_REPORT.condition("domain").key(">")
     assert DIRECTORY.permission("destroy") == "sysDirectoryDestroy"
     assert DMARC_EXTERNAL_REPORT.method("query") == "x:DmarcExternalReport/query"
+
+
+@pytest.mark.parametrize("module", ["directory", "stores", "secrets", "dmarc"])
+def test_model_annotations_are_evaluated_as_declared(module: str) -> None:
+    # Postponed (strings), pydantic compiles each one while building the class: start-up time.
+    import importlib
+
+    models = importlib.import_module(f"jmapclient.models.{module}")
+    classes = [c for c in vars(models).values() if isinstance(c, type) and c.__module__ == models.__name__]
+    annotations = [a for c in classes for a in vars(c).get("__annotations__", {}).values()]
+    assert annotations and not any(isinstance(a, str) for a in annotations)
