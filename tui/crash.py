@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
+from textual.worker import WorkerFailed
+
 from jmapclient.config import data_dir, write_private
 from jmapclient.display import safe_text
 from jmapclient.masking import mask_text, secret_field_names, secrets_in
@@ -26,6 +28,18 @@ def _frames(tb: TracebackType | None) -> Iterable[TracebackType]:
     while tb is not None:
         yield tb
         tb = tb.tb_next
+
+
+def underlying(error: BaseException) -> BaseException:
+    """The error a worker raised, out of the ``WorkerFailed`` Textual wraps it in.
+
+    Textual makes a ``WorkerFailed`` without raising it: it has no traceback, no cause and no
+    context, so reporting it would say what failed but never where, and the locals of the
+    worker's frames (where a secret may sit) would never be looked at.
+    """
+    while isinstance(error, WorkerFailed) and isinstance(error.error, BaseException):
+        error = error.error
+    return error
 
 
 def _chain(error: BaseException) -> Iterable[BaseException]:
@@ -41,7 +55,7 @@ def secrets_of(error: BaseException, known: Iterable[str]) -> set[str]:
     """The known secrets plus every secret field's value in the locals of the error's frames."""
     names = secret_field_names()
     found = {k for k in known if k}
-    for link in _chain(error):
+    for link in _chain(underlying(error)):
         for tb in _frames(link.__traceback__):
             try:
                 found |= secrets_in(dict(tb.tb_frame.f_locals), names)
@@ -52,12 +66,13 @@ def secrets_of(error: BaseException, known: Iterable[str]) -> set[str]:
 
 def short_report(error: BaseException, secrets: Iterable[str]) -> str:
     """What the terminal shows: the traceback without locals, masked, made visible."""
-    text = "".join(traceback.format_exception(error))
+    text = "".join(traceback.format_exception(underlying(error)))
     return safe_text(mask_text(text, secrets), single_line=False)
 
 
 def full_report(error: BaseException, secrets: Iterable[str]) -> str:
     """The crash file's body: the traceback with locals (their reprs), masked."""
+    error = underlying(error)
     try:
         exception = traceback.TracebackException.from_exception(error, capture_locals=True)
         text = "".join(exception.format())

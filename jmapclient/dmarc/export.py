@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from jmapclient.display import json_text, safe_text
 from jmapclient.dmarc.counting import record_count, record_passes
 from jmapclient.dmarc.wirelists import iter_wire_list
+from jmapclient.dmarc.wireshape import report_problem
 
 COLUMNS: tuple[str, ...] = (
     "id",
@@ -50,8 +51,14 @@ Row = dict[str, Any]
 
 
 def export_rows(reports: Iterable[Mapping[str, Any]]) -> Iterator[Row]:
-    """One row per record of every report, in report then record order."""
+    """One row per record of every report, in report then record order.
+
+    A report whose shape cannot be walked (:func:`report_problem`) gives no rows;
+    :func:`~jmapclient.dmarc.exporting.fetch_reports` has named it with its reason.
+    """
     for obj in reports:
+        if report_problem(obj) is not None:
+            continue
         inner = obj.get("report")
         report = inner if isinstance(inner, Mapping) else obj
         for record in iter_wire_list(report.get("records")):

@@ -15,6 +15,7 @@ from typing import Any, Literal, TextIO
 
 from jmapclient.config import write_private
 from jmapclient.dmarc.export import export_rows, write_csv, write_json
+from jmapclient.dmarc.wireshape import report_problem, unreadable_note
 from jmapclient.objects import ObjectApi
 from jmapclient.paging import QueryPager
 
@@ -24,6 +25,8 @@ ExportProgress = Callable[[int, int | None], None]
 
 EXPORT_PROPERTIES = ("id", "report")
 """All a row needs; asking for named properties also skips typed parsing of each report."""
+UNREADABLE_NOTES = 20
+"""Reports left out that are named one by one; past them, a count (a lying server may send many)."""
 
 
 @dataclass
@@ -33,7 +36,8 @@ class FetchedReports:
     capped: bool = False
     """True when the filter selects more than the cap and only the first ``cap`` were read."""
     notes: list[str] = field(default_factory=list)
-    """Set when the server could not filter or sort as asked (see :attr:`QueryPager.notes`)."""
+    """Set when the server could not filter or sort as asked (see :attr:`QueryPager.notes`), and
+    one per report left out because its shape cannot be read (the rest are exported)."""
 
 
 async def fetch_reports(
@@ -44,17 +48,29 @@ async def fetch_reports(
     cap: int | None = None,
     progress: ExportProgress | None = None,
 ) -> FetchedReports:
-    """The reports ``filter`` selects, in ``sort`` order, at most ``cap`` of them."""
+    """The reports ``filter`` selects, in ``sort`` order, at most ``cap`` of them.
+
+    A report the server sent in a shape that cannot be read is left out, with a note saying why.
+    """
     pager = QueryPager(api, filter, sort, properties=EXPORT_PROPERTIES)
     fetched = FetchedReports()
+    read = 0
+    unreadable: list[str] = []
     async for page in pager.pages(cap=cap):
-        fetched.reports.extend(page.items)
+        read += len(page.items)
+        for item in page.items:
+            if (problem := report_problem(item)) is None:
+                fetched.reports.append(item)
+            else:
+                unreadable.append(unreadable_note(item, problem))
         if progress:
             expected = page.total if cap is None or page.total is None else min(page.total, cap)
-            progress(len(fetched.reports), expected)
+            progress(read, expected)
     fetched.total = pager.total
     fetched.capped = cap is not None and (pager.total or 0) > cap
-    fetched.notes = pager.notes
+    if len(unreadable) > UNREADABLE_NOTES:
+        unreadable[UNREADABLE_NOTES:] = [f"{len(unreadable) - UNREADABLE_NOTES:,} more reports left out"]
+    fetched.notes = [*pager.notes, *unreadable]
     return fetched
 
 

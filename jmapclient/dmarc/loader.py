@@ -146,7 +146,18 @@ def _load(data: bytes, path: Path, *, now: datetime, retain: timedelta, limit: i
         return ParsedFile(
             path, "ok", wire=wire, warnings=notes.as_list(), source=candidate.label, recovered=parsed.recovered
         )
-    return ParsedFile(path, "rejected", reason="; ".join(failures), warnings=leftover.as_list())
+    return ParsedFile(path, "rejected", reason=joined_failures(failures), warnings=leftover.as_list())
+
+
+FAILURES_NAMED = 3
+"""Documents of one file whose failure is said in its reason; the others are counted."""
+
+
+def joined_failures(failures: list[str]) -> str:
+    """Why each document of a file failed, the first few named: one reason stays readable."""
+    named = "; ".join(failures[:FAILURES_NAMED])
+    more = len(failures) - FAILURES_NAMED
+    return f"{named}; and {more} more document{'s' if more > 1 else ''} that are no report" if more > 0 else named
 
 
 def report_subject(report: dict[str, Any]) -> str:

@@ -58,6 +58,8 @@ class DirectoriesSection(SectionView):
         super().__init__(id="directories")
         self.context = context
         self.rows: list[dict[str, Any]] = []
+        self.unreadable: dict[str, str] = {}
+        """Why the client cannot read a listed directory, by its id: it is listed, never opened."""
         self.editor: DirectoryEditor | None = None
 
     def compose(self) -> ComposeResult:
@@ -151,6 +153,7 @@ class DirectoriesSection(SectionView):
             # j/k and n keep working.
             self.settle_focus()
         self.rows = sorted(result.raw, key=lambda wire: directory_label(wire).lower())
+        self.unreadable = dict(result.invalid)
         self._fill(select)
         self._show_permissions()
         count = len(self.rows)
@@ -173,7 +176,10 @@ class DirectoriesSection(SectionView):
             table.add_column("Tenant", key="tenant")
         words = self.query_one(FilterBar).value
         for wire in self.rows:
-            cells = [directory_label(wire), kind_name(wire.get(TYPE_KEY, "?"))]
+            kind = kind_name(wire.get(TYPE_KEY, "?"))
+            if str(wire.get("id")) in self.unreadable:
+                kind += " (cannot be read)"
+            cells = [directory_label(wire), kind]
             if with_tenant:
                 cells.append(str(wire.get("memberTenantId") or ""))
             if matches(words, *cells):
@@ -231,8 +237,15 @@ class DirectoriesSection(SectionView):
     @on(Button.Pressed, "#dir-open")
     def _open_pressed(self) -> None:
         wire = self._selected()
-        if wire is not None:
-            self.open_editor(wire, str(wire.get(TYPE_KEY)))
+        if wire is None:
+            return
+        reason = self.unreadable.get(str(wire.get("id")))
+        if reason is not None:
+            # The form is built from what the model reads; a directory it cannot read (an unknown
+            # kind, replicas that are no list of objects...) would break the form, not open it.
+            self._message(f"This client cannot read the directory {directory_label(wire)}: {reason}")
+            return
+        self.open_editor(wire, str(wire.get(TYPE_KEY)))
 
     @on(DataTable.RowSelected, "#dir-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:

@@ -156,35 +156,55 @@ class ObjectEditor(SubformEditor):
 class ListItem(VerticalGroup):
     """One item of a list field: its sub-form and a remove button."""
 
-    def __init__(self, form: ModelForm, title: str) -> None:
+    def __init__(self, form: ModelForm, title: str, *, removable: bool = True) -> None:
         super().__init__(classes="list-item subform")
         self.form = form
         self.title = title
+        self.removable = removable
 
     def compose(self) -> ComposeResult:
         with HorizontalGroup(classes="list-item-head"):
             yield Static(self.title, classes="list-item-title")
-            yield Button("Remove", compact=True, classes="list-remove", disabled=self.form.read_only)
+            yield Button("Remove", compact=True, classes="list-remove",
+                         disabled=self.form.read_only or not self.removable)
         yield self.form
 
 
+ITEMS_SHOWN = 10
+"""List items a form draws. Each is a sub-form of some fifty widgets: a directory of 300 read
+replicas (a server may send anything) took minutes to draw, the console frozen meanwhile."""
+
+
 class ListEditor(FieldEditor):
-    """A list of nested models (read replicas): add and remove items."""
+    """A list of nested models (read replicas): add and remove items.
+
+    The first :data:`ITEMS_SHOWN` items are drawn; the others are kept as read, sent back
+    unchanged, and named in a line below. Items are then neither added nor removed here, so
+    that every item keeps its position.
+    """
+
+    @property
+    def kept(self) -> list[Any]:
+        """The items past the drawn ones, as read."""
+        return _items(self.initial)[ITEMS_SHOWN:] if self.value is not OMIT else []
 
     def control(self) -> ComposeResult:
-        yield Button("Add", compact=True, classes="list-add", disabled=self.disabled)
+        yield Button("Add", compact=True, classes="list-add", disabled=self.disabled or bool(self.kept))
 
     def below(self) -> ComposeResult:
-        initial = self.initial
-        items = _items(initial)
+        items = _items(self.initial)
+        kept = self.kept
         with VerticalGroup(classes="list-items"):
-            for index, item in enumerate(items):
-                yield self._item(index, item if self.value is not OMIT else None)
+            for index, item in enumerate(items[:ITEMS_SHOWN]):
+                yield self._item(index, item if self.value is not OMIT else None, removable=not kept)
+        if kept:
+            yield Static(f"and {len(kept):,} more, not shown here: they are kept as they are. Change them "
+                         f"with `mailadmin update`.", classes="field-help list-kept", markup=False)
 
-    def _item(self, index: int, wire: Mapping[str, Any] | None) -> ListItem:
+    def _item(self, index: int, wire: Mapping[str, Any] | None, *, removable: bool = True) -> ListItem:
         assert self.spec.item_model is not None
         form = ModelForm(self.spec.item_model, wire, path=f"{self.path}/{index}/", read_only=self.disabled)
-        return ListItem(form, f"{self.spec.label} #{index + 1}")
+        return ListItem(form, f"{self.spec.label} #{index + 1}", removable=removable)
 
     @property
     def items(self) -> list[ListItem]:
@@ -219,7 +239,8 @@ class ListEditor(FieldEditor):
             item.query_one(".list-item-title", Static).update(item.title)
 
     def wire_value(self) -> Any:
-        return {str(index): item.form.to_wire() for index, item in enumerate(self.items)}
+        drawn = [item.form.to_wire() for item in self.items]
+        return {str(index): item for index, item in enumerate([*drawn, *self.kept])}
 
     def problems(self) -> dict[str, str]:
         found: dict[str, str] = {}

@@ -16,6 +16,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from jmapclient.dmarc.exporting import ExportFormat
 from tui.screens.dialog import Dialog
 from tui.widgets import outside
+from tui.widgets.select import SteadySelect
 
 T = TypeVar("T")
 
@@ -108,7 +109,7 @@ class ExportDialog(DmarcDialog[ExportChoice]):
         with Vertical():
             yield Label("Export reports", classes="dialog-title")
             yield Static(self.scope, classes="dialog-note")
-            yield Select([(f.upper(), f) for f in EXPORT_FORMATS], value="csv", allow_blank=False, id="format")
+            yield SteadySelect([(f.upper(), f) for f in EXPORT_FORMATS], value="csv", allow_blank=False, id="format")
             yield Input(value=self.default_path, id="path")
             yield Static("", id="error", classes="dialog-error")
             yield self.buttons("Export")

@@ -337,7 +337,8 @@ class DmarcInbox(InboxActions, SectionView):
             text += f"  {len(self.state.marked)} marked"
         self.query_one("#dmarc-position", Static).update(text)
         self.query_one("#dmarc-sort", Static).update(f"sort: {self.state.query.describe_sort()} (s)")
-        self.query_one("#dmarc-note", Static).update(outside.message(self.pager.note))
+        notes = [self.pager.note, page.problem_note if page is not None else ""]
+        self.query_one("#dmarc-note", Static).update(outside.message("; ".join(n for n in notes if n)))
 
     def show_error(self, text: str) -> None:
         self.query_one(InboxTable).display = False

@@ -246,6 +246,8 @@ class InboxActions(Vertical):
         note = f" (stopped at {EXPORT_CAP:,} reports)" if fetched.capped else ""
         self.app.notify(f"Exported {len(fetched.reports):,} reports, {count:,} records, to {choice.path}{note}.",
                         timeout=8)
+        if fetched.notes:  # the server could not filter as asked, or sent reports that cannot be read
+            self.app.notify("\n".join(fetched.notes), title="Export", severity="warning", timeout=15)
 
     # --- Keep longer --------------------------------------------------------------------------
 

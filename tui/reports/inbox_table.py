@@ -51,6 +51,8 @@ REPORTER_WIDTH = 16
 DOMAIN_WIDTH = 18
 SUBJECT_WIDTH = 60
 MARK = "●"
+UNCOUNTED = Text("?", justify="right")
+"""The figures of a report whose records cannot be read (the note above the list says why)."""
 
 
 def row_cells(row: InboxRow, marked: bool, wide: bool, year: int) -> list[Any]:
@@ -64,6 +66,7 @@ def row_cells(row: InboxRow, marked: bool, wide: bool, year: int) -> list[Any]:
         "records": Text(fmt.count(row.records), justify="right"),
         "messages": Text(fmt.count(row.messages), justify="right"),
         "pass": Text(format_rate(rate), style=fmt.rate_style(rate), justify="right"),
+        **({"records": UNCOUNTED, "messages": UNCOUNTED} if row.problem else {}),
         "from": row.sender,
         "subject": fmt.clip(row.subject, SUBJECT_WIDTH),
         "expires": fmt.day(row.expires),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jmapclient.dmarc.counting import iter_records, pass_messages, total_messages
+from jmapclient.dmarc.wireshape import report_problem, unreadable_note
 from jmapclient.objects import ObjectApi
 from jmapclient.paging import QueryPager
 from tui.reports.query import InboxQuery
@@ -40,12 +41,17 @@ class InboxRow:
     subject: str
     expires: str
     tenant: str | None
+    problem: str | None = None
+    """Why the report's records cannot be counted (the server sent them in a shape that cannot
+    be read): the row still shows, with no figures, and opening it says what is wrong."""
 
     @classmethod
     def from_wire(cls, wire: Mapping[str, Any]) -> InboxRow:
         report = wire.get("report") if isinstance(wire.get("report"), Mapping) else {}
         assert isinstance(report, Mapping)
         tenant = wire.get("memberTenantId")
+        problem = report_problem(wire)
+        counted = problem is None
         return cls(
             id=str(wire.get("id")),
             received=str(wire.get("receivedAt") or ""),
@@ -53,13 +59,14 @@ class InboxRow:
             policy_domain=str(report.get("policyDomain") or ""),
             begin=str(report.get("dateRangeBegin") or ""),
             end=str(report.get("dateRangeEnd") or ""),
-            records=sum(1 for _ in iter_records(wire)),
-            messages=total_messages(wire),
-            passed=pass_messages(wire),
+            records=sum(1 for _ in iter_records(wire)) if counted else 0,
+            messages=total_messages(wire) if counted else 0,
+            passed=pass_messages(wire) if counted else 0,
             sender=str(wire.get("from") or ""),
             subject=str(wire.get("subject") or ""),
             expires=str(wire.get("expiresAt") or ""),
             tenant=str(tenant) if tenant else None,
+            problem=problem,
         )
 
 
@@ -71,6 +78,16 @@ class Page:
     rows: list[InboxRow] = field(default_factory=list)
     narrowed: bool = False
     """The server searched words; the rows are the ones whose policy domain is the one asked for."""
+
+    @property
+    def problem_note(self) -> str:
+        """Which rows' reports cannot be read: the first named with its reason, the others counted."""
+        unreadable = [r for r in self.rows if r.problem]
+        if not unreadable:
+            return ""
+        first = unreadable_note({"id": unreadable[0].id}, unreadable[0].problem or "", "has no figures")
+        more = len(unreadable) - 1
+        return first if not more else f"{first} (and {more} more report{'s' if more > 1 else ''} on this page)"
 
     @property
     def first(self) -> int:

@@ -24,12 +24,23 @@ from tui.lifecycle import gone
 from tui.screens.dialog import AnswersOnce
 
 
-class PagedOptionList(OptionList):
+class PageGuard:
+    """The guard for any OptionList (mixed in before it): a page move before the first layout is dropped.
+
+    A Select's overlay is one too: it is hidden, so never laid out, until the Select opens it
+    and gives it the keyboard at once; a page key reaching it before the next refresh (a
+    loaded machine, fast fingers) met the empty line map.
+    """
+
     def _move_page(self, direction: int) -> None:
         try:
-            super()._move_page(direction)  # type: ignore[arg-type]
+            super()._move_page(direction)  # type: ignore[misc]
         except KeyError:
             return
+
+
+class PagedOptionList(PageGuard, OptionList):
+    pass
 
 
 class SteadyCommandPalette(CommandPalette, AnswersOnce[None]):

@@ -1,4 +1,11 @@
-"""A Select that may be taken down while it is still mounting.
+"""Selects that survive keys and removals that come before they are built.
+
+:class:`SteadySelect`: Textual's Select builds its overlay (an OptionList) hidden, so it has no
+line map until it is first shown; the Select gives it the keyboard as it opens, and a page
+key that reaches it before the next refresh raised ``KeyError`` (found by the exploration on a
+loaded machine). Its overlay carries the same guard as every OptionList here.
+
+:class:`FormSelect`, a SteadySelect that may be taken down while it is still mounting.
 
 Textual's Select sets its first value in its mount handler, through its current-value
 display and its overlay. When the app quits (or the form is removed) in the turns between
@@ -12,12 +19,26 @@ from __future__ import annotations
 from typing import Any
 
 from textual import events
+from textual.app import ComposeResult
 from textual.widgets import Select
+from textual.widgets._select import SelectCurrent, SelectOverlay
 
 from tui.lifecycle import gone
+from tui.widgets.option_list import PageGuard
 
 
-class FormSelect(Select[Any]):
+class SteadyOverlay(PageGuard, SelectOverlay):
+    pass
+
+
+class SteadySelect(Select[Any]):
+    def compose(self) -> ComposeResult:
+        # Textual's Select.compose, with the guarded overlay.
+        yield SelectCurrent(self.prompt)
+        yield SteadyOverlay(type_to_search=self._type_to_search).data_bind(compact=Select.compact)
+
+
+class FormSelect(SteadySelect):
     def _on_mount(self, event: events.Mount) -> None:
         # Textual calls each class's mount handler in turn, this one before Select's own.
         if gone(self) or not (self.query("SelectOverlay") and self.query("SelectCurrent #label")):
