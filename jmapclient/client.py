@@ -320,10 +320,20 @@ def _decoder(url: str, content_encoding: str) -> Any:
     raise ProtocolError(f"the server at {url} sent a body encoded as {safe_text(encoding, max_len=40)}")
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _strict_json(response: httpx.Response) -> Any:
+    # Python's decoder takes NaN and Infinity, which JSON has not: kept, they reached the CLI's
+    # --json output as a traceback ("Out of range float values").
+    return response.json(parse_constant=_refuse_constant)
+
+
 def _json_body(url: str, response: httpx.Response, what: str = "the server") -> Any:
     """The answer as JSON, or a ProtocolError that says in words what came instead."""
     try:
-        return response.json()
+        return _strict_json(response)
     except (ValueError, UnicodeDecodeError, RecursionError):
         if "html" in response.headers.get("Content-Type", ""):
             # Typically a proxy's or web UI's page: the URL is not the JMAP endpoint.
@@ -335,7 +345,7 @@ def _json_body(url: str, response: httpx.Response, what: str = "the server") -> 
 
 def _problem(response: httpx.Response) -> dict[str, Any]:
     try:
-        data = response.json()
+        data = _strict_json(response)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -47,6 +47,10 @@ def one_error_line(capsys: pytest.CaptureFixture[str], server: HostileServer) ->
     (method_answer("error", {"type": "serverFail", "method": "x", "description": "[/x]\x1b]0;pwned\x07"}), None,
      "\\u001b]0;pwned"),
     (b'{"methodResponses": [[1, {}, "c0"]]}', None, "without a name"),
+    # Python's decoder takes these, JSON has no such values: kept, --json output crashed on them.
+    (method_answer("DmarcExternalReport/query", {"ids": []}).replace(b"[]", b"[NaN]"), None, "malformed JSON"),
+    (b'{"methodResponses": [], "sessionState": -Infinity}', None, "malformed JSON"),
+    (b"{}", b'{"capabilities": {}, "x": Infinity}', "malformed JSON"),
 ])
 def test_a_malformed_answer_is_one_error_line(capsys, api, session, words) -> None:
     with HostileServer(api=api, session=session) as server:
