@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import stat
+from collections.abc import Callable
 from io import StringIO
 from pathlib import Path
 
 import pytest
 from rich.console import Console as RichConsole
+from textual.worker import WorkerFailed
 
 from server_stub.store import Store
 from tests.support.console import ADMIN_TOKEN, make_console
+from tui.app import MailAdminApp
 
 NEW_SECRET = "NEW-BIND-SECRET-4f9c"
 
@@ -21,20 +24,28 @@ def _save_that_breaks() -> None:
     raise RuntimeError(f"unexpected failure while saving {len(patch)} changes")
 
 
+async def _save_in_a_worker_that_breaks() -> None:
+    patch = {"description": "Corporate", "bindSecret/secret": NEW_SECRET}
+    raise TypeError(f"unexpected failure while saving {len(patch)} changes")
+
+
+async def _what_the_person_sees(app: MailAdminApp, breaks: Callable[[], None], error: type[BaseException]) -> str:
+    """Run the console until ``breaks`` stops it with ``error``; the terminal's text after it stopped."""
+    terminal = app.error_console = RichConsole(width=200, record=True, file=StringIO())
+    with pytest.raises(error, match="unexpected failure"):
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            breaks()
+            await pilot.pause(0.3)
+    return terminal.export_text()
+
+
 async def test_an_unexpected_error_shows_no_secret_and_writes_a_private_masked_crash_file(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MAILADMIN_DATA", str(tmp_path))
-    console = make_console(store)
-    app = console.app
-    terminal = app.error_console = RichConsole(width=200, record=True, file=StringIO())  # what the person sees
-    with pytest.raises(RuntimeError, match="unexpected failure"):
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            app.call_later(_save_that_breaks)
-            await pilot.pause(0.2)
-
-    shown = terminal.export_text()
+    app = make_console(store).app
+    shown = await _what_the_person_sees(app, lambda: app.call_later(_save_that_breaks), RuntimeError)
     assert "mailadmin stopped on an unexpected error" in shown
     assert "unexpected failure while saving" in shown
     assert NEW_SECRET not in shown and ADMIN_TOKEN not in shown
@@ -45,6 +56,24 @@ async def test_an_unexpected_error_shows_no_secret_and_writes_a_private_masked_c
     assert stat.S_IMODE(crash_files[0].stat().st_mode) == 0o600
     details = crash_files[0].read_text()
     assert "bindSecret/secret" in details  # the locals are there, for whoever debugs it
+    assert NEW_SECRET not in details and ADMIN_TOKEN not in details
+
+
+async def test_a_worker_crash_says_where_and_masks_the_workers_locals(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Textual hands the app a WorkerFailed it never raised (no traceback, no cause): the crash
+    # file said "Worker raised exception: TypeError(...)", never where, and searched no locals.
+    monkeypatch.setenv("MAILADMIN_DATA", str(tmp_path))
+    app = make_console(store).app
+    shown = await _what_the_person_sees(
+        app, lambda: app.run_worker(_save_in_a_worker_that_breaks(), exit_on_error=True), WorkerFailed)
+    assert "_save_in_a_worker_that_breaks" in shown
+    assert NEW_SECRET not in shown and ADMIN_TOKEN not in shown
+    (crash_file,) = tmp_path.glob("crash-*.txt")
+    details = crash_file.read_text()
+    assert "_save_in_a_worker_that_breaks" in details
+    assert "bindSecret/secret" in details
     assert NEW_SECRET not in details and ADMIN_TOKEN not in details
 
 
