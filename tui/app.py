@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -217,7 +218,9 @@ class MailAdminApp(App[int]):
         the old section is gone before the new one is mounted. Choosing the open section again
         (on the same connection) keeps it, with its edits, and puts the keyboard on it.
         """
-        self.run_worker(self._switch(section_id, context), group="shell-switch")
+        # The worker makes the coroutine when it runs: one asked for as the console closes never
+        # runs, and a coroutine made for it up front was left never awaited.
+        self.run_worker(partial(self._switch, section_id, context), group="shell-switch")
 
     @while_attached
     async def _switch(self, section_id: str, context: ConsoleContext | None) -> None:
