@@ -45,6 +45,13 @@ class HeldGets:
         return await self.transport.inner.handle_async_request(request)
 
 
+class HeldQueries(HeldGets):
+    """Every query of reports (what a listing asks) waits for release."""
+
+    def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
+        return self._held if QUERY in request.content else None
+
+
 def status(view: AnalyticsView) -> str:
     return str(view.query_one("#status", Static).render())
 
@@ -152,6 +159,26 @@ async def test_a_second_visit_shows_the_kept_view_and_only_checks_the_listing(wo
         assert world.transport.requests - requests == 1  # the listing's first page, nothing fetched
         assert view.drawn is drawn and view.advice is advice  # nothing drawn or judged again
         assert "DMARC pass" in status(view) and not view.fetching
+
+
+async def test_x_stops_the_check_of_a_second_visit_and_keeps_the_figures(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        view = pilot.app.query_one(AnalyticsView)
+        drawn = view.drawn
+        await pilot.press("escape")
+        await settle(pilot)
+        held = HeldQueries(world.transport)
+        await pilot.press("a")
+        await wait_until(pilot, held.started.is_set, "the listing")
+        assert view.display and view.fetching and "dmarc.analytics.stop" in bindings(view)
+        await pilot.press("x")
+        held.released.set()
+        await settle(pilot)
+        assert not view.fetching and "stopped" in status(view) and "dmarc.analytics.stop" not in bindings(view)
+        assert view.drawn is drawn
 
 
 async def test_a_report_that_arrived_since_the_last_visit_is_counted(world: StubWorld) -> None:

@@ -211,7 +211,9 @@ deleted on the server leaves the figures at the next visit):
         self.visiting = True
         if not self.is_mounted:
             return  # still mounting from the visit before: on_mount fetches
-        self.set_fetching(True)  # at once: the figures on screen are being checked (and x stops that)
+        # At once: the figures on screen are being checked, and x stops that. Said in the footer by
+        # the inbox's refresh of the keys right after this: one more would rebuild the footer again.
+        self.fetching = True
         self.focus()
         self.fetch()
 
