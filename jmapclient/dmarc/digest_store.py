@@ -179,6 +179,10 @@ class DigestStore:
         self._db = self._open(path)
         self._memo: dict[tuple[Any, ...], Figures] = {}
         """Figures by (generation, period, limit): the generation moves with every change of what is counted."""
+        self._whole: int | None = None
+        """The generation at which every listed report was stored (a sync fetched all it listed). While it
+        holds, a sync whose listing changed nothing has nothing to fetch: it skips looking for missing
+        reports, a scan of the whole listing (0.1 s at 100,000 reports, in the console's event loop)."""
 
     @staticmethod
     def _open(path: Path | None) -> sqlite3.Connection:
@@ -442,9 +446,11 @@ class DigestStore:
                 break
         forgotten = listing.commit(forget_unlisted=not filter)
         with self._lock:
-            missing = int(self._db.execute(_MISSING.replace("{columns}", "count(*)"), (-1,)).fetchone()[0])
+            generation = self._generation(self._db)
+            missing = 0 if generation == self._whole else int(
+                self._db.execute(_MISSING.replace("{columns}", "count(*)"), (-1,)).fetchone()[0])
         cached = listing.total - missing
-        fetched = unreadable = 0
+        fetched = unreadable = lost = 0
         await report(SyncProgress("fetching", 0, missing, cached))
         after = -1
         while fetched + unreadable < missing:  # with nothing missing, no scan of the whole listing
@@ -462,9 +468,16 @@ class DigestStore:
                 except (ValueError, TypeError, KeyError, AttributeError):
                     bad.append(str(wire.get("id")))  # a report this client cannot read is left out, not fatal
             self.put(digests, bad)
+            generation += 1  # what put() did; anything else changing the store meanwhile moves it further
             fetched += len(digests)
             unreadable += len(bad)
+            lost += len(got.not_found)
             await report(SyncProgress("fetching", fetched + unreadable + len(got.not_found), missing, cached))
+        with self._lock:
+            # Whole only if every missing report was stored (none gone by the time it was asked for),
+            # and nothing but this sync wrote meanwhile (the inbox may forget a report between two gets).
+            if not lost and fetched + unreadable == missing and self._generation(self._db) == generation:
+                self._whole = generation
         return SyncResult(listing.total, fetched, forgotten, unreadable)
 
     # --- Figures --------------------------------------------------------------------------------

@@ -107,6 +107,44 @@ async def test_a_deletion_is_seen_and_the_next_visit_is_one_query_again(world: S
     assert await sync_counting(store, world, reports) == (1, 0)
 
 
+def missing_searches(store: DigestStore) -> list[str]:
+    """Statements of the store that look for listed reports not stored yet (a scan of the whole listing)."""
+    seen: list[str] = []
+    store._db.set_trace_callback(lambda sql: seen.append(sql) if "NOT EXISTS" in sql else None)
+    return seen
+
+
+async def test_a_listing_that_changed_nothing_does_not_search_for_missing_reports(world: StubWorld) -> None:
+    store = DigestStore()
+    reports = api(world)
+    await store.sync(reports)
+    searches = missing_searches(store)
+    assert await sync_counting(store, world, reports) == (1, 0)
+    assert searches == []
+    add_demo_reports(world.store, 1, random.Random(5), FROZEN_NOW)
+    await store.sync(reports)  # an arrival: the listing changed, so what is missing is looked for
+    assert searches and counted(store) == server_ids(world)
+    searches.clear()
+    await store.sync(reports)
+    assert searches == []
+
+
+async def test_a_sync_stopped_while_fetching_fetches_the_rest_next_time(world: StubWorld,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(digest_store, "GET_CHUNK", 10)
+    store = DigestStore()
+
+    async def stop_after_a_get(step: SyncProgress) -> None:
+        if step.phase == "fetching" and step.done:
+            raise RuntimeError("stopped")  # as a cancelled worker would, between two gets
+
+    with pytest.raises(RuntimeError):
+        await store.sync(api(world), progress=stop_after_a_get)
+    assert 0 < len(store) < REPORTS
+    result = await store.sync(api(world))
+    assert result.fetched == REPORTS - 10 and counted(store) == server_ids(world)
+
+
 @pytest.mark.parametrize("change", ["arrival", "deletion", "both"])
 async def test_a_change_between_two_pages_is_caught_by_the_next_visit(world: StubWorld, change: str) -> None:
     store = DigestStore()

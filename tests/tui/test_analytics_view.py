@@ -1,4 +1,5 @@
-"""The analytics view while it fetches: progress, stopping (x, esc), bursts of keys, deleted reports."""
+"""The analytics view while it fetches: progress, stopping (x, esc), bursts of keys, deleted reports;
+and its next visit: the view kept, only the listing checked, arrivals counted, another filter a new view."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from textual.widgets import ProgressBar, Select, Static
 
 from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+from server_stub.validation import stored_form
 from tests.support.console import StubWorld, make_world
+from tests.support.inbox_steps import type_into
 from tests.support.transport import FlakyTransport
 from tests.support.waiting import settle, wait_until
 from tui.reports.analytics_view import AnalyticsView
@@ -40,6 +43,13 @@ class HeldGets:
         self.started.set()
         await self.released.wait()
         return await self.transport.inner.handle_async_request(request)
+
+
+class HeldQueries(HeldGets):
+    """Every query of reports (what a listing asks) waits for release."""
+
+    def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
+        return self._held if QUERY in request.content else None
 
 
 def status(view: AnalyticsView) -> str:
@@ -85,13 +95,15 @@ async def test_esc_while_fetching_cancels_and_a_new_visit_finishes() -> None:
         await pilot.press("a")
         await wait_until(pilot, held.started.is_set, "the first get")
         await pilot.press("escape")
+        view = pilot.app.query_one(AnalyticsView)  # kept for the next visit, hidden
+        assert not view.display and not view.fetching
         held.released.set()
         await settle(pilot)
-        assert not pilot.app.query(AnalyticsView)
+        assert len(view.cache) == 0  # the get that was under way was not stored: the fetch stopped
         world.transport.intercept = None
         await pilot.press("a")
         await settle(pilot)
-        view = pilot.app.query_one(AnalyticsView)
+        assert pilot.app.query_one(AnalyticsView) is view and view.display
         assert len(view.cache) == 300 and "DMARC pass" in status(view)
     world.store.close()
 
@@ -127,6 +139,83 @@ async def test_a_report_deleted_on_the_server_leaves_the_figures(world: StubWorl
         await settle(pilot)
         view = pilot.app.query_one(AnalyticsView)
         assert len(view.cache) == 119 and victim not in view.cache
+
+
+async def test_a_second_visit_shows_the_kept_view_and_only_checks_the_listing(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        view = pilot.app.query_one(AnalyticsView)
+        drawn, advice = view.drawn, view.advice
+        assert drawn is not None and advice
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not view.display and pilot.app.query_one("#dmarc-list").display
+        requests = world.transport.requests
+        await pilot.press("a")
+        await settle(pilot)
+        assert pilot.app.query_one(AnalyticsView) is view and view.display  # not built again
+        assert world.transport.requests - requests == 1  # the listing's first page, nothing fetched
+        assert view.drawn is drawn and view.advice is advice  # nothing drawn or judged again
+        assert "DMARC pass" in status(view) and not view.fetching
+
+
+async def test_x_stops_the_check_of_a_second_visit_and_keeps_the_figures(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        view = pilot.app.query_one(AnalyticsView)
+        drawn = view.drawn
+        await pilot.press("escape")
+        await settle(pilot)
+        held = HeldQueries(world.transport)
+        await pilot.press("a")
+        await wait_until(pilot, held.started.is_set, "the listing")
+        assert view.display and view.fetching and "dmarc.analytics.stop" in bindings(view)
+        await pilot.press("x")
+        held.released.set()
+        await settle(pilot)
+        assert not view.fetching and "stopped" in status(view) and "dmarc.analytics.stop" not in bindings(view)
+        assert view.drawn is drawn
+
+
+async def test_a_report_that_arrived_since_the_last_visit_is_counted(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        view = pilot.app.query_one(AnalyticsView)
+        assert view.figures is not None
+        before = view.figures.overview.reports
+        await pilot.press("escape")
+        await settle(pilot)
+        reports = world.store.get(DMARC_EXTERNAL_REPORT, world.store.all_ids(DMARC_EXTERNAL_REPORT)).values()
+        newest = max(reports, key=lambda wire: wire["report"]["dateRangeEnd"])
+        model = DMARC_EXTERNAL_REPORT.read({key: value for key, value in newest.items() if key != "id"})
+        world.store.insert(DMARC_EXTERNAL_REPORT, model, stored_form(model))  # it arrives on the server
+        await pilot.press("a")
+        await settle(pilot)
+        assert pilot.app.query_one(AnalyticsView) is view
+        assert view.figures.overview.reports == before + 1
+        assert f"{before + 1:,} reports" in status(view)
+
+
+async def test_another_inbox_filter_gets_a_new_view_of_its_reports(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        kept = pilot.app.query_one(AnalyticsView)
+        assert kept.figures is not None and len(kept.figures.domains) > 1
+        await pilot.press("escape")
+        await type_into(pilot, "#f-domain", "example.org")
+        await pilot.press("a")
+        await settle(pilot)
+        view = pilot.app.query_one(AnalyticsView)  # one only: the kept one was removed
+        assert view is not kept and view.display
+        assert view.figures is not None and {d.domain for d in view.figures.domains} == {"example.org"}
 
 
 def test_the_old_json_cache_is_removed(tmp_path: Path) -> None:

@@ -175,6 +175,22 @@ async def test_bursts_and_switching_away_while_names_resolve(world: StubWorld) -
         assert not context.offline  # an even number of o
 
 
+async def test_names_cut_short_by_esc_are_looked_up_at_the_next_visit(world: StubWorld, tmp_path: Path) -> None:
+    resolver = GatedResolver()
+    async with world.app(insight_context(world, resolver, tmp_path)).run_test(size=SIZE) as pilot:
+        view = await open_tab(pilot, "tab-sources")
+        await wait_until(pilot, lambda: bool(resolver.calls), "a lookup under way")
+        await pilot.press("escape")  # the kept view's lookups stop with the visit
+        await settle(pilot)
+        resolver.gate.set()
+        await pilot.press("a")
+        assert pilot.app.query_one(AnalyticsView) is view
+        await wait_until(pilot, lambda: "looked up…" not in names_status(view), "every name")
+        await wait_until(pilot, lambda: any(c.endswith(".google.com") for c in cells(view)), "a name")
+        assert view.judged is view.figures
+        assert pilot.app._exception is None
+
+
 async def test_records_show_names_and_classes_from_the_cache(world: StubWorld, tmp_path: Path) -> None:
     resolver = GatedResolver()
     async with world.app(insight_context(world, resolver, tmp_path)).run_test(size=SIZE) as pilot:

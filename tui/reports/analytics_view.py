@@ -5,6 +5,12 @@ the reports only for what is not: :meth:`DigestStore.sync`), then has the figure
 computed by SQL in a thread. It reports by messages (progress, figures, failure) and
 never touches a widget itself; the view's handlers do. Changing the period recomputes
 from the store without fetching. The work stops when the view goes (esc) or on **x**.
+
+The inbox keeps the view after esc, hidden (:meth:`AnalyticsView.leave`): building it
+again (three tables, five tabs, the chart) was most of a second visit. The next visit
+(:meth:`AnalyticsView.revisit`) shows the figures it had at once, and syncs as ever: the
+store then answers with the same figures when nothing arrived or left, and the tables,
+the chart and the judged sources are left as drawn; anything else is drawn again.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, DataTable, ProgressBar, Select, Static, TabbedContent, TabPane
+from textual.widgets import Button, DataTable, ProgressBar, Select, Static, TabbedContent, TabPane, Tabs
 
 from jmapclient.dmarc.analytics import format_rate
 from jmapclient.dmarc.digest_store import DigestStore, Figures, SyncProgress
@@ -53,6 +59,7 @@ from tui.widgets.outside import OutsideTable
 
 WORK_GROUP = "dmarc-analytics"
 NAMES_GROUP = "dmarc-analytics-names"
+JUDGE_GROUP = "dmarc-analytics-judge"
 NAMES_BATCH = 0.25
 """Seconds names gather before the table is told: a hundred answers make a few redraws, not a hundred."""
 PERIODS = ((7, "last 7 days"), (14, "last 14 days"), (30, "last 30 days"), (90, "last 90 days"),
@@ -76,10 +83,16 @@ class FiguresReady(Message):
 
 
 class AdviceReady(Message):
-    def __init__(self, advice: list[DomainAdvice], period: tuple[date, date]) -> None:
+    def __init__(self, advice: list[DomainAdvice], figures: Figures, names_pending: bool) -> None:
         super().__init__()
         self.advice = advice
-        self.period = period
+        self.figures = figures
+        self.names_pending = names_pending
+        """Names are still being looked up: a judgement with them follows."""
+
+    @property
+    def period(self) -> tuple[date, date]:
+        return self.figures.first, self.figures.last
 
 
 class NamesArrived(Message):
@@ -144,6 +157,12 @@ deleted on the server leaves the figures at the next visit):
         self.looked_up = 0
         self.to_look_up = 0
         self.names_note = ""
+        self.visiting = True
+        """On screen (not kept hidden by the inbox between visits): only then does it fetch."""
+        self.drawn: Figures | None = None
+        """The figures the tables and the chart show."""
+        self.judged: Figures | None = None
+        """The figures whose sources and advice are judged with every name there is to look up."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="controls"):
@@ -184,7 +203,43 @@ deleted on the server leaves the figures at the next visit):
             label(DmarcReportRecord, "evaluatedSpf"), label(DmarcReportRecord, "evaluatedDisposition"),
             label(DmarcReport, "orgName"), "Hint")
         self.query_one("#domains", DataTable).focus()
+        if self.visiting:  # not when esc came before the mount: the visit is over
+            self.fetch()
+
+    def revisit(self) -> None:
+        """Shown again by the inbox: the figures it had stay on screen while the store checks the server."""
+        self.visiting = True
+        if not self.is_mounted:
+            return  # still mounting from the visit before: on_mount fetches
+        # At once: the figures on screen are being checked, and x stops that. Said in the footer by
+        # the inbox's refresh of the keys right after this: one more would rebuild the footer again.
+        self.fetching = True
+        self.focus()
         self.fetch()
+
+    @while_attached
+    def leave(self) -> None:
+        """Hidden by the inbox (esc): its work stops, as when the view went."""
+        self.visiting = False
+        stopped = [worker for worker in self.workers.cancel_node(self) if not worker.is_finished]
+        if any(worker.group in (JUDGE_GROUP, NAMES_GROUP) for worker in stopped):
+            self.judged = None  # the judgement or its names were cut short: judged again next time
+            self.to_look_up = 0
+        if stopped and self.is_mounted:
+            self.set_fetching(False)
+            self.query_one("#progress", ProgressBar).display = False
+
+    def focus(self, scroll_visible: bool = True) -> AnalyticsView:
+        """The keyboard on the table of the tab shown (a kept view may be on any), else on the tabs."""
+        if not self.is_mounted:
+            return self
+        pane = self.query_one(TabbedContent).active_pane
+        tables = pane.query(DataTable) if pane is not None else None
+        if tables:
+            tables.first().focus(scroll_visible)
+        else:
+            self.query_one(TabbedContent).query_one(Tabs).focus(scroll_visible)
+        return self
 
     def reload(self) -> None:
         self.fetch()
@@ -204,8 +259,9 @@ deleted on the server leaves the figures at the next visit):
         return True
 
     def set_fetching(self, fetching: bool) -> None:
-        self.fetching = fetching
-        self.refresh_bindings()
+        if fetching != self.fetching:  # each refresh rebuilds the footer's keys
+            self.fetching = fetching
+            self.refresh_bindings()
 
     @while_attached
     def action_stop(self) -> None:
@@ -299,6 +355,13 @@ deleted on the server leaves the figures at the next visit):
             f"{summary.messages:,} messages, DMARC pass {format_rate(summary.rate)} (weighted by messages)"
             f"{message.note}"
         )
+        if figures is not self.drawn:  # the store answers an unchanged period with the figures it gave
+            self.draw(figures)
+        if figures is not self.judged:
+            self.judge(figures)
+
+    def draw(self, figures: Figures) -> None:
+        self.drawn = figures
         domains = self.query_one("#domains", DataTable)
         domains.clear()
         for entry in figures.domains:
@@ -312,14 +375,14 @@ deleted on the server leaves the figures at the next visit):
                              record.spf, record.disposition, item.report.reporter,
                              item.hint.value if item.hint else "")
         self.query_one("#chart", Static).update(self.chart(figures))
-        self.judge(figures.first, figures.last)
 
     # --- Insight: judged sources, names as they arrive, the advice ----------------------------
 
-    @work(exclusive=True, group="dmarc-analytics-judge")
+    @work(exclusive=True, group=JUDGE_GROUP)
     @while_attached
-    async def judge(self, first: date, last: date) -> None:
+    async def judge(self, figures: Figures) -> None:
         """Judge the period's sources with the names known now (never waiting for DNS), in a thread."""
+        first, last = figures.first, figures.last
         names = names_of(self.context)
         ips = await asyncio.to_thread(self.cache.source_ips, first, last)
         known = {ip: self.names.get(ip) or names.known(ip) for ip in ips}
@@ -331,7 +394,7 @@ deleted on the server leaves the figures at the next visit):
         pending = [ip for ip, name in known.items() if name.status is NameStatus.PENDING]
         if pending:
             self.to_look_up, self.looked_up = len(pending), 0  # said with the sources, before any answer
-        self.post_message(AdviceReady(advice, (first, last)))
+        self.post_message(AdviceReady(advice, figures, bool(pending)))
         if pending:
             self.look_up(pending)
 
@@ -367,7 +430,7 @@ deleted on the server leaves the figures at the next visit):
         if message.done:
             self.to_look_up = 0
             if self.figures is not None:
-                self.judge(self.figures.first, self.figures.last)
+                self.judge(self.figures)
         self.show_names_status()
 
     @on(AdviceReady)
@@ -376,6 +439,7 @@ deleted on the server leaves the figures at the next visit):
         if message.period != self.period():
             return  # the period changed: its own judgement follows
         self.advice = message.advice
+        self.judged = None if message.names_pending else message.figures
         table = self.query_one("#sources", DataTable)
         table.clear()
         self.rows_by_ip = {}
@@ -417,7 +481,7 @@ deleted on the server leaves the figures at the next visit):
             self.notify(f"Offline names{note}", severity="warning")
         self.show_names_status()
         if self.figures is not None:
-            self.judge(self.figures.first, self.figures.last)
+            self.judge(self.figures)
 
     def chart(self, figures: Figures) -> Group:
         series = figures.daily

@@ -11,7 +11,7 @@ shows is :mod:`tui.reports.inbox_state`, and what is done to reports is
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -36,6 +36,9 @@ from tui.reports.pager import InboxPager, InboxRow, Page, position_text
 from tui.reports.query import DOMAIN, FAILED, PASSED, InboxQuery, QueryInputError, parse_comparison, parse_day
 from tui.section_view import Breadcrumb, SectionView
 from tui.widgets import outside
+
+if TYPE_CHECKING:
+    from tui.reports.analytics_view import AnalyticsView
 
 HELP = """\
 ### DMARC reports
@@ -120,6 +123,10 @@ class DmarcInbox(InboxActions, SectionView):
         self.mounting: dict[DmarcDetail, AwaitMount] = {}
         """Levels still being mounted (see ``go_back``)."""
         """Set when a filter is applied: the keyboard goes to the list once its page is shown."""
+        self.analytics: AnalyticsView | None = None
+        """The analytics level, kept (hidden, its work stopped) after esc: the next visit of the same
+        filter shows its figures at once and only checks the server for what changed, instead of
+        building the view and its tables again."""
 
     # What the list shows, read through the state (which alone changes it).
 
@@ -172,7 +179,11 @@ class DmarcInbox(InboxActions, SectionView):
             return
         (self.levels[-1] if self.levels else self.query_one("#dmarc-list")).display = False
         self.levels.append(level)
-        self.mounting[level] = self.mount(level)
+        if level is self.analytics and level.is_attached:
+            level.display = True  # kept from an earlier visit (perhaps still mounting): shown again
+            level.revisit()
+        else:
+            self.mounting[level] = self.mount(level)
         self.post_message(Breadcrumb(level.trail))
         self.refresh_bindings()
 
@@ -185,10 +196,13 @@ class DmarcInbox(InboxActions, SectionView):
             return False
         closed = self.levels.pop()
         closed.display = False
-        # A level closed in the same burst that opened it is removed once it has finished
-        # mounting: removing it earlier leaves its widgets' queued mount handlers (Textual's
-        # Select among them) running on children that are gone.
-        self.run_worker(self._remove_level(closed), group="dmarc-levels")
+        if closed is self.analytics:
+            closed.leave()  # kept for the next visit, its work stopped as if it were removed
+        else:
+            # A level closed in the same burst that opened it is removed once it has finished
+            # mounting: removing it earlier leaves its widgets' queued mount handlers (Textual's
+            # Select among them) running on children that are gone.
+            self.run_worker(self._remove_level(closed), group="dmarc-levels")
         if self.levels:
             self.levels[-1].display = True
             self.levels[-1].focus()
@@ -445,4 +459,11 @@ class DmarcInbox(InboxActions, SectionView):
     def action_analytics(self) -> None:
         from tui.reports.analytics_view import AnalyticsView
 
-        self.push_level(AnalyticsView(self.context, self.state.query, self.digests))
+        kept = self.analytics
+        if kept is not None and kept.inbox_query.filter() != self.state.query.filter():
+            # Another filter counts other reports: a new view, not the old figures shown first.
+            self.analytics = None
+            self.run_worker(self._remove_level(kept), group="dmarc-levels")
+        if self.analytics is None:
+            self.analytics = AnalyticsView(self.context, self.state.query, self.digests)
+        self.push_level(self.analytics)
