@@ -44,3 +44,13 @@ async def test_a_directory_form_select_takes_a_page_key_as_it_opens(console: Con
             await open_and_page(pilot, select, "page_down")
             select.expanded = False
             await settle(pilot)
+
+
+async def test_the_analytics_period_list_takes_a_page_key_as_it_opens() -> None:
+    world = make_world("stalwart", reports=3)
+    async with world.app().run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await open_and_page(pilot, pilot.app.query_one("#period", Select), "page_down")
+    world.store.close()

@@ -56,6 +56,7 @@ from tui.reports.query import InboxQuery
 from tui.reports.source_names import names_of, set_offline
 from tui.widgets import outside
 from tui.widgets.outside import OutsideTable
+from tui.widgets.select import SteadySelect
 
 WORK_GROUP = "dmarc-analytics"
 NAMES_GROUP = "dmarc-analytics-names"
@@ -166,8 +167,9 @@ deleted on the server leaves the figures at the next visit):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="controls"):
-            yield Select([(text, days) for days, text in PERIODS], value=DEFAULT_PERIOD, allow_blank=False,
-                         id="period")
+            # A page key reaching the list as it opens, before its first layout, stopped the console.
+            yield SteadySelect([(text, days) for days, text in PERIODS], value=DEFAULT_PERIOD, allow_blank=False,
+                               id="period")
             yield ProgressBar(id="progress", show_eta=False)
         yield Static("Listing reports…", id="status", classes="status")
         yield Static("", id="overview")
