@@ -35,6 +35,8 @@ import httpx
 from textual import events
 from textual.keys import _character_to_key
 
+from tui.crash import underlying
+
 ADMIN = "explore-admin-token"
 READONLY = "explore-readonly-token"
 URL = "http://stub.explore"
@@ -343,17 +345,9 @@ async def _play_until_quit(pilot: Any, console: Console, step: Step) -> None:
             task.cancel()
 
 
-def root_error(error: BaseException) -> BaseException:
-    """The error a worker raised, out of the ``WorkerFailed`` that wraps it."""
-    cause: BaseException = error
-    while getattr(cause, "error", None) is not None and isinstance(cause.error, BaseException):
-        cause = cause.error
-    return cause
-
-
 def signature(error: BaseException) -> str:
     """Exception type, then the innermost frame of the project's code: one line per root cause."""
-    cause = root_error(error)
+    cause = underlying(error)
     frames = traceback.extract_tb(cause.__traceback__)
     own = [f for f in frames if any(part in f.filename for part in ("/tui/", "/jmapclient/", "/server_stub/"))]
     where = f"{Path(own[-1].filename).name}:{own[-1].name}" if own else "textual"
@@ -395,8 +389,8 @@ async def run_episode(episode: Episode, deadline: float | None = None) -> Outcom
     failure = app._exception or failure
     if failure is not None:
         text = "".join(traceback.format_exception(failure))
-        if root_error(failure) is not failure:  # the worker's own traceback says where it failed
-            text = "".join(traceback.format_exception(root_error(failure))) + "\n" + text
+        if underlying(failure) is not failure:  # the worker's own traceback says where it failed
+            text = "".join(traceback.format_exception(underlying(failure))) + "\n" + text
         outcome.crash = Crash(episode, signature(failure), text, at)
     return outcome
 

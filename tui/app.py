@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -220,7 +219,10 @@ class MailAdminApp(App[int]):
         """
         # The worker makes the coroutine when it runs: one asked for as the console closes never
         # runs, and a coroutine made for it up front was left never awaited.
-        self.run_worker(partial(self._switch, section_id, context), group="shell-switch")
+        async def switch() -> None:
+            await self._switch(section_id, context)
+
+        self.run_worker(switch, group="shell-switch")  # type: ignore[arg-type]  # Textual types it Coroutine[None, None, T]
 
     @while_attached
     async def _switch(self, section_id: str, context: ConsoleContext | None) -> None:
