@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import ProgressBar, Select, Static
 
 from jmapclient.dmarc.digest_store import DigestStore
@@ -50,6 +51,19 @@ class HeldQueries(HeldGets):
 
     def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
         return self._held if QUERY in request.content else None
+
+
+async def visit(pilot: Pilot[int]) -> AnalyticsView:
+    """Press ``a`` and let the visit finish; the analytics view it shows."""
+    await pilot.press("a")
+    await settle(pilot)
+    return pilot.app.query_one(AnalyticsView)
+
+
+async def leave(pilot: Pilot[int]) -> None:
+    """Esc out of analytics (the view is kept, hidden) and let the console settle."""
+    await pilot.press("escape")
+    await settle(pilot)
 
 
 def status(view: AnalyticsView) -> str:
@@ -129,9 +143,7 @@ async def test_a_burst_of_keys_while_fetching_leaves_consistent_figures(world: S
 async def test_a_report_deleted_on_the_server_leaves_the_figures(world: StubWorld) -> None:
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
-        view = pilot.app.query_one(AnalyticsView)
+        view = await visit(pilot)
         assert len(view.cache) == 120
         victim = world.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
         assert world.store.delete(DMARC_EXTERNAL_REPORT, victim)  # by someone else, on the server
@@ -144,13 +156,10 @@ async def test_a_report_deleted_on_the_server_leaves_the_figures(world: StubWorl
 async def test_a_second_visit_shows_the_kept_view_and_only_checks_the_listing(world: StubWorld) -> None:
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
-        view = pilot.app.query_one(AnalyticsView)
+        view = await visit(pilot)
         drawn, advice = view.drawn, view.advice
         assert drawn is not None and advice
-        await pilot.press("escape")
-        await settle(pilot)
+        await leave(pilot)
         assert not view.display and pilot.app.query_one("#dmarc-list").display
         requests = world.transport.requests
         await pilot.press("a")
@@ -164,12 +173,9 @@ async def test_a_second_visit_shows_the_kept_view_and_only_checks_the_listing(wo
 async def test_x_stops_the_check_of_a_second_visit_and_keeps_the_figures(world: StubWorld) -> None:
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
-        view = pilot.app.query_one(AnalyticsView)
+        view = await visit(pilot)
         drawn = view.drawn
-        await pilot.press("escape")
-        await settle(pilot)
+        await leave(pilot)
         held = HeldQueries(world.transport)
         await pilot.press("a")
         await wait_until(pilot, held.started.is_set, "the listing")
@@ -184,13 +190,10 @@ async def test_x_stops_the_check_of_a_second_visit_and_keeps_the_figures(world: 
 async def test_a_report_that_arrived_since_the_last_visit_is_counted(world: StubWorld) -> None:
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
-        view = pilot.app.query_one(AnalyticsView)
+        view = await visit(pilot)
         assert view.figures is not None
         before = view.figures.overview.reports
-        await pilot.press("escape")
-        await settle(pilot)
+        await leave(pilot)
         reports = world.store.get(DMARC_EXTERNAL_REPORT, world.store.all_ids(DMARC_EXTERNAL_REPORT)).values()
         newest = max(reports, key=lambda wire: wire["report"]["dateRangeEnd"])
         model = DMARC_EXTERNAL_REPORT.read({key: value for key, value in newest.items() if key != "id"})
@@ -205,9 +208,7 @@ async def test_a_report_that_arrived_since_the_last_visit_is_counted(world: Stub
 async def test_another_inbox_filter_gets_a_new_view_of_its_reports(world: StubWorld) -> None:
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
-        kept = pilot.app.query_one(AnalyticsView)
+        kept = await visit(pilot)
         assert kept.figures is not None and len(kept.figures.domains) > 1
         await pilot.press("escape")
         await type_into(pilot, "#f-domain", "example.org")
@@ -236,9 +237,7 @@ async def test_a_failing_cache_is_said_not_crashed(monkeypatch: pytest.MonkeyPat
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
         monkeypatch.setattr(DigestStore, "figures", broken)
-        await pilot.press("a")
-        await settle(pilot)
-        view = pilot.app.query_one(AnalyticsView)
+        view = await visit(pilot)
         assert "analytics cache failed" in status(view) and "disk is full" in status(view)
         assert "dmarc.analytics.stop" not in bindings(view)
     world.store.close()
