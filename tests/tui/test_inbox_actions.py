@@ -6,14 +6,14 @@ import csv
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Select
 
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.store import Store
 from tests.support.console import make_console
 from tests.support.held_uploads import HeldUploads
 from tests.support.samples import samples_or_skip
-from tests.support.waiting import wait_until
+from tests.support.waiting import settle, wait_until
 from tui.reports.dialogs import ImportDialog, MessageDialog
 
 
@@ -53,3 +53,17 @@ async def test_an_export_started_during_an_import_leaves_the_import_running(stor
         assert imported > 0 and f"imported: {imported} " in summary
         with target.open(newline="") as handle:
             assert next(csv.reader(handle))  # the export wrote its header row too
+
+
+async def test_a_path_typed_right_after_x_is_the_export_file_name(store: Store) -> None:
+    async with make_console(store, start_section="dmarc").app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("x", *"mine.json")  # no waiting: the dialog opens under the keys
+        await settle(pilot)
+        dialog = pilot.app.screen
+        assert dialog.query_one("#path", Input).value == "mine.json"  # the default is replaced
+        assert dialog.query_one("#format", Select).value == "json"  # chosen by the extension typed
+        await pilot.press("backspace", "backspace", "backspace", "backspace", *"csv")
+        await settle(pilot)
+        assert dialog.query_one("#path", Input).value == "mine.csv"
+        assert dialog.query_one("#format", Select).value == "csv"

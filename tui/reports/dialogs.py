@@ -100,6 +100,10 @@ EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
 
 
 class ExportDialog(DmarcDialog[ExportChoice]):
+    # The keyboard starts in the file name, all of it selected: a path typed once the dialog is
+    # up replaces the default (it went to the format list's type-to-search before).
+    AUTO_FOCUS = "#path"
+
     def __init__(self, default_path: str, scope: str) -> None:
         super().__init__()
         self.default_path = default_path
@@ -119,6 +123,12 @@ class ExportDialog(DmarcDialog[ExportChoice]):
         stem, dot, extension = path_input.value.rpartition(".")
         if dot and extension in EXPORT_FORMATS:
             path_input.value = f"{stem}.{event.value}"
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        # A file name typed with a format's extension chooses that format (the other way round too).
+        extension = event.value.strip().rpartition(".")[2].lower()
+        if event.input.id == "path" and extension in EXPORT_FORMATS:
+            self.query_one("#format", Select).value = extension
 
     def submit(self) -> None:
         path = self.query_one("#path", Input).value.strip()
