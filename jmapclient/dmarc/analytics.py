@@ -20,6 +20,7 @@ from typing import Any
 
 from jmapclient.dmarc.counting import iter_records, record_count, record_passes
 from jmapclient.dmarc.wirelists import iter_wire_list
+from jmapclient.dmarc.wireshape import report_problem
 from jmapclient.encoding import parse_utc
 
 FORWARDING_OVERRIDES = frozenset({"Forwarded", "TrustedForwarder"})
@@ -115,7 +116,14 @@ def digest_record(record: Mapping[str, Any]) -> RecordDigest:
 
 
 def digest_report(wire: Mapping[str, Any]) -> ReportDigest:
-    """Reduce a DmarcExternalReport (wire form, with ``id``) to what analytics needs."""
+    """Reduce a DmarcExternalReport (wire form, with ``id``) to what analytics needs.
+
+    ValueError for a report whose shape cannot be walked (:func:`report_problem`): the inbox
+    lists it without figures and the export leaves it out, so analytics leaves it out too,
+    rather than counting a record whose count is no number as 0 messages.
+    """
+    if (problem := report_problem(wire)) is not None:
+        raise ValueError(problem)
     report = wire.get("report")
     body: Mapping[str, Any] = report if isinstance(report, Mapping) else {}
     return ReportDigest(

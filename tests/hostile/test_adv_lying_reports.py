@@ -9,6 +9,7 @@ worker) and the export with a traceback.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 from textual.widgets import Input
 
 from jmapclient.cli import main
+from jmapclient.dmarc.analytics import digest_report
 from jmapclient.dmarc.export import export_rows
 from jmapclient.dmarc.wireshape import report_problem
 from jmapclient.encoding import MAX_UNSIGNED_INT
@@ -71,6 +73,11 @@ def test_each_lie_is_named_and_a_true_report_passes(name: str) -> None:
     assert reason in (report_problem(lie(change)) or "")
     # The rows of the true report only, whatever the lie: no TypeError, no AttributeError.
     assert [row["id"] for row in export_rows([lie(change), GOOD])] == ["good"]
+    # Analytics leaves it out with the same reason (its sync counts it unreadable), never as 0 messages.
+    dated = {"dateRangeBegin": "2026-11-01T00:00:00Z", "dateRangeEnd": "2026-11-02T00:00:00Z"}
+    assert digest_report({**GOOD, "report": {**GOOD["report"], **dated}}).messages == 7
+    with pytest.raises(ValueError, match=re.escape(reason)):
+        digest_report(lie(change))
 
 
 def lying_server(reports: list[dict[str, Any]]) -> FakeServer:
