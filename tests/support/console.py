@@ -19,10 +19,10 @@ from jmapclient import JmapClient
 from jmapclient.config import Config, Profile
 from server_stub.app import create_app
 from server_stub.auth import Principal, TokenRegistry, all_permissions, standard_registry
-from server_stub.demo_data import seed_store
 from server_stub.store import MEMORY, Store
 from tests.support.clock import FROZEN_NOW
 from tests.support.fixed_dns import fixed_source_names
+from tests.support.seeding import seed_fresh
 from tests.support.transport import FlakyTransport
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
@@ -116,7 +116,7 @@ class StubWorld:
 def make_world(profile: str = "spec", reports: int = 120, denied: frozenset[str] = frozenset()) -> StubWorld:
     store = Store(MEMORY)
     if reports:
-        seed_store(store, reports=reports, directories=False, seed=SEED, now=FROZEN_NOW)
+        seed_fresh(store, reports=reports, directories=False, seed=SEED, now=FROZEN_NOW)
     registry = TokenRegistry()
     registry.add(ADMIN_TOKEN, Principal("admin", all_permissions() - denied))
     return StubWorld(profile, store, stub_transport(store, profile, registry), denied)

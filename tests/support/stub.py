@@ -12,9 +12,10 @@ import httpx
 from jmapclient.session import CORE_CAPABILITY
 from server_stub.app import create_app
 from server_stub.auth import standard_registry
-from server_stub.demo_data import DemoSummary, seed_store
+from server_stub.demo_data import DemoSummary
 from server_stub.profiles import ServerProfile, server_profile
 from server_stub.store import Store
+from tests.support.seeding import seed_fresh
 
 ADMIN = "admin-token-for-tests"
 READONLY = "readonly-token-for-tests"
@@ -69,7 +70,7 @@ async def make_stub(
     """An in-process stub; ``public_url=None`` gives the profile's own default: the Host header (spec,
     ``BASE``) or the real server's ``https://<hostname>`` (stalwart), which the client reaches by path."""
     store = store or Store()
-    demo = seed_store(store, reports=reports)
+    demo = seed_fresh(store, reports=reports)
     password = ADMIN_PASSWORD if profile == "stalwart" else None  # Basic login is the real server's
     app = create_app(store, profile=profile, tokens=standard_registry(ADMIN, READONLY, password),
                      public_url=public_url, **app_options)

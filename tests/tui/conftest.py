@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from server_stub.demo_data import seed_store
 from server_stub.store import Store
 from tests.support.console import PROFILES, Console, StubWorld, make_console, make_world
+from tests.support.seeding import seed_fresh
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 
@@ -30,7 +30,7 @@ def private_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterato
 def store() -> Iterator[Store]:
     """A fresh in-memory stub database holding the three demo directories."""
     database = Store()
-    seed_store(database, reports=0, directories=True)
+    seed_fresh(database, reports=0, directories=True)
     yield database
     database.close()
 
