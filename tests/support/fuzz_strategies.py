@@ -7,19 +7,25 @@
   plus bad ones.
 - ``filter_for(type)`` / ``sort_for(type)``: filter trees and comparators from the type's declared
   conditions (with their key suffixes) and sorts.
+
+Every strategy is built once (module constants, ``functools.cache``), never inside a draw: a new
+strategy is validated, checked for emptiness and labelled on its first draw, and doing that in
+every example was a large share of the fuzz tests' CPU. Picks from a list known only while drawing
+take an index (``_pick``), the one choice ``sampled_from`` over that list would have made.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models import WireModel
-from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
+from jmapclient.models.introspect import TYPE_KEY, FieldSpec, field_by_wire, fields_of
 from jmapclient.models.objects import OBJECT_TYPES, ObjectType
 
 SECRET_PREFIX = "fz-secret-"
@@ -36,6 +42,21 @@ WORDS = [
 ]
 BIG_INTS = [2**31, 2**53 + 1, 2**63 - 1, 2**63, 2**64, -(2**63) - 1, 10**30]
 
+T = TypeVar("T")
+
+
+@cache
+def _index(size: int) -> st.SearchStrategy[int]:
+    return st.integers(0, size - 1)
+
+
+def _pick(draw: st.DrawFn, options: Sequence[T]) -> T:
+    """``draw(st.sampled_from(options))`` (the same single choice) without a new strategy per draw."""
+    if len(options) == 1:  # sampled_from of one value is just(value): no choice to draw
+        return options[0]
+    return options[draw(_index(len(options)))]
+
+
 scalars = (
     st.none()
     | st.booleans()
@@ -45,7 +66,9 @@ scalars = (
     | st.text(max_size=8)
     | st.sampled_from(WORDS)
 )
-keys = st.sampled_from(WORDS) | st.text(max_size=6)
+key_words = st.sampled_from(WORDS)
+key_text = st.text(max_size=6)
+keys = key_words | key_text
 json_values = st.recursive(
     scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4), max_leaves=10
 )
@@ -134,36 +157,56 @@ def whole_object(object_type: ObjectType) -> st.SearchStrategy[dict[str, Any]]:
                       for name, model in object_type.variants.items()])
 
 
+MUTATIONS = st.sampled_from(["drop", "replace", "unknown", "bound", "variant", "mask", "nested"])
+
+
+@cache
+def _overstepped_bounds(model: type[WireModel]) -> tuple[tuple[str, st.SearchStrategy[int]], ...]:
+    """Each bounded field's wire name with values just outside its bounds (and huge ones)."""
+    return tuple(
+        (spec.wire, st.sampled_from([(spec.minimum or 0) - 1, (spec.maximum or 2**40) + 1, *BIG_INTS, -1]))
+        for spec in fields_of(model) if spec.minimum is not None or spec.maximum is not None
+    )
+
+
+@cache
+def _variant_tags(object_type: ObjectType) -> st.SearchStrategy[Any]:
+    return st.sampled_from([*object_type.variants, "Bogus", 5, None])
+
+
+@cache  # one strategy per type: mutated_object(t) is drawn in every example of some tests
 @st.composite
 def mutated_object(draw: st.DrawFn, object_type: ObjectType) -> dict[str, Any]:
     """A valid-ish object with 0–3 mutations: a key dropped, a value replaced by random JSON,
     an unknown key added, a bound overstepped, the variant tag changed, or a secret masked."""
     obj = dict(draw(whole_object(object_type)))
     for _ in range(draw(st.integers(0, 3))):
-        how = draw(st.sampled_from(["drop", "replace", "unknown", "bound", "variant", "mask", "nested"]))
+        how = draw(MUTATIONS)
         present = sorted(obj)
         if how == "drop" and present:
-            obj.pop(draw(st.sampled_from(present)))
+            obj.pop(_pick(draw, present))
         elif how == "replace" and present:
-            obj[draw(st.sampled_from(present))] = draw(json_values)
+            obj[_pick(draw, present)] = draw(json_values)
         elif how == "unknown":
             obj[draw(keys)] = draw(json_values)
         elif how == "bound":
-            model = _model_of(object_type, obj)
-            bounded = [s for s in fields_of(model) if s.minimum is not None or s.maximum is not None]
+            bounded = _overstepped_bounds(_model_of(object_type, obj))
             if bounded:
-                spec = draw(st.sampled_from(bounded))
-                obj[spec.wire] = draw(st.sampled_from([(spec.minimum or 0) - 1, (spec.maximum or 2**40) + 1,
-                                                      *BIG_INTS, -1]))
+                wire, values = _pick(draw, bounded)
+                obj[wire] = draw(values)
         elif how == "variant":
-            obj[TYPE_KEY] = draw(st.sampled_from([*object_type.variants, "Bogus", 5, None]))
+            obj[TYPE_KEY] = draw(_variant_tags(object_type))
         elif how == "mask":
             obj["bindSecret"] = {TYPE_KEY: "Value", "secret": MASKED_SECRET}
         elif how == "nested" and present:
-            key = draw(st.sampled_from(present))
+            key = _pick(draw, present)
             if isinstance(obj[key], dict) and obj[key]:
                 inner = dict(obj[key])
-                inner[draw(st.sampled_from(sorted(inner)) | keys)] = draw(json_values)
+                value = draw(json_values)
+                # The choices of `sampled_from(sorted(inner)) | keys`, a one_of of three branches.
+                branch = draw(_index(3))
+                new_key = _pick(draw, sorted(inner)) if branch == 0 else draw(key_words if branch == 1 else key_text)
+                inner[new_key] = value
                 obj[key] = inner
     return obj
 
@@ -179,43 +222,62 @@ def _model_of(object_type: ObjectType, obj: dict[str, Any]) -> type[WireModel]:
 # --- patches ---------------------------------------------------------------------------------------
 
 
+SET_MEMBERS = short_text | st.sampled_from(["mail", "~1", "a/b"])
+SET_MEMBER_VALUES = st.sampled_from([True, None, False, 1]) | json_values
+LIST_INDEXES = st.sampled_from(["0", "1", "2", "5", "-1", "01", "x", ""])
+BAD_PATCH_KEYS = keys | st.sampled_from(["", "/", "id", TYPE_KEY, "a/b/c", "description/x"])
+
+
+@cache
+def _list_items(model: type[WireModel], depth: int, wire: str) -> st.SearchStrategy[Any]:
+    """A whole item of the list field ``wire`` of ``model``, null or random JSON."""
+    spec = field_by_wire(model, wire)
+    item = object_of(spec.item_model, depth + 1) if spec.item_model else field_values(model, depth)[wire]
+    return item | st.none() | json_values
+
+
+@cache
+def _values_or_junk(model: type[WireModel], depth: int) -> dict[str, st.SearchStrategy[Any]]:
+    return {wire: values | json_values for wire, values in field_values(model, depth).items()}
+
+
+@cache  # one strategy per model and depth: it recurses into nested models on every patch drawn
 @st.composite
 def _path_and_value(draw: st.DrawFn, model: type[WireModel], depth: int = 0) -> tuple[str, Any]:
     specs = fields_of(model)
     if not specs:  # e.g. SecretNone: nothing to address below it
         return draw(keys), draw(json_values)
-    spec = draw(st.sampled_from(specs))
+    spec = _pick(draw, specs)
     deeper = depth < 3 and draw(st.booleans())
     if deeper and spec.kind == "set":
-        member = draw(short_text | st.sampled_from(["mail", "~1", "a/b"]))
-        return f"{spec.wire}/{member}", draw(st.sampled_from([True, None, False, 1]) | json_values)
+        member = draw(SET_MEMBERS)
+        return f"{spec.wire}/{member}", draw(SET_MEMBER_VALUES)
     if deeper and spec.kind == "list":
-        index = draw(st.sampled_from(["0", "1", "2", "5", "-1", "01", "x", ""]))
+        index = draw(LIST_INDEXES)
         if spec.item_model is not None and draw(st.booleans()):
             tail, value = draw(_path_and_value(spec.item_model, depth + 1))
             return f"{spec.wire}/{index}/{tail}", value
-        item = object_of(spec.item_model, depth + 1) if spec.item_model else field_values(model, depth)[spec.wire]
-        return f"{spec.wire}/{index}", draw(item | st.none() | json_values)
+        return f"{spec.wire}/{index}", draw(_list_items(model, depth, spec.wire))
     if deeper and spec.kind == "object" and spec.item_model is not None:
         tail, value = draw(_path_and_value(spec.item_model, depth + 1))
         return f"{spec.wire}/{tail}", value
     if deeper and spec.kind == "variant":
-        variant = draw(st.sampled_from(sorted(spec.variants)))
+        variant = _pick(draw, sorted(spec.variants))
         if draw(st.integers(0, 5)) == 0:
             return f"{spec.wire}/{TYPE_KEY}", variant
         tail, value = draw(_path_and_value(spec.variants[variant], depth + 1))
         return f"{spec.wire}/{tail}", value
-    return spec.wire, draw(field_values(model, depth)[spec.wire] | json_values)
+    return spec.wire, draw(_values_or_junk(model, depth)[spec.wire])
 
 
+@cache  # one strategy per model: the patch tests draw patch_for(model) in every example
 @st.composite
 def patch_for(draw: st.DrawFn, model: type[WireModel]) -> dict[str, Any]:
     """A patch of 1–4 entries: declared paths with valid-ish or random values, and some bad keys."""
     patch: dict[str, Any] = {}
     for _ in range(draw(st.integers(1, 4))):
         if draw(st.integers(0, 4)) == 0:
-            patch[draw(keys | st.sampled_from(["", "/", "id", TYPE_KEY, "a/b/c", "description/x"]))] = \
-                draw(json_values)
+            patch[draw(BAD_PATCH_KEYS)] = draw(json_values)
         else:
             path, value = draw(_path_and_value(model))
             patch[path] = value
@@ -307,28 +369,40 @@ def set_arguments(object_type: ObjectType) -> st.SearchStrategy[dict[str, Any]]:
 
 ARGUMENTS_BY_VERB = {"get": get_arguments, "query": query_arguments, "set": set_arguments}
 TYPES = list(OBJECT_TYPES.values())
+OBJECT_TYPES_DRAWN = st.sampled_from(TYPES)
+VERBS = st.sampled_from(sorted(ARGUMENTS_BY_VERB))
+JUNK_METHODS = st.sampled_from(["Core/echo", "x:Bogus/get", "Directory/get", "x:directory/get"])
+JUNK_ARGUMENTS = st.dictionaries(keys, json_values, max_size=3)
+REFERENCE_TARGETS = st.sampled_from(["ids", "destroy", "properties", "filter"])
+REFERENCE_PATHS = st.sampled_from(["/ids", "/list/*/id", "/created/new/id", "/notFound", "/x", "", "bad"])
 
 
+@cache  # one strategy per position in a batch: the calls before it are not its arguments, only their count
 @st.composite
-def method_call(draw: st.DrawFn, call_id: str, earlier: list[list[Any]]) -> list[Any]:
-    """One call of a declared method (or a junk name), sometimes with a result reference to an earlier call."""
+def method_call(draw: st.DrawFn, index: int) -> tuple[list[Any], tuple[str, int, str] | None]:
+    """Call ``c{index}``: a declared method (or a junk name); sometimes with a result reference to one of
+    the ``index`` calls before it, returned as (argument, that call's index, path) for ``method_calls``
+    to fill in."""
+    call_id = f"c{index}"
     if draw(st.integers(0, 9)) == 0:
-        return [draw(st.sampled_from(["Core/echo", "x:Bogus/get", "Directory/get", "x:directory/get"])),
-                draw(st.dictionaries(keys, json_values, max_size=3)), call_id]
-    object_type = draw(st.sampled_from(TYPES))
-    verb = draw(st.sampled_from(sorted(ARGUMENTS_BY_VERB)))
-    arguments = draw(ARGUMENTS_BY_VERB[verb](object_type))
-    if earlier and draw(st.booleans()):
-        source = draw(st.sampled_from(earlier))
-        target = draw(st.sampled_from(["ids", "destroy", "properties", "filter"]))
-        path = draw(st.sampled_from(["/ids", "/list/*/id", "/created/new/id", "/notFound", "/x", "", "bad"]))
-        arguments[f"#{target}"] = {"resultOf": source[2], "name": source[0], "path": path}
-    return [object_type.method(verb), arguments, call_id]
+        return [draw(JUNK_METHODS), draw(JUNK_ARGUMENTS), call_id], None
+    object_type = draw(OBJECT_TYPES_DRAWN)
+    verb = draw(VERBS)
+    call = [object_type.method(verb), draw(ARGUMENTS_BY_VERB[verb](object_type)), call_id]
+    if index and draw(st.booleans()):
+        source = _pick(draw, range(index))
+        return call, (f"#{draw(REFERENCE_TARGETS)}", source, draw(REFERENCE_PATHS))
+    return call, None
 
 
+@cache
 @st.composite
 def method_calls(draw: st.DrawFn, max_calls: int = 4) -> list[list[Any]]:
     calls: list[list[Any]] = []
     for index in range(draw(st.integers(1, max_calls))):
-        calls.append(draw(method_call(f"c{index}", calls)))
+        call, reference = draw(method_call(index))
+        if reference is not None:
+            argument, source, path = reference
+            call[1][argument] = {"resultOf": calls[source][2], "name": calls[source][0], "path": path}
+        calls.append(call)
     return calls
