@@ -8,7 +8,6 @@ every file, whether it worked or not. A batch never stops at one bad file.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -22,6 +21,7 @@ from jmapclient.dmarc.notes import Notes
 from jmapclient.dmarc.retention import DEFAULT_RETENTION
 from jmapclient.dmarc.wirelists import to_set
 from jmapclient.dmarc.xmlparse import parse_report_xml
+from jmapclient.file_safety import NotAFile, read_bounded
 
 Status = Literal["ok", "rejected", "duplicate"]
 
@@ -93,46 +93,14 @@ def load_file(
     """Read one file; never raises for bad content (the result says what failed)."""
     path = Path(path)
     try:
-        data = _read_bounded(path, limit)
-    except _NotAFile as refusal:
+        data = read_bounded(path, limit, devices=False)
+    except NotAFile as refusal:
         return ParsedFile(path, "rejected", reason=str(refusal))
     except OSError as exc:
         return ParsedFile(path, "rejected", reason=f"cannot read file ({exc.strerror or exc})")
     if data is None:
         return ParsedFile(path, "rejected", reason=f"file is larger than the {limit:,}-byte limit")
     return load_bytes(data, path, now=now, retain=retain, limit=limit)
-
-
-class _NotAFile(Exception):
-    """The path names a device or a socket: never a report, and reading it could block or never end."""
-
-
-def _read_bounded(path: Path, limit: int) -> bytes | None:
-    """The file's bytes, or None past ``limit``; a FIFO (``/dev/stdin`` of a pipe) is read like a file.
-
-    ``read_bytes`` trusted ``st_size``: ``/dev/zero`` (size 0) filled memory without end, a
-    FIFO in a report folder with no writer blocked the import for ever, and ``/dev/tty``
-    waited for the keyboard. Devices and sockets are refused before they are opened; a FIFO
-    is opened without waiting for a writer (with none, it reads as empty) and every read
-    stops one byte past the limit.
-    """
-    kind = os.stat(path).st_mode
-    if stat.S_ISCHR(kind) or stat.S_ISBLK(kind) or stat.S_ISSOCK(kind):
-        raise _NotAFile("not a file (a device or a socket)")
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(descriptor, "rb", buffering=0) as handle:
-        opened = os.fstat(descriptor)
-        if not (stat.S_ISREG(opened.st_mode) or stat.S_ISFIFO(opened.st_mode)):
-            raise _NotAFile("not a file (a device or a socket)")  # swapped in after the check
-        os.set_blocking(descriptor, True)  # only the open must not wait; a writer's data is waited for
-        if opened.st_size > limit:
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit and (chunk := handle.read(min(1 << 20, limit + 1 - size))):
-            chunks.append(chunk)
-            size += len(chunk)
-    return None if size > limit else b"".join(chunks)
 
 
 def load_bytes(
