@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from jmapclient.auth import BasicLogin, BearerToken, Credentials
-from jmapclient.file_safety import readable_by_others, writable_by_others
+from jmapclient.file_safety import read_bounded, readable_by_others, writable_by_others
 
 APP_NAME = "mailadmin"
 CONFIG_ENV = "MAILADMIN_CONFIG"
@@ -59,6 +59,12 @@ def _ignore(_: str) -> None:
     return None
 
 
+MAX_SECRET_FILE = 1 << 16
+"""Bytes a token or password file may hold (an OAuth access token is a few KB)."""
+MAX_CONFIG_FILE = 1 << 20
+"""Bytes the config file may hold: profiles and key remaps are a few KB."""
+
+
 def checked_file(path: str | Path, what: str) -> Path:
     """``path`` expanded, refused (ConfigError) when group or others can write it."""
     resolved = Path(path).expanduser()
@@ -75,7 +81,11 @@ def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
     """
     resolved = checked_file(path, what)
     try:
-        secret = resolved.read_text().strip()
+        # Bounded: `--token-file /dev/zero` (or a config naming it) filled memory to a MemoryError.
+        data = read_bounded(resolved, MAX_SECRET_FILE)
+        if data is None:
+            raise ConfigError(f"cannot read the {what} file {path}: it is larger than {MAX_SECRET_FILE:,} bytes")
+        secret = data.decode().strip()
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "it is not text"
         raise ConfigError(f"cannot read the {what} file {path}: {reason}") from None
@@ -229,9 +239,20 @@ class Config:
         import tomllib
 
         try:
-            data = tomllib.loads(path.read_text())
-        except (OSError, tomllib.TOMLDecodeError) as error:
-            raise ConfigError(f"cannot read {path}: {error}") from None
+            raw = read_bounded(path, MAX_CONFIG_FILE)
+            if raw is None:
+                raise ConfigError(f"cannot read {path}: it is larger than {MAX_CONFIG_FILE:,} bytes")
+            data = tomllib.loads(raw.decode())
+        except OSError as error:
+            raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            reason = "it is not UTF-8 text" if isinstance(error, UnicodeDecodeError) else str(error)
+            raise ConfigError(f"cannot read {path}: {reason}") from None
+        # A hand-edited file can hold anything where a table belongs (`profiles = 5`): said as
+        # one error line, never an AttributeError traceback.
+        for table in ("profiles", "keys"):
+            if not isinstance(data.get(table, {}), dict):
+                raise ConfigError(f"cannot read {path}: `{table}` must be a table, like [{table}]")
         profiles = {
             name: Profile.from_toml(name, table) for name, table in (data.get("profiles") or {}).items()
         }

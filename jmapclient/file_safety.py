@@ -1,4 +1,4 @@
-"""Permission checks on files this tool reads: config, token, password and CA files.
+"""Permission checks on files this tool reads: config, token, password and CA files; bounded reads.
 
 Like ssh with a key file: a file that group or others can write is refused (someone else
 could swap in their own server, token or CA); a token or password file that group or
@@ -8,6 +8,7 @@ return the words; :mod:`jmapclient.config` decides what refuses and what warns.
 
 from __future__ import annotations
 
+import os
 import shlex
 import stat
 from pathlib import Path
@@ -43,3 +44,37 @@ def readable_by_others(path: Path, what: str) -> str | None:
         return (f"the {what} file {path} can be read by group or others; "
                 f"fix it with `chmod 600 {shlex.quote(str(path))}`")
     return None
+
+
+class NotAFile(Exception):
+    """The path names a device or a socket where only a file (or a FIFO) makes sense."""
+
+
+def read_bounded(path: Path, limit: int, *, devices: bool = True) -> bytes | None:
+    """The bytes at ``path``, or None past ``limit``; a FIFO (``<(pass show mail)``, ``/dev/stdin``
+    of a pipe) is read like a file. OSError when it cannot be read.
+
+    ``read_bytes`` trusts ``st_size``: ``/dev/zero`` (size 0) filled memory without end, and a
+    FIFO with no writer blocked for ever. A FIFO is opened without waiting for a writer (with
+    none, it reads as empty) and every read stops one byte past the limit. With ``devices``
+    False, a device or socket is refused (NotAFile) before it is opened: ``/dev/tty`` in a
+    report folder would wait for the keyboard.
+    """
+    if not devices:
+        kind = os.stat(path).st_mode
+        if stat.S_ISCHR(kind) or stat.S_ISBLK(kind) or stat.S_ISSOCK(kind):
+            raise NotAFile("not a file (a device or a socket)")
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(descriptor, "rb", buffering=0) as handle:
+        opened = os.fstat(descriptor)
+        if not devices and not (stat.S_ISREG(opened.st_mode) or stat.S_ISFIFO(opened.st_mode)):
+            raise NotAFile("not a file (a device or a socket)")  # swapped in after the check
+        os.set_blocking(descriptor, True)  # only the open must not wait; a writer's data is waited for
+        if stat.S_ISREG(opened.st_mode) and opened.st_size > limit:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit and (chunk := handle.read(min(1 << 20, limit + 1 - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+    return None if size > limit else b"".join(chunks)

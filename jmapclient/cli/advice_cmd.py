@@ -53,18 +53,26 @@ def name_resolver(offline: bool) -> NameResolver:
 
 
 async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
-    from jmapclient.dmarc.digest_store import DigestStore, store_file
+    from jmapclient.config import ConfigError
+    from jmapclient.dmarc.digest_store import DamagedStore, DigestStore, store_file
     from jmapclient.dmarc.insight.advice import advise_stored
     from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 
     first, last = period(args.days, today())
     store = DigestStore(store_file(client.base_url))
     try:
-        result = await store.sync(client.objects(DMARC_EXTERNAL_REPORT))
-        if result.unreadable:
-            note(f"note: {result.unreadable} reports could not be read and are left out")
-        advice = await advise_stored(store, first, last, resolver=name_resolver(args.offline),
-                                     naming_budget=NAMING_BUDGET, domain=args.domain)
+        for attempt in range(2):
+            try:
+                result = await store.sync(client.objects(DMARC_EXTERNAL_REPORT))
+                if result.unreadable:
+                    note(f"note: {result.unreadable} reports could not be read and are left out")
+                advice = await advise_stored(store, first, last, resolver=name_resolver(args.offline),
+                                             naming_budget=NAMING_BUDGET, domain=args.domain)
+                break
+            except DamagedStore as damaged:
+                if attempt:
+                    raise ConfigError(str(damaged)) from None
+                note(f"note: {damaged}; fetching the reports again")  # the cache only saves fetching
     finally:
         store.close()
     if not advice:

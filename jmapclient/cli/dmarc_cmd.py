@@ -20,7 +20,7 @@ from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, note, out
 from jmapclient.cli.progress import Progress
 from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError
-from jmapclient.dmarc.exporting import fetch_reports, save_reports, write_reports
+from jmapclient.dmarc.exporting import fetch_reports, is_stream, save_reports, write_reports
 from jmapclient.dmarc.importing import import_reports as import_files
 from jmapclient.dmarc.retention import check_retention
 from jmapclient.errors import LocalValidationError
@@ -82,6 +82,8 @@ def check_output(text: str) -> Path:
         raise ConfigError(f"cannot write the export to {text}: the folder {folder} does not exist")
     if path.exists() and not os.access(path, os.W_OK):
         raise ConfigError(f"cannot write the export to {text}: the file is not writable")
+    if is_stream(path):
+        return path  # /dev/stdout, a FIFO: written into, so its folder (/dev) need not be writable
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ConfigError(f"cannot write the export to {text}: the folder {folder} is not writable")
     return path

@@ -109,6 +109,20 @@ _COLUMNS = ["key", "id", "org", "report_id", "policy_domain", "begin", "end", "d
 UNREADABLE_DAY = ""
 """The day of a report this client could not read: kept so it is not fetched again, in no period."""
 
+_UNREADABLE = (ValueError, TypeError, KeyError, IndexError, OverflowError)
+"""What decoding a stored value raises when it is not what this version writes (JSON errors are ValueErrors)."""
+
+
+class DamagedStore(sqlite3.DatabaseError):
+    """The file held values this version cannot read back: it has been emptied, and a sync fills it again.
+
+    A file edited by hand, damaged on disk in a way SQLite cannot see (a row's bytes), or written
+    by another version under the same schema number made ``dmarc-advice`` end in a traceback
+    (JSONDecodeError, ``int('abc')``, ``int + str``). A sqlite3.Error, so whoever already copes with
+    a broken file (the console's analytics: an error and a retry) copes with this one too.
+    """
+
+
 Progress = Callable[["SyncProgress"], object]
 """Told each step; awaited when it returns an awaitable."""
 
@@ -257,7 +271,22 @@ class DigestStore:
     @staticmethod
     def _generation(db: sqlite3.Connection) -> int:
         row = db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
-        return int(row[0]) if row is not None else 0
+        text = str(row[0]) if row is not None else ""
+        return int(text) if text.isascii() and text.isdigit() else 0  # a damaged value counts from 0 again
+
+    @contextmanager
+    def _readable(self) -> Iterator[None]:
+        """Values read back that cannot be decoded empty the store (with the lock held) and say so."""
+        try:
+            yield
+        except _UNREADABLE as error:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            self._reset(self._db)
+            self._memo.clear()
+            self._whole = None
+            raise DamagedStore(f"the DMARC cache {self.path or '(in memory)'} held a value this version cannot"
+                               f" read ({type(error).__name__}); it has been emptied") from None
 
     @staticmethod
     def _changed(db: sqlite3.Connection) -> None:
@@ -356,7 +385,8 @@ class DigestStore:
         with self._lock:
             row = self._db.execute(f"SELECT {_REPORT_COLUMNS} FROM reports r WHERE id=? AND day != ''",
                                    (report_id,)).fetchone()
-            return None if row is None else self._digests([row])[0]
+            with self._readable():
+                return None if row is None else self._digests([row])[0]
 
     def digests(self, first: date, last: date) -> Iterator[ReportDigest]:
         """Every listed report of the period, a chunk at a time (for figures this module does not compute)."""
@@ -367,7 +397,8 @@ class DigestStore:
                     f"SELECT {_REPORT_COLUMNS} FROM reports r JOIN listed USING(id)"
                     " WHERE r.day BETWEEN ? AND ? AND r.key > ? ORDER BY r.key LIMIT ?",
                     (first.isoformat(), last.isoformat(), key, READ_CHUNK)).fetchall()
-                batch = self._digests(rows)
+                with self._readable():
+                    batch = self._digests(rows)
             if not batch:
                 return
             yield from batch
@@ -404,6 +435,8 @@ class DigestStore:
                  spf_auth) in self._db.execute(
                     "SELECT report, source_ip, count, disposition, dkim, spf, header_from, envelope_from, overrides,"
                     f" dkim_auth, spf_auth FROM records WHERE report IN ({marks}) ORDER BY rowid", tuple(records)):
+                if type(count) is not int:  # SQLite keeps whatever a damaged row holds; sums need integers
+                    raise TypeError("a record's count is not an integer")
                 records[key].append(RecordDigest(
                     source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf, header_from=header_from,
                     envelope_from=envelope_from, overrides=_strings(overrides),
@@ -494,7 +527,8 @@ class DigestStore:
             key = (generation, first, last, limit)
             known = self._memo.get(key)
             if known is None:
-                known = self._kept(*key) or self._aggregate(first, last, limit)
+                with self._readable():
+                    known = self._kept(*key) or self._aggregate(first, last, limit)
                 self._keep(generation, known, limit)
                 if len(self._memo) >= MEMO_SIZE:
                     self._memo.pop(next(iter(self._memo)))

@@ -21,6 +21,7 @@ from jmapclient.dmarc.notes import Notes
 from jmapclient.dmarc.retention import DEFAULT_RETENTION
 from jmapclient.dmarc.wirelists import to_set
 from jmapclient.dmarc.xmlparse import parse_report_xml
+from jmapclient.file_safety import NotAFile, read_bounded
 
 Status = Literal["ok", "rejected", "duplicate"]
 
@@ -92,12 +93,13 @@ def load_file(
     """Read one file; never raises for bad content (the result says what failed)."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > limit:
-            return ParsedFile(path, "rejected", reason=f"file is larger than the {limit:,}-byte limit")
-        data = path.read_bytes()
+        data = read_bounded(path, limit, devices=False)
+    except NotAFile as refusal:
+        return ParsedFile(path, "rejected", reason=str(refusal))
     except OSError as exc:
         return ParsedFile(path, "rejected", reason=f"cannot read file ({exc.strerror or exc})")
+    if data is None:
+        return ParsedFile(path, "rejected", reason=f"file is larger than the {limit:,}-byte limit")
     return load_bytes(data, path, now=now, retain=retain, limit=limit)
 
 

@@ -192,3 +192,18 @@ def test_runs_keep_the_servers_store_and_see_arrivals_and_deletions(server, caps
     add_demo_reports(server.store, 3, random.Random(2), DEMO_NOW)
     capsys.readouterr()
     assert reports_counted() == REPORTS - 1 + 3 and synced[-1].fetched == 3
+
+
+def test_a_damaged_cache_is_fetched_again(server: StubServer, capsys: pytest.CaptureFixture[str],
+                                          tmp_path: Path) -> None:
+    # A row this version cannot decode (edited, damaged, another version's) ended the run in a traceback.
+    import sqlite3
+
+    code, first, _ = run(server, capsys, "--offline")
+    assert code == 0
+    [cache] = (tmp_path / "data" / "dmarc-digests").glob("*.sqlite")
+    with sqlite3.connect(cache) as db:
+        db.execute("UPDATE records SET overrides='not json'")
+    code, again, err = run(server, capsys, "--offline")
+    assert code == 0 and again == first, err
+    assert "it has been emptied; fetching the reports again" in err and "Traceback" not in err

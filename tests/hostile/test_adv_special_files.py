@@ -1,0 +1,109 @@
+"""Paths that are not files: devices, FIFOs, sockets, given to the import or the export."""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from jmapclient.dmarc.loader import ParsedFile, load_file, load_reports
+
+SAMPLE = b"<feedback><report_metadata><org_name>x</org_name></report_metadata></feedback>"
+
+
+def finished(work, seconds: float = 5.0):  # type: ignore[no-untyped-def]
+    """``work()``'s result, or a failure when it is still running after ``seconds`` (it hung)."""
+    result: list[object] = []
+    thread = threading.Thread(target=lambda: result.append(work()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert result, f"still running after {seconds}s"
+    return result[0]
+
+
+def test_a_fifo_in_a_report_folder_does_not_hang_the_import(tmp_path: Path) -> None:
+    # os.walk lists FIFOs among the files; opening one with no writer waited for ever.
+    (tmp_path / "a.xml").write_bytes(SAMPLE)
+    os.mkfifo(tmp_path / "b.xml")
+    results: list[ParsedFile] = finished(lambda: list(load_reports([tmp_path])))  # type: ignore[assignment]
+    assert [r.path.name for r in results] == ["a.xml", "b.xml"]
+    assert results[1].status == "rejected" and results[1].reason == "empty file"
+
+
+def test_a_pipe_is_read_like_a_file() -> None:
+    # `... | mailadmin import-dmarc /dev/stdin` names the read end of a pipe, and must keep working.
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, b"not a report")
+        os.close(write_end)
+        parsed: ParsedFile = finished(lambda: load_file(f"/dev/fd/{read_end}"))  # type: ignore[assignment]
+    finally:
+        os.close(read_end)
+    assert parsed.status == "rejected" and parsed.reason == "content is not XML, gzip, zip or an e-mail"
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_device_is_refused_unread(tmp_path: Path, device: str) -> None:
+    # /dev/zero's st_size is 0, so read_bytes() read it into memory without end.
+    link = tmp_path / "zero.xml"  # a report folder can hold a symlink to anything
+    link.symlink_to(device)
+    parsed: ParsedFile = finished(lambda: load_file(link))  # type: ignore[assignment]
+    assert parsed.status == "rejected" and parsed.reason == "not a file (a device or a socket)"
+
+
+def test_a_socket_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.xml"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        assert stat.S_ISSOCK(path.stat().st_mode)
+        parsed: ParsedFile = finished(lambda: load_file(path))  # type: ignore[assignment]
+    assert parsed.status == "rejected" and parsed.reason == "not a file (a device or a socket)"
+
+
+
+def read_fifo(fifo: Path, into: list[bytes]) -> threading.Thread:
+    def read() -> None:
+        with open(fifo, "rb") as reader:
+            into.append(reader.read())
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_an_export_into_a_fifo_writes_into_it(tmp_path: Path) -> None:
+    # The atomic write renamed a new file over its target: as root, `-o /dev/null` replaced the
+    # machine's /dev/null with a regular 0600 file. A FIFO shows it without touching /dev.
+    from jmapclient.dmarc.exporting import save_reports
+
+    fifo = tmp_path / "out.csv"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = read_fifo(fifo, received)
+    finished(lambda: save_reports([], "csv", fifo))
+    reader.join(5)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)  # still the FIFO, not a file put in its place
+    assert received and received[0].startswith(b"id,report_id,")
+
+
+def test_an_export_into_a_fifo_nobody_reads_fails_at_once(tmp_path: Path) -> None:
+    # Opening a FIFO to write waits for a reader: the console's export would hang in its thread.
+    from jmapclient.dmarc.exporting import save_reports
+
+    fifo = tmp_path / "out.csv"
+    os.mkfifo(fifo)
+
+    def export() -> object:
+        try:
+            return save_reports([], "csv", fifo)
+        except OSError as error:
+            return error
+
+    error = finished(export)
+    assert isinstance(error, OSError) and error.errno == errno.ENXIO
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
