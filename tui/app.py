@@ -19,6 +19,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -34,6 +35,7 @@ from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
 from tui.sections import SECTIONS, Section
+from tui.terminal_size import at_least_min, resize_at_least_min
 from tui.widgets import outside
 from tui.widgets.footer import ShellFooter
 from tui.widgets.header import ShellHeader
@@ -315,11 +317,18 @@ class MailAdminApp(App[int]):
         crumbs = (*self.current.path, *self.trail) if self.current else ()
         header.show(self.context.server_label, self.context.username, crumbs, self.context.transport_warning)
 
+    @property
+    def size(self) -> Size:
+        """The terminal's size, but never below the smallest the console lays out (``tui.terminal_size``)."""
+        return at_least_min(super().size)
+
     async def on_event(self, event: events.Event) -> None:
         # A key still queued after the app took its last screen down (typed behind a quit, or
         # held back during a switch) is dropped: Textual would ask that screen about it first.
         if isinstance(event, events.Key) and not self._screen_stack:
             return
+        if isinstance(event, events.Resize):  # the app keeps the size and hands the event on to its screens
+            event = resize_at_least_min(event)
         await super().on_event(event)
 
     async def _check_bindings(self, key: str, priority: bool = False) -> bool:
