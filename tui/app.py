@@ -365,7 +365,8 @@ class MailAdminApp(App[int]):
         if self.section_view is None or not self.section_view.unsaved_changes():
             self.exit()  # at once: keys typed behind the q are dropped, not acted on
             return
-        self.run_worker(self._quit(), group="shell-switch")
+        # Like open_section's: the worker makes the coroutine when it runs (see there).
+        self.run_worker(self._quit, group="shell-switch")  # type: ignore[arg-type]
 
     async def _quit(self) -> None:
         if await self.may_leave("Quit"):
@@ -448,7 +449,9 @@ class MailAdminApp(App[int]):
         if self.demo:
             self.notify("The demo is connected to its own stub; connections are not used.")
             return
-        self.run_worker(self._connections(), group="shell-switch")
+        # Like open_section's: the worker makes the coroutine when it runs (see there); ctrl+o
+        # typed behind a q is asked for as the console closes.
+        self.run_worker(self._connections, group="shell-switch")  # type: ignore[arg-type]
 
     async def _connections(self) -> None:
         # Asked before the connection screen, so a new connection never waits on the old edits.
