@@ -28,7 +28,7 @@ from textual.worker import WorkerFailed
 from jmapclient.config import Config, ConfigError
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
-from tui.keyboard import focus_now, typed_into
+from tui.keyboard import TypeAhead, focus_now, typed_into
 from tui.lifecycle import ready, while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
@@ -111,6 +111,8 @@ class MailAdminApp(App[int]):
         self.trail: tuple[str, ...] = ()
         self._switching = asyncio.Lock()
         """Held while the main area changes: switches run one after another."""
+        self.type_ahead = TypeAhead(self, super().on_event)
+        """Keys typed behind a key that moves the keyboard reach where it went (see ``on_event``)."""
 
     # --- Outside text and crashes ------------------------------------------------------------
 
@@ -320,13 +322,21 @@ class MailAdminApp(App[int]):
         # held back during a switch) is dropped: Textual would ask that screen about it first.
         if isinstance(event, events.Key) and not self._screen_stack:
             return
+        # Every key passes here, first hand and again when it comes back up unused: one typed
+        # behind a key that moved the keyboard (x, `:`, `/`, ctrl+o...) waits in ``type_ahead``
+        # until what that key opened is ready, then reaches it as if typed after it appeared.
+        if isinstance(event, events.Key):
+            await self.type_ahead.on_key(event)
+            return
         await super().on_event(event)
 
     async def _check_bindings(self, key: str, priority: bool = False) -> bool:
         # Keys typed behind a q reach an app that is taking its screens down, and keys typed behind
-        # ctrl+o or `:` reach a screen still composing (or, behind its answer, being removed): they
-        # are used up here, with nothing ready to act on. Every key binding, wherever focused,
-        # passes here, so this one gate serves the shell, its sections and every screen.
+        # a dialog's answer can reach it while it is being removed: they are used up here, with
+        # nothing ready to act on. (Keys reaching a screen still composing are held by
+        # ``type_ahead`` before they get here; this gate stays in case one does.) Every key binding,
+        # wherever focused, passes here, so this one gate serves the shell, its sections and every
+        # screen.
         if self._exit or not self._screen_stack or not ready(self.screen):
             return True
         return await super()._check_bindings(key, priority)
