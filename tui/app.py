@@ -29,7 +29,7 @@ from textual.worker import WorkerFailed
 from jmapclient.config import Config, ConfigError
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
-from tui.keyboard import focus_now, typed_into
+from tui.keyboard import TypeAhead, focus_now, typed_into
 from tui.lifecycle import ready, while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
@@ -113,6 +113,8 @@ class MailAdminApp(App[int]):
         self.trail: tuple[str, ...] = ()
         self._switching = asyncio.Lock()
         """Held while the main area changes: switches run one after another."""
+        self.type_ahead = TypeAhead(self, super().on_event)
+        """Keys typed behind a key that moves the keyboard reach where it went (see ``on_event``)."""
 
     # --- Outside text and crashes ------------------------------------------------------------
 
@@ -329,13 +331,21 @@ class MailAdminApp(App[int]):
             return
         if isinstance(event, events.Resize):  # the app keeps the size and hands the event on to its screens
             event = resize_at_least_min(event)
+        # Every key passes here, first hand and again when it comes back up unused: one typed
+        # behind a key that moved the keyboard (x, `:`, `/`, ctrl+o...) waits in ``type_ahead``
+        # until what that key opened is ready, then reaches it as if typed after it appeared.
+        if isinstance(event, events.Key):
+            await self.type_ahead.on_key(event)
+            return
         await super().on_event(event)
 
     async def _check_bindings(self, key: str, priority: bool = False) -> bool:
         # Keys typed behind a q reach an app that is taking its screens down, and keys typed behind
-        # ctrl+o or `:` reach a screen still composing (or, behind its answer, being removed): they
-        # are used up here, with nothing ready to act on. Every key binding, wherever focused,
-        # passes here, so this one gate serves the shell, its sections and every screen.
+        # a dialog's answer can reach it while it is being removed: they are used up here, with
+        # nothing ready to act on. (Keys reaching a screen still composing are held by
+        # ``type_ahead`` before they get here; this gate stays in case one does.) Every key binding,
+        # wherever focused, passes here, so this one gate serves the shell, its sections and every
+        # screen.
         if self._exit or not self._screen_stack or not ready(self.screen):
             return True
         return await super()._check_bindings(key, priority)
@@ -374,7 +384,8 @@ class MailAdminApp(App[int]):
         if self.section_view is None or not self.section_view.unsaved_changes():
             self.exit()  # at once: keys typed behind the q are dropped, not acted on
             return
-        self.run_worker(self._quit(), group="shell-switch")
+        # Like open_section's: the worker makes the coroutine when it runs (see there).
+        self.run_worker(self._quit, group="shell-switch")  # type: ignore[arg-type]
 
     async def _quit(self) -> None:
         if await self.may_leave("Quit"):
@@ -457,7 +468,9 @@ class MailAdminApp(App[int]):
         if self.demo:
             self.notify("The demo is connected to its own stub; connections are not used.")
             return
-        self.run_worker(self._connections(), group="shell-switch")
+        # Like open_section's: the worker makes the coroutine when it runs (see there); ctrl+o
+        # typed behind a q is asked for as the console closes.
+        self.run_worker(self._connections, group="shell-switch")  # type: ignore[arg-type]
 
     async def _connections(self) -> None:
         # Asked before the connection screen, so a new connection never waits on the old edits.

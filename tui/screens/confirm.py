@@ -19,6 +19,9 @@ from tui.widgets import outside
 class ConfirmScreen(Dialog[bool]):
     """Dismisses with True on y / Yes, False on n / No / esc."""
 
+    TAKES_TYPE_AHEAD: ClassVar[bool] = False
+    """Keys typed before the question appeared are dropped, not answers (``tui.keyboard.TypeAhead``)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),

@@ -1,0 +1,185 @@
+"""Keys typed ahead of a dialog reach it, in order, as if typed once it was up.
+
+Every burst here is queued at once, the way the terminal driver hands keys over (``burst``),
+with no waiting for the app between them. Before keys were held, the keys behind ``x`` (or ``:``)
+had already gone to the list when the dialog opened, came back up unused and were lost: the
+export went to the default file name, the jump to the first section listed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from textual import events
+
+from bench.explore_engine import burst, key_of
+from jmapclient.models.objects import DIRECTORY
+from server_stub.store import Store
+from tests.support.console import Console, make_console, make_console_with_a_profile
+from tests.support.waiting import settle, wait_until
+from tui.keyboard import HOLD_LIMIT
+from tui.lifecycle import ready
+from tui.reports.dialogs import ExportDialog
+from tui.reports.inbox import DmarcInbox
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.connect import ConnectScreen
+from tui.screens.jump import JumpScreen
+from tui.widgets.list_table import ListTable
+
+
+def typed(text: str) -> list[tuple[str, str | None]]:
+    """The keys of ``text`` as the terminal reads them."""
+    return [(key_of(character), character) for character in text]
+
+
+def key(name: str) -> tuple[str, str | None]:
+    return name, {"enter": "\r", "escape": "\x1b"}.get(name)
+
+
+async def test_a_path_typed_behind_x_is_where_the_export_goes(store: Store, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # where the default name would be written
+    target = tmp_path / "typed-ahead.json"
+    async with make_console(store, start_section="dmarc").app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        burst(pilot.app, [key("x"), *typed(str(target)), key("enter")])
+        await wait_until(pilot, target.exists, "the export to the typed path")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, ExportDialog)
+        assert not (tmp_path / "dmarc-reports.csv").exists()
+        assert target.read_text().lstrip().startswith("[")  # the format chosen by the typed extension
+
+
+async def test_a_section_typed_behind_colon_is_where_the_jump_goes(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert not isinstance(pilot.app.section_view, DmarcInbox)
+        burst(pilot.app, [key("colon"), *typed("dmarc"), key("enter")])
+        await wait_until(pilot, lambda: isinstance(pilot.app.section_view, DmarcInbox), "the DMARC section")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, JumpScreen)
+        assert pilot.app.current is not None and pilot.app.current.id == "dmarc"
+
+
+async def test_keys_typed_behind_colon_reach_the_field_in_order(console: Console) -> None:
+    """Keys arriving first hand while the jump screen composes, and keys coming back up from the
+    tree, are interleaved by the time they were typed."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        burst(pilot.app, [key("colon"), *typed("manage")])
+        await asyncio.sleep(0)  # some keys are handled before the rest arrive
+        burst(pilot.app, typed("ment re"))
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, JumpScreen)
+        assert pilot.app.screen.query_one("#jump-input").value == "management re"
+
+
+@pytest.mark.parametrize("typed_keys", [
+    ("escape", "q", "ctrl+o", "escape", "colon", "j"),
+    ("q", "q", "escape", "ctrl+o", "ctrl+o", "escape"),
+    ("escape", "q", "escape", "ctrl+o", "j", "k"),
+])
+async def test_a_burst_behind_the_connection_screen_closes_it_then_quits(
+        store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, typed_keys: tuple[str, ...]) -> None:
+    """ctrl+o pushes the connection screen from a worker, so the app may take a key queued behind
+    the push while the screen is still composing. That key now reaches the screen once it is
+    built: its Esc (or q) closes it, and the next q quits the console; the keys behind that q are
+    dropped, and nothing crashes. Before, the first key was used up: the q only closed the
+    connection screen, and the rest of the burst went on working the console."""
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console_with_a_profile(store)
+    async with made.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert made.app.config is not None
+        # Keys as the driver hands them over, already queued when the worker's push lands.
+        for name in typed_keys:
+            pilot.app.post_message(events.Key(*key(name)))
+        pilot.app.push_screen(ConnectScreen(made.app.config, made.app.connector))
+        await settle(pilot)
+        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert not pilot.app.is_running, f"still running, on {pilot.app.screen_stack}"
+    assert pilot.app.return_code == 0
+
+
+async def test_keys_behind_colon_then_q_reach_the_jump_field_and_q_does_not_quit(console: Console) -> None:
+    """A q typed behind ``:`` is a letter of the section's name, as it is once the field is up."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        burst(pilot.app, [key("colon"), *typed("q")])
+        await settle(pilot)
+        assert pilot.app.is_running
+        assert isinstance(pilot.app.screen, JumpScreen)
+        assert pilot.app.screen.query_one("#jump-input").value == "q"
+
+
+async def test_keys_held_for_a_screen_taken_down_before_it_was_ready_are_dropped(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        base = pilot.app.screen
+        jump = JumpScreen([])
+        pilot.app.push_screen(jump)
+        for name in ("j", "k", "colon"):  # held: the screen is still composing
+            await pilot.app.on_event(events.Key(name, name if len(name) == 1 else None))
+        assert len(pilot.app.type_ahead.keys) == 3
+        pilot.app.pop_screen()
+        await settle(pilot)
+        assert pilot.app.type_ahead.keys == []
+        assert pilot.app.screen is base  # no `:` reached the console: it opened no jump
+        assert pilot.app._exception is None, repr(pilot.app._exception)
+
+
+async def test_no_more_than_the_limit_is_held(console: Console, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pilot.app.push_screen(JumpScreen([]))
+        rang: list[bool] = []
+        monkeypatch.setattr(pilot.app, "bell", lambda: rang.append(True))
+        for _ in range(HOLD_LIMIT + 10):  # held: the screen is still composing
+            await pilot.app.on_event(events.Key("a", "a"))
+        assert len(pilot.app.type_ahead.keys) == HOLD_LIMIT
+        assert len(rang) == 10  # each key past the limit dropped with a bell
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, JumpScreen)
+        assert pilot.app.screen.query_one("#jump-input").value == "a" * HOLD_LIMIT
+
+
+async def test_keys_never_wait_for_good(console: Console, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A screen that never becomes ready (here: said never to be) does not keep keys for good."""
+    monkeypatch.setattr("tui.keyboard.HOLD_PATIENCE", 0.3)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        stuck = JumpScreen([])
+        await pilot.app.push_screen(stuck)
+        rang: list[bool] = []
+        with monkeypatch.context() as never:
+            never.setattr("tui.keyboard.ready", lambda node: node is not stuck and ready(node))
+            never.setattr(pilot.app, "bell", lambda: rang.append(True))
+            burst(pilot.app, typed("abc"))
+            await wait_until(pilot, lambda: len(pilot.app.type_ahead.keys) == 3, "the keys to be held")
+            await wait_until(pilot, lambda: not pilot.app.type_ahead.keys, "the held keys to be dropped", timeout=5)
+        assert rang  # dropped with a bell
+        await settle(pilot)
+        assert pilot.app.screen is stuck
+        assert stuck.query_one("#jump-input").value == ""  # typed too long before it was ready
+        assert pilot.app._exception is None, repr(pilot.app._exception)
+
+
+@pytest.mark.parametrize("answer", ["y", "enter"])
+async def test_a_delete_is_never_answered_by_keys_typed_before_its_question(console: Console, answer: str) -> None:
+    """`d` then `y` in one burst: the `y` was typed before anyone could read what it would delete.
+    A confirmation takes no keys typed ahead of it (dropped, with a bell); it waits for its answer."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        table = pilot.app.query_one(ListTable)
+        table.focus()
+        await settle(pilot)
+        before = console.store.all_ids(DIRECTORY)
+        burst(pilot.app, [key("d"), key(answer)])
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ConfirmScreen)  # still asking
+        assert console.store.all_ids(DIRECTORY) == before
+        await pilot.press("y")  # typed once the question is up: answered
+        await settle(pilot)
+        assert len(console.store.all_ids(DIRECTORY)) == len(before) - 1
