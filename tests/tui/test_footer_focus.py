@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from textual.app import ComposeResult
-from textual.widgets import Input
+from textual.widgets import Footer, Input
 from textual.widgets._footer import FooterKey
 
 from bench.explore_engine import burst
@@ -82,3 +82,28 @@ async def test_the_footer_is_composed_once_per_change_of_its_keys(
         await settle(pilot)
         assert len(composed) == 1, "a narrower screen chooses the keys again"
         assert pilot.app.query_one(ShellFooter).compact
+
+
+async def test_other_keys_are_shown_in_the_key_widgets_already_mounted(store: Store) -> None:
+    """A focus move to other keys mounts no key widget it can reuse (mounting one styles it from the
+    whole stylesheet, a tenth of a start-up), and shows exactly what a rebuild would."""
+    async with make_console(store).app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        footer = pilot.app.query_one(ShellFooter)
+        before = list(footer.query(FooterKey))
+        shown_before = footer_keys(pilot.app)
+        await pilot.press("tab")  # to a widget with fewer keys, then back to the list's
+        await settle(pilot)
+        fewer = list(footer.query(FooterKey))
+        assert footer_keys(pilot.app) != shown_before and len(fewer) < len(before)
+        assert all(any(key is old for old in before) for key in fewer)
+        reused = footer_keys(pilot.app)
+        footer.call_later(Footer.recompose, footer)  # Textual's own rebuild, every key widget new
+        await settle(pilot)
+        assert not any(any(key is old for old in fewer) for key in footer.query(FooterKey))
+        assert footer_keys(pilot.app) == reused
+        await pilot.press("shift+tab")
+        await settle(pilot)
+        assert footer_keys(pilot.app) == shown_before
+        docked = [k for k in footer.query(FooterKey) if k.has_class("-command-palette")]
+        assert len(docked) == 1 and docked[0].description == "Commands"
