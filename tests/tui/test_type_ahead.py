@@ -183,3 +183,27 @@ async def test_a_delete_is_never_answered_by_keys_typed_before_its_question(cons
         await pilot.press("y")  # typed once the question is up: answered
         await settle(pilot)
         assert len(console.store.all_ids(DIRECTORY)) == len(before) - 1
+
+
+async def test_ctrl_o_twice_in_a_burst_opens_one_connection_screen(store: Store, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console_with_a_profile(store)
+
+    def open_screens() -> int:
+        return sum(isinstance(screen, ConnectScreen) for screen in made.app.screen_stack)
+
+    async with made.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        burst(pilot.app, [key("ctrl+o"), key("ctrl+o")])
+        await settle(pilot)
+        assert open_screens() == 1
+        await pilot.press("ctrl+o")  # on the connection screen itself, where the shell's key still acts
+        await settle(pilot)
+        assert open_screens() == 1
+        await pilot.press("escape")
+        await settle(pilot)
+        assert open_screens() == 0
+        await pilot.press("ctrl+o")  # and it opens again once closed
+        await settle(pilot)
+        assert open_screens() == 1
