@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from jmapclient.auth import BasicLogin, BearerToken, Credentials
-from jmapclient.file_safety import read_bounded, readable_by_others, writable_by_others
+from jmapclient.file_safety import is_stream, read_bounded, readable_by_others, writable_by_others, write_stream
 
 APP_NAME = "mailadmin"
 CONFIG_ENV = "MAILADMIN_CONFIG"
@@ -101,10 +101,14 @@ def write_private(path: Path, content: bytes, *, create_parent: bool = True) -> 
     """Write ``content`` to ``path`` with mode 0600, atomically.
 
     ``create_parent`` is for this tool's own folders; a path the person typed is written
-    only into a folder that exists.
+    only into a folder that exists. A target that exists and is no regular file (``/dev/null``,
+    ``/dev/stdout``, a FIFO) is written into, never replaced (``file_safety.is_stream``).
     """
     import tempfile
 
+    if is_stream(path):
+        write_stream(path, content)
+        return
     if create_parent:
         path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")

@@ -1,4 +1,5 @@
-"""Permission checks on files this tool reads: config, token, password and CA files; bounded reads.
+"""Permission checks on files this tool reads: config, token, password and CA files; bounded reads,
+and writes into a target that is no regular file.
 
 Like ssh with a key file: a file that group or others can write is refused (someone else
 could swap in their own server, token or CA); a token or password file that group or
@@ -8,6 +9,7 @@ return the words; :mod:`jmapclient.config` decides what refuses and what warns.
 
 from __future__ import annotations
 
+import errno
 import os
 import shlex
 import stat
@@ -78,3 +80,38 @@ def read_bounded(path: Path, limit: int, *, devices: bool = True) -> bytes | Non
             chunks.append(chunk)
             size += len(chunk)
     return None if size > limit else b"".join(chunks)
+
+
+def is_stream(path: Path) -> bool:
+    """True for an existing target that is no regular file: ``/dev/null``, ``/dev/stdout``, a FIFO.
+
+    An atomic write renames a new file over its target: run by root, an export to ``/dev/null``
+    replaced the machine's ``/dev/null`` with a regular 0600 file (every other user's
+    ``> /dev/null`` then failed), and one to ``/dev/full`` said "exported" having written nothing
+    to it. Such a target is written into, as a shell's ``>`` would (``config.write_private``).
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def write_stream(path: Path, content: bytes) -> None:
+    """Write ``content`` into the device or FIFO at ``path``; OSError says why it could not.
+
+    A disk (a block device) or a socket is refused. A FIFO is opened without waiting: with no
+    reader, the export fails at once (ENXIO) instead of hanging the command or the console.
+    """
+    mode = path.stat().st_mode
+    if stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
+        raise OSError(errno.EINVAL, "it is a disk device or a socket, not a file")
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        if error.errno == errno.ENXIO and stat.S_ISFIFO(mode):
+            raise OSError(errno.ENXIO, "it is a FIFO that nothing reads from") from None
+        raise
+    with os.fdopen(descriptor, "wb") as handle:
+        os.set_blocking(descriptor, True)
+        handle.write(content)

@@ -20,10 +20,11 @@ from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, note, out
 from jmapclient.cli.progress import Progress
 from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError
-from jmapclient.dmarc.exporting import fetch_reports, is_stream, save_reports, write_reports
+from jmapclient.dmarc.exporting import fetch_reports, save_reports, write_reports
 from jmapclient.dmarc.importing import import_reports as import_files
 from jmapclient.dmarc.retention import check_retention
 from jmapclient.errors import LocalValidationError
+from jmapclient.file_safety import is_stream
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 
 

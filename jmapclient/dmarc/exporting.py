@@ -7,10 +7,7 @@ turned into one row per record, and written as CSV or JSON. A file is created wi
 
 from __future__ import annotations
 
-import errno
 import io
-import os
-import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,43 +84,6 @@ def save_reports(reports: Sequence[Mapping[str, Any]], format: ExportFormat, pat
     """Write the rows to ``path``, created 0600 and replaced atomically; return the number of rows."""
     buffer = io.StringIO(newline="")
     count = write_reports(reports, format, buffer)
-    if is_stream(path):
-        write_stream(path, buffer.getvalue().encode())
-    else:
-        write_private(path, buffer.getvalue().encode(), create_parent=False)  # a path the person typed
+    write_private(path, buffer.getvalue().encode(), create_parent=False)  # a path the person typed
     return count
 
-
-def is_stream(path: Path) -> bool:
-    """True for an existing target that is no regular file: ``/dev/null``, ``/dev/stdout``, a FIFO.
-
-    The atomic write renames a new file over its target: run by root, ``-o /dev/null`` replaced
-    the machine's ``/dev/null`` with a regular 0600 file (every other user's ``> /dev/null`` then
-    failed), and ``-o /dev/full`` said "exported" having written nothing to it. Such a target is
-    written into, as a shell's ``>`` would.
-    """
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return False
-    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
-
-
-def write_stream(path: Path, content: bytes) -> None:
-    """Write ``content`` into the device or FIFO at ``path``; OSError says why it could not.
-
-    A disk (a block device) or a socket is refused. A FIFO is opened without waiting: with no
-    reader, the export fails at once (ENXIO) instead of hanging the command or the console.
-    """
-    mode = path.stat().st_mode
-    if stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
-        raise OSError(errno.EINVAL, "it is a disk device or a socket, not a file")
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as error:
-        if error.errno == errno.ENXIO and stat.S_ISFIFO(mode):
-            raise OSError(errno.ENXIO, "it is a FIFO that nothing reads from") from None
-        raise
-    with os.fdopen(descriptor, "wb") as handle:
-        os.set_blocking(descriptor, True)
-        handle.write(content)
