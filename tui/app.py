@@ -115,8 +115,6 @@ class MailAdminApp(App[int]):
         """Held while the main area changes: switches run one after another."""
         self.type_ahead = TypeAhead(self, super().on_event)
         """Keys typed behind a key that moves the keyboard reach where it went (see ``on_event``)."""
-        self._opening_connections = False
-        """A ctrl+o is asking about unsaved edits or opening the connection screen (see ``action_connections``)."""
 
     # --- Outside text and crashes ------------------------------------------------------------
 
@@ -472,20 +470,17 @@ class MailAdminApp(App[int]):
             return
         # One connection screen at a time: a second ctrl+o in a burst (or on the screen itself,
         # where the shell's key still acts) stacked a second screen, or asked twice about edits.
-        if self._opening_connections or any(isinstance(screen, ConnectScreen) for screen in self.screen_stack):
+        opening = any(worker.name == "connections" and not worker.is_finished for worker in self.workers)
+        if opening or any(isinstance(screen, ConnectScreen) for screen in self.screen_stack):
             return
-        self._opening_connections = True
         # Like open_section's: the worker makes the coroutine when it runs (see there); ctrl+o
         # typed behind a q is asked for as the console closes.
-        self.run_worker(self._connections, group="shell-switch")  # type: ignore[arg-type]
+        self.run_worker(self._connections, name="connections", group="shell-switch")  # type: ignore[arg-type]
 
     async def _connections(self) -> None:
-        try:
-            # Asked before the connection screen, so a new connection never waits on the old edits.
-            if await self.may_leave("Switch connection"):
-                self.push_screen(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
-        finally:
-            self._opening_connections = False
+        # Asked before the connection screen, so a new connection never waits on the old edits.
+        if await self.may_leave("Switch connection"):
+            self.push_screen(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
 
     def _reconnected(self, context: ConsoleContext | None) -> None:
         if context is not None:
