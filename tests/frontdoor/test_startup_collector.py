@@ -47,6 +47,20 @@ def test_pause_then_resume_turns_the_collector_back_on_and_freezes_nothing(nothi
     assert gc.isenabled()
 
 
+def test_only_the_first_command_of_a_process_ages_its_set_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Asking for the frozen count walks every frozen object (the test runner froze its heap):
+    # a host running command after command asked it for each one, though only the first built much.
+    asked: list[int] = []
+    count = gc.get_freeze_count
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: asked.append(1) or count())
+    monkeypatch.setattr(collector, "_aged", False)
+    for _ in range(3):
+        collector.pause()
+        collector.resume()
+        assert gc.isenabled()
+    assert len(asked) == 1
+
+
 def test_a_collector_that_was_off_stays_off() -> None:
     gc.disable()
     try:
