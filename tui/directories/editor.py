@@ -71,6 +71,8 @@ class DirectoryEditor(Vertical):
         self.initial_wire: dict[str, Any] | None = None
         """What the form holds once settled; unsaved changes are differences from it."""
         self._focus_before_save: Widget | None = None
+        self._follow_pending = False
+        """A change is waiting for the panel to follow it (changes of one turn are followed once)."""
         panel = PANELS.get(variant)
         self.panel: RulePanel | None = panel() if panel is not None else None
         """The variant's live rule panel, if it has one: every edit updates it."""
@@ -117,6 +119,8 @@ class DirectoryEditor(Vertical):
         return self.query_one("#directory-form", ModelForm)
 
     def focus(self, scroll_visible: bool = True) -> DirectoryEditor:
+        if gone(self):
+            return self  # left in the burst that opened it: its fields must not take the keyboard
         if not self.query("#directory-form"):
             return self  # still being built (a burst); opening it focuses it after the refresh
         editors = self.form.editors
@@ -139,12 +143,16 @@ class DirectoryEditor(Vertical):
     @on(TagList.Changed)
     @on(FormEdited)
     def _edited(self) -> None:
-        self._follow()
+        # Every field's first value is a change, and so is each key typed: reading the whole form
+        # for each cost O(fields x widgets) as a form opened (a third of its start, measured). The
+        # changes of one turn are followed once, after the refresh that shows them.
+        if self.panel is not None and not self._follow_pending:
+            self._follow_pending = True
+            self.call_after_refresh(self._follow)
 
     def _follow(self) -> None:
-        # Runs on every change, and each field's first value is one: searching the whole form
-        # for a panel each time cost O(fields x widgets), minutes for a directory of 300 replicas.
-        if self.panel is not None and not gone(self.panel):
+        self._follow_pending = False
+        if self.panel is not None and not gone(self.panel) and not gone(self):
             self.panel.follow(self.form.to_wire())
 
     # --- Save -------------------------------------------------------------------------------------

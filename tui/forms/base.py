@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Label, Static
 
 from jmapclient.models.introspect import FieldSpec
+from tui.keyboard import focus_now
 from tui.lifecycle import while_attached
 from tui.widgets import outside
 
@@ -131,9 +132,12 @@ class FieldEditor(VerticalGroup):
         self.set_error(None)
 
     def focus_control(self) -> None:
+        # At once, not a turn later (``Widget.focus``): a form left in the burst that opened it
+        # gave the keyboard back to the list, and a focus still queued then took it to a field
+        # of the form on its way out, leaving nothing focused once it had gone.
         focusable = [w for w in self.query("*") if isinstance(w, Widget) and w.can_focus]
         if focusable:
-            focusable[0].focus()
+            focus_now(focusable[0])
 
     @while_attached  # a form left (or an app quit) in the turns before its rows mounted
     def on_mount(self) -> None:
