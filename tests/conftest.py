@@ -14,9 +14,11 @@ each other's profiles and tokens, and could touch the real user's. A test that s
 from __future__ import annotations
 
 import gc
+import inspect
 import os
 import sys
 from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -24,6 +26,10 @@ from jmapclient import JmapClient
 from jmapclient.config import CONFIG_ENV, DATA_ENV
 from server_stub.runner import StubServer
 from tests.support.seeding import seed_fresh
+
+if TYPE_CHECKING:
+    from textual.css.model import RuleSet
+    from textual.css.types import CSSLocation
 
 STUB_REPORTS = 40
 
@@ -67,6 +73,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # memory stays bounded (about 270 MB a worker at the peak, measured).
     gc.set_threshold(YOUNG_COLLECTION_EVERY, OLDER_COLLECTION_EVERY, OLDER_COLLECTION_EVERY)
     check_idle_more_often()
+    share_parsed_stylesheets()
 
 
 def check_idle_more_often() -> None:
@@ -86,6 +93,35 @@ def check_idle_more_often() -> None:
     share = _wait.SLEEP_IDLE / _wait.SLEEP_GRANULARITY
     _wait.SLEEP_GRANULARITY = IDLE_CHECK_SECONDS
     _wait.SLEEP_IDLE = IDLE_CHECK_SECONDS * share
+
+
+def share_parsed_stylesheets() -> None:
+    """Parse each piece of CSS once a process, not once a console.
+
+    Every console (three hundred in the suite) parsed its stylesheet and every widget's default
+    CSS again: a tenth of a console's start (py-spy). The rules parsed depend only on the CSS, where
+    it was read from and the theme's variables, which are all in the key, and a stylesheet reads
+    its rules without changing them, as it does with its own per-stylesheet cache. Textual keeps
+    the parser in a private method, so a Textual that renamed it fails here, not silently.
+    """
+    from textual.css.stylesheet import Stylesheet
+
+    parse_rules = Stylesheet._parse_rules
+    if list(inspect.signature(parse_rules).parameters) != [
+        "self", "css", "read_from", "is_default_rules", "tie_breaker", "scope",
+    ]:
+        raise RuntimeError("Stylesheet._parse_rules changed: see share_parsed_stylesheets")
+    parsed: dict[tuple[object, ...], list[RuleSet]] = {}
+
+    def parse_once(self: Stylesheet, css: str, read_from: CSSLocation, is_default_rules: bool = False,
+                   tie_breaker: int = 0, scope: str = "") -> list[RuleSet]:
+        key = (css, read_from, is_default_rules, tie_breaker, scope, frozenset(self._variables.items()))
+        rules = parsed.get(key)
+        if rules is None:
+            rules = parsed[key] = parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+        return rules
+
+    Stylesheet._parse_rules = parse_once  # type: ignore[method-assign]
 
 
 HEAVY_FIRST = (
