@@ -60,6 +60,9 @@ def run_suite(extra: list[str]) -> Run:
     for match in SUMMARY.finditer(done.stdout.splitlines()[-1] if done.stdout else ""):
         passed = int(match.group(1) or passed)
         failed = int(match.group(2) or failed)
+    for line in done.stdout.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            print(f"  {line}", flush=True)  # a figure from a run that failed is no figure: say which
     return Run(wall, cpu, passed, failed, load)
 
 
