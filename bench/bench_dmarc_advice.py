@@ -99,7 +99,7 @@ CLI_DAYS = 3660
 def cli_run(base_url: str, token: str, data: Path, code: Path) -> tuple[float, float]:
     """(wall seconds, peak RSS MiB) of one ``dmarc-advice`` run in its own process."""
     command = [sys.executable, "-c",
-               "import resource, sys; from jmapclient.cli import main; code = main(sys.argv[1:]);"
+               "import resource, sys; from mailadmin.main import main; code = main(sys.argv[1:]);"
                " print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)",
                "dmarc-advice", "--offline", "--json", f"--days={CLI_DAYS}", f"--url={base_url}"]
     env = {**os.environ, "MAILADMIN_DATA": str(data), "MAILADMIN_TOKEN": token, "PYTHONPATH": str(code)}

@@ -22,7 +22,7 @@ back on, so someone who runs with ``gc.disable()`` keeps it off; objects a host 
 froze (``gc.freeze``) stay frozen.
 
 The set-up's objects are aged once a process: its first command imports and builds them, and
-a later command in the same process (a host that runs :func:`~jmapclient.cli.main` again and
+a later command in the same process (a host that runs :func:`~mailadmin.main.main` again and
 again, as the tests do) builds next to nothing new. Asking whether a host froze anything
 (``gc.get_freeze_count``) walks every frozen object: milliseconds a command in a host that froze
 its whole heap, a twentieth of the test suite's CPU before it was asked once.

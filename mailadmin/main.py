@@ -11,9 +11,9 @@ import sys
 from typing import TYPE_CHECKING
 
 from jmapclient import collector
-from jmapclient.cli import LocalCommand, parse, run
-from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK
-from jmapclient.cli.parser import EPILOG, object_commands
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK
+from mailadmin.cli import LocalCommand, parse, run
+from mailadmin.cli.parser import EPILOG, object_commands
 
 if TYPE_CHECKING:
     import httpx
@@ -77,7 +77,7 @@ def _serve(argv: list[str]) -> int:
 
 
 def _unavailable(what: str, error: ImportError) -> int:
-    from jmapclient.cli.failures import emit_error
+    from jmapclient.failures import emit_error
 
     emit_error(f"{what} is not available: {error}")
     return EXIT_FAILED

@@ -12,9 +12,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from jmapclient.cli.failures import emit_error
-from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK
 from jmapclient.config import data_dir
+from jmapclient.failures import emit_error
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK
 from server_stub.app import create_app, default_public_url
 from server_stub.auth import ADMIN_USER, new_password, new_token, standard_registry
 from server_stub.credentials import credentials_path, write_credentials

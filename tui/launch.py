@@ -11,8 +11,8 @@ import sys
 from collections.abc import Callable
 from typing import Protocol
 
-from jmapclient.cli.connection import given_explicitly, resolve_args
 from jmapclient.config import Config, ConfigError
+from jmapclient.connection import given_explicitly, resolve_args
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
 from tui.screens.connect import connect

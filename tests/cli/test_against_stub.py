@@ -19,10 +19,10 @@ import httpx
 import pytest
 
 from jmapclient import paging
-from jmapclient.cli import main
 from jmapclient.dmarc import total_messages
 from jmapclient.encoding import parse_utc
 from jmapclient.session import Session
+from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.cli_fields import dmarc_fields
 from tests.support.dmarc_xml import feedback
@@ -363,7 +363,7 @@ def test_import_dry_run_sends_nothing(tmp_path, counting, capsys):
 def run_cli(*argv: str, server: StubServer, token: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MAILADMIN_URL": server.base_url, "MAILADMIN_TOKEN": token or server.admin_token,
            "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "jmapclient", *argv], cwd=REPO, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "mailadmin", *argv], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=60)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.cli import main
+from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.env_login import token_in_env
 from tests.support.transport import CountingTransport

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.cli import advice_cmd, main
 from jmapclient.dmarc.insight.names import NameCache, NameResolver
+from mailadmin.cli import advice_cmd
+from mailadmin.main import main
 from server_stub.demo_data import DEMO_NOW
 from server_stub.runner import StubServer
 from tests.support.env_login import token_in_env

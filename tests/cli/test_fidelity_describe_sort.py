@@ -7,7 +7,7 @@ import json
 import httpx
 import pytest
 
-from jmapclient.cli import main
+from mailadmin.main import main
 from tests.support.env_login import token_in_env
 from tests.support.fake_jmap import session_body
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from jmapclient import JmapClient, paging
-from jmapclient.cli import main
+from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.env_login import token_in_env
 from tui.reports.pager import InboxPager, position_text

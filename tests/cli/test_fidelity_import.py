@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from jmapclient.cli import main
+from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.dmarc_xml import feedback
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from jmapclient.cli import main
 from jmapclient.models.objects import DIRECTORY
+from mailadmin.main import main
 from server_stub.app import default_public_url
 from server_stub.auth import ADMIN_USER
 from server_stub.demo_data import LINKED_DOMAIN

@@ -11,9 +11,9 @@ import httpx
 import pytest
 
 from jmapclient.auth import BasicLogin, BearerToken
-from jmapclient.cli import main
-from jmapclient.cli.connection import resolve
 from jmapclient.config import Config, ConfigError
+from jmapclient.connection import resolve
+from mailadmin.main import main
 from tests.support.fake_jmap import FakeServer
 
 URL = "https://mail.example"

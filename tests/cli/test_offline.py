@@ -11,20 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.cli import main
-from jmapclient.cli.connection import resolve
-from jmapclient.cli.progress import Progress
-from jmapclient.cli.render import display_value, mask_secrets, object_lines
 from jmapclient.config import Config, ConfigError
+from jmapclient.connection import resolve
 from jmapclient.models import LdapDirectory
 from jmapclient.models.introspect import field_by_wire, fields_of
 from jmapclient.models.objects import DIRECTORY, OBJECT_TYPES, object_type
+from mailadmin.cli.progress import Progress
+from mailadmin.cli.render import display_value, mask_secrets, object_lines
+from mailadmin.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_importing_the_cli_does_not_load_textual():
-    check = "import sys, jmapclient.cli; assert not {'textual', 'tui'} & set(sys.modules), 'UI loaded'"
+    check = "import sys, mailadmin.cli; assert not {'textual', 'tui'} & set(sys.modules), 'UI loaded'"
     subprocess.run([sys.executable, "-c", check], cwd=REPO, check=True, timeout=60)
 
 

@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-from jmapclient.cli import main
-from jmapclient.cli.filters import parse_sort, parse_where
-from jmapclient.cli.objects_cmd import create_payload
-from jmapclient.cli.parser import build_parser
-from jmapclient.cli.values import UsageError, build_patch
 from jmapclient.errors import LocalValidationError
 from jmapclient.models import LdapDirectory
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, object_type
+from mailadmin.cli.filters import parse_sort, parse_where
+from mailadmin.cli.objects_cmd import create_payload
+from mailadmin.cli.parser import build_parser
+from mailadmin.cli.values import UsageError, build_patch
+from mailadmin.main import main
 from tests.support.cli_fields import dmarc_fields
 
 CONNECT = ["--url", "http://127.0.0.1:9", "--token", "t0k"]

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from jmapclient import JmapClient
-from jmapclient.cli import main
 from jmapclient.dmarc.exporting import fetch_reports, save_reports
 from jmapclient.dmarc.importing import import_reports
 from jmapclient.errors import SetError
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from jmapclient.refusals import is_write_refusal, write_refusal
+from mailadmin.main import main
 from server_stub.runner import StubServer
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import typing
 
-from jmapclient.cli.describe import type_text
 from jmapclient.models.directory import LdapDirectory
 from jmapclient.models.introspect import KIND_WORDS, FieldKind, field_by_wire, fields_of
 from jmapclient.models.objects import OBJECT_TYPES
+from mailadmin.cli.describe import type_text
 
 
 def test_every_kind_has_words_and_every_declared_field_has_a_known_kind() -> None:

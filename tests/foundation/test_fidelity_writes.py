@@ -8,11 +8,11 @@ import pytest
 from pydantic import ValidationError
 
 from jmapclient import SetFailed
-from jmapclient.cli import main
-from jmapclient.cli.failures import error_lines
 from jmapclient.errors import SetError
+from jmapclient.failures import error_lines
 from jmapclient.models.directory import LdapDirectory, OidcDirectory
 from jmapclient.models.introspect import fields_of
+from mailadmin.main import main
 from tests.support.fake_jmap import FakeServer, echo_responses
 from tests.support.transport import CountingTransport
 

@@ -76,10 +76,7 @@ def test_python_m_mailadmin_is_the_front_door() -> None:
     assert done.returncode == 0 and listed_commands(done.stdout) == set(EVERY_COMMAND)
 
 
-def test_python_m_jmapclient_runs_the_object_commands_only() -> None:
-    listed = _module("jmapclient", "--help")
-    assert listed.returncode == 0
-    assert listed_commands(listed.stdout) == set(EVERY_COMMAND) - {"demo", "serve"}
-    assert "console" not in listed.stdout
-    bare = _module("jmapclient")
-    assert bare.returncode == 2 and "a command is required" in bare.stderr
+def test_the_client_library_has_no_command_line_of_its_own() -> None:
+    """The CLI lives at the front door: ``python -m jmapclient`` is no second entry point."""
+    gone = _module("jmapclient", "--help")
+    assert gone.returncode != 0 and "cannot be directly executed" in gone.stderr

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from jmapclient import collector
-from jmapclient.cli.outcome import EXIT_FAILED
+from jmapclient.outcome import EXIT_FAILED
 from mailadmin.main import main
 from server_stub.runner import StubServer
 

@@ -52,7 +52,7 @@ def test_a_query_loads_neither_the_dmarc_importer_nor_httpx_command_line(stub_se
     argv = ["query", "Directory", "--url", stub_server.base_url, "--token", stub_server.admin_token]
     loaded = _modules_after(argv)
     assert {"httpx", "pydantic", "jmapclient.client"} <= loaded  # the query ran for real
-    assert loaded & {"jmapclient.cli.dmarc_cmd", "jmapclient.dmarc.importing", "jmapclient.dmarc.xmlparse"} == set()
+    assert loaded & {"mailadmin.cli.dmarc_cmd", "jmapclient.dmarc.importing", "jmapclient.dmarc.xmlparse"} == set()
     # Object types load their models on first use: a Directory query builds no DMARC class.
     assert "jmapclient.models.directory" in loaded
     assert "jmapclient.models.dmarc" not in loaded

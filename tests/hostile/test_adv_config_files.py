@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.cli import main
 from jmapclient.config import MAX_CONFIG_FILE, MAX_SECRET_FILE, Config, ConfigError, read_secret_file
+from mailadmin.main import main
 
 
 def private(path: Path, content: bytes) -> Path:

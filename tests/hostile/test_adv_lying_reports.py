@@ -18,11 +18,11 @@ import httpx
 import pytest
 from textual.widgets import Input
 
-from jmapclient.cli import main
 from jmapclient.dmarc.analytics import digest_report
 from jmapclient.dmarc.export import export_rows
 from jmapclient.dmarc.wireshape import report_problem
 from jmapclient.encoding import MAX_UNSIGNED_INT
+from mailadmin.main import main
 from tests.support.console import ADMIN_TOKEN, console_app, console_context, make_world
 from tests.support.fake_jmap import FakeServer, echo_responses
 from tests.support.inbox_steps import inbox, plain, table

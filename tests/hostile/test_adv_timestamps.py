@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.cli import main
 from jmapclient.encoding import format_utc, parse_utc
+from mailadmin.main import main
 from server_stub.demo_data import demo_report
 from tests.support.clock import FROZEN_NOW
 from tests.support.hostile_server import HostileServer, method_answer

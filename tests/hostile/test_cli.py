@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from jmapclient.cli import main
 from jmapclient.dmarc.export import neutralise_formula
+from mailadmin.main import main
 from server_stub.app import create_app
 from server_stub.auth import standard_registry
 from tests.support.console import ADMIN_TOKEN, READONLY_TOKEN

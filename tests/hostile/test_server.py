@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from jmapclient import JmapClient
-from jmapclient.cli import main
 from jmapclient.client import MAX_RESPONSE_ENV
 from jmapclient.errors import LocalValidationError
 from jmapclient.masking import mask_text
+from mailadmin.main import main
 from tests.support.hostile import raw_controls
 from tests.support.hostile_server import HostileServer, method_answer
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.cli import main
+from mailadmin.main import main
 
 
 @pytest.fixture(autouse=True)

@@ -12,12 +12,12 @@ import pytest
 
 from bench.hostile_corpus import CASES, feedback
 from jmapclient import JmapClient
-from jmapclient.cli import main
 from jmapclient.dmarc import ImportSummary, load_bytes
 from jmapclient.dmarc.importing import import_reports
 from jmapclient.dmarc.upload import Uploader
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from jmapclient.paging import pages_of_objects
+from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.samples import samples_or_skip
 

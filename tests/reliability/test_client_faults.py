@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from jmapclient import JmapClient
-from jmapclient.cli import main
 from jmapclient.errors import RequestTimeout
+from mailadmin.main import main
 from tests.support.fault_server import FaultServer
 
 TOKEN = "fault-test-token-5e1f"
@@ -92,12 +92,12 @@ def test_fault_in_process(fault: str, at_session: bool, capsys: pytest.CaptureFi
 
 @pytest.mark.parametrize("fault", ["down", "dies", "hangs", "slow", "expired", "unavailable", "malformed"])
 def test_fault_as_subprocess(fault: str):
-    """``python -m jmapclient`` as a script would run it: exit status 1 and one line on stderr."""
+    """``python -m mailadmin`` as a script would run it: exit status 1 and one line on stderr."""
     env = {**os.environ, "PYTHONPATH": str(Path.cwd()), "MAILADMIN_CONFIG": os.environ["MAILADMIN_CONFIG"]}
 
     def run(url: str) -> None:
         started = time.monotonic()
-        done = subprocess.run([sys.executable, "-m", "jmapclient", *_command(url)], capture_output=True,
+        done = subprocess.run([sys.executable, "-m", "mailadmin", *_command(url)], capture_output=True,
                               text=True, env=env, timeout=30)
         # Subtract nothing for interpreter start-up: the bound below is generous enough for it.
         assert_clean_failure(fault, done.returncode, done.stdout, done.stderr, time.monotonic() - started - 1)

@@ -20,11 +20,11 @@ import httpx
 import pytest
 
 from jmapclient import JmapClient
-from jmapclient.cli import main
 from jmapclient.config import Config, Profile, write_private
 from jmapclient.errors import JmapError
 from jmapclient.models.objects import DIRECTORY
 from jmapclient.session import CORE_CAPABILITY, SPEC_CAPABILITY
+from mailadmin.main import main
 from server_stub import auth
 from server_stub.methods.context import MAX_OBJECTS_IN_GET, MAX_OBJECTS_IN_SET
 from server_stub.protocol import MAX_CALLS_IN_REQUEST, MAX_SIZE_REQUEST
@@ -285,7 +285,7 @@ def test_tokens_are_compared_as_hashes_with_compare_digest(monkeypatch: pytest.M
 def test_cli_never_prints_the_token_it_was_given(tmp_path: Path):
     token = "cli-token-never-printed-77"
     env = {**os.environ, "PYTHONPATH": str(Path.cwd()), "MAILADMIN_TOKEN": token}
-    done = subprocess.run([sys.executable, "-m", "jmapclient", "query", "Directory", "--url", "http://127.0.0.1:9"],
+    done = subprocess.run([sys.executable, "-m", "mailadmin", "query", "Directory", "--url", "http://127.0.0.1:9"],
                           capture_output=True, text=True, env=env, timeout=30)
     assert done.returncode == 1 and done.stderr.startswith("error: ")
     assert token not in done.stdout + done.stderr

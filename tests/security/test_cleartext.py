@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from jmapclient.cli import main
 from jmapclient.transport_security import is_loopback_host
+from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.env_login import token_in_env
 

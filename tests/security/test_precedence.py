@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.cli import main
-from jmapclient.cli.connection import given_explicitly, resolve
-from jmapclient.cli.parser import build_parser
 from jmapclient.config import ConfigError
+from jmapclient.connection import given_explicitly, resolve
+from mailadmin.cli.parser import build_parser
 from mailadmin.main import build_parser as console_parser
+from mailadmin.main import main
 from tests.support.transport import CountingTransport
 
 A, B, C = "https://a.example", "https://b.example", "https://c.example"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.cli import main
-from jmapclient.cli.connection import resolve
 from jmapclient.config import ConfigError
+from jmapclient.connection import resolve
+from mailadmin.main import main
 from server_stub.auth import ADMIN_USER
 from server_stub.runner import StubServer
 from tests.support.transport import CountingTransport

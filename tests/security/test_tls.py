@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.cli import main
 from jmapclient.models.objects import DIRECTORY
+from mailadmin.main import main
 from tests.support.env_login import token_in_env
 from tests.support.tls import PrivateCa, TlsStub, make_ca
 

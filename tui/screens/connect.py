@@ -16,8 +16,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Input, Label, LoadingIndicator, Static, Switch
 
-from jmapclient.cli.connection import Connection, resolve_profile
 from jmapclient.config import Config, ConfigError, Profile
+from jmapclient.connection import Connection, resolve_profile
 from jmapclient.errors import JmapError
 from jmapclient.transport_security import TransportSecurity
 from tui.context import ConsoleContext

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 
-from jmapclient.cli.connection import argv_secret_warning, read_stdin_line, read_token_file
-from jmapclient.cli.outcome import EXIT_OK, note, out
-from jmapclient.cli.render import compact_json, table_lines
 from jmapclient.config import Config, ConfigError, Profile, read_secret_file
+from jmapclient.connection import argv_secret_warning, read_stdin_line, read_token_file
+from jmapclient.outcome import EXIT_OK, note, out
 from jmapclient.transport_security import TransportSecurity
+from mailadmin.cli.render import compact_json, table_lines
 
 
 def _token_source(profile: Profile) -> str:

@@ -18,10 +18,10 @@ from typing import Annotated, Any
 from pydantic import Field, TypeAdapter, ValidationError
 
 from jmapclient import encoding
-from jmapclient.cli.outcome import UsageError
 from jmapclient.errors import LocalValidationError
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import FieldSpec, fields_of
+from jmapclient.outcome import UsageError
 from jmapclient.validation import field_errors
 
 TRUE_WORDS = frozenset({"true", "yes", "on", "1"})

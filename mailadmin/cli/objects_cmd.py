@@ -5,21 +5,21 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from jmapclient.cli import columns as cols
-from jmapclient.cli.failures import REFUSAL_HINT, emit_error, emit_notes, set_failures_lines
-from jmapclient.cli.filters import parse_sort, parse_where
-from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, UsageError, note, out
-from jmapclient.cli.render import column_widths, compact_json, object_lines, table_lines
-from jmapclient.cli.values import build_object, build_patch, split_assignment
 from jmapclient.client import JmapClient
 from jmapclient.errors import LocalValidationError, SetFailed
+from jmapclient.failures import REFUSAL_HINT, emit_error, emit_notes, set_failures_lines
 from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of, unknown_properties
 from jmapclient.models.objects import ObjectType, object_type
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, UsageError, note, out
 from jmapclient.paging import QueryPager
 from jmapclient.refusals import is_write_refusal
 from jmapclient.validation import validate_object
+from mailadmin.cli import columns as cols
+from mailadmin.cli.filters import parse_sort, parse_where
+from mailadmin.cli.render import column_widths, compact_json, object_lines, table_lines
+from mailadmin.cli.values import build_object, build_patch, split_assignment
 
 
 def target(text: str) -> tuple[ObjectType, str | None]:

@@ -15,9 +15,9 @@ import argparse
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from jmapclient.cli.outcome import EXIT_OK, UsageError, note, out
-from jmapclient.cli.render import compact_json, table_lines
 from jmapclient.dmarc.analytics import format_rate
+from jmapclient.outcome import EXIT_OK, UsageError, note, out
+from mailadmin.cli.render import compact_json, table_lines
 
 if TYPE_CHECKING:
     from jmapclient.client import JmapClient

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from jmapclient.cli.outcome import note
 from jmapclient.errors import LocalValidationError, SetError, SetFailed
+from jmapclient.outcome import note
 
 ERROR_PREFIX = "error: "
 

@@ -1,9 +1,8 @@
 """The object commands of ``mailadmin``: get, create, query, update, delete, describe, profile, import/export.
 
-``main(argv) -> int`` returns the exit code: 0 ok; 1 a server, validation or network
-error (``error: ...`` lines on stderr naming the field and the reason); 2 a usage
-error. The ``mailadmin`` front door (the ``mailadmin`` package) parses the same command
-line plus its own commands, and hands the object commands to :func:`run`.
+:func:`run` returns the exit code: 0 ok; 1 a server, validation or network error (``error: ...``
+lines on stderr naming the field and the reason); 2 a usage error. The one entry point is
+:func:`mailadmin.main.main`: it parses these commands plus its own and hands them to :func:`run`.
 
 Only argument parsing loads at import: httpx and pydantic come with the command that needs
 them, so ``--help`` and the console's start pay for none of them. A command that sends one
@@ -21,32 +20,19 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
 
 from jmapclient import collector
-from jmapclient.cli.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, note, out
-from jmapclient.cli.parser import PROG, build_parser
+from jmapclient.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, note, out
+from mailadmin.cli.parser import PROG
 
 if TYPE_CHECKING:
     import httpx
 
     from jmapclient.client import JmapClient
 
-__all__ = ["LocalCommand", "main", "parse", "run"]
+__all__ = ["LocalCommand", "parse", "run"]
 
 Command = Callable[[argparse.Namespace, "JmapClient"], Awaitable[int]]
 LocalCommand = Callable[[argparse.Namespace], int]
 """A command a layer above adds (the console, ``demo``); ``None`` names the bare command line."""
-
-
-def main(argv: list[str] | None = None, *, transport: httpx.AsyncBaseTransport | None = None) -> int:
-    """Run one command line; ``transport`` lets tests watch or replace the HTTP exchange."""
-    collector.pause()  # a command's set-up makes next to no garbage (jmapclient.collector)
-    try:
-        parser = build_parser()
-        args = parse(parser, list(sys.argv[1:] if argv is None else argv))
-        if isinstance(args, int):
-            return args
-        return run(parser, args, transport=transport)
-    finally:
-        collector.resume()
 
 
 def parse(parser: argparse.ArgumentParser, arguments: list[str]) -> argparse.Namespace | int:
@@ -65,9 +51,9 @@ def run(
     local: Mapping[str | None, LocalCommand] | None = None,
 ) -> int:
     """Run parsed arguments; errors of any command, ``local`` ones too, end as lines and an exit code."""
-    from jmapclient.cli.failures import emit_error, error_lines
     from jmapclient.config import ConfigError
     from jmapclient.errors import JmapError
+    from jmapclient.failures import emit_error, error_lines
 
     try:
         if local is not None and args.command in local:
@@ -150,7 +136,7 @@ def _connected_command(name: str) -> Command:
         module, function = _CONNECTED_COMMANDS[name]
     except KeyError:
         raise UsageError(f"{name} cannot follow other options; put it first: `{PROG} {name} ...`") from None
-    command: Command = getattr(import_module(f"jmapclient.cli.{module}"), function)
+    command: Command = getattr(import_module(f"mailadmin.cli.{module}"), function)
     return command
 
 
@@ -161,15 +147,15 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
     if command == "describe":
         return _describe(args)
     if command == "profile":
-        from jmapclient.cli import profile_cmd
+        from mailadmin.cli import profile_cmd
 
         return profile_cmd.run(args)
     handler = _connected_command(command)
-    from jmapclient.cli.objects_cmd import check_usage
+    from mailadmin.cli.objects_cmd import check_usage
 
     check_usage(args)  # a malformed command line is a usage error, whether or not a server is reachable
     if command == "export-dmarc" and args.output:
-        from jmapclient.cli.dmarc_cmd import check_output
+        from mailadmin.cli.dmarc_cmd import check_output
 
         check_output(args.output)  # a bad target is said before a connection (or a password prompt)
     if transport is None and command not in NEEDS_A_LOOP:
@@ -187,8 +173,8 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
 async def _connected(
     handler: Command, args: argparse.Namespace, transport: httpx.AsyncBaseTransport | None, *, blocking: bool = False
 ) -> int:
-    from jmapclient.cli import connection
     from jmapclient.config import ConfigError
+    from jmapclient import connection
 
     target = connection.resolve_args(args, warn=lambda line: note(f"warning: {line}"))
     if target.read_only and args.command in CHANGING_COMMANDS:
@@ -201,9 +187,9 @@ async def _connected(
 
 
 def _describe(args: argparse.Namespace) -> int:
-    from jmapclient.cli import describe, objects_cmd
-    from jmapclient.cli.render import compact_json
     from jmapclient.models.objects import OBJECT_TYPES
+    from mailadmin.cli import describe, objects_cmd
+    from mailadmin.cli.render import compact_json
 
     if args.object is None:
         if args.json:

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from jmapclient import encoding
-from jmapclient.cli.outcome import UsageError
-from jmapclient.cli.values import parse_int
 from jmapclient.errors import LocalValidationError
 from jmapclient.models.objects import FilterCondition, ObjectType
+from jmapclient.outcome import UsageError
+from mailadmin.cli.values import parse_int
 
 # Longest operators first so that ">=" is not read as ">" followed by "=value".
 _WHERE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*(>=|<=|>|<|=)(.*)$", re.DOTALL)

@@ -14,18 +14,18 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from jmapclient import encoding
-from jmapclient.cli.failures import REFUSAL_HINT, emit_error, emit_notes
-from jmapclient.cli.filters import parse_where
-from jmapclient.cli.outcome import EXIT_FAILED, EXIT_OK, note, out
-from jmapclient.cli.progress import Progress
 from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError
 from jmapclient.dmarc.exporting import fetch_reports, save_reports, write_reports
 from jmapclient.dmarc.importing import import_reports as import_files
 from jmapclient.dmarc.retention import check_retention
 from jmapclient.errors import LocalValidationError
+from jmapclient.failures import REFUSAL_HINT, emit_error, emit_notes
 from jmapclient.file_safety import is_stream
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, note, out
+from mailadmin.cli.filters import parse_where
+from mailadmin.cli.progress import Progress
 
 
 def parse_retention(text: str) -> timedelta:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from jmapclient import encoding
-from jmapclient.cli.render import compact_json, table_lines
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import KIND_WORDS, FieldSpec, fields_of, variant_name
 from jmapclient.models.objects import COMPARISON_SUFFIXES, OBJECT_TYPES, ObjectType
+from mailadmin.cli.render import compact_json, table_lines
 
 
 def type_text(spec: FieldSpec) -> str:

@@ -11,12 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jmapclient.cli.render import NESTED_KINDS, display_value, spec_at, value_at
 from jmapclient.errors import LocalValidationError
 from jmapclient.masking import model_of
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of
 from jmapclient.models.objects import ObjectType
+from mailadmin.cli.render import NESTED_KINDS, display_value, spec_at, value_at
 
 ID_KEY = "id"
 
