@@ -15,7 +15,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from jmapclient.auth import BasicLogin, BearerToken, Credentials
-from jmapclient.file_safety import is_stream, read_bounded, readable_by_others, writable_by_others, write_stream
+from jmapclient.file_safety import (
+    NotAFile,
+    is_stream,
+    make_private_folder,
+    read_bounded,
+    read_regular,
+    readable_by_others,
+    writable_by_others,
+    write_stream,
+)
 
 APP_NAME = "mailadmin"
 CONFIG_ENV = "MAILADMIN_CONFIG"
@@ -97,6 +106,30 @@ def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
     return secret
 
 
+def _read_text(path: Path) -> str:
+    """The config file's text: a regular file (a symlink to one is followed), bounded; ConfigError else."""
+    try:
+        raw = read_regular(path, MAX_CONFIG_FILE)
+        if raw is None:
+            raise ConfigError(f"cannot read {path}: it is larger than {MAX_CONFIG_FILE:,} bytes")
+        return raw.decode()
+    except NotAFile as refusal:
+        raise ConfigError(f"cannot read {path}: {refusal}") from None
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"cannot read {path}: it is not UTF-8 text") from None
+
+
+def _parse(path: Path, text: str) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"cannot read {path}: {error}") from None
+
+
 def write_private(path: Path, content: bytes, *, create_parent: bool = True) -> None:
     """Write ``content`` to ``path`` with mode 0600, atomically.
 
@@ -110,7 +143,7 @@ def write_private(path: Path, content: bytes, *, create_parent: bool = True) -> 
         write_stream(path, content)
         return
     if create_parent:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_folder(path.parent)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         os.fchmod(descriptor, OWNER_ONLY)
@@ -232,6 +265,9 @@ class Config:
     """``[dmarc] offline``: the console names no DMARC source by DNS (no lookups at all)."""
     path: Path = field(default_factory=config_path)
 
+    _loaded: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What the file held when read (or last saved), as plain data: a save writes only the differences."""
+
     @classmethod
     def load(cls, path: Path | None = None) -> Config:
         path = path or config_path()
@@ -240,18 +276,10 @@ class Config:
         problem = writable_by_others(path, "config")
         if problem:
             raise ConfigError(problem)
-        import tomllib
+        return cls._from_plain(_parse(path, _read_text(path)), path)
 
-        try:
-            raw = read_bounded(path, MAX_CONFIG_FILE)
-            if raw is None:
-                raise ConfigError(f"cannot read {path}: it is larger than {MAX_CONFIG_FILE:,} bytes")
-            data = tomllib.loads(raw.decode())
-        except OSError as error:
-            raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-            reason = "it is not UTF-8 text" if isinstance(error, UnicodeDecodeError) else str(error)
-            raise ConfigError(f"cannot read {path}: {reason}") from None
+    @classmethod
+    def _from_plain(cls, data: dict[str, Any], path: Path) -> Config:
         # A hand-edited file can hold anything where a table belongs (`profiles = 5`): said as
         # one error line, never an AttributeError traceback.
         for table in ("profiles", "keys"):
@@ -264,20 +292,45 @@ class Config:
         default = data.get("default") if isinstance(data.get("default"), str) else None
         dmarc = data.get("dmarc")
         offline = isinstance(dmarc, dict) and dmarc.get("offline") is True
-        return cls(profiles=profiles, default=default, keys=keys, offline=offline, path=path)
+        config = cls(profiles=profiles, default=default, keys=keys, offline=offline, path=path)
+        config._loaded = config._plain()
+        return config
+
+    def _plain(self) -> dict[str, Any]:
+        """This config as the file would hold it: what :meth:`save` compares with :attr:`_loaded`."""
+        return {
+            "default": self.default,
+            "profiles": {name: p.to_toml() for name, p in self.profiles.items()},
+            "keys": dict(self.keys),
+            "dmarc": {"offline": True} if self.offline else {},
+        }
 
     def save(self) -> None:
-        document: dict[str, Any] = {}
-        if self.default:
-            document["default"] = self.default
-        document["profiles"] = {name: p.to_toml() for name, p in sorted(self.profiles.items())}
-        if self.keys:
-            document["keys"] = dict(self.keys)
-        if self.offline:
-            document["dmarc"] = {"offline": True}
-        import tomli_w
+        """Write what changed since this config was read, into the file as it is on disk now.
 
-        write_private(self.path, tomli_w.dumps(document).encode())
+        Under a lock, re-read; apply only this config's own changes (``config_write.merge``:
+        comments, order and unknown keys kept); write atomically, 0600, through a symlink. Then
+        this config holds the merged file: a profile another writer added meanwhile shows up.
+        OSError when it cannot be written; ConfigError when the file on disk cannot be read.
+        """
+        import tomlkit
+
+        from jmapclient.config_write import locked, merge, write_target
+
+        target = write_target(self.path)
+        make_private_folder(target.parent)
+        with locked(target):
+            text = _read_text(target) if target.exists() else ""
+            try:
+                document = tomlkit.parse(text)
+            except tomlkit.exceptions.ParseError as error:
+                raise ConfigError(f"cannot save {self.path}: the file on disk is not TOML now ({error})") from None
+            merge(document, self._loaded, self._plain())
+            content = tomlkit.dumps(document)
+            write_private(target, content.encode(), create_parent=False)
+        fresh = Config._from_plain(_parse(self.path, content), self.path)
+        self.profiles, self.default, self.keys, self.offline = fresh.profiles, fresh.default, fresh.keys, fresh.offline
+        self._loaded = fresh._loaded
 
     def add(self, profile: Profile, *, make_default: bool = False) -> None:
         profile.check()

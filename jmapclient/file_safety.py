@@ -14,6 +14,7 @@ import os
 import shlex
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 _OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
 _OTHERS_READ = stat.S_IRGRP | stat.S_IROTH
@@ -74,11 +75,16 @@ def read_bounded(path: Path, limit: int, *, devices: bool = True) -> bytes | Non
         os.set_blocking(descriptor, True)  # only the open must not wait; a writer's data is waited for
         if stat.S_ISREG(opened.st_mode) and opened.st_size > limit:
             return None
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit and (chunk := handle.read(min(1 << 20, limit + 1 - size))):
-            chunks.append(chunk)
-            size += len(chunk)
+        return _read_upto(handle, limit)
+
+
+def _read_upto(handle: BinaryIO, limit: int) -> bytes | None:
+    """What ``handle`` holds, read one byte past ``limit`` at most; None past it."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit and (chunk := handle.read(min(1 << 20, limit + 1 - size))):
+        chunks.append(chunk)
+        size += len(chunk)
     return None if size > limit else b"".join(chunks)
 
 
@@ -115,3 +121,54 @@ def write_stream(path: Path, content: bytes) -> None:
     with os.fdopen(descriptor, "wb") as handle:
         os.set_blocking(descriptor, True)
         handle.write(content)
+
+
+class NotRegular(NotAFile):
+    """The path names a FIFO, a device, a socket, a folder or (not followed) a symlink: no stored file."""
+
+
+def read_regular(path: Path, limit: int, *, follow: bool = True) -> bytes | None:
+    """The bytes of the regular file at ``path``, or None past ``limit``; OSError when it cannot be read.
+
+    For the product's own files (config, caches, credentials): anything else is refused
+    (NotRegular) without reading from it. The open never waits (``O_NONBLOCK``: a FIFO with no
+    writer would block it for ever) and the kind is checked on the opened descriptor, so a file
+    swapped for a FIFO or ``/dev/zero`` between a check and the open is refused all the same.
+    With ``follow`` False a symlink at ``path`` is refused (``O_NOFOLLOW``): where the product
+    writes the file, a planted link must not make it read, or later write, somewhere else.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= os.O_NOFOLLOW
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        if error.errno == errno.ELOOP and not follow:
+            raise NotRegular("it is a symbolic link") from None
+        raise
+    with os.fdopen(descriptor, "rb", buffering=0) as handle:
+        opened = os.fstat(descriptor)
+        if not stat.S_ISREG(opened.st_mode):
+            raise NotRegular(f"it is not a regular file ({_kind(opened.st_mode)})")
+        if opened.st_size > limit:
+            return None
+        return _read_upto(handle, limit)
+
+
+def _kind(mode: int) -> str:
+    for test, word in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return word
+    return "not a file"
+
+
+PRIVATE_FOLDER = 0o700
+
+
+def make_private_folder(folder: Path) -> None:
+    """Create ``folder`` (and missing parents) 0700: data and config folders hold tokens and caches.
+
+    A folder that already exists keeps its mode: the person may have chosen it.
+    """
+    folder.mkdir(mode=PRIVATE_FOLDER, parents=True, exist_ok=True)

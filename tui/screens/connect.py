@@ -305,7 +305,10 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
 
     def _write(self) -> None:
         try:
-            self.config.save()
+            self.config.save()  # merged into the file as it is now: a profile added elsewhere shows up too
+        except ConfigError as error:
+            self._explain(str(error))
+            return
         except OSError as error:
             self._explain(f"Could not save {self.config.path}: {error.strerror}")
             return
