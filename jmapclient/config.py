@@ -17,11 +17,14 @@ from urllib.parse import urlsplit
 from jmapclient.auth import BasicLogin, BearerToken, Credentials
 from jmapclient.file_safety import (
     NotAFile,
+    NotAPath,
     is_stream,
+    local_path,
     make_private_folder,
     read_bounded,
     read_regular,
     readable_by_others,
+    stored_file_problem,
     writable_by_others,
     write_stream,
 )
@@ -75,18 +78,30 @@ MAX_CONFIG_FILE = 1 << 20
 
 
 def checked_file(path: str | Path, what: str) -> Path:
-    """``path`` expanded, refused (ConfigError) when group or others can write it."""
-    resolved = Path(path).expanduser()
+    """``path`` parsed (``file_safety.local_path``), refused (ConfigError) when it cannot be a path, when
+    it is no stored file (a FIFO or device would be waited on), or when group or others can write it."""
+    try:
+        resolved = path.expanduser() if isinstance(path, Path) else local_path(path)
+    except NotAPath as error:
+        raise ConfigError(f"cannot use the {what} file {str(path)!r}: {error}") from None
     problem = writable_by_others(resolved, what)
     if problem:
         raise ConfigError(problem)
+    kind = stored_file_problem(resolved)
+    if kind:
+        raise ConfigError(f"refusing the {what} file {resolved}: {kind}")
     return resolved
 
 
-def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
-    """The token or password in a file, stripped; never empty.
+BOM = "\ufeff"
+"""Notepad's byte order mark at the start of a UTF-8 file: not part of a secret."""
 
-    Refused when group or others can write the file; ``warn`` hears when they can read it.
+
+def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
+    """The token or password in a file, stripped (a BOM too); never empty, never with a control character.
+
+    Refused when group or others can write the file, or when it is no stored file; ``warn`` hears
+    when others can read it. No error quotes what the file holds: it is a secret, however damaged.
     """
     resolved = checked_file(path, what)
     try:
@@ -94,12 +109,16 @@ def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
         data = read_bounded(resolved, MAX_SECRET_FILE)
         if data is None:
             raise ConfigError(f"cannot read the {what} file {path}: it is larger than {MAX_SECRET_FILE:,} bytes")
-        secret = data.decode().strip()
+        secret = data.decode().strip().removeprefix(BOM).strip()
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "it is not text"
         raise ConfigError(f"cannot read the {what} file {path}: {reason}") from None
     if not secret:
         raise ConfigError(f"the {what} file {path} is empty")
+    if not secret.isprintable():
+        # A NUL byte or a line break inside: the HTTP header's error quoted the whole token.
+        raise ConfigError(f"cannot use the {what} file {path}: it holds a control character (a NUL byte, a tab or "
+                          "a second line); it must hold the secret alone, on one line")
     exposed = readable_by_others(resolved, what)
     if exposed:
         warn(exposed)
