@@ -8,6 +8,7 @@ temporary file that is renamed into place, so a crash never leaves half a file.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -272,6 +273,40 @@ class Profile:
         )
 
 
+BINDING_ID = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+")
+"""A binding id as the console declares them: ``app.quit``, ``directories.create``."""
+KEY_NAME = re.compile(r"[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)*")
+"""A key as Textual names it: ``n``, ``ctrl+q``, ``f1``, ``question_mark``, ``shift+tab``."""
+MAX_KEY_REMAPS = 200
+"""Remaps read: the console declares about fifty bindings."""
+
+
+def checked_key_remaps(table: Mapping[Any, Any]) -> tuple[dict[str, str], list[str]]:
+    """The ``[keys]`` remaps whose spelling can be a binding id and key names, and one line per refusal.
+
+    Unchecked, junk reached the console: escapes in a key went to the terminal raw through the
+    footer. Whether the id exists and the key is free is the console's to check
+    (``tui.key_remaps``); each refusal names the remap, as safe text.
+    """
+    from jmapclient.display import safe_text
+
+    accepted: dict[str, str] = {}
+    refused: list[str] = []
+    for number, (binding, keys) in enumerate(table.items()):
+        shown = f"[keys] {safe_text(binding, max_len=60)} = {safe_text(keys, max_len=60)}"
+        if number >= MAX_KEY_REMAPS:
+            refused.append(f"{shown}: refused, more than {MAX_KEY_REMAPS} remaps")
+        elif not isinstance(binding, str) or not BINDING_ID.fullmatch(binding):
+            refused.append(f"{shown}: refused, not a binding id (like app.quit; `?` in the console lists them)")
+        elif not isinstance(keys, str) or not keys.strip():
+            refused.append(f"{shown}: refused, the keys must be a string like \"ctrl+q\" or \"n,insert\"")
+        elif not all(KEY_NAME.fullmatch(part.strip()) for part in keys.split(",")):
+            refused.append(f"{shown}: refused, not key names (letters, digits, _ and + only, like ctrl+q or f2)")
+        else:
+            accepted[binding] = ",".join(part.strip() for part in keys.split(","))
+    return accepted, refused
+
+
 @dataclass
 class Config:
     """The whole file: profiles, the default profile's name, and key remaps."""
@@ -284,6 +319,8 @@ class Config:
     """``[dmarc] offline``: the console names no DMARC source by DNS (no lookups at all)."""
     path: Path = field(default_factory=config_path)
 
+    key_refusals: list[str] = field(default_factory=list)
+    """One line per ``[keys]`` remap refused when the file was read (the console shows them)."""
     _loaded: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """What the file held when read (or last saved), as plain data: a save writes only the differences."""
 
@@ -307,12 +344,13 @@ class Config:
         profiles = {
             name: Profile.from_toml(name, table) for name, table in (data.get("profiles") or {}).items()
         }
-        keys = {str(k): str(v) for k, v in (data.get("keys") or {}).items()}
+        keys, refused = checked_key_remaps(data.get("keys") or {})
         default = data.get("default") if isinstance(data.get("default"), str) else None
         dmarc = data.get("dmarc")
         offline = isinstance(dmarc, dict) and dmarc.get("offline") is True
-        config = cls(profiles=profiles, default=default, keys=keys, offline=offline, path=path)
+        config = cls(profiles=profiles, default=default, keys=keys, offline=offline, path=path, key_refusals=refused)
         config._loaded = config._plain()
+        config._loaded["keys"] = {str(k): v for k, v in (data.get("keys") or {}).items()}  # refused ones stay
         return config
 
     def _plain(self) -> dict[str, Any]:
@@ -320,7 +358,7 @@ class Config:
         return {
             "default": self.default,
             "profiles": {name: p.to_toml() for name, p in self.profiles.items()},
-            "keys": dict(self.keys),
+            "keys": {**self._loaded.get("keys", {}), **self.keys},  # a refused remap is not erased by a save
             "dmarc": {"offline": True} if self.offline else {},
         }
 

@@ -29,6 +29,7 @@ from textual.worker import WorkerFailed
 from jmapclient.config import Config, ConfigError
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
+from tui.key_remaps import apply_remaps
 from tui.keyboard import TypeAhead, focus_now, typed_into
 from tui.lifecycle import ready, while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
@@ -169,8 +170,8 @@ class MailAdminApp(App[int]):
         yield ShellFooter()
 
     def on_mount(self) -> None:
-        if self.keys:
-            self.set_keymap(self.keys)
+        if self.keys or (self.config and self.config.key_refusals):
+            self.keys = apply_remaps(self, self.keys, self.config.key_refusals if self.config else [])
         if self.context is not None:
             self.open_context(self.context)
         elif self.starter is not None:

@@ -206,7 +206,9 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             access = "read-only" if profile.read_only else "full"
             if profile.insecure:
                 access += ", TLS not verified"
-            table.add_row(Text(name + marker), Text(profile.url), access, key=name)  # as typed, not markup
+            # Strings: OutsideTable shows them as safe text (a name's title or clipboard escape reached the
+            # terminal raw as a Text), never as markup.
+            table.add_row(name + marker, profile.url, access, key=name)
         if not self.config.profiles:
             self._explain("No profiles yet: press a (Add) to describe a server and its token.")
 
