@@ -10,7 +10,7 @@ remap it (``set_keymap``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -18,11 +18,13 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.command import CommandListItem
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widget import AwaitMount
 from textual.widgets import Input, Static, TextArea
 from textual.worker import WorkerFailed
 
@@ -457,6 +459,23 @@ class MailAdminApp(App[int]):
         # under a screen a worker pushed, or on its way out behind an Esc. A second would clash.
         if self.use_command_palette and not any(screen.id == PALETTE_ID for screen in self._nodes):
             self.push_screen(SteadyCommandPalette(id=PALETTE_ID))
+
+    def search_themes(self) -> None:
+        """The palette's Theme entry: Textual's theme search, in the palette that answers once."""
+        from textual.theme import ThemeProvider
+
+        from tui.widgets.option_list import open_palette
+
+        open_palette(self, providers=[ThemeProvider], placeholder="Search for themes…")
+
+    def search_commands(self, commands: Sequence[CommandListItem],
+                        placeholder: str = "Search for commands…") -> AwaitMount:
+        """Textual's command search, in the palette that answers once."""
+        from textual.command import SimpleProvider
+
+        from tui.widgets.option_list import open_palette
+
+        return open_palette(self, providers=[SimpleProvider(self.screen, list(commands))], placeholder=placeholder)
 
     def action_jump(self) -> None:
         self.push_screen(JumpScreen(SECTIONS), self._jumped)
