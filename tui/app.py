@@ -39,6 +39,7 @@ from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
 from tui.sections import SECTIONS, Section
 from tui.terminal_size import at_least_min, resize_at_least_min
+from tui.text_caps import cap_field
 from tui.widgets import outside
 from tui.widgets.footer import ShellFooter
 from tui.widgets.header import ShellHeader
@@ -334,6 +335,8 @@ class MailAdminApp(App[int]):
             return
         if isinstance(event, events.Resize):  # the app keeps the size and hands the event on to its screens
             event = resize_at_least_min(event)
+        if isinstance(event, events.Paste | events.Key) and self.focused is not None:
+            cap_field(self.focused)  # before any text reaches the field: a paste cannot pass the cap
         # Every key passes here, first hand and again when it comes back up unused: one typed
         # behind a key that moved the keyboard (x, `:`, `/`, ctrl+o...) waits in ``type_ahead``
         # until what that key opened is ready, then reaches it as if typed after it appeared.
