@@ -21,6 +21,7 @@ from jmapclient.encoding import (
 from jmapclient.models.introspect import KIND_WORDS, FieldSpec
 from tui.forms.base import OMIT, FieldEditor
 from tui.forms.taglist import TagList
+from tui.text_caps import TEXT_MAX, number_cap
 from tui.widgets.select import FormSelect
 
 NUMBER_KINDS = {"uint", "int", "float"}
@@ -68,7 +69,12 @@ class CheckedTextEditor(TextEditor):
             validate_on=["changed", "submitted"],
             compact=True,
             classes="field-input",
+            max_length=self.max_length(),
         )
+
+    def max_length(self) -> int:
+        """Characters the field takes (``tui.text_caps``): the model's bounds where it declares them."""
+        return TEXT_MAX
 
     def problem(self) -> str | None:
         text = self.text.strip()
@@ -128,6 +134,9 @@ class NumberEditor(CheckedTextEditor):
 
     def input_type(self) -> Literal["integer", "number", "text"]:
         return "number" if self.spec.kind == "float" else "integer"
+
+    def max_length(self) -> int:
+        return number_cap(self.spec.minimum, self.spec.maximum)
 
     def parse(self, text: str) -> Any:
         return float(text) if self.spec.kind == "float" else int(text)

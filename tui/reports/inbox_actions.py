@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
-from pathlib import Path
 
 from rich.text import Text
 from textual import work
@@ -190,12 +189,12 @@ class InboxActions(Vertical):
                 progress=lambda done, total: progress.update(total=total, progress=done),
             )
         except JmapError as error:
-            progress.display = False
             learn(self.context, "import", error)
             self.show_permissions()
             self.app.push_screen(MessageDialog("Import stopped", [f"Stopped: {error}"]))
             return
-        progress.display = False
+        finally:
+            progress.display = False  # whatever ended it: a failed import left its bar up for good
         if outcome.error is not None:
             learn(self.context, "import", outcome.error)
             self.show_permissions()
@@ -236,13 +235,12 @@ class InboxActions(Vertical):
                 self.context.client.dmarc_reports, query.filter(), query.sort_spec(), cap=EXPORT_CAP,
                 progress=lambda done, expected: progress.update(total=expected, progress=done),
             )
-            path = Path(choice.path).expanduser()
-            count = await asyncio.to_thread(save_reports, fetched.reports, choice.format, path)
+            count = await asyncio.to_thread(save_reports, fetched.reports, choice.format, choice.target)
         except (JmapError, OSError) as error:
-            progress.display = False
             self.app.notify(f"Export failed: {error}", severity="error", timeout=10)
             return
-        progress.display = False
+        finally:
+            progress.display = False  # whatever ended it: a bar left up said it was still running
         note = f" (stopped at {EXPORT_CAP:,} reports)" if fetched.capped else ""
         self.app.notify(f"Exported {len(fetched.reports):,} reports, {count:,} records, to {choice.path}{note}.",
                         timeout=8)
