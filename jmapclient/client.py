@@ -28,8 +28,10 @@ from jmapclient.errors import (
     ProtocolError,
     RequestError,
     RequestTimeout,
+    SecondFactorRequired,
     ServerError,
     ServerUnreachable,
+    TooManyAttempts,
 )
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, ObjectType
 from jmapclient.objects import ObjectApi
@@ -259,6 +261,10 @@ class JmapClient:
         problem = _problem(response)
         if status == 401:
             raise AuthenticationFailed(url, self._credentials.refused)
+        if status == 402:  # the real server: two-factor account, Basic never works (wire-notes.md)
+            raise SecondFactorRequired(url)
+        if status == 429:
+            raise TooManyAttempts(url, response.headers.get("Retry-After", ""))
         if problem and str(problem.get("type", "")).startswith(PROBLEM_PREFIX):
             raise RequestError(
                 str(problem["type"]).removeprefix(PROBLEM_PREFIX),

@@ -135,13 +135,23 @@ def fallback_sort(
     return [{**c, "property": replacement.get(str(c.get("property")), c.get("property"))} for c in sort]
 
 
-def without_nulls(value: Any) -> Any:
-    """``value`` with every ``null`` member of every object left out (list items are kept)."""
-    if isinstance(value, Mapping):
-        return {key: without_nulls(item) for key, item in value.items() if item is not None}
-    if isinstance(value, list):
-        return [without_nulls(item) for item in value]
-    return value
+OMIT_WHEN_EMPTY = frozenset({"memberTenantId"})
+"""Top-level keys a create leaves out when they have no value: the real server refuses
+``memberTenantId`` from a tenant administrator even as ``null`` (wire-notes.md). Every other
+``null`` is sent, since an absent key takes the server's default and a ``null`` stays null."""
+
+UNANSWERED = "notAnswered"
+"""The SetError type this client gives an id it sent for update or destroy that the answer
+names nowhere: the real server leaves a malformed id unanswered (wire-notes.md)."""
+
+
+def _mark_unanswered(result: SetResult, updates: Mapping[str, Any], destroy: Sequence[str]) -> None:
+    """An id sent for update or destroy that the answer names nowhere was not done: say so."""
+    for sent, done, failed in ((updates, result.updated, result.not_updated),
+                               (destroy, result.destroyed, result.not_destroyed)):
+        for object_id in dict.fromkeys(sent):
+            if object_id not in done and object_id not in failed:
+                failed[object_id] = SetError(UNANSWERED)
 
 
 def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
@@ -369,6 +379,7 @@ class ObjectApi:
             responses = await self.client.send(batch)
             for call in calls:
                 self._read_set(responses[call], result)
+        _mark_unanswered(result, updates, destroy or [])
         for key, error in result.not_created.items():
             error.sent = creates.get(key, {})
         for key, error in result.not_updated.items():
@@ -377,11 +388,11 @@ class ObjectApi:
 
     @staticmethod
     def _create_payload(value: Mapping[str, Any] | WireModel) -> dict[str, Any]:
-        """Only the fields that have values: the real server refuses some keys even as ``null``
-        (a tenant administrator's ``memberTenantId``; wire-notes.md), and null is the default."""
+        """What the person meant, nulls included: a cleared field is sent as ``null`` (the real
+        server would store its default for an absent key); only a valueless ``memberTenantId``
+        is left out."""
         wire = value.to_wire() if isinstance(value, WireModel) else dict(value)
-        stripped: dict[str, Any] = without_nulls(wire)
-        return stripped
+        return {key: item for key, item in wire.items() if not (item is None and key in OMIT_WHEN_EMPTY)}
 
     @staticmethod
     def _set_args(chunk: Sequence[tuple[str, Any]], if_in_state: str | None) -> dict[str, Any]:

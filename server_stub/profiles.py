@@ -27,8 +27,11 @@ class ServerProfile:
     api_url_from_host: bool
     """Build ``apiUrl`` from the request's Host header (spec) instead of the configured public URL (real server)."""
     real_get_and_set: bool
-    """The real server's get and set: no states, ``@type`` only when listed, unknown properties dropped,
-    ``ids: null`` capped silently, empty maps omitted, ``ifInState`` ignored (wire-notes.md)."""
+    """The real server's get and set (wire-notes.md): no states, ``@type`` only when listed, unknown
+    properties dropped, ``ids: null`` capped silently, empty maps omitted, ``ifInState`` ignored;
+    ``created`` holding only the id; strings and set members trimmed; nested objects merged; a
+    top-level ``@type`` change rebuilding the object; malformed ids left unanswered; objects in use
+    refused with ``objectIsLinked``."""
     sorts_refused: frozenset[str]
     foreign_account_error: str
     strict_request_json: bool

@@ -20,7 +20,7 @@ import pytest
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
 from jmapclient.session import CORE_CAPABILITY
-from server_stub.demo_data import LINKED_DOMAIN, add_demo_reports
+from server_stub.demo_data import LINKED_OBJECTS, add_demo_reports
 from tests.support.serve_process import start_serve, stop_serve
 from tests.support.stub import ADMIN, ADMIN_PASSWORD, READONLY, Stub, running_stub
 
@@ -368,13 +368,142 @@ async def test_validation_failed_shape_bare_names_and_bound_in_required(real: St
     assert result["notCreated"]["m"]["validationErrors"] == [{"type": "Required", "property": "baseDn"}]
 
 
-async def test_destroying_a_directory_a_domain_uses_is_object_is_linked(real: Stub):
+async def test_destroying_a_directory_in_use_is_object_is_linked_in_the_real_shape(real: Stub):
     ldap = await ldap_id(real)
     _, result = await real.call(DIR_SET, {"destroy": [ldap]})
-    kind, linked_id = LINKED_DOMAIN
+    linked = [{"object": kind, "id": ident} for kind, ident in LINKED_OBJECTS]
     assert result == {"accountId": "a", "notDestroyed": {ldap: {
-        "type": "objectIsLinked", "objectId": ldap, "linkedObjects": [{"objectType": kind, "objectId": linked_id}]}}}
+        "type": "objectIsLinked", "objectId": {"object": "Directory", "id": ldap}, "linkedObjects": linked}}}
     assert ldap in real.store.all_ids(DIRECTORY)
+
+
+async def test_created_holds_only_the_id(real: Stub):
+    # The spec profile reports the defaults it filled in (RFC 8620 §5.3): test_set.
+    _, result = await real.call(DIR_SET, {"create": {"n": MINIMAL_LDAP}})
+    assert list(result["created"]["n"]) == ["id"]
+
+
+async def test_a_create_keeps_an_explicit_null_and_fills_the_default_only_for_an_absent_key(real: Stub):
+    oidc = {"@type": "Oidc", "description": "IdP", "issuerUrl": "https://idp.example.com"}
+    assert (await created(real, {**oidc, "requireAudience": None}))["requireAudience"] is None
+    assert (await created(real, oidc))["requireAudience"] == "stalwart"
+
+
+async def test_a_create_without_type_is_invalid_patch(real: Stub):
+    _, result = await real.call(DIR_SET, {"create": {"n": {"description": "no kind"}}})
+    assert result["notCreated"]["n"]["type"] == "invalidPatch"
+
+
+async def test_strings_and_set_members_are_trimmed(real: Stub):
+    stored = await created(real, {**MINIMAL_LDAP, "description": "  Branch  ", "attrEmail": {" mail ": True}})
+    assert (stored["description"], stored["attrEmail"]) == ("Branch", {"mail": True})
+    ldap = stored["id"]
+    await real.call(DIR_SET, {"update": {ldap: {"attrEmail/ alias ": True, "bindDn": " cn=x "}}})
+    after = real.store.get(DIRECTORY, [ldap])[ldap]
+    assert (after["attrEmail"], after["bindDn"]) == ({"mail": True, "alias": True}, "cn=x")
+
+
+@pytest.mark.parametrize(("value", "path"), [({"description": "   "}, "description"),
+                                             ({"attrEmail": {"mail": True, " ": True}}, "attrEmail/ ")])
+async def test_blank_strings_and_set_members_are_invalid_patch(real: Stub, value: dict[str, Any], path: str):
+    _, result = await real.call(DIR_SET, {"create": {"n": {**MINIMAL_LDAP, **value}}})
+    assert result["notCreated"]["n"] == {"type": "invalidPatch", "description": "String cannot be empty",
+                                         "properties": [path]}
+
+
+async def test_false_members_of_a_whole_set_are_left_out(real: Stub):
+    stored = await created(real, {**MINIMAL_LDAP, "attrEmail": {"mail": True, "old": False}})
+    assert stored["attrEmail"] == {"mail": True}
+
+
+async def test_removing_an_absent_set_member_is_not_an_error(real: Stub):
+    ldap = await ldap_id(real)
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"attrEmail/never-there": None}}})
+    assert result["updated"] == {ldap: None}
+
+
+SQL_WITH_REPLICA = {"@type": "Sql", "description": "s", "store": {
+    "@type": "PostgreSql", "host": "h", "authSecret": {"@type": "None"},
+    "readReplicas": {"0": {"host": "r0", "port": 5433, "database": "mail", "authSecret": {"@type": "None"}}}}}
+
+
+async def test_a_whole_non_variant_nested_object_is_merged(real: Stub):
+    sql = (await created(real, SQL_WITH_REPLICA))["id"]
+    _, result = await real.call(DIR_SET, {"update": {sql: {"store/readReplicas/0": {"host": "r1"}}}})
+    assert result["updated"] == {sql: None}
+    replica = real.store.get(DIRECTORY, [sql])[sql]["store"]["readReplicas"]["0"]
+    assert (replica["host"], replica["port"], replica["database"]) == ("r1", 5433, "mail")  # kept
+
+
+async def test_a_whole_variant_value_resets_its_other_fields(real: Stub):
+    sql = (await created(real, SQL_WITH_REPLICA))["id"]
+    same_type = {"@type": "PostgreSql", "host": "h2", "authSecret": {"@type": "None"}}
+    await real.call(DIR_SET, {"update": {sql: {"store": same_type}}})
+    assert real.store.get(DIRECTORY, [sql])[sql]["store"]["readReplicas"] == {}
+
+
+async def test_a_path_into_a_new_list_label_creates_the_item_from_defaults(real: Stub):
+    sql = (await created(real, SQL_WITH_REPLICA))["id"]
+    _, result = await real.call(DIR_SET, {"update": {sql: {"store/readReplicas/1/host": "r2",
+                                                           "store/readReplicas/1/authSecret": {"@type": "None"}}}})
+    assert result["updated"] == {sql: None}, result
+    new = real.store.get(DIRECTORY, [sql])[sql]["store"]["readReplicas"]["1"]
+    assert new["host"] == "r2" and new["port"] == 5432  # the rest from the type's defaults
+
+
+async def test_removing_an_absent_list_label_is_invalid_patch(real: Stub):
+    sql = (await created(real, SQL_WITH_REPLICA))["id"]
+    _, result = await real.call(DIR_SET, {"update": {sql: {"store/readReplicas/5": None}}})
+    assert result["notUpdated"][sql]["type"] == "invalidPatch"
+
+
+async def test_a_top_level_type_change_rebuilds_the_object_from_the_new_variants_defaults(real: Stub):
+    # The spec profile refuses a changed @type (test_set.test_invalid_update_values_change_nothing).
+    ldap = (await created(real, MINIMAL_LDAP))["id"]
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"@type": "Oidc", "description": "now OIDC",
+                                                            "issuerUrl": "http://keycloak:8080/realms/main"}}})
+    assert result["updated"] == {ldap: None}, result
+    stored = real.store.get(DIRECTORY, [ldap])[ldap]
+    assert stored["@type"] == "Oidc" and stored["requireAudience"] == "stalwart" and "baseDn" not in stored
+
+
+async def test_the_current_type_in_an_update_is_ignored(real: Stub):
+    ldap = await ldap_id(real)
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"@type": "Ldap", "description": "same kind"}}})
+    assert result["updated"] == {ldap: None}
+
+
+async def test_an_id_key_in_an_update_is_invalid_patch(real: Stub):
+    # Even the object's own id; the spec profile allows that (test_set.test_sending_the_same_id_back_is_allowed).
+    ldap = await ldap_id(real)
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"id": ldap, "description": "x"}}})
+    assert result["notUpdated"][ldap]["type"] == "invalidPatch"
+    assert result["notUpdated"][ldap]["properties"] == ["id"]
+
+
+async def test_malformed_ids_get_no_answer_in_update_or_destroy(real: Stub):
+    _, result = await real.call(DIR_SET, {"update": {"BAD-ID": {"description": "x"}}, "destroy": ["no/such"]})
+    assert result == {"accountId": "a"}
+    _, unknown = await real.call(DIR_SET, {"destroy": ["zz99"]})  # well formed: answered
+    assert unknown["notDestroyed"]["zz99"]["type"] == "notFound"
+
+
+async def test_malformed_ids_are_not_found_by_get(real: Stub):
+    _, result = await real.call(DIR_GET, {"ids": ["BAD-ID"]})
+    assert result["notFound"] == ["BAD-ID"] and result["list"] == []
+
+
+async def test_a_nested_variant_carries_its_type_even_when_the_top_level_one_is_not_asked(real: Stub):
+    _, result = await real.call(DIR_GET, {"ids": [await ldap_id(real)], "properties": ["bindSecret"]})
+    assert "@type" not in result["list"][0] and result["list"][0]["bindSecret"]["@type"] == "Value"
+
+
+async def test_an_oidc_issuer_over_http_and_an_ldapi_url_are_stored(real: Stub):
+    oidc = await created(real, {"@type": "Oidc", "description": "IdP",
+                                "issuerUrl": "http://keycloak:8080/realms/main"})
+    ldapi = await created(real, {**MINIMAL_LDAP, "url": "ldapi://%2Fvar%2Frun%2Fslapd.sock"})
+    assert oidc["issuerUrl"] == "http://keycloak:8080/realms/main"
+    assert ldapi["url"] == "ldapi://%2Fvar%2Frun%2Fslapd.sock"
 
 
 def test_serve_prints_the_basic_login_of_the_admin_user(tmp_path: Path):
