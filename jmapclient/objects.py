@@ -109,7 +109,12 @@ def query_arguments(
     limit: int | None,
     calculate_total: bool,
 ) -> dict[str, Any]:
-    """RFC 8620 §5.5 arguments, leaving out what is the default; ``limit`` capped at 5000."""
+    """RFC 8620 §5.5 arguments; ``limit`` capped at 5000.
+
+    The real server cuts a page in its storage order before sorting it when the sort is by id
+    and neither a total, an anchor offset nor an explicit ``position: 0`` is asked (wire-notes.md,
+    "query"): the position is always sent, and a total asked for deeper pages and anchors sorted by id.
+    """
     arguments: dict[str, Any] = {}
     if filter:
         arguments["filter"] = dict(filter)
@@ -118,11 +123,12 @@ def query_arguments(
     if anchor is not None:
         arguments["anchor"] = anchor
         arguments["anchorOffset"] = anchor_offset
-    elif position:
+    else:
         arguments["position"] = position
     if limit is not None:
         arguments["limit"] = min(limit, QUERY_LIMIT_CAP)
-    if calculate_total:
+    by_id = not sort or sort[0].get("property") == "id"
+    if calculate_total or (by_id and (anchor is not None or position > 0)):
         arguments["calculateTotal"] = True
     return arguments
 

@@ -21,8 +21,9 @@ from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
 from jmapclient.session import CORE_CAPABILITY
 from server_stub.demo_data import LINKED_OBJECTS, add_demo_reports
+from server_stub.login_guard import FAILURES_ALLOWED
 from tests.support.serve_process import start_serve, stop_serve
-from tests.support.stub import ADMIN, ADMIN_PASSWORD, READONLY, Stub, running_stub
+from tests.support.stub import ADMIN, ADMIN_PASSWORD, READONLY, Stub, make_stub, running_stub
 
 DIR_SET = DIRECTORY.method("set")
 DIR_GET = DIRECTORY.method("get")
@@ -83,10 +84,40 @@ async def test_capability_only_under_account_capabilities_and_no_core_primary_ac
     assert CORE_CAPABILITY not in answer["primaryAccounts"]
 
 
-async def test_unknown_capability_in_using_rejects_the_whole_request(real: Stub):
+async def test_unknown_capability_in_using_rejects_the_whole_request_as_not_request(real: Stub):
+    # Not unknownCapability, as RFC 8620 has it and the spec profile answers (test_protocol).
     body = {"using": [CORE_CAPABILITY, "urn:service:jmap"], "methodCalls": [[DIR_GET, {}, "c0"]]}
     response = await real.post(body)
-    assert response.status_code == 400 and response.json()["type"].endswith("unknownCapability")
+    assert response.status_code == 400 and response.json()["type"] == "urn:ietf:params:jmap:error:notRequest"
+
+
+@pytest.mark.parametrize(("content_type", "body", "kind"), [
+    ("text/plain", b'{"using": [], "methodCalls": []}', "notJSON"),
+    ("application/json", b"{not json", "notRequest"),
+    (None, b"[1, 2]", "notRequest"),
+])
+async def test_request_level_errors(real: Stub, content_type: str | None, body: bytes, kind: str):
+    headers = {"Authorization": f"Bearer {ADMIN}", **({"Content-Type": content_type} if content_type else {})}
+    response = await real.http.post("/jmap/", content=body, headers=headers)
+    assert response.status_code == 400 and response.json()["type"] == f"urn:ietf:params:jmap:error:{kind}"
+
+
+async def test_a_missing_content_type_is_accepted(real: Stub):
+    body = b'{"using": ["urn:ietf:params:jmap:core"], "methodCalls": [["x:Directory/get", {"ids": []}, "c0"]]}'
+    response = await real.http.post("/jmap/", content=body, headers={"Authorization": f"Bearer {ADMIN}"})
+    assert response.status_code == 200 and response.json()["methodResponses"][0][0] == DIR_GET
+
+
+async def test_more_than_16_calls_give_limit(real: Stub):
+    calls = [[DIR_GET, {"ids": []}, f"c{i}"] for i in range(17)]
+    response = await real.post({"using": real.using, "methodCalls": calls})
+    assert response.status_code == 400 and response.json()["type"].endswith(":limit")
+
+
+async def test_the_session_without_credentials_is_anonymous(real: Stub):
+    response = await real.http.get("/jmap/session")
+    assert response.status_code == 200
+    assert (response.json()["accounts"], response.json()["username"]) == ({}, "")
 
 
 async def test_x_methods_run_with_only_core_in_using(real: Stub):
@@ -520,3 +551,83 @@ def test_serve_prints_the_basic_login_of_the_admin_user(tmp_path: Path):
         assert len(answer["methodResponses"][0][1]["ids"]) == 3
     finally:
         stop_serve(process)
+
+
+# --- login, account and schema (issue 27) --------------------------------------------------------------
+
+
+async def test_basic_user_names_are_trimmed_and_lowercased(real: Stub):
+    answer = await session(real, basic("  ADMIN ", ADMIN_PASSWORD))
+    assert answer["username"] == "admin"
+
+
+async def test_a_two_factor_account_gets_402_for_basic_always() -> None:
+    made, app = await make_stub("stalwart", reports=0)
+    app.guard.second_factor.add("admin")
+    async with made.http:
+        response = await made.http.get("/jmap/session", headers=basic("admin", ADMIN_PASSWORD))
+        assert response.status_code == 402 and "MFA" in response.json()["detail"]
+        bearer = await made.http.get("/jmap/session", headers={"Authorization": f"Bearer {ADMIN}"})
+        assert bearer.status_code == 200  # an API key still works
+    made.store.close()
+
+
+async def test_repeated_failures_get_429_with_retry_after(real: Stub):
+    statuses = [(await real.http.get("/jmap/session", headers=basic("admin", "wrong"))).status_code
+                for _ in range(FAILURES_ALLOWED + 1)]
+    assert statuses == [401] * FAILURES_ALLOWED + [429]
+    refused = await real.http.get("/jmap/session", headers=basic("admin", ADMIN_PASSWORD))
+    assert refused.status_code == 429 and 0 < int(refused.headers["retry-after"]) <= 60
+
+
+@pytest.mark.parametrize("profile", ["spec", "stalwart"])
+async def test_api_account_lists_the_permissions_up_front(profile: str):
+    async with running_stub(profile, reports=0) as stub:
+        admin = (await stub.http.get("/api/account", headers={"Authorization": f"Bearer {ADMIN}"})).json()
+        readonly = (await stub.http.get("/api/account", headers={"Authorization": f"Bearer {READONLY}"})).json()
+        assert set(admin) == {"permissions", "edition", "locale"}
+        assert "sysDirectoryCreate" in admin["permissions"] and "sysDirectoryCreate" not in readonly["permissions"]
+        assert "sysDirectoryGet" in readonly["permissions"]
+        # The real server never lists report create or update: it refuses those writes as its rule.
+        assert ("sysDmarcExternalReportUpdate" in admin["permissions"]) == (profile == "spec")
+        assert (await stub.http.get("/api/account")).status_code == 401
+
+
+async def test_api_schema_redirects_to_a_hashed_path_and_is_gzip_json(real: Stub):
+    auth = {"Authorization": f"Bearer {ADMIN}"}
+    redirect = await real.http.get("/api/schema", headers=auth)
+    assert redirect.status_code == 302 and redirect.headers["location"].startswith("/api/schema/")
+    schema = await real.http.get(redirect.headers["location"], headers=auth)
+    assert schema.headers["content-encoding"] == "gzip"
+    oidc = schema.json()["objects"]["Directory"]["variants"]["Oidc"]["fields"]
+    assert oidc["requireAudience"]["default"] == "stalwart"
+
+
+# --- query (issue 27) ------------------------------------------------------------------------------------
+
+
+async def test_query_state_is_always_n(real: Stub):
+    _, before = await real.call(QUERY, {"limit": 1, "position": 0})
+    await real.call(DMARC_EXTERNAL_REPORT.method("set"), {"destroy": before["ids"]})
+    _, after = await real.call(QUERY, {"limit": 1, "position": 0})
+    assert before["queryState"] == after["queryState"] == "n"
+
+
+async def test_the_page_is_cut_before_the_sort_without_a_total_or_explicit_position(real: Stub):
+    stored = real.store.get(DMARC_EXTERNAL_REPORT, real.store.all_ids(DMARC_EXTERNAL_REPORT))
+    by_expiry = sorted(stored, key=lambda i: (stored[i]["expiresAt"], int(i[1:])))
+    newest_first = sorted(stored, key=lambda i: -int(i[1:]))
+    _, cut = await real.call(QUERY, {"limit": 5})
+    assert cut["ids"] == sorted(by_expiry[:5], key=lambda i: -int(i[1:])) and cut["position"] == 0
+    for right in ({"limit": 5, "position": 0}, {"limit": 5, "calculateTotal": True}):
+        _, page = await real.call(QUERY, right)
+        assert page["ids"] == newest_first[:5], right
+    _, deeper = await real.call(QUERY, {"limit": 5, "position": 5, "calculateTotal": True})
+    assert deeper["ids"] == newest_first[5:10]
+
+
+async def test_sorted_by_tenant_only_directories_with_a_tenant_come_back(real: Stub):
+    tenanted = (await created(real, {**MINIMAL_LDAP, "memberTenantId": "t1"}))["id"]
+    _, result = await real.call(DIRECTORY.method("query"), {"sort": [{"property": "memberTenantId"}],
+                                                            "position": 0})
+    assert result["ids"] == [tenanted]
