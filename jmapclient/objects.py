@@ -12,9 +12,10 @@ from jmapclient import answers
 from jmapclient.errors import MethodError, ProtocolError, SetError, SetFailed
 from jmapclient.exchange import Exchange
 from jmapclient.models._base import WireModel
-from jmapclient.models.objects import FilterCondition, ObjectType, SortFallback
+from jmapclient.models.objects import Action, FilterCondition, ObjectType, SortFallback
 from jmapclient.patch import ensure_no_masked
 from jmapclient.request import Batch, Call
+from jmapclient.rights import SERVER_WORDS, by_server_rule, refusal
 from jmapclient.validation import describe_validation_error
 
 QUERY_LIMIT_CAP = 5000
@@ -377,6 +378,7 @@ class ObjectApi:
         ]
         session = await self.client.session()
         result = SetResult()
+        operations = await self._within_rights(operations, result)
         chunks = _chunks(operations, session.limits.max_objects_in_set)
         calls_args = [self._set_args(chunk, if_in_state) for chunk in chunks]
         for requests in _chunks(calls_args, session.limits.max_calls_in_request):
@@ -391,6 +393,30 @@ class ObjectApi:
         for key, error in result.not_updated.items():
             error.sent = updates.get(key, {})
         return result
+
+    async def _within_rights(self, operations: list[tuple[str, Any]], result: SetResult) -> list[tuple[str, Any]]:
+        """The operations the login's known rights allow (``/api/account``); nothing is sent for the others.
+
+        A missing permission fails the whole call as the real server would (``forbidden``); a write the
+        server never accepts from anyone is answered per object in the server's own words.
+        """
+        granted = await self.client.permissions() if operations else None
+        if granted is None:
+            return operations
+        actions: dict[str, Action] = {"create": "create", "update": "update", "destroy": "destroy"}
+        for kind in dict.fromkeys(kind for kind, _ in operations):
+            permission = self.type.permission(actions[kind])
+            if permission not in granted and not by_server_rule(granted, permission):
+                raise MethodError(self.type.method("set"), "forbidden", refusal(granted, self.type, actions[kind])
+                                  + "; nothing was sent")
+        kept: list[tuple[str, Any]] = []
+        for kind, item in operations:
+            if self.type.permission(actions[kind]) in granted:
+                kept.append((kind, item))
+            else:
+                failed = result.not_created if kind == "create" else result.not_updated
+                failed[item[0]] = SetError("forbidden", f"{SERVER_WORDS[kind]} (known before sending)")
+        return kept
 
     @staticmethod
     def _create_payload(value: Mapping[str, Any] | WireModel) -> dict[str, Any]:
