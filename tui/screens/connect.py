@@ -34,6 +34,7 @@ async def connect(target: Connection, notices: tuple[str, ...] = ()) -> ConsoleC
     client = target.open_client()  # httpx loads here, after the first frame
     try:
         session = await client.session()
+        granted = await client.permissions()  # the rights the server tells up front (/api/account)
     except BaseException:
         await client.aclose()
         raise
@@ -44,6 +45,7 @@ async def connect(target: Connection, notices: tuple[str, ...] = ()) -> ConsoleC
         read_only=target.read_only,
         transport_warning=target.security.header_label(target.url),
         notices=notices,
+        granted=granted,
     )
 
 
