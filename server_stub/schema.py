@@ -150,7 +150,7 @@ DIRECTORY_SCHEMA = TableSchema(
     id_prefix="d",
     columns=(Column("member_tenant_id", "TEXT", _tenant),),
     conditions={"memberTenantId": ConditionColumn("member_tenant_id", "equal", "id")},
-    sorts={"id": "seq"},
+    sorts={"id": "seq", "memberTenantId": "member_tenant_id"},
 )
 
 REPORT_SCHEMA = TableSchema(

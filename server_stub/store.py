@@ -372,7 +372,8 @@ class Store:
         with self.reading() as db:
             rows = db.execute("SELECT linked_type, linked_id FROM links WHERE object_id = ? ORDER BY linked_type, "
                               "linked_id", (object_id,)).fetchall()
-        return [{"objectType": linked_type, "objectId": linked_id} for linked_type, linked_id in rows]
+        # The real server's shape (wire-notes.md): the type without ``x:`` and an opaque id.
+        return [{"object": linked_type, "id": linked_id} for linked_type, linked_id in rows]
 
     def delete(self, object_type: ObjectType, object_id: str) -> bool:
         schema = schema_for(object_type)

@@ -19,6 +19,7 @@ from jmapclient.dmarc.exporting import fetch_reports, save_reports
 from jmapclient.dmarc.importing import import_reports
 from jmapclient.encoding import normalise_utc, parse_utc
 from jmapclient.errors import JmapError, LocalValidationError, SetFailed
+from jmapclient.failures import error_lines
 from jmapclient.models.dmarc import DmarcExternalReport
 from jmapclient.patch import compute_patch
 from jmapclient.refusals import write_refusal
@@ -110,11 +111,15 @@ class InboxActions(Vertical):
         self.refresh_bindings()
 
     def report_failure(self, action: ReportAction, what: str, error: Exception) -> None:
+        """One short message for the failure: its first line, and how many more there are (a report
+        refused for each of its N records used to fill the screen with one message N lines long)."""
+        lines = error_lines(error) or [type(error).__name__]
+        said = lines[0] + (f" (and {len(lines) - 1} more problems)" if len(lines) > 1 else "")
         if learn(self.context, action, error):
             self.show_permissions()
-            self.app.notify(f"{what}: the token lacks {permission(action)} ({error})", severity="error", timeout=10)
+            self.app.notify(f"{what}: the token lacks {permission(action)} ({said})", severity="error", timeout=10)
         else:
-            self.app.notify(f"{what}: {error}", severity="error", timeout=10)
+            self.app.notify(f"{what}: {said}", severity="error", timeout=10)
 
     # --- Delete -------------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ async def connect(target: Connection, notices: tuple[str, ...] = ()) -> ConsoleC
     client = await asyncio.to_thread(target.open_client)
     try:
         session = await client.session()
+        granted = await client.permissions()  # the rights the server tells up front (/api/account)
     except BaseException:
         await client.aclose()
         raise
@@ -47,6 +48,7 @@ async def connect(target: Connection, notices: tuple[str, ...] = ()) -> ConsoleC
         read_only=target.read_only,
         transport_warning=target.security.header_label(target.url),
         notices=notices,
+        granted=granted,
     )
 
 
