@@ -30,6 +30,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bench_hostile_files": [],
     "bench_import_scale": ["--small", "100", "--large", "300", "--files", "40", "--rounds", "1"],
     "bench_startup": ["--runs", "1"],
+    "bench_stub_get": ["--reports", "100", "--rounds", "1"],
     "bench_stub_query": ["--sizes", "230", "--repeat", "1"],
     "bench_stub_seed": ["--sizes", "240"],
     "bench_suite": ["--runs", "1", "--", "tests/test_rules.py", "-n", "0", "-p", "no:cacheprovider"],
