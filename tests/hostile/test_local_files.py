@@ -25,7 +25,7 @@ from jmapclient.file_safety import MAX_JSON_DEPTH, NotAPath, json_bounded, local
 from jmapclient.transport_security import TransportSecurity
 from mailadmin.main import main
 from server_stub.credentials import write_credentials
-from tests.hostile.test_adv_cache_files import EVERYTHING, filled
+from tests.support.digest_cache import EVERYTHING, filled
 
 DEEP = "[" * 100_000 + "]" * 100_000
 HANG = 10.0
