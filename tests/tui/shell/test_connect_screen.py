@@ -9,7 +9,7 @@ from textual.widgets import Input, Static
 
 from jmapclient.auth import BasicLogin
 from jmapclient.config import Config, Profile
-from tests.support.waiting import settle
+from tests.support.waiting import settle, wait_until
 from tui.app import MailAdminApp
 from tui.screens.connect import ProfileScreen
 
@@ -37,7 +37,7 @@ async def test_a_user_and_password_file_profile_is_saved_at_80_by_24_and_logs_in
         await settle(pilot)
         await _fill(app, pilot, {"profile-name": "recovery", "profile-url": "https://mail.example",
                                  "profile-user": "admin", "profile-password-file": str(secret)})
-        assert not isinstance(app.screen, ProfileScreen)
+        await wait_until(pilot, lambda: not isinstance(app.screen, ProfileScreen), "the checked form to close")
     saved = Config.load(tmp_path / "config.toml").profiles["recovery"]
     assert (saved.user, saved.password_file, saved.token, saved.token_file) == ("admin", str(secret), None, None)
     assert saved.credentials() == BasicLogin("admin", "recovery-pw")
@@ -70,8 +70,7 @@ async def test_the_profile_form_keeps_a_ca_file_and_the_insecure_switch_at_80_by
             app.screen.query_one(f"#{widget_id}", Input).value = value
         await pilot.click("#profile-insecure")  # on screen at 80×24
         await pilot.click("#profile-save")
-        await pilot.pause()
-        assert not isinstance(app.screen, ProfileScreen)
+        await wait_until(pilot, lambda: not isinstance(app.screen, ProfileScreen), "the checked form to close")
     saved = Config.load(tmp_path / "config.toml").profiles["lab"]
     assert (saved.ca_file, saved.insecure, saved.allow_http) == (str(ca.ca_file), True, False)
 
@@ -84,5 +83,8 @@ async def test_a_ca_file_that_is_not_a_certificate_is_refused_in_the_form(tmp_pa
         await settle(pilot)
         await _fill(app, pilot, {"profile-name": "x", "profile-url": "https://mail.example",
                                  "profile-token": "API_k", "profile-ca-file": str(bogus)})
+        # The CA file is read in a worker thread (no file access on the UI thread): wait for its answer.
+        error = app.screen.query_one("#profile-error", Static)
+        await wait_until(pilot, lambda: bool(str(error.render())), "the form's answer on the CA file")
         assert isinstance(app.screen, ProfileScreen)
-        assert "not a PEM certificate" in str(app.screen.query_one("#profile-error", Static).render())
+        assert "not a PEM certificate" in str(error.render())

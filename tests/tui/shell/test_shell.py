@@ -140,7 +140,7 @@ async def test_connection_screen_adds_a_profile_to_the_config_file(tmp_path) -> 
         app.screen.query_one("#profile-url", Input).value = "https://lab.example.test"
         app.screen.query_one("#profile-token", Input).value = "s3cret"
         await pilot.click("#profile-save")
-        await pilot.pause()
+        await settle(pilot)  # the form is checked in a worker before it answers
         saved = Config.load(tmp_path / "config.toml")
         assert saved.profiles["lab"].url == "https://lab.example.test"
         assert saved.profiles["lab"].token == "s3cret"
