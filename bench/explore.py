@@ -1,4 +1,4 @@
-"""The long random exploration of the console: ``python -m bench.explore --minutes 30``.
+"""The long random exploration of the console: ``python bench/explore.py --minutes 30`` (or ``-m bench.explore``).
 
 Prints the steps run, each distinct crash signature with how often it happened, and for each a
 reproduction (seed, world, shrunk steps) to paste into a regression test. The engine is
@@ -11,7 +11,13 @@ import argparse
 import asyncio
 import itertools
 import os
+import sys
 import time
+from pathlib import Path
+
+# Run as a script (`python bench/explore.py`), Python puts bench/ on the path, not the project:
+# `bench` was then no module and even --help failed. The project's folder goes first.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.explore_engine import explore
 

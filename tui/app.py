@@ -31,6 +31,7 @@ from textual.worker import WorkerFailed
 from jmapclient.config import Config, ConfigError
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
+from tui.focus_guard import ShellScreen, keyboard_to_visible
 from tui.key_remaps import apply_remaps
 from tui.keyboard import TypeAhead, focus_now, typed_into
 from tui.lifecycle import ready, while_attached
@@ -323,6 +324,9 @@ class MailAdminApp(App[int]):
         crumbs = (*self.current.path, *self.trail) if self.current else ()
         header.show(self.context.server_label, self.context.username, crumbs, self.context.transport_warning)
 
+    def get_default_screen(self) -> Screen:
+        return ShellScreen(id="_default")  # gives the keyboard back when it comes on top (tui.focus_guard)
+
     @property
     def size(self) -> Size:
         """The terminal's size, but never below the smallest the console lays out (``tui.terminal_size``)."""
@@ -335,8 +339,10 @@ class MailAdminApp(App[int]):
             return
         if isinstance(event, events.Resize):  # the app keeps the size and hands the event on to its screens
             event = resize_at_least_min(event)
-        if isinstance(event, events.Paste | events.Key) and self.focused is not None:
-            cap_field(self.focused)  # before any text reaches the field: a paste cannot pass the cap
+        if isinstance(event, events.Paste | events.Key) and self._screen_stack:
+            keyboard_to_visible(self)  # never a hidden widget, nor none on the console's screen
+            if self.focused is not None:
+                cap_field(self.focused)  # before any text reaches the field: a paste cannot pass the cap
         # Every key passes here, first hand and again when it comes back up unused: one typed
         # behind a key that moved the keyboard (x, `:`, `/`, ctrl+o...) waits in ``type_ahead``
         # until what that key opened is ready, then reaches it as if typed after it appeared.
@@ -428,8 +434,11 @@ class MailAdminApp(App[int]):
 
     @while_attached
     def _go_back(self) -> None:
-        if self.section_view is None or not self.section_view.go_back():
-            focus_now(self.query_one(NavTree))
+        nav = self.query_one(NavTree)
+        # Back to the menu, unless ctrl+n hid it: the keyboard never goes to a hidden widget (it
+        # went there, and every key after it was lost).
+        if (self.section_view is None or not self.section_view.go_back()) and nav.display:
+            focus_now(nav)
 
     def action_toggle_nav(self) -> None:
         nav = self.query_one(NavTree)

@@ -132,7 +132,11 @@ class DmarcDetail(Vertical):
         if tables:
             tables.first().focus(scroll_visible)
             return self
-        return super().focus(scroll_visible)
+        for widget in self.query("*"):  # a level without a table (the report): its scrolling body
+            if widget.can_focus:
+                widget.focus(scroll_visible)
+                return self
+        return super().focus(scroll_visible)  # a container cannot take the keyboard: nothing was focused
 
     def reload(self) -> None:
         """The r key; levels that fetch override it."""

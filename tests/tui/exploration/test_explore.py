@@ -76,3 +76,25 @@ FOUND = {
 async def test_the_crashes_found_by_exploring_stay_fixed(name: str) -> None:
     outcome = await run_episode(FOUND[name])
     assert outcome.crash is None, outcome.crash.text
+
+
+def test_episodes_use_the_mouse_paste_and_resize() -> None:
+    # The explorer pressed keys, clicked and resized; a wider exploration found what it missed
+    # with double clicks, wheel scrolls, pastes (huge ones, hostile paths).
+    kinds = {step.kind for seed in range(40) for step in Episode.from_seed(seed, 60, ("a",)).steps}
+    assert {"press", "burst", "type", "click", "double", "scroll", "paste", "resize"} <= kinds
+    pasted = {step.args[0] for seed in range(200) for step in Episode.from_seed(seed, 60, ("a",)).steps
+              if step.kind == "paste"}
+    assert "~nosuchuser/x.csv" in pasted and any(len(text) > 10_000 for text in pasted)
+
+
+def test_the_explorer_runs_as_a_script() -> None:
+    # `python bench/explore.py --help` failed: `bench` was no module when run as a script.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "bench" / "explore.py"
+    done = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60,
+                          check=False, cwd="/")
+    assert done.returncode == 0 and "--minutes" in done.stdout
