@@ -20,7 +20,7 @@ from server_stub.methods.context import (
 from server_stub.methods.get import resolve_creation_id
 from server_stub.methods.properties import server_set_properties
 from server_stub.patching import PatchError, apply_patch
-from server_stub.real_rules import BLANK, trimmed, unparsable, with_server_defaults
+from server_stub.real_rules import BLANK, trimmed, unknown_tenant, unparsable, with_server_defaults
 from server_stub.validation import InvalidObject, Problem, stored_form, validate_incoming
 
 WELL_FORMED_ID = re.compile(r"[a-z0-9]+")
@@ -85,6 +85,8 @@ def _validated(
         wire, blank = trimmed(model_class, wire)
         if blank:
             raise SetRefused(_set_error("invalidPatch", BLANK, properties=blank))
+        if object_type.name == "Directory" and (foreign := unknown_tenant(wire)):
+            raise SetRefused(foreign)
     try:
         # The real server has no guard against the mask: it stores "****" as the secret (wire-notes.md).
         model = validate_incoming(object_type, wire, refuse_mask=not real)
