@@ -691,8 +691,9 @@ async def test_the_pointer_parser_takes_a_backslash_as_an_escape(real: Stub):
 
 
 async def test_a_lone_star_in_a_path_is_a_wildcard(real: Stub):
-    replicas = {"0": {"host": "r0", "authSecret": {"@type": "None"}}, "1": {"host": "r1", "authSecret": {"@type": "None"}}}
-    sql = (await created(real, {**SQL_WITH_REPLICA, "store": {**SQL_WITH_REPLICA["store"], "readReplicas": replicas}}))["id"]
+    replicas = {str(i): {"host": f"r{i}", "authSecret": {"@type": "None"}} for i in range(2)}
+    store = {**SQL_WITH_REPLICA["store"], "readReplicas": replicas}
+    sql = (await created(real, {**SQL_WITH_REPLICA, "store": store}))["id"]
     _, result = await real.call(DIR_SET, {"update": {sql: {"store/readReplicas/*/port": 7000}}})
     assert result["updated"] == {sql: None}, result
     stored = real.store.get(DIRECTORY, [sql])[sql]["store"]["readReplicas"]
