@@ -121,6 +121,6 @@ def unknown_tenant(wire: Mapping[str, Any]) -> dict[str, Any] | None:
     """The real server's SetError for a ``memberTenantId`` no tenant has (no description: the
     client words it), or None."""
     tenant = wire.get("memberTenantId")
-    if tenant is None or tenant in TENANTS:
+    if not isinstance(tenant, str) or tenant in TENANTS:  # null, or a bad type validation names
         return None
     return {"type": "invalidForeignKey", "objectId": {"object": "Tenant", "id": tenant}}
