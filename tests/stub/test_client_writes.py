@@ -88,3 +88,11 @@ async def test_a_first_page_without_a_total_is_the_newest_not_the_oldest_cut(rea
         first = await client.dmarc_reports.query(limit=5)
         second = await client.dmarc_reports.query(position=5, limit=5)
     assert first.ids == newest[:5] and second.ids == newest[5:10]
+
+
+async def test_without_the_account_endpoint_rights_are_unknown_and_learned_from_forbidden():
+    from tests.support.fake_jmap import FakeServer
+
+    server = FakeServer()
+    async with server.client() as client:
+        assert await client.permissions() is None  # 404: nothing refused up front
