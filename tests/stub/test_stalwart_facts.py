@@ -21,6 +21,7 @@ from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
 from jmapclient.session import CORE_CAPABILITY
 from server_stub.demo_data import LINKED_OBJECTS, add_demo_reports
+from server_stub.auth import Principal, all_permissions
 from server_stub.login_guard import FAILURES_ALLOWED
 from tests.support.serve_process import start_serve, stop_serve
 from tests.support.stub import ADMIN, ADMIN_PASSWORD, READONLY, Stub, make_stub, running_stub
@@ -362,8 +363,23 @@ async def test_masked_secret_is_stored_as_given(real: Stub):
 
 
 async def test_member_tenant_id_null_is_accepted_from_a_global_admin(real: Stub):
-    # A tenant administrator is refused even null; the stub has no tenant administrators.
     assert (await created(real, {**MINIMAL_LDAP, "memberTenantId": None}))["memberTenantId"] is None
+
+
+TENANT_ADMIN = "tenant-admin-token-for-tests"
+
+
+async def test_a_tenant_administrator_may_not_send_member_tenant_id_even_null() -> None:
+    made, app = await make_stub("stalwart", reports=0)
+    app.tokens.add(TENANT_ADMIN, Principal("tenant", all_permissions(), tenant_admin=True))
+    async with made.http:
+        _, refused = await made.call(DIR_SET, {"create": {"n": {**MINIMAL_LDAP, "memberTenantId": None}}},
+                                     token=TENANT_ADMIN)
+        assert refused["notCreated"]["n"] == {"type": "invalidPatch", "properties": ["memberTenantId"],
+                                              "description": "Cannot modify memberTenantId property"}
+        _, accepted = await made.call(DIR_SET, {"create": {"n": MINIMAL_LDAP}}, token=TENANT_ADMIN)
+        assert "n" in accepted["created"]
+    made.store.close()
 
 
 async def test_duration_zero_is_invalid_patch(real: Stub):
