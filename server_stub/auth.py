@@ -70,6 +70,8 @@ class Principal:
 
     username: str
     permissions: frozenset[str]
+    tenant_admin: bool = False
+    """A tenant administrator: the real server refuses any ``memberTenantId`` key from one."""
 
     def may(self, permission: str) -> bool:
         return permission in self.permissions

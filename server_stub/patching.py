@@ -49,7 +49,7 @@ def apply_patch(
             bad.append(str(key))
             reasons.append("an empty path")
             continue
-        tokens = [unescape_pointer(token) for token in key.split("/")]
+        tokens = [unescape_pointer(token) for token in _split(key, real_server)]
         if len(tokens) == 1:
             result[tokens[0]] = copy.deepcopy(value)
             continue
@@ -88,6 +88,29 @@ def _index(token: str, length: int, *, allow_end: bool) -> int:
     if index > length or (index == length and not allow_end):
         raise _BadPath(f"position {index} is beyond the {length} items")
     return index
+
+
+WILDCARD = "*"
+"""A lone ``*`` in a list position: every item (the real server's pointer parser)."""
+
+
+def _split(key: str, real: bool) -> list[str]:
+    """A pointer's tokens; the real server's parser also takes a backslash as escaping the next
+    character (``a\\/b`` is one token ``a/b``)."""
+    if not real or "\\" not in key:
+        return key.split("/")
+    tokens, current, escaped = [], "", False
+    for char in key:
+        if escaped:
+            current, escaped = current + char, False
+        elif char == "\\":
+            escaped = True
+        elif char == "/":
+            tokens.append(current)
+            current = ""
+        else:
+            current += char
+    return [*tokens, current]
 
 
 def _merged(old: Any, new: Any) -> Any:
@@ -129,6 +152,10 @@ def _apply(
                 items.append(value)
             else:
                 items[index] = _merged(items[index], value) if real and spec.item_model is not None else value
+        elif real and rest[0] == WILDCARD:
+            for item in items:
+                if isinstance(item, dict):
+                    _apply(item, _nested_model(spec, item), rest[1:], copy.deepcopy(value), real)
         else:
             new_label = real and spec.item_model is not None
             index = _index(rest[0], len(items), allow_end=new_label)

@@ -111,3 +111,16 @@ def defaults_of(model: type[WireModel]) -> dict[str, Any]:
     """A new object of ``model`` as the real server makes one for a new list label: its declared
     defaults (required fields stay absent, for validation to name)."""
     return {spec.wire: spec.default for spec in fields_of(model) if not spec.required and not spec.server_set}
+
+
+TENANTS = frozenset({"t1", "t2"})
+"""The tenants the stand-in holds: a ``memberTenantId`` naming another is ``invalidForeignKey``."""
+
+
+def unknown_tenant(wire: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The real server's SetError for a ``memberTenantId`` no tenant has (no description: the
+    client words it), or None."""
+    tenant = wire.get("memberTenantId")
+    if not isinstance(tenant, str) or tenant in TENANTS:  # null, or a bad type validation names
+        return None
+    return {"type": "invalidForeignKey", "objectId": {"object": "Tenant", "id": tenant}}

@@ -16,6 +16,7 @@ from server_stub.methods.context import (
     check_arguments,
 )
 from server_stub.methods.properties import known_properties
+from server_stub.storage_order import storage_order_ids
 
 
 def _string_list(arguments: dict[str, Any], name: str) -> list[str] | None:
@@ -52,8 +53,10 @@ def get(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]
                 "requestTooLarge",
                 f"there are more than {MAX_OBJECTS_IN_GET} objects; query for ids and get them in pages",
             )
-        # The real server answers the first 500, silently; page with query for more.
-        ids = store.all_ids(object_type)[:MAX_OBJECTS_IN_GET]
+        # The real server answers the first 500 in its storage order (reports: by expiresAt),
+        # silently; page with query for more.
+        ids = (storage_order_ids(context, object_type, MAX_OBJECTS_IN_GET) if real
+               else store.all_ids(object_type)[:MAX_OBJECTS_IN_GET])
     else:
         ids = list(dict.fromkeys(resolve_creation_id(context, i) for i in ids))
         if len(ids) > MAX_OBJECTS_IN_GET:

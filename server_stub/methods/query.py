@@ -15,6 +15,7 @@ from server_stub.methods.context import (
     check_arguments,
 )
 from server_stub.schema import TableSchema, schema_for
+from server_stub.storage_order import storage_order_ids
 from server_stub.tallies import ALL_ROWS
 
 ARGUMENTS = {"accountId", "filter", "sort", "position", "anchor", "anchorOffset", "limit", "calculateTotal"}
@@ -188,11 +189,6 @@ def _page(
     return query_state, (total if calculate_total else None), position, ids
 
 
-STORAGE_ORDER = {"Directory": [{"property": "id", "isAscending": True}],
-                 "DmarcExternalReport": [{"property": "expiresAt", "isAscending": True}]}
-"""The real server's own storage order, in which it cuts a page before sorting it (wire-notes.md)."""
-
-
 def _sorts_by(arguments: dict[str, Any], name: str) -> bool:
     sort = arguments.get("sort")
     return isinstance(sort, list) and bool(sort) and isinstance(sort[0], dict) and sort[0].get("property") == name
@@ -212,9 +208,7 @@ def _cut_page(context: CallContext, object_type: ObjectType, where: Sql, order: 
               limit: int) -> list[str]:
     """``limit`` matches from ``position`` in storage order, then sorted as asked."""
     schema = schema_for(object_type)
-    storage = compile_sort(STORAGE_ORDER[object_type.name], schema, context.profile)
-    cut = context.store.select_ids(f"SELECT id FROM {schema.table} WHERE {where.text} ORDER BY {storage.sql} "
-                                   "LIMIT ? OFFSET ?", (*where.params, limit, max(position, 0)))
+    cut = storage_order_ids(context, object_type, limit, position, where.text, where.params)
     if not cut:
         return []
     marks = ", ".join("?" * len(cut))

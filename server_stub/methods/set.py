@@ -20,7 +20,7 @@ from server_stub.methods.context import (
 from server_stub.methods.get import resolve_creation_id
 from server_stub.methods.properties import server_set_properties
 from server_stub.patching import PatchError, apply_patch
-from server_stub.real_rules import BLANK, trimmed, unparsable, with_server_defaults
+from server_stub.real_rules import BLANK, trimmed, unknown_tenant, unparsable, with_server_defaults
 from server_stub.validation import InvalidObject, Problem, stored_form, validate_incoming
 
 WELL_FORMED_ID = re.compile(r"[a-z0-9]+")
@@ -85,6 +85,8 @@ def _validated(
         wire, blank = trimmed(model_class, wire)
         if blank:
             raise SetRefused(_set_error("invalidPatch", BLANK, properties=blank))
+        if object_type.name == "Directory" and (foreign := unknown_tenant(wire)):
+            raise SetRefused(foreign)
     try:
         # The real server has no guard against the mask: it stores "****" as the secret (wire-notes.md).
         model = validate_incoming(object_type, wire, refuse_mask=not real)
@@ -110,10 +112,20 @@ def _refuse_server_set(context: CallContext, keys: list[str]) -> None:
         raise SetRefused(InvalidObject(problems).to_set_error(context.profile))
 
 
+TENANT_KEY = "memberTenantId"
+
+
+def _check_tenant_key(context: CallContext, sent: dict[str, Any]) -> None:
+    """A tenant administrator may not send ``memberTenantId`` at all, not even null (wire-notes.md)."""
+    if context.profile.real_get_and_set and context.principal.tenant_admin and TENANT_KEY in sent:
+        raise SetRefused(_set_error("invalidPatch", "Cannot modify memberTenantId property", properties=[TENANT_KEY]))
+
+
 def _create(context: CallContext, object_type: ObjectType, value: Any) -> dict[str, Any]:
     _check_writable(context, object_type, "create")
     if not isinstance(value, dict):
         raise SetRefused(_set_error("invalidProperties", "an object to create is a JSON object", properties=[]))
+    _check_tenant_key(context, value)
     _refuse_server_set(context, sorted(server_set_properties(object_type) & set(value)))
     if context.profile.real_get_and_set:
         value = with_server_defaults(value)
@@ -146,6 +158,7 @@ def _update(context: CallContext, object_type: ObjectType, object_id: str, patch
         raise SetRefused(_set_error("notFound", f"{object_id} does not exist"))
     if not isinstance(patch, dict):
         raise SetRefused(_set_error("invalidPatch", "a patch is a JSON object", properties=[]))
+    _check_tenant_key(context, patch)
     real = context.profile.real_get_and_set
     if real and "id" in patch:  # the real server does not parse an id key, even the object's own
         raise SetRefused(_set_error("invalidPatch", "Invalid property: id", properties=["id"]))

@@ -88,3 +88,24 @@ async def test_a_first_page_without_a_total_is_the_newest_not_the_oldest_cut(rea
         first = await client.dmarc_reports.query(limit=5)
         second = await client.dmarc_reports.query(position=5, limit=5)
     assert first.ids == newest[:5] and second.ids == newest[5:10]
+
+
+async def test_without_the_account_endpoint_rights_are_unknown_and_learned_from_forbidden():
+    from tests.support.fake_jmap import FakeServer
+
+    server = FakeServer()
+    async with server.client() as client:
+        assert await client.permissions() is None  # 404: nothing refused up front
+
+
+async def test_a_tenant_administrator_can_create_a_directory_without_a_tenant(real: tuple[Stub, StubApp]):
+    # The client leaves out only a valueless memberTenantId: the real server refuses the key, even null,
+    # from a tenant administrator; every other cleared field goes as null.
+    from server_stub.auth import Principal, all_permissions
+
+    stub, app = real
+    app.tokens.add("tenant-admin", Principal("tenant", all_permissions(), tenant_admin=True))
+    async with client_of(app, "tenant-admin") as client:
+        new_id = await client.directories.create(
+            OidcDirectory(description="Tenant IdP", issuerUrl="https://t.example", claimName=None))
+    assert stub.store.get(DIRECTORY, [new_id])[new_id]["claimName"] is None

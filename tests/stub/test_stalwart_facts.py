@@ -20,6 +20,7 @@ import pytest
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
 from jmapclient.session import CORE_CAPABILITY
+from server_stub.auth import Principal, all_permissions
 from server_stub.demo_data import LINKED_OBJECTS, add_demo_reports
 from server_stub.login_guard import FAILURES_ALLOWED
 from tests.support.serve_process import start_serve, stop_serve
@@ -362,8 +363,23 @@ async def test_masked_secret_is_stored_as_given(real: Stub):
 
 
 async def test_member_tenant_id_null_is_accepted_from_a_global_admin(real: Stub):
-    # A tenant administrator is refused even null; the stub has no tenant administrators.
     assert (await created(real, {**MINIMAL_LDAP, "memberTenantId": None}))["memberTenantId"] is None
+
+
+TENANT_ADMIN = "tenant-admin-token-for-tests"
+
+
+async def test_a_tenant_administrator_may_not_send_member_tenant_id_even_null() -> None:
+    made, app = await make_stub("stalwart", reports=0)
+    app.tokens.add(TENANT_ADMIN, Principal("tenant", all_permissions(), tenant_admin=True))
+    async with made.http:
+        _, refused = await made.call(DIR_SET, {"create": {"n": {**MINIMAL_LDAP, "memberTenantId": None}}},
+                                     token=TENANT_ADMIN)
+        assert refused["notCreated"]["n"] == {"type": "invalidPatch", "properties": ["memberTenantId"],
+                                              "description": "Cannot modify memberTenantId property"}
+        _, accepted = await made.call(DIR_SET, {"create": {"n": MINIMAL_LDAP}}, token=TENANT_ADMIN)
+        assert "n" in accepted["created"]
+    made.store.close()
 
 
 async def test_duration_zero_is_invalid_patch(real: Stub):
@@ -631,3 +647,76 @@ async def test_sorted_by_tenant_only_directories_with_a_tenant_come_back(real: S
     _, result = await real.call(DIRECTORY.method("query"), {"sort": [{"property": "memberTenantId"}],
                                                             "position": 0})
     assert result["ids"] == [tenanted]
+
+
+# --- the rest of the section, each fact once (issue 27) -------------------------------------------
+
+
+async def test_a_revoked_api_key_gets_403() -> None:
+    made, app = await make_stub("stalwart", reports=0)
+    app.tokens.revoke(ADMIN)
+    async with made.http:
+        response = await made.http.get("/jmap/session", headers={"Authorization": f"Bearer {ADMIN}"})
+    assert response.status_code == 403
+    made.store.close()
+
+
+async def test_account_id_is_optional(real: Stub):
+    name, result = await real.call(DIR_GET, {"ids": []})
+    assert name == DIR_GET and result["accountId"] == "a"
+
+
+@pytest.mark.parametrize("method", ["x:Directory/changes", "x:DmarcExternalReport/queryChanges"])
+async def test_nothing_is_pushed_changes_and_query_changes_are_unknown_methods(real: Stub, method: str):
+    name, error = await real.call(method, {"sinceState": "n"})
+    assert (name, error["type"]) == ("error", "unknownMethod")
+
+
+async def test_ids_null_returns_the_first_reports_in_expires_at_order(real: Stub):
+    add_demo_reports(real.store, 520 - real.demo.reports, random.Random(5))
+    _, result = await real.call(DMARC_EXTERNAL_REPORT.method("get"), {"ids": None, "properties": ["expiresAt"]})
+    stored = real.store.get(DMARC_EXTERNAL_REPORT, real.store.all_ids(DMARC_EXTERNAL_REPORT))
+    first = sorted(stored, key=lambda i: (stored[i]["expiresAt"], int(i[1:])))[:500]
+    assert [item["id"] for item in result["list"]] == first
+
+
+@pytest.mark.parametrize("condition", [{"text": "ldap"}, {"@type": "Ldap"}, {"description": "x"}])
+async def test_directories_filter_only_on_member_tenant_id(real: Stub, condition: dict[str, Any]):
+    name, error = await real.call(DIRECTORY.method("query"), {"filter": condition})
+    assert (name, error["type"]) == ("error", "unsupportedFilter")
+
+
+async def test_a_path_into_a_secret_whose_variant_is_none_is_invalid_patch(real: Stub):
+    ldap = (await created(real, MINIMAL_LDAP))["id"]
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"bindSecret/secret": "s3cret"}}})
+    assert result["notUpdated"][ldap]["type"] == "invalidPatch"
+    _, whole = await real.call(DIR_SET, {"update": {ldap: {"bindSecret": {"@type": "Value", "secret": "s3cret"}}}})
+    assert whole["updated"] == {ldap: None}  # the whole secret is the way
+
+
+async def test_pointer_escapes_tilde_one_and_tilde_zero(real: Stub):
+    ldap = await ldap_id(real)
+    await real.call(DIR_SET, {"update": {ldap: {"attrEmail/a~1b": True, "attrEmail/c~0d": True}}})
+    assert {"a/b", "c~d"} <= set(real.store.get(DIRECTORY, [ldap])[ldap]["attrEmail"])
+
+
+async def test_the_pointer_parser_takes_a_backslash_as_an_escape(real: Stub):
+    ldap = await ldap_id(real)
+    await real.call(DIR_SET, {"update": {ldap: {"attrEmail/a\\/b": True}}})
+    assert "a/b" in real.store.get(DIRECTORY, [ldap])[ldap]["attrEmail"]
+
+
+async def test_a_lone_star_in_a_path_is_a_wildcard(real: Stub):
+    replicas = {str(i): {"host": f"r{i}", "authSecret": {"@type": "None"}} for i in range(2)}
+    store = {**SQL_WITH_REPLICA["store"], "readReplicas": replicas}
+    sql = (await created(real, {**SQL_WITH_REPLICA, "store": store}))["id"]
+    _, result = await real.call(DIR_SET, {"update": {sql: {"store/readReplicas/*/port": 7000}}})
+    assert result["updated"] == {sql: None}, result
+    stored = real.store.get(DIRECTORY, [sql])[sql]["store"]["readReplicas"]
+    assert [item["port"] for item in stored.values()] == [7000, 7000]
+
+
+async def test_an_unknown_tenant_is_invalid_foreign_key(real: Stub):
+    _, result = await real.call(DIR_SET, {"create": {"n": {**MINIMAL_LDAP, "memberTenantId": "nosuchtenant"}}})
+    assert result["notCreated"]["n"] == {"type": "invalidForeignKey",
+                                         "objectId": {"object": "Tenant", "id": "nosuchtenant"}}

@@ -29,7 +29,7 @@ METHOD_ERRORS = {
 }
 SET_ERRORS = {
     "forbidden", "overQuota", "tooLarge", "rateLimit", "notFound", "invalidPatch", "willDestroy",
-    "invalidProperties", "singleton", "alreadyExists", "validationFailed", "objectIsLinked",
+    "invalidProperties", "singleton", "alreadyExists", "validationFailed", "objectIsLinked", "invalidForeignKey",
 }
 SET_KEYS = {"accountId", "oldState", "newState", "created", "updated", "destroyed", "notCreated", "notUpdated",
             "notDestroyed"}
