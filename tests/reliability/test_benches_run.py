@@ -27,6 +27,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bench_dmarc_analytics": ["--sizes", "220"],
     "bench_dmarc_console": ["--sizes", "400"],
     "bench_dmarc_import": ["--rounds", "1"],
+    "bench_export_memory": ["--sizes", "250,260", "--rounds", "1"],
     "bench_hostile_files": [],
     "bench_inbox_marks": ["--reports", "60", "--presses", "4"],
     "bench_import_scale": ["--small", "100", "--large", "300", "--files", "40", "--rounds", "1"],
