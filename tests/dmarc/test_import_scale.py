@@ -88,3 +88,23 @@ async def test_a_reporter_with_many_stored_reports_is_asked_report_by_report(tmp
     assert [p.name for p, _ in outcome.summary.duplicates] == ["d3.xml"]
     assert [p.name for p in outcome.summary.imported] == ["new.xml"]
     assert counter.reports_read == 1  # its own stored copy, not the reporter's 84 reports
+
+
+async def test_reports_no_word_tells_apart_are_read_once_not_once_a_report(tmp_path: Path) -> None:
+    from jmapclient.dmarc.upload import FEW
+
+    stored, again = tmp_path / "stored", tmp_path / "again"
+    stored.mkdir()
+    again.mkdir()
+    for index in range(FEW + 10):  # one reporter, the same senders every day
+        (stored / f"d{index}.xml").write_bytes(feedback(report_id=f"same-{index}"))
+    for index in range(6):
+        (again / f"d{index}.xml").write_bytes(feedback(report_id=f"same-{index}"))
+    with StubServer(reports=0) as stub:
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=30) as client:
+            await import_reports(client.dmarc_reports, [stored], now=NOW)
+        counter = ReadCounter()
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=30, transport=counter) as client:
+            outcome = await import_reports(client.dmarc_reports, [again], now=NOW)
+    assert len(outcome.summary.duplicates) == 6
+    assert counter.reports_read <= 2 * (FEW + 10)  # the narrowed search once, then all of them once
