@@ -7,12 +7,14 @@ temporary file that is renamed into place, so a crash never leaves half a file.
 
 from __future__ import annotations
 
+import io
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 from jmapclient.auth import BasicLogin, BearerToken, Credentials
@@ -157,10 +159,24 @@ def write_private(path: Path, content: bytes, *, create_parent: bool = True) -> 
     only into a folder that exists. A target that exists and is no regular file (``/dev/null``,
     ``/dev/stdout``, a FIFO) is written into, never replaced (``file_safety.is_stream``).
     """
+    with open_private(path, create_parent=create_parent) as handle:
+        handle.write(content)
+
+
+@contextmanager
+def open_private(path: Path, *, create_parent: bool = True) -> Iterator[BinaryIO]:
+    """A file to write ``path`` through, as :func:`write_private` writes it, a piece at a time.
+
+    A regular file is written into a new 0600 file beside it, which replaces it only once all is
+    written (an export of 100,000 reports need not be held whole in memory); on an error the new
+    file goes and ``path`` is as it was. A stream target is collected and written at the end.
+    """
     import tempfile
 
     if is_stream(path):
-        write_stream(path, content)
+        buffer = io.BytesIO()
+        yield buffer
+        write_stream(path, buffer.getvalue())
         return
     if create_parent:
         make_private_folder(path.parent)
@@ -168,7 +184,7 @@ def write_private(path: Path, content: bytes, *, create_parent: bool = True) -> 
     try:
         os.fchmod(descriptor, OWNER_ONLY)
         with os.fdopen(descriptor, "wb") as handle:
-            handle.write(content)
+            yield handle
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -123,18 +123,49 @@ def write_csv(rows: Iterable[Row], out: TextIO) -> int:
 
     Open ``out`` with newline="" so the csv module controls line endings.
     """
-    writer = csv.writer(out)
-    writer.writerow(COLUMNS)
-    written = 0
-    for row in rows:
-        writer.writerow([_csv_cell(c, row.get(c)) for c in COLUMNS])
-        written += 1
-    return written
+    writer = CsvRows(out)
+    writer.write(rows)
+    return writer.close()
 
 
 def write_json(rows: Iterable[Row], out: TextIO) -> int:
     """Write rows as a JSON array of objects; return the number of rows written."""
-    materialised = [{c: row.get(c) for c in COLUMNS} for row in rows]
-    out.write(json_text(materialised, indent=2))
-    out.write("\n")
-    return len(materialised)
+    writer = JsonRows(out)
+    writer.write(rows)
+    return writer.close()
+
+
+class JsonRows:
+    """A JSON array of row objects written a row at a time, as ``json_text(rows, indent=2)`` writes it
+    whole: an export streams its pages without holding every row."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.count = 0
+
+    def write(self, rows: Iterable[Row]) -> None:
+        for row in rows:
+            item = json_text({c: row.get(c) for c in COLUMNS}, indent=2).replace("\n", "\n  ")
+            self.out.write(("[\n  " if not self.count else ",\n  ") + item)
+            self.count += 1
+
+    def close(self) -> int:
+        self.out.write("\n]\n" if self.count else "[]\n")
+        return self.count
+
+
+class CsvRows:
+    """CSV rows written a page at a time, the header first (open ``out`` with newline="")."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.writer = csv.writer(out)
+        self.writer.writerow(COLUMNS)
+        self.count = 0
+
+    def write(self, rows: Iterable[Row]) -> None:
+        for row in rows:
+            self.writer.writerow([_csv_cell(c, row.get(c)) for c in COLUMNS])
+            self.count += 1
+
+    def close(self) -> int:
+        return self.count

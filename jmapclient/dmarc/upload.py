@@ -15,6 +15,7 @@ from typing import Any
 from jmapclient.display import wire_json
 from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key
 from jmapclient.dmarc.loader import ParsedFile
+from jmapclient.dmarc.searched import searched_texts
 from jmapclient.errors import JmapError, MethodError
 from jmapclient.objects import ObjectApi, SetResult
 from jmapclient.paging import pages_of_objects
@@ -34,6 +35,12 @@ _WORD = re.compile(r"[^\W_]+")
 """A word of the server's ``text`` search: letters and digits (wire-notes.md)."""
 
 
+def _words(texts: Iterable[Any]) -> list[str]:
+    """The distinct words of ``texts`` as the server's ``text`` search splits them (wire-notes.md)."""
+    text = " ".join(value for value in texts if isinstance(value, str)).lower()
+    return sorted({word for word in _WORD.findall(text) if len(word.encode()) > 1})
+
+
 def reporter_words(wire: Mapping[str, Any]) -> str:
     """The words ``text`` finds a report by: its reporter's address and its policy domain.
 
@@ -42,41 +49,76 @@ def reporter_words(wire: Mapping[str, Any]) -> str:
     that domain. Words of one byte are dropped, as the server drops them.
     """
     report = wire.get("report", wire)
-    text = f"{report.get('email', '')} {report.get('policyDomain', '')}".lower()
-    return " ".join(sorted({word for word in _WORD.findall(text) if len(word.encode()) > 1}))
+    return " ".join(_words([report.get("email"), report.get("policyDomain")]))
+
+
+def report_words(wire: Mapping[str, Any]) -> str:
+    """Narrower: the reporter's words and the longest of the words its records hold (domains seen).
+
+    For a reporter and domain the server holds many reports of: a copy of this report holds every
+    one of these words, and the reporter's other reports seldom all of them.
+    """
+    own = set(reporter_words(wire).split())
+    try:
+        texts = list(searched_texts(wire, sender=False))
+    except (KeyError, TypeError, ValueError):
+        return " ".join(sorted(own))
+    extra = sorted((w for w in _words(texts) if w not in own), key=lambda w: (-len(w), w))
+    return " ".join(sorted(own) + extra[:NARROWING_WORDS])
+
+
+NARROWING_WORDS = 12
+"""Record words added to a narrowed search: each is one more condition the server checks."""
+FEW = 64
+"""A reporter and domain with at most this many stored reports are read once, for every report of theirs."""
 
 
 class StoredKeys:
     """Which of the reports in hand the server holds, asked by their reporter and domain.
 
-    Never the whole store: one query for each (reporter, policy domain) met, so the cost
-    follows the reports imported, not the server's size. A server without the ``text``
-    search (interface.md promises only ``domain``) is asked by the policy domain alone.
+    Never the whole store: one query for each (reporter, policy domain) met, read once when the
+    server holds few of theirs; when it holds many (a year of one reporter's daily reports), each
+    report is asked for by its own words instead, so the cost follows the reports imported, not the
+    server's size. A server without the ``text`` search (interface.md promises only ``domain``) is
+    asked by the policy domain alone.
     """
 
     def __init__(self, api: ObjectApi) -> None:
         self.api = api
-        self._asked: dict[str, set[DuplicateKey]] = {}
+        self._asked: dict[str, set[DuplicateKey] | None] = {}
+        """Keys by search; None where there are too many to read: each report is asked for alone."""
         self._by_words = True
 
     async def holds(self, wire: Mapping[str, Any]) -> bool:
         return duplicate_key(wire) in await self.keys_like(wire)
 
     async def keys_like(self, wire: Mapping[str, Any]) -> set[DuplicateKey]:
-        """The keys of the stored reports from ``wire``'s reporter about its domain (asked once)."""
+        """The keys of the stored reports from ``wire``'s reporter about its domain (asked once),
+        or of those that hold all of ``wire``'s words, when that reporter and domain have many."""
         words = reporter_words(wire) if self._by_words else ""
         domain = str(wire.get("report", wire).get("policyDomain", "")).strip().rstrip(".")
         asked = f"text:{words}" if words else f"domain:{domain}"
-        known = self._asked.get(asked)
-        if known is None:
-            try:
-                known = await self._ask({"text": words} if words else {"domain": domain})
-            except MethodError as error:
-                if error.type != "unsupportedFilter" or not words:
-                    raise
-                self._by_words = False
-                return await self.keys_like(wire)
-            self._asked[asked] = known
+        try:
+            if asked not in self._asked:
+                if not words:  # nothing narrower to ask by: the domain's reports, read once
+                    self._asked[asked] = await self._ask({"domain": domain})
+                else:
+                    many = (await self.api.query({"text": words}, limit=1, calculate_total=True)).total
+                    few = many is not None and many <= FEW
+                    self._asked[asked] = await self._ask({"text": words}) if few else None
+            known = self._asked[asked]
+            if known is None:
+                narrowed = await self._ask({"text": report_words(wire)})
+                if len(narrowed) <= FEW:
+                    return narrowed
+                # Its words do not tell this reporter's reports apart (the same senders every day):
+                # they are read once after all, rather than once for each report.
+                known = self._asked[asked] = await self._ask({"text": words})
+        except MethodError as error:
+            if error.type != "unsupportedFilter" or not words:
+                raise
+            self._by_words = False
+            return await self.keys_like(wire)
         return known
 
     async def _ask(self, filter: Mapping[str, Any]) -> set[DuplicateKey]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from jmapclient import encoding
 from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError
-from jmapclient.dmarc.exporting import fetch_reports, save_reports, write_reports
+from jmapclient.dmarc.exporting import export_reports
 from jmapclient.dmarc.importing import import_reports as import_files
 from jmapclient.dmarc.retention import check_retention
 from jmapclient.errors import LocalValidationError
@@ -96,15 +96,16 @@ def check_output(text: str) -> Path:
 async def export_records(args: argparse.Namespace, client: JmapClient) -> int:
     output = check_output(args.output) if args.output else None
     where = parse_where(DMARC_EXTERNAL_REPORT, args.where)
-    fetched = await fetch_reports(client.objects(DMARC_EXTERNAL_REPORT), where)
-    if output is not None:
+    # Written as the pages come: the reports are never all held at once.
+    api = client.objects(DMARC_EXTERNAL_REPORT)
+    if output is None:  # a reader leaving early (a broken pipe) is handled where every command's is
+        exported = await export_reports(api, where, None, args.format, out=sys.stdout)
+    else:
         try:
-            written = save_reports(fetched.reports, args.format, output)
+            exported = await export_reports(api, where, None, args.format, path=output)
         except OSError as error:
             raise ConfigError(f"cannot write the export to {args.output}: {error.strerror or error}") from None
-    else:
-        written = write_reports(fetched.reports, args.format, sys.stdout)
-    emit_notes(fetched.notes)
+    emit_notes(exported.notes)
     where_to = f" to {args.output}" if args.output else ""
-    note(f"exported {written} records from {len(fetched.reports)} reports{where_to}")
+    note(f"exported {exported.rows} records from {exported.report_count} reports{where_to}")
     return EXIT_OK

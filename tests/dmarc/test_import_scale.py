@@ -58,3 +58,53 @@ async def test_a_reimport_reads_only_the_reporters_reports_not_the_store(tmp_pat
     assert stored == STORED + 3
     # The three copies it holds of this reporter's reports, not the 403 the server holds.
     assert counter.reports_read == 3
+
+
+async def test_a_reporter_with_many_stored_reports_is_asked_report_by_report(tmp_path: Path) -> None:
+    from jmapclient.dmarc.upload import FEW
+    from tests.support.dmarc_xml import feedback as feedback_of
+    from tests.support.dmarc_xml import record
+
+    def sent_by(index: int) -> bytes:  # one reporter and domain; each day's mail came from another sender
+        sender = f"sender{index}.example"
+        rows = record(identifiers=f"<header_from>{sender}</header_from>",
+                      auth=f"<dkim><domain>{sender}</domain><selector>s</selector><result>pass</result></dkim>")
+        return feedback_of(records=rows, report_id=f"<report_id>day-{index}</report_id>")
+
+    stored, again = tmp_path / "stored", tmp_path / "again"
+    stored.mkdir()
+    again.mkdir()
+    for index in range(FEW + 20):
+        (stored / f"d{index}.xml").write_bytes(sent_by(index))
+    (again / "d3.xml").write_bytes(sent_by(3))
+    (again / "new.xml").write_bytes(sent_by(FEW + 50))
+    with StubServer(reports=0) as stub:
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=30) as client:
+            first = await import_reports(client.dmarc_reports, [stored], now=NOW)
+        counter = ReadCounter()
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=30, transport=counter) as client:
+            outcome = await import_reports(client.dmarc_reports, [again], now=NOW)
+    assert len(first.summary.imported) == FEW + 20
+    assert [p.name for p, _ in outcome.summary.duplicates] == ["d3.xml"]
+    assert [p.name for p in outcome.summary.imported] == ["new.xml"]
+    assert counter.reports_read == 1  # its own stored copy, not the reporter's 84 reports
+
+
+async def test_reports_no_word_tells_apart_are_read_once_not_once_a_report(tmp_path: Path) -> None:
+    from jmapclient.dmarc.upload import FEW
+
+    stored, again = tmp_path / "stored", tmp_path / "again"
+    stored.mkdir()
+    again.mkdir()
+    for index in range(FEW + 10):  # one reporter, the same senders every day
+        (stored / f"d{index}.xml").write_bytes(feedback(report_id=f"same-{index}"))
+    for index in range(6):
+        (again / f"d{index}.xml").write_bytes(feedback(report_id=f"same-{index}"))
+    with StubServer(reports=0) as stub:
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=30) as client:
+            await import_reports(client.dmarc_reports, [stored], now=NOW)
+        counter = ReadCounter()
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=30, transport=counter) as client:
+            outcome = await import_reports(client.dmarc_reports, [again], now=NOW)
+    assert len(outcome.summary.duplicates) == 6
+    assert counter.reports_read <= 2 * (FEW + 10)  # the narrowed search once, then all of them once

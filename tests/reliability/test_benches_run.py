@@ -27,8 +27,11 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bench_dmarc_analytics": ["--sizes", "220"],
     "bench_dmarc_console": ["--sizes", "400"],
     "bench_dmarc_import": ["--rounds", "1"],
+    "bench_export_memory": ["--sizes", "250,260", "--rounds", "1"],
     "bench_hostile_files": [],
+    "bench_inbox_marks": ["--reports", "60", "--presses", "4"],
     "bench_import_scale": ["--small", "100", "--large", "300", "--files", "40", "--rounds", "1"],
+    "bench_records_table": ["--records", "300", "--rounds", "1"],
     "bench_startup": ["--runs", "1"],
     "bench_stub_get": ["--reports", "100", "--rounds", "1"],
     "bench_stub_query": ["--sizes", "230", "--repeat", "1"],
@@ -36,7 +39,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bench_suite": ["--runs", "1", "--", "tests/test_rules.py", "-n", "0", "-p", "no:cacheprovider"],
     "explore": ["--minutes", "0.02"],
 }
-NEEDS_SAMPLES = {"bench_dmarc_import", "bench_import_scale"}
+NEEDS_SAMPLES = {"bench_dmarc_import", "bench_import_scale", "bench_records_table"}
 TIMEOUT = 240
 
 

@@ -8,8 +8,9 @@ Every label comes from the models' declarations (``introspect.fields_of``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
+from functools import partial
 from typing import Any
 
 from rich import box
@@ -24,7 +25,7 @@ from textual.widgets import Button, DataTable, Static
 
 from jmapclient.dmarc.analytics import classify as classify_digest
 from jmapclient.dmarc.analytics import digest_record, digest_report, format_rate
-from jmapclient.dmarc.insight.judge import group_by_service, judge_report
+from jmapclient.dmarc.insight.judge import JudgedRecord, group_by_service, judge_report
 from jmapclient.errors import JmapError
 from jmapclient.models._base import WireModel
 from jmapclient.models.dmarc import (
@@ -39,7 +40,7 @@ from tui.context import ConsoleContext
 from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
-from tui.reports.insight_render import BLANK_INSIGHT, Cells, group_cells, record_cells
+from tui.reports.insight_render import BLANK_INSIGHT, group_cells, record_cells
 from tui.reports.source_names import names_of
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
@@ -127,10 +128,11 @@ class DmarcDetail(Vertical):
         self.post_message(OpenLevel(level, self))
 
     def focus(self, scroll_visible: bool = True) -> DmarcDetail:
-        """Coming back to a level (esc) puts the keyboard on its table, where its keys work."""
-        tables = self.query(DataTable)
-        if tables:
-            tables.first().focus(scroll_visible)
+        """Coming back to a level (esc) puts the keyboard on its table, where its keys work, or on its
+        body (a report's: the view itself takes no focus, and its enter went nowhere)."""
+        targets = self.query(DataTable) or self.query("#body")
+        if targets:
+            targets.first().focus(scroll_visible)
             return self
         for widget in self.query("*"):  # a level without a table (the report): its scrolling body
             if widget.can_focus:
@@ -170,6 +172,8 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
         super().__init__(context, (title,))
         self.report_id = report_id
         self.report: DmarcExternalReport | None = None
+        self.wire: dict[str, Any] | None = None
+        """The report as the server sent it: its records are digested from it, not from the model again."""
 
     def compose(self) -> ComposeResult:
         yield Static("Loading the report…", id="status", classes="status")
@@ -222,6 +226,7 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
         item = got.items[0]
         assert isinstance(item, DmarcExternalReport)
         self.report = item
+        self.wire = next((wire for wire in got.raw if wire.get("id") == self.report_id), None)
         self.render_report(item)
 
     def render_report(self, item: DmarcExternalReport) -> None:
@@ -243,7 +248,7 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
 
     def action_records(self) -> None:
         if self.report is not None:
-            self.open_level(RecordsView(self.context, self.report, self.trail))
+            self.open_level(RecordsView(self.context, self.report, self.trail, self.wire))
 
 
 # --- Records ----------------------------------------------------------------------------------
@@ -265,20 +270,30 @@ def hint_text(record: DmarcReportRecord) -> str:
     return hint.value if hint is not None else ""
 
 
-def record_groups(context: ConsoleContext, item: DmarcExternalReport) -> list[tuple[str, list[tuple[int, Cells]]]]:
-    """The report's records by service, each with its insight cells, from what the names cache knows now.
+def record_groups(
+    context: ConsoleContext, item: DmarcExternalReport, wire: Mapping[str, Any] | None = None
+) -> list[tuple[str, list[tuple[int, JudgedRecord | None]]]]:
+    """The report's records by service, each judged from what the names cache knows now.
 
     Never waits for DNS. A record the digest could not read leaves the report ungrouped, without
-    insight, rather than a row beside the wrong judgement.
+    insight (None), rather than a row beside the wrong judgement. ``wire`` is the report as read
+    from the server: digested as it is, without writing the model out again (5,000 records: 0.45 s).
     """
     names = names_of(context)
-    report = digest_report(item.to_wire())
+    report = digest_report(wire if wire is not None else item.to_wire())
     if len(report.records) != len(item.report.records):
-        return [("", [(index, BLANK_INSIGHT) for index in range(len(item.report.records))])]
+        return [("", [(index, None) for index in range(len(item.report.records))])]
     judged = judge_report(report, {r.source_ip: names.known(r.source_ip) for r in report.records})
     position = {id(j): index for index, j in enumerate(judged)}
-    return [(service, [(position[id(j)], record_cells(j)) for j in members])
-            for service, members in group_by_service(judged)]
+    return [(service, [(position[id(j)], j) for j in members]) for service, members in group_by_service(judged)]
+
+
+PAGE_ROWS = 80
+"""Rows added to the records table at a time. A report of 5,000 records once took 12 times its
+``get`` to show its table (every row built and measured first); now the first rows show at once and
+the next are added as the cursor comes near the last one added."""
+
+RowMaker = Callable[[], Iterable[Any]]
 
 
 class RecordsView(DmarcDetail):
@@ -294,10 +309,22 @@ class. **f** shows only records failing DMARC,
 """
     BINDINGS = [Binding("f", "failing", "Failing only", id="dmarc.records.failing")]
 
-    def __init__(self, context: ConsoleContext, item: DmarcExternalReport, trail: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        context: ConsoleContext,
+        item: DmarcExternalReport,
+        trail: tuple[str, ...],
+        wire: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(context, (*trail, label(DmarcReport, "records")))
         self.item = item
+        self.wire = wire
         self.failing_only = False
+        self._groups: list[tuple[str, list[tuple[int, JudgedRecord | None]]]] | None = None
+        self._order: list[int] = []
+        """Indexes of the records shown, in the table's order (added to the table or still to add)."""
+        self._waiting: list[tuple[str, RowMaker]] = []
+        """Rows still to add to the table: their key and how to make their cells."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="status", classes="status")
@@ -322,32 +349,50 @@ class. **f** shows only records failing DMARC,
         table = self.query_one(DataTable)
         table.clear()
         records = self.item.report.records
-        shown = 0
-        for service, members in record_groups(self.context, self.item):
-            rows = [(i, cells) for i, cells in members if not (self.failing_only and records[i].passes_dmarc)]
+        if self._groups is None:  # judged once; "f" only chooses among them
+            self._groups = record_groups(self.context, self.item, self.wire)
+        self._order, self._waiting = [], []
+        for service, members in self._groups:
+            rows = [(i, j) for i, j in members if not (self.failing_only and records[i].passes_dmarc)]
             if service and rows:
-                table.add_row(*group_cells(service, [records[i].count for i, _ in rows], len(table.columns)),
-                              key=f"group\x00{service}")
-            for index, insight in rows:
-                record = records[index]
-                shown += 1
-                table.add_row(
-                    show(record.source_ip), f"{record.count:,}", *insight[:2], show(record.evaluated_disposition),
-                    _verdict(show(record.evaluated_dkim)), _verdict(show(record.evaluated_spf)),
-                    record.header_from, record.envelope_from, show(record.envelope_to), overrides_text(record),
-                    hint_text(record), *insight[2:], key=str(index),
-                )
+                counts = [records[i].count for i, _ in rows]
+                self._waiting.append((f"group\x00{service}", partial(group_cells, service, counts, len(table.columns))))
+            for index, judged in rows:
+                self._order.append(index)
+                self._waiting.append((str(index), partial(self._record_cells, index, judged)))
+        self._add_rows()
         if table.row_count > 1 and not str(table.ordered_rows[0].key.value).isdigit():
             table.move_cursor(row=1)  # on the first record, not its service's heading
         which, toggle = ("failing DMARC", "f: show all") if self.failing_only else ("all", "f: failing only")
         self.query_one("#status", Static).update(
-            f"{shown} of {len(records)} records ({which}) · {toggle} · enter: open a record · esc: back"
+            f"{len(self._order)} of {len(records)} records ({which}) · {toggle} · enter: open a record · esc: back"
         )
+
+    def _record_cells(self, index: int, judged: JudgedRecord | None) -> list[Any]:
+        record = self.item.report.records[index]
+        insight = record_cells(judged) if judged is not None else BLANK_INSIGHT
+        hint = classify_digest(judged.record) if judged is not None else None
+        return [
+            show(record.source_ip), f"{record.count:,}", *insight[:2], show(record.evaluated_disposition),
+            _verdict(show(record.evaluated_dkim)), _verdict(show(record.evaluated_spf)),
+            record.header_from, record.envelope_from, show(record.envelope_to), overrides_text(record),
+            (hint.value if hint is not None else "") if judged is not None else hint_text(record), *insight[2:],
+        ]
+
+    def _add_rows(self) -> None:
+        """Add the next rows waiting, a page of them."""
+        table = self.query_one(DataTable)
+        page, self._waiting = self._waiting[:PAGE_ROWS], self._waiting[PAGE_ROWS:]
+        for key, make in page:
+            table.add_row(*make(), key=key)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self._waiting and event.cursor_row >= self.query_one(DataTable).row_count - PAGE_ROWS // 2:
+            self._add_rows()
 
     def shown_records(self) -> list[int]:
         """Indexes of the records shown, in the table's order (the services' heading rows left out)."""
-        keys = (str(row.key.value) for row in self.query_one(DataTable).ordered_rows)
-        return [int(key) for key in keys if key.isdigit()]
+        return list(self._order)
 
     def action_failing(self) -> None:
         self.failing_only = not self.failing_only

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -343,6 +344,14 @@ class DmarcInbox(InboxActions, SectionView):
 
     def update_bar(self) -> None:
         page = self.page
+        self.update_position()
+        self.query_one("#dmarc-sort", Static).update(f"sort: {self.state.query.describe_sort()} (s)")
+        notes = [self.pager.note, page.problem_note if page is not None else ""]
+        self.query_one("#dmarc-note", Static).update(outside.message("; ".join(n for n in notes if n)))
+
+    def update_position(self) -> None:
+        """The position line alone (what a mark changes: its count), the other lines left as they are."""
+        page = self.page
         text = position_text(page)
         if page is not None and page.narrowed:
             # The page count comes from the server's word matches, not the reports shown: no "of N".
@@ -351,10 +360,10 @@ class DmarcInbox(InboxActions, SectionView):
             text += f"  page {page.index + 1:,}/{self.pager.page_count:,}"
         if self.state.marked:
             text += f"  {len(self.state.marked)} marked"
-        self.query_one("#dmarc-position", Static).update(text)
-        self.query_one("#dmarc-sort", Static).update(f"sort: {self.state.query.describe_sort()} (s)")
-        notes = [self.pager.note, page.problem_note if page is not None else ""]
-        self.query_one("#dmarc-note", Static).update(outside.message("; ".join(n for n in notes if n)))
+        # Its width follows its text: a layout only when that width changes, not at every mark
+        # (the screen's layout took half the time of a mark).
+        shown = self.query_one("#dmarc-position", Static)
+        shown.update(text, layout=cell_len(text) != cell_len(str(shown.content)))
 
     def show_error(self, text: str) -> None:
         self.query_one(InboxTable).display = False
@@ -444,7 +453,7 @@ class DmarcInbox(InboxActions, SectionView):
         self.state.marked.symmetric_difference_update({row.id})
         table = self.query_one(InboxTable)
         table.show_mark(row, row.id in self.state.marked, self.year)
-        self.update_bar()
+        self.update_position()
         table.action_cursor_down()
 
     @on(DataTable.RowSelected, "#dmarc-table")

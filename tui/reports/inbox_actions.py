@@ -7,7 +7,6 @@ key while that same action still runs is refused in words rather than cancelling
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 
 from rich.text import Text
@@ -15,7 +14,7 @@ from textual import work
 from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
-from jmapclient.dmarc.exporting import fetch_reports, save_reports
+from jmapclient.dmarc.exporting import export_reports
 from jmapclient.dmarc.importing import import_reports
 from jmapclient.encoding import normalise_utc, parse_utc
 from jmapclient.errors import JmapError, LocalValidationError, SetFailed
@@ -235,19 +234,20 @@ class InboxActions(Vertical):
         progress.display = True
         query = self.state.query
         try:
-            # The flow of `mailadmin export-dmarc`: the file is created 0600.
-            fetched = await fetch_reports(
-                self.context.client.dmarc_reports, query.filter(), query.sort_spec(), cap=EXPORT_CAP,
+            # The flow of `mailadmin export-dmarc`: the file is created 0600, written page by page.
+            fetched = await export_reports(
+                self.context.client.dmarc_reports, query.filter(), query.sort_spec(), choice.format,
+                path=choice.target, cap=EXPORT_CAP,
                 progress=lambda done, expected: progress.update(total=expected, progress=done),
             )
-            count = await asyncio.to_thread(save_reports, fetched.reports, choice.format, choice.target)
+            count = fetched.rows
         except (JmapError, OSError) as error:
             self.app.notify(f"Export failed: {error}", severity="error", timeout=10)
             return
         finally:
             progress.display = False  # whatever ended it: a bar left up said it was still running
         note = f" (stopped at {EXPORT_CAP:,} reports)" if fetched.capped else ""
-        self.app.notify(f"Exported {len(fetched.reports):,} reports, {count:,} records, to {choice.path}{note}.",
+        self.app.notify(f"Exported {fetched.report_count:,} reports, {count:,} records, to {choice.path}{note}.",
                         timeout=8)
         if fetched.notes:  # the server could not filter as asked, or sent reports that cannot be read
             self.app.notify("\n".join(fetched.notes), title="Export", severity="warning", timeout=15)

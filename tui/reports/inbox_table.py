@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
+from textual.widgets.data_table import ColumnKey, RowKey
 
 from jmapclient.dmarc.analytics import format_rate, pass_rate
 from jmapclient.models.dmarc import DmarcExternalReport, DmarcReport, DmarcReportRecord
@@ -16,6 +17,7 @@ from tui.reports import fmt
 from tui.reports.detail import label
 from tui.reports.pager import InboxRow
 from tui.widgets.list_table import ListTable
+from tui.widgets.outside import cell
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,25 @@ class InboxTable(ListTable):
 
     def show_mark(self, row: InboxRow, marked: bool, year: int) -> None:
         # Only the first cell carries the mark, and it is the same in both views.
-        self.update_cell(row.id, "received", row_cells(row, marked, False, year)[0])
+        self.replace_cell(RowKey(row.id), ColumnKey("received"), cell(row_cells(row, marked, False, year)[0]))
+
+    def replace_cell(self, row_key: RowKey, column_key: ColumnKey, value: Any) -> None:
+        """``update_cell`` for a value of the same width, re-rendering that one row only.
+
+        DataTable's own bumps the table's update count, which every cached cell and row is keyed
+        on: each mark rendered every visible cell again (twice the cost of a cursor move). Here
+        only the changed row's cached renders are dropped. (DataTable internals, Textual 8.2.)
+        """
+        self._data[row_key][column_key] = value
+        index = self._row_locations.get(row_key)
+        caches: tuple[Any, ...] = (self._cell_render_cache, self._row_render_cache)  # keyed by row key first
+        for cache in caches:
+            for key in [key for key in list(cache.keys()) if key[0] == row_key]:
+                cache.discard(key)
+        if index is not None:
+            self._row_renderable_cache.discard((self._update_count, index))
+            self._line_cache.clear()  # lines are joined from the rows' renders, kept above
+            self.refresh_row(index)
 
     def action_cursor_down(self) -> None:
         if self.row_count and self.cursor_row >= self.row_count - 1:

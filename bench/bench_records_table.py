@@ -1,0 +1,120 @@
+"""Opening the records of a big report, against one ``get`` of that report, in the same run.
+
+A stub (in this process, on loopback) holds one report of ``--records`` records (the sample
+corpus's largest report, its records repeated with other source addresses). Each round times,
+alternating: a client's ``get`` of the report (the reference: what the console must wait for
+anyway), and in the console, from pressing enter on the opened report to its records table on
+screen. Target: the table within 2× of the get. Run:
+``python bench/bench_records_table.py [--records 5000] [--rounds 5]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_dmarc_console import wait_for  # noqa: E402
+from bench.bench_dmarc_import import default_samples  # noqa: E402
+
+NOW = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
+BIGGEST = "accurateplastics_empty-orgname-2286-records.xml"
+
+
+def big_report(samples: Path, records: int) -> dict[str, Any]:
+    """The corpus's biggest report with ``records`` records: its own, repeated from other addresses."""
+    from jmapclient.dmarc.loader import load_file
+    from jmapclient.encoding import list_from_wire
+
+    parsed = load_file(samples / BIGGEST, now=NOW)
+    if parsed.wire is None:
+        raise RuntimeError(f"{BIGGEST} did not parse: {parsed.reason}")
+    wire = parsed.wire
+    own = list_from_wire(wire["report"]["records"])
+    grown = [{**own[index % len(own)], "sourceIp": f"10.{index // 65536 % 256}.{index // 256 % 256}.{index % 256}"}
+             for index in range(records)]
+    wire["report"]["records"] = {str(index): record for index, record in enumerate(grown)}
+    return wire
+
+
+async def measure(base_url: str, token: str, report_id: str, rounds: int) -> tuple[list[float], list[float]]:
+    from jmapclient import JmapClient
+    from tui.app import MailAdminApp
+    from tui.context import ConsoleContext
+    from tui.reports.detail import RecordsView, ReportView
+    from tui.reports.inbox import DmarcInbox
+
+    gets, tables = [], []
+    client = JmapClient(base_url, token)
+    context = ConsoleContext(client=client, server_label=base_url, username="admin", now=lambda: NOW)
+    app = MailAdminApp(context, start_section="dmarc")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(lambda: app.query(DmarcInbox) and app.query_one(DmarcInbox).page is not None, "first page")
+        await pilot.press("enter")
+        await wait_for(lambda: app.query(ReportView) and app.query_one(ReportView).report is not None, "report")
+        await app.workers.wait_for_complete()
+        for _ in range(rounds):
+            began = time.perf_counter()
+            got = await client.dmarc_reports.get([report_id])
+            gets.append(time.perf_counter() - began)
+            assert got.items, "the report is gone"
+
+            def table_shown() -> bool:
+                views = app.query(RecordsView)
+                return bool(views) and views.first().query_one("#records").row_count > 0
+
+            began = time.perf_counter()
+            await pilot.press("enter")
+            await wait_for(table_shown, "the records table")
+            await pilot.pause()  # drawn, not only filled
+            tables.append(time.perf_counter() - began)
+            await pilot.press("escape")
+            await wait_for(lambda: not app.query(RecordsView), "back to the report")
+            await pilot.pause()
+    await client.aclose()
+    return gets, tables
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--samples", type=Path, default=default_samples())
+    args = parser.parse_args()
+    samples: Path = args.samples.resolve()
+    if not (samples / BIGGEST).is_file():
+        print(f"sample corpus not found: {samples}", file=sys.stderr)
+        return 2
+    os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+    from server_stub.runner import StubServer
+
+    with StubServer(reports=0, directories=False) as stub:
+        report_id = _create(stub, big_report(samples, args.records))
+        gets, tables = asyncio.run(measure(stub.base_url, stub.admin_token, report_id, max(1, args.rounds)))
+    get_s, table_s = statistics.median(gets), statistics.median(tables)
+    print(f"report of {args.records:,} records: get {get_s * 1000:.0f} ms, records table {table_s * 1000:.0f} ms: "
+          f"×{table_s / get_s:.2f} (target ≤ 2)")
+    return 0
+
+
+def _create(stub: Any, wire: dict[str, Any]) -> str:
+    from jmapclient import JmapClient
+
+    async def create() -> str:
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=120) as client:
+            return await client.dmarc_reports.create(wire)
+
+    return asyncio.run(create())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

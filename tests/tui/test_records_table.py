@@ -1,0 +1,62 @@
+"""The records of a big report: the table shows at once and fills as the cursor goes (issue #33).
+
+A report of 5,000 records took 12 times its ``get`` to show its records table, every row built and
+measured before the first was drawn. Rows are now added a page at a time, the next page when the
+cursor comes near the last row added; the view still knows every record it shows.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from jmapclient.dmarc import load_bytes
+from tests.support.console import make_world
+from tests.support.dmarc_xml import feedback, record
+from tests.support.waiting import settle
+from tui.reports.detail import PAGE_ROWS, RecordsView, ReportView
+
+SIZE = (120, 40)
+RECORDS = PAGE_ROWS * 3 + 7
+
+
+async def open_records(pilot) -> RecordsView:  # type: ignore[no-untyped-def]
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+    return pilot.app.query_one(RecordsView)
+
+
+async def test_a_big_reports_records_show_a_page_and_fill_as_the_cursor_goes() -> None:
+    world = make_world(reports=0)
+    rows = "".join(record(ip=f"10.0.{index // 256}.{index % 256}", count=str(index + 1)) for index in range(RECORDS))
+    wire = load_bytes(feedback(records=rows), "big.xml", now=datetime(2026, 3, 1, tzinfo=UTC)).wire
+    assert wire is not None
+    context = world.context()
+    await context.client.dmarc_reports.create(wire)
+    async with world.app(context).run_test(size=SIZE) as pilot:
+        view = await open_records(pilot)
+        table = view.query_one("#records")
+        assert PAGE_ROWS <= table.row_count < PAGE_ROWS + 2  # a page of records (and a service's heading)
+        assert sorted(view.shown_records()) == list(range(RECORDS))  # every record, shown or to come
+        assert f"{RECORDS} of {RECORDS} records" in str(view.query_one("#status").render())
+        while table.row_count < RECORDS:
+            before = table.row_count
+            table.move_cursor(row=before - 1)
+            await pilot.pause()
+            assert table.row_count > before, "the cursor at the last row added brings the next rows"
+        assert [int(str(row.key.value)) for row in table.ordered_rows if str(row.key.value).isdigit()] \
+            == view.shown_records()
+
+
+async def test_back_from_the_records_enter_opens_them_again() -> None:
+    world = make_world(reports=3)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await open_records(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert pilot.app.query(ReportView) and not pilot.app.query(RecordsView)
+        await pilot.press("enter")  # the report's own key: it went nowhere once back at the report
+        await settle(pilot)
+        assert pilot.app.query(RecordsView)
