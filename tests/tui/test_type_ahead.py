@@ -9,6 +9,7 @@ export went to the default file name, the jump to the first section listed.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from tui.reports.inbox import DmarcInbox
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.connect import ConnectScreen
 from tui.screens.jump import JumpScreen
+from tui.sections import SECTIONS
 from tui.widgets.list_table import ListTable
 
 
@@ -114,19 +116,17 @@ async def test_keys_behind_colon_then_q_reach_the_jump_field_and_q_does_not_quit
         assert pilot.app.screen.query_one("#jump-input").value == "q"
 
 
-async def test_keys_held_for_a_screen_taken_down_before_it_was_ready_are_dropped(console: Console) -> None:
+async def test_keys_typed_while_a_screen_composes_reach_it_in_order(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        base = pilot.app.screen
-        jump = JumpScreen([])
-        pilot.app.push_screen(jump)
+        pilot.app.push_screen(JumpScreen(SECTIONS))
         for name in ("j", "k", "colon"):  # held: the screen is still composing
-            await pilot.app.on_event(events.Key(name, name if len(name) == 1 else None))
-        assert len(pilot.app.type_ahead.keys) == 3
-        pilot.app.pop_screen()
+            await pilot.app.on_event(events.Key(name, ":" if name == "colon" else name))
+        assert len(pilot.app.key_path.queue) == 3
         await settle(pilot)
-        assert pilot.app.type_ahead.keys == []
-        assert pilot.app.screen is base  # no `:` reached the console: it opened no jump
+        assert pilot.app.key_path.queue == deque()
+        assert isinstance(pilot.app.screen, JumpScreen)
+        assert pilot.app.screen.query_one("#jump-input").value == "jk:"
         assert pilot.app._exception is None, repr(pilot.app._exception)
 
 
@@ -138,7 +138,7 @@ async def test_no_more_than_the_limit_is_held(console: Console, monkeypatch: pyt
         monkeypatch.setattr(pilot.app, "bell", lambda: rang.append(True))
         for _ in range(HOLD_LIMIT + 10):  # held: the screen is still composing
             await pilot.app.on_event(events.Key("a", "a"))
-        assert len(pilot.app.type_ahead.keys) == HOLD_LIMIT
+        assert len(pilot.app.key_path.queue) == HOLD_LIMIT
         assert len(rang) == 10  # each key past the limit dropped with a bell
         await settle(pilot)
         assert isinstance(pilot.app.screen, JumpScreen)
@@ -157,8 +157,8 @@ async def test_keys_never_wait_for_good(console: Console, monkeypatch: pytest.Mo
             never.setattr("tui.keyboard.ready", lambda node: node is not stuck and ready(node))
             never.setattr(pilot.app, "bell", lambda: rang.append(True))
             burst(pilot.app, typed("abc"))
-            await wait_until(pilot, lambda: len(pilot.app.type_ahead.keys) == 3, "the keys to be held")
-            await wait_until(pilot, lambda: not pilot.app.type_ahead.keys, "the held keys to be dropped", timeout=5)
+            await wait_until(pilot, lambda: len(pilot.app.key_path.queue) == 3, "the keys to be held")
+            await wait_until(pilot, lambda: not pilot.app.key_path.queue, "the held keys to be dropped", timeout=5)
         assert rang  # dropped with a bell
         await settle(pilot)
         assert pilot.app.screen is stuck
