@@ -79,8 +79,9 @@ HOLD_LIMIT = 128
 down, and acting on all of it later would do far more than anyone meant. Keys past the limit are
 dropped, with a bell."""
 HOLD_PATIENCE = 5.0
-"""Seconds keys wait for the console to catch up (a screen composing, a form mounting). Not caught
-up then, it is stuck or the machine overwhelmed: the keys are dropped, with a bell."""
+"""Seconds keys wait for the console to catch up while nothing more gets built (a screen composing,
+a form mounting: each widget mounted starts the count again). Stuck that long, the console is
+stuck or the machine overwhelmed: the keys are dropped, with a bell."""
 WORK_PATIENCE = 2.0
 """Seconds keys wait for the work the key before them started (a save, a load, a connection)."""
 HOLD_CHECK = 0.01
@@ -228,8 +229,9 @@ class KeyPath:
 
     async def _caught_up(self) -> str:
         """Wait until the console has caught up with the last key: ``send``, or ``leave`` / ``late`` (drop)."""
-        start = monotonic()
+        start = building_since = monotonic()
         quiet = 0
+        progress = self._progress()
         while True:
             if self._leaving():
                 return "leave"
@@ -240,8 +242,13 @@ class KeyPath:
             quiet = quiet + 1 if state == "ready" else 0
             if quiet >= QUIET_ROUNDS:
                 return "send"
-            waited = monotonic() - start
-            if state == "building" and waited > HOLD_PATIENCE:
+            now = monotonic()
+            if self._progress() != progress:
+                # A big form on a loaded machine takes seconds to build: patience runs out only
+                # when nothing more gets built.
+                progress, building_since = self._progress(), now
+            waited = now - start
+            if state == "building" and now - building_since > HOLD_PATIENCE:
                 return "late"
             if state == "working" and waited > WORK_PATIENCE:
                 return "send"  # a slow server keeps nobody from the keyboard: the keys go on
@@ -271,6 +278,11 @@ class KeyPath:
             if started:
                 return "working"
         return "ready"
+
+    def _progress(self) -> tuple[int, int, int]:
+        """How far the console has got: screens, widgets, and widgets mounted."""
+        nodes = self._nodes()
+        return len(self._screens()), len(nodes), sum(isinstance(n, Widget) and n.is_mounted for n in nodes)
 
     def _screens(self) -> list[Screen[Any]]:
         try:

@@ -30,7 +30,7 @@ from tests.support.serve_process import start_serve, stop_serve
 
 ADMIN_TOKEN = "pty-admin-token"
 COLUMNS, LINES = 120, 40
-PATIENCE = 30.0
+PATIENCE = float(os.environ.get("MAILADMIN_PTY_PATIENCE", "30"))
 """Seconds a test waits for the console to show something (a loaded machine is slow, never this slow)."""
 
 # The bytes a terminal sends for the keys the bursts use (xterm).
@@ -156,6 +156,8 @@ def console(server: Server, home: Path, *, columns: int = COLUMNS, lines: int = 
         "TEXTUAL_ANIMATIONS": "none", "MAILADMIN_CONFIG": str(home / "config.toml"),
         "MAILADMIN_DATA": str(home / "data"), "XDG_DATA_HOME": str(home / "data"),
     }
+    if os.environ.get("MAILADMIN_PTY_SOURCE"):  # another checkout's console, for before/after figures
+        env["PYTHONPATH"] = os.environ["MAILADMIN_PTY_SOURCE"]
     for name in ("MAILADMIN_URL", "MAILADMIN_TOKEN", "MAILADMIN_PROFILE", "TEXTUAL"):
         env.pop(name, None)
     argv = [sys.executable, "-m", "mailadmin", "--url", server.url, "--token-file", str(server.token_file),
