@@ -34,6 +34,8 @@ from tests.support.pty_console import (
 
 REPEAT = int(os.environ.get("MAILADMIN_PTY_REPEAT", "1"))
 """How many times each test repeats its bursts (each on the same console)."""
+RUNS = int(os.environ.get("MAILADMIN_PTY_RUNS", "1"))
+"""How many times each test runs, each on a fresh console (for before/after counts: a failed burst ends its run)."""
 
 DIRECTORIES = (  # as the list sorts them, with the title each one's form shows
     ("Corporate OpenLDAP (service account)", "LDAP directory"),
@@ -49,8 +51,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
+@pytest.fixture(params=range(RUNS), ids=lambda run: f"run{run}")
+def run(request: pytest.FixtureRequest) -> int:
+    return int(request.param)
+
+
 @pytest.fixture(params=["idle", "loaded"])
-def terminal(request: pytest.FixtureRequest, server: Server, tmp_path: Path) -> Iterator[Terminal]:
+def terminal(request: pytest.FixtureRequest, server: Server, tmp_path: Path, run: int) -> Iterator[Terminal]:
     if request.param == "loaded":
         with machine_loaded(), console(server, tmp_path) as running:
             yield running
