@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 from textual import events
+from textual.widgets import Switch
 
 from bench.explore_engine import burst, key_of
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import Console, make_console, make_console_with_a_profile
+from tests.support.directory_steps import editor, fill, open_directory
 from tests.support.waiting import settle, wait_until
 from tui.keyboard import HOLD_LIMIT
 from tui.lifecycle import ready
@@ -207,3 +209,30 @@ async def test_ctrl_o_twice_in_a_burst_opens_one_connection_screen(store: Store,
         await pilot.press("ctrl+o")  # and it opens again once closed
         await settle(pilot)
         assert open_screens() == 1
+
+
+@pytest.mark.parametrize("leave", ["q", "ctrl+o"])
+async def test_keys_typed_behind_a_leaving_key_with_unsaved_edits_wait_for_its_question(
+        store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, leave: str) -> None:
+    """q (or ctrl+o) with unsaved edits asks from a worker: the keys typed behind it acted on the form
+    beneath before the question appeared (a space toggled the focused switch, a y answered). They now wait for the
+    question, which takes no keys typed before it: dropped, with a bell."""
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console_with_a_profile(store)
+    async with made.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, "Corporate OpenLDAP (service account)")
+        await fill(pilot, "description", "edited")
+        switch = pilot.app.query(Switch).first()
+        switch.focus()
+        await settle(pilot)
+        before = switch.value
+        burst(pilot.app, [key(leave), ("space", " "), ("y", "y")])
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+        assert switch.value == before
+        assert pilot.app.key_path.dropped == 2
+        await pilot.press("n")
+        await settle(pilot)
+        assert pilot.app.is_running
+        assert editor(pilot).form.to_wire()["description"] == "edited"
