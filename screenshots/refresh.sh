@@ -5,10 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -f screenshots/*.png
-for svg in tests/*/__snapshots__/*/*.svg; do
+for svg in tests/*/*/__snapshots__/*/*.svg; do
   case "$svg" in
-    tests/tui/__snapshots__/test_dmarc_snapshots/*) area=dmarc ;;
-    tests/tui/__snapshots__/test_snapshots/*) area=directories ;;
+    tests/tui/inbox/__snapshots__/test_snapshots/*) area=dmarc ;;
+    tests/tui/directories/__snapshots__/test_snapshots/*) area=directories ;;
     *) area=other ;;
   esac
   name=$(basename "$svg" .svg | sed -e 's/^test_//' -e 's/\[tab-/-/' -e 's/\]//')
