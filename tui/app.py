@@ -33,7 +33,7 @@ from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.key_remaps import apply_remaps
 from tui.keyboard import KeyPath, focus_now, typed_into
-from tui.lifecycle import while_attached
+from tui.lifecycle import ready, while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
@@ -344,6 +344,15 @@ class MailAdminApp(App[int]):
             await self.key_path.take(event)
             return
         await super().on_event(event)
+
+    async def _check_bindings(self, key: str, priority: bool = False) -> bool:
+        # The key path hands a key over only while the screen on top is ready; but a key on its way
+        # back up from a widget can meet a screen pushed meanwhile by a worker (still composing), or
+        # an app taking its screens down (a quit). It is used up here, with nothing ready to act on
+        # it. (A private Textual hook, like the house's others: to move into tui/textual_compat.py.)
+        if self.return_code is not None or not self.screen_stack or not ready(self.screen):
+            return True
+        return await super()._check_bindings(key, priority)
 
     # --- Actions -----------------------------------------------------------------------------
 

@@ -264,7 +264,9 @@ class KeyPath:
         if not ready(top):
             return "building"
         nodes = self._nodes()
-        if any(node.message_queue_size for node in nodes) or refresh_callbacks_pending(top):
+        # Messages queued while no typed key is on its way are not a key's doing (a focus() asked
+        # for, a timer): the app's queue takes them before the key anyway. After a key, they are.
+        if since_key and (any(node.message_queue_size for node in nodes) or refresh_callbacks_pending(top)):
             return "building"
         if any(isinstance(node, Widget) and not node.is_mounted for node in nodes):
             return "building"
