@@ -33,7 +33,7 @@ from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.focus_guard import ShellScreen, keyboard_to_visible
 from tui.key_remaps import apply_remaps
-from tui.keyboard import TypeAhead, focus_now, typed_into
+from tui.keyboard import KeyPath, focus_now, typed_into
 from tui.lifecycle import ready, while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.screens.jump import JumpScreen
@@ -118,8 +118,8 @@ class MailAdminApp(App[int]):
         self.trail: tuple[str, ...] = ()
         self._switching = asyncio.Lock()
         """Held while the main area changes: switches run one after another."""
-        self.type_ahead = TypeAhead(self, super().on_event)
-        """Keys typed behind a key that moves the keyboard reach where it went (see ``on_event``)."""
+        self.key_path = KeyPath(self, self._hand_over)
+        """Every key and paste the terminal delivers, in order, once the console caught up (see ``on_event``)."""
 
     # --- Outside text and crashes ------------------------------------------------------------
 
@@ -332,33 +332,31 @@ class MailAdminApp(App[int]):
         """The terminal's size, but never below the smallest the console lays out (``tui.terminal_size``)."""
         return at_least_min(super().size)
 
+    async def _hand_over(self, event: events.Event) -> None:
+        """A typed key or paste, handed over by the key path: to Textual's own dispatch."""
+        if self.screen_stack:
+            keyboard_to_visible(self)  # never a hidden widget, nor none on the console's screen
+        if self.focused is not None:
+            cap_field(self.focused)  # before any text reaches the field: a paste cannot pass the cap
+        await super().on_event(event)
+
     async def on_event(self, event: events.Event) -> None:
-        # A key still queued after the app took its last screen down (typed behind a quit, or
-        # held back during a switch) is dropped: Textual would ask that screen about it first.
-        if isinstance(event, events.Key) and not self._screen_stack:
-            return
         if isinstance(event, events.Resize):  # the app keeps the size and hands the event on to its screens
             event = resize_at_least_min(event)
-        if isinstance(event, events.Paste | events.Key) and self._screen_stack:
-            keyboard_to_visible(self)  # never a hidden widget, nor none on the console's screen
-            if self.focused is not None:
-                cap_field(self.focused)  # before any text reaches the field: a paste cannot pass the cap
-        # Every key passes here, first hand and again when it comes back up unused: one typed
-        # behind a key that moved the keyboard (x, `:`, `/`, ctrl+o...) waits in ``type_ahead``
-        # until what that key opened is ready, then reaches it as if typed after it appeared.
-        if isinstance(event, events.Key):
-            await self.type_ahead.on_key(event)
+        # Every key and paste from the terminal takes the app's one key path (tui/keyboard.py): in
+        # the order typed, each once the console has caught up with the one before. A key coming
+        # back up unused from the focused widget is past it, on its way to the bindings.
+        if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
+            await self.key_path.take(event)
             return
         await super().on_event(event)
 
     async def _check_bindings(self, key: str, priority: bool = False) -> bool:
-        # Keys typed behind a q reach an app that is taking its screens down, and keys typed behind
-        # a dialog's answer can reach it while it is being removed: they are used up here, with
-        # nothing ready to act on. (Keys reaching a screen still composing are held by
-        # ``type_ahead`` before they get here; this gate stays in case one does.) Every key binding,
-        # wherever focused, passes here, so this one gate serves the shell, its sections and every
-        # screen.
-        if self._exit or not self._screen_stack or not ready(self.screen):
+        # The key path hands a key over only while the screen on top is ready; but a key on its way
+        # back up from a widget can meet a screen pushed meanwhile by a worker (still composing), or
+        # an app taking its screens down (a quit). It is used up here, with nothing ready to act on
+        # it. (A private Textual hook, like the house's others: to move into tui/textual_compat.py.)
+        if self.return_code is not None or not self.screen_stack or not ready(self.screen):
             return True
         return await super()._check_bindings(key, priority)
 

@@ -1,32 +1,58 @@
-"""Keys typed ahead: they follow the keyboard when it moves, and wait for a screen being built.
+"""The one path every typed key takes: in the order typed, one at a time, each once the console has caught up.
 
-``Widget.focus()`` defers the move until the app's queue reaches it, behind the keys already
-typed: after ``/`` the next letters would still reach the list (and an Enter would open a
-report) instead of the filter field. A move a key asks for goes through :func:`focus_now`.
+Textual hands a key to the focused widget and takes the next key at once: the first key may still
+be travelling (up from the widget to the app's bindings, then an "open" message posted back down,
+then a form mounting in its own task) when the second is already handed to the same widget. Over
+SSH a person's keys arrive in one read, so a burst such as ``Enter End " more text" ctrl+s`` on the
+directory list reached the list, a form half built, and nothing: the text was lost or landed in
+another field, and ctrl+s ran before it. Pilot hands keys over in another order than a terminal
+(a posted "open" message runs before keys a terminal would deliver later), so only a test in a
+real terminal shows this (``tests/pty/``).
 
-Keys typed behind a key that opens a screen arrive before that screen can take them:
-:class:`TypeAhead` holds them until it can.
+:class:`KeyPath`, owned by the app, takes every key (and every paste) the terminal delivers. A key
+arriving while the console is settled is handled at once, by Textual's own dispatch. Any other
+key waits in the path's queue; the path then hands the keys over one at a time, each once the
+console has *caught up* with the one before: the screen on top composed and mounted, no message
+left queued in any widget, the callbacks waiting for a refresh run, no widget still mounting, and
+the work the previous key started (a worker: the save behind ctrl+s, the connection screen behind
+ctrl+o, the list's load) done or waiting on a screen it opened. A key thus reaches the widget the
+keys before it made current, as if typed after it appeared. ``Widget.focus()`` defers the move
+behind the keys already typed, so a move a key asks for goes through :func:`focus_now`.
+
+Keys are dropped, with a bell, never delivered elsewhere, when:
+
+- the app is leaving (typed behind a ``q`` that quits);
+- a question is on top that was not there when they were typed (:class:`AsksFirst`, the yes/no
+  question): ``dy`` typed at once asks, and waits for an answer typed once it is seen;
+- more than ``HOLD_LIMIT`` keys wait, or the console has not caught up after ``HOLD_PATIENCE``
+  (a screen that never finishes composing): acting on them then would surprise.
+
+Work a key started is waited for at most ``WORK_PATIENCE``: a slow server must not take the
+keyboard away (Esc still reaches a slow load); the keys then go to what has the keyboard.
+Only keys and pastes take this path; the mouse points at what is on screen.
 """
 
 from __future__ import annotations
 
-import weakref
-from bisect import insort
-from collections import OrderedDict
+import asyncio
+import contextlib
+from collections import deque
 from collections.abc import Awaitable, Callable
-from operator import attrgetter
+from math import inf
 from time import monotonic
-from typing import Any
+from typing import Any, ClassVar
 
 from textual import events
 from textual.app import App
 from textual.dom import NoScreen
 from textual.keys import REPLACED_KEYS, key_to_character
+from textual.message_pump import MessagePump
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widget import Widget
+from textual.worker import Worker
 
-from tui.lifecycle import gone, ready
+from tui.lifecycle import ready
+from tui.textual_compat import refresh_callbacks_pending
 
 
 def focus_now(widget: Widget) -> None:
@@ -49,142 +75,267 @@ def typed_into(widget: Widget, key: str) -> bool:
 
 
 HOLD_LIMIT = 128
-"""At most this many keys wait for a screen. Typing ahead of a dialog is a name, a path or a few
-keys; more is a paste or a key held down, and acting on all of it once the screen is up (a run
-of Enters and letters on whatever it shows) would do far more than anyone meant. Keys past the
-limit are dropped, with a bell."""
+"""At most this many keys wait. Typing ahead is a name, a path or a few keys; more is a key held
+down, and acting on all of it later would do far more than anyone meant. Keys past the limit are
+dropped, with a bell."""
 HOLD_PATIENCE = 5.0
-"""Seconds keys wait for a screen to be ready. One still not ready then is stuck (or the machine
-is overwhelmed): keys acted on long after they were typed would surprise, so they are dropped,
-with a bell, and never held for good."""
-HOLD_CHECK = 0.02
-"""How often, in seconds, held keys look whether their screen is ready."""
-SENT_REMEMBERED = 128
-"""How many keys on their way through the widgets remember the widget they were sent to (a key a
-widget uses never comes back, so the oldest are forgotten)."""
+"""Seconds keys wait for the console to catch up while nothing more gets built (a screen composing,
+a form mounting: each widget mounted starts the count again). Stuck that long, the console is
+stuck or the machine overwhelmed: the keys are dropped, with a bell."""
+WORK_PATIENCE = 2.0
+"""Seconds keys wait for the work the key before them started (a save, a load, a connection)."""
+HOLD_CHECK = 0.01
+"""How often, in seconds, waiting keys look again whether the console has caught up."""
+QUIET_ROUNDS = 2
+"""Rounds in a row that must find the console caught up: a callback run after the last round may post once more."""
+BARRIER_TIMEOUT = 1.0
+"""Seconds one round waits for the widgets to run its callbacks (a widget closing never runs it)."""
+
+Typed = events.Key | events.Paste
 
 
-class TypeAhead:
-    """Keys typed ahead reach what the keys before them opened, in order, as if typed after it.
+class AsksFirst(Screen[Any]):
+    """A question answered only by keys typed once it is on screen (a yes/no that destroys or discards).
 
-    Textual sends a key to the focused widget; a key no widget uses comes back up to the app, and
-    only then do most bindings act (``x``, ``:``, ``/``, ``n``). By then the keys typed behind it
-    in the same burst were already sent to the same widget: when one of them comes back unused
-    after the keyboard moved (a dialog pushed, the filter field focused), the app only looked for
-    a binding, and the letters of a path typed behind ``x`` never reached the export dialog's
-    file name. And a screen pushed outside the app's own handling of a key (from a worker, as
-    ctrl+o does after asking about unsaved edits) is on top while it composes: a key arriving then
-    has no widget to go to. (A screen pushed while the app handles a key is mounted before the
-    app takes its next message: Textual waits for it.)
-
-    The app hands every key to :meth:`on_key`. A key is held here when it comes back unused from
-    a widget that no longer has the keyboard, when the screen on top is still being built (not
-    :func:`~tui.lifecycle.ready` and not on its way out), and, while keys are held, every key, so
-    none overtakes another. Once the screen on top is ready the held keys are sent again, each as
-    a new key, to whatever has the keyboard, in the order they were typed (by ``Key.time``,
-    stamped when the terminal's key was read: a key coming back up may arrive after one typed
-    later). The sending runs in the app's own queue, posted once the screen is seen ready: what
-    its mount queued there (a ``focus()``) is done first, so the keys reach the widget the screen
-    gives the keyboard to. (A widget that acts on a key must stop it, as Textual's text fields
-    do, or the key would act again where it is sent; the console's widgets act through bindings.)
-
-    Held keys are dropped, never sent to another screen, when:
-
-    - the app is leaving (keys typed behind ``q``): nothing is left to act on them;
-    - the screen they wait for is taken down (or starts leaving) before it was ready: they were
-      typed for it, and on the screen beneath, a path's letters would be commands;
-    - more than ``HOLD_LIMIT`` keys wait, or the screen is not ready after ``HOLD_PATIENCE``;
-    - the screen says it takes no keys typed before it appeared (``TAKES_TYPE_AHEAD = False``: a
-      confirmation, which must be answered by someone who has read it). With a bell.
-
-    A key that opens another screen while held keys are sent stops the sending: the rest wait for
-    that screen. Only keys are held; the mouse points at what is on screen.
+    Keys typed before it appeared were meant for what was there: ``d`` then ``y`` in one burst (or
+    ``q`` then ``y``) would delete, or throw edits away, unasked. :class:`KeyPath` drops them, with
+    a bell.
     """
 
-    def __init__(self, app: App[Any], deliver: Callable[[events.Key], Awaitable[None]]) -> None:
+    TAKES_TYPE_AHEAD: ClassVar[bool] = False
+    shown_at: float = inf
+    """When the question was mounted (``monotonic``, the clock of ``Key.time``)."""
+
+    def _on_mount(self, event: events.Mount) -> None:
+        self.shown_at = monotonic()
+
+
+def split_alt(event: Typed) -> list[Typed]:
+    """``alt+j`` as the two keys a person typed: Esc, then ``j``.
+
+    A terminal sends Alt+J as the bytes of Esc and ``j``, and Esc then ``j`` typed fast (over SSH,
+    in one read) arrive as the very same bytes; Textual reads them as ``alt+j``. The console binds
+    no Alt key, so these are always Esc and a key: read as one, the Esc was lost and the ``j``
+    typed into the form it should have closed.
+    """
+    if not isinstance(event, events.Key) or not event.key.startswith("alt+"):
+        return [event]
+    escape = events.Key("escape", "\x1b")
+    key = events.Key(event.key.removeprefix("alt+"), event.character)
+    escape.time = key.time = event.time
+    return [escape, key]
+
+
+def _asked_after(screen: Screen[Any], event: Typed) -> bool:
+    """True when ``screen`` is a question that appeared after ``event`` was typed."""
+    return not getattr(screen, "TAKES_TYPE_AHEAD", True) and event.time < getattr(screen, "shown_at", inf)
+
+
+class KeyPath:
+    """The app's key path (see the module): every key and paste, in order, once the console has caught up."""
+
+    def __init__(self, app: App[Any], dispatch: Callable[[events.Event], Awaitable[None]]) -> None:
         self.app = app
-        self.deliver = deliver
-        """Handles a key as the app does (Textual's own ``App.on_event``: bindings, then the focus)."""
-        self.keys: list[events.Key] = []
-        self.waiting_for: Screen[Any] | None = None
-        self.since = 0.0
-        self._sent: OrderedDict[int, tuple[events.Key, weakref.ref[Widget]]] = OrderedDict()
-        self._timer: Timer | None = None
-        self._posted = False
+        self.dispatch = dispatch
+        """Textual's own handling of a key (``App.on_event``: priority bindings, then the focused widget)."""
+        self.queue: deque[Typed] = deque()
+        self._task: asyncio.Task[None] | None = None
+        self._known: set[Worker[Any]] = set()
+        """The workers there were before the last key was handed over: any other is work it started."""
+        self._stack: list[Screen[Any]] = []
+        """The screens there were before the last key was handed over."""
+        self.dropped = 0
+        """Keys dropped so far (each with a bell): for the tests and the benches."""
 
-    async def on_key(self, event: events.Key) -> None:
-        """Handle ``event`` now, or hold it until what has the keyboard can take it."""
-        top = self.app.screen
-        moved = False
-        if event.is_forwarded:  # coming back up unused from the widget it was sent to
-            sent = self._sent.pop(id(event), None)
-            moved = sent is not None and sent[0] is event and sent[1]() is not self._keyboard()
-        if self.keys or moved or not (ready(top) or gone(top)):
-            self._hold(event)
+    @property
+    def busy(self) -> bool:
+        """True while keys wait, or the console is catching up with the last key handed over."""
+        return bool(self.queue) or (self._task is not None and not self._task.done())
+
+    async def take(self, event: Typed) -> None:
+        """A key or paste from the terminal: handled now if the console is settled, else queued."""
+        for typed in split_alt(event):
+            await self._take(typed)
+
+    async def _take(self, event: Typed) -> None:
+        if self._leaving():
+            return  # typed behind a q: the app is going, nothing is left to act on it
+        if not self.busy and self._state(since_key=False) == "ready":
+            await self._hand_over(event)
+            self._start()
             return
-        # Ready (handled as ever), or the app or its screen leaving: the app's binding gate then
-        # uses the key up, with nothing there to act on it.
-        await self._send(event)
-
-    def _keyboard(self) -> Widget:
-        return self.app.focused or self.app.screen
-
-    async def _send(self, event: events.Key) -> None:
-        if not event.is_forwarded and not self.app._exit:
-            self._sent[id(event)] = (event, weakref.ref(self._keyboard()))
-            while len(self._sent) > SENT_REMEMBERED:
-                self._sent.popitem(last=False)
-        await self.deliver(event)
-
-    def _hold(self, event: events.Key) -> None:
-        app = self.app
-        if not self.keys:
-            self.waiting_for, self.since = app.screen, monotonic()
-            self._timer = app.set_interval(HOLD_CHECK, self._check, name="type-ahead")
-        if len(self.keys) >= HOLD_LIMIT:
-            app.bell()
+        if len(self.queue) >= HOLD_LIMIT:
+            self._drop(1)
             return
-        insort(self.keys, event, key=attrgetter("time"))
-        self._check()
+        self.queue.append(event)
+        self._start()
 
-    def _verdict(self) -> str:
-        """What the held keys do now: ``send``, ``wait``, or be dropped (``leave``, ``late``, ``refuse``)."""
+    # --- Handing keys over ----------------------------------------------------------------------
+
+    def _start(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="mailadmin key path")
+
+    async def _hand_over(self, event: Typed) -> None:
+        self._known = set(self.app.workers)
+        self._stack = self._screens()
+        await self.dispatch(event)
+
+    async def _run(self) -> None:
+        try:
+            while True:
+                verdict = await self._caught_up()
+                if verdict != "send":  # leaving, or stuck: nothing typed is acted on later
+                    self._drop(len(self.queue))
+                    self.queue.clear()
+                    return
+                if not self.queue:
+                    return
+                top = self.app.screen
+                late = [event for event in self.queue if _asked_after(top, event)]
+                if late:
+                    for event in late:
+                        self.queue.remove(event)
+                    self._drop(len(late))
+                    continue
+                await self._in_app(self.queue.popleft())
+        except Exception as error:  # the app's own crash handling reports it, as for any handler
+            self.queue.clear()
+            self.app.call_later(_raise, error)
+
+    async def _in_app(self, event: Typed) -> None:
+        """Hand ``event`` over in the app's own task (Textual's handlers expect it), and wait until it was."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def deliver() -> None:
+            try:
+                if not self._leaving():
+                    await self._hand_over(event)
+            finally:
+                if not done.done():
+                    done.set_result(None)
+
+        if not self.app.call_later(deliver):
+            return
+        while not done.done() and not self._leaving():
+            await asyncio.wait({done}, timeout=0.1)
+
+    def _drop(self, count: int) -> None:
+        if count:
+            self.dropped += count
+            self.app.bell()
+
+    # --- Caught up? --------------------------------------------------------------------------------
+
+    async def _caught_up(self) -> str:
+        """Wait until the console has caught up with the last key: ``send``, or ``leave`` / ``late`` (drop)."""
+        start = building_since = monotonic()
+        quiet = 0
+        progress = self._progress()
+        while True:
+            if self._leaving():
+                return "leave"
+            await self._barrier()
+            if self._leaving():
+                return "leave"
+            state = self._state(since_key=True)
+            quiet = quiet + 1 if state == "ready" else 0
+            if quiet >= QUIET_ROUNDS:
+                return "send"
+            now = monotonic()
+            if self._progress() != progress:
+                # A big form on a loaded machine takes seconds to build: patience runs out only
+                # when nothing more gets built.
+                progress, building_since = self._progress(), now
+            waited = now - start
+            if state == "building" and now - building_since > HOLD_PATIENCE:
+                return "late"
+            if state == "working" and waited > WORK_PATIENCE:
+                return "send"  # a slow server keeps nobody from the keyboard: the keys go on
+            await asyncio.sleep(0 if state == "ready" else HOLD_CHECK)
+
+    def _state(self, *, since_key: bool) -> str:
+        """``ready``, ``building`` (composing, mounting, messages queued) or ``working`` (the last key's work)."""
         app = self.app
-        if app._exit or not app.is_running or not app.screen_stack:
-            return "leave"
-        if self.waiting_for is not None and gone(self.waiting_for):
-            return "leave"
-        top = app.screen
-        if ready(top):
-            # A question that destroys or discards is answered by keys typed after it is seen:
-            # `d` then `y` in one burst (or `q` then `y`) would otherwise delete unasked.
-            return "send" if getattr(top, "TAKES_TYPE_AHEAD", True) else "refuse"
-        if top is not self.waiting_for and not gone(top):
-            # A key sent opened another screen: the rest wait for that one.
-            self.waiting_for, self.since = top, monotonic()
-        return "late" if monotonic() - self.since > HOLD_PATIENCE else "wait"
+        try:
+            top = app.screen
+        except Exception:  # no screen at all: the app is closing
+            return "building"
+        if not ready(top):
+            return "building"
+        nodes = self._nodes()
+        # Messages queued while no typed key is on its way are not a key's doing (a focus() asked
+        # for, a timer): the app's queue takes them before the key anyway. After a key, they are.
+        if since_key and (any(node.message_queue_size for node in nodes) or refresh_callbacks_pending(top)):
+            return "building"
+        if any(isinstance(node, Widget) and not node.is_mounted for node in nodes):
+            return "building"
+        focused = top.focused
+        if focused is not None and any(widget.loading for widget in focused.ancestors_with_self
+                                       if isinstance(widget, Widget)):
+            return "working"  # the list reloading, the form saving: its keys come when it is back
+        if since_key and top in self._stack:
+            # Work the last key started, still running, and no new screen it opened to wait on.
+            started = [worker for worker in app.workers if worker not in self._known and not worker.is_finished]
+            if started:
+                return "working"
+        return "ready"
 
-    def _check(self) -> None:
-        if self.keys and not self._posted and self._verdict() != "wait":
-            self._posted = True
-            self.app.call_later(self._release)
+    def _progress(self) -> tuple[int, int, int]:
+        """How far the console has got: screens, widgets, and widgets mounted."""
+        nodes = self._nodes()
+        return len(self._screens()), len(nodes), sum(isinstance(n, Widget) and n.is_mounted for n in nodes)
 
-    async def _release(self) -> None:
-        self._posted = False
-        while self.keys:
-            verdict = self._verdict()
-            if verdict == "wait":
-                return
-            if verdict != "send":
-                if verdict in ("late", "refuse"):
-                    self.app.bell()
-                self.keys.clear()
-                break
-            held = self.keys.pop(0)
-            key = events.Key(held.key, held.character)
-            key.time = held.time
-            await self._send(key)
-        self.waiting_for = None
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+    def _screens(self) -> list[Screen[Any]]:
+        try:
+            return self.app.screen_stack
+        except Exception:
+            return []
+
+    def _nodes(self) -> list[MessagePump]:
+        nodes: list[MessagePump] = [self.app]
+        for screen in self._screens():
+            nodes.extend(screen.walk_children(with_self=True))
+        return nodes
+
+    async def _barrier(self) -> None:
+        """Let every message queued so far be handled, and the callbacks waiting for a refresh run."""
+        loop = asyncio.get_running_loop()
+        waits: list[asyncio.Future[None]] = []
+
+        def arrive(future: asyncio.Future[None]) -> None:
+            if not future.done():
+                future.set_result(None)
+
+        top: Screen[Any] | None
+        try:
+            top = self.app.screen
+        except Exception:
+            top = None
+        busy = [node for node in self._nodes() if node.message_queue_size]
+        for node in [self.app, *([top] if top is not None else []), *busy]:
+            future = loop.create_future()
+            if node.call_later(arrive, future):
+                waits.append(future)
+        if top is not None and refresh_callbacks_pending(top):
+            future = loop.create_future()
+            if top.call_after_refresh(arrive, future):
+                waits.append(future)
+        if waits:
+            await asyncio.wait(waits, timeout=BARRIER_TIMEOUT)
+
+    def _leaving(self) -> bool:
+        app = self.app
+        return app.return_code is not None or not app.is_running or not self._screens()
+
+    def close(self) -> None:
+        """The app is closing: nothing more is handed over."""
+        self.queue.clear()
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        with contextlib.suppress(Exception):
+            self._task = None
+
+
+def _raise(error: Exception) -> None:
+    raise error

@@ -57,6 +57,8 @@ async def settle(pilot: Pilot) -> None:
 
 
 def _messages_queued(app: App[object]) -> bool:
+    if getattr(getattr(app, "key_path", None), "busy", False):
+        return True  # keys still waiting in the console's key path (tui/keyboard.py)
     nodes = [app, *(node for screen in app.screen_stack for node in screen.walk_children(with_self=True))]
     return any(node.message_queue_size for node in nodes)
 

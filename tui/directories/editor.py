@@ -27,6 +27,7 @@ from tui.directories.variant_picker import kind_name
 from tui.forms import ModelForm
 from tui.forms.base import FieldEditor, FormEdited
 from tui.forms.taglist import TagList
+from tui.keyboard import focus_now
 from tui.lifecycle import gone, while_attached
 from tui.screens.confirm import ConfirmScreen
 from tui.section_view import EditorDone, Status
@@ -249,10 +250,14 @@ class DirectoryEditor(Vertical):
         if not busy:
             previous = self._focus_before_save
             self._focus_before_save = None
-            if previous is not None and previous.is_attached and previous.focusable:
-                self.call_after_refresh(previous.focus)
-            else:
-                self.call_after_refresh(self.focus)
+            self.call_after_refresh(self._refocus, previous)
+
+    @while_attached  # after a save the form closes: the list has the keyboard, and keeps it
+    def _refocus(self, previous: Widget | None) -> None:
+        if previous is not None and not gone(previous) and previous.focusable:
+            focus_now(previous)
+        else:
+            self.focus()
 
     def _message(self, text: str, *, severity: str = "error") -> None:
         message = self.query_one("#editor-message", Static)

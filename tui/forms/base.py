@@ -10,12 +10,13 @@ from textual.containers import HorizontalGroup, VerticalGroup
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Label, Static
+from textual.widgets import Static
 
 from jmapclient.models.introspect import FieldSpec
 from tui.keyboard import focus_now
 from tui.lifecycle import while_attached
 from tui.widgets import outside
+from tui.widgets.field_label import FieldLabel
 
 
 class _Omit:
@@ -74,7 +75,7 @@ class FieldEditor(VerticalGroup):
 
     def compose(self) -> ComposeResult:
         with HorizontalGroup(classes="field-row"):
-            yield Label(label_markup(self.spec), classes="field-label")
+            yield FieldLabel(label_markup(self.spec), classes="field-label")
             yield from self.control()
         help_text = help_line(self.spec, self.help_extra)
         if help_text:

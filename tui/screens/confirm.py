@@ -11,16 +11,15 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static
 
+from tui.keyboard import AsksFirst
 from tui.lifecycle import while_attached
 from tui.screens.dialog import Dialog
 from tui.widgets import outside
 
 
-class ConfirmScreen(Dialog[bool]):
-    """Dismisses with True on y / Yes, False on n / No / esc."""
-
-    TAKES_TYPE_AHEAD: ClassVar[bool] = False
-    """Keys typed before the question appeared are dropped, not answers (``tui.keyboard.TypeAhead``)."""
+class ConfirmScreen(Dialog[bool], AsksFirst):
+    """Dismisses with True on y / Yes, False on n / No / esc. Keys typed before the question
+    appeared are dropped, not answers (:class:`tui.keyboard.AsksFirst`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),

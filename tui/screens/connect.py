@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, DataTable, Input, Label, LoadingIndicator, Static, Switch
+from textual.widgets import Button, DataTable, Input, LoadingIndicator, Static, Switch
 
 from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.connection import Connection, resolve_profile
@@ -25,6 +25,8 @@ from tui.context import ConsoleContext
 from tui.lifecycle import gone, while_attached
 from tui.screens.dialog import AnswersOnce, Dialog
 from tui.widgets import outside
+from tui.widgets.field_label import FieldLabel
+from tui.widgets.footer import ShellFooter
 from tui.widgets.outside import OutsideTable
 
 Connector = Callable[[Profile], Awaitable[ConsoleContext]]
@@ -82,23 +84,23 @@ class ProfileScreen(Dialog[Profile | None]):
         existing = self.profile
         with Vertical(id="profile-box", classes="dialog"):
             yield Static("Edit profile" if existing else "New profile", classes="dialog-title")
-            yield Label("Name*")
+            yield FieldLabel("Name*")
             yield Input(existing.name if existing else "", id="profile-name", compact=True)
-            yield Label("Server URL*")
+            yield FieldLabel("Server URL*")
             yield Input(existing.url if existing else "", placeholder="https://mail.example.com", id="profile-url",
                         compact=True)
-            yield Label("Token (or a token file below)")
+            yield FieldLabel("Token (or a token file below)")
             yield Input(password=True, id="profile-token", compact=True,
                         placeholder="unchanged" if existing and existing.token else "")
             # Files side by side, and the switches on one line: the form fits 80×24.
-            yield Label("Token file, and a private CA to trust (PEM, on top of the system's)")
+            yield FieldLabel("Token file, and a private CA to trust (PEM, on top of the system's)")
             with Horizontal(classes="login-row"):
                 yield Input(existing.token_file or "" if existing else "", placeholder="token file",
                             id="profile-token-file", compact=True)
                 yield Input(existing.ca_file or "" if existing else "", placeholder="CA file",
                             id="profile-ca-file", compact=True)
             # Basic login: the real server's recovery administrator has no token.
-            yield Label("Or a user name (Basic login) and its password file")
+            yield FieldLabel("Or a user name (Basic login) and its password file")
             with Horizontal(classes="login-row"):
                 yield Input(existing.user or "" if existing else "", placeholder="user", id="profile-user",
                             compact=True)
@@ -106,11 +108,11 @@ class ProfileScreen(Dialog[Profile | None]):
                             id="profile-password-file", compact=True)
             with Horizontal(classes="switch-row"):
                 yield Switch(existing.read_only if existing else False, id="profile-read-only")
-                yield Label("Read-only")
+                yield FieldLabel("Read-only", field="profile-read-only")
                 yield Switch(existing.insecure if existing else False, id="profile-insecure")
-                yield Label("Skip TLS check")
+                yield FieldLabel("Skip TLS check", field="profile-insecure")
                 yield Switch(existing.allow_http if existing else False, id="profile-allow-http")
-                yield Label("Allow remote http")
+                yield FieldLabel("Allow remote http", field="profile-allow-http")
             yield Static(id="profile-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Save", variant="primary", id="profile-save", compact=True)
@@ -176,7 +178,8 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
     """Lists profiles; dismisses with a working :class:`ConsoleContext`, or None to quit."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "connect", "Connect", id="connect.connect", priority=True),
+        # Not a priority binding: Enter on a focused button presses that button (it connected).
+        Binding("enter", "connect", "Connect", id="connect.connect"),
         Binding("a", "add", "Add", id="connect.add"),
         Binding("e", "edit", "Edit", id="connect.edit"),
         Binding("d", "remove", "Remove", id="connect.remove"),
@@ -204,6 +207,7 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             yield LoadingIndicator(id="connect-loading")
             yield Static(id="connect-error", classes="error")
             yield Button("Retry", id="connect-retry", variant="warning", compact=True)
+        yield ShellFooter()  # its keys (a, e, d...) were shown nowhere
 
     @while_attached
     def on_mount(self) -> None:

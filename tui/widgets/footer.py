@@ -72,7 +72,8 @@ class ShellFooter(Footer):
         # move, every mount and every key that checks an action, and mostly to the same keys.
         # Each recompose removes, mounts and styles a dozen widgets and lays the screen out
         # again (a fifth of the console tests' CPU, profiled). Rebuild only what would change.
-        if self.plan() == self._composed:
+        # A footer on a screen that has left (the connection screen, answered) has nothing to show.
+        if not self.is_attached or self.plan() == self._composed:
             return
         if not self.is_attached or not await self._reuse_keys():
             await super().recompose()

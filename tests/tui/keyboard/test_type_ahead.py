@@ -9,15 +9,18 @@ export went to the default file name, the jump to the first section listed.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from pathlib import Path
 
 import pytest
 from textual import events
+from textual.widgets import Switch
 
 from bench.explore_engine import burst, key_of
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import Console, make_console, make_console_with_a_profile
+from tests.support.directory_steps import editor, fill, open_directory
 from tests.support.waiting import settle, wait_until
 from tui.keyboard import HOLD_LIMIT
 from tui.lifecycle import ready
@@ -26,6 +29,7 @@ from tui.reports.inbox import DmarcInbox
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.connect import ConnectScreen
 from tui.screens.jump import JumpScreen
+from tui.sections import SECTIONS
 from tui.widgets.list_table import ListTable
 
 
@@ -114,19 +118,17 @@ async def test_keys_behind_colon_then_q_reach_the_jump_field_and_q_does_not_quit
         assert pilot.app.screen.query_one("#jump-input").value == "q"
 
 
-async def test_keys_held_for_a_screen_taken_down_before_it_was_ready_are_dropped(console: Console) -> None:
+async def test_keys_typed_while_a_screen_composes_reach_it_in_order(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        base = pilot.app.screen
-        jump = JumpScreen([])
-        pilot.app.push_screen(jump)
+        pilot.app.push_screen(JumpScreen(SECTIONS))
         for name in ("j", "k", "colon"):  # held: the screen is still composing
-            await pilot.app.on_event(events.Key(name, name if len(name) == 1 else None))
-        assert len(pilot.app.type_ahead.keys) == 3
-        pilot.app.pop_screen()
+            await pilot.app.on_event(events.Key(name, ":" if name == "colon" else name))
+        assert len(pilot.app.key_path.queue) == 3
         await settle(pilot)
-        assert pilot.app.type_ahead.keys == []
-        assert pilot.app.screen is base  # no `:` reached the console: it opened no jump
+        assert pilot.app.key_path.queue == deque()
+        assert isinstance(pilot.app.screen, JumpScreen)
+        assert pilot.app.screen.query_one("#jump-input").value == "jk:"
         assert pilot.app._exception is None, repr(pilot.app._exception)
 
 
@@ -138,7 +140,7 @@ async def test_no_more_than_the_limit_is_held(console: Console, monkeypatch: pyt
         monkeypatch.setattr(pilot.app, "bell", lambda: rang.append(True))
         for _ in range(HOLD_LIMIT + 10):  # held: the screen is still composing
             await pilot.app.on_event(events.Key("a", "a"))
-        assert len(pilot.app.type_ahead.keys) == HOLD_LIMIT
+        assert len(pilot.app.key_path.queue) == HOLD_LIMIT
         assert len(rang) == 10  # each key past the limit dropped with a bell
         await settle(pilot)
         assert isinstance(pilot.app.screen, JumpScreen)
@@ -157,8 +159,8 @@ async def test_keys_never_wait_for_good(console: Console, monkeypatch: pytest.Mo
             never.setattr("tui.keyboard.ready", lambda node: node is not stuck and ready(node))
             never.setattr(pilot.app, "bell", lambda: rang.append(True))
             burst(pilot.app, typed("abc"))
-            await wait_until(pilot, lambda: len(pilot.app.type_ahead.keys) == 3, "the keys to be held")
-            await wait_until(pilot, lambda: not pilot.app.type_ahead.keys, "the held keys to be dropped", timeout=5)
+            await wait_until(pilot, lambda: len(pilot.app.key_path.queue) == 3, "the keys to be held")
+            await wait_until(pilot, lambda: not pilot.app.key_path.queue, "the held keys to be dropped", timeout=5)
         assert rang  # dropped with a bell
         await settle(pilot)
         assert pilot.app.screen is stuck
@@ -207,3 +209,30 @@ async def test_ctrl_o_twice_in_a_burst_opens_one_connection_screen(store: Store,
         await pilot.press("ctrl+o")  # and it opens again once closed
         await settle(pilot)
         assert open_screens() == 1
+
+
+@pytest.mark.parametrize("leave", ["q", "ctrl+o"])
+async def test_keys_typed_behind_a_leaving_key_with_unsaved_edits_wait_for_its_question(
+        store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, leave: str) -> None:
+    """q (or ctrl+o) with unsaved edits asks from a worker: the keys typed behind it acted on the form
+    beneath before the question appeared (a space toggled the focused switch, a y answered). They now wait for the
+    question, which takes no keys typed before it: dropped, with a bell."""
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console_with_a_profile(store)
+    async with made.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, "Corporate OpenLDAP (service account)")
+        await fill(pilot, "description", "edited")
+        switch = pilot.app.query(Switch).first()
+        switch.focus()
+        await settle(pilot)
+        before = switch.value
+        burst(pilot.app, [key(leave), ("space", " "), ("y", "y")])
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+        assert switch.value == before
+        assert pilot.app.key_path.dropped == 2
+        await pilot.press("n")
+        await settle(pilot)
+        assert pilot.app.is_running
+        assert editor(pilot).form.to_wire()["description"] == "edited"
