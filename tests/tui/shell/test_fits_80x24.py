@@ -11,6 +11,7 @@ from tests.support.console import Console, StubWorld
 from tests.support.directory_steps import open_directory
 from tests.support.inbox_steps import table
 from tests.support.waiting import settle
+from tui.forms.model_form import ModelForm
 
 LDAP = "Corporate OpenLDAP (service account)"
 
@@ -86,13 +87,14 @@ async def test_inside_a_text_field_the_footer_names_f1_for_help(console: Console
     async with console.app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await open_directory(pilot, LDAP)
-        pilot.app.screen.query(Input).first().focus()
+        field = pilot.app.screen.query_one(ModelForm).query(Input).first()
+        field.focus()
         await settle(pilot)
         helps = [k.key_display for k in footer_keys(pilot.app) if k.description == "Help"]
         assert helps == ["f1"]
         await pilot.press("question_mark")  # types into the field, opens nothing
         await pilot.pause()
-        assert pilot.app.screen.query(Input).first().value.endswith("?")
+        assert field.value.endswith("?")
         await pilot.press("f1")
         await settle(pilot)
         assert type(pilot.app.screen).__name__ == "HelpScreen"
