@@ -235,6 +235,8 @@ class Config:
     """Binding id → key(s), e.g. ``{"app.quit": "ctrl+q"}``; read by the console."""
     offline: bool = False
     """``[dmarc] offline``: the console names no DMARC source by DNS (no lookups at all)."""
+    senders: tuple[str, ...] = ()
+    """``[dmarc] senders``: shared providers (base domains) the owner says send for its domains."""
     path: Path = field(default_factory=config_path)
 
     @classmethod
@@ -269,7 +271,9 @@ class Config:
         default = data.get("default") if isinstance(data.get("default"), str) else None
         dmarc = data.get("dmarc")
         offline = isinstance(dmarc, dict) and dmarc.get("offline") is True
-        return cls(profiles=profiles, default=default, keys=keys, offline=offline, path=path)
+        listed = dmarc.get("senders") if isinstance(dmarc, dict) else None
+        senders = tuple(str(d) for d in listed if isinstance(d, str)) if isinstance(listed, list) else ()
+        return cls(profiles=profiles, default=default, keys=keys, offline=offline, senders=senders, path=path)
 
     def save(self) -> None:
         document: dict[str, Any] = {}
@@ -278,8 +282,11 @@ class Config:
         document["profiles"] = {name: p.to_toml() for name, p in sorted(self.profiles.items())}
         if self.keys:
             document["keys"] = dict(self.keys)
-        if self.offline:
-            document["dmarc"] = {"offline": True}
+        if self.offline or self.senders:
+            dmarc: dict[str, Any] = {"offline": True} if self.offline else {}
+            if self.senders:
+                dmarc["senders"] = list(self.senders)
+            document["dmarc"] = dmarc
         import tomli_w
 
         write_private(self.path, tomli_w.dumps(document).encode())

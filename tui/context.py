@@ -43,6 +43,8 @@ class ConsoleContext:
     """Said once when the console opens on this connection (a token file others can read...)."""
     denied: set[str] = field(default_factory=set)
     now: Callable[[], datetime] = _utc_now
+    dmarc_senders: tuple[str, ...] = ()
+    """Shared providers the owner says send for its domains (the config's ``[dmarc] senders``)."""
     offline: bool = False
     """No DNS lookups for DMARC source names (the config's ``[dmarc] offline``, or ``demo --offline``)."""
     source_names: Any = None
