@@ -153,3 +153,33 @@ def test_a_configured_public_url_is_named_instead() -> None:
     with StubServer(reports=0, public_url="https://mail.example.org") as configured:
         answer = exchange(configured, session_request(configured, host=b"evil.example"))
     assert json.loads(answer.partition(b"\r\n\r\n")[2])["apiUrl"].startswith("https://mail.example.org/")
+
+
+async def test_requests_in_progress_past_the_limit_get_503_and_idle_ones_do_not_count(monkeypatch) -> None:
+    import asyncio
+
+    monkeypatch.setattr(limits, "MAX_CONCURRENT", 3)
+    release = asyncio.Event()
+
+    async def slow(scope, receive, send) -> None:
+        await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    guarded = limits.GuardedApp(slow)
+    statuses: list[int] = []
+
+    async def call() -> None:
+        async def send(message) -> None:
+            if message["type"] == "http.response.start":
+                statuses.append(message["status"])
+        await guarded({"type": "http", "method": "GET", "raw_path": b"/", "headers": []}, None, send)
+
+    running = [asyncio.create_task(call()) for _ in range(3)]
+    await asyncio.sleep(0)
+    await call()  # a fourth while three are in progress
+    assert statuses == [503]
+    release.set()
+    await asyncio.gather(*running)
+    await call()  # the three done: room again
+    assert statuses == [503, 200, 200, 200, 200]

@@ -495,7 +495,9 @@ shared provider, not yours". **esc** goes back to the inbox.
     def action_toggle_provider(self) -> None:
         """The highlighted source's provider sends for the owner's domains, or no longer; judged again."""
         table = self.query_one("#sources", DataTable)
-        if not table.row_count:
+        if self.query_one(TabbedContent).active != "tab-sources" or not table.row_count:
+            self.notify("In the Sources tab, p on a source says its provider sends for your domains",
+                        severity="warning")
             return
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or ""
         source = next((s for a in self.advice for s in a.sources if source_key(s) == key), None)
