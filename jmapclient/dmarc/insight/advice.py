@@ -17,7 +17,7 @@ from datetime import date
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from jmapclient.dmarc.analytics import ReportDigest, format_rate, pass_rate
+from jmapclient.dmarc.analytics import ReportDigest, ReportTotal, format_rate, pass_rate
 from jmapclient.dmarc.insight.judge import AUTHORISED, JudgedSource, SourceClass, judge_sources
 from jmapclient.dmarc.insight.names import NameResolver, SourceName
 from jmapclient.dmarc.insight.services import SenderMap
@@ -141,12 +141,19 @@ def normal_reporter(name: str) -> str:
     return " ".join(name.split()).lower()
 
 
-def screen_reports(digests: Iterable[ReportDigest], first: date, last: date, domain: str | None = None) -> Screening:
-    """Repeated and implausible reports of the period (one light pass: ids and totals only)."""
+def totals_of(digests: Iterable[ReportDigest]) -> Iterator[ReportTotal]:
+    """What screening reads of each digest."""
+    for report in digests:
+        yield ReportTotal(report.id, report.reporter, report.report_id, report.policy_domain, report.day,
+                          report.messages)
+
+
+def screen_reports(reports: Iterable[ReportTotal], first: date, last: date, domain: str | None = None) -> Screening:
+    """Repeated and implausible reports of the period, from their totals alone (no records)."""
     screening = Screening()
     seen: set[tuple[str, str]] = set()
     totals: dict[str, dict[str, list[tuple[str, str, int]]]] = {}  # domain → reporter → (digest, report id, n)
-    for report in digests:
+    for report in reports:
         if not first <= report.day <= last or (domain is not None and report.policy_domain != domain):
             continue
         who, rid = normal_reporter(report.reporter), report.report_id.strip()
@@ -157,15 +164,15 @@ def screen_reports(digests: Iterable[ReportDigest], first: date, last: date, dom
         seen.add((who, rid))
         totals.setdefault(report.policy_domain, {}).setdefault(who, []).append((report.id, rid, report.messages))
     for by_reporter in totals.values():
-        for who, reports in by_reporter.items():
-            if len(reports) >= MIN_HISTORY:
-                baseline, against = _median([n for _, _, n in reports]), "its own median report"
+        for who, kept_reports in by_reporter.items():
+            if len(kept_reports) >= MIN_HISTORY:
+                baseline, against = _median([n for _, _, n in kept_reports]), "its own median report"
             else:
                 others = [n for other, kept in by_reporter.items() if other != who for _, _, n in kept]
                 if not others:
                     continue
                 baseline, against = _median(others), "the other reporters' median report"
-            for digest, rid, messages in reports:
+            for digest, rid, messages in kept_reports:
                 if messages > IMPLAUSIBLE_FLOOR and messages > IMPLAUSIBLE_FACTOR * max(baseline, 1):
                     screening.left_out[digest] = LeftOut(
                         who, rid, messages, f"{messages:,} messages, over {IMPLAUSIBLE_FACTOR}× {against}"
@@ -293,7 +300,7 @@ def advise(
     wanted = domain.strip().rstrip(".").lower() if domain else None
     if screening is None:
         digests = list(digests)
-        screening = screen_reports(digests, first, last, wanted)
+        screening = screen_reports(totals_of(digests), first, last, wanted)
     advice: dict[str, DomainAdvice] = {}
     policies: dict[str, dict[PolicySeen, int]] = {}
     latest: dict[str, ReportDigest] = {}
@@ -474,8 +481,8 @@ async def advise_stored(
     ips = store.source_ips(first, last)
     names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
     wanted = domain.strip().rstrip(".").lower() if domain else None
-    # The digests stream from the store twice (screening, then judging): memory follows the
-    # sources, not the reports.
-    screening = screen_reports(store.digests(first, last), first, last, wanted)
+    # Screened from the stored totals (no records read), then the digests stream from the store
+    # into the judging: memory follows the sources, not the reports.
+    screening = screen_reports(store.report_totals(first, last), first, last, wanted)
     return advise(store.digests(first, last), first, last, names=names, seen_before=store.seen_before(first, ips),
                   domain=domain, senders=senders, screening=screening)

@@ -10,14 +10,17 @@ from datetime import date
 
 from rich.console import Console
 
+from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.dmarc.insight.advice import (
     IMPLAUSIBLE_FACTOR,
     MAX_AUTHORISED_FAILING,
     MIN_REPORTERS,
     Verdict,
     advise,
+    advise_stored,
 )
 from jmapclient.dmarc.insight.judge import SourceClass
+from jmapclient.dmarc.insight.names import NameResolver
 from jmapclient.dmarc.insight.services import load_senders
 from mailadmin.cli.advice_cmd import human_lines
 from tests.support.insight_reports import aligned, record, report
@@ -32,7 +35,7 @@ ESP_FAILING = dict(dkim_auth=(("sendgrid.net", "pass"),), spf_auth=(("bounces.se
 def honest(days: range = range(1, 5), own: int = 90, esp: int = 13) -> list:
     """Two reporters' days: ``own`` aligned messages and ``esp`` failing authorised ones each (87% pass)."""
     return [report(aligned("192.0.2.10", own), record("198.51.100.21", esp, **ESP_FAILING),
-                   day=date(2026, 3, d), reporter=who, report_id=f"{who}-{d}")
+                   day=date(2026, 3, d), reporter=who, report_id=f"{who}-{d}", rid=f"{who}-{d}")
             for d in days for who in ("google.com", "Yahoo! Inc.")]
 
 
@@ -151,3 +154,18 @@ def test_a_line_break_from_a_report_stays_on_its_line_in_the_console() -> None:
     shown = console.export_text().splitlines()
     assert not any(line.lstrip().startswith("verdict:") for line in shown)
     assert sum(1 for line in shown if line.lstrip().lower().startswith(("ready", "not ready", "too little"))) == 1
+
+
+async def test_the_stored_reports_are_screened_from_their_totals() -> None:
+    store = DigestStore(None)
+    repeated = [report(aligned("192.0.2.10", 90), day=date(2026, 3, 4), reporter="google.com",
+                       report_id="google.com-4", rid=f"again-{i}") for i in range(2)]
+    reports = honest() + forged("forger.example", 2) + repeated
+    store.put(reports)
+    store.mark_listed([r.id for r in reports])
+    [advice] = await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True), senders=OWNS_SENDGRID)
+    assert advice.reports == 8 and advice.verdict is Verdict.NOT_READY
+    assert sorted(r.why.split(" messages")[0] for r in advice.left_out) == [
+        "1,000,000,000", "1,000,000,000", "the same report (reporter and report id) stored again",
+        "the same report (reporter and report id) stored again"]
+    store.close()
