@@ -183,3 +183,10 @@ async def test_requests_in_progress_past_the_limit_get_503_and_idle_ones_do_not_
     await asyncio.gather(*running)
     await call()  # the three done: room again
     assert statuses == [503, 200, 200, 200, 200]
+
+
+def test_a_connection_that_sends_nothing_is_closed(monkeypatch) -> None:
+    monkeypatch.setattr(limits, "HEADER_TIMEOUT", 0.5)
+    with StubServer(reports=0) as fresh, connect(fresh) as silent:
+        silent.settimeout(5)
+        assert silent.recv(1) == b""  # closed by the server, not by the test's timeout
