@@ -135,10 +135,12 @@ deleted on the server leaves the figures at the next visit):
 - **Domains**: the DMARC pass rate per policy domain, weighted by messages;
 - **Sources**: each sending IP with its name (reverse DNS confirmed by the forward
   lookup), base domain and service, grouped by service, and its class with the reason
-  (authorised and aligned, authorised but misaligned, forwarded, unknown or spoofing);
+  (authorised and aligned, authorised but misaligned, forwarded, via a shared provider
+  not yours, unknown or spoofing);
   sources first seen in the period are marked new. Names fill in as they arrive;
 - **Advice**: per policy domain, the published policy, what the next step would
-  affect by source class, and a verdict with its evidence;
+  affect by source class, and a verdict with its evidence and the reporters it rests on
+  (a repeated report counts once; an implausible one is left out and named);
 - **Daily**: messages and pass rate per day;
 - **Failures**: only the records failing DMARC, busiest first, with a hint
   (likely forwarded, mailing list, spoofing).
