@@ -99,6 +99,8 @@ class ClassShare:
 class ReporterView:
     """One reporting organisation's word on a domain: its reports, and its view of authorised mail."""
 
+    name: str = ""
+    """As the first of its reports wrote it (spaces collapsed); reporters are told apart without case."""
     reports: int = 0
     messages: int = 0
     authorised: int = 0
@@ -153,16 +155,19 @@ def screen_reports(reports: Iterable[ReportTotal], first: date, last: date, doma
     screening = Screening()
     seen: set[tuple[str, str]] = set()
     totals: dict[str, dict[str, list[tuple[str, str, int]]]] = {}  # domain → reporter → (digest, report id, n)
+    names: dict[str, str] = {}
     for report in reports:
         if not first <= report.day <= last or (domain is not None and report.policy_domain != domain):
             continue
         who, rid = normal_reporter(report.reporter), report.report_id.strip()
+        shown = " ".join(report.reporter.split())
         if rid and (who, rid) in seen:
-            screening.left_out[report.id] = LeftOut(who, rid, report.messages,
+            screening.left_out[report.id] = LeftOut(shown, rid, report.messages,
                                                     "the same report (reporter and report id) stored again")
             continue
         seen.add((who, rid))
         totals.setdefault(report.policy_domain, {}).setdefault(who, []).append((report.id, rid, report.messages))
+        names.setdefault(who, shown)
     for by_reporter in totals.values():
         for who, kept_reports in by_reporter.items():
             if len(kept_reports) >= MIN_HISTORY:
@@ -175,7 +180,7 @@ def screen_reports(reports: Iterable[ReportTotal], first: date, last: date, doma
             for digest, rid, messages in kept_reports:
                 if messages > IMPLAUSIBLE_FLOOR and messages > IMPLAUSIBLE_FACTOR * max(baseline, 1):
                     screening.left_out[digest] = LeftOut(
-                        who, rid, messages, f"{messages:,} messages, over {IMPLAUSIBLE_FACTOR}× {against}"
+                        names[who], rid, messages, f"{messages:,} messages, over {IMPLAUSIBLE_FACTOR}× {against}"
                                             f" ({baseline:,.0f})")
     return screening
 
@@ -240,8 +245,8 @@ class DomainAdvice:
             "affected": self.affected,
             "authorisedPassRate": self.authorised_rate,
             "byClass": {str(k): {"messages": v.messages, "failing": v.failing} for k, v in self.by_class.items()},
-            "reporters": {name: {"reports": v.reports, "messages": v.messages, "authorised": v.authorised,
-                                 "authorisedFailing": v.authorised_failing} for name, v in self.reporters.items()},
+            "reporters": {v.name: {"reports": v.reports, "messages": v.messages, "authorised": v.authorised,
+                                 "authorisedFailing": v.authorised_failing} for v in self.reporters.values()},
             "leftOut": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages, "why": r.why}
                         for r in self.left_out],
             "verdict": str(self.verdict),
@@ -315,7 +320,8 @@ def advise(
             if left_out is not None:
                 entry.left_out.append(left_out)
                 continue
-            view = entry.reporters.setdefault(normal_reporter(report.reporter), ReporterView())
+            view = entry.reporters.setdefault(normal_reporter(report.reporter),
+                                              ReporterView(" ".join(report.reporter.split())))
             view.reports += 1
             view.messages += report.messages
             entry.reports += 1
@@ -375,7 +381,7 @@ def _verb(subjects: list[JudgedSource], verb: str) -> str:
 
 def _reporters_words(advice: DomainAdvice) -> str:
     views = list(advice.reporters.items())[:LISTED_SOURCES]
-    shown = [f"{name} ({_count(view.reports, 'report')})" for name, view in views]
+    shown = [f"{view.name} ({_count(view.reports, 'report')})" for _, view in views]
     more = len(advice.reporters) - LISTED_SOURCES
     listed = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
     return f"on the word of {_count(len(advice.reporters), 'reporter')}: {listed}"
@@ -443,7 +449,7 @@ def _verdict(advice: DomainAdvice) -> tuple[Verdict, str]:
     if over:
         evidence.append(f"{_count(len(over), 'authorised source')} {_verb(over, 'fail')} more than"
                         f" {MAX_AUTHORISED_FAILING} messages")
-    doubting = [name for name, view in advice.reporters.items()
+    doubting = [view.name for view in advice.reporters.values()
                 if view.authorised >= MIN_MESSAGES and (view.authorised_rate or 0.0) < READY_SHARE]
     if doubting:
         evidence.append(f"authorised mail passes less than {format_rate(READY_SHARE)} as seen by "
