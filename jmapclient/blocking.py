@@ -124,10 +124,11 @@ class BlockingTransport(httpx.AsyncBaseTransport):
     socket operation of the client's pools, the proxies' included, ends by the exchange's deadline.
     """
 
-    def __init__(self, *, verify: Any, timeout: float) -> None:
+    def __init__(self, *, verify: Any, timeout: float, trust_env: bool = True) -> None:
         self._timeout = timeout
         self._deadline = _Deadline()
-        self._client = httpx.Client(verify=verify, timeout=httpx.Timeout(timeout), follow_redirects=False)
+        self._client = httpx.Client(verify=verify, timeout=httpx.Timeout(timeout), follow_redirects=False,
+                                    trust_env=trust_env)
         # httpx has no public hook for a network backend; its pools read this attribute for each
         # new connection (an httpx upgrade that renames it fails tests/hostile/test_slow_server.py).
         for transport in [self._client._transport, *self._client._mounts.values()]:

@@ -8,6 +8,7 @@ Bearer or Basic authentication and turns every failure into a typed error from
 
 from __future__ import annotations
 
+import math
 import os
 import ssl
 import zlib
@@ -38,6 +39,7 @@ from jmapclient.objects import ObjectApi
 from jmapclient.request import Batch, Responses
 from jmapclient.rights import ACCOUNT_PATH, permissions_from
 from jmapclient.session import Session
+from jmapclient.transport_security import is_loopback_host
 
 WELL_KNOWN = "/.well-known/jmap"
 MAX_REDIRECTS = 5
@@ -88,6 +90,15 @@ def _verify_for(base_url: str, verify: ssl.SSLContext | bool) -> ssl.SSLContext 
     return verify
 
 
+def uses_proxies(base_url: str) -> bool:
+    """Whether requests to ``base_url`` may go through the environment's proxies (HTTP_PROXY...).
+
+    Not for a loopback server (an SSH tunnel, ``mailadmin demo``): its ``http://`` is safe only
+    because it never leaves the machine, and a proxy would carry the token off it in clear text.
+    """
+    return not is_loopback_host(urlsplit(base_url).hostname)
+
+
 class JmapClient:
     """An async JMAP client for one server and one login (a bearer token, or :class:`BasicLogin`).
 
@@ -116,12 +127,14 @@ class JmapClient:
         self._credentials = as_credentials(token)
         # See jmapclient.transport_security: a private CA, or --insecure.
         verify = _verify_for(self.base_url, verify)
+        proxied = uses_proxies(self.base_url)
         if self.blocking:
             from jmapclient.blocking import BlockingTransport
 
-            transport = BlockingTransport(verify=verify, timeout=timeout)
+            transport = BlockingTransport(verify=verify, timeout=timeout, trust_env=proxied)
         self._http = httpx.AsyncClient(
             transport=transport,
+            trust_env=proxied,
             verify=verify,
             timeout=httpx.Timeout(timeout),
             # Only encodings the client decodes itself, under the size cap (see _read_capped).
@@ -342,20 +355,34 @@ def _decoder(url: str, content_encoding: str) -> Any:
     raise ProtocolError(f"the server at {url} sent a body encoded as {safe_text(encoding, max_len=40)}")
 
 
+class NotJsonNumber(ValueError):
+    """A number JSON cannot carry: NaN, an infinity, or one past a double's range (``1e400``)."""
+
+
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise NotJsonNumber(name)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 parses as inf: the same non-number as Infinity
+        raise NotJsonNumber(text)
+    return value
 
 
 def _strict_json(response: httpx.Response) -> Any:
-    # Python's decoder takes NaN and Infinity, which JSON has not: kept, they reached the CLI's
-    # --json output as a traceback ("Out of range float values").
-    return response.json(parse_constant=_refuse_constant)
+    # Python's decoder takes NaN, Infinity and 1e400 (as inf), which JSON has not: kept, they
+    # reached the CLI's --json output as a traceback ("Out of range float values").
+    return response.json(parse_constant=_refuse_constant, parse_float=_finite_float)
 
 
 def _json_body(url: str, response: httpx.Response, what: str = "the server") -> Any:
     """The answer as JSON, or a ProtocolError that says in words what came instead."""
     try:
         return _strict_json(response)
+    except NotJsonNumber as number:
+        raise ProtocolError(f"{what} at {url} answered with malformed JSON: a number JSON cannot carry"
+                            f" ({safe_text(str(number), max_len=40)})") from None
     except (ValueError, UnicodeDecodeError, RecursionError):
         if "html" in response.headers.get("Content-Type", ""):
             # Typically a proxy's or web UI's page: the URL is not the JMAP endpoint.

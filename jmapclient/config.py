@@ -193,6 +193,11 @@ def open_private(path: Path, *, create_parent: bool = True) -> Iterator[BinaryIO
 
 def check_server_url(url: str) -> None:
     """Raise ConfigError unless ``url`` is a server's root URL, e.g. https://mail.example.com."""
+    if "@" in url:
+        # user:pass@ would replace the token and be echoed in every error: refused, and never repeated
+        # (anywhere in the URL: a password holding "/" moves the @ out of what urlsplit calls the host).
+        raise ConfigError("that is not a server URL: it holds a user name or password (before an @); give the URL "
+                          "without it, and the login with --user and --password-file, or a token")
     wrong = ConfigError(f"{url!r} is not a server URL; write it like https://mail.example.com")
     try:
         # ValueError for a bracketed host that is no IP address (http://[x]/), and for a port
@@ -333,6 +338,8 @@ class Config:
     """Binding id → key(s), e.g. ``{"app.quit": "ctrl+q"}``; read by the console."""
     offline: bool = False
     """``[dmarc] offline``: the console names no DMARC source by DNS (no lookups at all)."""
+    senders: tuple[str, ...] = ()
+    """``[dmarc] senders``: shared providers (base domains) the owner says send for its domains."""
     path: Path = field(default_factory=config_path)
 
     key_refusals: list[str] = field(default_factory=list)
@@ -364,7 +371,10 @@ class Config:
         default = data.get("default") if isinstance(data.get("default"), str) else None
         dmarc = data.get("dmarc")
         offline = isinstance(dmarc, dict) and dmarc.get("offline") is True
-        config = cls(profiles=profiles, default=default, keys=keys, offline=offline, path=path, key_refusals=refused)
+        listed = dmarc.get("senders") if isinstance(dmarc, dict) else None
+        senders = tuple(str(d) for d in listed if isinstance(d, str)) if isinstance(listed, list) else ()
+        config = cls(profiles=profiles, default=default, keys=keys, offline=offline, senders=senders, path=path,
+                     key_refusals=refused)
         config._loaded = config._plain()
         config._loaded["keys"] = {str(k): v for k, v in (data.get("keys") or {}).items()}  # refused ones stay
         return config
@@ -375,7 +385,8 @@ class Config:
             "default": self.default,
             "profiles": {name: p.to_toml() for name, p in self.profiles.items()},
             "keys": {**self._loaded.get("keys", {}), **self.keys},  # a refused remap is not erased by a save
-            "dmarc": {"offline": True} if self.offline else {},
+            "dmarc": {**({"offline": True} if self.offline else {}),
+                      **({"senders": list(self.senders)} if self.senders else {})},
         }
 
     def save(self) -> None:
@@ -402,7 +413,8 @@ class Config:
             content = tomlkit.dumps(document)
             write_private(target, content.encode(), create_parent=False)
         fresh = Config._from_plain(_parse(self.path, content), self.path)
-        self.profiles, self.default, self.keys, self.offline = fresh.profiles, fresh.default, fresh.keys, fresh.offline
+        self.profiles, self.default, self.keys = fresh.profiles, fresh.default, fresh.keys
+        self.offline, self.senders = fresh.offline, fresh.senders
         self._loaded = fresh._loaded
 
     def add(self, profile: Profile, *, make_default: bool = False) -> None:

@@ -54,7 +54,8 @@ class StubApp:
         self.profile = profile
         self.tokens = tokens
         self.public_url = public_url.rstrip("/") if public_url else None
-        """The origin the session's URLs name; None: the Host header (spec) or ``https://<hostname>`` (stalwart)."""
+        """The origin the session's URLs name; None: the listening address (spec) or ``https://<hostname>``
+        (stalwart)."""
         self.dispatcher = Dispatcher(profile, bootstrap=bootstrap)
         self.guard = LoginGuard()
         """Two-factor accounts and failed logins, for the real server's 402 and 429."""
@@ -62,8 +63,9 @@ class StubApp:
     def base_url(self, scope: Scope) -> str:
         if self.public_url:
             return self.public_url
-        # The real server never builds URLs from the Host header: they come from its configuration.
-        return _base_url(scope) if self.profile.api_url_from_host else default_public_url()
+        # Never from the Host header, which the client writes (it was reflected into apiUrl): from the
+        # configuration, else the address the server listens on (spec) or https://<hostname> (stalwart).
+        return _listening_url(scope) if self.profile.api_url_from_host else default_public_url()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -229,12 +231,13 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def _base_url(scope: Scope) -> str:
-    host = _header(scope, b"host")
-    if not host:
-        server = scope.get("server") or ("127.0.0.1", 80)
-        host = f"{server[0]}:{server[1]}"
-    return f"{scope.get('scheme', 'http')}://{host}"
+def _listening_url(scope: Scope) -> str:
+    """The origin of the socket the request came in on: the server's own address, whatever Host says."""
+    host, port = scope.get("server") or ("127.0.0.1", None)
+    scheme = scope.get("scheme", "http")
+    host = f"[{host}]" if ":" in str(host) else host
+    default = port is None or (scheme, port) in (("http", 80), ("https", 443))
+    return f"{scheme}://{host}" + ("" if default else f":{port}")
 
 
 def _require_json_content_type(value: str | None) -> None:
@@ -283,7 +286,11 @@ async def _respond(
     content_type: bytes = JSON_TYPE,
     extra_headers: list[tuple[bytes, bytes]] | None = None,
 ) -> None:
-    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    try:
+        body = text.encode()
+    except UnicodeEncodeError:  # a lone surrogate kept from before: escaped, still JSON, never a 500
+        body = json.dumps(payload, separators=(",", ":")).encode()
     headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
                (b"cache-control", b"no-store"), *(extra_headers or [])]
     await send({"type": "http.response.start", "status": status, "headers": headers})

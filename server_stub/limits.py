@@ -7,7 +7,9 @@ or hold a connection forever. Each limit is listed in ``mailadmin serve --help``
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
+from collections.abc import Mapping
 from typing import Any
 
 import uvicorn
@@ -22,17 +24,24 @@ BODY_TIMEOUT = 30.0
 KEEP_ALIVE_TIMEOUT = 5
 """Seconds an idle keep-alive connection stays open."""
 MAX_CONNECTIONS = 128
-"""Open connections at once; more are closed on arrival."""
+"""Open connections at once; past it a new one takes the place of a connection that has sent
+nothing yet, else it is closed on arrival."""
+MAX_CONNECTIONS_PER_CLIENT = 32
+"""Open connections from one client address; more from it are closed on arrival, so a flood of
+idle sockets from one address leaves the others served."""
 MAX_CONCURRENT = 64
-"""Requests in progress at once; beyond it uvicorn answers 503."""
+"""Requests in progress at once; beyond it the stub answers 503. Idle connections do not count
+(uvicorn's own limit counted them: 66 sockets sending nothing made every request a 503)."""
 MAX_HEADER_BYTES = 64 * 1024
-"""Bytes of request line and headers (h11's incomplete-event limit)."""
+"""Bytes of request line and headers: h11's incomplete-event limit, and checked again on the whole
+request (h11 measures only what is still incomplete, so headers arriving at once passed at 100 KB)."""
 
 LIMITS_HELP = (
     f"limits: responses up to {MAX_SIZE_RESPONSE:,} bytes (a call past it answers requestTooLarge); "
-    f"request headers within {HEADER_TIMEOUT:g} s and {MAX_HEADER_BYTES // 1024} KiB, the body within "
+    f"request headers within {HEADER_TIMEOUT:g} s and {MAX_HEADER_BYTES // 1024} KiB (else 431), the body within "
     f"{BODY_TIMEOUT:g} s (else 408); idle keep-alive {KEEP_ALIVE_TIMEOUT} s; at most {MAX_CONNECTIONS} "
-    f"connections and {MAX_CONCURRENT} requests at once (then 503)."
+    f"connections, {MAX_CONNECTIONS_PER_CLIENT} from one address, and {MAX_CONCURRENT} requests in progress "
+    f"at once (then 503)."
 )
 
 
@@ -84,14 +93,44 @@ class GuardedH11Protocol(H11Protocol):
     """
 
     _header_timer: asyncio.TimerHandle | None = None
+    _silent = True
+    """Nothing received yet: the connection a full server gives up first."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         _send_without_delay(transport)
         super().connection_made(transport)
-        if len(self.connections) > MAX_CONNECTIONS:
+        if self._over_limits():
             transport.close()
             return
         self._arm_header_timer()
+
+    def _over_limits(self) -> bool:
+        """Whether this new connection is one too many: from its address, or at all."""
+        ours = [c for c in self.connections if isinstance(c, GuardedH11Protocol)]
+        per_host: dict[str | None, int] = {}
+        for connection in ours:
+            per_host[connection.host] = per_host.get(connection.host, 0) + 1
+        if per_host.get(self.host, 0) > MAX_CONNECTIONS_PER_CLIENT:
+            return True
+        if len(self.connections) <= MAX_CONNECTIONS:
+            return False
+        # Full: a connection that has sent nothing yet gives its place, from the busiest address.
+        silent = [c for c in ours if c._silent and c is not self]
+        if not silent:
+            return True
+        victim = max(silent, key=lambda c: per_host.get(c.host, 0))
+        victim.transport.close()
+        self.connections.discard(victim)
+        return False
+
+    @property
+    def host(self) -> str | None:
+        """The client's address (None for a Unix socket)."""
+        return self.client[0] if self.client else None
+
+    def data_received(self, data: bytes) -> None:
+        self._silent = False
+        super().data_received(data)
 
     def _arm_header_timer(self) -> None:
         self._cancel_header_timer()
@@ -133,13 +172,51 @@ def _send_without_delay(transport: asyncio.Transport) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
+def header_bytes(scope: Mapping[str, Any]) -> int:
+    """Bytes of a request's line and headers as they came (method, target, each ``name: value``)."""
+    line = len(scope.get("method", "")) + len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+    return line + sum(len(name) + len(value) + 4 for name, value in scope.get("headers") or [])
+
+
+class GuardedApp:
+    """The stub's ASGI application behind the limits that need a whole request: header bytes (431)
+    and requests in progress (503). Anything else is the application's."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.in_progress = 0
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if header_bytes(scope) > MAX_HEADER_BYTES:
+            await _refuse(send, 431, f"the request line and headers are over {MAX_HEADER_BYTES // 1024} KiB")
+            return
+        if self.in_progress >= MAX_CONCURRENT:
+            await _refuse(send, 503, f"more than {MAX_CONCURRENT} requests in progress; try again")
+            return
+        self.in_progress += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.in_progress -= 1
+
+
+async def _refuse(send: Any, status: int, detail: str) -> None:
+    body = json.dumps({"type": "about:blank", "status": status, "detail": detail}).encode()
+    headers = [(b"content-type", b"application/problem+json"), (b"content-length", str(len(body)).encode()),
+               (b"connection", b"close")]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 def server_config(app: Any, **options: Any) -> uvicorn.Config:
     """The uvicorn configuration with the stub's limits, for ``mailadmin serve`` and StubServer alike."""
     return uvicorn.Config(
-        app,
+        GuardedApp(app),
         http=GuardedH11Protocol,
         timeout_keep_alive=KEEP_ALIVE_TIMEOUT,
-        limit_concurrency=MAX_CONCURRENT,
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         log_level="warning",
         access_log=False,

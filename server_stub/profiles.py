@@ -25,7 +25,7 @@ class ServerProfile:
     """Answer validation problems as ``validationFailed`` (real server) instead of ``invalidProperties``."""
     reports_writable: bool
     api_url_from_host: bool
-    """Build ``apiUrl`` from the request's Host header (spec) instead of the configured public URL (real server)."""
+    """Without a configured public URL, ``apiUrl`` names the listening address (spec), not ``https://<hostname>``."""
     real_get_and_set: bool
     """The real server's get and set (wire-notes.md): no states, ``@type`` only when listed, unknown
     properties dropped, ``ids: null`` capped silently, empty maps omitted, ``ifInState`` ignored;

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -74,6 +75,11 @@ def method_table(profile: ServerProfile) -> dict[str, Method]:
 # --- parsing --------------------------------------------------------------------------------
 
 
+def _unparsable(profile: ServerProfile) -> str:
+    """The error type for a body that is not JSON: the real server says notRequest."""
+    return "notRequest" if profile.real_request_errors else "notJSON"
+
+
 def parse_request(body: bytes, profile: ServerProfile) -> dict[str, Any]:
     """The request object, or :class:`RequestProblem` (notJSON, notRequest, unknownCapability, limit)."""
     if len(body) > MAX_SIZE_REQUEST:
@@ -86,8 +92,12 @@ def parse_request(body: bytes, profile: ServerProfile) -> dict[str, Any]:
                                         "(I-JSON, RFC 7493)") from None
     except (UnicodeDecodeError, ValueError, RecursionError):
         # The real server answers a body that does not parse with notRequest (wire-notes.md).
-        kind = "notRequest" if profile.real_request_errors else "notJSON"
-        raise RequestProblem(kind, "the request body is not valid UTF-8 JSON") from None
+        raise RequestProblem(_unparsable(profile), "the request body is not valid UTF-8 JSON") from None
+    if _SURROGATE_ESCAPE.search(body) and _holds_lone_surrogate(request):
+        # json takes "\ud800" alone; the answer echoing it could not be encoded (HTTP 500). The
+        # real server's parser refuses it as it refuses any body that does not parse.
+        raise RequestProblem(_unparsable(profile), "the request holds a lone surrogate escape (\\uD800-\\uDFFF), "
+                                                   "which I-JSON (RFC 7493) forbids")
     if not isinstance(request, dict):
         raise RequestProblem("notRequest", "the request is not a JSON object")
     using, calls = request.get("using"), request.get("methodCalls")
@@ -109,6 +119,18 @@ def parse_request(body: bytes, profile: ServerProfile) -> dict[str, Any]:
             "limit", f"more than {MAX_CALLS_IN_REQUEST} method calls in one request", limit="maxCallsInRequest"
         )
     return request
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A \\u escape of a surrogate: only then can the parsed request hold a lone one."""
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 class _DuplicateName(ValueError):

@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=None, help="seed of the demo data generator")
     parser.add_argument("--public-url", default=None,
                         help="origin the session's apiUrl names (stalwart default: https://<hostname>, as the "
-                             "real server; spec default: the address the client used)")
+                             "real server; spec default: the address it listens on; never the Host header)")
     parser.add_argument("--admin-password", default=None,
                         help="stalwart profile: Basic password of the user 'admin' (random if not given)")
     parser.add_argument("--bootstrap", action="store_true",

@@ -214,6 +214,8 @@ class MailAdminApp(App[int]):
             self.notify(notice, title="Warning", severity="warning", timeout=15)
         if self.config is not None and self.config.offline:
             context.offline = True  # the config's [dmarc] offline: no DNS lookups for source names
+        if self.config is not None:
+            context.dmarc_senders = self.config.senders  # providers whose mail counts as authorised
         self.open_section(self.start_section, context=context)
 
     # --- Sections --------------------------------------------------------------------------

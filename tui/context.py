@@ -45,6 +45,8 @@ class ConsoleContext:
     granted: frozenset[str] | None = None
     """The login's permissions as the server told them up front (``/api/account``); None: not told."""
     now: Callable[[], datetime] = _utc_now
+    dmarc_senders: tuple[str, ...] = ()
+    """Shared providers the owner says send for its domains (the config's ``[dmarc] senders``)."""
     offline: bool = False
     """No DNS lookups for DMARC source names (the config's ``[dmarc] offline``, or ``demo --offline``)."""
     source_names: Any = None

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from jmapclient.dmarc.counting import iter_records, record_count, record_passes
 from jmapclient.dmarc.wirelists import iter_wire_list
@@ -55,6 +55,17 @@ class RecordDigest:
     @property
     def passes(self) -> bool:
         return record_passes({"evaluatedDkim": self.dkim, "evaluatedSpf": self.spf})
+
+
+class ReportTotal(NamedTuple):
+    """What the advice's screening reads of a report, no records: sender, ids, domain, day, messages."""
+
+    id: str
+    reporter: str
+    report_id: str
+    policy_domain: str
+    day: date
+    messages: int
 
 
 @dataclass(frozen=True)

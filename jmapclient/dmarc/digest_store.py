@@ -43,6 +43,7 @@ from jmapclient.dmarc.analytics import (
     Overview,
     RecordDigest,
     ReportDigest,
+    ReportTotal,
     SourceStat,
     classify,
     digest_report,
@@ -420,6 +421,15 @@ class DigestStore:
                 return
             yield from batch
             key = rows[-1][0]
+
+    def report_totals(self, first: date, last: date) -> list[ReportTotal]:
+        """Who sent each listed report of the period, its id, domain, day and messages (no records read)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT r.id, r.org, r.report_id, r.policy_domain, r.day, r.messages FROM reports r JOIN listed"
+                " USING(id) WHERE r.day BETWEEN ? AND ? ORDER BY r.key", (first.isoformat(), last.isoformat()))
+            return [ReportTotal(id, org, rid, domain, date.fromisoformat(day), messages)
+                    for id, org, rid, domain, day, messages in rows]
 
     def source_ips(self, first: date, last: date) -> list[str]:
         """The sources of the listed reports of the period, sorted (without reading the reports back)."""

@@ -15,6 +15,7 @@ import argparse
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from jmapclient.display import safe_text
 from jmapclient.dmarc.analytics import format_rate
 from jmapclient.outcome import EXIT_OK, UsageError, note, out
 from mailadmin.cli.render import compact_json, table_lines
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from jmapclient.client import JmapClient
     from jmapclient.dmarc.insight.advice import DomainAdvice
     from jmapclient.dmarc.insight.names import NameResolver
+    from jmapclient.dmarc.insight.services import SenderMap
 
 
 MAX_DAYS = 3660
@@ -61,6 +63,7 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
     from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 
     first, last = period(args.days, today())
+    senders = owned_senders(args.add_sender, args.remove_sender)
     store = DigestStore(store_file(client.base_url))
     if store.set_aside:
         note(f"warning: {store.set_aside}")
@@ -71,7 +74,7 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
                 if result.unreadable:
                     note(f"note: {result.unreadable} reports could not be read and are left out")
                 advice = await advise_stored(store, first, last, resolver=name_resolver(args.offline),
-                                             naming_budget=NAMING_BUDGET, domain=args.domain)
+                                             naming_budget=NAMING_BUDGET, domain=args.domain, senders=senders)
                 break
             except DamagedStore as damaged:
                 if attempt:
@@ -88,6 +91,22 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
             for line in human_lines(entry):
                 out(line)
     return EXIT_OK
+
+
+def owned_senders(add: list[str], remove: list[str]) -> SenderMap:
+    """The senders map with the owner's providers from the config, after ``--add/--remove-sender``."""
+    from jmapclient.config import Config
+    from jmapclient.dmarc.insight.services import edit_owned, load_senders
+
+    config = Config.load()
+    if add or remove:
+        try:
+            config.senders = edit_owned(config.senders, add, remove)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        config.save()
+        note(f"providers that send for your domains: {', '.join(config.senders) or 'none'}")
+    return load_senders().with_owned(config.senders)
 
 
 def human_lines(advice: DomainAdvice) -> list[str]:
@@ -120,4 +139,6 @@ def human_lines(advice: DomainAdvice) -> list[str]:
     for source, fix in fixes:
         lines.append(f"fix {source.ip}: {fix}")
     lines += [f"verdict: {advice.summary}", ""]
-    return lines
+    # Domains, IPs, names and fixes quote reports and DNS: each line stays one line, whatever they
+    # hold (a line break in a policy domain or header From printed a line of its own, `verdict:` too).
+    return [safe_text(line) for line in lines]

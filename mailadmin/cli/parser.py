@@ -234,6 +234,11 @@ def _dmarc_advice(advice: argparse.ArgumentParser) -> None:
                         help="the last N days, today included (default %(default)s)")
     advice.add_argument("--offline", action="store_true",
                         help="no DNS lookups (sources named only by domains that authenticated them)")
+    advice.add_argument("--add-sender", action="append", default=[], metavar="DOMAIN",
+                        help="a shared provider (amazonses.com) that sends for your domains: its mail then counts as "
+                             "authorised (kept in the config's [dmarc] senders)")
+    advice.add_argument("--remove-sender", action="append", default=[], metavar="DOMAIN",
+                        help="take a provider off that list")
     _json_option(advice, "print one JSON object per line per policy domain")
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from jmapclient.config import Config
 from jmapclient.dmarc.insight.names import NameCache, NameResolver
 from mailadmin.cli import advice_cmd
 from mailadmin.main import main
@@ -208,3 +209,20 @@ def test_a_damaged_cache_is_fetched_again(server: StubServer, capsys: pytest.Cap
     code, again, err = run(server, capsys, "--offline")
     assert code == 0 and again == first, err
     assert "it has been emptied; fetching the reports again" in err and "Traceback" not in err
+
+
+def test_the_owner_says_which_shared_providers_send_for_it(server, capsys, tmp_path, monkeypatch) -> None:
+    # Which mail they make authorised is in tests/dmarc/insight (the demo data has no such mail).
+    config = tmp_path / "config.toml"
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(config))
+    code, out, err = run(server, capsys, "--offline", "--json", "--add-sender", "bounces.SendGrid.net",
+                         "--add-sender", "amazonses.com")
+    assert code == 0 and "providers that send for your domains: amazonses.com, sendgrid.net" in err
+    assert Config.load().senders == ("amazonses.com", "sendgrid.net")
+    assert stat.S_IMODE(config.stat().st_mode) == 0o600
+    assert all(json.loads(line)["reporters"] for line in out.splitlines())  # what each verdict rests on
+    code, _, err = run(server, capsys, "--offline", "--add-sender", "10.0.0.1")
+    assert code == 2 and "not a provider's domain" in err
+    code, _, err = run(server, capsys, "--offline", "--json", "--remove-sender", "sendgrid.net")
+    assert code == 0 and "providers that send for your domains: amazonses.com" in err
+    assert Config.load().senders == ("amazonses.com",)

@@ -111,7 +111,8 @@ def test_both_ways_send_through_the_proxy_the_environment_names(
     for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", proxy)
-    target = "http://127.0.0.1:9"  # nothing listens there: only the proxy can answer
+    # Nothing listens there: only the proxy can answer. Not loopback, which is reached without proxies.
+    target = "http://192.0.2.1:9"
 
     async def session() -> None:
         async with JmapClient(target, TOKEN, timeout=5, blocking=not on_a_loop) as client:

@@ -52,6 +52,7 @@ from tui.reports.insight_render import (
 )
 from tui.reports.insight_render import num as _num
 from tui.reports.insight_render import rate as _rate
+from tui.reports.owned_senders import senders_of, toggle_provider
 from tui.reports.query import InboxQuery
 from tui.reports.source_names import names_of, set_offline
 from tui.widgets import outside
@@ -122,7 +123,8 @@ AnalyticsView TabPane { padding: 0; }
 class AnalyticsView(DmarcDetail):
     DEFAULT_CSS = ANALYTICS_CSS
     BINDINGS = [Binding("x", "stop", "Stop fetching", id="dmarc.analytics.stop"),
-                Binding("o", "toggle_offline", "Offline names", id="dmarc.analytics.offline")]
+                Binding("o", "toggle_offline", "Offline names", id="dmarc.analytics.offline"),
+                Binding("p", "toggle_provider", "Provider is mine", id="dmarc.analytics.provider")]
     HELP = """\
 ### DMARC analytics
 
@@ -133,16 +135,21 @@ deleted on the server leaves the figures at the next visit):
 - **Domains**: the DMARC pass rate per policy domain, weighted by messages;
 - **Sources**: each sending IP with its name (reverse DNS confirmed by the forward
   lookup), base domain and service, grouped by service, and its class with the reason
-  (authorised and aligned, authorised but misaligned, forwarded, unknown or spoofing);
+  (authorised and aligned, authorised but misaligned, forwarded, via a shared provider
+  not yours, unknown or spoofing);
   sources first seen in the period are marked new. Names fill in as they arrive;
 - **Advice**: per policy domain, the published policy, what the next step would
-  affect by source class, and a verdict with its evidence;
+  affect by source class, and a verdict with its evidence and the reporters it rests on
+  (a repeated report counts once; an implausible one is left out and named);
 - **Daily**: messages and pass rate per day;
 - **Failures**: only the records failing DMARC, busiest first, with a hint
   (likely forwarded, mailing list, spoofing).
 
 **x** stops fetching (the figures then cover what was fetched), **r** fetches again,
-**o** turns name lookups off or on (kept in the config), **esc** goes back to the inbox.
+**o** turns name lookups off or on (kept in the config), **p** on a Sources row says its
+shared provider (Amazon SES, SendGrid...) sends for your domains, or takes that back (kept in
+the config's `[dmarc] senders`): until then mail authenticated only as the provider is "via a
+shared provider, not yours". **esc** goes back to the inbox.
 """
 
     def __init__(self, context: ConsoleContext, query: InboxQuery, cache: DigestStore) -> None:
@@ -402,7 +409,8 @@ deleted on the server leaves the figures at the next visit):
 
     def _advise(self, first: date, last: date, known: dict[str, SourceName]) -> list[DomainAdvice]:
         seen = self.cache.seen_before(first, known)
-        return advise(self.cache.digests(first, last), first, last, names=known, seen_before=seen)
+        return advise(self.cache.digests(first, last), first, last, names=known, seen_before=seen,
+                      senders=senders_of(self.context))
 
     @work(exclusive=True, group=NAMES_GROUP)
     @while_attached
@@ -482,6 +490,26 @@ deleted on the server leaves the figures at the next visit):
         if note:
             self.notify(f"Offline names{note}", severity="warning")
         self.show_names_status()
+        if self.figures is not None:
+            self.judge(self.figures)
+
+    @while_attached
+    def action_toggle_provider(self) -> None:
+        """The highlighted source's provider sends for the owner's domains, or no longer; judged again."""
+        table = self.query_one("#sources", DataTable)
+        if self.query_one(TabbedContent).active != "tab-sources" or not table.row_count:
+            self.notify("In the Sources tab, p on a source says its provider sends for your domains",
+                        severity="warning")
+            return
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or ""
+        source = next((s for a in self.advice for s in a.sources if source_key(s) == key), None)
+        service = source.service if source is not None else None
+        if service is None:
+            self.notify("Pick a source of a known provider in the Sources tab", severity="warning")
+            return
+        owned, note = toggle_provider(self.context, service, getattr(self.app, "config", None))
+        words = "sends for your domains" if owned else "no longer counted as yours"
+        self.notify(f"{service.name} {words}{note}", severity="warning" if note else "information")
         if self.figures is not None:
             self.judge(self.figures)
 

@@ -41,6 +41,7 @@ from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.insight_render import BLANK_INSIGHT, group_cells, record_cells
+from tui.reports.owned_senders import senders_of
 from tui.reports.source_names import names_of
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
@@ -283,7 +284,8 @@ def record_groups(
     report = digest_report(wire if wire is not None else item.to_wire())
     if len(report.records) != len(item.report.records):
         return [("", [(index, None) for index in range(len(item.report.records))])]
-    judged = judge_report(report, {r.source_ip: names.known(r.source_ip) for r in report.records})
+    judged = judge_report(report, {r.source_ip: names.known(r.source_ip) for r in report.records},
+                          senders=senders_of(context))
     position = {id(j): index for index, j in enumerate(judged)}
     return [(service, [(position[id(j)], j) for j in members]) for service, members in group_by_service(judged)]
 

@@ -27,6 +27,7 @@ CLASS_STYLE = {
     SourceClass.ALIGNED: "green",
     SourceClass.MISALIGNED: "yellow",
     SourceClass.FORWARDED: "cyan",
+    SourceClass.VIA_PROVIDER: "magenta",
     SourceClass.UNKNOWN: "bold red",
 }
 VERDICT_STYLE = {
@@ -122,13 +123,14 @@ def advice_block(advice: DomainAdvice) -> RenderableType:
         lines.append(Text(f"  Next step p={advice.next_step} would act on {advice.affected:,} messages "
                           f"({format_rate(share)}), those failing DMARC:"))
     lines.append(_class_table(advice))
+    # The summary quotes reports (IPs, reporters): one line, a line break in them shown as \n.
     verdict = Text.assemble(("  " + str(advice.verdict).capitalize() + ": ", VERDICT_STYLE[advice.verdict]),
-                            outside.message(advice.summary))
+                            outside.whole(advice.summary))
     lines.append(verdict)
     new = advice.new_sources
     if new:
         shown = ", ".join(s.ip for s in new[:5]) + (f" and {len(new) - 5} more" if len(new) > 5 else "")
-        lines.append(Text.assemble(("  New in this period: ", "magenta"), outside.message(shown)))
+        lines.append(Text.assemble(("  New in this period: ", "magenta"), outside.whole(shown)))
     lines.append(Text(""))
     return Group(*lines)
 

@@ -50,9 +50,10 @@ class ShellHeader(Static):
 
     def _paint(self) -> None:
         server, user, crumbs, warning = self._shown
-        # An unsafe connection is said beside the server, for as long as it lasts.
-        alarm = ((" ", ""), (f" {warning} ", "bold white on red")) if warning else ()
-        head = Text.assemble(("mailadmin", "bold"), " │ ", outside.cut(server), *alarm, " │ ", outside.cut(user))
+        # An unsafe connection is said first, before the server, for as long as it lasts: after a
+        # long URL it was cut off at 80 columns, the very width an SSH session often has.
+        alarm = ((f" {warning} ", "bold white on red"), (" ", "")) if warning else ()
+        head = Text.assemble(("mailadmin", "bold"), " │ ", *alarm, outside.cut(server), " │ ", outside.cut(user))
         if crumbs:
             room = self.content_region.width - head.cell_len - len(" │ ") if self.size.width else LIST_MAX * 2
             head.append_text(Text.assemble(" │ ", fit_trail(crumbs, min(room, LIST_MAX * 2))))

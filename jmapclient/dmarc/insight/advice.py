@@ -17,7 +17,7 @@ from datetime import date
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from jmapclient.dmarc.analytics import ReportDigest, format_rate, pass_rate
+from jmapclient.dmarc.analytics import ReportDigest, ReportTotal, format_rate, pass_rate
 from jmapclient.dmarc.insight.judge import AUTHORISED, JudgedSource, SourceClass, judge_sources
 from jmapclient.dmarc.insight.names import NameResolver, SourceName
 from jmapclient.dmarc.insight.services import SenderMap
@@ -31,6 +31,20 @@ MIN_REPORTS = 2
 """One report is one receiver's view of one day; senders that mail other receivers are missing from it."""
 READY_SHARE = 0.98
 """Authorised mail that must pass before the next step: above it, what fails is a sender or two to fix first."""
+MIN_REPORTERS = 2
+"""Independent reporting organisations a "ready" rests on: reports are unauthenticated mail, and one
+sender (or one receiver's odd view) must not decide alone."""
+MAX_AUTHORISED_FAILING = 5
+"""Messages an authorised source may fail DMARC by and the domain still be called ready (a stray
+misconfigured relay); any source failing more is a sender to fix first, whatever the share."""
+IMPLAUSIBLE_FACTOR = 20
+"""A report holding this many times more messages than its baseline is implausible and left out:
+the baseline is the median report of the same reporter for the domain (with at least
+:data:`MIN_HISTORY` of its reports in the period), else the median report of the other reporters."""
+IMPLAUSIBLE_FLOOR = 1000
+"""Below this many messages a report is never called implausible: small counts vary by nature."""
+MIN_HISTORY = 3
+"""Reports of one reporter for a domain that make its own median a baseline."""
 LISTED_SOURCES = 5
 """Sources named in a verdict's sentence; the JSON and the table list them all."""
 NEXT_STEP = {"none": "quarantine", "quarantine": "reject", "reject": None}
@@ -82,6 +96,96 @@ class ClassShare:
 
 
 @dataclass
+class ReporterView:
+    """One reporting organisation's word on a domain: its reports, and its view of authorised mail."""
+
+    name: str = ""
+    """As the first of its reports wrote it (spaces collapsed); reporters are told apart without case."""
+    reports: int = 0
+    messages: int = 0
+    authorised: int = 0
+    authorised_failing: int = 0
+
+    @property
+    def authorised_rate(self) -> float | None:
+        return pass_rate(self.authorised - self.authorised_failing, self.authorised)
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A report left out of the figures, and why (repeated, or implausible for its reporter)."""
+
+    reporter: str
+    report_id: str
+    messages: int
+    why: str
+
+
+@dataclass
+class Screening:
+    """Which reports of a period count: once per (reporter, report id), and none implausible."""
+
+    left_out: dict[str, LeftOut] = field(default_factory=dict)
+    """Digest id → why it is left out."""
+
+    def for_domain(self, domain: str, kept: Mapping[str, str]) -> list[LeftOut]:
+        return [why for digest, why in self.left_out.items() if kept.get(digest) == domain]
+
+
+def _median(values: list[int]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return float(ordered[middle]) if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def normal_reporter(name: str) -> str:
+    """A reporting organisation as the reports name it, case and spaces aside."""
+    return " ".join(name.split()).lower()
+
+
+def totals_of(digests: Iterable[ReportDigest]) -> Iterator[ReportTotal]:
+    """What screening reads of each digest."""
+    for report in digests:
+        yield ReportTotal(report.id, report.reporter, report.report_id, report.policy_domain, report.day,
+                          report.messages)
+
+
+def screen_reports(reports: Iterable[ReportTotal], first: date, last: date, domain: str | None = None) -> Screening:
+    """Repeated and implausible reports of the period, from their totals alone (no records)."""
+    screening = Screening()
+    seen: set[tuple[str, str]] = set()
+    totals: dict[str, dict[str, list[tuple[str, str, int]]]] = {}  # domain → reporter → (digest, report id, n)
+    names: dict[str, str] = {}
+    for report in reports:
+        if not first <= report.day <= last or (domain is not None and report.policy_domain != domain):
+            continue
+        who, rid = normal_reporter(report.reporter), report.report_id.strip()
+        shown = " ".join(report.reporter.split())
+        if rid and (who, rid) in seen:
+            screening.left_out[report.id] = LeftOut(shown, rid, report.messages,
+                                                    "the same report (reporter and report id) stored again")
+            continue
+        seen.add((who, rid))
+        totals.setdefault(report.policy_domain, {}).setdefault(who, []).append((report.id, rid, report.messages))
+        names.setdefault(who, shown)
+    for by_reporter in totals.values():
+        for who, kept_reports in by_reporter.items():
+            if len(kept_reports) >= MIN_HISTORY:
+                baseline, against = _median([n for _, _, n in kept_reports]), "its own median report"
+            else:
+                others = [n for other, kept in by_reporter.items() if other != who for _, _, n in kept]
+                if not others:
+                    continue
+                baseline, against = _median(others), "the other reporters' median report"
+            for digest, rid, messages in kept_reports:
+                if messages > IMPLAUSIBLE_FLOOR and messages > IMPLAUSIBLE_FACTOR * max(baseline, 1):
+                    screening.left_out[digest] = LeftOut(
+                        names[who], rid, messages, f"{messages:,} messages, over {IMPLAUSIBLE_FACTOR}× {against}"
+                                            f" ({baseline:,.0f})")
+    return screening
+
+
+@dataclass
 class DomainAdvice:
     domain: str
     first: date
@@ -96,6 +200,10 @@ class DomainAdvice:
     next_step: str | None = None
     by_class: dict[SourceClass, ClassShare] = field(default_factory=dict)
     sources: list[JudgedSource] = field(default_factory=list)
+    reporters: dict[str, ReporterView] = field(default_factory=dict)
+    """Per reporting organisation, what the verdict rests on."""
+    left_out: list[LeftOut] = field(default_factory=list)
+    """Reports not counted: repeats of a report already counted, and implausible ones."""
     verdict: Verdict = Verdict.TOO_LITTLE_DATA
     summary: str = ""
     """The verdict in words, with the evidence."""
@@ -137,6 +245,10 @@ class DomainAdvice:
             "affected": self.affected,
             "authorisedPassRate": self.authorised_rate,
             "byClass": {str(k): {"messages": v.messages, "failing": v.failing} for k, v in self.by_class.items()},
+            "reporters": {v.name: {"reports": v.reports, "messages": v.messages, "authorised": v.authorised,
+                                 "authorisedFailing": v.authorised_failing} for v in self.reporters.values()},
+            "leftOut": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages, "why": r.why}
+                        for r in self.left_out],
             "verdict": str(self.verdict),
             "summary": self.summary,
             "sources": [_source_json(s) for s in self.sources],
@@ -181,13 +293,19 @@ def advise(
     seen_before: Collection[tuple[str, str]] = (),
     domain: str | None = None,
     senders: SenderMap | None = None,
+    screening: Screening | None = None,
 ) -> list[DomainAdvice]:
     """Advice per policy domain of the reports whose day is in ``first..last``.
 
     ``seen_before`` holds (policy domain, source IP) of stored reports before ``first``;
     the sources of the period not in it are marked new. ``domain`` keeps one policy domain.
+    ``screening`` (:func:`screen_reports` of the same digests) says which reports count; without
+    it the digests are held and screened here.
     """
     wanted = domain.strip().rstrip(".").lower() if domain else None
+    if screening is None:
+        digests = list(digests)
+        screening = screen_reports(totals_of(digests), first, last, wanted)
     advice: dict[str, DomainAdvice] = {}
     policies: dict[str, dict[PolicySeen, int]] = {}
     latest: dict[str, ReportDigest] = {}
@@ -198,6 +316,14 @@ def advise(
             if not first <= report.day <= last or (wanted is not None and report.policy_domain != wanted):
                 continue
             entry = advice.setdefault(report.policy_domain, DomainAdvice(report.policy_domain, first, last))
+            left_out = screening.left_out.get(report.id)
+            if left_out is not None:
+                entry.left_out.append(left_out)
+                continue
+            view = entry.reporters.setdefault(normal_reporter(report.reporter),
+                                              ReporterView(" ".join(report.reporter.split())))
+            view.reports += 1
+            view.messages += report.messages
             entry.reports += 1
             entry.messages += report.messages
             entry.passed += report.passed
@@ -215,7 +341,17 @@ def advise(
             share = entry.by_class.setdefault(klass, ClassShare())
             share.messages += count
             share.failing += source.failing_by_class.get(klass, 0)
+        for reporter, classes in source.by_reporter.items():
+            view = entry.reporters.setdefault(normal_reporter(reporter), ReporterView())
+            for klass, (messages, failing) in classes.items():
+                if klass in AUTHORISED:
+                    view.authorised += messages
+                    view.authorised_failing += failing
     for name, entry in advice.items():
+        entry.reporters = dict(sorted(entry.reporters.items(), key=lambda item: (-item[1].messages, item[0])))
+        if not entry.reports:  # every report of the domain was left out
+            entry.summary = _left_out_words(entry)
+            continue
         counted = sorted(policies[name].items(), key=lambda item: (-item[1], item[0].words()))
         entry.policies = [_with_reports(policy, count) for policy, count in counted]
         entry.current = _with_reports(_policy(latest[name]), policies[name][_policy(latest[name])])
@@ -243,8 +379,43 @@ def _verb(subjects: list[JudgedSource], verb: str) -> str:
     return f"{verb}s" if len(subjects) == 1 else verb
 
 
+def _reporters_words(advice: DomainAdvice) -> str:
+    views = list(advice.reporters.items())[:LISTED_SOURCES]
+    shown = [f"{view.name} ({_count(view.reports, 'report')})" for _, view in views]
+    more = len(advice.reporters) - LISTED_SOURCES
+    listed = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+    return f"on the word of {_count(len(advice.reporters), 'reporter')}: {listed}"
+
+
+def _left_out_words(advice: DomainAdvice) -> str:
+    if not advice.left_out:
+        return ""
+    repeated = [r for r in advice.left_out if r.why.startswith("the same report")]
+    odd = [r for r in advice.left_out if r not in repeated]
+    parts = []
+    if repeated:
+        parts.append(f"{_count(len(repeated), 'repeated report')} counted once")
+    if odd:
+        shown = "; ".join(f"{r.reporter} report {r.report_id}: {r.why}" for r in odd[:LISTED_SOURCES])
+        parts.append(f"{_count(len(odd), 'implausible report')} left out ({shown})")
+    return "Left out: " + "; ".join(parts) + "."
+
+
 def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
-    """The verdict and its sentence, from the figures already in ``advice``."""
+    """The verdict and its sentence, from the figures already in ``advice``.
+
+    Ready needs all of: enough messages and reports, :data:`MIN_REPORTERS` independent reporters,
+    authorised mail passing at :data:`READY_SHARE` or more both overall and in every reporter's
+    own view (no reporter's volume outweighs another's), and no authorised source failing more than
+    :data:`MAX_AUTHORISED_FAILING` messages. A forged report can then only hold a domain back.
+    """
+    verdict, summary = _verdict(advice)
+    resting = _reporters_words(advice)
+    left_out = _left_out_words(advice)
+    return verdict, f"{summary} {resting[0].upper()}{resting[1:]}." + (f" {left_out}" if left_out else "")
+
+
+def _verdict(advice: DomainAdvice) -> tuple[Verdict, str]:
     if advice.messages < MIN_MESSAGES or advice.reports < MIN_REPORTS:
         return Verdict.TOO_LITTLE_DATA, (
             f"Too little data to judge: {_count(advice.messages, 'message')} in {_count(advice.reports, 'report')}"
@@ -260,6 +431,9 @@ def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
         evidence.append(f"{_count(len(failing), 'authorised source')} {_verb(failing, 'fail')}: {_named(failing)}")
     if need_dkim:
         evidence.append(f"{_count(len(need_dkim), 'source')} {_verb(need_dkim, 'need')} DKIM: {_named(need_dkim)}")
+    via = advice.by_class.get(SourceClass.VIA_PROVIDER, ClassShare())
+    if via.messages:
+        evidence.append(f"{_count(via.messages, 'message')} came via shared providers you have not said send for you")
     forwarded = advice.by_class.get(SourceClass.FORWARDED, ClassShare())
     if forwarded.failing:
         # Mail a forwarder or list broke: enforcement acts on it too, and only the forwarder can fix it (ARC, SRS).
@@ -271,9 +445,26 @@ def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
     step = f"p={advice.next_step}"
     if advice.current is not None and advice.current.testing:
         step += " without t=y"
-    if rate is None or rate < READY_SHARE:
+    over = [s for s in authorised if _authorised_failing(s) > MAX_AUTHORISED_FAILING]
+    if over:
+        evidence.append(f"{_count(len(over), 'authorised source')} {_verb(over, 'fail')} more than"
+                        f" {MAX_AUTHORISED_FAILING} messages")
+    doubting = [view.name for view in advice.reporters.values()
+                if view.authorised >= MIN_MESSAGES and (view.authorised_rate or 0.0) < READY_SHARE]
+    if doubting:
+        evidence.append(f"authorised mail passes less than {format_rate(READY_SHARE)} as seen by "
+                        + ", ".join(doubting[:LISTED_SOURCES]))
+    if rate is None or rate < READY_SHARE or over or doubting:
         return Verdict.NOT_READY, f"Not ready for {step}: " + "; ".join(evidence) + "."
+    if len(advice.reporters) < MIN_REPORTERS:
+        return Verdict.TOO_LITTLE_DATA, (
+            f"Too little data to call it ready for {step}: {_count(len(advice.reporters), 'reporter')} reported"
+            f" (at least {MIN_REPORTERS} independent reporters are needed); " + "; ".join(evidence) + ".")
     return Verdict.READY, f"Ready for {step}: " + "; ".join(evidence) + "."
+
+
+def _authorised_failing(source: JudgedSource) -> int:
+    return sum(source.failing_by_class.get(k, 0) for k in AUTHORISED)
 
 
 async def advise_stored(
@@ -295,6 +486,9 @@ async def advise_stored(
     """
     ips = store.source_ips(first, last)
     names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
-    # The digests stream from the store into the judging: memory follows the sources, not the reports.
+    wanted = domain.strip().rstrip(".").lower() if domain else None
+    # Screened from the stored totals (no records read), then the digests stream from the store
+    # into the judging: memory follows the sources, not the reports.
+    screening = screen_reports(store.report_totals(first, last), first, last, wanted)
     return advise(store.digests(first, last), first, last, names=names, seen_before=store.seen_before(first, ips),
-                  domain=domain, senders=senders)
+                  domain=domain, senders=senders, screening=screening)

@@ -29,6 +29,10 @@ class SourceClass(StrEnum):
     ALIGNED = "authorised, aligned"
     MISALIGNED = "authorised, misaligned"
     FORWARDED = "forwarded or mailing list"
+    VIA_PROVIDER = "via a shared provider, not yours"
+    """Authenticated only by a shared provider's own domain (DKIM d=amazonses.com, SPF amazonses.com):
+    any customer of it can send so. Authorised only once the owner says that provider sends for the
+    domain (the config's ``[dmarc] senders``)."""
     UNKNOWN = "unknown or spoofing"
 
 
@@ -56,10 +60,20 @@ def _dkim_fix(from_domain: str, others: Iterable[str]) -> str:
     return f"sign with DKIM as {from_domain} (d={from_domain})" + (f", not only as {signed}" if signed else "")
 
 
-def _spf_fix(from_domain: str, others: Iterable[str], strict: bool) -> str:
+def _spf_fix(from_domain: str, others: Iterable[str], strict: bool, provider: Service | None = None) -> str:
     under = f"exactly {from_domain} (aspf=s)" if strict else f"under {from_domain}"
+    if provider is not None:
+        # Never "include the provider in your SPF": that would let every customer of it pass as you.
+        return (f"SPF passes for {_list(others)}, not {from_domain}: set a custom bounce (MAIL FROM) domain {under}"
+                f" in your {provider.name} account")
     return (f"SPF passes for {_list(others)}, not {from_domain}: use a bounce (Return-Path) domain {under}"
             f" and add the service to its SPF record (include)")
+
+
+def _claim_fix(from_domain: str, provider: Service, domains: Iterable[str]) -> str:
+    base = next((b for b in (base_domain(d) for d in domains) if b), provider.name)
+    return (f"if you send through {provider.name}, say so (mailadmin dmarc-advice --add-sender {base}) and sign"
+            f" with DKIM as {from_domain} in your {provider.name} account; if not, this is someone else's mail")
 
 
 def _service_of(domains: Iterable[str], senders: SenderMap) -> Service | None:
@@ -118,9 +132,16 @@ def _misaligned(
             SourceClass.FORWARDED,
             f"authenticated only as {_list(others)}, which is neither {seen.from_domain} nor a known sender:"
             " a mailing list or forwarder that re-sent it")
+    if known is not None and not ours and not senders.owns(others):
+        return RecordJudgement(
+            SourceClass.VIA_PROVIDER,
+            f"authenticated only as {_list(others)}: via {known.name}, not yours (you have not said {known.name}"
+            f" sends for {seen.from_domain}; any of its customers can send so)",
+            (_claim_fix(seen.from_domain, known, others),), service=known)
     fixes = []
     if seen.spf_other:
-        fixes.append(_spf_fix(seen.from_domain, seen.spf_other, report.aspf == STRICT))
+        provider = known if not ours else None
+        fixes.append(_spf_fix(seen.from_domain, seen.spf_other, report.aspf == STRICT, provider))
     fixes.append(_dkim_fix(seen.from_domain, seen.dkim_other))
     who = known.name if known is not None else f"your own {_list(ours)}"
     reason = f"authenticated as {_list(others)} ({who}) but not aligned with {seen.from_domain}"
@@ -150,6 +171,8 @@ class JudgedSource:
     needs_dkim: bool = False
     new: bool = False
     """First seen in the period: no stored report before it names this source for this domain."""
+    by_reporter: dict[str, dict[SourceClass, list[int]]] = field(default_factory=dict)
+    """Per reporting organisation, per class: [messages, failing]; what each reporter's word rests on."""
     _reasons: dict[SourceClass, tuple[int, str]] = field(default_factory=dict, repr=False)
     """Per class, the reason of its biggest record (messages, reason)."""
 
@@ -162,9 +185,12 @@ class JudgedSource:
         """The service group this source is listed under."""
         return self.service.name if self.service is not None else UNKNOWN_SERVICE
 
-    def add(self, record: RecordDigest, judgement: RecordJudgement) -> None:
+    def add(self, record: RecordDigest, judgement: RecordJudgement, reporter: str = "") -> None:
         count = record.count
         self.messages += count
+        share = self.by_reporter.setdefault(reporter, {}).setdefault(judgement.klass, [0, 0])
+        share[0] += count
+        share[1] += 0 if record.passes else count
         self.passed += count if record.passes else 0
         self.by_class[judgement.klass] = self.by_class.get(judgement.klass, 0) + count
         if not record.passes:
@@ -210,7 +236,7 @@ def judge_sources(
             judgement = judged.get(pattern)
             if judgement is None:
                 judgement = judged[pattern] = judge_record(record, report, senders=senders, service=source.service)
-            source.add(record, judgement)
+            source.add(record, judgement, report.reporter)
     return sorted(sources.values(), key=lambda s: (s.policy_domain, -s.messages, s.ip))
 
 

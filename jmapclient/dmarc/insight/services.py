@@ -9,6 +9,7 @@ name another sender.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -56,11 +57,33 @@ def base_domain(name: str) -> str | None:
 class SenderMap:
     """Base domain → :class:`Service`; read from ``senders.toml`` (or any file of that shape)."""
 
-    def __init__(self, services: dict[str, Service]) -> None:
+    def __init__(self, services: dict[str, Service], owned: Iterable[str] = ()) -> None:
         self._services = {_normal(domain): service for domain, service in services.items()}
+        self.owned = frozenset(_normal(domain) for domain in owned if _normal(domain))
+        """Providers the domain's owner has said send for it (the config's ``[dmarc] senders``)."""
+
+    def with_owned(self, owned: Iterable[str]) -> SenderMap:
+        """This map, with the owner's own list of providers that send for the domain."""
+        return SenderMap(self._services, owned)
+
+    def owns(self, domains: Iterable[str]) -> bool:
+        """Whether the owner has said the provider behind any of ``domains`` sends for the domain.
+
+        An entry names a provider by any of its domains (``sendgrid.com`` covers ``sendgrid.net``).
+        """
+        owned_services = {self.lookup(name) for name in self.owned} - {None}
+        for domain in domains:
+            name = _normal(domain)
+            if name in self.owned or base_domain(name) in self.owned or self.lookup(name) in owned_services:
+                return True
+        return False
 
     def __len__(self) -> int:
         return len(self._services)
+
+    def domains_of(self, service: Service) -> list[str]:
+        """The base domains that name ``service`` (SendGrid: sendgrid.com, sendgrid.net), sorted."""
+        return sorted(domain for domain, known in self._services.items() if known == service)
 
     def lookup(self, name: str) -> Service | None:
         """The service behind a host or domain name, by its base domain (or the name itself)."""
@@ -88,3 +111,20 @@ def load_senders(path: Path | None = None) -> SenderMap:
     if path is not None:
         return SenderMap.parse(path.read_text(encoding="utf-8"))
     return SenderMap.parse(resources.files(__package__).joinpath(SENDERS_FILE).read_text(encoding="utf-8"))
+
+
+def edit_owned(current: Iterable[str], add: Iterable[str] = (), remove: Iterable[str] = ()) -> tuple[str, ...]:
+    """The owner's list of providers that send for its domains, with ``add`` and without ``remove``.
+
+    Each entry is kept as the base domain it names (``bounces.sendgrid.net`` → ``sendgrid.net``);
+    ValueError for a name that is no domain (an IP address, a public suffix).
+    """
+    def entry(name: str) -> str:
+        base = base_domain(name)
+        if base is None:
+            raise ValueError(f"{name!r} is not a provider's domain (write it like amazonses.com)")
+        return base
+
+    gone = {entry(name) for name in remove}
+    kept = [entry(name) for name in current if base_domain(name)] + [entry(name) for name in add]
+    return tuple(sorted(set(kept) - gone))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from jmapclient.dmarc.insight.judge import (
+    AUTHORISED,
     UNKNOWN_SERVICE,
     SourceClass,
     group_by_service,
@@ -11,7 +14,7 @@ from jmapclient.dmarc.insight.judge import (
     judge_sources,
 )
 from jmapclient.dmarc.insight.names import NameStatus, SourceName
-from jmapclient.dmarc.insight.services import Service
+from jmapclient.dmarc.insight.services import Service, load_senders
 from tests.support.insight_reports import aligned, record, report
 
 
@@ -57,10 +60,10 @@ def test_an_unknown_source_that_fails_both_is_likely_spoofing() -> None:
     assert named.klass is SourceClass.UNKNOWN and "Amazon SES" in named.reason
 
 
-def test_a_known_service_authenticating_as_itself_is_authorised_but_misaligned() -> None:
+def test_a_known_service_the_owner_uses_is_authorised_but_misaligned() -> None:
     mail = record("198.51.100.21", 9, dkim="fail", spf="fail", dkim_auth=(("sendgrid.net", "pass"),),
                   spf_auth=(("bounces.sendgrid.net", "pass"),))
-    judged = judge_record(mail, report(mail))
+    judged = judge_record(mail, report(mail), senders=load_senders().with_owned(["sendgrid.com"]))
     assert judged.klass is SourceClass.MISALIGNED
     assert judged.service == Service("SendGrid", "esp")
     assert judged.needs_dkim
@@ -68,6 +71,22 @@ def test_a_known_service_authenticating_as_itself_is_authorised_but_misaligned()
         "SPF passes for bounces.sendgrid.net, not example.com",
         "sign with DKIM as example.com (d=example.com), not only as sendgrid.net",
     ]
+    # A custom bounce domain in the account, never the provider in the domain's SPF record.
+    assert "include" not in judged.fixes[0] and "in your SendGrid account" in judged.fixes[0]
+
+
+@pytest.mark.parametrize("owned", [[], ["example.net"]])
+def test_a_shared_provider_alone_is_not_yours_until_you_say_so(owned) -> None:
+    # A spoofer with an Amazon SES account: DKIM d=amazonses.com and SPF amazonses.com pass, DMARC fails.
+    mail = record("54.240.1.1", 9, dkim_auth=(("amazonses.com", "pass"),), spf_auth=(("amazonses.com", "pass"),))
+    judged = judge_record(mail, report(mail), senders=load_senders().with_owned(owned))
+    assert judged.klass is SourceClass.VIA_PROVIDER and judged.klass not in AUTHORISED
+    assert "via Amazon SES, not yours" in judged.reason
+    assert not judged.needs_dkim
+    [fix] = judged.fixes
+    assert "--add-sender amazonses.com" in fix and "SPF" not in fix and "include" not in fix
+    owned_now = judge_record(mail, report(mail), senders=load_senders().with_owned(["amazonses.com"]))
+    assert owned_now.klass is SourceClass.MISALIGNED
 
 
 def test_someone_elses_domain_authenticating_is_a_list_or_forwarder() -> None:
@@ -131,7 +150,7 @@ def test_a_reports_records_are_judged_and_grouped_by_service() -> None:
     judged = judge_report(report(own, esp, spoof, unaligned_ses), {"54.240.1.1": ses})
     assert [(j.record.source_ip, j.judgement.klass) for j in judged] == [
         ("192.0.2.10", SourceClass.ALIGNED), ("198.51.100.21", SourceClass.ALIGNED),
-        ("203.0.113.9", SourceClass.UNKNOWN), ("54.240.1.1", SourceClass.MISALIGNED)]
+        ("203.0.113.9", SourceClass.UNKNOWN), ("54.240.1.1", SourceClass.VIA_PROVIDER)]
     assert [(name, [j.record.source_ip for j in members]) for name, members in group_by_service(judged)] == [
         ("SendGrid", ["198.51.100.21"]), ("Amazon SES", ["54.240.1.1"]),
         (UNKNOWN_SERVICE, ["192.0.2.10", "203.0.113.9"])]

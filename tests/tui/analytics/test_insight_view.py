@@ -208,3 +208,28 @@ async def test_records_show_names_and_classes_from_the_cache(world: StubWorld, t
         row = [str(c) for c in table.get_row(str(records.shown_records()[0]))]
         assert any(c.endswith(".google.com") or "evil.example" in c for c in row)
         assert any(c.startswith(("authorised", "forwarded", "unknown")) for c in row)
+
+
+async def test_p_says_a_shared_provider_sends_for_the_domain_and_takes_it_back(
+        world: StubWorld, tmp_path: Path, private_config: Path) -> None:
+    context = insight_context(world, GatedResolver(), tmp_path, offline=True)
+    async with world.app(context).run_test(size=SIZE) as pilot:
+        view = await open_tab(pilot, "tab-sources")
+        table = view.query_one("#sources", DataTable)
+        row = next(i for i in range(table.row_count)
+                   if not str(table.coordinate_to_cell_key((i, 0)).row_key.value).startswith("group")
+                   and "SendGrid" in [str(c) for c in table.get_row_at(i)])
+        table.move_cursor(row=row)
+        await pilot.press("p")
+        await settle(pilot)
+        assert context.dmarc_senders == ("sendgrid.com",)
+        assert tomllib.loads(private_config.read_text())["dmarc"]["senders"] == ["sendgrid.com"]
+        await wait_until(pilot, lambda: bool(view.advice), "judged again")
+        table.move_cursor(row=next(i for i in range(table.row_count)
+                                   if not str(table.coordinate_to_cell_key((i, 0)).row_key.value).startswith("group")
+                                   and "SendGrid" in [str(c) for c in table.get_row_at(i)]))
+        await pilot.press("p")
+        await settle(pilot)
+        assert context.dmarc_senders == ()
+        assert "senders" not in tomllib.loads(private_config.read_text()).get("dmarc", {})
+        assert pilot.app._exception is None

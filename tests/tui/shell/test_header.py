@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from rich.cells import cell_len
 
+from jmapclient.transport_security import CLEARTEXT_LABEL, INSECURE_LABEL
 from server_stub.store import Store
 from tests.support.console import make_console, make_world
 from tests.support.inbox_steps import header
@@ -67,3 +68,22 @@ async def test_the_header_names_the_server_while_connecting(store: Store) -> Non
         release.set()
         await settle(pilot)
         assert "connecting" not in header(pilot) and context.server_label in header(pilot)
+
+
+def visible_header(pilot) -> str:
+    """The header's line as the terminal shows it: cut at the screen's edge, not the whole Text."""
+    strip = pilot.app.query_one("#shell-header").render_line(0)
+    return "".join(segment.text for segment in strip).rstrip()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("label", [INSECURE_LABEL, CLEARTEXT_LABEL])
+async def test_an_unsafe_connection_is_said_first_whatever_the_url(store: Store, size, label) -> None:
+    made = make_console(store)
+    made.context.server_label = "https://" + "mail-gateway-" * 8 + "example.org"  # 120 columns of URL
+    made.context.transport_warning = label
+    async with made.app.run_test(size=size) as pilot:
+        await settle(pilot)
+        line = visible_header(pilot)
+        assert label in line, line
+        assert "mailadmin" in line and line.index(label) < line.find(made.context.server_label[:20]), line

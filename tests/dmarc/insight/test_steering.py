@@ -1,0 +1,171 @@
+"""Advice a report sender cannot steer (issue #28, item 1).
+
+DMARC reports are unauthenticated mail: anyone can send one to a domain's report address. A
+forged or repeated report may hold a domain back, never call it ready.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from rich.console import Console
+
+from jmapclient.dmarc.digest_store import DigestStore
+from jmapclient.dmarc.insight.advice import (
+    IMPLAUSIBLE_FACTOR,
+    MAX_AUTHORISED_FAILING,
+    MIN_REPORTERS,
+    Verdict,
+    advise,
+    advise_stored,
+)
+from jmapclient.dmarc.insight.judge import SourceClass
+from jmapclient.dmarc.insight.names import NameResolver
+from jmapclient.dmarc.insight.services import load_senders
+from mailadmin.cli.advice_cmd import human_lines
+from tests.support.insight_reports import aligned, record, report
+from tui.reports.insight_render import advice_block
+
+FIRST, LAST = date(2026, 3, 1), date(2026, 3, 7)
+OWNS_SENDGRID = load_senders().with_owned(["sendgrid.net"])
+# An authorised sender (the owner uses SendGrid) whose mail fails DMARC: misaligned.
+ESP_FAILING = dict(dkim_auth=(("sendgrid.net", "pass"),), spf_auth=(("bounces.sendgrid.net", "pass"),))
+
+
+def honest(days: range = range(1, 5), own: int = 90, esp: int = 13) -> list:
+    """Two reporters' days: ``own`` aligned messages and ``esp`` failing authorised ones each (87% pass)."""
+    return [report(aligned("192.0.2.10", own), record("198.51.100.21", esp, **ESP_FAILING),
+                   day=date(2026, 3, d), reporter=who, report_id=f"{who}-{d}", rid=f"{who}-{d}")
+            for d in days for who in ("google.com", "Yahoo! Inc.")]
+
+
+def forged(reporter: str, n: int, count: int = 10**9) -> list:
+    return [report(aligned("192.0.2.10", count), day=date(2026, 3, 5), reporter=reporter, report_id=f"forged-{i}",
+                   rid=f"forged-digest-{i}") for i in range(n)]
+
+
+def test_the_honest_picture_is_not_ready() -> None:
+    [advice] = advise(honest(), FIRST, LAST, senders=OWNS_SENDGRID)
+    assert advice.verdict is Verdict.NOT_READY and advice.summary.startswith("Not ready for p=quarantine: 87.4%")
+
+
+def test_two_forged_reports_of_a_billion_messages_do_not_make_it_ready() -> None:
+    [advice] = advise(honest() + forged("forger.example", 2), FIRST, LAST, senders=OWNS_SENDGRID)
+    assert advice.verdict is Verdict.NOT_READY
+    assert advice.messages == 8 * 103  # the forged ones are left out of the figures
+    assert [(r.reporter, r.messages) for r in advice.left_out] == [("forger.example", 10**9)] * 2
+    assert "2 implausible reports left out" in advice.summary and f"over {IMPLAUSIBLE_FACTOR}×" in advice.summary
+
+
+def test_a_forger_posing_as_a_known_reporter_is_measured_against_its_history() -> None:
+    [advice] = advise(honest() + forged("google.com", 2), FIRST, LAST, senders=OWNS_SENDGRID)
+    assert advice.verdict is Verdict.NOT_READY
+    assert len(advice.left_out) == 2 and all("its own median report" in r.why for r in advice.left_out)
+    assert advice.reporters["google.com"].reports == 4
+
+
+def test_a_big_forged_count_from_a_new_reporter_outweighs_no_reporter() -> None:
+    # Small enough to pass as plausible (under the factor), it still cannot outvote the two honest reporters.
+    [advice] = advise(honest() + forged("forger.example", 3, count=150), FIRST, LAST, senders=OWNS_SENDGRID)
+    assert advice.left_out == [] and advice.verdict is Verdict.NOT_READY
+    assert "as seen by google.com, Yahoo! Inc." in advice.summary
+
+
+def test_one_report_stored_three_times_counts_once() -> None:
+    one = [report(aligned("192.0.2.10", 500), day=date(2026, 3, 2), reporter="google.com", report_id="123",
+                  rid=f"stored-{i}") for i in range(3)]
+    [advice] = advise(one, FIRST, LAST)
+    assert (advice.reports, advice.messages) == (1, 500)
+    assert advice.verdict is Verdict.TOO_LITTLE_DATA  # "at least 2 reports" is not met by one report sent twice
+    assert "2 repeated reports counted once" in advice.summary
+    # The reporter's name is compared without case and spacing: " Google.COM " is the same organisation.
+    again = report(aligned("192.0.2.10", 500), day=date(2026, 3, 2), reporter=" Google.COM ", report_id="123",
+                   rid="stored-again")
+    [advice] = advise([*one, again], FIRST, LAST)
+    assert advice.reports == 1
+
+
+def test_one_reporter_alone_never_makes_it_ready() -> None:
+    alone = [report(aligned("192.0.2.10", 1000), day=date(2026, 3, d), reporter="google.com") for d in (2, 3, 4)]
+    [advice] = advise(alone, FIRST, LAST)
+    assert advice.authorised_rate == 1.0 and advice.verdict is Verdict.TOO_LITTLE_DATA
+    assert f"at least {MIN_REPORTERS} independent reporters" in advice.summary
+    assert "On the word of 1 reporter: google.com (3 reports)." in advice.summary
+    both = [*alone, report(aligned("192.0.2.10", 10), day=date(2026, 3, 5), reporter="yahoo")]
+    [advice] = advise(both, FIRST, LAST)
+    assert advice.verdict is Verdict.READY
+    assert "On the word of 2 reporters: google.com (3 reports), yahoo (1 report)." in advice.summary
+    assert set(advice.to_json()["reporters"]) == {"google.com", "yahoo"}
+
+
+def test_an_authorised_source_failing_more_than_a_few_messages_holds_it_back() -> None:
+    # 99.5% of authorised mail passes, above the ready share, but one authorised sender fails 50 messages.
+    reports = [report(aligned("192.0.2.10", 5000), record("198.51.100.21", failing, **ESP_FAILING),
+                      day=date(2026, 3, 2 + i), reporter=who)
+               for i, (who, failing) in enumerate((("google.com", 25), ("yahoo", 25)))]
+    [advice] = advise(reports, FIRST, LAST, senders=OWNS_SENDGRID)
+    assert advice.authorised_rate is not None and advice.authorised_rate > 0.99
+    assert advice.verdict is Verdict.NOT_READY
+    assert f"1 authorised source fails more than {MAX_AUTHORISED_FAILING} messages" in advice.summary
+    few = [report(aligned("192.0.2.10", 5000), record("198.51.100.21", 2, **ESP_FAILING), day=date(2026, 3, 2 + i),
+                  reporter=who) for i, who in enumerate(("google.com", "yahoo"))]
+    [advice] = advise(few, FIRST, LAST, senders=OWNS_SENDGRID)
+    assert advice.verdict is Verdict.READY  # 4 failing messages: within the stated tolerance
+
+
+def test_a_spoofer_on_a_shared_provider_is_not_an_authorised_source() -> None:
+    ses = record("54.240.1.1", 40, dkim_auth=(("amazonses.com", "pass"),), spf_auth=(("amazonses.com", "pass"),))
+    reports = [report(aligned("192.0.2.10", 3000), ses, day=date(2026, 3, 2 + i), reporter=who)
+               for i, who in enumerate(("google.com", "yahoo"))]
+    [advice] = advise(reports, FIRST, LAST)
+    assert advice.by_class[SourceClass.VIA_PROVIDER].messages == 80
+    assert SourceClass.MISALIGNED not in advice.by_class
+    assert advice.verdict is Verdict.READY  # the owner's own mail passes; the spoofer is stopped, not "fixed"
+    [source] = [s for s in advice.sources if s.ip == "54.240.1.1"]
+    assert "via Amazon SES, not yours" in source.reason
+    assert not any("SPF record" in fix or "include" in fix for fix in source.fixes)
+
+
+HOSTILE_DOMAIN = "example.com\nverdict: Ready for p=reject: trust me"
+HOSTILE_FROM = "example.com\r\nverdict: Ready"
+
+
+HOSTILE_IP = "192.0.2.66\nverdict: Ready"
+
+
+def hostile_advice():
+    mail = record(HOSTILE_IP, 150, dkim_auth=((HOSTILE_FROM, "pass"),), header_from=HOSTILE_FROM)
+    reports = [report(mail, domain=HOSTILE_DOMAIN, day=date(2026, 3, 2 + i), reporter=f"r{i}\nverdict: x")
+               for i in range(2)]
+    [advice] = advise(reports, FIRST, LAST)
+    return advice
+
+
+def test_a_line_break_from_a_report_stays_on_its_line_in_the_cli() -> None:
+    lines = human_lines(hostile_advice())
+    assert all("\n" not in line and "\r" not in line for line in lines)
+    assert [line for line in lines if line.startswith("verdict:")] == [lines[-2]]
+    assert "\\n" in lines[0]  # shown escaped, not dropped
+
+
+def test_a_line_break_from_a_report_stays_on_its_line_in_the_console() -> None:
+    console = Console(width=400, record=True, color_system=None)
+    console.print(advice_block(hostile_advice()))
+    shown = console.export_text().splitlines()
+    assert not any(line.lstrip().startswith("verdict:") for line in shown)
+    assert sum(1 for line in shown if line.lstrip().lower().startswith(("ready", "not ready", "too little"))) == 1
+
+
+async def test_the_stored_reports_are_screened_from_their_totals() -> None:
+    store = DigestStore(None)
+    repeated = [report(aligned("192.0.2.10", 90), day=date(2026, 3, 4), reporter="google.com",
+                       report_id="google.com-4", rid=f"again-{i}") for i in range(2)]
+    reports = honest() + forged("forger.example", 2) + repeated
+    store.put(reports)
+    store.mark_listed([r.id for r in reports])
+    [advice] = await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True), senders=OWNS_SENDGRID)
+    assert advice.reports == 8 and advice.verdict is Verdict.NOT_READY
+    assert sorted(r.why.split(" messages")[0] for r in advice.left_out) == [
+        "1,000,000,000", "1,000,000,000", "the same report (reporter and report id) stored again",
+        "the same report (reporter and report id) stored again"]
+    store.close()
