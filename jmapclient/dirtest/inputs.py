@@ -35,6 +35,8 @@ class LiveInput:
     """The login's password (LDAP user bind), or the access token for an OpenID Connect test."""
     ask_secret: Ask = _never
     """Asked for the directory's own secret (bind secret, database password) when it is masked."""
+    secret_source: str = "typed in"
+    """How ``ask_secret`` gets it, for the notes ("read from the file PATH")."""
     confirm_cleartext: Callable[[str], bool] = _always
     """Shown the warning before a password goes over an unencrypted LDAP connection; False stops it."""
     timeout: float = 10.0
@@ -76,7 +78,7 @@ def resolve_secret(secret: Any, what: str, inputs: LiveInput) -> str | None:
 def _asked(what: str, inputs: LiveInput, why: str) -> str | None:
     value = inputs.ask_secret(f"{what} ({why})")
     if value:
-        inputs.said.append(f"The {what} was typed in ({why}).")
+        inputs.said.append(f"The {what} was {inputs.secret_source} ({why}).")
         return value
     inputs.said.append(f"No {what} was given ({why}).")
     return None

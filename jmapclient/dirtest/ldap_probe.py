@@ -50,7 +50,7 @@ class _Probe:
         self.port = parts.port or (636 if self.implicit_tls else 389)
         self.starttls = wire.get("useTls") is True
         configured = int(wire.get("timeout") or 30000) / 1000
-        self.timeout = min(configured, inputs.timeout)
+        self.timeout = max(1, round(min(configured, inputs.timeout)))  # whole seconds: ldap3 packs them as ints
         self.cleartext = ldap_is_cleartext(self.url, self.starttls)
         self.base = str(wire.get("baseDn") or "")
         self.bind_auth = wire.get("bindAuthentication", True) is not False
@@ -287,6 +287,7 @@ class _Probe:
         return found
 
     def _attributes(self) -> None:
+        """What the server maps from the entry; a failure here leaves the later steps to run (they say more)."""
         email = self._values(members(self.wire.get("attrEmail")))
         kinds = self._values(members(self.wire.get("attrClass")))
         group_class = str(self.wire.get("groupClass") or "groupOfNames")
@@ -300,27 +301,31 @@ class _Probe:
             "password hash: " + (", ".join(hashes.identify(v).words for v in secret) or "(not returned)"),
             f"password changed: {', '.join(changed) or '(not returned)'}",
         ]
-        if not email:
-            raise self.fail(steps.ATTRIBUTES, f"the entry has no primary address in {self._names('attrEmail')}",
-                            "set Primary e-mail attributes to the attribute holding the address (mail)",
-                            tuple(details))
+        failure = self._attribute_failure(bool(email), secret, bool(changed), secret_names)
+        if failure is not None:
+            self.report.add(steps.ATTRIBUTES, Outcome.FAILED, *failure, tuple(details))
+            return
+        self.report.add(steps.ATTRIBUTES, Outcome.PASSED, "the entry holds what the server maps", details=details)
+
+    def _attribute_failure(
+        self, has_email: bool, secret: list[str], changed: bool, secret_names: list[str]
+    ) -> tuple[str, str] | None:
+        """(reason, fix) of what the server would trip over in the entry, or None."""
+        if not has_email:
+            return (f"the entry has no primary address in {self._names('attrEmail')}",
+                    "set Primary e-mail attributes to the attribute holding the address (mail)")
         if self.bind_auth and not secret and not changed:
-            raise self.fail(
-                steps.ATTRIBUTES,
-                "bind authentication, and the entry returns neither a password hash nor a password-changed "
-                "value: logins fail with \"Account does not contain secrets\"",
-                "set Password-changed attributes to an attribute the entry has (pwdChangeTime with the ppolicy "
-                "overlay; modifyTimestamp otherwise)", tuple(details))
+            return ("bind authentication, and the entry returns neither a password hash nor a password-changed "
+                    "value: logins fail with \"Account does not contain secrets\"",
+                    "set Password-changed attributes to an attribute the entry has (pwdChangeTime with the "
+                    "ppolicy overlay; modifyTimestamp otherwise)")
         if not self.bind_auth and not secret:
-            raise self.fail(
-                steps.ATTRIBUTES,
-                f"service-user mode, and the directory returns no hash in {', '.join(secret_names) or '(none)'} "
-                "to the bind DN: no login can succeed", _NO_HASH_FIX, tuple(details))
+            return (f"service-user mode, and the directory returns no hash in {', '.join(secret_names) or '(none)'} "
+                    "to the bind DN: no login can succeed", _NO_HASH_FIX)
         unknown = [v for v in secret if not hashes.identify(v).known]
         if unknown and not self.bind_auth:
-            raise self.fail(steps.ATTRIBUTES, f"the password hash is {hashes.identify(unknown[0]).words}",
-                            hashes.UNKNOWN_FIX, tuple(details))
-        self.report.add(steps.ATTRIBUTES, Outcome.PASSED, "the entry holds what the server maps", details=details)
+            return f"the password hash is {hashes.identify(unknown[0]).words}", hashes.UNKNOWN_FIX
+        return None
 
     def _names(self, field: str) -> str:
         return ", ".join(members(self.wire.get(field))) or "(no attribute)"

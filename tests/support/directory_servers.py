@@ -154,6 +154,21 @@ class Postgres:
                 stdout=log, stderr=subprocess.STDOUT,
             )
         wait_for_port(self.port, self.process, self.log)
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        """The port opens before recovery ends ("the database system is starting up"): wait for a login."""
+        import psycopg
+
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                psycopg.connect(host=str(self.folder), port=self.port, user=self.superuser, dbname="postgres").close()
+                return
+            except psycopg.OperationalError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    raise
+                time.sleep(0.05)
 
     def stop(self) -> None:
         stop_serve(self.process)  # type: ignore[arg-type]  # bytes or text, the same stop
