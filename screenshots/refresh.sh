@@ -9,9 +9,10 @@ for svg in tests/*/__snapshots__/*/*.svg; do
   case "$svg" in
     tests/tui/__snapshots__/test_dmarc_snapshots/*) area=dmarc ;;
     tests/tui/__snapshots__/test_snapshots/*) area=directories ;;
+    tests/dirtest/__snapshots__/test_console/*) area=directories-test ;;
     *) area=other ;;
   esac
-  name=$(basename "$svg" .svg | sed -e 's/^test_//' -e 's/\[tab-/-/' -e 's/\]//')
+  name=$(basename "$svg" .svg | sed -e 's/^test_//' -e 's/\[tab-/-/' -e 's/\[/-/' -e 's/\]//')
   rsvg-convert "$svg" -o "screenshots/${area}-${name//_/-}.png"
 done
 ls screenshots/*.png | wc -l

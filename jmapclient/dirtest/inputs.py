@@ -82,3 +82,28 @@ def _asked(what: str, inputs: LiveInput, why: str) -> str | None:
         return value
     inputs.said.append(f"No {what} was given ({why}).")
     return None
+
+
+def directory_secret(wire: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """(what it is called, the wire secret) of the directory's own secret, or None when it has none to use."""
+    kind = wire.get("@type")
+    if kind == "Ldap" and wire.get("bindDn"):
+        return "bind secret", wire.get("bindSecret")
+    store = wire.get("store")
+    if kind == "Sql" and isinstance(store, Mapping) and store.get("@type") in ("PostgreSql", "MySql"):
+        return "database password", store.get("authSecret")
+    return None
+
+
+def must_ask(secret: Any) -> bool:
+    """The secret cannot be had here without asking: masked, or an environment variable or file absent here."""
+    if not isinstance(secret, Mapping):
+        return False
+    kind = secret.get("@type")
+    if kind == "Value":
+        return secret.get("secret") in (None, "", MASKED_SECRET)
+    if kind == "EnvironmentVariable":
+        return str(secret.get("variableName") or "") not in os.environ
+    if kind == "File":
+        return not Path(str(secret.get("filePath") or "")).is_file()
+    return False
