@@ -47,6 +47,16 @@ class LiveInput:
     """Where each secret came from, in words, for the report's notes."""
 
 
+def step_timeout(configured: Any, inputs: LiveInput, default_ms: int) -> float:
+    """Seconds for one step: the directory's own timeout (milliseconds), at most the test's.
+
+    A form being edited may hold anything there; a value that is no positive number counts as unset.
+    """
+    millis = configured if isinstance(configured, int) and not isinstance(configured, bool) and configured > 0 \
+        else default_ms
+    return min(millis / 1000, inputs.timeout)
+
+
 def resolve_secret(secret: Any, what: str, inputs: LiveInput) -> str | None:
     """The directory's secret (wire SecretKeyOptional) as this machine can get it, or None."""
     if not isinstance(secret, Mapping):

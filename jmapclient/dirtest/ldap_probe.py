@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from jmapclient.dirtest import hashes, steps
-from jmapclient.dirtest.inputs import LiveInput, resolve_secret
+from jmapclient.dirtest.inputs import LiveInput, resolve_secret, step_timeout
 from jmapclient.dirtest.lint import ldap_is_cleartext
 from jmapclient.dirtest.steps import Outcome, Report
 from jmapclient.rules import members
@@ -34,7 +34,14 @@ class _Stop(Exception):
 def probe_ldap(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
     report = Report("LDAP")
     try:
-        _Probe(wire, inputs, report).run()
+        probe = _Probe(wire, inputs, report)
+    except ValueError as error:  # urlsplit: a port that is no number
+        report.add(steps.CONNECT, Outcome.FAILED, f"the server URL is not valid: {error}",
+                   "write it as ldap://HOST:389 or ldaps://HOST:636")
+        report.skip_rest(steps.LDAP_PLAN, "not run: the connect step failed")
+        return report
+    try:
+        probe.run()
     except _Stop as stop:
         report.skip_rest(steps.LDAP_PLAN, str(stop) or "an earlier step failed")
     return report
@@ -49,8 +56,8 @@ class _Probe:
         self.host = parts.hostname or "localhost"
         self.port = parts.port or (636 if self.implicit_tls else 389)
         self.starttls = wire.get("useTls") is True
-        configured = int(wire.get("timeout") or 30000) / 1000
-        self.timeout = max(1, round(min(configured, inputs.timeout)))  # whole seconds: ldap3 packs them as ints
+        # Whole seconds: ldap3 packs them as ints.
+        self.timeout = max(1, round(step_timeout(wire.get("timeout"), inputs, 30000)))
         self.cleartext = ldap_is_cleartext(self.url, self.starttls)
         self.base = str(wire.get("baseDn") or "")
         self.bind_auth = wire.get("bindAuthentication", True) is not False

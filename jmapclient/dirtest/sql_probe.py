@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from jmapclient.dirtest import hashes, steps
-from jmapclient.dirtest.inputs import LiveInput, resolve_secret
+from jmapclient.dirtest.inputs import LiveInput, resolve_secret, step_timeout
 from jmapclient.dirtest.lint import mapped_columns
 from jmapclient.dirtest.sqlcheck import has_placeholder
 from jmapclient.dirtest.steps import Outcome, Report
@@ -97,7 +97,7 @@ def _secret(store: Mapping[str, Any], inputs: LiveInput) -> str | None:
 
 
 def _open(kind: str, store: Mapping[str, Any], inputs: LiveInput) -> _Database:
-    timeout = min(int(store.get("timeout") or 15000) / 1000, inputs.timeout)
+    timeout = step_timeout(store.get("timeout"), inputs, 15000)
     use_tls = store.get("useTls") is True
     verify = store.get("allowInvalidCerts") is not True
     if kind == "Sqlite":

@@ -190,3 +190,12 @@ def test_an_unreachable_server_fails_the_connect_step(directory_ca: PrivateCa) -
     report = _run(ldap_settings(f"ldap://127.0.0.1:{free_port()}"), directory_ca)
     assert report.step(steps.CONNECT).outcome is Outcome.FAILED
     assert [s.outcome for s in report.steps[1:]] == [Outcome.SKIPPED] * (len(steps.LDAP_PLAN) - 1)
+
+
+def test_settings_half_edited_in_the_form_are_tested_not_crashed_on(slapd: Slapd, directory_ca: PrivateCa) -> None:
+    # Found in the console: a timeout being typed ("t") ended the test with "invalid literal for int()".
+    report = _run(ldap_settings(slapd.url, timeout="t"), directory_ca)
+    assert report.passed
+    bad_port = _run(ldap_settings("ldap://127.0.0.1:port"), directory_ca)
+    assert bad_port.step(steps.CONNECT).outcome is Outcome.FAILED
+    assert "not valid" in bad_port.step(steps.CONNECT).reason
