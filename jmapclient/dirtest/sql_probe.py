@@ -21,6 +21,8 @@ from jmapclient.dirtest.steps import Outcome, Report
 from jmapclient.models._base import SERVICE_NAME
 
 Row = dict[str, Any]
+_READS = re.compile(r"\s*\(*\s*(SELECT|WITH)\b", re.IGNORECASE)
+"""A query that may run here: DDL commits itself in MySQL, whatever the transaction, so the rest never runs."""
 _CONNECT_FIX = (
     "check host, port, database, user name and password of the storage backend, and that this machine may connect"
 )
@@ -134,7 +136,7 @@ def _open(kind: str, store: Mapping[str, Any], inputs: LiveInput) -> _Database:
         password=_secret(store, inputs) or "", connect_timeout=max(1, int(timeout)),
         read_timeout=max(1, int(timeout)), ssl=tls,
     )
-    connection.cursor().execute("START TRANSACTION READ ONLY")
+    connection.cursor().execute("SET SESSION TRANSACTION READ ONLY")  # every transaction, after a rollback too
     return _Database(connection, "mysql", timeout)
 
 
@@ -175,6 +177,11 @@ class _Queries:
         text = self.wire.get(field)
         if not text:
             self.report.add(name, Outcome.SKIPPED, f"no {field} set")
+            return None
+        if not _READS.match(str(text)):
+            self.report.add(name, Outcome.FAILED, "not run: the test runs only queries that read (SELECT or WITH), "
+                            "each in a read-only transaction; nothing is written to the directory's server",
+                            "the server runs this query for every login: it should only read")
             return None
         if not has_placeholder(str(text)):
             self.report.add(name, Outcome.FAILED, "the query has no $1: it does not depend on the address",

@@ -35,7 +35,7 @@ def test_a_correct_directory_passes_every_step(store: dict[str, Any]) -> None:
 
 
 def test_a_query_with_a_syntax_error_is_refused_by_the_database(store: dict[str, Any]) -> None:
-    report = _run(sql_settings(store, queryLogin="SELEC name, secret FROM accounts WHERE name = $1"))
+    report = _run(sql_settings(store, queryLogin="SELECT name, secret FROM accounts WHERE WHERE name = $1"))
     login = report.step(steps.LOGIN_SEARCH)
     assert login.outcome is Outcome.FAILED
     assert "the database refuses the query" in login.reason and "syntax" in login.reason.lower()
@@ -87,10 +87,20 @@ def test_a_masked_database_password_is_asked_for(kind: str, request: pytest.Fixt
     assert "The database password was typed in (the server shows it only as ****)." in report.notes
 
 
-def test_nothing_is_written_to_the_database(postgres_store: dict[str, Any]) -> None:
-    wire = sql_settings(postgres_store, queryLogin="INSERT INTO emails VALUES ($1, 'x@example.org') RETURNING name")
-    login = _run(wire).step(steps.LOGIN_SEARCH)
-    assert login.outcome is Outcome.FAILED and "read-only" in login.reason
+@pytest.mark.parametrize("query", [
+    "INSERT INTO emails VALUES ($1, 'x@example.org') RETURNING name",
+    "DROP TABLE emails",  # MySQL commits DDL whatever the transaction: it is never sent
+])
+def test_a_query_that_writes_is_not_run(store: dict[str, Any], query: str) -> None:
+    login = _run(sql_settings(store, queryLogin=query)).step(steps.LOGIN_SEARCH)
+    assert login.outcome is Outcome.FAILED and "only queries that read" in login.reason
+    assert _run(sql_settings(store)).step(steps.ALIASES).details == (ALICE_ALIAS,)
+
+
+def test_a_select_that_writes_meets_the_read_only_transaction(postgres_store: dict[str, Any]) -> None:
+    query = "WITH added AS (INSERT INTO emails VALUES ($1, 'x@example.org') RETURNING name) SELECT name FROM added"
+    login = _run(sql_settings(postgres_store, queryLogin=query)).step(steps.LOGIN_SEARCH)
+    assert login.outcome is Outcome.FAILED and "read-only transaction" in login.reason
     assert _run(sql_settings(postgres_store)).step(steps.ALIASES).details == (ALICE_ALIAS,)
 
 
