@@ -44,6 +44,13 @@ def lint_text(findings: list[Finding], labels: Mapping[str, str]) -> Text:
     return Text("\n").join(lines)
 
 
+def _folded(text: str, style: str) -> Text:
+    """Outside text that breaks anywhere when a word is wider than the column (a long LDAP filter)."""
+    shown = outside.message(text, style)
+    shown.overflow = "fold"
+    return shown
+
+
 def report_text(report: Report) -> Table:
     """Where the secrets came from (the view says where the test runs already), then the steps: each
     mark and name in one column, its reason, fix and what was seen wrapping in the other."""
@@ -52,15 +59,15 @@ def report_text(report: Report) -> Table:
     grid.add_column(ratio=1)
     for note in report.notes:
         if note != WHERE_IT_RUNS:
-            grid.add_row("", outside.message(note, "dim"))
+            grid.add_row("", _folded(note, "dim"))
     for step in report.steps:
         style = STYLES[step.outcome]
-        grid.add_row(Text(f"{MARKS[step.outcome]} {step.name}", style=style), outside.message(step.reason, style))
+        grid.add_row(Text(f"{MARKS[step.outcome]} {step.name}", style=style), _folded(step.reason, style))
         if step.fix and step.outcome is not Outcome.PASSED:
-            grid.add_row("", outside.message(f"fix: {step.fix}", "italic"))
+            grid.add_row("", _folded(f"fix: {step.fix}", "italic"))
         for detail in step.details:
-            grid.add_row("", outside.message(detail, "dim"))
-    grid.add_row("", outside.message(summary(report), "bold"))
+            grid.add_row("", _folded(detail, "dim"))
+    grid.add_row("", _folded(summary(report), "bold"))
     return grid
 
 
