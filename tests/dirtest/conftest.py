@@ -16,6 +16,7 @@ from tests.support.directory_seeds import (
     LDAP_ACCESS,
     LDAP_SEED,
     OidcProvider,
+    Servers,
     seed_sql,
 )
 from tests.support.directory_servers import MariaDb, Postgres, Slapd
@@ -92,3 +93,9 @@ def oidc_provider(directory_ca: PrivateCa) -> Iterator[OidcProvider]:
     provider = OidcProvider(directory_ca.cert_file, directory_ca.key_file)
     yield provider
     provider.stop()
+
+
+@pytest.fixture(scope="session")
+def servers(slapd: Slapd, postgres_store: dict[str, Any], mariadb_store: dict[str, Any],
+            sqlite_store: dict[str, Any], oidc_provider: OidcProvider) -> Servers:
+    return Servers(slapd.url, slapd.tls_url, postgres_store, mariadb_store, sqlite_store, oidc_provider)

@@ -12,6 +12,8 @@ import hashlib
 import json
 import ssl
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -220,3 +222,78 @@ class OidcProvider:
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+# --- Every posted failure, once, for the command line's and the console's tests ---------------
+
+
+@dataclass(frozen=True)
+class Servers:
+    """The running servers a misconfiguration is set up on."""
+
+    slapd_url: str
+    slapd_tls_url: str
+    postgres: dict[str, Any]
+    mariadb: dict[str, Any]
+    sqlite: dict[str, Any]
+    oidc: OidcProvider
+
+
+@dataclass(frozen=True)
+class Misconfiguration:
+    """A failure people post, as settings on the real servers, and what the test must say about it."""
+
+    name: str
+    settings: Callable[[Servers], dict[str, Any]]
+    step: str
+    reason: str
+    """Words the failed step's reason holds."""
+    fix: str
+    """Words its fix holds."""
+    login: str | None = ALICE
+    password: Callable[[Servers], str | None] = lambda _servers: ALICE_PASSWORD
+
+
+BY_UID_OR_MAIL = "(&(objectClass=inetOrgPerson)(|(uid=?)(mail=?)))"
+
+MISCONFIGURATIONS = (
+    Misconfiguration("ldap-bind-auth-without-secret-attribute", lambda s: ldap_settings(s.slapd_url, attrSecret={}),
+                     "attributes read", "Account does not contain secrets", "Password-changed attributes"),
+    Misconfiguration("ldap-login-by-uid-makes-two-accounts",
+                     lambda s: ldap_settings(s.slapd_url, filterLogin=BY_UID_OR_MAIL),
+                     "login search", "makes two accounts", "(mail=?)", login="alice"),
+    Misconfiguration("ldap-no-memberof", lambda s: ldap_settings(s.slapd_url, filterMemberOf=None),
+                     "groups", "no memberOf", "(&(objectClass=groupOfNames)(member=?))"),
+    Misconfiguration("ldap-starttls-with-ldaps", lambda s: ldap_settings(s.slapd_tls_url, useTls=True),
+                     "TLS", "already TLS", "turn Use TLS off"),
+    Misconfiguration("ldap-service-mode-without-hash",
+                     lambda s: ldap_settings(s.slapd_url, bindAuthentication=False, bindDn=READER_DN,
+                                             bindSecret={"@type": "Value", "secret": READER_SECRET}),
+                     "attributes read", "returns no hash", "read access"),
+    Misconfiguration("ldap-service-mode-unknown-hash", lambda s: ldap_settings(s.slapd_url, bindAuthentication=False),
+                     "attributes read", "unknown: compared as plain text, logins will fail", "{SSHA}", login=BOB),
+    Misconfiguration("postgres-syntax-error",
+                     lambda s: sql_settings(s.postgres, queryLogin="SELECT name, secret FROM accounts WHERE WHERE "
+                                                                   "name = $1"),
+                     "login search", "syntax error", "correct the SQL"),
+    Misconfiguration("mariadb-no-placeholder",
+                     lambda s: sql_settings(s.mariadb, queryEmailAliases=f"SELECT address FROM emails WHERE "
+                                                                         f"name = '{ALICE}'"),
+                     "aliases", "no $1", "WHERE name = $1"),
+    Misconfiguration("sqlite-columns-do-not-match",
+                     lambda s: sql_settings(s.sqlite, queryLogin="SELECT name, secret AS password, description, type "
+                                                                 "FROM accounts WHERE name = $1"),
+                     "attributes read", "no column secret", "AS secret"),
+    Misconfiguration("postgres-unknown-hash", lambda s: sql_settings(s.postgres), "attributes read",
+                     "unknown: compared as plain text, logins will fail", "{SSHA}", login=BOB),
+    Misconfiguration("oidc-default-audience", lambda s: s.oidc.settings(requireAudience="stalwart"), "audience",
+                     "'stalwart' (its default)", repr(CLIENT_ID), login=None,
+                     password=lambda s: s.oidc.token(aud=["account"])),
+    Misconfiguration("oidc-scope-not-granted",
+                     lambda s: s.oidc.settings(requireScopes={"openid": True, "offline_access": True}), "discovery",
+                     "does not offer the required scope(s) offline_access", "Required scopes", login=None,
+                     password=lambda s: s.oidc.token()),
+    Misconfiguration("oidc-username-claim-without-address", lambda s: s.oidc.settings(), "login name",
+                     "rule O1", "Username domain", login=None,
+                     password=lambda s: s.oidc.token(preferred_username="alice", email=None)),
+)
