@@ -241,7 +241,13 @@ class _Queries:
         self.report.add(name, Outcome.PASSED, f"the {what} returns {len(values)} row(s)", details=values)
 
 
+_SECRET_NAMES = ("secret", "pass", "hash", "pwd")
+
+
 def _shown(name: str, value: Any, secret_column: str) -> str:
-    if name == secret_column and isinstance(value, str):
-        return f"({hashes.identify(value).words})"  # never the hash itself
+    """A column's value as shown, never a password or hash: the mapped column, one named like one
+    (a query that renamed it), or a value in a hash format, shows only the verdict on its format."""
+    if isinstance(value, str) and (name == secret_column or any(word in name for word in _SECRET_NAMES)
+                                   or hashes.identify(value).known):
+        return f"({hashes.identify(value).words})"
     return repr(value)

@@ -55,6 +55,9 @@ def test_columns_that_do_not_match_the_mapping_are_named(store: dict[str, Any]) 
     assert attributes.outcome is Outcome.FAILED
     assert "no column secret (columnSecret)" in attributes.reason
     assert "AS secret" in attributes.fix
+    # The renamed column still holds the hash: shown as its format only.
+    assert "password: (salted SHA-1: a format the server reads)" in attributes.details
+    assert not any("{SSHA}" in detail for detail in attributes.details)
 
 
 def test_a_hash_in_an_unknown_format_says_logins_will_fail(store: dict[str, Any]) -> None:
