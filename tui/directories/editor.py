@@ -7,7 +7,7 @@ errors are shown next to their fields.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -17,7 +17,6 @@ from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import Button, Input, Select, Static, Switch, TabbedContent, TabPane
 
-from jmapclient.dirtest.lint import Finding, lint_directory
 from jmapclient.errors import JmapError, LocalValidationError, SetFailed
 from jmapclient.models.introspect import fields_of
 from jmapclient.models.objects import DIRECTORY, Action
@@ -33,6 +32,9 @@ from tui.lifecycle import gone, while_attached
 from tui.screens.confirm import ConfirmScreen
 from tui.section_view import EditorDone, Status
 from tui.widgets import outside
+
+if TYPE_CHECKING:
+    from jmapclient.dirtest.lint import Finding
 
 HELP = """\
 ### Directory form
@@ -211,6 +213,8 @@ class DirectoryEditor(Vertical):
 
     def _lint(self, wire: dict[str, Any]) -> list[Finding]:
         """The offline lint's findings, each shown beside its field (replacing the last ones)."""
+        from jmapclient.dirtest.lint import lint_directory  # once a form is open: the console's start skips it
+
         findings = lint_directory(wire)
         form = self.form
         for shown in form.query(".field-lint"):
