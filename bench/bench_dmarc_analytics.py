@@ -119,9 +119,11 @@ def console_run(base_url: str, data: Path, visits: int) -> dict[str, Any]:
 
 
 @contextmanager
-def stub_serving(size: int, work: Path, data: Path) -> Iterator[str]:
-    """The stub of ``size`` reports in its own process (its address), and ``data`` empty, removed after."""
-    database = work / f"dmarc-bench-{size}.sqlite3"
+def stub_serving(size: int, work: Path, data: Path, name: str = "dmarc-bench") -> Iterator[str]:
+    """The stub of ``size`` reports in its own process (its address), and ``data`` empty, removed after.
+
+    ``name`` names its database: a bench that adds reports keeps its own, out of the others' way."""
+    database = work / f"{name}-{size}.sqlite3"
     ready = work / f"ready-{data.name}"
     ready.unlink(missing_ok=True)
     stub = subprocess.Popen([sys.executable, __file__, "--serve", str(size), str(database), str(ready)])

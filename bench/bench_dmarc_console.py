@@ -68,7 +68,7 @@ async def browse(base_url: str) -> dict[str, float]:
         inbox = app.query_one(DmarcInbox)
         inbox.prefetch = False  # measure a real fetch, not the page prefetched in the background
         await app.workers.wait_for_complete()
-        inbox.pager.forget()
+        inbox.pager.drop_pages()  # forget() would drop the total too, and with it the next page
         next_pages = []
         for _ in range(NEXT_PAGES):
             index = inbox.page_index

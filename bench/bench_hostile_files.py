@@ -1,17 +1,21 @@
 """Time and peak memory of the importer on each hostile file, each in a fresh interpreter.
 
-Run: .venv/bin/python -m bench.bench_hostile_files
+Run: .venv/bin/python bench/bench_hostile_files.py (or -m bench.bench_hostile_files)
 Prints one line per file of the hostile corpus (tests/hostile_files/corpus.py):
 outcome, seconds and peak RSS of the process that loaded it.
 """
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
 
-from bench.hostile_corpus import CASES, write_case
-from bench.hostile_measure import load_in_child
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script too, like the other benches
+
+from bench.hostile_corpus import CASES, write_case  # noqa: E402
+from bench.hostile_measure import load_in_child  # noqa: E402
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 
 Prints the steps run, each distinct crash signature with how often it happened, and for each a
 reproduction (seed, world, shrunk steps) to paste into a regression test. The engine is
-:mod:`bench.explore_engine`; ``tests/tui/test_explore.py`` runs a bounded slice of it in CI.
+:mod:`bench.explore_engine`; ``tests/tui/exploration/test_explore.py`` runs a bounded slice of it in CI.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ and steps alone, and shrunk by dropping steps while the same crash still happens
 Keys come from every binding the console declares (read from the classes' ``BINDINGS``), plus
 navigation keys and typed text with markup and control characters. Many steps send their keys
 as a burst: all key events queued at once, with no wait for the app in between, the way people
-type ahead. Used by ``tests/tui/test_explore.py`` (a bounded CI slice) and ``bench/explore.py``
+type ahead. Used by ``tests/tui/exploration/test_explore.py`` (a bounded CI slice) and ``bench/explore.py``
 (the long run). It lives in ``bench/`` so that the benchmark needs nothing from ``tests/``.
 """
 

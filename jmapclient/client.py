@@ -28,12 +28,15 @@ from jmapclient.errors import (
     ProtocolError,
     RequestError,
     RequestTimeout,
+    SecondFactorRequired,
     ServerError,
     ServerUnreachable,
+    TooManyAttempts,
 )
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, ObjectType
 from jmapclient.objects import ObjectApi
 from jmapclient.request import Batch, Responses
+from jmapclient.rights import ACCOUNT_PATH, permissions_from
 from jmapclient.session import Session
 
 WELL_KNOWN = "/.well-known/jmap"
@@ -127,6 +130,8 @@ class JmapClient:
             follow_redirects=False,
         )
         self._session: Session | None = None
+        self._permissions: tuple[frozenset[str] | None] | None = None
+        """The login's permissions once asked (``(None,)``: the server does not tell them)."""
 
     def __repr__(self) -> str:  # the token never appears in a repr or a log line
         return f"JmapClient({self.base_url!r})"
@@ -166,9 +171,22 @@ class JmapClient:
             self._session = await self._discover()
         return self._session
 
+    async def permissions(self) -> frozenset[str] | None:
+        """The login's permissions from ``GET /api/account`` on the origin given; None where the
+        server does not offer it (then rights are learned from ``forbidden``). Asked once."""
+        if self._permissions is None:
+            url = on_origin(self.base_url, ACCOUNT_PATH)
+            response = await self._send("GET", url)
+            if response.status_code in (401, 402, 403, 429):
+                self._raise_for_status(url, response)
+            answer = _problem(response) if response.status_code == 200 else {}
+            self._permissions = (permissions_from(answer),)
+        return self._permissions[0]
+
     def forget_session(self) -> None:
         """Rediscover on the next call (after a reconnect or a new token)."""
         self._session = None
+        self._permissions = None
 
     async def _discover(self) -> Session:
         url = self.base_url + WELL_KNOWN
@@ -259,6 +277,10 @@ class JmapClient:
         problem = _problem(response)
         if status == 401:
             raise AuthenticationFailed(url, self._credentials.refused)
+        if status == 402:  # the real server: two-factor account, Basic never works (wire-notes.md)
+            raise SecondFactorRequired(url)
+        if status == 429:
+            raise TooManyAttempts(url, response.headers.get("Retry-After", ""))
         if problem and str(problem.get("type", "")).startswith(PROBLEM_PREFIX):
             raise RequestError(
                 str(problem["type"]).removeprefix(PROBLEM_PREFIX),

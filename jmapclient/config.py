@@ -8,6 +8,7 @@ temporary file that is renamed into place, so a crash never leaves half a file.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,19 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from jmapclient.auth import BasicLogin, BearerToken, Credentials
-from jmapclient.file_safety import is_stream, read_bounded, readable_by_others, writable_by_others, write_stream
+from jmapclient.file_safety import (
+    NotAFile,
+    NotAPath,
+    is_stream,
+    local_path,
+    make_private_folder,
+    read_bounded,
+    read_regular,
+    readable_by_others,
+    stored_file_problem,
+    writable_by_others,
+    write_stream,
+)
 
 APP_NAME = "mailadmin"
 CONFIG_ENV = "MAILADMIN_CONFIG"
@@ -66,18 +79,30 @@ MAX_CONFIG_FILE = 1 << 20
 
 
 def checked_file(path: str | Path, what: str) -> Path:
-    """``path`` expanded, refused (ConfigError) when group or others can write it."""
-    resolved = Path(path).expanduser()
+    """``path`` parsed (``file_safety.local_path``), refused (ConfigError) when it cannot be a path, when
+    it is no stored file (a FIFO or device would be waited on), or when group or others can write it."""
+    try:
+        resolved = path.expanduser() if isinstance(path, Path) else local_path(path)
+    except NotAPath as error:
+        raise ConfigError(f"cannot use the {what} file {str(path)!r}: {error}") from None
     problem = writable_by_others(resolved, what)
     if problem:
         raise ConfigError(problem)
+    kind = stored_file_problem(resolved)
+    if kind:
+        raise ConfigError(f"refusing the {what} file {resolved}: {kind}")
     return resolved
 
 
-def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
-    """The token or password in a file, stripped; never empty.
+BOM = "\ufeff"
+"""Notepad's byte order mark at the start of a UTF-8 file: not part of a secret."""
 
-    Refused when group or others can write the file; ``warn`` hears when they can read it.
+
+def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
+    """The token or password in a file, stripped (a BOM too); never empty, never with a control character.
+
+    Refused when group or others can write the file, or when it is no stored file; ``warn`` hears
+    when others can read it. No error quotes what the file holds: it is a secret, however damaged.
     """
     resolved = checked_file(path, what)
     try:
@@ -85,16 +110,44 @@ def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
         data = read_bounded(resolved, MAX_SECRET_FILE)
         if data is None:
             raise ConfigError(f"cannot read the {what} file {path}: it is larger than {MAX_SECRET_FILE:,} bytes")
-        secret = data.decode().strip()
+        secret = data.decode().strip().removeprefix(BOM).strip()
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "it is not text"
         raise ConfigError(f"cannot read the {what} file {path}: {reason}") from None
     if not secret:
         raise ConfigError(f"the {what} file {path} is empty")
+    if not secret.isprintable():
+        # A NUL byte or a line break inside: the HTTP header's error quoted the whole token.
+        raise ConfigError(f"cannot use the {what} file {path}: it holds a control character (a NUL byte, a tab or "
+                          "a second line); it must hold the secret alone, on one line")
     exposed = readable_by_others(resolved, what)
     if exposed:
         warn(exposed)
     return secret
+
+
+def _read_text(path: Path) -> str:
+    """The config file's text: a regular file (a symlink to one is followed), bounded; ConfigError else."""
+    try:
+        raw = read_regular(path, MAX_CONFIG_FILE)
+        if raw is None:
+            raise ConfigError(f"cannot read {path}: it is larger than {MAX_CONFIG_FILE:,} bytes")
+        return raw.decode()
+    except NotAFile as refusal:
+        raise ConfigError(f"cannot read {path}: {refusal}") from None
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"cannot read {path}: it is not UTF-8 text") from None
+
+
+def _parse(path: Path, text: str) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"cannot read {path}: {error}") from None
 
 
 def write_private(path: Path, content: bytes, *, create_parent: bool = True) -> None:
@@ -110,7 +163,7 @@ def write_private(path: Path, content: bytes, *, create_parent: bool = True) -> 
         write_stream(path, content)
         return
     if create_parent:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_folder(path.parent)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         os.fchmod(descriptor, OWNER_ONLY)
@@ -220,6 +273,40 @@ class Profile:
         )
 
 
+BINDING_ID = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+")
+"""A binding id as the console declares them: ``app.quit``, ``directories.create``."""
+KEY_NAME = re.compile(r"[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)*")
+"""A key as Textual names it: ``n``, ``ctrl+q``, ``f1``, ``question_mark``, ``shift+tab``."""
+MAX_KEY_REMAPS = 200
+"""Remaps read: the console declares about fifty bindings."""
+
+
+def checked_key_remaps(table: Mapping[Any, Any]) -> tuple[dict[str, str], list[str]]:
+    """The ``[keys]`` remaps whose spelling can be a binding id and key names, and one line per refusal.
+
+    Unchecked, junk reached the console: escapes in a key went to the terminal raw through the
+    footer. Whether the id exists and the key is free is the console's to check
+    (``tui.key_remaps``); each refusal names the remap, as safe text.
+    """
+    from jmapclient.display import safe_text
+
+    accepted: dict[str, str] = {}
+    refused: list[str] = []
+    for number, (binding, keys) in enumerate(table.items()):
+        shown = f"[keys] {safe_text(binding, max_len=60)} = {safe_text(keys, max_len=60)}"
+        if number >= MAX_KEY_REMAPS:
+            refused.append(f"{shown}: refused, more than {MAX_KEY_REMAPS} remaps")
+        elif not isinstance(binding, str) or not BINDING_ID.fullmatch(binding):
+            refused.append(f"{shown}: refused, not a binding id (like app.quit; `?` in the console lists them)")
+        elif not isinstance(keys, str) or not keys.strip():
+            refused.append(f"{shown}: refused, the keys must be a string like \"ctrl+q\" or \"n,insert\"")
+        elif not all(KEY_NAME.fullmatch(part.strip()) for part in keys.split(",")):
+            refused.append(f"{shown}: refused, not key names (letters, digits, _ and + only, like ctrl+q or f2)")
+        else:
+            accepted[binding] = ",".join(part.strip() for part in keys.split(","))
+    return accepted, refused
+
+
 @dataclass
 class Config:
     """The whole file: profiles, the default profile's name, and key remaps."""
@@ -232,6 +319,11 @@ class Config:
     """``[dmarc] offline``: the console names no DMARC source by DNS (no lookups at all)."""
     path: Path = field(default_factory=config_path)
 
+    key_refusals: list[str] = field(default_factory=list)
+    """One line per ``[keys]`` remap refused when the file was read (the console shows them)."""
+    _loaded: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What the file held when read (or last saved), as plain data: a save writes only the differences."""
+
     @classmethod
     def load(cls, path: Path | None = None) -> Config:
         path = path or config_path()
@@ -240,18 +332,10 @@ class Config:
         problem = writable_by_others(path, "config")
         if problem:
             raise ConfigError(problem)
-        import tomllib
+        return cls._from_plain(_parse(path, _read_text(path)), path)
 
-        try:
-            raw = read_bounded(path, MAX_CONFIG_FILE)
-            if raw is None:
-                raise ConfigError(f"cannot read {path}: it is larger than {MAX_CONFIG_FILE:,} bytes")
-            data = tomllib.loads(raw.decode())
-        except OSError as error:
-            raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-            reason = "it is not UTF-8 text" if isinstance(error, UnicodeDecodeError) else str(error)
-            raise ConfigError(f"cannot read {path}: {reason}") from None
+    @classmethod
+    def _from_plain(cls, data: dict[str, Any], path: Path) -> Config:
         # A hand-edited file can hold anything where a table belongs (`profiles = 5`): said as
         # one error line, never an AttributeError traceback.
         for table in ("profiles", "keys"):
@@ -260,24 +344,50 @@ class Config:
         profiles = {
             name: Profile.from_toml(name, table) for name, table in (data.get("profiles") or {}).items()
         }
-        keys = {str(k): str(v) for k, v in (data.get("keys") or {}).items()}
+        keys, refused = checked_key_remaps(data.get("keys") or {})
         default = data.get("default") if isinstance(data.get("default"), str) else None
         dmarc = data.get("dmarc")
         offline = isinstance(dmarc, dict) and dmarc.get("offline") is True
-        return cls(profiles=profiles, default=default, keys=keys, offline=offline, path=path)
+        config = cls(profiles=profiles, default=default, keys=keys, offline=offline, path=path, key_refusals=refused)
+        config._loaded = config._plain()
+        config._loaded["keys"] = {str(k): v for k, v in (data.get("keys") or {}).items()}  # refused ones stay
+        return config
+
+    def _plain(self) -> dict[str, Any]:
+        """This config as the file would hold it: what :meth:`save` compares with :attr:`_loaded`."""
+        return {
+            "default": self.default,
+            "profiles": {name: p.to_toml() for name, p in self.profiles.items()},
+            "keys": {**self._loaded.get("keys", {}), **self.keys},  # a refused remap is not erased by a save
+            "dmarc": {"offline": True} if self.offline else {},
+        }
 
     def save(self) -> None:
-        document: dict[str, Any] = {}
-        if self.default:
-            document["default"] = self.default
-        document["profiles"] = {name: p.to_toml() for name, p in sorted(self.profiles.items())}
-        if self.keys:
-            document["keys"] = dict(self.keys)
-        if self.offline:
-            document["dmarc"] = {"offline": True}
-        import tomli_w
+        """Write what changed since this config was read, into the file as it is on disk now.
 
-        write_private(self.path, tomli_w.dumps(document).encode())
+        Under a lock, re-read; apply only this config's own changes (``config_write.merge``:
+        comments, order and unknown keys kept); write atomically, 0600, through a symlink. Then
+        this config holds the merged file: a profile another writer added meanwhile shows up.
+        OSError when it cannot be written; ConfigError when the file on disk cannot be read.
+        """
+        import tomlkit
+
+        from jmapclient.config_write import locked, merge, write_target
+
+        target = write_target(self.path)
+        make_private_folder(target.parent)
+        with locked(target):
+            text = _read_text(target) if target.exists() else ""
+            try:
+                document = tomlkit.parse(text)
+            except tomlkit.exceptions.ParseError as error:
+                raise ConfigError(f"cannot save {self.path}: the file on disk is not TOML now ({error})") from None
+            merge(document, self._loaded, self._plain())
+            content = tomlkit.dumps(document)
+            write_private(target, content.encode(), create_parent=False)
+        fresh = Config._from_plain(_parse(self.path, content), self.path)
+        self.profiles, self.default, self.keys, self.offline = fresh.profiles, fresh.default, fresh.keys, fresh.offline
+        self._loaded = fresh._loaded
 
     def add(self, profile: Profile, *, make_default: bool = False) -> None:
         profile.check()

@@ -72,6 +72,35 @@ class AccessDenied(TransportError):
         super().__init__(f"the server at {url} {reason}{': ' + detail if detail else ''}")
 
 
+class SecondFactorRequired(AuthenticationFailed):
+    """HTTP 402: the account has two-factor login, so a password over Basic is never enough (wire-notes.md)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(
+            url,
+            "asks for a second factor (402): this account has two-factor login, so a password never works "
+            "here; use an app password (app_...) or an API key (--token-file)",
+        )
+
+
+class TooManyAttempts(TransportError):
+    """HTTP 429: too many failed logins; the server may then ban the address (wire-notes.md)."""
+
+    def __init__(self, url: str, retry_after: str = "") -> None:
+        self.retry_after = retry_after
+        wait = f"wait {_seconds_words(retry_after)}" if retry_after else "wait a while"
+        super().__init__(
+            f"the server at {url} refused the login after too many failed attempts (429): {wait} before "
+            "trying again, and check the credentials first: more failures may get this address banned"
+        )
+
+
+def _seconds_words(retry_after: str) -> str:
+    """``Retry-After`` in words: seconds as "N seconds", an HTTP date as given."""
+    text = retry_after.strip()
+    return f"{text} seconds" if text.isdigit() else f"until {text}"
+
+
 class ServerError(TransportError):
     """HTTP 5xx."""
 
@@ -186,6 +215,7 @@ _SET_MESSAGES = {
     "objectIsLinked": "it is still in use by other objects",
     "invalidForeignKey": "it refers to an object that does not exist",
     "primaryKeyViolation": "another object already has this unique value",
+    "notAnswered": "not done: the server did not answer for this id (is it right?)",
 }
 
 _VALIDATION_REASONS = {
@@ -205,24 +235,32 @@ WRITE_REFUSAL = re.compile(r"\bcannot be (created|updated)\b", re.IGNORECASE)
 _BOUND_WORDS = {"MaxValue": "maximum", "MaxLength": "maximum", "MinValue": "minimum", "MinLength": "minimum"}
 
 
+def _object_name(item: Any) -> str:
+    """One object of the real shape (``{"object": "Domain", "id": "e"}``) as "Domain e"; older
+    shapes (``@type``/``type``/``objectType`` with ``id``/``objectId``) and bare names as given."""
+    if not isinstance(item, Mapping):
+        return str(item) if item is not None else ""
+    kind = item.get("object") or item.get("@type") or item.get("type") or item.get("objectType") or ""
+    ident = item.get("id") or item.get("objectId") or ""
+    ident = ", ".join(map(str, ident)) if isinstance(ident, list) else str(ident)
+    return f"{kind} {ident}".strip()
+
+
+def _joined(names: list[str]) -> str:
+    """"a", "a and b", "a, b and c"; past five, the rest as a count."""
+    if len(names) > 5:
+        names = [*names[:5], f"{len(names) - 5} more"]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _linked_names(linked: Any) -> str:
-    """``linkedObjects`` in words: ids as given, objects as "Type id"; at most five, then a count."""
+    """``linkedObjects`` in words: "Domain e and Authentication singleton" ("" when none are named)."""
     if isinstance(linked, Mapping):
-        linked = [{"type": kind, "id": ids} for kind, ids in linked.items()]
+        linked = [{"object": kind, "id": ids} for kind, ids in linked.items()]
     if not isinstance(linked, list):
         return ""
-    names: list[str] = []
-    for item in linked:
-        if isinstance(item, Mapping):
-            kind = item.get("@type") or item.get("type") or item.get("objectType") or ""
-            ident = item.get("id") or item.get("objectId") or ""
-            ident = ", ".join(map(str, ident)) if isinstance(ident, list) else str(ident)
-            names.append(f"{kind} {ident}".strip())
-        else:
-            names.append(str(item))
-    names = [n for n in names if n]
-    shown = ", ".join(names[:5])
-    return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    names = [name for name in map(_object_name, linked) if name]
+    return _joined(names) if names else ""
 
 
 def qualified_path(name: str, sent: Mapping[str, Any]) -> str:
@@ -249,6 +287,17 @@ def qualified_path(name: str, sent: Mapping[str, Any]) -> str:
 
     walk(sent, "")
     return found[0] if len(found) == 1 else name
+
+
+def _reasons_by_path(description: str | None, paths: list[str]) -> dict[str, str]:
+    """A description of the form "a: reason; b: reason" split by the paths it names (servers
+    often join one line per property); {} when it is not of that form."""
+    found: dict[str, str] = {}
+    for part in (description or "").split("; "):
+        path, sep, reason = part.partition(": ")
+        if sep and path in paths and reason:
+            found.setdefault(path, reason)
+    return found
 
 
 @dataclass
@@ -287,21 +336,26 @@ class SetError:
         return WRITE_REFUSAL.search(self.description or "") is not None
 
     def _worded_by_client(self) -> str:
-        """The real server sends these three without a description (wire-notes.md); say what they mean."""
-        object_id = self.raw.get("objectId")
+        """The real server sends these three without a description (wire-notes.md); say what they mean.
+
+        Their ``objectId`` is ``{"object": "Directory", "id": "b"}``: the object concerned (for
+        ``invalidForeignKey`` the one referred to), named as "Directory b".
+        """
+        target = _object_name(self.raw.get("objectId"))
         if self.type == "objectIsLinked":
             linked = _linked_names(self.raw.get("linkedObjects"))
-            users = f"by {linked}" if linked else "by other objects"
-            return f"it is still in use {users}; change or delete those first"
+            users = f"used by {linked}" if linked else "used by other objects"
+            return f"it is still {users}; change or delete those first"
         if self.type == "invalidForeignKey":
-            target = f"{object_id}" if object_id else "another object"
-            return f"it refers to {target}, which does not exist on the server"
+            return f"it refers to {target or 'another object'}, which does not exist on the server"
         if self.type == "forbidden" and self.write_refused:
             # The server's rule, not the token's rights: no token could do this.
             return "the server never accepts this write: received reports arrive only by e-mail"
         if self.type == "primaryKeyViolation":
-            other = f" ({object_id})" if object_id else ""
-            return f"another object{other} already has this unique value"
+            fields = ", ".join(self.properties)
+            value = f" the same {fields}" if fields else " this unique value"
+            other = f" ({target})" if target else ""
+            return f"another object{other} already has{value}"
         return ""
 
     def field_messages(self) -> dict[str, str]:
@@ -320,8 +374,11 @@ class SetError:
             if item.get("description"):
                 reason = str(item["description"])
             messages[path] = reason
+        own = _reasons_by_path(self.description, self.properties)
+        whole = self.description if len(self.properties) == 1 else None  # never one text repeated per path
         for path in self.properties:
-            messages.setdefault(path, self.description or _SET_MESSAGES.get(self.type, "is not valid"))
+            reason = own.get(path) or whole or self._worded_by_client() or _SET_MESSAGES.get(self.type, "is not valid")
+            messages.setdefault(path, reason)
         return {qualified_path(path, self.sent): reason for path, reason in messages.items()}
 
     def __str__(self) -> str:

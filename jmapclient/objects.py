@@ -12,9 +12,10 @@ from jmapclient import answers
 from jmapclient.errors import MethodError, ProtocolError, SetError, SetFailed
 from jmapclient.exchange import Exchange
 from jmapclient.models._base import WireModel
-from jmapclient.models.objects import FilterCondition, ObjectType, SortFallback
+from jmapclient.models.objects import Action, FilterCondition, ObjectType, SortFallback
 from jmapclient.patch import ensure_no_masked
 from jmapclient.request import Batch, Call
+from jmapclient.rights import SERVER_WORDS, by_server_rule, refusal
 from jmapclient.validation import describe_validation_error
 
 QUERY_LIMIT_CAP = 5000
@@ -109,7 +110,12 @@ def query_arguments(
     limit: int | None,
     calculate_total: bool,
 ) -> dict[str, Any]:
-    """RFC 8620 §5.5 arguments, leaving out what is the default; ``limit`` capped at 5000."""
+    """RFC 8620 §5.5 arguments; ``limit`` capped at 5000.
+
+    The real server cuts a page in its storage order before sorting it when the sort is by id
+    and neither a total, an anchor offset nor an explicit ``position: 0`` is asked (wire-notes.md,
+    "query"): the position is always sent, and a total asked for deeper pages and anchors sorted by id.
+    """
     arguments: dict[str, Any] = {}
     if filter:
         arguments["filter"] = dict(filter)
@@ -118,11 +124,12 @@ def query_arguments(
     if anchor is not None:
         arguments["anchor"] = anchor
         arguments["anchorOffset"] = anchor_offset
-    elif position:
+    else:
         arguments["position"] = position
     if limit is not None:
         arguments["limit"] = min(limit, QUERY_LIMIT_CAP)
-    if calculate_total:
+    by_id = not sort or sort[0].get("property") == "id"
+    if calculate_total or (by_id and (anchor is not None or position > 0)):
         arguments["calculateTotal"] = True
     return arguments
 
@@ -135,13 +142,23 @@ def fallback_sort(
     return [{**c, "property": replacement.get(str(c.get("property")), c.get("property"))} for c in sort]
 
 
-def without_nulls(value: Any) -> Any:
-    """``value`` with every ``null`` member of every object left out (list items are kept)."""
-    if isinstance(value, Mapping):
-        return {key: without_nulls(item) for key, item in value.items() if item is not None}
-    if isinstance(value, list):
-        return [without_nulls(item) for item in value]
-    return value
+OMIT_WHEN_EMPTY = frozenset({"memberTenantId"})
+"""Top-level keys a create leaves out when they have no value: the real server refuses
+``memberTenantId`` from a tenant administrator even as ``null`` (wire-notes.md). Every other
+``null`` is sent, since an absent key takes the server's default and a ``null`` stays null."""
+
+UNANSWERED = "notAnswered"
+"""The SetError type this client gives an id it sent for update or destroy that the answer
+names nowhere: the real server leaves a malformed id unanswered (wire-notes.md)."""
+
+
+def _mark_unanswered(result: SetResult, updates: Mapping[str, Any], destroy: Sequence[str]) -> None:
+    """An id sent for update or destroy that the answer names nowhere was not done: say so."""
+    for sent, done, failed in ((updates, result.updated, result.not_updated),
+                               (destroy, result.destroyed, result.not_destroyed)):
+        for object_id in dict.fromkeys(sent):
+            if object_id not in done and object_id not in failed:
+                failed[object_id] = SetError(UNANSWERED)
 
 
 def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
@@ -361,6 +378,7 @@ class ObjectApi:
         ]
         session = await self.client.session()
         result = SetResult()
+        operations = await self._within_rights(operations, result)
         chunks = _chunks(operations, session.limits.max_objects_in_set)
         calls_args = [self._set_args(chunk, if_in_state) for chunk in chunks]
         for requests in _chunks(calls_args, session.limits.max_calls_in_request):
@@ -369,19 +387,44 @@ class ObjectApi:
             responses = await self.client.send(batch)
             for call in calls:
                 self._read_set(responses[call], result)
+        _mark_unanswered(result, updates, destroy or [])
         for key, error in result.not_created.items():
             error.sent = creates.get(key, {})
         for key, error in result.not_updated.items():
             error.sent = updates.get(key, {})
         return result
 
+    async def _within_rights(self, operations: list[tuple[str, Any]], result: SetResult) -> list[tuple[str, Any]]:
+        """The operations the login's known rights allow (``/api/account``); nothing is sent for the others.
+
+        A missing permission fails the whole call as the real server would (``forbidden``); a write the
+        server never accepts from anyone is answered per object in the server's own words.
+        """
+        granted = await self.client.permissions() if operations else None
+        if granted is None:
+            return operations
+        actions: dict[str, Action] = {"create": "create", "update": "update", "destroy": "destroy"}
+        for kind in dict.fromkeys(kind for kind, _ in operations):
+            permission = self.type.permission(actions[kind])
+            if permission not in granted and not by_server_rule(granted, permission):
+                raise MethodError(self.type.method("set"), "forbidden", refusal(granted, self.type, actions[kind])
+                                  + "; nothing was sent")
+        kept: list[tuple[str, Any]] = []
+        for kind, item in operations:
+            if self.type.permission(actions[kind]) in granted:
+                kept.append((kind, item))
+            else:
+                failed = result.not_created if kind == "create" else result.not_updated
+                failed[item[0]] = SetError("forbidden", f"{SERVER_WORDS[kind]} (known before sending)")
+        return kept
+
     @staticmethod
     def _create_payload(value: Mapping[str, Any] | WireModel) -> dict[str, Any]:
-        """Only the fields that have values: the real server refuses some keys even as ``null``
-        (a tenant administrator's ``memberTenantId``; wire-notes.md), and null is the default."""
+        """What the person meant, nulls included: a cleared field is sent as ``null`` (the real
+        server would store its default for an absent key); only a valueless ``memberTenantId``
+        is left out."""
         wire = value.to_wire() if isinstance(value, WireModel) else dict(value)
-        stripped: dict[str, Any] = without_nulls(wire)
-        return stripped
+        return {key: item for key, item in wire.items() if not (item is None and key in OMIT_WHEN_EMPTY)}
 
     @staticmethod
     def _set_args(chunk: Sequence[tuple[str, Any]], if_in_state: str | None) -> dict[str, Any]:

@@ -23,6 +23,8 @@ class CoreLimits:
     max_calls_in_request: int = 16
     max_objects_in_get: int = 500
     max_objects_in_set: int = 500
+    max_concurrent_requests: int = 4
+    """RFC 8620's floor for a server; a client keeps its requests in flight at most this many."""
 
     @classmethod
     def from_wire(cls, core: Mapping[str, Any]) -> CoreLimits:
@@ -36,6 +38,7 @@ class CoreLimits:
             max_calls_in_request=positive("maxCallsInRequest", defaults.max_calls_in_request),
             max_objects_in_get=positive("maxObjectsInGet", defaults.max_objects_in_get),
             max_objects_in_set=positive("maxObjectsInSet", defaults.max_objects_in_set),
+            max_concurrent_requests=positive("maxConcurrentRequests", defaults.max_concurrent_requests),
         )
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from jmapclient.config import data_dir
+from jmapclient.file_safety import make_private_folder
 from tui.launch import run_demo as open_console_on
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ DEMO_DATABASE = "demo.sqlite3"
 def _database(fresh: bool) -> Path:
     """The demo's database path, its folder made; ``fresh`` removes the old database first."""
     path = data_dir() / DEMO_DATABASE
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_folder(path.parent)  # 0700: it holds tokens and report data
     if fresh:
         # The stub seeds an empty database only, so reseeding means starting from no file.
         for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):

@@ -14,12 +14,14 @@ import socket
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from server_stub.account import ACCOUNT_PATH, SCHEMA_PATH, account_resource, schema_body
 from server_stub.auth import Principal, TokenRegistry
 from server_stub.limits import BODY_TIMEOUT
+from server_stub.login_guard import LoginGuard
 from server_stub.methods.context import CallContext
 from server_stub.profiles import ServerProfile, server_profile
 from server_stub.protocol import MAX_SIZE_REQUEST, Dispatcher, RequestProblem, parse_request
-from server_stub.session import SESSION_PATH, WELL_KNOWN_PATH, session_resource
+from server_stub.session import SESSION_PATH, WELL_KNOWN_PATH, anonymous_session, session_resource
 from server_stub.store import Store
 
 log = logging.getLogger("server_stub")
@@ -54,6 +56,8 @@ class StubApp:
         self.public_url = public_url.rstrip("/") if public_url else None
         """The origin the session's URLs name; None: the Host header (spec) or ``https://<hostname>`` (stalwart)."""
         self.dispatcher = Dispatcher(profile, bootstrap=bootstrap)
+        self.guard = LoginGuard()
+        """Two-factor accounts and failed logins, for the real server's 402 and 429."""
 
     def base_url(self, scope: Scope) -> str:
         if self.public_url:
@@ -98,9 +102,21 @@ class StubApp:
             if method != "GET":
                 await _method_not_allowed(send, "GET")
                 return
+            if self.profile.real_request_errors and not _header(scope, b"authorization"):
+                # The real server's anonymous session: no accounts, no user (wire-notes.md).
+                await _respond(send, 200, anonymous_session(self.profile, self.base_url(scope)))
+                return
             principal = await self._authenticate(scope, send)
             if principal is not None:
                 await _respond(send, 200, session_resource(self.profile, principal, self.base_url(scope)))
+            return
+        if path in (ACCOUNT_PATH, SCHEMA_PATH) or path.startswith(SCHEMA_PATH + "/"):
+            if method != "GET":
+                await _method_not_allowed(send, "GET")
+                return
+            principal = await self._authenticate(scope, send)
+            if principal is not None:
+                await self._published(path, principal, send)
             return
         if path in api_paths:
             if method != "POST":
@@ -112,13 +128,52 @@ class StubApp:
             return
         await _respond(send, 404, {"type": "about:blank", "status": 404, "detail": f"nothing at {path}"})
 
+    async def _published(self, path: str, principal: Principal, send: Send) -> None:
+        """The account's permissions, or the schema: 302 to its hashed path, then gzip JSON."""
+        if path == ACCOUNT_PATH:
+            await _respond(send, 200, account_resource(self.profile, principal))
+            return
+        digest, body = schema_body()
+        if path == SCHEMA_PATH:
+            location = f"{SCHEMA_PATH}/{digest}".encode()
+            await send({"type": "http.response.start", "status": 302,
+                        "headers": [(b"location", location), (b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if path != f"{SCHEMA_PATH}/{digest}":
+            await _respond(send, 404, {"type": "about:blank", "status": 404, "detail": f"nothing at {path}"})
+            return
+        headers = [(b"content-type", JSON_TYPE), (b"content-encoding", b"gzip"),
+                   (b"content-length", str(len(body)).encode()), (b"cache-control", b"max-age=86400")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    async def _login_refused(self, scope: Scope, send: Send, authorization: str | None) -> bool:
+        """The real server's 402 (two-factor account over Basic) and 429 (too many failures)."""
+        if not self.profile.real_request_errors:
+            return False
+        address = str((scope.get("client") or ("?", 0))[0])
+        wait = self.guard.retry_after(address)
+        if wait is not None:
+            await _respond(send, 429, {"type": "about:blank", "status": 429,
+                                       "detail": "Too Many Authentication Attempts"},
+                           extra_headers=[(b"retry-after", str(wait).encode())])
+            return True
+        if self.guard.needs_second_factor(authorization):
+            await _respond(send, 402, {"type": "about:blank", "status": 402, "detail": "MFA code required"})
+            return True
+        return False
+
     async def _authenticate(self, scope: Scope, send: Send) -> Principal | None:
         authorization = _header(scope, b"authorization")
+        if await self._login_refused(scope, send, authorization):
+            return None
         principal = self.tokens.authenticate(authorization)
         if principal is None and self.tokens.is_revoked(authorization):
             await _respond(send, 403, {"type": "about:blank", "status": 403, "detail": "this API key was revoked"})
             return None
         if principal is None:
+            self.guard.failed(str((scope.get("client") or ("?", 0))[0]))
             challenge = b'Bearer realm="mailadmin stub"'
             if not self.profile.api_url_from_host:  # the real server also takes Basic
                 challenge += b', Basic realm="mailadmin stub"'
@@ -133,8 +188,10 @@ class StubApp:
 
     async def _api(self, scope: Scope, receive: Receive, send: Send, principal: Principal) -> None:
         try:
-            if self.profile.strict_request_json:
-                _require_json_content_type(_header(scope, b"content-type"))
+            content_type = _header(scope, b"content-type")
+            # The real server accepts a missing Content-Type, refuses any other but JSON (wire-notes.md).
+            if self.profile.strict_request_json or (self.profile.real_request_errors and content_type is not None):
+                _require_json_content_type(content_type)
             body = await _read_body(scope, receive)
             request = parse_request(body, self.profile)
         except RequestProblem as problem:

@@ -58,6 +58,8 @@ def _credential_digest(authorization: str) -> bytes | None:
             user, colon, password = base64.b64decode(value, validate=True).decode("utf-8").partition(":")
         except (binascii.Error, UnicodeDecodeError):
             return None
+        # The real server trims and lowercases Basic user names (wire-notes.md).
+        user = user.strip().lower()
         return _basic_digest(user, password) if colon and user else None
     return None
 
@@ -89,7 +91,7 @@ class TokenRegistry:
         """A Basic login (the real server's, wire-notes.md): ``user`` with ``password`` acts as ``principal``."""
         if not user or ":" in user or not password:
             raise ValueError("a Basic login needs a user name without ':' and a password")
-        self._entries.append((_basic_digest(user, password), principal))
+        self._entries.append((_basic_digest(user.strip().lower(), password), principal))
 
     def revoke(self, token: str) -> None:
         """Revoke an API key: it no longer logs in, and the real server then answers 403, not 401."""

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from jmapclient.config import data_dir
-from server_stub.store import MEMORY, OWNER_ONLY
+from jmapclient.file_safety import make_private_folder, open_to_write
+from server_stub.store import MEMORY
 
 SUFFIX = ".credentials"
 
@@ -25,10 +26,12 @@ def credentials_path(db: str, port: int) -> Path:
 
 
 def write_credentials(path: Path, lines: Sequence[tuple[str, str]]) -> Path:
-    """Write ``name: value`` lines, owner-only from the first byte (an older file's mode is reset too)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, OWNER_ONLY)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        os.fchmod(file.fileno(), OWNER_ONLY)
+    """Write ``name: value`` lines, owner-only from the first byte (an older file's mode is reset too).
+
+    Never through a symlink planted at the path (it wrote the tokens wherever the link pointed), nor
+    into a FIFO or device: ``file_safety.open_to_write`` refuses both (OSError, said by ``serve``).
+    """
+    make_private_folder(path.parent)
+    with os.fdopen(open_to_write(path), "w", encoding="utf-8") as file:
         file.writelines(f"{name}: {value}\n" for name, value in lines)
     return path

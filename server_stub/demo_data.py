@@ -43,8 +43,9 @@ DEMO_NOW = datetime(2026, 3, 1, 6, 0, 0, tzinfo=UTC)
 """The anchor of every demo date: reports cover the 60 days before it."""
 DAYS = 60
 RETENTION = timedelta(days=90)
-LINKED_DOMAIN = ("Domain", "example.com")
-"""The object that uses the first demo directory (the LDAP one), so it cannot be destroyed."""
+LINKED_OBJECTS = (("Authentication", "singleton"), ("Domain", "e"))
+"""The objects that use the first demo directory (the LDAP one), so it cannot be destroyed: a domain
+(the real server names it by an opaque id, never its name) and the authentication settings."""
 
 
 @dataclass(frozen=True)
@@ -583,7 +584,8 @@ def seed_store(
         store.insert_many(DIRECTORY, [(model, stored_form(model)) for model in models])
         directory_count = len(models)
         # The LDAP directory is in use by a domain: the real server refuses to destroy it (objectIsLinked).
-        store.link(store.all_ids(DIRECTORY)[0], *LINKED_DOMAIN)
+        for linked_type, linked_id in LINKED_OBJECTS:
+            store.link(store.all_ids(DIRECTORY)[0], linked_type, linked_id)
     if reports and store.count(DMARC_EXTERNAL_REPORT) == 0:
         report_count, record_count, messages = add_demo_reports(store, reports, rng, anchor, progress)
     return DemoSummary(

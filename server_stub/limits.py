@@ -36,6 +36,13 @@ LIMITS_HELP = (
 )
 
 
+class SizedList(list[Any]):
+    """A list whose JSON size its maker already knows (``json_bytes``): :func:`json_size` takes it
+    as given instead of walking every value again (the stub's get, serving stored JSON)."""
+
+    json_bytes: int = 0
+
+
 def json_size(value: Any, limit: int) -> int:
     """Bytes of ``value`` as compact JSON, counted only until they pass ``limit``.
 
@@ -49,6 +56,8 @@ def json_size(value: Any, limit: int) -> int:
         item = stack.pop()
         if isinstance(item, str):
             total += len(item.encode("utf-8", "surrogatepass")) + 2
+        elif isinstance(item, SizedList):
+            total += item.json_bytes
         elif isinstance(item, dict):
             total += 1 + len(item)  # braces, colons and commas
             for key, child in item.items():

@@ -18,6 +18,7 @@ from typing import Any
 from jmapclient.encoding import list_from_wire, list_to_wire, unescape_pointer
 from jmapclient.models import WireModel
 from jmapclient.models.introspect import FieldSpec, field_by_wire
+from server_stub.real_rules import defaults_of
 
 
 class PatchError(ValueError):
@@ -32,11 +33,13 @@ class _BadPath(Exception):
 
 
 def apply_patch(
-    current: dict[str, Any], patch: dict[str, Any], model: type[WireModel], *, false_removes: bool = False
+    current: dict[str, Any], patch: dict[str, Any], model: type[WireModel], *, real_server: bool = False
 ) -> dict[str, Any]:
     """The object after ``patch``; ``model`` is the stored object's (variant) model.
 
-    ``false_removes``: ``false`` removes a set member as ``null`` does (the real server).
+    ``real_server``: as the real server patches (wire-notes.md, "set"): ``false`` removes a set
+    member as ``null`` does; a whole non-variant nested object is merged into the stored one; a
+    path into a new list label creates the item from its type's defaults.
     """
     result = copy.deepcopy(current)
     bad: list[str] = []
@@ -51,7 +54,7 @@ def apply_patch(
             result[tokens[0]] = copy.deepcopy(value)
             continue
         try:
-            _apply(result, model, tokens, copy.deepcopy(value), false_removes)
+            _apply(result, model, tokens, copy.deepcopy(value), real_server)
         except _BadPath as error:
             bad.append(key)
             reasons.append(f"{key}: {error}")
@@ -87,13 +90,18 @@ def _index(token: str, length: int, *, allow_end: bool) -> int:
     return index
 
 
+def _merged(old: Any, new: Any) -> Any:
+    """A whole nested object sent into a stored one, as the real server takes it: merged."""
+    return {**old, **new} if isinstance(old, dict) and isinstance(new, dict) else new
+
+
 def _apply(
-    container: dict[str, Any], model: type[WireModel], tokens: list[str], value: Any, false_removes: bool
+    container: dict[str, Any], model: type[WireModel], tokens: list[str], value: Any, real: bool
 ) -> None:
     head, rest = tokens[0], tokens[1:]
     spec = _spec(model, head)
     if not rest:
-        container[head] = value
+        container[head] = _merged(container.get(head), value) if real and spec.kind == "object" else value
         return
     current = container.get(head)
     if spec.kind == "set":
@@ -102,7 +110,7 @@ def _apply(
         members = dict(current) if isinstance(current, dict) else {}
         if value is True:
             members[rest[0]] = True
-        elif value is None or (value is False and false_removes):
+        elif value is None or (value is False and real):
             members.pop(rest[0], None)
         else:
             raise _BadPath("a set member is added with true and removed with null")
@@ -120,12 +128,15 @@ def _apply(
             elif index == len(items):
                 items.append(value)
             else:
-                items[index] = value
+                items[index] = _merged(items[index], value) if real and spec.item_model is not None else value
         else:
-            index = _index(rest[0], len(items), allow_end=False)
+            new_label = real and spec.item_model is not None
+            index = _index(rest[0], len(items), allow_end=new_label)
+            if index == len(items):  # the real server makes the new item from its type's defaults
+                items.append(defaults_of(_nested_model(spec, {})))
             if not isinstance(items[index], dict):
                 raise _BadPath(f"{head}/{index} is not an object")
-            _apply(items[index], _nested_model(spec, items[index]), rest[1:], value, false_removes)
+            _apply(items[index], _nested_model(spec, items[index]), rest[1:], value, real)
         container[head] = list_to_wire(items)
         return
     if spec.kind in ("object", "variant"):
@@ -133,6 +144,6 @@ def _apply(
             raise _BadPath(f"{head} is not set; send the whole value")
         if rest[0] == "@type":
             raise _BadPath("a variant changes only when the whole value is sent")
-        _apply(current, _nested_model(spec, current), rest, value, false_removes)
+        _apply(current, _nested_model(spec, current), rest, value, real)
         return
     raise _BadPath(f"{head} is a single value; it has no parts")

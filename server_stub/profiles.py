@@ -27,8 +27,11 @@ class ServerProfile:
     api_url_from_host: bool
     """Build ``apiUrl`` from the request's Host header (spec) instead of the configured public URL (real server)."""
     real_get_and_set: bool
-    """The real server's get and set: no states, ``@type`` only when listed, unknown properties dropped,
-    ``ids: null`` capped silently, empty maps omitted, ``ifInState`` ignored (wire-notes.md)."""
+    """The real server's get and set (wire-notes.md): no states, ``@type`` only when listed, unknown
+    properties dropped, ``ids: null`` capped silently, empty maps omitted, ``ifInState`` ignored;
+    ``created`` holding only the id; strings and set members trimmed; nested objects merged; a
+    top-level ``@type`` change rebuilding the object; malformed ids left unanswered; objects in use
+    refused with ``objectIsLinked``."""
     sorts_refused: frozenset[str]
     foreign_account_error: str
     strict_request_json: bool
@@ -37,6 +40,19 @@ class ServerProfile:
     """The method error for a filter value of the wrong kind (a string total, a malformed date)."""
     position_past_end_is_zero: bool
     """A query ``position`` past the end answers ``position: 0`` and no ids (the real server)."""
+    real_request_errors: bool
+    """The real server's request-level answers: ``notJSON`` only for a Content-Type other than
+    application/json (a missing one is accepted), ``notRequest`` for a body that is not JSON and for
+    an unknown capability in ``using``; the session without credentials is an anonymous one (200);
+    a Basic login of a two-factor account gets 402, repeated failures 429."""
+    query_state: str | None
+    """The constant ``queryState`` (the real server's ``"n"``: nothing is pushed, a client re-queries);
+    None: the stub's own state."""
+    tenant_sort_only_tenanted: bool
+    """Sorted by ``memberTenantId``, only the objects that have a tenant are returned (the real server)."""
+    page_cut_before_sort: bool
+    """Sorted by id with no total, no anchor offset and no explicit position 0, the page is cut in
+    storage order before it is sorted (wire-notes.md, "query")."""
     """``x:`` methods run when ``using`` lists only core (the real server), not only with the management capability."""
     """RFC 8620 §3.3 to the letter: Content-Type application/json and I-JSON (no duplicate member names)."""
     """The method error for an ``accountId`` that is not the one account."""
@@ -64,6 +80,10 @@ SPEC = ServerProfile(
     x_methods_need_only_core=False,
     bad_filter_value_error="invalidArguments",
     position_past_end_is_zero=False,
+    real_request_errors=False,
+    query_state=None,
+    tenant_sort_only_tenanted=False,
+    page_cut_before_sort=False,
 )
 
 STALWART = ServerProfile(
@@ -83,6 +103,10 @@ STALWART = ServerProfile(
     x_methods_need_only_core=True,
     bad_filter_value_error="unsupportedFilter",
     position_past_end_is_zero=True,
+    real_request_errors=True,
+    query_state="n",
+    tenant_sort_only_tenanted=True,
+    page_cut_before_sort=True,
 )
 
 PROFILES: dict[str, ServerProfile] = {p.name: p for p in (SPEC, STALWART)}

@@ -85,7 +85,9 @@ def parse_request(body: bytes, profile: ServerProfile) -> dict[str, Any]:
         raise RequestProblem("notJSON", f"the member name {duplicate.name!r} appears twice in one object "
                                         "(I-JSON, RFC 7493)") from None
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise RequestProblem("notJSON", "the request body is not valid UTF-8 JSON") from None
+        # The real server answers a body that does not parse with notRequest (wire-notes.md).
+        kind = "notRequest" if profile.real_request_errors else "notJSON"
+        raise RequestProblem(kind, "the request body is not valid UTF-8 JSON") from None
     if not isinstance(request, dict):
         raise RequestProblem("notRequest", "the request is not a JSON object")
     using, calls = request.get("using"), request.get("methodCalls")
@@ -100,7 +102,8 @@ def parse_request(body: bytes, profile: ServerProfile) -> dict[str, Any]:
         raise RequestProblem("notRequest", "`createdIds` must map creation ids to ids")
     unknown = [u for u in using if u not in profile.known_capabilities]
     if unknown:
-        raise RequestProblem("unknownCapability", f"unknown capability: {', '.join(unknown)}")
+        kind = "notRequest" if profile.real_request_errors else "unknownCapability"  # the real server's
+        raise RequestProblem(kind, f"unknown capability: {', '.join(unknown)}")
     if len(calls) > MAX_CALLS_IN_REQUEST:
         raise RequestProblem(
             "limit", f"more than {MAX_CALLS_IN_REQUEST} method calls in one request", limit="maxCallsInRequest"

@@ -2,7 +2,8 @@
 
 Only the ``stalwart`` profile applies them: sets and lists sent as JSON arrays, and a
 Duration of 0, are refused as ``invalidPatch``; an OIDC directory gets the server's
-``requireAudience`` default.
+``requireAudience`` default; strings and set members are trimmed, a blank one refused, and a
+``false`` member of a whole set left out.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from jmapclient.encoding import escape_pointer
+from jmapclient.encoding import escape_pointer, list_to_wire
 from jmapclient.masking import list_items, variant_model
 from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
@@ -63,3 +64,50 @@ def with_server_defaults(wire: dict[str, Any]) -> dict[str, Any]:
     """``wire`` with the real server's own defaults filled in where it leaves them out."""
     defaults = _server_defaults(str(wire.get(TYPE_KEY)))
     return {**{k: v for k, v in defaults.items() if k not in wire}, **wire}
+
+
+TRIMMED_KINDS = frozenset({"string", "id", "email", "domain", "uri", "ip", "secret"})
+"""Kinds the real server parses as text, trimming it (wire-notes.md, "set")."""
+
+BLANK = "String cannot be empty"
+"""The real server's words for a string or set member that is empty once trimmed."""
+
+
+def trimmed(model: type[WireModel] | None, wire: Any) -> tuple[Any, list[str]]:
+    """``wire`` as the real server parses it: every string and set member trimmed, ``false``
+    members of a set left out; and the paths of the strings and members left blank."""
+    blank: list[str] = []
+    return _trim(model, wire, "", blank), blank
+
+
+def _trim(model: type[WireModel] | None, wire: Any, path: str, blank: list[str]) -> Any:
+    if model is None or not isinstance(wire, Mapping):
+        return wire
+    out = dict(wire)
+    for spec in fields_of(model):
+        if spec.wire not in out:
+            continue
+        value = out[spec.wire]
+        here = f"{path}{escape_pointer(spec.wire)}"
+        if spec.kind in TRIMMED_KINDS and isinstance(value, str):
+            out[spec.wire] = value.strip()
+            if not out[spec.wire]:
+                blank.append(here)
+        elif spec.kind == "set" and isinstance(value, Mapping):
+            members = {str(key).strip(): item for key, item in value.items() if item is not False}
+            blank += [f"{here}/{escape_pointer(str(key))}" for key in value if not str(key).strip()]
+            out[spec.wire] = members
+        elif spec.kind == "variant":
+            out[spec.wire] = _trim(variant_model(spec, value), value, f"{here}/", blank)
+        elif spec.kind == "object":
+            out[spec.wire] = _trim(spec.item_model, value, f"{here}/", blank)
+        elif spec.kind == "list" and spec.item_model is not None and isinstance(value, Mapping):
+            items = [_trim(spec.item_model, item, f"{here}/{i}/", blank) for i, item in enumerate(list_items(value))]
+            out[spec.wire] = list_to_wire(items)
+    return out
+
+
+def defaults_of(model: type[WireModel]) -> dict[str, Any]:
+    """A new object of ``model`` as the real server makes one for a new list label: its declared
+    defaults (required fields stay absent, for validation to name)."""
+    return {spec.wire: spec.default for spec in fields_of(model) if not spec.required and not spec.server_set}

@@ -13,16 +13,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
+from jmapclient.dmarc.searched import searched_texts, wire_name
 from jmapclient.encoding import list_from_wire
-from jmapclient.models import WireModel
-from jmapclient.models.dmarc import (
-    DmarcActionDisposition,
-    DmarcDkimResult,
-    DmarcExternalReport,
-    DmarcReport,
-    DmarcReportRecord,
-    DmarcSpfResult,
-)
+from jmapclient.models.dmarc import DmarcActionDisposition, DmarcExternalReport, DmarcReport, DmarcReportRecord
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, ObjectType
 from server_stub.tallies import RankKind, TallyKind
 
@@ -72,21 +65,11 @@ class TableSchema:
         return {column.name: column.value(stored) for column in self.columns}
 
 
-def _wire(model: type[WireModel], name: str) -> str:
-    """The wire name ``model`` declares for its field ``name``: stored JSON is read by it."""
-    field_info = model.model_fields[name]
-    return field_info.alias or name
-
-
+_wire = wire_name
 _TENANT = _wire(DmarcExternalReport, "member_tenant_id")
-_RECEIVED, _EXPIRES, _SENDER, _REPORT = (_wire(DmarcExternalReport, name)
-                                         for name in ("received_at", "expires_at", "sender", "report"))
-_EMAIL, _POLICY_DOMAIN, _RECORDS = (_wire(DmarcReport, name) for name in ("email", "policy_domain", "records"))
-_COUNT, _DISPOSITION, _RECORD_TEXTS, _DKIM, _SPF = (
-    _wire(DmarcReportRecord, "count"), _wire(DmarcReportRecord, "evaluated_disposition"),
-    tuple(_wire(DmarcReportRecord, name) for name in ("envelope_to", "envelope_from", "header_from")),
-    _wire(DmarcReportRecord, "dkim_results"), _wire(DmarcReportRecord, "spf_results"))
-_DKIM_DOMAIN, _SPF_DOMAIN = _wire(DmarcDkimResult, "domain"), _wire(DmarcSpfResult, "domain")
+_RECEIVED, _EXPIRES, _REPORT = (_wire(DmarcExternalReport, name) for name in ("received_at", "expires_at", "report"))
+_POLICY_DOMAIN, _RECORDS = (_wire(DmarcReport, name) for name in ("policy_domain", "records"))
+_COUNT, _DISPOSITION = _wire(DmarcReportRecord, "count"), _wire(DmarcReportRecord, "evaluated_disposition")
 PASS = DmarcActionDisposition.PASS.value
 
 
@@ -133,15 +116,8 @@ def split_search_words(text: str) -> list[str]:
 
 
 def report_words(stored: Stored) -> set[str]:
-    """What ``text`` searches (wire-notes.md): the reporter's e-mail, the policy domain, each record's
-    envelope-to, envelope-from and header-from, the DKIM and SPF domains, and the sender."""
-    report = stored[_REPORT]
-    fields: list[str | None] = [report[_EMAIL], report[_POLICY_DOMAIN], stored[_SENDER]]
-    for record in _records(stored):
-        fields += [record.get(key) for key in _RECORD_TEXTS]
-        fields += [dkim[_DKIM_DOMAIN] for dkim in list_from_wire(record[_DKIM])]
-        fields += [spf[_SPF_DOMAIN] for spf in list_from_wire(record[_SPF])]
-    return {word for value in fields if value for word in _words_of(value)}
+    """What ``text`` searches (wire-notes.md; the fields are :func:`searched_texts`'), in words."""
+    return {word for value in searched_texts(stored) if value for word in _words_of(value)}
 
 
 DIRECTORY_SCHEMA = TableSchema(
@@ -150,7 +126,7 @@ DIRECTORY_SCHEMA = TableSchema(
     id_prefix="d",
     columns=(Column("member_tenant_id", "TEXT", _tenant),),
     conditions={"memberTenantId": ConditionColumn("member_tenant_id", "equal", "id")},
-    sorts={"id": "seq"},
+    sorts={"id": "seq", "memberTenantId": "member_tenant_id"},
 )
 
 REPORT_SCHEMA = TableSchema(

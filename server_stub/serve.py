@@ -14,6 +14,7 @@ from pathlib import Path
 
 from jmapclient.config import data_dir
 from jmapclient.failures import emit_error
+from jmapclient.file_safety import make_private_folder
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK
 from server_stub.app import create_app, default_public_url
 from server_stub.auth import ADMIN_USER, new_password, new_token, standard_registry
@@ -90,7 +91,7 @@ def _open_store(db: str, given: bool) -> Store:
     path = Path(db)
     if db != MEMORY:
         if not given:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_folder(path.parent)  # 0700: it holds tokens and report data
         elif not path.parent.is_dir():
             raise StoreProblem(f"the folder of --db {db} does not exist (create it first)")
         elif path.is_dir():

@@ -34,13 +34,18 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 @contextmanager
 def stop_signals_interrupt() -> Iterator[None]:
-    """Until the server takes the signals over (while opening, seeding, binding), SIGTERM and SIGHUP
-    stop the process as Ctrl-C does, through ``KeyboardInterrupt``, so the caller's ``finally`` runs."""
+    """Until the server takes the signals over (while opening, seeding, binding), a stop signal
+    stops the process through ``KeyboardInterrupt``, so the caller's ``finally`` runs.
+
+    SIGINT too, not left to Python's own handler: with that handler in place ``asyncio.run``
+    puts its own, which *cancels* the server's task instead, and uvicorn's start-up may swallow
+    the cancellation; the server then took the signals over with the SIGINT spent, and served on
+    (a Ctrl-C ignored, seen as a test waiting 15 s on a loaded machine)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     _received.clear()
-    previous = {sig: signal.signal(sig, _interrupt) for sig in STOP_SIGNALS if sig != signal.SIGINT}
+    previous = {sig: signal.signal(sig, _interrupt) for sig in STOP_SIGNALS}
     try:
         yield
     finally:

@@ -56,3 +56,14 @@ def session_resource(profile: ServerProfile, principal: Principal, base_url: str
     # The state changes exactly when the resource would (RFC 8620 §2): hash its content.
     resource["state"] = hashlib.sha256(json.dumps(resource, sort_keys=True).encode()).hexdigest()[:16]
     return resource
+
+
+def anonymous_session(profile: ServerProfile, base_url: str) -> dict[str, Any]:
+    """The real server's session for a request without credentials: 200, no accounts, no user."""
+    resource = session_resource(profile, ANONYMOUS, base_url)
+    resource.update({"accounts": {}, "primaryAccounts": {}, "username": ""})
+    resource["state"] = hashlib.sha256(json.dumps(resource, sort_keys=True).encode()).hexdigest()[:16]
+    return resource
+
+
+ANONYMOUS = Principal("", frozenset())

@@ -198,21 +198,35 @@ class Store:
 
     # --- reads ------------------------------------------------------------------------------
 
-    def get(self, object_type: ObjectType, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """Stored wire objects by id; unknown ids are simply absent."""
+    def get(
+        self, object_type: ObjectType, ids: Sequence[str], sizes: dict[str, int] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """Stored wire objects by id; unknown ids are simply absent.
+
+        ``sizes``, when given, receives each object's size as compact JSON (its stored text's).
+        """
         table = schema_for(object_type).table
         found: dict[str, dict[str, Any]] = {}
+        if sizes is not None:
+            with self.reading() as db:
+                for object_id, data in self._data_rows(db, table, ids):
+                    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else zlib.decompress(data)
+                    found[object_id] = json.loads(raw)
+                    sizes[object_id] = len(raw)
+            return found
         with self.reading() as db:
-            for start in range(0, len(ids), 500):
-                chunk = list(ids[start : start + 500])
-                marks = ",".join("?" * len(chunk))
-                rows = db.execute(
-                    f"SELECT o.id, d.data FROM {table} o JOIN {table}_data d ON d.seq = o.seq "
-                    f"WHERE o.id IN ({marks})",
-                    chunk,
-                )
-                found.update((object_id, decode_data(data)) for object_id, data in rows)
+            found.update((object_id, decode_data(data)) for object_id, data in self._data_rows(db, table, ids))
         return found
+
+    @staticmethod
+    def _data_rows(db: sqlite3.Connection, table: str, ids: Sequence[str]) -> Iterator[tuple[str, bytes | str]]:
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            yield from db.execute(
+                f"SELECT o.id, d.data FROM {table} o JOIN {table}_data d ON d.seq = o.seq WHERE o.id IN ({marks})",
+                chunk,
+            )
 
     def count(self, object_type: ObjectType) -> int:
         with self.reading() as db:
@@ -372,7 +386,8 @@ class Store:
         with self.reading() as db:
             rows = db.execute("SELECT linked_type, linked_id FROM links WHERE object_id = ? ORDER BY linked_type, "
                               "linked_id", (object_id,)).fetchall()
-        return [{"objectType": linked_type, "objectId": linked_id} for linked_type, linked_id in rows]
+        # The real server's shape (wire-notes.md): the type without ``x:`` and an opaque id.
+        return [{"object": linked_type, "id": linked_id} for linked_type, linked_id in rows]
 
     def delete(self, object_type: ObjectType, object_id: str) -> bool:
         schema = schema_for(object_type)

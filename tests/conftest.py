@@ -125,7 +125,7 @@ def share_parsed_stylesheets() -> None:
 
 
 HEAVY_FIRST = (
-    "tests/tui/test_explore.py",
+    "tests/tui/exploration/",
     "tests/reliability/test_fuzz_stub.py",
     "tests/hostile_files/",
     "tests/tui/",

@@ -78,3 +78,34 @@ def test_the_rules_see_absolute_relative_and_bench_imports(tmp_path: Path) -> No
         "tests/a/test_one.py:2", "tests/a/test_two.py:1", "tests/a/test_two.py:2", "tests/a/test_two.py:3",
         "bench/bench_x.py:1",
     ]
+
+
+ORIGIN_PREFIXES = ("test_adv_", "test_survives_", "test_fidelity_")
+"""Names that said where a test came from (an attack round, a crash hunt, a fidelity pass), not what it tests."""
+
+
+def naming_problems(root: Path) -> list[str]:
+    """Test files named by origin, and console tests left outside a feature folder of ``tests/tui``."""
+    problems = []
+    for path in sorted((root / "tests").rglob("test_*.py")):
+        where = path.relative_to(root)
+        if path.name.startswith(ORIGIN_PREFIXES):
+            problems.append(f"{where}: name it for the feature it tests, not where it came from")
+        if where.parts[:2] == ("tests", "tui") and len(where.parts) == 3:
+            problems.append(f"{where}: console tests live in a feature folder (tests/tui/shell, inbox, ...)")
+    return problems
+
+
+def test_tests_are_grouped_and_named_by_feature() -> None:
+    assert naming_problems(ROOT) == []
+
+
+def test_the_naming_rule_sees_a_file_named_by_origin(tmp_path: Path) -> None:
+    (tmp_path / "tests" / "tui" / "inbox").mkdir(parents=True)
+    (tmp_path / "tests" / "tui" / "test_loose.py").write_text("")
+    (tmp_path / "tests" / "tui" / "inbox" / "test_adv_marks.py").write_text("")
+    (tmp_path / "tests" / "tui" / "inbox" / "test_marks.py").write_text("")
+    assert [problem.split(":")[0] for problem in naming_problems(tmp_path)] == [
+        "tests/tui/inbox/test_adv_marks.py",
+        "tests/tui/test_loose.py",
+    ]

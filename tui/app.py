@@ -10,7 +10,7 @@ remap it (``set_keymap``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -18,17 +18,20 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.command import CommandListItem
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.widget import AwaitMount
 from textual.widgets import Input, Static, TextArea
 from textual.worker import WorkerFailed
 
 from jmapclient.config import Config, ConfigError
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
+from tui.key_remaps import apply_remaps
 from tui.keyboard import TypeAhead, focus_now, typed_into
 from tui.lifecycle import ready, while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
@@ -36,6 +39,7 @@ from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
 from tui.sections import SECTIONS, Section
 from tui.terminal_size import at_least_min, resize_at_least_min
+from tui.text_caps import cap_field
 from tui.widgets import outside
 from tui.widgets.footer import ShellFooter
 from tui.widgets.header import ShellHeader
@@ -169,8 +173,8 @@ class MailAdminApp(App[int]):
         yield ShellFooter()
 
     def on_mount(self) -> None:
-        if self.keys:
-            self.set_keymap(self.keys)
+        if self.keys or (self.config and self.config.key_refusals):
+            self.keys = apply_remaps(self, self.keys, self.config.key_refusals if self.config else [])
         if self.context is not None:
             self.open_context(self.context)
         elif self.starter is not None:
@@ -331,6 +335,8 @@ class MailAdminApp(App[int]):
             return
         if isinstance(event, events.Resize):  # the app keeps the size and hands the event on to its screens
             event = resize_at_least_min(event)
+        if isinstance(event, events.Paste | events.Key) and self.focused is not None:
+            cap_field(self.focused)  # before any text reaches the field: a paste cannot pass the cap
         # Every key passes here, first hand and again when it comes back up unused: one typed
         # behind a key that moved the keyboard (x, `:`, `/`, ctrl+o...) waits in ``type_ahead``
         # until what that key opened is ready, then reaches it as if typed after it appeared.
@@ -456,6 +462,23 @@ class MailAdminApp(App[int]):
         # under a screen a worker pushed, or on its way out behind an Esc. A second would clash.
         if self.use_command_palette and not any(screen.id == PALETTE_ID for screen in self._nodes):
             self.push_screen(SteadyCommandPalette(id=PALETTE_ID))
+
+    def search_themes(self) -> None:
+        """The palette's Theme entry: Textual's theme search, in the palette that answers once."""
+        from textual.theme import ThemeProvider
+
+        from tui.widgets.option_list import open_palette
+
+        open_palette(self, providers=[ThemeProvider], placeholder="Search for themes…")
+
+    def search_commands(self, commands: Sequence[CommandListItem],
+                        placeholder: str = "Search for commands…") -> AwaitMount:
+        """Textual's command search, in the palette that answers once."""
+        from textual.command import SimpleProvider
+
+        from tui.widgets.option_list import open_palette
+
+        return open_palette(self, providers=[SimpleProvider(self.screen, list(commands))], placeholder=placeholder)
 
     def action_jump(self) -> None:
         self.push_screen(JumpScreen(SECTIONS), self._jumped)

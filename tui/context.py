@@ -42,6 +42,8 @@ class ConsoleContext:
     notices: tuple[str, ...] = ()
     """Said once when the console opens on this connection (a token file others can read...)."""
     denied: set[str] = field(default_factory=set)
+    granted: frozenset[str] | None = None
+    """The login's permissions as the server told them up front (``/api/account``); None: not told."""
     now: Callable[[], datetime] = _utc_now
     offline: bool = False
     """No DNS lookups for DMARC source names (the config's ``[dmarc] offline``, or ``demo --offline``)."""
@@ -57,7 +59,13 @@ class ConsoleContext:
         return True, ""
 
     def can_do(self, object_type: ObjectType, action: Action) -> tuple[bool, str]:
-        """``can`` for an action on an object type, e.g. ``can_do(DIRECTORY, "create")``."""
+        """``can`` for an action on an object type, e.g. ``can_do(DIRECTORY, "create")``; the rights the
+        server told up front decide first."""
+        from jmapclient.rights import refusal  # with the models, after the first frame
+
+        reason = refusal(self.granted, object_type, action)
+        if reason:
+            return False, reason
         return self.can(object_type.permission(action))
 
     def learn_forbidden(self, object_type: ObjectType, action: Action, error: Exception | SetError) -> bool:

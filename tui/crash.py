@@ -19,6 +19,7 @@ from textual.worker import WorkerFailed
 
 from jmapclient.config import data_dir, write_private
 from jmapclient.display import safe_text
+from jmapclient.file_safety import make_private_folder
 from jmapclient.masking import mask_text, secret_field_names, secrets_in
 
 CRASH_PREFIX = "crash-"
@@ -86,7 +87,7 @@ def write_crash_file(error: BaseException, secrets: Iterable[str], directory: Pa
     folder = directory or data_dir()
     path = folder / f"{CRASH_PREFIX}{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}.txt"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_folder(folder)
         write_private(path, full_report(error, secrets).encode("utf-8", "backslashreplace"))
     except OSError:
         return None

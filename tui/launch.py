@@ -86,7 +86,7 @@ def run_demo(start_server: Callable[[], LocalServer], *, offline: bool = False) 
 
         client = JmapClient(server.base_url, server.admin_token)
         return ConsoleContext(client=client, server_label=f"demo {server.base_url}", username="admin",
-                              offline=offline or _offline())
+                              offline=offline or _offline(), granted=await client.permissions())
 
     app = MailAdminApp(starter=start, keys=_keys(), demo=True, target="the demo server")
     try:

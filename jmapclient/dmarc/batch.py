@@ -48,13 +48,17 @@ def dedupe(results: Iterable[ParsedFile], *, seen: set[DuplicateKey] | None = No
             continue
         key = duplicate_key(result.wire)
         if key in known:
-            earlier = first_path.get(key)
-            where = f"as {earlier}" if earlier is not None else "before"
-            yield replace(result, status="duplicate", reason=f"same report already imported {where}")
+            yield as_duplicate(result, first_path.get(key))
             continue
         known.add(key)
         first_path[key] = result.path
         yield result
+
+
+def as_duplicate(result: ParsedFile, earlier: Path | None = None) -> ParsedFile:
+    """``result`` as a repeat of a report imported from ``earlier``, or before this import (None)."""
+    where = f"as {earlier}" if earlier is not None else "before"
+    return replace(result, status="duplicate", reason=f"same report already imported {where}")
 
 
 @dataclass

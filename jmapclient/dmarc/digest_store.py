@@ -26,6 +26,7 @@ import inspect
 import json
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -49,6 +50,7 @@ from jmapclient.dmarc.analytics import (
 from jmapclient.dmarc.figures import Figures as Figures  # the store's answer, named where it is used
 from jmapclient.dmarc.figures import failing_record, figures_from_json, figures_json
 from jmapclient.encoding import format_utc, parse_utc
+from jmapclient.file_safety import NotAFile, NotRegular, make_private_folder, set_aside
 from jmapclient.objects import ObjectApi
 from jmapclient.paging import QueryPage, QueryPager
 
@@ -109,7 +111,10 @@ _COLUMNS = ["key", "id", "org", "report_id", "policy_domain", "begin", "end", "d
 UNREADABLE_DAY = ""
 """The day of a report this client could not read: kept so it is not fetched again, in no period."""
 
-_UNREADABLE = (ValueError, TypeError, KeyError, IndexError, OverflowError)
+MAX_KEPT_FIGURES = 16 << 20
+"""Bytes of one remembered figures entry read back: a period's lists are cut at their row limit, far below."""
+
+_UNREADABLE = (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError)
 """What decoding a stored value raises when it is not what this version writes (JSON errors are ValueErrors)."""
 
 
@@ -190,6 +195,8 @@ class DigestStore:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self._lock = threading.Lock()
+        self.set_aside: str | None = None
+        """One line when the file found at ``path`` was unusable and was moved aside (shown by the CLI)."""
         self._db = self._open(path)
         self._memo: dict[tuple[Any, ...], Figures] = {}
         """Figures by (generation, period, limit): the generation moves with every change of what is counted."""
@@ -198,9 +205,8 @@ class DigestStore:
         holds, a sync whose listing changed nothing has nothing to fetch: it skips looking for missing
         reports, a scan of the whole listing (0.1 s at 100,000 reports, in the console's event loop)."""
 
-    @staticmethod
-    def _open(path: Path | None) -> sqlite3.Connection:
-        """The database at ``path``; a damaged one is replaced, and one that cannot be had is kept in memory.
+    def _open(self, path: Path | None) -> sqlite3.Connection:
+        """The database at ``path``; a damaged one is set aside, and one that cannot be had is kept in memory.
 
         The cache only saves fetching: no state of the file may keep the console from working.
         """
@@ -209,21 +215,32 @@ class DigestStore:
         for _ in range(2):
             try:
                 return DigestStore._prepare(DigestStore._connect(path))
-            except (OSError, sqlite3.Error):
-                try:  # with its log: a new file must not replay the old one's pages
-                    for damaged in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-                        damaged.unlink(missing_ok=True)
+            except (OSError, sqlite3.Error, NotAFile) as damage:
+                # Moved aside, with its log: a new file must not replay the old one's pages. A link is
+                # moved, never followed: its target (another program's database) stays as it was.
+                self.set_aside = set_aside(path, "DMARC cache", str(damage))
+                if os.path.lexists(path):
+                    break  # a folder, or it could not be moved: kept in memory
+                try:
+                    for log in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                        log.unlink(missing_ok=True)
                 except OSError:
                     break
-        return DigestStore._open(None)
+        return self._open(None)
 
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Created owner-only before SQLite writes a byte: report contents name the
-        # organisation's mail sources.
-        os.close(os.open(path, os.O_CREAT | os.O_RDWR, OWNER_ONLY))
-        os.chmod(path, OWNER_ONLY)
+        make_private_folder(path.parent)
+        # Created owner-only before SQLite writes a byte: report contents name the organisation's
+        # mail sources. Never through a symlink (its target was chmod'ed, and if it was another
+        # SQLite database, its `meta` table emptied), and never a FIFO or device (O_NONBLOCK: no wait).
+        descriptor = os.open(path, os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, OWNER_ONLY)
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise NotRegular("it is not a regular file")
+            os.fchmod(descriptor, OWNER_ONLY)
+        finally:
+            os.close(descriptor)
         db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         try:
             # A write-ahead log: a console killed in the middle of a write (a dropped SSH session)
@@ -537,12 +554,14 @@ class DigestStore:
 
     def _kept(self, generation: int, first: date, last: date, limit: int) -> Figures | None:
         """The figures kept in the file for this state of the store, if any (a console started again)."""
-        row = self._db.execute("SELECT body FROM figures WHERE generation=? AND first=? AND last=? AND lim=?",
-                               (generation, first.isoformat(), last.isoformat(), limit)).fetchone()
+        # Bounded: an entry made huge by hand is not read into memory, only aggregated again.
+        row = self._db.execute("SELECT body FROM figures WHERE generation=? AND first=? AND last=? AND lim=?"
+                               " AND length(CAST(body AS BLOB)) <= ?",
+                               (generation, first.isoformat(), last.isoformat(), limit, MAX_KEPT_FIGURES)).fetchone()
         try:
             return None if row is None else figures_from_json(row[0])
-        except (ValueError, KeyError, TypeError):
-            return None  # not what this version writes: aggregated again
+        except _UNREADABLE:
+            return None  # not what this version writes (a deeply nested entry crashed the console): aggregated again
 
     def _keep(self, generation: int, figures: Figures, limit: int) -> None:
         """Keep ``figures`` in the file, with those of the same state only (older ones no longer hold).

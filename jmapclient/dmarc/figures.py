@@ -24,6 +24,7 @@ from jmapclient.dmarc.analytics import (
     SourceStat,
 )
 from jmapclient.encoding import parse_utc
+from jmapclient.file_safety import json_bounded
 
 NO_TIME = parse_utc("1970-01-01T00:00:00Z")
 """The period of a failing record's report: the figures name the report, they do not date it."""
@@ -65,7 +66,7 @@ def figures_json(figures: Figures) -> str:
 
 def figures_from_json(text: str) -> Figures:
     """The figures :func:`figures_json` wrote; ValueError (or KeyError, TypeError) for anything else."""
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = json_bounded(text)  # bounded: a deeply nested entry raised RecursionError
     return Figures(
         date.fromisoformat(data["first"]),
         date.fromisoformat(data["last"]),

@@ -17,10 +17,10 @@ from datetime import datetime, timedelta
 from os import PathLike
 from pathlib import Path
 
-from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, dedupe
+from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, as_duplicate, dedupe
 from jmapclient.dmarc.loader import ParsedFile, iter_report_files, load_file
 from jmapclient.dmarc.retention import DEFAULT_RETENTION, check_retention
-from jmapclient.dmarc.upload import Uploader, existing_keys
+from jmapclient.dmarc.upload import StoredKeys, Uploader
 from jmapclient.errors import MethodError
 from jmapclient.objects import ObjectApi
 
@@ -66,15 +66,32 @@ async def import_reports(
     listed = await asyncio.to_thread(list_report_files, paths, None if file_cap is None else file_cap + 1)
     files = listed[:file_cap] if file_cap is not None else listed
     outcome = ImportOutcome(files=len(files), capped=len(listed) > len(files))
-    uploader: Uploader | None = None
-    seen: set[DuplicateKey] = set()
+    taker = _Taker(outcome.summary)
     if api is not None:
-        uploader = await Uploader.for_api(api, outcome.summary)
+        taker.uploader = uploader = await Uploader.for_api(api, outcome.summary)
         await uploader.probe()
-        if uploader.refused is None:  # only a server that takes reports is worth reading for duplicates
-            seen = await existing_keys(api)
+        if uploader.refused is None:  # only a server that takes reports is worth asking about duplicates
+            taker.stored = StoredKeys(api)
     if progress:
         progress(0, len(files))
+    try:
+        await _read_all(files, taker, now=now, retain=retain, progress=progress)
+        if taker.uploader is not None:
+            await taker.uploader.flush()
+    finally:
+        if taker.uploader is not None:
+            taker.uploader.cancel()  # stopped early: no batch goes on in the background
+    if taker.uploader is not None:
+        outcome.refused, outcome.refused_reports, outcome.error = (
+            taker.uploader.refused, taker.uploader.refused_reports, taker.uploader.error
+        )
+    return outcome
+
+
+async def _read_all(
+    files: Sequence[Path], taker: _Taker, *, now: datetime, retain: timedelta, progress: ImportProgress | None
+) -> None:
+    """Parse each file (in a thread, while earlier batches upload) and hand it on."""
     # A copy that needed XML recovery may have lost content: it waits until every file
     # is read, so a clean copy of the same report wins whatever the file order.
     recovered: list[ParsedFile] = []
@@ -83,21 +100,26 @@ async def import_reports(
         if parsed.ok and parsed.recovered:
             recovered.append(parsed)
         else:
-            await _take(parsed, seen, outcome.summary, uploader)
+            await taker.take(parsed)
         if progress:
             progress(done, len(files))
     for parsed in recovered:
-        await _take(parsed, seen, outcome.summary, uploader)
-    if uploader is not None:
-        await uploader.flush()
-        outcome.refused, outcome.refused_reports, outcome.error = (
-            uploader.refused, uploader.refused_reports, uploader.error
-        )
-    return outcome
+        await taker.take(parsed)
 
 
-async def _take(parsed: ParsedFile, seen: set[DuplicateKey], summary: ImportSummary, uploader: Uploader | None) -> None:
-    for result in dedupe([parsed], seen=seen):
-        summary.add(result)
-        if uploader is not None and result.ok:
-            await uploader.add(result)
+@dataclass
+class _Taker:
+    """Where each parsed file goes: repeats and reports the server holds become duplicates, the rest uploads."""
+
+    summary: ImportSummary
+    uploader: Uploader | None = None
+    stored: StoredKeys | None = None
+    seen: set[DuplicateKey] = field(default_factory=set)
+
+    async def take(self, parsed: ParsedFile) -> None:
+        for result in dedupe([parsed], seen=self.seen):
+            if result.ok and result.wire is not None and self.stored and await self.stored.holds(result.wire):
+                result = as_duplicate(result)
+            self.summary.add(result)
+            if self.uploader is not None and result.ok:
+                await self.uploader.add(result)

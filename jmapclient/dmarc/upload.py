@@ -1,13 +1,16 @@
 """Creating parsed reports on a server: batches within its limits, and duplicates it holds.
 
 Shared by ``mailadmin import-dmarc`` and the console's import, so both respect
-maxObjectsInSet and maxSizeRequest, skip reports the server already has, and stop
-sending once the server has refused report creation as such.
+maxObjectsInSet, maxSizeRequest and maxConcurrentRequests, skip reports the server already
+has, and stop sending once the server has refused report creation as such.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from jmapclient.display import wire_json
 from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key
@@ -23,23 +26,78 @@ STOPPING_ERRORS = frozenset({"forbidden", "accountReadOnly", "accountNotFound", 
 REQUEST_SIZE_SHARE = 0.8
 """Leave room under maxSizeRequest for the request envelope around the reports."""
 
+BATCH_CAP = 50
+"""Reports a batch at most, below maxObjectsInSet: small batches leave the parser while the server stores them,
+so parsing and storing overlap (one batch of 500 would wait for the 500th file, and the server wait for it)."""
 
-async def existing_keys(api: ObjectApi) -> set[DuplicateKey]:
-    """The duplicate keys of every report the server holds (read a page at a time)."""
-    keys: set[DuplicateKey] = set()
-    async for page in pages_of_objects(api, None, properties=["id", "report"]):
-        keys.update(duplicate_key(wire) for wire in page if isinstance(wire.get("report"), dict))
-    return keys
+_WORD = re.compile(r"[^\W_]+")
+"""A word of the server's ``text`` search: letters and digits (wire-notes.md)."""
+
+
+def reporter_words(wire: Mapping[str, Any]) -> str:
+    """The words ``text`` finds a report by: its reporter's address and its policy domain.
+
+    Every copy of a report holds them (whatever the letter case, or a trailing dot), so a
+    search for them finds every stored copy, and little else: that reporter's reports for
+    that domain. Words of one byte are dropped, as the server drops them.
+    """
+    report = wire.get("report", wire)
+    text = f"{report.get('email', '')} {report.get('policyDomain', '')}".lower()
+    return " ".join(sorted({word for word in _WORD.findall(text) if len(word.encode()) > 1}))
+
+
+class StoredKeys:
+    """Which of the reports in hand the server holds, asked by their reporter and domain.
+
+    Never the whole store: one query for each (reporter, policy domain) met, so the cost
+    follows the reports imported, not the server's size. A server without the ``text``
+    search (interface.md promises only ``domain``) is asked by the policy domain alone.
+    """
+
+    def __init__(self, api: ObjectApi) -> None:
+        self.api = api
+        self._asked: dict[str, set[DuplicateKey]] = {}
+        self._by_words = True
+
+    async def holds(self, wire: Mapping[str, Any]) -> bool:
+        return duplicate_key(wire) in await self.keys_like(wire)
+
+    async def keys_like(self, wire: Mapping[str, Any]) -> set[DuplicateKey]:
+        """The keys of the stored reports from ``wire``'s reporter about its domain (asked once)."""
+        words = reporter_words(wire) if self._by_words else ""
+        domain = str(wire.get("report", wire).get("policyDomain", "")).strip().rstrip(".")
+        asked = f"text:{words}" if words else f"domain:{domain}"
+        known = self._asked.get(asked)
+        if known is None:
+            try:
+                known = await self._ask({"text": words} if words else {"domain": domain})
+            except MethodError as error:
+                if error.type != "unsupportedFilter" or not words:
+                    raise
+                self._by_words = False
+                return await self.keys_like(wire)
+            self._asked[asked] = known
+        return known
+
+    async def _ask(self, filter: Mapping[str, Any]) -> set[DuplicateKey]:
+        keys: set[DuplicateKey] = set()
+        async for page in pages_of_objects(self.api, filter, properties=["id", "report"]):
+            keys.update(duplicate_key(wire) for wire in page if isinstance(wire.get("report"), dict))
+        return keys
 
 
 class Uploader:
     """Collects parsed reports and creates them a batch at a time; failures go to the summary."""
 
-    def __init__(self, api: ObjectApi, summary: ImportSummary, max_objects: int, max_bytes: int) -> None:
+    def __init__(
+        self, api: ObjectApi, summary: ImportSummary, max_objects: int, max_bytes: int, in_flight: int = 1
+    ) -> None:
         self.api = api
         self.summary = summary
-        self.max_objects = max_objects
+        self.max_objects = min(max_objects, BATCH_CAP)
         self.max_bytes = int(max_bytes * REQUEST_SIZE_SHARE)
+        self._slots = asyncio.Semaphore(max(1, in_flight))
+        self._sending: set[asyncio.Task[None]] = set()
         self.pending: list[ParsedFile] = []
         self.pending_bytes = 0
         self.refused: str | None = None
@@ -72,7 +130,10 @@ class Uploader:
     @classmethod
     async def for_api(cls, api: ObjectApi, summary: ImportSummary) -> Uploader:
         limits = (await api.client.session()).limits
-        return cls(api, summary, limits.max_objects_in_set, limits.max_size_request)
+        # Batches go out while the next files are parsed; one request of the server's allowance
+        # is left for the duplicate lookups and whatever else the client is asking meanwhile.
+        in_flight = limits.max_concurrent_requests - 1
+        return cls(api, summary, limits.max_objects_in_set, limits.max_size_request, in_flight)
 
     async def add(self, parsed: ParsedFile) -> None:
         try:
@@ -82,14 +143,37 @@ class Uploader:
             self.summary.reject(parsed.path, "a number in it is NaN or infinite, which JSON cannot carry")
             return
         if self.pending and (len(self.pending) >= self.max_objects or self.pending_bytes + size > self.max_bytes):
-            await self.flush()
+            await self._dispatch()
         self.pending.append(parsed)
         self.pending_bytes += size
 
     async def flush(self) -> None:
+        """Send what is pending and wait until every batch sent has its answer."""
+        await self._dispatch()
+        while self._sending:
+            await asyncio.gather(*self._sending)
+
+    def cancel(self) -> None:
+        """Stop the batches still in flight (the import was stopped)."""
+        for task in self._sending:
+            task.cancel()
+
+    async def _dispatch(self) -> None:
+        """Send the pending batch in the background, once one of the allowed requests is free."""
         batch, self.pending, self.pending_bytes = self.pending, [], 0
         if not batch:
             return
+        await self._slots.acquire()
+        task = asyncio.create_task(self._send(batch))
+        self._sending.add(task)
+
+        def done(finished: asyncio.Task[None]) -> None:
+            self._sending.discard(finished)
+            self._slots.release()
+
+        task.add_done_callback(done)
+
+    async def _send(self, batch: list[ParsedFile]) -> None:
         if self.refused:
             self._reject(batch, self.refused)
             return
@@ -117,13 +201,17 @@ class Uploader:
         return False
 
     async def _one_at_a_time(self, batch: list[ParsedFile]) -> None:
-        try:
-            stored = await existing_keys(self.api)
-        except JmapError as error:
-            self._reject(batch, f"the server failed the upload and could not say what it stored ({error})")
-            return
+        stored = StoredKeys(self.api)  # asked afresh: the failed call may have stored some
         for item in batch:
-            if item.wire is None or duplicate_key(item.wire) in stored:
+            if item.wire is None:
+                continue
+            try:
+                held = await stored.holds(item.wire)
+            except JmapError as error:
+                unknown = f"the server failed the upload and could not say what it stored ({error})"
+                self.summary.reject(item.path, unknown)
+                continue
+            if held:
                 continue  # stored by the failed call: imported, as the summary already says
             if self.refused:
                 self.summary.reject(item.path, self.refused)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -119,18 +120,33 @@ def _scheme(value: str) -> str:
     return value.partition("://")[0].lower()
 
 
-def _check_ldap_url(value: str) -> str:
-    if _scheme(value) not in ("ldap", "ldaps"):
-        raise ValueError(f"{value!r} is not an LDAP URL; it starts with ldap:// or ldaps://")
-    return value
+@dataclass(frozen=True)
+class Advice:
+    """A check beyond the server's, declared with the type: what it finds is a warning shown beside
+    the field and by the CLI, never a refusal. The real server checks only that ``url`` and
+    ``issuerUrl`` are non-empty, and holds directories that pass no stricter rule (wire-notes.md)."""
+
+    check: Callable[[str], str | None]
 
 
-def _check_issuer_url(value: str) -> str:
-    # OpenID Connect Discovery requires https; plain http is only safe to a provider on this machine.
+LDAP_SCHEMES = ("ldap", "ldaps", "ldapi")
+
+
+def _ldap_url_advice(value: str) -> str | None:
+    if _scheme(value) in LDAP_SCHEMES and "://" in value:
+        return None
+    return "not an LDAP URL (ldap://, ldaps:// or ldapi://); the server stores it, but logins may fail"
+
+
+def _issuer_url_advice(value: str) -> str | None:
+    # OpenID Connect Discovery asks for https; plain http is common inside a container network.
     scheme = _scheme(value)
     if scheme == "https" or (scheme == "http" and _is_loopback(_host_of(value))):
-        return value
-    raise ValueError(f"{value!r} must start with https:// (http:// only for a provider on localhost)")
+        return None
+    if scheme == "http":
+        return ("plain http: tokens and keys travel unprotected unless the identity provider is on a "
+                "private network (e.g. the same container network)")
+    return "not an http(s) URL; the server stores it, but cannot discover the provider's endpoints"
 
 
 _OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"  # [0-9], not \d: \d also matches other scripts' digits
@@ -204,8 +220,9 @@ Id = Annotated[str, StringConstraints(strict=True, min_length=1), WireKind("id")
 EmailAddress = Annotated[Text, AfterValidator(_check_email), WireKind("email")]
 DomainName = Annotated[Text, AfterValidator(_check_domain), WireKind("domain")]
 Uri = Annotated[Text, AfterValidator(_check_uri), WireKind("uri")]
-LdapUrl = Annotated[Uri, AfterValidator(_check_ldap_url)]
-IssuerUrl = Annotated[Uri, AfterValidator(_check_issuer_url)]
+# The server checks only that these are non-empty; stricter checks are advice (warnings).
+LdapUrl = Annotated[Text, WireKind("uri"), Advice(_ldap_url_advice)]
+IssuerUrl = Annotated[Text, WireKind("uri"), Advice(_issuer_url_advice)]
 IpAddr = Annotated[Text, AfterValidator(_check_ip), WireKind("ip")]
 # Non-negativity is a validator, not Ge(0): a type-level Ge would replace a field's own
 # tighter ``ge=`` bound in pydantic's schema.

@@ -126,8 +126,9 @@ class DmarcSpfResult(WireModel):
 
 
 class DmarcExtension(WireModel):
-    name: Text = spec_field("Extension")
-    definition: Text = spec_field("Definition")
+    # The real server stores "" for a missing name or definition (wire-notes.md): read as given.
+    name: OutsideString = spec_field("Extension")
+    definition: OutsideString = spec_field("Definition")
 
 
 class DmarcReportRecord(WireModel):

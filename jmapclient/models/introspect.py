@@ -20,7 +20,7 @@ from pydantic_core import PydanticUndefined
 
 from jmapclient import encoding
 from jmapclient.models._base import WireModel
-from jmapclient.models._types import WireKind
+from jmapclient.models._types import Advice, WireKind
 
 TYPE_KEY = "@type"
 
@@ -85,6 +85,14 @@ class FieldSpec:
     variants: dict[str, type[WireModel]] = field(default_factory=dict)
     item_model: type[WireModel] | None = None
     item_kind: FieldKind | None = None
+    advice: Advice | None = None
+    """A check beyond the server's: its finding is a warning, never a refusal."""
+
+    def warning(self, value: object) -> str | None:
+        """What the field's advice says of ``value``; None when it has none or says nothing."""
+        if self.advice is None or not isinstance(value, str) or not value:
+            return None
+        return self.advice.check(value)
 
     def choice_label(self, value: object) -> str:
         """A choice as people read it; a value the enumeration does not declare reads as itself."""
@@ -219,6 +227,7 @@ def fields_of(model: type[WireModel]) -> tuple[FieldSpec, ...]:
         annotation, nullable = _unwrap_optional(info.annotation)
         kind, facts = _kind_of(annotation, list(info.metadata))
         low, high = _bounds(info)
+        markers = [*info.metadata, *_split_annotated(annotation)[1]]
         specs.append(
             FieldSpec(
                 name=name,
@@ -240,6 +249,7 @@ def fields_of(model: type[WireModel]) -> tuple[FieldSpec, ...]:
                 variants=facts.get("variants", {}),
                 item_model=facts.get("item_model"),
                 item_kind=facts.get("item_kind"),
+                advice=next((m for m in markers if isinstance(m, Advice)), None),
             )
         )
     return tuple(specs)
@@ -289,4 +299,22 @@ def unknown_properties(model: BaseModel, path: str = "") -> list[str]:
             for index, item in enumerate(value):
                 if isinstance(item, BaseModel):
                     found.extend(unknown_properties(item, f"{path}{wire}/{index}/"))
+    return found
+
+
+def field_warnings(model: type[WireModel] | None, wire: Any, path: str = "") -> dict[str, str]:
+    """Path → warning for each value of ``wire`` (nested ones too) whose field's advice finds something."""
+    found: dict[str, str] = {}
+    if model is None or not isinstance(wire, dict):
+        return found
+    for spec in fields_of(model):
+        value = wire.get(spec.wire)
+        here = f"{path}{encoding.escape_pointer(spec.wire)}"
+        warning = spec.warning(value)
+        if warning:
+            found[here] = warning
+        if spec.kind == "variant" and isinstance(value, dict):
+            found.update(field_warnings(spec.variants.get(str(value.get(TYPE_KEY))), value, f"{here}/"))
+        elif spec.kind == "object":
+            found.update(field_warnings(spec.item_model, value, f"{here}/"))
     return found

@@ -167,7 +167,8 @@ DIRECTORY = ObjectType(
     model_name="Directory",
     variant_names={"Ldap": "LdapDirectory", "Sql": "SqlDirectory", "Oidc": "OidcDirectory"},
     filters=(TENANT_CONDITION,),
-    sorts=("id",),
+    # By tenant, the real server returns only the directories that have one (wire-notes.md).
+    sorts=("id", "memberTenantId"),
 )
 
 DMARC_EXTERNAL_REPORT = ObjectType(

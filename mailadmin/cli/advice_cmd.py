@@ -49,7 +49,9 @@ def name_resolver(offline: bool) -> NameResolver:
     """The resolver of source names: the cached DNS one, or none at all offline (tests replace this)."""
     from jmapclient.dmarc.insight.names import NameCache, NameResolver
 
-    return NameResolver(offline=True) if offline else NameResolver(cache=NameCache())
+    if offline:
+        return NameResolver(offline=True)
+    return NameResolver(cache=NameCache(warn=lambda line: note(f"warning: {line}")))
 
 
 async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
@@ -60,6 +62,8 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
 
     first, last = period(args.days, today())
     store = DigestStore(store_file(client.base_url))
+    if store.set_aside:
+        note(f"warning: {store.set_aside}")
     try:
         for attempt in range(2):
             try:

@@ -21,7 +21,7 @@ from jmapclient.dmarc.importing import import_reports as import_files
 from jmapclient.dmarc.retention import check_retention
 from jmapclient.errors import LocalValidationError
 from jmapclient.failures import REFUSAL_HINT, emit_error, emit_notes
-from jmapclient.file_safety import is_stream
+from jmapclient.file_safety import NotAPath, is_stream, local_path
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, note, out
 from mailadmin.cli.filters import parse_where
@@ -75,7 +75,10 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
 
 def check_output(text: str) -> Path:
     """The export's target, refused before anything is fetched: no folder is ever created for it."""
-    path = Path(text).expanduser()
+    try:
+        path = local_path(text)  # ~nosuchuser/x was a RuntimeError traceback
+    except NotAPath as error:
+        raise ConfigError(f"cannot write the export to {text}: {error}") from None
     if path.is_dir():
         raise ConfigError(f"cannot write the export to {text}: it is a folder; name a file in it")
     folder = path.parent

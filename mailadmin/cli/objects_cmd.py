@@ -10,7 +10,7 @@ from jmapclient.errors import LocalValidationError, SetFailed
 from jmapclient.failures import REFUSAL_HINT, emit_error, emit_notes, set_failures_lines
 from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models._base import WireModel
-from jmapclient.models.introspect import TYPE_KEY, fields_of, unknown_properties
+from jmapclient.models.introspect import TYPE_KEY, field_warnings, fields_of, unknown_properties
 from jmapclient.models.objects import ObjectType, object_type
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, UsageError, note, out
 from jmapclient.paging import QueryPager
@@ -95,7 +95,15 @@ def create_payload(found: ObjectType, variant: str | None, fields: list[tuple[st
         raise LocalValidationError({path: "unknown property" for path in unknown})
     # Send what was given, in its canonical wire form (index maps, UTC, sets) and no more.
     canonical = validated.to_wire()
-    return {key: canonical.get(key, wire[key]) for key in wire}
+    payload = {key: canonical.get(key, wire[key]) for key in wire}
+    warn_about(model, payload)
+    return payload
+
+
+def warn_about(model: type[WireModel] | None, wire: dict[str, Any]) -> None:
+    """A ``warning:`` line for each value a check beyond the server's finds odd; it is sent anyway."""
+    for path, text in field_warnings(model, wire).items():
+        note(f"warning: {path}: {text}")
 
 
 async def create(args: argparse.Namespace, client: JmapClient) -> int:
@@ -147,6 +155,7 @@ async def update(args: argparse.Namespace, client: JmapClient) -> int:
         emit_error(f"{found.name} {args.id}: not found")
         return EXIT_FAILED
     patch = build_patch(model, fields)
+    warn_about(model, patch)
     try:
         await client.objects(found).update(args.id, patch)
     except SetFailed as error:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from jmapclient.masking import mask_secrets, model_of
+from jmapclient.masking import holds_secrets, mask_secrets, model_of
 from jmapclient.models.objects import ObjectType
+from server_stub.limits import SizedList
 from server_stub.methods.context import (
     MAX_OBJECTS_IN_GET,
     CallContext,
@@ -56,18 +58,26 @@ def get(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]
         ids = list(dict.fromkeys(resolve_creation_id(context, i) for i in ids))
         if len(ids) > MAX_OBJECTS_IN_GET:
             raise MethodFailure("requestTooLarge", f"at most {MAX_OBJECTS_IN_GET} ids per get")
-    found = store.get(object_type, ids)
+    sizes: dict[str, int] = {}
+    found = store.get(object_type, ids, sizes)
     # Only the listed properties plus id (RFC 8620 §5.1); @type too only when listed.
     wanted = None if properties is None else set(properties) | {"id"}
-    listed = []
+    listed = SizedList()
     for object_id in ids:
-        wire = found.get(object_id)
-        if wire is None:
+        stored = found.get(object_id)
+        if stored is None:
             continue
-        if wanted is not None:
-            wire = {key: value for key, value in wire.items() if key in wanted}
+        wire = stored if wanted is None else {key: value for key, value in stored.items() if key in wanted}
         # The stored object names the model (its @type), whatever properties were asked for.
-        listed.append(mask_secrets(model_of(object_type, found[object_id]), wire))
+        model = model_of(object_type, stored)
+        if model is not None and holds_secrets(model):
+            wire = mask_secrets(model, wire)
+            listed.json_bytes += _json_bytes(wire)
+        else:  # as stored (the same compact JSON the answer carries), less what was left out
+            listed.json_bytes += sizes[object_id] - sum(
+                _json_bytes(key) + 1 + _json_bytes(value) + 1 for key, value in stored.items() if key not in wire)
+        listed.append(wire)
+    listed.json_bytes += 1 + len(listed)  # brackets and commas
     response: dict[str, Any] = {
         "accountId": account,
         "list": listed,
@@ -76,3 +86,8 @@ def get(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]
     if not real:  # the real server's get carries no state (wire-notes.md)
         response["state"] = store.state(object_type)
     return response
+
+
+def _json_bytes(value: Any) -> int:
+    """Its size as the answer writes it, encoded by the C encoder (not walked value by value)."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass"))

@@ -188,6 +188,40 @@ def _page(
     return query_state, (total if calculate_total else None), position, ids
 
 
+STORAGE_ORDER = {"Directory": [{"property": "id", "isAscending": True}],
+                 "DmarcExternalReport": [{"property": "expiresAt", "isAscending": True}]}
+"""The real server's own storage order, in which it cuts a page before sorting it (wire-notes.md)."""
+
+
+def _sorts_by(arguments: dict[str, Any], name: str) -> bool:
+    sort = arguments.get("sort")
+    return isinstance(sort, list) and bool(sort) and isinstance(sort[0], dict) and sort[0].get("property") == name
+
+
+def _cut_before_sort(context: CallContext, arguments: dict[str, Any], anchor: str | None, anchor_offset: int,
+                     calculate_total: bool) -> bool:
+    """Whether the real server would cut this page before sorting it: sorted by id, no total, no
+    anchor offset, and no explicit position 0. (With an anchor the stub always sorts first.)"""
+    by_id = not arguments.get("sort") or _sorts_by(arguments, "id")
+    position = arguments.get("position")
+    return (context.profile.page_cut_before_sort and by_id and not calculate_total and anchor is None
+            and anchor_offset == 0 and (position is None or position > 0))
+
+
+def _cut_page(context: CallContext, object_type: ObjectType, where: Sql, order: Order, position: int,
+              limit: int) -> list[str]:
+    """``limit`` matches from ``position`` in storage order, then sorted as asked."""
+    schema = schema_for(object_type)
+    storage = compile_sort(STORAGE_ORDER[object_type.name], schema, context.profile)
+    cut = context.store.select_ids(f"SELECT id FROM {schema.table} WHERE {where.text} ORDER BY {storage.sql} "
+                                   "LIMIT ? OFFSET ?", (*where.params, limit, max(position, 0)))
+    if not cut:
+        return []
+    marks = ", ".join("?" * len(cut))
+    return context.store.select_ids(f"SELECT id FROM {schema.table} WHERE id IN ({marks}) ORDER BY {order.sql}",
+                                    tuple(cut))
+
+
 def query(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]) -> dict[str, Any]:
     check_arguments(arguments, ARGUMENTS)
     account = check_account(context, arguments)
@@ -198,6 +232,9 @@ def query(context: CallContext, object_type: ObjectType, arguments: dict[str, An
         order = compile_sort(arguments.get("sort"), schema, context.profile)
     except QueryProblem as problem:
         raise MethodFailure(problem.type, problem.description) from None
+    if context.profile.tenant_sort_only_tenanted and _sorts_by(arguments, "memberTenantId"):
+        # The real server reads the tenant index: a directory without a tenant is not in it.
+        where = Sql(f"({where.text}) AND member_tenant_id IS NOT NULL", where.params)
     position = _int_argument(arguments, "position", 0)
     anchor_offset = _int_argument(arguments, "anchorOffset", 0)
     requested_limit = _int_argument(arguments, "limit", None, minimum=0)
@@ -210,8 +247,13 @@ def query(context: CallContext, object_type: ObjectType, arguments: dict[str, An
         raise MethodFailure("invalidArguments", "anchor is an id")
 
     with context.store.reading():  # one state, one snapshot: nothing is cached under a stale state
-        query_state, total, position, ids = _page(context, object_type, where, order, position, anchor,
-                                                  anchor_offset, limit, calculate_total)
+        if _cut_before_sort(context, arguments, anchor, anchor_offset, calculate_total):
+            query_state, total = context.store.state(object_type), None
+            ids, position = _cut_page(context, object_type, where, order, position, limit), 0
+        else:
+            query_state, total, position, ids = _page(context, object_type, where, order, position, anchor,
+                                                      anchor_offset, limit, calculate_total)
+    query_state = context.profile.query_state or query_state  # the real server's is always "n"
     if not ids and position > 0 and context.profile.position_past_end_is_zero:
         position = 0  # the real server answers a position past the end with 0 (wire-notes.md)
     response: dict[str, Any] = {

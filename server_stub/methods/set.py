@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from pydantic import ValidationError
 
 from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models.introspect import TYPE_KEY
@@ -17,8 +20,12 @@ from server_stub.methods.context import (
 from server_stub.methods.get import resolve_creation_id
 from server_stub.methods.properties import server_set_properties
 from server_stub.patching import PatchError, apply_patch
-from server_stub.real_rules import unparsable, with_server_defaults
+from server_stub.real_rules import BLANK, trimmed, unparsable, with_server_defaults
 from server_stub.validation import InvalidObject, Problem, stored_form, validate_incoming
+
+WELL_FORMED_ID = re.compile(r"[a-z0-9]+")
+"""Ids the stalwart profile answers for in update and destroy. The real server's ids use a base-32
+alphabet; the stub's own ids (``d1``, ``r45``) use every digit, so its alphabet is a-z and 0-9."""
 
 ARGUMENTS = {"accountId", "ifInState", "create", "update", "destroy"}
 REPORT_REFUSALS = {"create": "Reports cannot be created", "update": "External reports cannot be updated"}
@@ -62,19 +69,39 @@ def _check_writable(context: CallContext, object_type: ObjectType, action: Actio
         raise SetRefused(_set_error("forbidden", REPORT_REFUSALS[action]))
 
 
-def _validated(context: CallContext, object_type: ObjectType, wire: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def _validated(
+    context: CallContext, object_type: ObjectType, wire: dict[str, Any], changed: list[str] | None = None
+) -> tuple[Any, dict[str, Any]]:
+    """The model and stored form of ``wire``; ``changed``: the paths an update sent, the only
+    values it holds to the rules: what the server stored from a received report (an empty
+    ``envelopeFrom``) was never validated and does not make every later update fail."""
     real = context.profile.real_get_and_set
     if real:
-        bad = unparsable(_model_of(object_type, wire), wire)
+        model_class = _model_of(object_type, wire)
+        bad = unparsable(model_class, wire)
         if bad:
             raise SetRefused(_set_error("invalidPatch", "; ".join(reason for _, reason in bad),
                                         properties=[path for path, _ in bad]))
+        wire, blank = trimmed(model_class, wire)
+        if blank:
+            raise SetRefused(_set_error("invalidPatch", BLANK, properties=blank))
     try:
         # The real server has no guard against the mask: it stores "****" as the secret (wire-notes.md).
         model = validate_incoming(object_type, wire, refuse_mask=not real)
     except InvalidObject as invalid:
-        raise SetRefused(invalid.to_set_error(context.profile)) from None
+        sent = [p for p in invalid.problems if changed is None or _touches(p.path, changed)]
+        if sent:
+            raise SetRefused(InvalidObject(sent).to_set_error(context.profile)) from None
+        try:
+            model = object_type.read(wire)  # only stored outside data broke a rule: keep it as stored
+        except ValidationError:
+            raise SetRefused(invalid.to_set_error(context.profile)) from None
     return model, stored_form(model)
+
+
+def _touches(path: str, changed: list[str]) -> bool:
+    """Whether a problem at ``path`` lies in, or holds, a value an update sent."""
+    return any(path == key or path.startswith(f"{key}/") or key.startswith(f"{path}/") for key in changed)
 
 
 def _refuse_server_set(context: CallContext, keys: list[str]) -> None:
@@ -92,6 +119,8 @@ def _create(context: CallContext, object_type: ObjectType, value: Any) -> dict[s
         value = with_server_defaults(value)
     model, wire = _validated(context, object_type, value)
     object_id = context.store.insert(object_type, model, wire)
+    if context.profile.real_get_and_set:
+        return {"id": object_id}  # the real server does not return the defaults it filled in
     # RFC 8620 §5.3: report the id and every property the server set or changed (defaults, normalised values).
     added = {key: item for key, item in wire.items() if key not in value or value[key] != item}
     # The echo may leave out @type (sent as stored), so the stored object names the model.
@@ -117,18 +146,28 @@ def _update(context: CallContext, object_type: ObjectType, object_id: str, patch
         raise SetRefused(_set_error("notFound", f"{object_id} does not exist"))
     if not isinstance(patch, dict):
         raise SetRefused(_set_error("invalidPatch", "a patch is a JSON object", properties=[]))
+    real = context.profile.real_get_and_set
+    if real and "id" in patch:  # the real server does not parse an id key, even the object's own
+        raise SetRefused(_set_error("invalidPatch", "Invalid property: id", properties=["id"]))
     server_set = [k for k in sorted(server_set_properties(object_type) & set(patch)) if patch[k] != current.get(k)]
     _refuse_server_set(context, server_set)
-    if TYPE_KEY in patch and patch[TYPE_KEY] != current.get(TYPE_KEY):
-        problem = Problem(TYPE_KEY, "Invalid", "cannot change; create a new object of the other kind")
-        raise SetRefused(InvalidObject([problem]).to_set_error(context.profile))
+    model_class = _model_of(object_type, current)
+    rebuilt = TYPE_KEY in patch and patch[TYPE_KEY] != current.get(TYPE_KEY)
+    if rebuilt:
+        if not real:
+            problem = Problem(TYPE_KEY, "Invalid", "cannot change; create a new object of the other kind")
+            raise SetRefused(InvalidObject([problem]).to_set_error(context.profile))
+        # The real server rebuilds the object from the new variant's defaults plus what was sent.
+        current = with_server_defaults({TYPE_KEY: patch[TYPE_KEY]})
+        model_class = _model_of(object_type, current)
+        if model_class is None:
+            raise SetRefused(_set_error("invalidPatch", f"Unknown @type {patch[TYPE_KEY]!r}", properties=[TYPE_KEY]))
     try:
-        patched = apply_patch(current, patch, _model_of(object_type, current),
-                              false_removes=context.profile.real_get_and_set)
+        patched = apply_patch(current, patch, model_class, real_server=real)
     except PatchError as error:
         raise SetRefused(_set_error("invalidPatch", error.reason, properties=error.paths)) from None
     patched.pop("id", None)
-    model, wire = _validated(context, object_type, patched)
+    model, wire = _validated(context, object_type, patched, changed=None if rebuilt else list(patch))
     if not context.store.replace(object_type, object_id, model, wire):
         raise SetRefused(_set_error("notFound", f"{object_id} does not exist"))
 
@@ -137,9 +176,15 @@ def _destroy(context: CallContext, object_type: ObjectType, object_id: str) -> N
     linked = context.store.linked_objects(object_id) if context.profile.real_get_and_set else []
     if linked:
         # The real server sends no description: the client words it, naming what uses the object.
-        raise SetRefused({"type": "objectIsLinked", "objectId": object_id, "linkedObjects": linked})
+        raise SetRefused({"type": "objectIsLinked", "objectId": {"object": object_type.name, "id": object_id},
+                          "linkedObjects": linked})
     if not context.store.delete(object_type, object_id):
         raise SetRefused(_set_error("notFound", f"{object_id} does not exist"))
+
+
+def _unanswered(context: CallContext, key: str) -> bool:
+    """A malformed id gets no answer at all from the real server in update or destroy (wire-notes.md)."""
+    return context.profile.real_get_and_set and not key.startswith("#") and not WELL_FORMED_ID.fullmatch(key)
 
 
 def set_(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -172,6 +217,8 @@ def set_(context: CallContext, object_type: ObjectType, arguments: dict[str, Any
     updated: dict[str, Any] = {}
     not_updated: dict[str, Any] = {}
     for key, patch in update.items():
+        if _unanswered(context, key):
+            continue
         object_id = resolve_creation_id(context, key)
         try:
             _update(context, object_type, object_id, patch, destroying)
@@ -182,6 +229,8 @@ def set_(context: CallContext, object_type: ObjectType, arguments: dict[str, Any
     destroyed: list[str] = []
     not_destroyed: dict[str, Any] = {}
     for key in dict.fromkeys(destroy):
+        if _unanswered(context, key):
+            continue
         object_id = resolve_creation_id(context, key)
         try:
             _destroy(context, object_type, object_id)

@@ -65,7 +65,7 @@ def test_help_exits_0(capsys):
         (["--field", "useTls=maybe"], {"useTls": "true or false"}),
         (["--field", 'bindSecret={"@type":"Valu"}'], {"bindSecret/@type": "must be one of 'None', 'Value'"}),
         (["--field", "bindSecret={oops"], {"bindSecret": "is not a valid JSON object"}),
-        (["--field", "url=not a url"], {"url": "is not a URL"}),
+        (["--field", "url="], {"url": "cannot be empty"}),
         (["--field", "id=abc"], {"id": "set by the server"}),
     ],
 )

@@ -13,6 +13,7 @@ from jmapclient import encoding
 from jmapclient.dmarc.importing import import_reports
 from jmapclient.dmarc.retention import check_retention
 from jmapclient.errors import LocalValidationError
+from jmapclient.models.introspect import field_warnings
 from jmapclient.models.objects import DIRECTORY
 from jmapclient.validation import validate_object
 
@@ -38,14 +39,26 @@ def errors_of(wire: dict[str, Any]) -> dict[str, str]:
     return caught.value.fields
 
 
+def warnings_of(wire: dict[str, Any]) -> dict[str, str]:
+    """The advice on a directory the client accepts: the server checks only that URLs are non-empty."""
+    model = validate_object(DIRECTORY, wire)
+    return field_warnings(type(model), model.to_wire())
+
+
 @pytest.mark.parametrize("url", ["http://ldap.example", "https://ldap.example", "ftp://x", "LDAPX://x"])
-def test_ldap_url_other_than_ldap_or_ldaps_is_refused(url: str) -> None:
-    assert "not an LDAP URL" in errors_of(ldap(url=url))["url"]
+def test_ldap_url_other_than_ldap_ldaps_or_ldapi_is_a_warning_not_a_refusal(url: str) -> None:
+    # Before issue 27 these were refused, and the CLI could not write what the real server holds.
+    assert "not an LDAP URL" in warnings_of(ldap(url=url))["url"]
 
 
-@pytest.mark.parametrize("url", ["ldap://ldap.example:389", "ldaps://ldap.example", "LDAPS://Ldap.Example"])
-def test_ldap_and_ldaps_urls_are_accepted(url: str) -> None:
-    validate_object(DIRECTORY, ldap(url=url))
+@pytest.mark.parametrize("url", ["ldap://ldap.example:389", "ldaps://ldap.example", "LDAPS://Ldap.Example",
+                                 "ldapi://%2Fvar%2Frun%2Fslapd.sock"])
+def test_ldap_ldaps_and_ldapi_urls_are_accepted_without_a_word(url: str) -> None:
+    assert warnings_of(ldap(url=url)) == {}
+
+
+def test_an_empty_ldap_url_is_still_refused() -> None:
+    assert "url" in errors_of(ldap(url=""))
 
 
 @pytest.mark.parametrize(
@@ -58,8 +71,8 @@ def test_ldap_and_ldaps_urls_are_accepted(url: str) -> None:
         "http://user@idp.example/",
     ],
 )
-def test_oidc_issuer_must_be_https_or_loopback_http(issuer: str) -> None:
-    assert "https://" in errors_of(oidc(issuer))["issuerUrl"]
+def test_oidc_issuer_other_than_https_or_loopback_http_is_a_warning_not_a_refusal(issuer: str) -> None:
+    assert "http" in warnings_of(oidc(issuer))["issuerUrl"]
 
 
 @pytest.mark.parametrize(
@@ -68,7 +81,7 @@ def test_oidc_issuer_must_be_https_or_loopback_http(issuer: str) -> None:
      "http://auth.localhost/", "http://127.0.0.2/"],
 )
 def test_oidc_issuer_https_or_loopback_http_is_accepted(issuer: str) -> None:
-    validate_object(DIRECTORY, oidc(issuer))
+    assert warnings_of(oidc(issuer)) == {}
 
 
 def test_a_duration_past_2_53_ms_is_refused_typed_or_on_the_wire() -> None:

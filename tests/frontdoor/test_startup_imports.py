@@ -108,7 +108,7 @@ def test_a_one_shot_command_runs_without_an_event_loop_or_package_metadata(
             "--url", stub_server.base_url, "--token", stub_server.admin_token]
     loaded = _modules_after(argv)
     assert {"httpx", "pydantic", "jmapclient.client", "jmapclient.blocking"} <= loaded  # it ran for real
-    assert {name.split(".")[0] for name in loaded} & {"asyncio", "tomllib", "tomli_w", "platformdirs"} == set()
+    assert {name.split(".")[0] for name in loaded} & {"asyncio", "tomllib", "tomlkit", "platformdirs"} == set()
     assert loaded & {"anyio._backends._asyncio", "anyio._core._sockets", "importlib.metadata"} == set()
 
 

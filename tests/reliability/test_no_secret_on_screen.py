@@ -26,7 +26,7 @@ def _demo_secrets() -> tuple[str, ...]:
 def test_no_snapshot_shows_a_stored_secret() -> None:
     secrets = _demo_secrets()
     assert secrets, "the demo data stores secrets, so this test has something to look for"
-    snapshots = sorted(ROOT.glob("tests/*/__snapshots__/**/*.svg"))
+    snapshots = sorted(ROOT.glob("tests/**/__snapshots__/**/*.svg"))
     assert len(snapshots) >= 10
     texts = {svg.name: _visible_text(svg) for svg in snapshots}
     leaked = {name: [s for s in secrets if s in text] for name, text in texts.items()}

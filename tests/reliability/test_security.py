@@ -161,7 +161,8 @@ def test_config_and_private_files_are_owner_only_even_with_a_lax_umask(tmp_path:
     assert _mode(tmp_path / "deep" / "config.toml") == 0o600
     assert _mode(tmp_path / "token") == 0o600
     assert _mode(Path(os.environ["MAILADMIN_CONFIG"])) == 0o600
-    assert not [p for p in (tmp_path / "deep").iterdir() if p.name.startswith(".config.toml.")]  # no leftovers
+    leftovers = [p for p in (tmp_path / "deep").iterdir() if p.name.startswith(".config.toml.")]
+    assert [p.name for p in leftovers] == [".config.toml.lock"]  # the writers' lock; no temporary file
 
 
 def test_stub_database_is_owner_only(tmp_path: Path):

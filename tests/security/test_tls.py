@@ -89,12 +89,15 @@ def test_a_ca_file_that_is_not_a_certificate_is_one_error_line(server, capsys, t
     assert err == f"error: cannot use the CA file {bogus}: not a PEM certificate\n"
 
 
-def test_profile_list_says_which_profiles_skip_or_widen_verification(ca, capsys) -> None:
+def test_profile_list_says_which_profiles_skip_or_widen_verification(ca, capsys, tmp_path) -> None:
+    token = tmp_path / "token"
+    token.write_text("API_token\n")
+    token.chmod(0o600)
     assert main(["profile", "add", "lab", "--url", "https://lab.example", "--token-stdin", "-k"],
                 transport=None) == 1  # no token on standard input: nothing saved
     capsys.readouterr()
-    assert main(["profile", "add", "lab", "--url", "https://lab.example", "--token-file", str(ca.ca_file), "-k"]) == 0
-    assert main(["profile", "add", "corp", "--url", "https://corp.example", "--token-file", str(ca.ca_file),
+    assert main(["profile", "add", "lab", "--url", "https://lab.example", "--token-file", str(token), "-k"]) == 0
+    assert main(["profile", "add", "corp", "--url", "https://corp.example", "--token-file", str(token),
                  "--ca-file", str(ca.ca_file)]) == 0
     capsys.readouterr()
     assert main(["profile", "list"]) == 0

@@ -216,5 +216,7 @@ async def test_query_state_follows_changes(qstub: Stub):
     _, before = await qstub.call(QUERY, {"limit": 1})
     await qstub.call(DMARC_EXTERNAL_REPORT.method("set"), {"destroy": [before["ids"][0]]})
     _, after = await qstub.call(QUERY, {"limit": 1})
-    assert before["queryState"] != after["queryState"] and after["canCalculateChanges"] is False
+    if qstub.profile.query_state is None:  # the real server's is always "n": test_stalwart_facts
+        assert before["queryState"] != after["queryState"]
+    assert after["canCalculateChanges"] is False
     assert after["ids"] != before["ids"]

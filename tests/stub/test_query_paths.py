@@ -179,7 +179,8 @@ async def test_a_write_retires_the_kept_totals_and_orders(pstub: Stub):
     again = await _page(pstub, "none", "expiry", position=50, limit=3)
     assert again["total"] == REPORTS - 1
     assert again["ids"] == [ordered[50], *ordered[52:54]]
-    assert again["queryState"] != deep["queryState"]
+    if pstub.profile.query_state is None:  # the real server's is always "n"
+        assert again["queryState"] != deep["queryState"]
 
 
 KEPT_SHAPES = (("failed", "newest"), ("failed", "expiry"), ("failed", "default"), ("text", "expiry"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -153,6 +154,24 @@ def test_a_stop_signal_checkpoints_and_removes_the_wal(tmp_path: Path, stop_sign
     assert not (tmp_path / "stub.sqlite3-shm").exists()
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as reopened:  # all of it is in the database
         assert reopened.execute("SELECT COUNT(*) FROM dmarc_report").fetchone()[0] == 40
+
+
+def test_a_sigint_as_the_server_starts_is_not_spent_on_asyncio() -> None:
+    # asyncio.run, finding Python's own SIGINT handler, puts one that cancels its task; a start-up
+    # that swallows the cancellation then took the signals over with the Ctrl-C spent, and served on.
+    server = GracefulServer(uvicorn.Config(app=None))
+
+    async def starting() -> bool:
+        try:
+            signal.raise_signal(signal.SIGINT)  # after asyncio.run began, before the server's handlers
+            await asyncio.sleep(0)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            pass  # swallowed on the way, as a start-up may
+        with server.capture_signals():
+            return server.should_exit
+
+    with stop_signals_interrupt():
+        assert asyncio.run(starting())
 
 
 def test_a_stop_signal_whose_interrupt_was_lost_still_stops_the_server() -> None:

@@ -65,7 +65,8 @@ async def test_minimal_create_fills_every_default(stub: Stub):
     for spec in fields_of(LdapDirectory):
         if not spec.required and not spec.server_set:
             assert stored[spec.wire] == spec.default, spec.wire
-            assert created[spec.wire] == spec.default  # the server reports what it set
+            if not stub.profile.real_get_and_set:  # the real server's created holds only the id:
+                assert created[spec.wire] == spec.default  # test_stalwart_facts, RFC 8620 here
     assert "description" not in created  # ... and not what the client sent
 
 
@@ -92,7 +93,7 @@ async def test_create_update_destroy_in_one_call(stub: Stub):
         ({**MINIMAL_LDAP, "timeout": "30s"}, {"timeout"}),
         ({**MINIMAL_LDAP, "useTls": "yes"}, {"useTls"}),
         ({**MINIMAL_LDAP, "description": ""}, {"description"}),
-        ({**MINIMAL_LDAP, "url": "not a url"}, {"url"}),
+        ({**MINIMAL_LDAP, "url": 5}, {"url"}),
         ({**MINIMAL_LDAP, "colour": "blue"}, {"colour"}),
         ({**MINIMAL_LDAP, "bindSecret": {"@type": "Value", "secret": "s", "hint": "x"}}, {"bindSecret/hint"}),
         ({**MINIMAL_LDAP, "bindSecret": {"@type": "Nope"}}, {"bindSecret/@type"}),
@@ -245,6 +246,8 @@ async def test_bad_list_positions_are_invalid_patch(stub: Stub, patch: dict, pat
 async def test_invalid_update_values_change_nothing(stub: Stub, patch: dict, paths: set[str]):
     if stub.profile.real_get_and_set and MASKED_SECRET in str(patch):
         return  # the real server stores the mask: test_stalwart_facts.test_masked_secret_is_stored_as_given
+    if stub.profile.real_get_and_set and "@type" in patch:
+        return  # the real server rebuilds the object: test_stalwart_facts.test_a_top_level_type_change_rebuilds
     ldap = _ldap_id(stub)
     before = snapshot(stub)
     result = await dir_set(stub, update={ldap: patch})
@@ -254,7 +257,9 @@ async def test_invalid_update_values_change_nothing(stub: Stub, patch: dict, pat
     assert stub.store.get(DIRECTORY, [ldap])[ldap]["bindSecret"]["secret"] == stub.demo.secrets[0]
 
 
-async def test_sending_the_same_id_back_is_allowed(stub: Stub):
+async def test_sending_the_same_id_back_is_allowed(spec_stub: Stub):
+    # The real server refuses any id key: test_stalwart_facts.test_an_id_key_in_an_update_is_invalid_patch
+    stub = spec_stub
     ldap = _ldap_id(stub)
     assert (await dir_set(stub, update={ldap: {"id": ldap, "description": "same id"}}))["updated"] == {ldap: None}
 

@@ -20,9 +20,10 @@ import pytest
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
 from jmapclient.session import CORE_CAPABILITY
-from server_stub.demo_data import LINKED_DOMAIN, add_demo_reports
+from server_stub.demo_data import LINKED_OBJECTS, add_demo_reports
+from server_stub.login_guard import FAILURES_ALLOWED
 from tests.support.serve_process import start_serve, stop_serve
-from tests.support.stub import ADMIN, ADMIN_PASSWORD, READONLY, Stub, running_stub
+from tests.support.stub import ADMIN, ADMIN_PASSWORD, READONLY, Stub, make_stub, running_stub
 
 DIR_SET = DIRECTORY.method("set")
 DIR_GET = DIRECTORY.method("get")
@@ -83,10 +84,40 @@ async def test_capability_only_under_account_capabilities_and_no_core_primary_ac
     assert CORE_CAPABILITY not in answer["primaryAccounts"]
 
 
-async def test_unknown_capability_in_using_rejects_the_whole_request(real: Stub):
+async def test_unknown_capability_in_using_rejects_the_whole_request_as_not_request(real: Stub):
+    # Not unknownCapability, as RFC 8620 has it and the spec profile answers (test_protocol).
     body = {"using": [CORE_CAPABILITY, "urn:service:jmap"], "methodCalls": [[DIR_GET, {}, "c0"]]}
     response = await real.post(body)
-    assert response.status_code == 400 and response.json()["type"].endswith("unknownCapability")
+    assert response.status_code == 400 and response.json()["type"] == "urn:ietf:params:jmap:error:notRequest"
+
+
+@pytest.mark.parametrize(("content_type", "body", "kind"), [
+    ("text/plain", b'{"using": [], "methodCalls": []}', "notJSON"),
+    ("application/json", b"{not json", "notRequest"),
+    (None, b"[1, 2]", "notRequest"),
+])
+async def test_request_level_errors(real: Stub, content_type: str | None, body: bytes, kind: str):
+    headers = {"Authorization": f"Bearer {ADMIN}", **({"Content-Type": content_type} if content_type else {})}
+    response = await real.http.post("/jmap/", content=body, headers=headers)
+    assert response.status_code == 400 and response.json()["type"] == f"urn:ietf:params:jmap:error:{kind}"
+
+
+async def test_a_missing_content_type_is_accepted(real: Stub):
+    body = b'{"using": ["urn:ietf:params:jmap:core"], "methodCalls": [["x:Directory/get", {"ids": []}, "c0"]]}'
+    response = await real.http.post("/jmap/", content=body, headers={"Authorization": f"Bearer {ADMIN}"})
+    assert response.status_code == 200 and response.json()["methodResponses"][0][0] == DIR_GET
+
+
+async def test_more_than_16_calls_give_limit(real: Stub):
+    calls = [[DIR_GET, {"ids": []}, f"c{i}"] for i in range(17)]
+    response = await real.post({"using": real.using, "methodCalls": calls})
+    assert response.status_code == 400 and response.json()["type"].endswith(":limit")
+
+
+async def test_the_session_without_credentials_is_anonymous(real: Stub):
+    response = await real.http.get("/jmap/session")
+    assert response.status_code == 200
+    assert (response.json()["accounts"], response.json()["username"]) == ({}, "")
 
 
 async def test_x_methods_run_with_only_core_in_using(real: Stub):
@@ -368,13 +399,142 @@ async def test_validation_failed_shape_bare_names_and_bound_in_required(real: St
     assert result["notCreated"]["m"]["validationErrors"] == [{"type": "Required", "property": "baseDn"}]
 
 
-async def test_destroying_a_directory_a_domain_uses_is_object_is_linked(real: Stub):
+async def test_destroying_a_directory_in_use_is_object_is_linked_in_the_real_shape(real: Stub):
     ldap = await ldap_id(real)
     _, result = await real.call(DIR_SET, {"destroy": [ldap]})
-    kind, linked_id = LINKED_DOMAIN
+    linked = [{"object": kind, "id": ident} for kind, ident in LINKED_OBJECTS]
     assert result == {"accountId": "a", "notDestroyed": {ldap: {
-        "type": "objectIsLinked", "objectId": ldap, "linkedObjects": [{"objectType": kind, "objectId": linked_id}]}}}
+        "type": "objectIsLinked", "objectId": {"object": "Directory", "id": ldap}, "linkedObjects": linked}}}
     assert ldap in real.store.all_ids(DIRECTORY)
+
+
+async def test_created_holds_only_the_id(real: Stub):
+    # The spec profile reports the defaults it filled in (RFC 8620 §5.3): test_set.
+    _, result = await real.call(DIR_SET, {"create": {"n": MINIMAL_LDAP}})
+    assert list(result["created"]["n"]) == ["id"]
+
+
+async def test_a_create_keeps_an_explicit_null_and_fills_the_default_only_for_an_absent_key(real: Stub):
+    oidc = {"@type": "Oidc", "description": "IdP", "issuerUrl": "https://idp.example.com"}
+    assert (await created(real, {**oidc, "requireAudience": None}))["requireAudience"] is None
+    assert (await created(real, oidc))["requireAudience"] == "stalwart"
+
+
+async def test_a_create_without_type_is_invalid_patch(real: Stub):
+    _, result = await real.call(DIR_SET, {"create": {"n": {"description": "no kind"}}})
+    assert result["notCreated"]["n"]["type"] == "invalidPatch"
+
+
+async def test_strings_and_set_members_are_trimmed(real: Stub):
+    stored = await created(real, {**MINIMAL_LDAP, "description": "  Branch  ", "attrEmail": {" mail ": True}})
+    assert (stored["description"], stored["attrEmail"]) == ("Branch", {"mail": True})
+    ldap = stored["id"]
+    await real.call(DIR_SET, {"update": {ldap: {"attrEmail/ alias ": True, "bindDn": " cn=x "}}})
+    after = real.store.get(DIRECTORY, [ldap])[ldap]
+    assert (after["attrEmail"], after["bindDn"]) == ({"mail": True, "alias": True}, "cn=x")
+
+
+@pytest.mark.parametrize(("value", "path"), [({"description": "   "}, "description"),
+                                             ({"attrEmail": {"mail": True, " ": True}}, "attrEmail/ ")])
+async def test_blank_strings_and_set_members_are_invalid_patch(real: Stub, value: dict[str, Any], path: str):
+    _, result = await real.call(DIR_SET, {"create": {"n": {**MINIMAL_LDAP, **value}}})
+    assert result["notCreated"]["n"] == {"type": "invalidPatch", "description": "String cannot be empty",
+                                         "properties": [path]}
+
+
+async def test_false_members_of_a_whole_set_are_left_out(real: Stub):
+    stored = await created(real, {**MINIMAL_LDAP, "attrEmail": {"mail": True, "old": False}})
+    assert stored["attrEmail"] == {"mail": True}
+
+
+async def test_removing_an_absent_set_member_is_not_an_error(real: Stub):
+    ldap = await ldap_id(real)
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"attrEmail/never-there": None}}})
+    assert result["updated"] == {ldap: None}
+
+
+SQL_WITH_REPLICA = {"@type": "Sql", "description": "s", "store": {
+    "@type": "PostgreSql", "host": "h", "authSecret": {"@type": "None"},
+    "readReplicas": {"0": {"host": "r0", "port": 5433, "database": "mail", "authSecret": {"@type": "None"}}}}}
+
+
+async def test_a_whole_non_variant_nested_object_is_merged(real: Stub):
+    sql = (await created(real, SQL_WITH_REPLICA))["id"]
+    _, result = await real.call(DIR_SET, {"update": {sql: {"store/readReplicas/0": {"host": "r1"}}}})
+    assert result["updated"] == {sql: None}
+    replica = real.store.get(DIRECTORY, [sql])[sql]["store"]["readReplicas"]["0"]
+    assert (replica["host"], replica["port"], replica["database"]) == ("r1", 5433, "mail")  # kept
+
+
+async def test_a_whole_variant_value_resets_its_other_fields(real: Stub):
+    sql = (await created(real, SQL_WITH_REPLICA))["id"]
+    same_type = {"@type": "PostgreSql", "host": "h2", "authSecret": {"@type": "None"}}
+    await real.call(DIR_SET, {"update": {sql: {"store": same_type}}})
+    assert real.store.get(DIRECTORY, [sql])[sql]["store"]["readReplicas"] == {}
+
+
+async def test_a_path_into_a_new_list_label_creates_the_item_from_defaults(real: Stub):
+    sql = (await created(real, SQL_WITH_REPLICA))["id"]
+    _, result = await real.call(DIR_SET, {"update": {sql: {"store/readReplicas/1/host": "r2",
+                                                           "store/readReplicas/1/authSecret": {"@type": "None"}}}})
+    assert result["updated"] == {sql: None}, result
+    new = real.store.get(DIRECTORY, [sql])[sql]["store"]["readReplicas"]["1"]
+    assert new["host"] == "r2" and new["port"] == 5432  # the rest from the type's defaults
+
+
+async def test_removing_an_absent_list_label_is_invalid_patch(real: Stub):
+    sql = (await created(real, SQL_WITH_REPLICA))["id"]
+    _, result = await real.call(DIR_SET, {"update": {sql: {"store/readReplicas/5": None}}})
+    assert result["notUpdated"][sql]["type"] == "invalidPatch"
+
+
+async def test_a_top_level_type_change_rebuilds_the_object_from_the_new_variants_defaults(real: Stub):
+    # The spec profile refuses a changed @type (test_set.test_invalid_update_values_change_nothing).
+    ldap = (await created(real, MINIMAL_LDAP))["id"]
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"@type": "Oidc", "description": "now OIDC",
+                                                            "issuerUrl": "http://keycloak:8080/realms/main"}}})
+    assert result["updated"] == {ldap: None}, result
+    stored = real.store.get(DIRECTORY, [ldap])[ldap]
+    assert stored["@type"] == "Oidc" and stored["requireAudience"] == "stalwart" and "baseDn" not in stored
+
+
+async def test_the_current_type_in_an_update_is_ignored(real: Stub):
+    ldap = await ldap_id(real)
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"@type": "Ldap", "description": "same kind"}}})
+    assert result["updated"] == {ldap: None}
+
+
+async def test_an_id_key_in_an_update_is_invalid_patch(real: Stub):
+    # Even the object's own id; the spec profile allows that (test_set.test_sending_the_same_id_back_is_allowed).
+    ldap = await ldap_id(real)
+    _, result = await real.call(DIR_SET, {"update": {ldap: {"id": ldap, "description": "x"}}})
+    assert result["notUpdated"][ldap]["type"] == "invalidPatch"
+    assert result["notUpdated"][ldap]["properties"] == ["id"]
+
+
+async def test_malformed_ids_get_no_answer_in_update_or_destroy(real: Stub):
+    _, result = await real.call(DIR_SET, {"update": {"BAD-ID": {"description": "x"}}, "destroy": ["no/such"]})
+    assert result == {"accountId": "a"}
+    _, unknown = await real.call(DIR_SET, {"destroy": ["zz99"]})  # well formed: answered
+    assert unknown["notDestroyed"]["zz99"]["type"] == "notFound"
+
+
+async def test_malformed_ids_are_not_found_by_get(real: Stub):
+    _, result = await real.call(DIR_GET, {"ids": ["BAD-ID"]})
+    assert result["notFound"] == ["BAD-ID"] and result["list"] == []
+
+
+async def test_a_nested_variant_carries_its_type_even_when_the_top_level_one_is_not_asked(real: Stub):
+    _, result = await real.call(DIR_GET, {"ids": [await ldap_id(real)], "properties": ["bindSecret"]})
+    assert "@type" not in result["list"][0] and result["list"][0]["bindSecret"]["@type"] == "Value"
+
+
+async def test_an_oidc_issuer_over_http_and_an_ldapi_url_are_stored(real: Stub):
+    oidc = await created(real, {"@type": "Oidc", "description": "IdP",
+                                "issuerUrl": "http://keycloak:8080/realms/main"})
+    ldapi = await created(real, {**MINIMAL_LDAP, "url": "ldapi://%2Fvar%2Frun%2Fslapd.sock"})
+    assert oidc["issuerUrl"] == "http://keycloak:8080/realms/main"
+    assert ldapi["url"] == "ldapi://%2Fvar%2Frun%2Fslapd.sock"
 
 
 def test_serve_prints_the_basic_login_of_the_admin_user(tmp_path: Path):
@@ -391,3 +551,83 @@ def test_serve_prints_the_basic_login_of_the_admin_user(tmp_path: Path):
         assert len(answer["methodResponses"][0][1]["ids"]) == 3
     finally:
         stop_serve(process)
+
+
+# --- login, account and schema (issue 27) --------------------------------------------------------------
+
+
+async def test_basic_user_names_are_trimmed_and_lowercased(real: Stub):
+    answer = await session(real, basic("  ADMIN ", ADMIN_PASSWORD))
+    assert answer["username"] == "admin"
+
+
+async def test_a_two_factor_account_gets_402_for_basic_always() -> None:
+    made, app = await make_stub("stalwart", reports=0)
+    app.guard.second_factor.add("admin")
+    async with made.http:
+        response = await made.http.get("/jmap/session", headers=basic("admin", ADMIN_PASSWORD))
+        assert response.status_code == 402 and "MFA" in response.json()["detail"]
+        bearer = await made.http.get("/jmap/session", headers={"Authorization": f"Bearer {ADMIN}"})
+        assert bearer.status_code == 200  # an API key still works
+    made.store.close()
+
+
+async def test_repeated_failures_get_429_with_retry_after(real: Stub):
+    statuses = [(await real.http.get("/jmap/session", headers=basic("admin", "wrong"))).status_code
+                for _ in range(FAILURES_ALLOWED + 1)]
+    assert statuses == [401] * FAILURES_ALLOWED + [429]
+    refused = await real.http.get("/jmap/session", headers=basic("admin", ADMIN_PASSWORD))
+    assert refused.status_code == 429 and 0 < int(refused.headers["retry-after"]) <= 60
+
+
+@pytest.mark.parametrize("profile", ["spec", "stalwart"])
+async def test_api_account_lists_the_permissions_up_front(profile: str):
+    async with running_stub(profile, reports=0) as stub:
+        admin = (await stub.http.get("/api/account", headers={"Authorization": f"Bearer {ADMIN}"})).json()
+        readonly = (await stub.http.get("/api/account", headers={"Authorization": f"Bearer {READONLY}"})).json()
+        assert set(admin) == {"permissions", "edition", "locale"}
+        assert "sysDirectoryCreate" in admin["permissions"] and "sysDirectoryCreate" not in readonly["permissions"]
+        assert "sysDirectoryGet" in readonly["permissions"]
+        # The real server never lists report create or update: it refuses those writes as its rule.
+        assert ("sysDmarcExternalReportUpdate" in admin["permissions"]) == (profile == "spec")
+        assert (await stub.http.get("/api/account")).status_code == 401
+
+
+async def test_api_schema_redirects_to_a_hashed_path_and_is_gzip_json(real: Stub):
+    auth = {"Authorization": f"Bearer {ADMIN}"}
+    redirect = await real.http.get("/api/schema", headers=auth)
+    assert redirect.status_code == 302 and redirect.headers["location"].startswith("/api/schema/")
+    schema = await real.http.get(redirect.headers["location"], headers=auth)
+    assert schema.headers["content-encoding"] == "gzip"
+    oidc = schema.json()["objects"]["Directory"]["variants"]["Oidc"]["fields"]
+    assert oidc["requireAudience"]["default"] == "stalwart"
+
+
+# --- query (issue 27) ------------------------------------------------------------------------------------
+
+
+async def test_query_state_is_always_n(real: Stub):
+    _, before = await real.call(QUERY, {"limit": 1, "position": 0})
+    await real.call(DMARC_EXTERNAL_REPORT.method("set"), {"destroy": before["ids"]})
+    _, after = await real.call(QUERY, {"limit": 1, "position": 0})
+    assert before["queryState"] == after["queryState"] == "n"
+
+
+async def test_the_page_is_cut_before_the_sort_without_a_total_or_explicit_position(real: Stub):
+    stored = real.store.get(DMARC_EXTERNAL_REPORT, real.store.all_ids(DMARC_EXTERNAL_REPORT))
+    by_expiry = sorted(stored, key=lambda i: (stored[i]["expiresAt"], int(i[1:])))
+    newest_first = sorted(stored, key=lambda i: -int(i[1:]))
+    _, cut = await real.call(QUERY, {"limit": 5})
+    assert cut["ids"] == sorted(by_expiry[:5], key=lambda i: -int(i[1:])) and cut["position"] == 0
+    for right in ({"limit": 5, "position": 0}, {"limit": 5, "calculateTotal": True}):
+        _, page = await real.call(QUERY, right)
+        assert page["ids"] == newest_first[:5], right
+    _, deeper = await real.call(QUERY, {"limit": 5, "position": 5, "calculateTotal": True})
+    assert deeper["ids"] == newest_first[5:10]
+
+
+async def test_sorted_by_tenant_only_directories_with_a_tenant_come_back(real: Stub):
+    tenanted = (await created(real, {**MINIMAL_LDAP, "memberTenantId": "t1"}))["id"]
+    _, result = await real.call(DIRECTORY.method("query"), {"sort": [{"property": "memberTenantId"}],
+                                                            "position": 0})
+    assert result["ids"] == [tenanted]

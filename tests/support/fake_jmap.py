@@ -51,6 +51,8 @@ class FakeServer:
             if isinstance(self.session, httpx.Response):
                 return self.session
             return httpx.Response(200, json=self.session)
+        if request.method == "GET":  # /api/account and the like: not offered
+            return httpx.Response(404)
         body = json.loads(request.content)
         self.bodies.append(body)
         answer = self.api(body)

@@ -79,6 +79,8 @@ class FieldEditor(VerticalGroup):
         help_text = help_line(self.spec, self.help_extra)
         if help_text:
             yield Static(help_text, classes="field-help", markup=False)
+        if self.spec.advice is not None:
+            yield Static(classes="field-warning", markup=False)
         yield Static(classes="field-error", markup=False)
         yield from self.below()
 
@@ -139,6 +141,16 @@ class FieldEditor(VerticalGroup):
         if focusable:
             focus_now(focusable[0])
 
+    def show_warning(self, value: Any) -> None:
+        """The field's advice on ``value`` (a check beyond the server's): said, never refused."""
+        if self.spec.advice is None:
+            return
+        warning = self.spec.warning(value)
+        line = self.query_one(".field-warning", Static)
+        line.update(outside.message(f"warning: {warning}" if warning else ""))
+        line.display = bool(warning)
+
     @while_attached  # a form left (or an app quit) in the turns before its rows mounted
     def on_mount(self) -> None:
         self.query_one(".field-error", Static).display = False
+        self.show_warning(self.initial)

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from textual import on
 from textual.app import ComposeResult
 from textual.validation import Failure, ValidationResult, Validator
-from textual.widgets import Input, Select, Switch
+from textual.widgets import Input, Select, Static, Switch
 
 from jmapclient.encoding import (
     MASKED_SECRET,
@@ -21,6 +21,7 @@ from jmapclient.encoding import (
 from jmapclient.models.introspect import KIND_WORDS, FieldSpec
 from tui.forms.base import OMIT, FieldEditor
 from tui.forms.taglist import TagList
+from tui.text_caps import TEXT_MAX, number_cap
 from tui.widgets.select import FormSelect
 
 NUMBER_KINDS = {"uint", "int", "float"}
@@ -31,10 +32,32 @@ def _empty(editor: FieldEditor) -> Any:
     return None if editor.spec.nullable else OMIT
 
 
+def clears_a_default(spec: FieldSpec) -> bool:
+    """A nullable field with a default: emptied, it is sent as ``null`` and stays null on the real
+    server; left as it is, it holds the default. The form says which one will be sent."""
+    return spec.nullable and spec.default is not None
+
+
+def sent_state(text: str, default_text: str) -> str:
+    """What saving sends for a field that :func:`clears_a_default`, in words."""
+    if not text.strip():
+        return " (cleared: null)"
+    return " (default)" if text.strip() == default_text else ""
+
+
 class TextEditor(FieldEditor):
+    def shown(self, initial: Any) -> str:
+        return "" if initial is None else str(initial)
+
     def control(self) -> ComposeResult:
-        initial = self.initial
-        yield Input("" if initial is None else str(initial), compact=True, classes="field-input")
+        yield Input(self.shown(self.initial), compact=True, classes="field-input")
+        yield from self.state_line()
+
+    def state_line(self) -> ComposeResult:
+        """Beside a field that :func:`clears_a_default`: whether saving sends null or the default."""
+        if clears_a_default(self.spec):
+            state = sent_state(self.shown(self.initial), self.shown(self.spec.default))
+            yield Static(state, classes="field-state", markup=False)
 
     @property
     def text(self) -> str:
@@ -44,15 +67,18 @@ class TextEditor(FieldEditor):
         text = self.text.strip()
         return text if text else _empty(self)
 
+    @on(Input.Changed)
+    def _said(self, event: Input.Changed) -> None:
+        for line in self.query(".field-state").results(Static):
+            line.update(sent_state(event.value, self.shown(self.spec.default)))
+        self.show_warning(event.value.strip())
+
 
 class CheckedTextEditor(TextEditor):
     """Text that must parse (a number, a duration): checked as typed, by the Input's validator."""
 
     def make_validator(self) -> Validator:
         raise NotImplementedError
-
-    def shown(self, initial: Any) -> str:
-        return "" if initial is None else str(initial)
 
     def parse(self, text: str) -> Any:
         raise NotImplementedError
@@ -68,7 +94,13 @@ class CheckedTextEditor(TextEditor):
             validate_on=["changed", "submitted"],
             compact=True,
             classes="field-input",
+            max_length=self.max_length(),
         )
+        yield from self.state_line()
+
+    def max_length(self) -> int:
+        """Characters the field takes (``tui.text_caps``): the model's bounds where it declares them."""
+        return TEXT_MAX
 
     def problem(self) -> str | None:
         text = self.text.strip()
@@ -128,6 +160,9 @@ class NumberEditor(CheckedTextEditor):
 
     def input_type(self) -> Literal["integer", "number", "text"]:
         return "number" if self.spec.kind == "float" else "integer"
+
+    def max_length(self) -> int:
+        return number_cap(self.spec.minimum, self.spec.maximum)
 
     def parse(self, text: str) -> Any:
         return float(text) if self.spec.kind == "float" else int(text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar, cast, get_args
 
 from rich.text import Text
@@ -14,6 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
 
 from jmapclient.dmarc.exporting import ExportFormat
+from jmapclient.file_safety import NotAPath, local_path
 from tui.screens.dialog import Dialog
 from tui.widgets import outside
 from tui.widgets.select import SteadySelect
@@ -80,8 +82,9 @@ class ImportDialog(DmarcDialog[list[str]]):
     def submit(self) -> None:
         text = self.query_one("#paths", Input).value
         try:
-            paths = shlex.split(text)
-        except ValueError as error:
+            # Parsed here, once: a NUL byte or ~nosuchuser stopped the console in the import's worker.
+            paths = [str(local_path(path)) for path in shlex.split(text)]
+        except ValueError as error:  # shlex's unclosed quote, or file_safety.NotAPath
             self.query_one("#error", Static).update(outside.message(f"Cannot read the paths: {error}"))
             return
         if not paths:
@@ -93,7 +96,10 @@ class ImportDialog(DmarcDialog[list[str]]):
 @dataclass(frozen=True)
 class ExportChoice:
     path: str
+    """As typed: what the messages name."""
     format: ExportFormat
+    target: Path
+    """The file it names (``file_safety.local_path``)."""
 
 
 EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
@@ -135,8 +141,13 @@ class ExportDialog(DmarcDialog[ExportChoice]):
         if not path:
             self.query_one("#error", Static).update("Give a file name.")
             return
+        try:
+            target = local_path(path)  # parsed once: ~nosuchuser or a NUL byte stopped the console
+        except NotAPath as error:
+            self.query_one("#error", Static).update(outside.message(f"Cannot write there: {error}"))
+            return
         # The select offers only EXPORT_FORMATS.
-        self.dismiss(ExportChoice(path, cast(ExportFormat, self.query_one("#format", Select).value)))
+        self.dismiss(ExportChoice(path, cast(ExportFormat, self.query_one("#format", Select).value), target))
 
 
 @dataclass(frozen=True)

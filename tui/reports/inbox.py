@@ -268,6 +268,8 @@ class DmarcInbox(InboxActions, SectionView):
         self.show_permissions()
         self.query_one(InboxTable).focus()
         self.load_page(0)
+        if self.digests.set_aside:  # a damaged cache file was moved aside: said once, as text
+            self.notify(self.digests.set_aside, severity="warning", markup=False)
 
     @property
     def year(self) -> int:

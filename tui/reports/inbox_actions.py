@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
-from pathlib import Path
 
 from rich.text import Text
 from textual import work
@@ -20,6 +19,7 @@ from jmapclient.dmarc.exporting import fetch_reports, save_reports
 from jmapclient.dmarc.importing import import_reports
 from jmapclient.encoding import normalise_utc, parse_utc
 from jmapclient.errors import JmapError, LocalValidationError, SetFailed
+from jmapclient.failures import error_lines
 from jmapclient.models.dmarc import DmarcExternalReport
 from jmapclient.patch import compute_patch
 from jmapclient.refusals import write_refusal
@@ -111,11 +111,15 @@ class InboxActions(Vertical):
         self.refresh_bindings()
 
     def report_failure(self, action: ReportAction, what: str, error: Exception) -> None:
+        """One short message for the failure: its first line, and how many more there are (a report
+        refused for each of its N records used to fill the screen with one message N lines long)."""
+        lines = error_lines(error) or [type(error).__name__]
+        said = lines[0] + (f" (and {len(lines) - 1} more problems)" if len(lines) > 1 else "")
         if learn(self.context, action, error):
             self.show_permissions()
-            self.app.notify(f"{what}: the token lacks {permission(action)} ({error})", severity="error", timeout=10)
+            self.app.notify(f"{what}: the token lacks {permission(action)} ({said})", severity="error", timeout=10)
         else:
-            self.app.notify(f"{what}: {error}", severity="error", timeout=10)
+            self.app.notify(f"{what}: {said}", severity="error", timeout=10)
 
     # --- Delete -------------------------------------------------------------------------------
 
@@ -190,12 +194,12 @@ class InboxActions(Vertical):
                 progress=lambda done, total: progress.update(total=total, progress=done),
             )
         except JmapError as error:
-            progress.display = False
             learn(self.context, "import", error)
             self.show_permissions()
             self.app.push_screen(MessageDialog("Import stopped", [f"Stopped: {error}"]))
             return
-        progress.display = False
+        finally:
+            progress.display = False  # whatever ended it: a failed import left its bar up for good
         if outcome.error is not None:
             learn(self.context, "import", outcome.error)
             self.show_permissions()
@@ -236,13 +240,12 @@ class InboxActions(Vertical):
                 self.context.client.dmarc_reports, query.filter(), query.sort_spec(), cap=EXPORT_CAP,
                 progress=lambda done, expected: progress.update(total=expected, progress=done),
             )
-            path = Path(choice.path).expanduser()
-            count = await asyncio.to_thread(save_reports, fetched.reports, choice.format, path)
+            count = await asyncio.to_thread(save_reports, fetched.reports, choice.format, choice.target)
         except (JmapError, OSError) as error:
-            progress.display = False
             self.app.notify(f"Export failed: {error}", severity="error", timeout=10)
             return
-        progress.display = False
+        finally:
+            progress.display = False  # whatever ended it: a bar left up said it was still running
         note = f" (stopped at {EXPORT_CAP:,} reports)" if fetched.capped else ""
         self.app.notify(f"Exported {len(fetched.reports):,} reports, {count:,} records, to {choice.path}{note}.",
                         timeout=8)

@@ -149,9 +149,13 @@ class InboxPager:
 
     def forget(self) -> None:
         """Drop the kept pages and the total: the next page fetches both afresh."""
-        self._pages.clear()
+        self.drop_pages()
         self.total = None
         self.scanned_total = None
+
+    def drop_pages(self) -> None:
+        """Drop the kept pages only: the next page is fetched, and the total still says there is one."""
+        self._pages.clear()
 
     async def page(self, index: int) -> Page:
         """Page ``index`` (0-based), from the few kept or with one request."""

@@ -6,6 +6,7 @@ the person can retry without retyping anything.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
@@ -21,7 +22,7 @@ from jmapclient.connection import Connection, resolve_profile
 from jmapclient.errors import JmapError
 from jmapclient.transport_security import TransportSecurity
 from tui.context import ConsoleContext
-from tui.lifecycle import while_attached
+from tui.lifecycle import gone, while_attached
 from tui.screens.dialog import AnswersOnce, Dialog
 from tui.widgets import outside
 from tui.widgets.outside import OutsideTable
@@ -31,9 +32,12 @@ Connector = Callable[[Profile], Awaitable[ConsoleContext]]
 
 async def connect(target: Connection, notices: tuple[str, ...] = ()) -> ConsoleContext:
     """Open a client on ``target`` and prove it works by discovering the session."""
-    client = target.open_client()  # httpx loads here, after the first frame
+    # In a thread: httpx loads here (after the first frame), and the CA file is read here; no file
+    # access on the UI thread (a CA file that hangs must not freeze the console).
+    client = await asyncio.to_thread(target.open_client)
     try:
         session = await client.session()
+        granted = await client.permissions()  # the rights the server tells up front (/api/account)
     except BaseException:
         await client.aclose()
         raise
@@ -44,14 +48,24 @@ async def connect(target: Connection, notices: tuple[str, ...] = ()) -> ConsoleC
         read_only=target.read_only,
         transport_warning=target.security.header_label(target.url),
         notices=notices,
+        granted=granted,
     )
 
 
 async def connect_profile(profile: Profile) -> ConsoleContext:
     """Connect with a profile picked from the list, decided as the CLI decides (CA, insecure, cleartext)."""
     notices: list[str] = []
-    target = resolve_profile(profile, warn=notices.append)
+    # In a thread: token and password files are read here.
+    target = await asyncio.to_thread(resolve_profile, profile, notices.append)
     return await connect(target, tuple(notices))
+
+
+def _check_profile(profile: Profile) -> None:
+    """ConfigError naming what keeps ``profile`` from being saved; reads its CA file (run it in a thread)."""
+    profile.check()  # the check saving makes, said here rather than after the form closed
+    security = TransportSecurity(profile.ca_file, profile.insecure, profile.allow_http)
+    security.verify()  # a CA file that cannot be used, said now rather than at connecting
+    security.check(profile.url)
 
 
 class ProfileScreen(Dialog[Profile | None]):
@@ -133,12 +147,20 @@ class ProfileScreen(Dialog[Profile | None]):
                           ca_file=self._value("profile-ca-file") or None,
                           insecure=self.query_one("#profile-insecure", Switch).value,
                           allow_http=self.query_one("#profile-allow-http", Switch).value)
+        self._check_and_answer(profile)
+
+    @work(exclusive=True, group="profile-check")
+    @while_attached
+    async def _check_and_answer(self, profile: Profile) -> None:
+        """Check what saving checks, the CA file included, in a thread: never file access on the UI thread.
+
+        A CA file on a slow or hung mount (or, before it was refused unopened, a FIFO) froze the console.
+        """
         try:
-            profile.check()  # the check saving makes, said here rather than after the form closed
-            security = TransportSecurity(profile.ca_file, profile.insecure, profile.allow_http)
-            security.verify()  # a CA file that cannot be used, said now rather than at connecting
-            security.check(profile.url)
+            await asyncio.to_thread(_check_profile, profile)
         except ConfigError as error:
+            if self.answered:
+                return
             reason = str(error)
             self.query_one("#profile-error", Static).update(outside.message(f"{reason[:1].upper()}{reason[1:]}."))
             self.query_one("#profile-url", Input).focus()
@@ -206,7 +228,9 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             access = "read-only" if profile.read_only else "full"
             if profile.insecure:
                 access += ", TLS not verified"
-            table.add_row(Text(name + marker), Text(profile.url), access, key=name)  # as typed, not markup
+            # Strings: OutsideTable shows them as safe text (a name's title or clipboard escape reached the
+            # terminal raw as a Text), never as markup.
+            table.add_row(name + marker, profile.url, access, key=name)
         if not self.config.profiles:
             self._explain("No profiles yet: press a (Add) to describe a server and its token.")
 
@@ -246,20 +270,31 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             return
         self._connect(profile)
 
+    def _left(self) -> bool:
+        """True once this screen answered or is leaving: a worker then has nothing to show on."""
+        return self.answered or gone(self)
+
     @work(exclusive=True, group="connect")
     async def _connect(self, profile: Profile) -> None:
+        # Enter and Esc typed together: over a terminal the worker's first step can run after Esc
+        # took the screen down, and a login that fails fast answers after it too; either then
+        # queried widgets that were gone (NoMatches). Nothing is shown once the screen left.
+        if self._left():
+            return
         self._busy(True)
         self._explain(f"Connecting to {profile.url} as profile {profile.name}…")
         try:
             context = await self.connector(profile)
         except (JmapError, ConfigError, ValueError) as error:
+            if self._left():
+                return
             self._busy(False)
             self._explain(f"Could not connect with profile {profile.name}: {error}.", retry=True)
             return
-        self._busy(False)
-        if self.answered or self not in self.app.screen_stack:
+        if self._left() or self not in self.app.screen_stack:
             await context.client.aclose()  # closed while connecting: nobody will use this connection
             return
+        self._busy(False)
         if not self.is_active:
             self.pop_until_active()  # a dialog opened meanwhile (e.g. the palette) gives way to the answer
         self.dismiss(context)
@@ -305,7 +340,10 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
 
     def _write(self) -> None:
         try:
-            self.config.save()
+            self.config.save()  # merged into the file as it is now: a profile added elsewhere shows up too
+        except ConfigError as error:
+            self._explain(str(error))
+            return
         except OSError as error:
             self._explain(f"Could not save {self.config.path}: {error.strerror}")
             return

@@ -15,9 +15,13 @@ Enters in a burst would otherwise run the chosen command twice and pop the scree
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import on, work
+from textual.app import App
 from textual.command import CommandList, CommandPalette
 from textual.events import Mount
+from textual.widget import AwaitMount
 from textual.widgets import Button, Input, OptionList
 
 from tui.lifecycle import gone
@@ -79,3 +83,10 @@ class SteadyCommandPalette(CommandPalette, AnswersOnce[None]):
             return
         # Textual's own search, undecorated: this worker already runs in its group.
         await CommandPalette._gather_commands.__wrapped__(self, search_value)  # type: ignore[attr-defined]
+
+
+def open_palette(app: App[Any], **options: Any) -> AwaitMount:
+    """Push a palette that answers once: Textual's ``search_themes`` and ``search_commands`` push its
+    plain ``CommandPalette``, whose Enter Enter (or double click) answered twice and popped the
+    console's last screen (``ScreenStackError``). The app routes both here."""
+    return app.push_screen(SteadyCommandPalette(**options))

@@ -27,12 +27,15 @@ from typing import Any, Protocol
 
 from jmapclient.config import data_dir, write_private
 from jmapclient.dmarc.insight.services import SenderMap, Service, base_domain, load_senders
+from jmapclient.file_safety import NotAFile, json_bounded, read_regular, set_aside
 
 CACHE_FILE = "dmarc-names.json"
 CACHE_TTL = 7 * 24 * 3600.0
 """A week: reverse DNS of mail servers changes rarely, and a stale name only mislabels, never misjudges."""
 CACHE_MAX = 50_000
 """Entries kept; the oldest go first, so the file stays a few MB at most."""
+MAX_CACHE_FILE = 32 << 20
+"""Bytes the cache file may hold: CACHE_MAX entries of the longest names (253 characters) fit."""
 DEFAULT_CONCURRENCY = 16
 """Sources looked up at once: enough to name hundreds in seconds, few enough not to flood a resolver."""
 LOOKUP_TIMEOUT = 2.0
@@ -109,22 +112,47 @@ def normal_ip(ip: str) -> str | None:
 class NameCache:
     """Answers by IP with the time they were got, in a JSON file written atomically (0600)."""
 
-    def __init__(self, path: Path | None = None, *, ttl: float = CACHE_TTL, clock: Callable[[], float] = time.time):
+    def __init__(self, path: Path | None = None, *, ttl: float = CACHE_TTL, clock: Callable[[], float] = time.time,
+                 warn: Callable[[str], None] | None = None):
         self.path = path if path is not None else data_dir() / CACHE_FILE
         self.ttl = ttl
         self.clock = clock
+        self.warn = warn
+        """Hears the one line said when a damaged cache file is set aside (the CLI's stderr)."""
+        self.set_aside: str | None = None
+        """That line, kept for a view that shows it."""
         self._entries: dict[str, dict[str, Any]] | None = None
         self._dirty = False
 
     def _load(self) -> dict[str, dict[str, Any]]:
         if self._entries is None:
-            try:
-                data = json.loads(self.path.read_text(encoding="utf-8"))
-                entries = data if isinstance(data, dict) else {}
-            except (OSError, ValueError):
-                entries = {}  # no file, or a damaged one: the cache only saves lookups
-            self._entries = {ip: e for ip, e in entries.items() if isinstance(e, dict)}
+            self._entries = {ip: e for ip, e in self._read().items() if isinstance(e, dict)}
         return self._entries
+
+    def _read(self) -> dict[str, Any]:
+        """The file's entries; {} when there is none. A damaged file is set aside, said in one line.
+
+        Bounded in size and depth, never through a symlink, and refused without reading when it is no
+        regular file: a FIFO there froze the console for good (q and ctrl+c dead), ``/dev/zero`` filled
+        memory, and a deeply nested file crashed it (RecursionError) at every start.
+        """
+        try:
+            raw = read_regular(self.path, MAX_CACHE_FILE, follow=False)
+            if raw is None:
+                raise ValueError(f"larger than {MAX_CACHE_FILE:,} bytes")
+            data = json_bounded(raw.decode())
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            return data
+        except FileNotFoundError:
+            return {}
+        except (NotAFile, ValueError) as damage:  # UnicodeDecodeError is a ValueError
+            self.set_aside = set_aside(self.path, "DNS names cache", str(damage))
+        except OSError as error:
+            self.set_aside = f"the DNS names cache {self.path} cannot be read: {error.strerror or error}"
+        if self.warn is not None:
+            self.warn(self.set_aside)
+        return {}  # the cache only saves lookups
 
     def get(self, ip: str) -> tuple[NameStatus, str | None] | None:
         """The cached answer for ``ip`` (status and confirmed name), or None when absent or expired."""

@@ -17,29 +17,25 @@ from tests.support.fake_jmap import FakeServer, echo_responses
 from tests.support.transport import CountingTransport
 
 
-def _has_null(value: Any) -> bool:
-    if isinstance(value, dict):
-        return any(v is None or _has_null(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_null(v) for v in value)
-    return False
-
-
 def _created(name: str, args: dict[str, Any], call_id: str) -> list[Any]:
     return [[name, {"created": {key: {"id": "d9"} for key in args.get("create", {})}}, call_id]]
 
 
-async def test_a_create_carries_no_nulls_not_even_member_tenant_id() -> None:
+async def test_a_create_sends_every_cleared_field_as_null_and_leaves_out_only_member_tenant_id() -> None:
+    # wire-notes.md: an absent key takes the server's default, a null stays null; a tenant
+    # administrator may not send memberTenantId at all. Before issue 27 every null was stripped.
     server = FakeServer(api=echo_responses(_created))
-    oidc = OidcDirectory(description="SSO", issuerUrl="https://id.example", memberTenantId=None)
+    oidc = OidcDirectory(description="SSO", issuerUrl="https://id.example", memberTenantId=None,
+                         requireAudience=None)
     mapping = {"@type": "Ldap", "description": "d", "baseDn": "dc=x", "bindSecret": {"@type": "None"},
-               "memberTenantId": None, "url": None}
+               "memberTenantId": None, "filterMemberOf": None}
     async with server.client() as client:
         await client.directories.create(oidc)
         await client.directories.create(mapping)
     sent = [b["methodCalls"][0][1]["create"]["new"] for b in server.bodies]
-    assert all("memberTenantId" not in s and not _has_null(s) for s in sent)
-    assert sent[1]["baseDn"] == "dc=x"  # the fields with values are all there
+    assert all("memberTenantId" not in s for s in sent)
+    assert sent[0]["requireAudience"] is None and sent[1]["filterMemberOf"] is None
+    assert sent[1]["baseDn"] == "dc=x"
 
 
 def test_the_oidc_audience_default_is_the_servers_and_is_declared_once() -> None:
@@ -71,10 +67,18 @@ def test_the_cli_refuses_a_zero_duration_before_sending(capsys: pytest.CaptureFi
     [
         ({"type": "objectIsLinked", "objectId": "d1", "linkedObjects": [{"@type": "Domain", "id": "dom1"},
                                                                           "AuthenticationSettings"]},
-         "still in use by Domain dom1, AuthenticationSettings"),
+         "still used by Domain dom1 and AuthenticationSettings"),
         ({"type": "objectIsLinked", "objectId": "d1", "linkedObjects": {"Domain": ["a", "b"]}},
-         "still in use by Domain a, b"),
-        ({"type": "objectIsLinked", "objectId": "d1"}, "still in use by other objects"),
+         "still used by Domain a, b"),
+        ({"type": "objectIsLinked", "objectId": "d1"}, "still used by other objects"),
+        # The real shapes (wire-notes.md): objects as {"object", "id"}, no description.
+        ({"type": "objectIsLinked", "objectId": {"object": "Directory", "id": "b"},
+          "linkedObjects": [{"object": "Domain", "id": "e"}, {"object": "Authentication", "id": "singleton"}]},
+         "it is still used by Domain e and Authentication singleton; change or delete those first"),
+        ({"type": "invalidForeignKey", "objectId": {"object": "Tenant", "id": "t404"}},
+         "it refers to Tenant t404, which does not exist on the server"),
+        ({"type": "primaryKeyViolation", "objectId": {"object": "Directory", "id": "c"}},
+         "another object (Directory c) already has this unique value"),
         ({"type": "invalidForeignKey", "objectId": "t404"}, "refers to t404, which does not exist"),
         ({"type": "primaryKeyViolation"}, "another object already has this unique value"),
         ({"type": "forbidden", "description": "Reports cannot be created"}, "never accepts this write"),
@@ -133,3 +137,17 @@ async def test_an_update_puts_a_nested_validation_error_on_its_pointer_path_in_c
         with pytest.raises(SetFailed) as caught:
             await client.directories.update("d1", {"store/port": 70000})
     assert error_lines(caught.value) == ["d1: store/port: is above the maximum (maximum 65535)"]
+
+
+def test_primary_key_violation_names_the_clashing_field_once() -> None:
+    error = SetError.from_wire({"type": "primaryKeyViolation", "properties": ["description"],
+                                "objectId": {"object": "Directory", "id": "c"}})
+    assert error_lines(SetFailed({"d1": error})) == [
+        "d1: description: another object (Directory c) already has the same description"]
+
+
+def test_a_description_joining_one_reason_per_property_is_split_not_repeated() -> None:
+    # Before issue 27 each of the N paths was printed with the whole joined text: N lines of N reasons.
+    error = SetError.from_wire({"type": "invalidProperties", "properties": ["a/x", "b"],
+                                "description": "a/x: cannot be empty; b: is required"})
+    assert error_lines(SetFailed({"r1": error})) == ["r1: a/x: cannot be empty", "r1: b: is required"]

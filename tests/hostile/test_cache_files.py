@@ -3,26 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 
-from jmapclient.dmarc.analytics import RecordDigest, ReportDigest
 from jmapclient.dmarc.digest_store import DamagedStore, DigestStore
-from jmapclient.encoding import parse_utc
-
-EVERYTHING = (date(2000, 1, 1), date(2100, 1, 1))
-
-
-def filled(path: Path) -> None:
-    begin = parse_utc("2026-03-01T00:00:00Z")
-    record = RecordDigest("192.0.2.1", 5, "none", "pass", "pass", "d.test", "d.test", (), (("d.test", "pass"),), ())
-    store = DigestStore(path)
-    store.put([ReportDigest(id="a", reporter="r", report_id="x", policy_domain="d.test", begin=begin,
-                            end=begin + timedelta(hours=23), records=(record,))])
-    store.mark_listed(["a"])
-    store.close()
+from tests.support.digest_cache import EVERYTHING, filled
 
 
 # Edited by hand, damaged inside a row (SQLite cannot tell), or written by another version under

@@ -40,8 +40,9 @@ def test_on_the_real_server_one_create_and_nothing_read(tmp_path: Path, capsys: 
                     transport=methods)
     captured = capsys.readouterr()
     assert code == 1 and "rejected: 3" in captured.out
-    # the probe alone: no download of the 20 reports held, no batch of the 3 files
-    assert methods.names == ["x:DmarcExternalReport/set"]
+    # nothing at all: the server's /api/account tells that it never takes reports (issue 27), so
+    # not even the probe is sent, nor a download of the 20 reports held
+    assert methods.names == []
     assert "never accepts this write" in captured.out + captured.err
     assert "not allowed" not in captured.out + captured.err
 
@@ -63,11 +64,13 @@ def test_on_a_server_that_takes_reports_the_probe_creates_nothing(
     assert len(re.findall(r"(?m)^r\d+$", captured.out)) == 5 + 2
 
 
-def test_a_read_only_token_stops_at_the_probe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_read_only_token_stops_before_the_probe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _write(tmp_path, 2)
     methods = Methods()
     with StubServer(profile="spec", reports=5) as server:
         code = main(["import-dmarc", str(tmp_path), f"--url={server.base_url}", f"--token={server.readonly_token}"],
                     transport=methods)
-    assert code == 1 and methods.names == ["x:DmarcExternalReport/set"]
-    assert "rejected: 2" in capsys.readouterr().out
+    # The server's /api/account tells the token's rights (issue 27): not even the probe is sent.
+    assert code == 1 and methods.names == []
+    captured = capsys.readouterr()
+    assert "lacks the sysDmarcExternalReportCreate permission" in captured.err

@@ -14,7 +14,7 @@ from jmapclient.models.objects import DIRECTORY
 from mailadmin.main import main
 from server_stub.app import default_public_url
 from server_stub.auth import ADMIN_USER
-from server_stub.demo_data import LINKED_DOMAIN
+from server_stub.demo_data import LINKED_OBJECTS
 from server_stub.runner import StubServer
 from tests.support.env_login import token_in_env
 
@@ -98,7 +98,9 @@ def test_deleting_the_directory_a_domain_uses_names_the_domain(
     linked = server.store.all_ids(DIRECTORY)[0]
     code, out, err = run(server, capsys, "delete", "Directory", "--ids", linked)
     assert code == 1 and out == ""
-    assert "in use by" in err and LINKED_DOMAIN[0] in err and LINKED_DOMAIN[1] in err
+    # Worded from the real shape, naming every object that uses it (issue 27).
+    names = " and ".join(f"{kind} {ident}" for kind, ident in LINKED_OBJECTS)
+    assert f"still used by {names}; change or delete those first" in err
     assert linked in server.store.all_ids(DIRECTORY)
 
 

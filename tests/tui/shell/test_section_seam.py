@@ -21,7 +21,7 @@ from tui.section_view import SectionView
 from tui.sections import SECTIONS, Section
 from tui.widgets.nav import NavTree
 
-TUI = Path(__file__).resolve().parents[2] / "tui"
+TUI = Path(__file__).resolve().parents[3] / "tui"
 
 
 class BareSection(SectionView):

@@ -45,3 +45,23 @@ async def test_report_with_empty_strings_opens_down_to_its_dkim_results(world: S
                 await pilot.press("escape")
                 await settle(pilot)
             assert not inbox(pilot).levels
+
+
+async def test_a_report_whose_extension_has_no_name_or_definition_opens() -> None:
+    # The real server stores "" for both (wire-notes.md); before issue 27 such a report did not open.
+    from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+    from tests.support.console import make_world
+
+    world = make_world("stalwart", reports=3)
+    report_id = world.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
+    wire = world.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
+    wire["report"]["extensions"] = {"0": {"name": "", "definition": ""}}
+    world.store.replace(DMARC_EXTERNAL_REPORT, report_id, DMARC_EXTERNAL_REPORT.read(wire), wire)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        index = next(i for i, row in enumerate(inbox(pilot).page.rows) if row.id == report_id)
+        await open_row(pilot, index)
+        report = pilot.app.query_one(ReportView)
+        assert report.report is not None
+        assert [(e.name, e.definition) for e in report.report.report.extensions] == [("", "")]
+    world.store.close()

@@ -1,0 +1,138 @@
+"""The DMARC import against the server's size, and against its own parsing.
+
+Two ratios, each against its reference measured in the same run, rounds alternating, medians:
+
+1. **Duplicate check flat in the store's size**: re-importing the sample corpus (every file
+   already held) into a stub of ``--large`` reports, against the same into a stub of ``--small``.
+   Target ≤ 1.5×.
+2. **End-to-end import at parse speed**: importing ``--files`` synthetic report files into a
+   stub over HTTP (the flow ``mailadmin import-dmarc`` runs), against parsing the same files in
+   this process. Target: the import reaches ≥ 60% of the parse speed.
+
+Each stub runs in its own process on an on-disk database seeded once (kept under the system temp
+directory, as the console benches keep theirs). Run:
+``python bench/bench_import_scale.py [--small 1000] [--large 10000] [--files 1000] [--rounds 3]``;
+the corpus comes from ``--samples``, else $MAILADMIN_DMARC_SAMPLES, else <repo>/../shared/dmarc-samples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_dmarc_analytics import stub_serving  # noqa: E402
+from bench.bench_dmarc_console import TOKEN, serve  # noqa: E402
+from bench.bench_dmarc_import import default_samples  # noqa: E402
+from bench.hostile_corpus import RECORD, feedback  # noqa: E402
+
+NOW = datetime(2026, 3, 1, tzinfo=UTC)
+RECORDS_A_FILE = 6
+
+
+async def import_into(base_url: str, folder: Path) -> tuple[float, int, int]:
+    """Seconds to import ``folder`` into the server, with the files imported and found held."""
+    from jmapclient import JmapClient
+    from jmapclient.dmarc.importing import import_reports
+
+    async with JmapClient(base_url, TOKEN, timeout=120) as client:
+        began = time.perf_counter()
+        outcome = await import_reports(client.dmarc_reports, [folder], now=NOW)
+        seconds = time.perf_counter() - began
+    if outcome.refused:
+        raise RuntimeError(f"the stub refused the import: {outcome.refused}")
+    return seconds, len(outcome.summary.imported), len(outcome.summary.duplicates)
+
+
+def parse_in_process(folder: Path) -> float:
+    """Seconds to read and parse every file of ``folder`` here, as the importer reads them."""
+    from jmapclient.dmarc.importing import list_report_files
+    from jmapclient.dmarc.loader import load_file
+
+    began = time.perf_counter()
+    for path in list_report_files([folder]):
+        load_file(path, now=NOW)
+    return time.perf_counter() - began
+
+
+def write_files(folder: Path, count: int, tag: str) -> None:
+    """``count`` small reports, each with its own id (so each imports once), a few records each."""
+    folder.mkdir(parents=True, exist_ok=True)
+    records = "".join(RECORD.format(count=index + 1) for index in range(RECORDS_A_FILE))
+    for index in range(count):
+        (folder / f"{tag}-{index:05}.xml").write_bytes(feedback(report_id=f"{tag}-{index}", records=records))
+
+
+def duplicate_check(small_url: str, large_url: str, samples: Path, rounds: int) -> tuple[float, float]:
+    """Median seconds to re-import the corpus into the small and the large stub, alternating."""
+    for url in (small_url, large_url):  # the first import stores the corpus; the rounds find it held
+        asyncio.run(import_into(url, samples))
+    times: dict[str, list[float]] = {small_url: [], large_url: []}
+    for _ in range(rounds):
+        for url in (small_url, large_url):
+            seconds, imported, _ = asyncio.run(import_into(url, samples))
+            if imported:
+                raise RuntimeError(f"a re-import stored {imported} files again")
+            times[url].append(seconds)
+    return statistics.median(times[small_url]), statistics.median(times[large_url])
+
+
+def end_to_end(base_url: str, work: Path, files: int, rounds: int) -> tuple[float, float]:
+    """Median files/s of the import and of in-process parsing of the same fresh files, alternating."""
+    imports, parses = [], []
+    stamp = time.time_ns()
+    for round_index in range(rounds):
+        folder = work / f"import-files-{stamp}-{round_index}"
+        write_files(folder, files, f"e2e-{stamp}-{round_index}")
+        parses.append(files / parse_in_process(folder))
+        seconds, imported, _ = asyncio.run(import_into(base_url, folder))
+        if imported != files:
+            raise RuntimeError(f"imported {imported} of {files} files")
+        imports.append(files / seconds)
+        for path in folder.iterdir():
+            path.unlink()
+        folder.rmdir()
+    return statistics.median(imports), statistics.median(parses)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", type=int, default=1000)
+    parser.add_argument("--large", type=int, default=10000)
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--samples", type=Path, default=default_samples())
+    parser.add_argument("--serve", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(int(args.serve[0]), Path(args.serve[1]), Path(args.serve[2]))
+        return 0
+    samples: Path = args.samples.resolve()
+    if not samples.is_dir():
+        print(f"sample corpus not found: {samples}", file=sys.stderr)
+        return 2
+    rounds = max(1, min(args.rounds, 20))
+    work = Path(tempfile.gettempdir()) / "mailadmin-dmarc-bench"
+    work.mkdir(exist_ok=True)
+    # The imports add to these databases (their own, not the console benches'): a few thousand reports a run.
+    with (stub_serving(args.small, work, work / "import-data-small", "import-bench") as small,
+          stub_serving(args.large, work, work / "import-data-large", "import-bench") as large):
+        small_s, large_s = duplicate_check(small, large, samples, rounds)
+        print(f"re-import of the corpus (all duplicates): {args.small:,} stored {small_s:.3f}s, "
+              f"{args.large:,} stored {large_s:.3f}s: ×{large_s / small_s:.2f} (target ≤ 1.5)", flush=True)
+        imported, parsed = end_to_end(small, work, args.files, rounds)
+        print(f"{args.files:,} files: import {imported:,.0f} files/s, parse in process {parsed:,.0f} files/s: "
+              f"{imported / parsed:.0%} of parse speed (target ≥ 60%)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,112 @@
+"""Saving the config file without losing what someone else wrote into it.
+
+Two writers share the file: the console (which read it when it started, maybe hours ago) and
+``mailadmin profile add`` (or a person with an editor). A save therefore never writes the copy it
+holds: under a lock on a sidecar file, it reads the file as it is on disk now, applies only the
+changes its caller made since its own read (a profile added, edited or removed, the default, a
+key remap, the offline switch), and writes the result atomically. tomlkit keeps comments, order
+and keys this version does not know. A ``config.toml`` that is a symlink (dotfiles kept in a
+repository) is written through to its target, never replaced by a regular file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+LOCK_WAIT = 5.0
+"""Seconds a save waits for another writer's lock: a save holds it for milliseconds."""
+
+Plain = dict[str, Any]
+"""The config as plain data, the shape ``tomllib`` reads: what a save compares."""
+
+
+def write_target(path: Path) -> Path:
+    """The file a write of ``path`` lands in: the end of its symlink chain (may not exist yet)."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+@contextmanager
+def locked(target: Path) -> Iterator[None]:
+    """Hold an exclusive lock beside ``target`` (``.<name>.lock``, 0600) for a read-change-write.
+
+    The lock is on a sidecar file, not the config itself: the config is replaced by a rename on
+    every save, and a lock on the replaced file would guard nothing. Waits up to
+    :data:`LOCK_WAIT` seconds, then OSError (EAGAIN) says that another writer holds it.
+    """
+    import fcntl
+
+    sidecar = target.parent / f".{target.name}.lock"
+    descriptor = os.open(sidecar, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise OSError(errno.EAGAIN, "another mailadmin is saving it; try again") from None
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(descriptor)  # closing drops the lock
+
+
+def merge(document: Any, before: Plain, after: Plain) -> None:
+    """Apply to ``document`` (tomlkit, as on disk now) what changed from ``before`` to ``after``.
+
+    Only the entries that differ are touched; a profile table keeps its own comments and the
+    keys this version does not know. A profile removed here but edited elsewhere meanwhile is
+    still removed: the person asked for it last.
+    """
+    _merge_value(document, "default", before.get("default"), after.get("default"))
+    old_profiles, new_profiles = before.get("profiles", {}), after.get("profiles", {})
+    if old_profiles != new_profiles:
+        profiles = _table(document, "profiles", super_table=True)
+        for name in [*old_profiles, *(name for name in new_profiles if name not in old_profiles)]:
+            old, new = old_profiles.get(name), new_profiles.get(name)
+            if old == new:
+                continue
+            if new is None:
+                profiles.pop(name, None)
+            elif old is None or not _is_table(profiles.get(name)):
+                profiles[name] = new  # added here: written whole, as the person filled the form
+            else:
+                _merge_keys(profiles[name], old, new)
+    for name in ("keys", "dmarc"):
+        old, new = before.get(name, {}), after.get(name, {})
+        if old != new:
+            _merge_keys(_table(document, name, super_table=False), old, new)
+
+
+def _is_table(value: Any) -> bool:
+    return hasattr(value, "items")
+
+
+def _table(document: Any, name: str, *, super_table: bool) -> Any:
+    """The table ``name`` of ``document``, made (at the end) when missing or not a table."""
+    import tomlkit
+
+    if not _is_table(document.get(name)):
+        document[name] = tomlkit.table(is_super_table=super_table)
+    return document[name]
+
+
+def _merge_keys(table: Any, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+    for key in [*old, *(key for key in new if key not in old)]:
+        _merge_value(table, key, old.get(key), new.get(key))
+
+
+def _merge_value(table: Any, key: str, old: Any, new: Any) -> None:
+    if old == new:
+        return
+    if new is None:
+        table.pop(key, None)
+    else:
+        table[key] = new

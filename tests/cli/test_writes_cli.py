@@ -1,0 +1,76 @@
+"""The CLI carries the admin's intent against the stand-in (issue 27); each test failed before it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
+from mailadmin.main import main
+from server_stub.runner import StubServer
+from tests.support.env_login import token_in_env
+
+
+@pytest.fixture
+def real() -> Iterator[StubServer]:
+    with StubServer(profile="stalwart", reports=10) as running:
+        yield running
+
+
+def run(server: StubServer, capsys: pytest.CaptureFixture[str], *argv: str, token: str | None = None
+        ) -> tuple[int, str, str]:
+    with token_in_env(token or server.admin_token):
+        code = main([*argv, f"--url={server.base_url}"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_delete_of_an_id_the_server_never_answers_exits_1(real: StubServer, capsys: pytest.CaptureFixture[str]):
+    code, out, err = run(real, capsys, "delete", "Directory", "--ids", "BAD-ID")
+    assert (code, out) == (1, "")
+    assert "error: BAD-ID: not done: the server did not answer for this id" in err
+
+
+def test_update_of_an_id_the_server_never_answers_is_not_updated(real: StubServer,
+                                                                capsys: pytest.CaptureFixture[str]):
+    code, out, err = run(real, capsys, "update", "Directory/Ldap", "BAD-ID", "--field", "description=x")
+    assert code == 1 and "updated" not in out and "not done" in err
+
+
+def test_a_cleared_audience_is_sent_as_null_and_get_shows_null(real: StubServer, capsys: pytest.CaptureFixture[str]):
+    code, new_id, _ = run(real, capsys, "create", "Directory/Oidc", "--field", "description=IdP",
+                          "--field", "issuerUrl=https://idp.example", "--field", "requireAudience=null")
+    assert code == 0
+    code, out, _ = run(real, capsys, "get", "Directory", new_id.strip(), "--json")
+    assert json.loads(out)["requireAudience"] is None
+
+
+def test_an_http_issuer_is_created_with_a_warning_not_refused(real: StubServer, capsys: pytest.CaptureFixture[str]):
+    code, new_id, err = run(real, capsys, "create", "Directory/Oidc", "--field", "description=Keycloak",
+                            "--field", "issuerUrl=http://keycloak:8080/realms/main")
+    assert code == 0 and "warning: issuerUrl: plain http" in err
+    stored = real.store.get(DIRECTORY, [new_id.strip()])[new_id.strip()]
+    assert stored["issuerUrl"] == "http://keycloak:8080/realms/main"
+    code, out, err = run(real, capsys, "update", "Directory", new_id.strip(), "--field", "description=KC")
+    assert code == 0 and out.startswith("updated")
+
+
+def test_report_updates_are_refused_locally_on_the_real_server(real: StubServer, capsys: pytest.CaptureFixture[str]):
+    report = real.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
+    code, _, err = run(real, capsys, "update", "DmarcExternalReport", report, "--field",
+                       "expiresAt=2030-01-01T00:00:00Z")
+    assert code == 1 and err.count("error:") == 1 and "never accepts this write" in err
+
+
+def test_keeping_a_report_with_empty_strings_longer_sends_only_the_date(capsys: pytest.CaptureFixture[str]):
+    with StubServer(profile="spec", reports=30) as server:
+        stored = server.store.get(DMARC_EXTERNAL_REPORT, server.store.all_ids(DMARC_EXTERNAL_REPORT))
+        report = next(i for i, r in stored.items()
+                      if any(rec["envelopeFrom"] == "" for rec in r["report"]["records"].values()))
+        code, out, err = run(server, capsys, "update", "DmarcExternalReport", report, "--field",
+                             "expiresAt=2030-01-01T00:00:00Z")
+        after = server.store.get(DMARC_EXTERNAL_REPORT, [report])[report]
+    assert (code, out.strip(), err) == (0, f"updated {report}", "")
+    assert after["expiresAt"] == "2030-01-01T00:00:00Z"

@@ -1,0 +1,48 @@
+"""The directory form carries the admin's intent (issue 27), on the stand-in of the real server:
+an emptied nullable field is saved as null and said so; directories only the real server's
+loose checks accept (an http issuer, an ldapi URL) open, with a warning beside the field."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from jmapclient.models.objects import DIRECTORY
+from server_stub.store import Store
+from tests.support.console import make_console
+from tests.support.directory_steps import field, fill, open_directory, save, start_create, stored, table_rows
+from tests.support.waiting import settle
+
+
+def state(pilot, path: str) -> str:  # type: ignore[no-untyped-def]
+    return str(field(pilot, path).query_one(".field-state", Static).render()).strip()
+
+
+async def test_a_cleared_audience_is_said_and_saved_as_null_not_the_default(store: Store) -> None:
+    console = make_console(store, profile="stalwart")
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await start_create(pilot, "Oidc")
+        await fill(pilot, "description", "Cleared audience")
+        await fill(pilot, "issuerUrl", "https://idp.example")
+        assert state(pilot, "requireAudience") == "(default)"
+        await fill(pilot, "requireAudience", "")
+        assert state(pilot, "requireAudience") == "(cleared: null)"
+        await save(pilot)
+        wire = stored(console.store, "Cleared audience")
+        assert wire["requireAudience"] is None  # before issue 27: "stalwart"
+        assert wire["claimName"] == "name"  # untouched: the default, sent as such
+
+
+async def test_an_http_issuer_directory_opens_with_a_warning_and_saves(store: Store) -> None:
+    oidc = {"@type": "Oidc", "description": "Keycloak in the cluster", "issuerUrl": "http://keycloak:8080/realms/main"}
+    new_id = store.insert(DIRECTORY, DIRECTORY.read(oidc), DIRECTORY.read(oidc).to_wire())
+    console = make_console(store, profile="stalwart")
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert "(cannot be read)" not in str(table_rows(pilot))
+        await open_directory(pilot, "Keycloak in the cluster")
+        warning = str(field(pilot, "issuerUrl").query_one(".field-warning", Static).render())
+        assert warning.startswith("warning: plain http")
+        await fill(pilot, "claimGroups", "groups")
+        await save(pilot)
+        assert console.store.get(DIRECTORY, [new_id])[new_id]["claimGroups"] == "groups"

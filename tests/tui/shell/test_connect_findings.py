@@ -1,0 +1,95 @@
+"""The exploration's findings on the connection screen (#32.4), each replayed.
+
+- A CA file that is a FIFO, saved in a profile, froze the console for good: the CA was read on the
+  UI thread. Now no file is read there, and a FIFO is refused without being opened.
+- Enter then Esc typed together on a profile whose login fails fast crashed the screen (NoMatches):
+  its connect worker ran, or answered, after Esc took the screen down.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Static
+
+from jmapclient.config import ConfigError, Profile
+from jmapclient.transport_security import TransportSecurity
+from tests.support.console import make_console_with_a_profile
+from tests.support.waiting import settle
+from tui.screens.connect import ConnectScreen, ProfileScreen, connect_profile
+
+
+@pytest.fixture
+def threads_reading_the_ca(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the threads that load a CA file, recorded as they do."""
+    seen: list[str] = []
+    verify = TransportSecurity.verify
+
+    def recording(self: TransportSecurity) -> object:
+        seen.append(threading.current_thread().name)
+        return verify(self)
+
+    monkeypatch.setattr(TransportSecurity, "verify", recording)
+    return seen
+
+
+async def test_connecting_reads_the_ca_file_off_the_ui_thread(tmp_path: Path,
+                                                              threads_reading_the_ca: list[str]) -> None:
+    ca = tmp_path / "ca.pem"
+    os.mkfifo(ca)
+    with pytest.raises(ConfigError, match=r"not a regular file \(a FIFO\)"):
+        await connect_profile(Profile(name="lab", url="https://lab.example", token="t", ca_file=str(ca)))
+    assert threads_reading_the_ca and threading.main_thread().name not in threads_reading_the_ca
+
+
+async def test_saving_a_profile_checks_its_ca_file_off_the_ui_thread(store: object, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     threads_reading_the_ca: list[str]) -> None:
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    ca = tmp_path / "ca.pem"
+    os.mkfifo(ca)
+    made = make_console_with_a_profile(store)  # type: ignore[arg-type]
+    async with made.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        form = pilot.app.screen
+        assert isinstance(form, ProfileScreen)
+        for widget_id, value in {"profile-name": "lab", "profile-url": "https://lab.example",
+                                 "profile-token": "t", "profile-ca-file": str(ca)}.items():
+            form.query_one(f"#{widget_id}", Input).value = value
+        await pilot.click("#profile-save")
+        await settle(pilot)
+        assert pilot.app.screen is form  # refused, said on the form
+        assert "not a regular file (a FIFO)" in str(form.query_one("#profile-error", Static).render())
+    assert threads_reading_the_ca and threading.main_thread().name not in threads_reading_the_ca
+
+
+async def test_a_connect_worker_that_runs_after_esc_shows_nothing(store: object, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # Over a terminal, Enter and Esc arrive together: the worker Enter started ran its first step, or
+    # got the fast failure, after Esc had taken the screen down. Replayed here in that order.
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console_with_a_profile(store)  # type: ignore[arg-type]
+
+    async def fails_fast(profile: Profile) -> None:
+        raise ConfigError("refused the token (401)")
+
+    made.app.connector = fails_fast  # type: ignore[assignment]
+    async with made.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, ConnectScreen)
+        profile = screen.selected
+        assert profile is not None
+        await pilot.press("escape")
+        await settle(pilot)
+        await ConnectScreen._connect.__wrapped__(screen, profile)  # type: ignore[attr-defined]
+        assert pilot.app.is_running and pilot.app.section_view is not None

@@ -1,0 +1,46 @@
+"""Every text field has a length cap a paste cannot defeat (#32.4).
+
+After a large paste holding a non-ASCII character or a tab, every key took seconds (one paste:
+22.9 s; 10 M characters: over 90 s): no field capped its length.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Input
+
+from tests.support.console import Console
+from tests.support.waiting import settle
+from tui.text_caps import TEXT_MAX, number_cap
+
+HUGE = ("é\tx" * 40_000)[:100_000]
+
+
+def paste(app, text: str) -> None:  # type: ignore[no-untyped-def]
+    """As a terminal delivers it: to the app, which hands it to the focused widget."""
+    event = events.Paste(text)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
+async def test_a_huge_paste_into_a_field_without_a_cap_of_its_own_is_refused(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")  # the list's filter field: an Input with no cap of its own
+        await settle(pilot)
+        field = pilot.app.focused
+        assert isinstance(field, Input)
+        paste(pilot.app, HUGE)
+        await settle(pilot)
+        assert field.value == ""  # refused whole, as Textual refuses an edit past max_length
+        paste(pilot.app, "jane")
+        await settle(pilot)
+        assert field.value == "jane" and field.max_length == TEXT_MAX
+        paste(pilot.app, "x" * TEXT_MAX)
+        await settle(pilot)
+        assert field.value == "jane"  # it would pass the cap: refused
+
+
+def test_a_number_field_takes_the_digits_of_its_bounds() -> None:
+    assert number_cap(0, 100) == len(str(-(2**53 - 1))) + 8  # the wire's own bound is the widest
+    assert number_cap(None, 10**30) == 31 + 8

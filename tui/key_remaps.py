@@ -1,0 +1,85 @@
+"""The config's ``[keys]`` remaps checked against the console's own bindings before any is applied.
+
+The config file checks their spelling (``jmapclient.config.checked_key_remaps``); only the console
+knows its binding ids and which keys each screen already uses. Unchecked, a remap to an unknown id
+did nothing without a word, and one onto a key already bound in the same place took it over
+silently (``n`` remapped to quit on the list). Each refusal is one line naming the remap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Iterator, Mapping
+from functools import cache
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+
+from jmapclient.display import safe_text
+
+
+def _console_classes() -> Iterator[type]:
+    """Every class of the console that declares bindings (each module imported: screens load lazily)."""
+    import tui
+
+    for module_info in pkgutil.walk_packages(tui.__path__, "tui."):
+        module = importlib.import_module(module_info.name)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == module.__name__ and getattr(cls, "BINDINGS", None):
+                yield cls
+
+
+@cache
+def binding_scopes() -> tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]:
+    """Per class: its bindings as (id, keys). Bindings without an id cannot be remapped and keep their keys."""
+    scopes = []
+    for cls in _console_classes():
+        scope = []
+        for binding in getattr(cls, "BINDINGS", ()):
+            if isinstance(binding, Binding):
+                keys = tuple(part.strip() for part in binding.key.split(",") if part.strip())
+                scope.append((binding.id or "", keys))
+        scopes.append(tuple(scope))
+    return tuple(scopes)
+
+
+def check_remaps(remaps: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The remaps that name a binding of the console and take no key already bound beside it; a line per refusal."""
+    scopes = binding_scopes()
+    known = {binding for scope in scopes for binding, _ in scope if binding}
+    accepted: dict[str, str] = {}
+    refused: list[str] = []
+    for binding, keys in remaps.items():
+        shown = f"[keys] {safe_text(binding, max_len=60)} = {safe_text(keys, max_len=60)}"
+        if binding not in known:
+            refused.append(f"{shown}: refused, the console has no binding with that id (`?` lists them)")
+            continue
+        wanted = {part.strip() for part in keys.split(",")}
+        clash = sorted({other or "a binding without an id" for scope in scopes if any(b == binding for b, _ in scope)
+                        for other, bound in scope
+                        if other != binding and wanted & set(_effective(other, bound, remaps))})
+        if clash:
+            refused.append(f"{shown}: refused, the key is already used there by {', '.join(clash)}")
+            continue
+        accepted[binding] = keys
+    return accepted, refused
+
+
+def _effective(binding: str, keys: tuple[str, ...], remaps: Mapping[str, str]) -> tuple[str, ...]:
+    """The keys a binding has once remapped (``remaps`` may move it off the key asked for)."""
+    if binding and binding in remaps:
+        return tuple(part.strip() for part in remaps[binding].split(","))
+    return keys
+
+
+def apply_remaps(app: App[Any], remaps: Mapping[str, str], refused_by_config: list[str]) -> dict[str, str]:
+    """Apply the remaps that pass :func:`check_remaps`; say each refusal (the config's too) as a notice."""
+    accepted, refused = check_remaps(remaps) if remaps else ({}, [])
+    if accepted:
+        app.set_keymap(accepted)
+    for line in [*refused_by_config, *refused]:
+        app.notify(line, title="Key remap refused", severity="warning", markup=False, timeout=15)
+    return accepted

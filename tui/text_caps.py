@@ -1,0 +1,38 @@
+"""How long a text field may get: declared once, applied to every field, so a paste cannot defeat it.
+
+A paste of a few megabytes holding one non-ASCII character or a tab made every later key take
+seconds (one paste: 22.9 s; 10 M characters: over 90 s): the field measured its whole value in
+cells on every key. Nothing a person types into this console is that long: a path is at most
+PATH_MAX (4096 bytes on Linux), a URL or a description far less. Textual's ``max_length`` refuses
+an edit that would pass the cap, a paste included, so the value never grows past it.
+
+Fields built from a model take its bounds where it declares them (a number's digits);
+every other field gets :data:`TEXT_MAX` before the first paste or key reaches it (:func:`cap_field`,
+called by the app, which hands every paste and key to the focused widget), so a field added later
+is capped without a line of its own.
+"""
+
+from __future__ import annotations
+
+from textual.widget import Widget
+from textual.widgets import Input
+
+from jmapclient.encoding import MAX_UNSIGNED_INT
+
+TEXT_MAX = 4096
+"""Characters a text field takes: a Linux path (PATH_MAX), a URL, a token, a description."""
+
+
+def number_cap(minimum: int | None, maximum: int | None) -> int:
+    """Characters a number field needs for its declared bounds (the wire's own where none is declared).
+
+    Room is left for a fraction and an exponent (``1.5e3``): the bound itself is checked as typed.
+    """
+    widest = max(len(str(bound)) for bound in (minimum, maximum, -MAX_UNSIGNED_INT) if bound is not None)
+    return widest + 8
+
+
+def cap_field(widget: Widget) -> None:
+    """Give a text field with no cap of its own the console's cap (:data:`TEXT_MAX`)."""
+    if isinstance(widget, Input) and not widget.max_length:
+        widget.max_length = TEXT_MAX
