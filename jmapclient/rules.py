@@ -39,7 +39,8 @@ class LoginExplanation:
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
 
-def _members(value: Any) -> list[str]:
+def members(value: Any) -> list[str]:
+    """A wire Set<String> as a list ([] for none, or for a malformed one)."""
     if value is None:
         return []
     try:
@@ -58,7 +59,7 @@ def explain_ldap_login(settings: Mapping[str, Any]) -> LoginExplanation:
     base = str(settings.get("baseDn") or "(no base DN)")
     bind_dn = settings.get("bindDn")
     secret = _secret_kind(settings.get("bindSecret"))
-    attr_secret = _members(settings.get("attrSecret"))
+    attr_secret = members(settings.get("attrSecret"))
     warnings: list[str] = []
     if settings.get("bindAuthentication", True) is not False:
         searcher = f"as {bind_dn}" if bind_dn else "anonymously (no bind DN)"

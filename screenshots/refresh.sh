@@ -5,13 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -f screenshots/*.png
-for svg in tests/*/*/__snapshots__/*/*.svg; do
+shopt -s nullglob  # the directory test's snapshots sit one level higher (tests/dirtest/__snapshots__)
+for svg in tests/*/*/__snapshots__/*/*.svg tests/*/__snapshots__/*/*.svg; do
   case "$svg" in
     tests/tui/inbox/__snapshots__/test_snapshots/*) area=dmarc ;;
     tests/tui/directories/__snapshots__/test_snapshots/*) area=directories ;;
+    tests/dirtest/__snapshots__/test_console/*) area=directories-test ;;
     *) area=other ;;
   esac
-  name=$(basename "$svg" .svg | sed -e 's/^test_//' -e 's/\[tab-/-/' -e 's/\]//')
+  name=$(basename "$svg" .svg | sed -e 's/^test_//' -e 's/\[tab-/-/' -e 's/\[/-/' -e 's/\]//')
   rsvg-convert "$svg" -o "screenshots/${area}-${name//_/-}.png"
 done
 ls screenshots/*.png | wc -l

@@ -122,6 +122,7 @@ _CONNECTED_COMMANDS: dict[str, tuple[str, str]] = {
     "export-dmarc": ("dmarc_cmd", "export_records"),
     "import-dmarc": ("dmarc_cmd", "import_reports"),
     "dmarc-advice": ("advice_cmd", "dmarc_advice"),
+    "test-directory": ("dirtest_cmd", "test_directory"),
 }
 NEEDS_A_LOOP = frozenset({"import-dmarc", "dmarc-advice"})
 """Commands that wait on threads or run lookups side by side; the others send one request at a
@@ -150,6 +151,12 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
         from mailadmin.cli import profile_cmd
 
         return profile_cmd.run(args)
+    if command == "test-directory":
+        from mailadmin.cli import dirtest_cmd
+
+        wire = dirtest_cmd.local_settings(args)
+        if wire is not None:  # a file: no server needed
+            return dirtest_cmd.run(args, wire)
     handler = _connected_command(command)
     from mailadmin.cli.objects_cmd import check_usage
 

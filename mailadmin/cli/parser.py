@@ -242,6 +242,12 @@ def _dmarc_advice(advice: argparse.ArgumentParser) -> None:
     _json_option(advice, "print one JSON object per line per policy domain")
 
 
+def _test_directory(parser: argparse.ArgumentParser) -> None:
+    from mailadmin.cli.dirtest_cmd import declare  # argparse only: the test itself loads when it runs
+
+    declare(parser)
+
+
 _OBJECT_COMMANDS: tuple[tuple[str, str, bool, Declare], ...] = (
     ("get", "show one object", True, _get),
     ("create", "create an object; OBJECT/VARIANT picks a variant (Directory/Ldap)", True, _create),
@@ -254,5 +260,7 @@ _OBJECT_COMMANDS: tuple[tuple[str, str, bool, Declare], ...] = (
     ("export-dmarc", "export DMARC report records, one row per record", True, _export_dmarc),
     ("dmarc-advice", "who sends as each policy domain, and whether the next DMARC policy step is safe", True,
      _dmarc_advice),
+    ("test-directory", "test a directory: lint its settings, then check them live against its LDAP, SQL or "
+     "OpenID server from this machine", True, _test_directory),
 )
 """Each object command: name, help, whether it connects to a server, and its own arguments."""

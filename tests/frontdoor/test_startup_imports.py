@@ -14,6 +14,8 @@ from server_stub.runner import StubServer
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("textual", "httpx", "pydantic", "tui", "server_stub", "uvicorn", "dns", "publicsuffixlist")
+DIRECTORY_DRIVERS = {"ldap3", "psycopg", "pymysql", "joserfc"}
+"""The live directory test's drivers: loaded only when a live test of their kind runs."""
 
 
 def _loaded_after(argv: list[str]) -> set[str]:
@@ -35,9 +37,27 @@ def _modules_after(argv: list[str]) -> set[str]:
     return set(done.stdout.split())
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["demo", "--help"], ["describe", "--help"], ["dmarc-advice", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], ["demo", "--help"], ["describe", "--help"], ["dmarc-advice", "--help"],
+                                  ["test-directory", "--help"]])
 def test_help_loads_no_toolkit_network_or_models(argv: list[str]) -> None:
-    assert _loaded_after(argv) & set(HEAVY) == set()
+    assert _loaded_after(argv) & (set(HEAVY) | DIRECTORY_DRIVERS) == set()
+
+
+def test_a_directory_lint_loads_no_driver(tmp_path: Path) -> None:
+    settings = tmp_path / "directory.json"
+    settings.write_text('{"@type": "Ldap", "description": "x", "url": "ldaps://h", "baseDn": "dc=x", "useTls": true}')
+    loaded = _modules_after(["test-directory", str(settings), "--lint-only"])
+    assert "jmapclient.dirtest.lint" in loaded  # the lint ran
+    assert {name.split(".")[0] for name in loaded} & (DIRECTORY_DRIVERS | {"textual", "httpx"}) == set()
+
+
+def test_the_console_loads_no_directory_driver() -> None:
+    # The console's directory form offers the test (key t); its view loads a driver only when a live test runs.
+    code = "import sys, tui.app, tui.directories.dirtest_view; print(' '.join(sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    loaded = {name.split(".")[0] for name in done.stdout.split()}
+    assert "textual" in loaded and loaded & DIRECTORY_DRIVERS == set()
 
 
 def test_an_object_command_never_loads_the_console_or_the_stub() -> None:

@@ -7,7 +7,7 @@ errors are shown next to their fields.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Select, Static, Switch, TabbedContent, TabPane
 
 from jmapclient.errors import JmapError, LocalValidationError, SetFailed
+from jmapclient.models.introspect import fields_of
 from jmapclient.models.objects import DIRECTORY, Action
 from jmapclient.patch import compute_patch
 from jmapclient.validation import validate_object
@@ -33,6 +34,9 @@ from tui.screens.confirm import ConfirmScreen
 from tui.section_view import EditorDone, Status
 from tui.widgets import outside
 
+if TYPE_CHECKING:
+    from jmapclient.dirtest.lint import Finding
+
 HELP = """\
 ### Directory form
 
@@ -45,6 +49,9 @@ changed), **tab** moves between fields, **left/right** on the tab bar changes gr
 - Tag lists (sets): type and press enter or a comma to add; select a tag and press enter to remove it.
 - A stored password shows *unchanged*: leave it blank to keep it, type to replace it.
 - Editing sends only the fields you changed.
+- **t** (outside a text field) tests the directory: its settings offline, then, if you ask, live against
+  its LDAP, SQL or OpenID server from this machine. The offline findings also show beside their fields
+  when the form opens and on every save.
 """
 
 
@@ -59,6 +66,7 @@ def _normalised(wire: dict[str, Any]) -> dict[str, Any]:
 class DirectoryEditor(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="form.save", priority=True),
+        Binding("t", "test", "Test", id="form.test"),
     ]
 
     def __init__(self, context: ConsoleContext, variant: str, wire: dict[str, Any] | None) -> None:
@@ -114,6 +122,8 @@ class DirectoryEditor(Vertical):
     def _settle(self) -> None:
         self.initial_wire = self.form.to_wire()
         self._follow()
+        if self.before is not None:
+            self._lint(self.before)
 
     @property
     def form(self) -> ModelForm:
@@ -168,6 +178,8 @@ class DirectoryEditor(Vertical):
         self._message("")
         problems = form.problems()
         raw = form.to_wire()
+        # The lint runs on every save, refused or not: what it finds is never a reason to refuse.
+        findings = self._lint(_normalised({**(self.before or {}), **raw}))
         if problems:
             # Name every field at once: the form's own checks (bounds, formats) and what
             # the model would refuse (e.g. empty required fields), not one batch per try.
@@ -186,7 +198,7 @@ class DirectoryEditor(Vertical):
             self._field_errors(error.fields, "Not saved: some values need fixing")
             return
         if self.before is None:
-            self._send(after, None)
+            self._send(after, None, findings)
             return
         try:
             patch = compute_patch(self.before, after)
@@ -196,11 +208,42 @@ class DirectoryEditor(Vertical):
         if not patch:
             self._message("Nothing changed; nothing to save.", severity="information")
             return
-        self._send(None, patch)
+        self._send(None, patch, findings)
+
+    # --- The directory test ---------------------------------------------------------------------
+
+    def _lint(self, wire: dict[str, Any]) -> list[Finding]:
+        """The offline lint's findings, each shown beside its field (replacing the last ones)."""
+        from jmapclient.dirtest.lint import lint_directory  # once a form is open: the console's start skips it
+
+        findings = lint_directory(wire)
+        form = self.form
+        for shown in form.query(".field-lint"):
+            shown.remove()
+        for finding in findings:
+            try:
+                editor = form.editor_at(finding.field)
+            except KeyError:
+                continue
+            editor.mount(Static(outside.message(f"lint {finding.severity}: {finding.message} — fix: {finding.fix}"),
+                                classes="field-lint"))
+        return findings
+
+    def _labels(self) -> dict[str, str]:
+        return {spec.wire: spec.label for spec in fields_of(self.model)}
+
+    def action_test(self) -> None:
+        # A half-filled form is tested as it is (_normalised keeps it): the lint says what is missing.
+        wire = _normalised({**(self.before or {}), **self.form.to_wire()})
+        from tui.directories.dirtest_view import DirectoryTestScreen
+
+        self.app.push_screen(DirectoryTestScreen(wire, self.title, self._labels()))
 
     @work(exclusive=True, group="directory-save")
     @while_attached
-    async def _send(self, create: dict[str, Any] | None, patch: dict[str, Any] | None) -> None:
+    async def _send(
+        self, create: dict[str, Any] | None, patch: dict[str, Any] | None, findings: list[Finding] | None = None
+    ) -> None:
         api = self.context.client.directories
         action: Action = "create" if create is not None else "update"
         self._saving(True)
@@ -229,7 +272,12 @@ class DirectoryEditor(Vertical):
             return
         self._saving(False)
         label = (create or {}).get("description") or (self.wire or {}).get("description") or saved_id
-        self.post_message(Status(f"{'Created' if create is not None else 'Saved'} {label}."))
+        said = f"{'Created' if create is not None else 'Saved'} {label}."
+        if findings:
+            labels = self._labels()
+            named = ", ".join(dict.fromkeys(labels.get(f.field, f.field) for f in findings))
+            said += f" The directory test's lint found {len(findings)} problem(s): {named}; open it and press t."
+        self.post_message(Status(said, "warning" if findings else "information"))
         self.post_message(EditorDone(saved_id))
 
     def _forbidden(self, action: str) -> None:

@@ -1,0 +1,422 @@
+"""The live LDAP test with ldap3: the server's own path through rule L1, step by step, read-only."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import ssl
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from jmapclient.dirtest import hashes, steps
+from jmapclient.dirtest.inputs import LiveInput, resolve_secret, step_timeout
+from jmapclient.dirtest.lint import ldap_is_cleartext
+from jmapclient.dirtest.steps import Outcome, Report
+from jmapclient.rules import members
+
+if TYPE_CHECKING:
+    import ldap3
+
+_BIND_FIX = "check the bind DN and the bind secret (the test asks for the secret: the server shows only ****)"
+_LOGIN_FIX = "check the base DN and the login filter; the address must be in the attribute the filter compares"
+_NO_HASH_FIX = (
+    "grant the bind DN read access to the password-hash attribute (OpenLDAP: olcAccess ... by dn=BIND-DN read), "
+    "or turn bind authentication on"
+)
+_MEMBER_FILTER = "(&(objectClass={group_class})(member=?))"
+
+
+class _Stop(Exception):
+    """A step failed that the next ones need; the rest are skipped."""
+
+
+def probe_ldap(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
+    report = Report("LDAP")
+    try:
+        probe = _Probe(wire, inputs, report)
+    except ValueError as error:  # urlsplit: a port that is no number
+        report.add(steps.CONNECT, Outcome.FAILED, f"the server URL is not valid: {error}",
+                   "write it as ldap://HOST:389 or ldaps://HOST:636")
+        report.skip_rest(steps.LDAP_PLAN, "not run: the connect step failed")
+        return report
+    try:
+        probe.run()
+    except _Stop as stop:
+        report.skip_rest(steps.LDAP_PLAN, str(stop) or "an earlier step failed")
+    return report
+
+
+class _Probe:
+    def __init__(self, wire: Mapping[str, Any], inputs: LiveInput, report: Report) -> None:
+        self.wire, self.inputs, self.report = wire, inputs, report
+        self.url = str(wire.get("url") or "")
+        parts = urlsplit(self.url)
+        self.implicit_tls = parts.scheme.lower() == "ldaps"
+        self.host = parts.hostname or "localhost"
+        self.port = parts.port or (636 if self.implicit_tls else 389)
+        self.starttls = wire.get("useTls") is True
+        # Whole seconds: ldap3 packs them as ints.
+        self.timeout = max(1, round(step_timeout(wire.get("timeout"), inputs, 30000)))
+        self.cleartext = ldap_is_cleartext(self.url, self.starttls)
+        self.base = str(wire.get("baseDn") or "")
+        self.bind_auth = wire.get("bindAuthentication", True) is not False
+        self.entry: Any = None
+
+    def fail(self, name: str, reason: str, fix: str, details: tuple[str, ...] = ()) -> _Stop:
+        self.report.add(name, Outcome.FAILED, reason, fix, details)
+        return _Stop(f"not run: the {name} step failed")
+
+    def run(self) -> None:
+        import ldap3
+
+        self._connect()
+        connection = self._open(ldap3)
+        try:
+            self._service_bind(connection)
+            self._search_login(ldap3, connection)
+            self._attributes()
+            self._groups(ldap3, connection)
+            self._aliases(ldap3, connection)
+        finally:
+            _close(connection)
+        self._user_bind(ldap3)
+
+    # --- connect, TLS -------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        if urlsplit(self.url).scheme.lower() not in ("ldap", "ldaps"):
+            raise self.fail(steps.CONNECT, f"{self.url!r} is not an ldap:// or ldaps:// URL this test can reach",
+                            "use ldap://HOST:389 or ldaps://HOST:636")
+        try:
+            with socket.create_connection((self.host, self.port), timeout=self.timeout):
+                pass
+        except OSError as error:
+            raise self.fail(
+                steps.CONNECT, f"cannot reach {self.host}:{self.port} from this machine: {error}",
+                "check the host and port in the server URL, and that a firewall lets this machine (and the mail "
+                "server) through",
+            ) from None
+        self.report.add(steps.CONNECT, Outcome.PASSED, f"reached {self.host}:{self.port} within {self.timeout:g} s")
+
+    def _tls(self, ldap3_: Any) -> ldap3.Tls:
+        verify = ssl.CERT_NONE if self.wire.get("allowInvalidCerts") is True else ssl.CERT_REQUIRED
+        return ldap3_.Tls(validate=verify, ca_certs_file=self.inputs.ca_file)
+
+    def _new_connection(self, ldap3_: Any, user: str | None = None, password: str | None = None) -> Any:
+        server = ldap3_.Server(self.host, port=self.port, use_ssl=self.implicit_tls, tls=self._tls(ldap3_),
+                               connect_timeout=self.timeout, get_info=ldap3_.NONE)
+        return ldap3_.Connection(server, user=user, password=password, receive_timeout=self.timeout,
+                                 read_only=True, raise_exceptions=False, auto_referrals=False)
+
+    def _open(self, ldap3_: Any) -> Any:
+        from ldap3.core.exceptions import LDAPException
+
+        connection = self._new_connection(ldap3_)
+        try:
+            connection.open()
+        except LDAPException as error:
+            raise self.fail(steps.TLS, f"the TLS handshake of ldaps:// failed: {error}",
+                            "trust the directory's CA on this machine (--ca-file) and on the mail server, or "
+                            "turn on Allow invalid TLS certificates for a lab server") from None
+        if self.starttls:
+            self._starttls(connection, LDAPException)
+        elif self.implicit_tls:
+            self.report.add(steps.TLS, Outcome.PASSED, "implicit TLS (ldaps://), the certificate "
+                            + ("not verified (Allow invalid TLS certificates)" if self.wire.get("allowInvalidCerts")
+                               else "verified"))
+        elif self.cleartext:
+            self.report.add(steps.TLS, Outcome.WARNING, "no TLS: passwords cross the network in clear text",
+                            "turn Use TLS on (STARTTLS), or use ldaps://")
+        else:
+            self.report.add(steps.TLS, Outcome.SKIPPED, "no TLS configured; the connection stays on this host")
+        return connection
+
+    def _starttls(self, connection: Any, ldap_exception: type[Exception]) -> None:
+        try:
+            started = connection.start_tls()
+        except ldap_exception as error:
+            started, words = False, str(error)
+        else:
+            result = connection.result or {}
+            words = str(result.get("message") or result.get("description") or "refused")
+        if started:
+            self.report.add(steps.TLS, Outcome.PASSED, "STARTTLS (Use TLS) succeeded, the certificate verified")
+            return
+        _close(connection)
+        if self.implicit_tls:
+            raise self.fail(steps.TLS, f"STARTTLS on an ldaps:// connection, which is already TLS: {words}",
+                            "turn Use TLS off to keep ldaps://, or use ldap:// with Use TLS on")
+        raise self.fail(steps.TLS, f"STARTTLS failed: {words}",
+                        "check that the server offers STARTTLS with a certificate this machine trusts (--ca-file), "
+                        "or use ldaps://")
+
+    def _cleared(self, what: str) -> bool:
+        """Before a password goes out unencrypted: the warning first; False when the person stops it."""
+        if not self.cleartext:
+            return True
+        return self.inputs.confirm_cleartext(
+            f"The {what} would cross the network unencrypted ({self.url} without Use TLS)."
+        )
+
+    # --- binds --------------------------------------------------------------------------------
+
+    def _service_bind(self, connection: Any) -> None:
+        bind_dn = self.wire.get("bindDn")
+        if not bind_dn:
+            if _bound(connection):
+                self.report.add(steps.SERVICE_BIND, Outcome.PASSED, "anonymous (no bind DN set)")
+                return
+            raise self.fail(steps.SERVICE_BIND, f"the server refuses anonymous searches: {_result(connection)}",
+                            "set a bind DN and bind secret the server may search with")
+        secret = resolve_secret(self.wire.get("bindSecret"), "bind secret", self.inputs)
+        if secret is None:
+            raise self.fail(steps.SERVICE_BIND, f"no bind secret for {bind_dn}: the bind was not tried",
+                            "give the bind secret when asked (or --secret-file)")
+        if not self._cleared("bind secret"):
+            self.report.add(steps.SERVICE_BIND, Outcome.SKIPPED, "not sent: the connection is not encrypted",
+                            "turn Use TLS on, or confirm sending it in clear text")
+            raise _Stop("not run: the service bind was not sent")
+        import ldap3
+
+        connection.user, connection.password, connection.authentication = str(bind_dn), secret, ldap3.SIMPLE
+        if not _bound(connection):
+            raise self.fail(steps.SERVICE_BIND, f"the server refused {bind_dn}: {_result(connection)}", _BIND_FIX)
+        self.report.add(steps.SERVICE_BIND, Outcome.PASSED, f"bound as {bind_dn}")
+
+    def _user_bind(self, ldap3_: Any) -> None:
+        if self.entry is None:
+            return
+        if not self.bind_auth:
+            self._compare_hash()
+            return
+        password = self.inputs.password
+        if not password:
+            self.report.add(steps.USER_BIND, Outcome.SKIPPED, "no password given: the login's own bind not tried",
+                            "give the login's password (--password-stdin, or the prompt) to try it")
+            return
+        if not self._cleared("login's password"):
+            self.report.add(steps.USER_BIND, Outcome.SKIPPED, "not sent: the connection is not encrypted")
+            return
+        dn = str(self.entry.entry_dn)
+        connection = self._new_connection(ldap3_, dn, password)
+        try:
+            connection.open()
+            if self.starttls:
+                connection.start_tls()
+            bound = _bound(connection)
+            result = _result(connection)
+        finally:
+            _close(connection)
+        if not bound:
+            self.report.add(steps.USER_BIND, Outcome.FAILED, f"the server refused the password for {dn}: {result}",
+                            "check the password; with bind authentication the directory itself decides (rule L1)")
+            return
+        self.report.add(steps.USER_BIND, Outcome.PASSED, f"bound as {dn} with the password (rule L1: bind "
+                        "authentication)")
+
+    def _compare_hash(self) -> None:
+        stored = self._values(members(self.wire.get("attrSecret")))
+        password = self.inputs.password
+        if not stored:
+            self.report.add(steps.USER_BIND, Outcome.SKIPPED, "no hash was read: nothing to compare")
+            return
+        if not password:
+            self.report.add(steps.USER_BIND, Outcome.SKIPPED, "no password given: the hash was not compared",
+                            "give the login's password (--password-stdin, or the prompt) to compare it")
+            return
+        verdicts = [hashes.verify(value, password) for value in stored]
+        if any(v is True for v in verdicts):
+            self.report.add(steps.USER_BIND, Outcome.PASSED, "the password matches the stored hash (rule L1: "
+                            "service user, hash compared)")
+        elif all(v is None for v in verdicts):
+            self.report.add(steps.USER_BIND, Outcome.SKIPPED, "the hash's format is checked by the server only")
+        else:
+            self.report.add(steps.USER_BIND, Outcome.FAILED, "the password does not match the stored hash",
+                            "check the password, and that the hash is in a format the server reads")
+
+    # --- the entry ----------------------------------------------------------------------------
+
+    def _wanted(self) -> list[str]:
+        names = ["attrEmail", "attrEmailAlias", "attrClass", "attrDescription", "attrMemberOf", "attrSecret",
+                 "attrSecretChanged"]
+        return sorted({a for name in names for a in members(self.wire.get(name))} | {"objectClass"})
+
+    def _search(self, connection: Any, ldap3_: Any, search_filter: str, attributes: list[str]) -> list[Any]:
+        found = connection.search(self.base, search_filter, ldap3_.SUBTREE, attributes=attributes,
+                                  time_limit=max(1, int(self.timeout)), size_limit=10)
+        description = connection.result.get("description")
+        if not found and description not in ("success", None):
+            raise LookupError(_result(connection))
+        return list(connection.entries)
+
+    def _search_login(self, ldap3_: Any, connection: Any) -> None:
+        from ldap3.utils.conv import escape_filter_chars
+
+        login = self.inputs.login
+        if not login:
+            self.report.add(steps.LOGIN_SEARCH, Outcome.SKIPPED, "no login address given",
+                            "give one (--login ADDRESS) to look an account up")
+            raise _Stop("not run: no login address given")
+        search_filter = str(self.wire.get("filterLogin") or "").replace("?", escape_filter_chars(login))
+        try:
+            entries = self._search(connection, ldap3_, search_filter, self._wanted())
+        except LookupError as error:
+            raise self.fail(steps.LOGIN_SEARCH, f"the search {search_filter} under {self.base!r} failed: {error}",
+                            _LOGIN_FIX) from None
+        except Exception as error:  # ldap3 raises its own for a filter it cannot send
+            raise self.fail(steps.LOGIN_SEARCH, f"the login filter cannot be sent: {error}",
+                            "correct the login filter (see the lint above)") from None
+        if not entries:
+            raise self.fail(steps.LOGIN_SEARCH, f"no entry matches {search_filter} under {self.base}", _LOGIN_FIX)
+        if len(entries) > 1:
+            raise self.fail(steps.LOGIN_SEARCH, f"{len(entries)} entries match {search_filter}: a login must "
+                            "find one", "make the login filter match a single entry",
+                            tuple(str(e.entry_dn) for e in entries))
+        self.entry = entries[0]
+        addresses = [v.lower() for v in self._values(members(self.wire.get("attrEmail")))]
+        if addresses and login.lower() not in addresses:
+            self.report.add(
+                steps.LOGIN_SEARCH, Outcome.WARNING,
+                f"found {self.entry.entry_dn}, but its address is {addresses[0]}, not {login}: the server makes "
+                f"one account per login name, so logging in as {login} and as {addresses[0]} makes two accounts",
+                "find accounts by address only, e.g. (&(objectClass=inetOrgPerson)(mail=?))",
+            )
+            return
+        self.report.add(steps.LOGIN_SEARCH, Outcome.PASSED, f"found {self.entry.entry_dn} with {search_filter}")
+
+    def _values(self, attributes: list[str]) -> list[str]:
+        found: list[str] = []
+        for name in attributes:
+            if self.entry is not None and name in self.entry.entry_attributes:
+                raw = self.entry[name].values
+                found += [v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v) for v in raw]
+        return found
+
+    def _attributes(self) -> None:
+        """What the server maps from the entry; a failure here leaves the later steps to run (they say more)."""
+        email = self._values(members(self.wire.get("attrEmail")))
+        kinds = self._values(members(self.wire.get("attrClass")))
+        group_class = str(self.wire.get("groupClass") or "groupOfNames")
+        secret_names = members(self.wire.get("attrSecret"))
+        secret = self._values(secret_names)
+        changed = self._values(members(self.wire.get("attrSecretChanged")))
+        details = [
+            f"e-mail: {', '.join(email) or '(none)'}",
+            f"type: {'group' if group_class.lower() in (k.lower() for k in kinds) else 'individual'}",
+            f"description: {', '.join(self._values(members(self.wire.get('attrDescription')))) or '(none)'}",
+            "password hash: " + (", ".join(hashes.identify(v).words for v in secret) or "(not returned)"),
+            f"password changed: {', '.join(changed) or '(not returned)'}",
+        ]
+        failure = self._attribute_failure(bool(email), secret, bool(changed), secret_names)
+        if failure is not None:
+            self.report.add(steps.ATTRIBUTES, Outcome.FAILED, *failure, tuple(details))
+            return
+        self.report.add(steps.ATTRIBUTES, Outcome.PASSED, "the entry holds what the server maps", details=details)
+
+    def _attribute_failure(
+        self, has_email: bool, secret: list[str], changed: bool, secret_names: list[str]
+    ) -> tuple[str, str] | None:
+        """(reason, fix) of what the server would trip over in the entry, or None."""
+        if not has_email:
+            return (f"the entry has no primary address in {self._names('attrEmail')}",
+                    "set Primary e-mail attributes to the attribute holding the address (mail)")
+        if self.bind_auth and not secret and not changed:
+            return ("bind authentication, and the entry returns neither a password hash nor a password-changed "
+                    "value: logins fail with \"Account does not contain secrets\"",
+                    "set Password-changed attributes to an attribute the entry has (pwdChangeTime with the "
+                    "ppolicy overlay; modifyTimestamp otherwise)")
+        if not self.bind_auth and not secret:
+            return (f"service-user mode, and the directory returns no hash in {', '.join(secret_names) or '(none)'} "
+                    "to the bind DN: no login can succeed", _NO_HASH_FIX)
+        unknown = [v for v in secret if not hashes.identify(v).known]
+        if unknown and not self.bind_auth:
+            return f"the password hash is {hashes.identify(unknown[0]).words}", hashes.UNKNOWN_FIX
+        return None
+
+    def _names(self, field: str) -> str:
+        return ", ".join(members(self.wire.get(field))) or "(no attribute)"
+
+    def _groups(self, ldap3_: Any, connection: Any) -> None:
+        from ldap3.utils.conv import escape_filter_chars
+
+        dn = str(self.entry.entry_dn)
+        by_attribute = self._values(members(self.wire.get("attrMemberOf")))
+        member_filter = self.wire.get("filterMemberOf")
+        by_filter: list[str] = []
+        try:
+            if member_filter:
+                by_filter = [str(e.entry_dn) for e in self._search(
+                    connection, ldap3_, str(member_filter).replace("?", escape_filter_chars(dn)), ["cn"])]
+            groups = sorted(set(by_attribute) | set(by_filter), key=str.lower)
+            if groups:
+                self.report.add(steps.GROUPS, Outcome.PASSED, f"member of {len(groups)} group(s)", details=groups)
+                return
+            group_class = str(self.wire.get("groupClass") or "groupOfNames")
+            probe = _MEMBER_FILTER.format(group_class=group_class).replace("?", escape_filter_chars(dn))
+            actual = [str(e.entry_dn) for e in self._search(connection, ldap3_, probe, ["cn"])]
+        except LookupError as error:
+            self.report.add(steps.GROUPS, Outcome.FAILED, f"the membership search failed: {error}",
+                            "correct the group membership filter")
+            return
+        if actual:
+            attribute = self._names("attrMemberOf")
+            self.report.add(
+                steps.GROUPS, Outcome.FAILED,
+                f"the entry has no {attribute} (this server keeps no memberOf) and "
+                + ("the membership filter finds none" if member_filter else "no membership filter is set")
+                + f": its {len(actual)} group(s) are not resolved",
+                "set Group membership filter to " + _MEMBER_FILTER.format(group_class=group_class),
+                tuple(actual),
+            )
+            return
+        self.report.add(steps.GROUPS, Outcome.PASSED, "member of no group")
+
+    def _aliases(self, ldap3_: Any, connection: Any) -> None:
+        from ldap3.utils.conv import escape_filter_chars
+
+        aliases = self._values(members(self.wire.get("attrEmailAlias")))
+        if not aliases:
+            self.report.add(steps.ALIASES, Outcome.PASSED, "no aliases")
+            return
+        recipient = str(self.wire.get("filterMailbox") or "")
+        missed = []
+        for alias in aliases:
+            try:
+                found = self._search(connection, ldap3_, recipient.replace("?", escape_filter_chars(alias)), ["cn"])
+            except LookupError:
+                found = []
+            if str(self.entry.entry_dn) not in {str(e.entry_dn) for e in found}:
+                missed.append(alias)
+        if missed:
+            self.report.add(steps.ALIASES, Outcome.FAILED,
+                            f"mail to {', '.join(missed)} is not delivered: the recipient filter does not find "
+                            "the entry by it", "make the recipient filter compare the alias attribute too, e.g. "
+                            "(|(mail=?)(mailAlias=?))", tuple(aliases))
+            return
+        self.report.add(steps.ALIASES, Outcome.PASSED, f"{len(aliases)} alias(es), each found by the recipient "
+                        "filter", details=aliases)
+
+
+def _close(connection: Any) -> None:
+    """Unbind; a connection the TLS step broke has nothing left to close."""
+    with contextlib.suppress(Exception):
+        connection.unbind()
+
+
+def _bound(connection: Any) -> bool:
+    """Whether the bind succeeded; the server's words stay in ``connection.result`` either way."""
+    from ldap3.core.exceptions import LDAPException
+
+    try:
+        return bool(connection.bind())
+    except LDAPException as error:
+        connection.result = {"description": type(error).__name__, "message": str(error)}
+        return False
+
+
+def _result(connection: Any) -> str:
+    result = connection.result or {}
+    words = str(result.get("description") or "no answer")
+    message = str(result.get("message") or "").strip()
+    return f"{words} ({message})" if message else words

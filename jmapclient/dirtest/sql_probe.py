@@ -1,0 +1,253 @@
+"""The live SQL test: the directory's queries run with the given address, in a read-only transaction.
+
+PostgreSQL through psycopg (its raw cursor takes the server's own ``$1``), MySQL/MariaDB through
+PyMySQL, SQLite through the standard library (the file opened read-only). Each driver loads
+only when a directory of its kind is tested.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sqlite3
+from collections.abc import Mapping
+from typing import Any
+
+from jmapclient.dirtest import hashes, steps
+from jmapclient.dirtest.inputs import LiveInput, resolve_secret, step_timeout
+from jmapclient.dirtest.lint import mapped_columns
+from jmapclient.dirtest.sqlcheck import has_placeholder
+from jmapclient.dirtest.steps import Outcome, Report
+from jmapclient.models._base import SERVICE_NAME
+
+Row = dict[str, Any]
+_READS = re.compile(r"\s*\(*\s*(SELECT|WITH)\b", re.IGNORECASE)
+"""A query that may run here: DDL commits itself in MySQL, whatever the transaction, so the rest never runs."""
+_CONNECT_FIX = (
+    "check host, port, database, user name and password of the storage backend, and that this machine may connect"
+)
+
+
+class _Stop(Exception):
+    pass
+
+
+def probe_sql(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
+    report = Report("SQL")
+    store = wire.get("store")
+    kind = store.get("@type") if isinstance(store, Mapping) else None
+    if not isinstance(store, Mapping) or kind not in ("PostgreSql", "MySql", "Sqlite"):
+        report.skip_rest(steps.SQL_PLAN, "the directory uses the server's own store, which only the server reaches")
+        return report
+    try:
+        database = _open(kind, store, inputs)
+    except _Stop as stop:
+        report.add(steps.CONNECT, Outcome.FAILED, str(stop), _CONNECT_FIX)
+        report.skip_rest(steps.SQL_PLAN, "not run: the connection failed")
+        return report
+    except Exception as error:  # each driver has its own error classes
+        report.add(steps.CONNECT, Outcome.FAILED, f"cannot connect: {_words(error)}", _CONNECT_FIX)
+        report.skip_rest(steps.SQL_PLAN, "not run: the connection failed")
+        return report
+    report.add(steps.CONNECT, Outcome.PASSED, f"connected to {_where(kind, store)} (read-only)")
+    try:
+        _Queries(wire, inputs, report, database).run()
+    finally:
+        database.close()
+    return report
+
+
+# --- connecting -------------------------------------------------------------------------------
+
+
+class _Database:
+    """One connection, read-only, and how to run a ``$1`` query on it."""
+
+    def __init__(self, connection: Any, style: str, timeout: float) -> None:
+        self.connection, self.style, self.timeout = connection, style, timeout
+
+    def query(self, text: str, address: str) -> list[Row]:
+        if self.style == "postgresql":
+            sql, params = text, ((address,) if has_placeholder(text) else ())
+        elif self.style == "mysql":
+            sql = re.sub(r"\$1(?![0-9])", "%s", text.replace("%", "%%"))
+            params = (address,) if has_placeholder(text) else ()
+        else:
+            sql, params = re.sub(r"\$1(?![0-9])", "?1", text), ((address,) if has_placeholder(text) else ())
+        cursor = self.connection.cursor()
+        try:
+            cursor.execute(sql, params)
+            names = [str(d[0]).lower() for d in cursor.description or ()]
+            return [dict(zip(names, row, strict=False)) for row in cursor.fetchmany(10)]
+        except Exception:
+            self._rollback()
+            raise
+        finally:
+            cursor.close()
+
+    def _rollback(self) -> None:
+        with contextlib.suppress(Exception):  # the connection itself may be gone; closing says the rest
+            self.connection.rollback()
+
+    def close(self) -> None:
+        self._rollback()  # nothing was written; nothing is kept
+        self.connection.close()
+
+
+def _secret(store: Mapping[str, Any], inputs: LiveInput) -> str | None:
+    return resolve_secret(store.get("authSecret"), "database password", inputs)
+
+
+def _open(kind: str, store: Mapping[str, Any], inputs: LiveInput) -> _Database:
+    timeout = step_timeout(store.get("timeout"), inputs, 15000)
+    use_tls = store.get("useTls") is True
+    verify = store.get("allowInvalidCerts") is not True
+    if kind == "Sqlite":
+        path = str(store.get("path") or "")
+        try:
+            local = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout)
+            local.execute("SELECT count(*) FROM sqlite_master")
+        except sqlite3.Error as error:
+            raise _Stop(f"cannot open {path} read-only on this machine: {error} (the server opens its own path; "
+                        "test from a machine holding a copy)") from None
+        return _Database(local, "sqlite", timeout)
+    if kind == "PostgreSql":
+        import psycopg
+
+        connection = psycopg.connect(
+            host=str(store.get("host") or "localhost"), port=int(store.get("port") or 5432),
+            dbname=str(store.get("database") or SERVICE_NAME), user=str(store.get("authUsername") or SERVICE_NAME),
+            password=_secret(store, inputs) or "", connect_timeout=max(1, int(timeout)),
+            sslmode=("verify-full" if verify else "require") if use_tls else "disable",
+            sslrootcert=inputs.ca_file if use_tls and inputs.ca_file else None,
+            options=f"-c statement_timeout={int(timeout * 1000)} -c default_transaction_read_only=on",
+            cursor_factory=psycopg.RawCursor,
+        )
+        return _Database(connection, "postgresql", timeout)
+    import pymysql
+
+    tls: dict[str, Any] | None = None
+    if use_tls:
+        tls = {"ca": inputs.ca_file} if inputs.ca_file else {}
+        tls["check_hostname"] = verify
+    connection = pymysql.connect(
+        host=str(store.get("host") or "localhost"), port=int(store.get("port") or 3306),
+        database=str(store.get("database") or SERVICE_NAME), user=str(store.get("authUsername") or SERVICE_NAME),
+        password=_secret(store, inputs) or "", connect_timeout=max(1, int(timeout)),
+        read_timeout=max(1, int(timeout)), ssl=tls,
+    )
+    connection.cursor().execute("SET SESSION TRANSACTION READ ONLY")  # every transaction, after a rollback too
+    return _Database(connection, "mysql", timeout)
+
+
+def _where(kind: str, store: Mapping[str, Any]) -> str:
+    if kind == "Sqlite":
+        return str(store.get("path"))
+    return f"{store.get('host')}:{store.get('port')}/{store.get('database') or SERVICE_NAME}"
+
+
+def _words(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+# --- the queries ------------------------------------------------------------------------------
+
+
+class _Queries:
+    def __init__(self, wire: Mapping[str, Any], inputs: LiveInput, report: Report, database: _Database) -> None:
+        self.wire, self.inputs, self.report, self.database = wire, inputs, report, database
+
+    def run(self) -> None:
+        login = self.inputs.login
+        if not login:
+            self.report.add(steps.LOGIN_SEARCH, Outcome.SKIPPED, "no login address given",
+                            "give one (--login ADDRESS) to run the queries")
+            self.report.skip_rest(steps.SQL_PLAN, "not run: no login address given")
+            return
+        row = self._login(login)
+        if row is not None:
+            self._columns(row)
+        else:
+            self.report.skip_rest((steps.ATTRIBUTES,), "not run: the login query found no row")
+        self._listing(steps.RECIPIENT, "queryRecipient", login, "recipient query", rows_needed=True)
+        self._listing(steps.GROUPS, "queryMemberOf", login, "groups query")
+        self._listing(steps.ALIASES, "queryEmailAliases", login, "aliases query")
+
+    def _run(self, name: str, field: str, login: str) -> list[Row] | None:
+        text = self.wire.get(field)
+        if not text:
+            self.report.add(name, Outcome.SKIPPED, f"no {field} set")
+            return None
+        if not _READS.match(str(text)):
+            self.report.add(name, Outcome.FAILED, "not run: the test runs only queries that read (SELECT or WITH), "
+                            "each in a read-only transaction; nothing is written to the directory's server",
+                            "the server runs this query for every login: it should only read")
+            return None
+        if not has_placeholder(str(text)):
+            self.report.add(name, Outcome.FAILED, "the query has no $1: it does not depend on the address",
+                            "compare the address column with $1, e.g. WHERE name = $1")
+            return None
+        try:
+            return self.database.query(str(text), login)
+        except Exception as error:
+            self.report.add(name, Outcome.FAILED, f"the database refuses the query: {_words(error)}",
+                            "correct the SQL (and the table and column names) for this database")
+            return None
+
+    def _login(self, login: str) -> Row | None:
+        rows = self._run(steps.LOGIN_SEARCH, "queryLogin", login)
+        if rows is None:
+            return None
+        if not rows:
+            self.report.add(steps.LOGIN_SEARCH, Outcome.FAILED, f"the login query finds no row for {login}",
+                            "check the query's WHERE clause and that the account exists with this address")
+            return None
+        self.report.add(steps.LOGIN_SEARCH, Outcome.PASSED, f"the login query finds {len(rows)} row(s) for {login}",
+                        details=[f"columns: {', '.join(rows[0])}"])
+        return rows[0]
+
+    def _columns(self, row: Row) -> None:
+        columns = mapped_columns(self.wire)
+        missing = [f"{column} ({field})" for field, column in columns.items() if column.lower() not in row]
+        secret_column = str(columns.get("columnSecret", "")).lower()
+        details = [f"{name}: {_shown(name, value, secret_column)}" for name, value in row.items()]
+        if missing:
+            self.report.add(steps.ATTRIBUTES, Outcome.FAILED,
+                            f"the row has no column {', '.join(missing)}: the server reads these by name",
+                            "select those columns in the login query (or alias them: AS secret), or set the "
+                            "column mappings to the names it returns", details)
+            return
+        secret = row.get(secret_column)
+        if not isinstance(secret, str) or not secret:
+            self.report.add(steps.ATTRIBUTES, Outcome.FAILED, f"the {secret_column} column is empty: no login can "
+                            "succeed", "store the account's password hash there", details)
+            return
+        verdict = hashes.identify(secret)
+        if not verdict.known:
+            self.report.add(steps.ATTRIBUTES, Outcome.FAILED, f"the password in {secret_column} is {verdict.words}",
+                            hashes.UNKNOWN_FIX, details)
+            return
+        self.report.add(steps.ATTRIBUTES, Outcome.PASSED, "the row holds every mapped column", details=details)
+
+    def _listing(self, name: str, field: str, login: str, what: str, *, rows_needed: bool = False) -> None:
+        rows = self._run(name, field, login)
+        if rows is None:
+            return
+        values = [str(next(iter(r.values()))) for r in rows if r]
+        if rows_needed and not values:
+            self.report.add(name, Outcome.FAILED, f"the {what} finds no row for {login}: mail to it is refused",
+                            "check the query's WHERE clause (and any active flag) for this address")
+            return
+        self.report.add(name, Outcome.PASSED, f"the {what} returns {len(values)} row(s)", details=values)
+
+
+_SECRET_NAMES = ("secret", "pass", "hash", "pwd")
+
+
+def _shown(name: str, value: Any, secret_column: str) -> str:
+    """A column's value as shown, never a password or hash: the mapped column, one named like one
+    (a query that renamed it), or a value in a hash format, shows only the verdict on its format."""
+    if isinstance(value, str) and (name == secret_column or any(word in name for word in _SECRET_NAMES)
+                                   or hashes.identify(value).known):
+        return f"({hashes.identify(value).words})"
+    return repr(value)

@@ -1,0 +1,44 @@
+"""The test's result in lines of text, the same for the command line and the console."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from jmapclient.dirtest.lint import Finding
+from jmapclient.dirtest.steps import MARKS, Report, Step
+
+NAME_WIDTH = 16
+"""The step names' column: the longest plan name ("recipient lookup") fits."""
+
+
+def finding_line(finding: Finding, label: str | None = None) -> str:
+    """``lint error: Login filter: the filter has no ? ... — fix: ...`` (``label``: the field's name for people)."""
+    return f"lint {finding.severity}: {label or finding.field}: {finding.message} — fix: {finding.fix}"
+
+
+def step_lines(step: Step) -> list[str]:
+    """The step's line, then its fix and what was seen, indented under it."""
+    lines = [f"{MARKS[step.outcome]} {step.name:<{NAME_WIDTH}} {step.reason}"]
+    indent = " " * (NAME_WIDTH + 3)
+    if step.fix and step.outcome.value != "passed":
+        lines.append(f"{indent}fix: {step.fix}")
+    lines += [f"{indent}{detail}" for detail in step.details]
+    return lines
+
+
+def report_lines(report: Report) -> list[str]:
+    lines = [*report.notes, ""]
+    for step in report.steps:
+        lines += step_lines(step)
+    return lines
+
+
+def summary(report: Report, findings: Iterable[Finding] = ()) -> str:
+    errors = sum(1 for f in findings if f.severity == "error")
+    failed = report.failed
+    if failed:
+        return f"{len(failed)} step(s) failed: {', '.join(s.name for s in failed)}"
+    lint = f"; the lint found {errors} error(s)" if errors else ""
+    if not report.steps:
+        return f"no live step ran{lint}"
+    return f"every step that ran passed{lint}"

@@ -1,0 +1,107 @@
+"""``mailadmin test-directory``: the same core as the console, as warnings and steps on the command line."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jmapclient import JmapClient
+from mailadmin.main import main
+from server_stub.runner import StubServer
+from tests.support.directory_seeds import ALICE, ALICE_PASSWORD, SERVICE_SECRET, ldap_settings, sql_settings
+from tests.support.directory_servers import Slapd
+from tests.support.tls import PrivateCa
+
+
+def _file(tmp_path: Path, wire: dict[str, Any]) -> str:
+    path = tmp_path / "directory.json"
+    path.write_text(json.dumps(wire))
+    return str(path)
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+         stdin: str = "") -> tuple[int, str, str]:
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_a_correct_directory_from_a_file_passes(slapd: Slapd, directory_ca: PrivateCa, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = ["test-directory", _file(tmp_path, ldap_settings(slapd.url)), "--login", ALICE, "--password-stdin",
+            "--directory-ca-file", str(directory_ca.ca_file)]
+    code, out, err = _run(argv, capsys, monkeypatch, stdin=f"{ALICE_PASSWORD}\n")
+    assert code == 0, out + err
+    assert "✓ user bind" in out and "every step that ran passed" in out.splitlines()[-1]
+    assert "runs from this machine" in out
+    assert ALICE_PASSWORD not in out + err and SERVICE_SECRET not in out + err
+
+
+def test_a_failing_directory_names_the_step_and_its_fix(slapd: Slapd, directory_ca: PrivateCa, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = ["test-directory", _file(tmp_path, ldap_settings(slapd.tls_url, useTls=True)), "--login", ALICE,
+            "--directory-ca-file", str(directory_ca.ca_file)]
+    code, out, err = _run(argv, capsys, monkeypatch)
+    assert code == 1
+    assert "lint error: Use TLS: Use TLS starts STARTTLS" in err  # the lint, labelled as in the form
+    lines = out.splitlines()
+    tls = next(i for i, line in enumerate(lines) if line.startswith("✗ TLS"))
+    assert "already TLS" in lines[tls] and "fix: turn Use TLS off" in lines[tls + 1]
+    assert "1 step(s) failed: TLS" in lines[-1]
+
+
+def test_json_holds_the_lint_and_every_step(slapd: Slapd, directory_ca: PrivateCa, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    wire = ldap_settings(slapd.url, filterMemberOf=None)
+    argv = ["test-directory", _file(tmp_path, wire), "--login", ALICE, "--json",
+            "--directory-ca-file", str(directory_ca.ca_file)]
+    code, out, err = _run(argv, capsys, monkeypatch)
+    assert code == 1 and err == ""
+    shown = json.loads(out)
+    groups = next(s for s in shown["live"]["steps"] if s["step"] == "groups")
+    assert groups["outcome"] == "failed" and "member=?" in groups["fix"]
+    assert shown["live"]["passed"] is False
+    assert [s["step"] for s in shown["live"]["steps"]][-1] == "user bind"
+
+
+def test_lint_only_contacts_nothing_and_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    wire = sql_settings({"@type": "PostgreSql", "host": "192.0.2.1", "port": 5432},
+                        queryLogin="SELECT name, secret, description, type FROM accounts WHERE name = 'x'")
+    argv = ["test-directory", _file(tmp_path, wire), "--lint-only", "--sample-hash", "5f4dcc3b5aa765d61d8327deb882cf99"]
+    code, out, err = _run(argv, capsys, monkeypatch)
+    assert (code, out) == (0, "")
+    assert "Login query: the query has no $1" in err
+    assert "sample hash: sample hash unknown: compared as plain text, logins will fail" in err
+
+
+def test_a_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    code, _, err = _run(["test-directory", "./absent.json", "--lint-only"], capsys, monkeypatch)
+    assert code == 2 and "no such file" in err
+
+
+async def test_a_directory_on_the_server_with_its_secret_masked(
+    slapd: Slapd, directory_ca: PrivateCa, stub_server: StubServer, stub_client: JmapClient, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    created = await stub_client.directories.create(ldap_settings(slapd.url))
+    assert (await stub_client.directories.get([created])).raw[0]["bindSecret"]["secret"] == "****"
+    secret = tmp_path / "bind.secret"
+    secret.write_text(SERVICE_SECRET)
+    secret.chmod(0o600)
+    monkeypatch.setenv("MAILADMIN_TOKEN", stub_server.admin_token)
+    argv = ["test-directory", created, "--url", stub_server.base_url, "--login", ALICE, "--secret-file", str(secret),
+            "--directory-ca-file", str(directory_ca.ca_file)]
+    code, out, err = await asyncio.to_thread(_run, argv, capsys, monkeypatch, ALICE_PASSWORD + "\n")
+    assert code == 0, out + err
+    assert "✓ service bind" in out and "bound as cn=service" in out
+    assert f"The bind secret was read from the file {secret} (the server shows it only as ****)." in out
