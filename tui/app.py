@@ -14,9 +14,10 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import ClassVar
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import events, on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
@@ -36,6 +37,7 @@ from tui.screens.jump import JumpScreen
 from tui.section_view import Breadcrumb, SectionView, Status
 from tui.sections import SECTIONS, Section
 from tui.terminal_size import at_least_min, resize_at_least_min
+from tui.textual_compat import CrashHooks, installed_screens, keyed_bindings
 from tui.widgets import outside
 from tui.widgets.footer import ShellFooter
 from tui.widgets.header import ShellHeader
@@ -63,7 +65,7 @@ TEXTUAL_COMMANDS_KEPT = frozenset({"Theme"})
 """Textual's own palette entries a person would use here."""
 
 
-class MailAdminApp(App[int]):
+class MailAdminApp(CrashHooks[int]):
     """The console. Give it a ``context`` (demo, tests) or a ``config`` to connect from."""
 
     CSS_PATH = str(STYLESHEET)
@@ -131,32 +133,25 @@ class MailAdminApp(App[int]):
             tokens += [p.token or "" for p in self.config.profiles.values()]
         return [t for t in tokens if isinstance(t, str) and t]
 
-    def _handle_exception(self, error: Exception) -> None:
+    def told_in_words(self, error: Exception) -> bool:
         """A worker's expected failure is said in words; anything else stops the console safely."""
         cause = error.error if isinstance(error, WorkerFailed) else None
-        if isinstance(cause, EXPECTED_FAILURES) and self._exception is None and self.is_running:
+        if isinstance(cause, EXPECTED_FAILURES):
             self.notify(f"That did not work: {cause}", severity="error", timeout=10)
-            return
-        self._crashed = error
-        super()._handle_exception(error)
+            return True
+        return False
 
-    def _fatal_error(self) -> None:
-        """Textual's version prints locals (which may hold secrets): a short, masked report instead."""
+    def crash_report(self, error: Exception) -> RenderableType:
+        """Textual's report prints locals (which may hold secrets): a short, masked report instead."""
         from tui.crash import secrets_of, short_report, write_crash_file
 
-        self.bell()
-        error = getattr(self, "_crashed", None) or self._exception
-        if error is None:
-            super()._fatal_error()
-            return
         secrets = secrets_of(error, self.known_secrets())
         path = write_crash_file(error, secrets)
         where = f"Details (secrets masked) are in {path}" if path else "No crash file could be written."
-        self._exit_renderables.append(Text.assemble(
+        return Text.assemble(
             ("mailadmin stopped on an unexpected error.", "bold red"), f" {where}\n\n",
             short_report(error, secrets),
-        ))
-        self._close_messages_no_wait()
+        )
 
     # --- Layout ----------------------------------------------------------------------------
 
@@ -374,10 +369,7 @@ class MailAdminApp(App[int]):
 
     def _keyed_bindings(self) -> list[tuple[str, Binding]]:
         """The shell's bindings under the keys in effect (the config's ``[keys]`` applied)."""
-        bindings = self._bindings.copy()
-        if self._keymap:
-            bindings.apply_keymap(self._keymap)
-        return list(bindings)
+        return keyed_bindings(self)
 
     async def action_quit(self) -> None:
         """q: quit, but never throw away unsaved edits without asking."""
@@ -454,7 +446,7 @@ class MailAdminApp(App[int]):
 
         # Textual asks only whether the palette is the screen on top; one may still be on the stack
         # under a screen a worker pushed, or on its way out behind an Esc. A second would clash.
-        if self.use_command_palette and not any(screen.id == PALETTE_ID for screen in self._nodes):
+        if self.use_command_palette and not any(screen.id == PALETTE_ID for screen in installed_screens(self)):
             self.push_screen(SteadyCommandPalette(id=PALETTE_ID))
 
     def action_jump(self) -> None:

@@ -173,8 +173,8 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
 async def _connected(
     handler: Command, args: argparse.Namespace, transport: httpx.AsyncBaseTransport | None, *, blocking: bool = False
 ) -> int:
-    from jmapclient.config import ConfigError
     from jmapclient import connection
+    from jmapclient.config import ConfigError
 
     target = connection.resolve_args(args, warn=lambda line: note(f"warning: {line}"))
     if target.read_only and args.command in CHANGING_COMMANDS:

@@ -18,6 +18,7 @@ from bench.explore_engine import burst, key_of
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import Console, make_console, make_console_with_a_profile
+from tests.support.textual_probe import exception_of
 from tests.support.waiting import settle, wait_until
 from tui.keyboard import HOLD_LIMIT
 from tui.lifecycle import ready
@@ -98,7 +99,7 @@ async def test_a_burst_behind_the_connection_screen_closes_it_then_quits(
             pilot.app.post_message(events.Key(*key(name)))
         pilot.app.push_screen(ConnectScreen(made.app.config, made.app.connector))
         await settle(pilot)
-        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
         assert not pilot.app.is_running, f"still running, on {pilot.app.screen_stack}"
     assert pilot.app.return_code == 0
 
@@ -127,7 +128,7 @@ async def test_keys_held_for_a_screen_taken_down_before_it_was_ready_are_dropped
         await settle(pilot)
         assert pilot.app.type_ahead.keys == []
         assert pilot.app.screen is base  # no `:` reached the console: it opened no jump
-        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
 
 
 async def test_no_more_than_the_limit_is_held(console: Console, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -163,7 +164,7 @@ async def test_keys_never_wait_for_good(console: Console, monkeypatch: pytest.Mo
         await settle(pilot)
         assert pilot.app.screen is stuck
         assert stuck.query_one("#jump-input").value == ""  # typed too long before it was ready
-        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
 
 
 @pytest.mark.parametrize("answer", ["y", "enter"])
