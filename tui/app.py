@@ -10,20 +10,19 @@ remap it (``set_keymap``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
 from textual import events, on, work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.message import Message
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
 from textual.widgets import Input, Static, TextArea
 from textual.worker import WorkerFailed
 
@@ -33,11 +32,11 @@ from tui.context import ConsoleContext
 from tui.keyboard import TypeAhead, focus_now, typed_into
 from tui.lifecycle import ready, while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
-from tui.screens.jump import JumpScreen
-from tui.section_view import Breadcrumb, SectionView, Status
-from tui.sections import SECTIONS, Section
+from tui.section_view import SectionView
+from tui.sections import Section
+from tui.shell_commands import APP_HELP, ShellCommands  # noqa: F401  (APP_HELP: the tests name it here)
 from tui.terminal_size import at_least_min, resize_at_least_min
-from tui.textual_compat import CrashHooks, installed_screens, keyed_bindings
+from tui.textual_compat import keyed_bindings
 from tui.widgets import outside
 from tui.widgets.footer import ShellFooter
 from tui.widgets.header import ShellHeader
@@ -46,26 +45,13 @@ from tui.widgets.nav import NavTree
 EXPECTED_FAILURES = (JmapError, ConfigError, OSError)
 """What a worker may fail with that a person can be told in words (the console stays open)."""
 STYLESHEET = Path(__file__).with_name("mailadmin.tcss")
-APP_HELP = """\
-**mailadmin** mirrors the server's web UI. Pick a section in the tree on the left
-(or press `:` to jump to one), then work in the main area.
-
-Every key can be remapped in the config file's `[keys]` table by its binding id,
-for example `"app.quit" = "ctrl+q"`.
-"""
 
 
 class GoBack(Message):
     """Esc, on its way from the focused widget to the shell (see ``MailAdminApp.action_back``)."""
 
 
-PALETTE_ID = "--command-palette"
-"""Textual's id for its command palette (its stylesheet and ``is_open`` use it)."""
-TEXTUAL_COMMANDS_KEPT = frozenset({"Theme"})
-"""Textual's own palette entries a person would use here."""
-
-
-class MailAdminApp(CrashHooks[int]):
+class MailAdminApp(ShellCommands):
     """The console. Give it a ``context`` (demo, tests) or a ``config`` to connect from."""
 
     CSS_PATH = str(STYLESHEET)
@@ -158,7 +144,7 @@ class MailAdminApp(CrashHooks[int]):
     def compose(self) -> ComposeResult:
         yield ShellHeader(id="shell-header")
         with Horizontal(id="shell-body"):
-            yield NavTree(SECTIONS, id="nav")
+            yield NavTree(self.sections, id="nav")
             yield Vertical(id="main")
         yield Static(id="status")
         yield ShellFooter()
@@ -192,127 +178,7 @@ class MailAdminApp(CrashHooks[int]):
             return
         self.open_context(context)
 
-    def _connected(self, context: ConsoleContext | None) -> None:
-        if context is None:
-            self.exit(0)
-            return
-        self.open_context(context)
-
-    def open_context(self, context: ConsoleContext) -> None:
-        """Start working with a connection: show the first section, built on it, and say what it risks."""
-        for notice in context.notices:
-            self.notify(notice, title="Warning", severity="warning", timeout=15)
-        if self.config is not None and self.config.offline:
-            context.offline = True  # the config's [dmarc] offline: no DNS lookups for source names
-        self.open_section(self.start_section, context=context)
-
-    # --- Sections --------------------------------------------------------------------------
-
-    def open_section(self, section_id: str, *, context: ConsoleContext | None = None) -> None:
-        """The one way to change the main area: the menu, `:`, the palette and reconnecting.
-
-        Switches run one at a time (a burst of jumps queues, never interleaves); each asks before
-        unsaved edits are thrown away, closes the dialogs the old section opened, and waits until
-        the old section is gone before the new one is mounted. Choosing the open section again
-        (on the same connection) keeps it, with its edits, and puts the keyboard on it.
-        """
-        # The worker makes the coroutine when it runs: one asked for as the console closes never
-        # runs, and a coroutine made for it up front was left never awaited.
-        async def switch() -> None:
-            await self._switch(section_id, context)
-
-        self.run_worker(switch, group="shell-switch")  # type: ignore[arg-type]  # Textual types it Coroutine[None, None, T]
-
-    @while_attached
-    async def _switch(self, section_id: str, context: ConsoleContext | None) -> None:
-        async with self._switching:
-            chosen = next((s for s in SECTIONS if s.id == section_id), SECTIONS[0])
-            view = self.section_view
-            if context is None:
-                if self.context is None:
-                    return
-                if view is not None and chosen is self.current and view.is_attached:
-                    await self._close_dialogs()
-                    view.focus()
-                    return
-                if not await self.may_leave("Leave"):
-                    return
-            await self._close_dialogs()
-            if context is not None:
-                self.context = context
-            assert self.context is not None
-            main = self.query_one("#main", Vertical)
-            # Nothing holds the keyboard while the section changes: a removed widget's focus would
-            # otherwise pass to whatever focusable comes next (a filter field of the new section),
-            # and keys typed ahead would land there.
-            self.screen.set_focus(None)
-            # Keys typed ahead (r, /, Esc) reach no section until the new one has run its
-            # on_mount: a reload before it would fill a table that has no columns yet.
-            self.section_view = None
-            await main.remove_children()
-            self.current = chosen
-            self.trail = ()
-            view = chosen.factory(self.context)
-            if not main.is_attached:
-                # The shell was taken down while the old section left (a quit typed behind the
-                # switch; seen in the exploration as a MountError): there is nowhere to show it.
-                return
-            await main.mount(view)
-            self.section_view = view
-            self.query_one(NavTree).select_section(chosen.id)
-            self._show_header()
-            self.set_status("")
-            view.focus()
-
-    async def _close_dialogs(self) -> None:
-        """Dialogs above the console belong to the section being left; none may act on it later."""
-        while len(self.screen_stack) > 1:
-            await self.pop_screen()
-
-    async def may_leave(self, verb: str) -> bool:
-        """True when nothing unsaved would be lost, or the person agreed to lose it."""
-        unsaved = self.section_view.unsaved_changes() if self.section_view is not None else None
-        if not unsaved:
-            return True
-        from tui.screens.confirm import ConfirmScreen
-
-        question = Text.assemble(f"{verb} and discard your unsaved changes to ", outside.cut(unsaved, "bold"), "?")
-        answer: bool | None = await self.push_screen_wait(ConfirmScreen(question, yes=verb, no="Keep editing"))
-        return bool(answer)
-
-    @on(NavTree.SectionChosen)
-    def _section_chosen(self, event: NavTree.SectionChosen) -> None:
-        self.open_section(event.section_id)
-
-    @on(Breadcrumb)
-    def _breadcrumb(self, event: Breadcrumb) -> None:
-        event.stop()
-        self.trail = event.trail
-        self._show_header()
-
-    @on(Status)
-    def _status(self, event: Status) -> None:
-        event.stop()
-        self.set_status(event.text, event.severity)
-
-    def set_status(self, text: str, severity: str = "information") -> None:
-        # A section's last message may arrive while the app is closing and the bar is gone.
-        for status in self.query("#status").results(Static):
-            status.update(outside.message(text))
-            status.set_classes(f"-{severity}")
-
-    def _show_header(self) -> None:
-        # Like the status bar: a section's last breadcrumb may arrive while the app is closing.
-        found = self.query(ShellHeader)
-        if not found:
-            return
-        header = found.first()
-        if self.context is None:
-            waiting = f"connecting to {self.target}…" if self.target else "starting…"
-            header.show(waiting if self.starter is not None else "not connected", "", ())
-            return
-        crumbs = (*self.current.path, *self.trail) if self.current else ()
-        header.show(self.context.server_label, self.context.username, crumbs, self.context.transport_warning)
+    # --- Size and keys ---------------------------------------------------------------------
 
     @property
     def size(self) -> Size:
@@ -424,95 +290,3 @@ class MailAdminApp(CrashHooks[int]):
         if had_focus and self.section_view is not None:
             # A hidden menu cannot keep the keyboard; the main area takes it.
             self.section_view.focus()
-
-    def action_help(self) -> None:
-        # The section's help while the keyboard is in it (it knows its open level or editor);
-        # the shell's own help from the menu.
-        focused = self.screen.focused
-        view = self.section_view
-        in_section = view is not None and focused is not None and view in focused.ancestors_with_self
-        view_help = view.help_text() if view is not None and in_section else ""
-        keys = [
-            (binding.key_display or self.get_key_display(binding), binding.description, binding.id or "")
-            for _, binding, enabled, _ in self.screen.active_bindings.values()
-            if binding.description and binding.id and enabled
-        ]
-        from tui.screens.help import HelpScreen  # Markdown is not needed for the first frame
-
-        self.push_screen(HelpScreen(view_help or APP_HELP, keys))
-
-    def action_command_palette(self) -> None:
-        from tui.widgets.option_list import SteadyCommandPalette
-
-        # Textual asks only whether the palette is the screen on top; one may still be on the stack
-        # under a screen a worker pushed, or on its way out behind an Esc. A second would clash.
-        if self.use_command_palette and not any(screen.id == PALETTE_ID for screen in installed_screens(self)):
-            self.push_screen(SteadyCommandPalette(id=PALETTE_ID))
-
-    def action_jump(self) -> None:
-        self.push_screen(JumpScreen(SECTIONS), self._jumped)
-
-    def _jumped(self, section_id: str | None) -> None:
-        if section_id:
-            self.open_section(section_id)
-
-    def action_connections(self) -> None:
-        if self.demo:
-            self.notify("The demo is connected to its own stub; connections are not used.")
-            return
-        # One connection screen at a time: a second ctrl+o in a burst (or on the screen itself,
-        # where the shell's key still acts) stacked a second screen, or asked twice about edits.
-        opening = any(worker.name == "connections" and not worker.is_finished for worker in self.workers)
-        if opening or any(isinstance(screen, ConnectScreen) for screen in self.screen_stack):
-            return
-        # Like open_section's: the worker makes the coroutine when it runs (see there); ctrl+o
-        # typed behind a q is asked for as the console closes.
-        self.run_worker(self._connections, name="connections", group="shell-switch")  # type: ignore[arg-type]
-
-    async def _connections(self) -> None:
-        # Asked before the connection screen, so a new connection never waits on the old edits.
-        if await self.may_leave("Switch connection"):
-            self.push_screen(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
-
-    def _reconnected(self, context: ConsoleContext | None) -> None:
-        if context is not None:
-            self.open_context(context)
-
-    def deliver_screenshot(
-        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
-    ) -> str | None:
-        """The palette's Screenshot, into a directory that exists (see :mod:`tui.screenshot`)."""
-        from tui.screenshot import save_screenshot
-
-        saved = save_screenshot(self, filename, path)
-        return str(saved) if saved is not None else None
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Every section and every action of this console a key can reach, each once, in words.
-
-        Of Textual's own commands only the theme is kept: its Quit repeats ours, and its keys
-        panel, screenshot and maximize are not things an administrator comes here for.
-        """
-        for candidate in SECTIONS:
-            yield SystemCommand(
-                f"Go to {candidate.breadcrumb}", f"Open the {candidate.title} section",
-                lambda section_id=candidate.id: self.open_section(section_id),
-            )
-        seen: set[str] = set()
-        for node, binding, enabled, tooltip in screen.active_bindings.values():
-            # Only this console's bindings carry an id; Textual's widgets' own (cursor keys...) do not.
-            if not binding.id or not binding.description or not enabled or binding.action == "command_palette":
-                continue
-            title = binding.description
-            if title in seen:
-                continue
-            seen.add(title)
-            key = binding.key_display or self.get_key_display(binding)
-            yield SystemCommand(
-                title,
-                f"{tooltip}. Key: {key}" if tooltip else f"Key: {key}",
-                lambda node=node, action=binding.action: self.run_action(action, node),
-            )
-        for command in super().get_system_commands(screen):
-            if command.title in TEXTUAL_COMMANDS_KEPT:
-                yield command
