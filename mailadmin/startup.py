@@ -26,13 +26,15 @@ from __future__ import annotations
 
 import atexit
 import gc
-import importlib.abc
-import importlib.util
 import os
 import sys
 import types
 from collections.abc import Mapping
 from importlib.machinery import ModuleSpec
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 SWITCH = "MAILADMIN_STARTUP_OFF"
 """Names of the speed-ups to leave off, comma-separated, or ``all``."""
@@ -63,17 +65,19 @@ def skip_httpx_cli() -> None:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 
-class _NoPluginsLoader(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _NoPluginsLoader:
     """Makes ``pydantic.plugin._loader``, when pydantic first asks for it, the loader as it behaves
     with every plugin off, but without its own imports (``importlib.metadata`` and its kin).
 
-    A finder, not a module put in place at start: ``--help`` loads no pydantic at all.
+    A finder, not a module put in place at start: ``--help`` loads no pydantic at all. (Not derived
+    from ``importlib.abc``, whose import loads ``importlib.resources``: a finder and loader need
+    only these three methods.)
     """
 
     NAME = "pydantic.plugin._loader"
 
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> ModuleSpec | None:
-        return importlib.util.spec_from_loader(fullname, self) if fullname == self.NAME else None
+        return ModuleSpec(fullname, cast("Loader", self)) if fullname == self.NAME else None
 
     def create_module(self, spec: ModuleSpec) -> types.ModuleType | None:
         return None  # the default module
