@@ -132,5 +132,5 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     # With collections as rare as set above, what is left is the cyclic garbage of the whole
     # run: the first of the five took 2.3-2.8 s a worker and the rest 0.3-0.5 s each, all at
     # the run's end where nothing else overlaps them (measured: 700,000-850,000 objects freed).
-    # Frozen, it is the system's to free, as at a command line's exit (jmapclient.collector).
+    # Frozen, it is the system's to free, as at a command line's exit (mailadmin.startup).
     gc.freeze()
