@@ -53,6 +53,7 @@ def main() -> None:
                                 "--token", server.admin_token],
         }
         figures: dict[tuple[str, str], list[float]] = {}
+        cpu: dict[tuple[str, str], list[float]] = {}
         for env in variants.values():  # warm-up: bytecode caches written, the demo database seeded
             for argv in commands.values():
                 timed_run(argv, env)
@@ -61,17 +62,24 @@ def main() -> None:
         for _ in range(args.runs):
             for variant, env in variants.items():
                 for name, argv in commands.items():
-                    figures.setdefault((variant, name), []).append(timed_run(argv, env)[0])
+                    wall, used = timed_run(argv, env)
+                    figures.setdefault((variant, name), []).append(wall)
+                    cpu.setdefault((variant, name), []).append(used)
                 if not args.no_console and variant in ("before", "after"):
                     figures.setdefault((variant, "first frame (demo)"), []).append(time_to_first_frame(DEMO, env)[0])
-    print(f"median wall, {args.runs} runs each, alternating (ms); ratio to 'before'")
+    print(f"median wall (and CPU: less sensitive to the machine's load), {args.runs} runs each, alternating (ms);"
+          " ratio to 'before'")
     names = list(dict.fromkeys(name for _, name in figures))
     for name in names:
         before = statistics.median(figures[("before", name)])
         for variant in variants:
             if (variant, name) in figures:
                 median = statistics.median(figures[(variant, name)])
-                print(f"  {name:<20} {variant:<28} {median * 1000:7.0f}   x{median / before:.2f}")
+                line = f"  {name:<20} {variant:<28} {median * 1000:7.0f}   x{median / before:.2f}"
+                if (variant, name) in cpu:
+                    used, base = statistics.median(cpu[(variant, name)]), statistics.median(cpu[("before", name)])
+                    line += f"   CPU {used * 1000:5.0f}   x{used / base:.2f}"
+                print(line)
 
 
 if __name__ == "__main__":
