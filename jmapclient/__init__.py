@@ -3,24 +3,17 @@
 The public surface is small; the modules behind it each do one job. Names are loaded on
 first use (PEP 562), so that ``import jmapclient.config`` or the CLI's argument parsing
 does not pay for httpx and pydantic: that keeps the console's first frame fast.
+
+Importing the package changes nothing in the process (no environment variable, no entry in
+``sys.modules`` but its own): the command line's start-up speed-ups live in the front door,
+:mod:`mailadmin.startup`.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import TYPE_CHECKING
 
 from jmapclient._lazy import lazy_exports
-
-# httpx's package imports its own command line (click, rich and pygments, ~35 ms) whenever
-# those happen to be installed, as they are beside textual; mailadmin never runs httpx's
-# command line, so a None entry makes that import fail into httpx's own fallback.
-sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
-# mailadmin uses no pydantic plugin; looking for them reads the metadata of every installed
-# package (about 20 ms) when the first model is built. Someone who sets the variable decides
-# (jmapclient.models skips even the search's imports when it says "none").
-os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 _EXPORTS = {
     "JmapClient": "jmapclient.client",

@@ -17,8 +17,6 @@ from typing import Any, TypeVar
 import httpcore
 import httpx
 
-from jmapclient import collector
-
 T = TypeVar("T")
 
 
@@ -137,7 +135,6 @@ class BlockingTransport(httpx.AsyncBaseTransport):
                 pool._network_backend = _DeadlineBackend(pool._network_backend, self._deadline)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        collector.resume()  # the command's set-up is over: its data and garbage start here
         deadline = time.monotonic() + self._timeout
         self._deadline.at = deadline
         response = self._client.send(request, stream=True)

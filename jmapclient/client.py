@@ -12,7 +12,7 @@ import math
 import os
 import ssl
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager, nullcontext
 from functools import partial
 from typing import Any
@@ -115,6 +115,7 @@ class JmapClient:
         max_response: int | None = None,
         verify: ssl.SSLContext | bool = True,
         blocking: bool = False,
+        on_request: Callable[[], None] | None = None,
     ) -> None:
         if not base_url.strip():
             raise ValueError("a server URL is required")
@@ -124,6 +125,8 @@ class JmapClient:
         """Bytes one answer may hold after decompression; more is a ProtocolError (gzip bombs)."""
         self.blocking = blocking and transport is None
         """Requests go over blocking sockets, for :func:`jmapclient.blocking.run` (a one-shot command)."""
+        self.on_request = on_request
+        """Called before each request is sent (the command line ends its start-up there)."""
         self._credentials = as_credentials(token)
         # See jmapclient.transport_security: a private CA, or --insecure.
         verify = _verify_for(self.base_url, verify)
@@ -261,6 +264,8 @@ class JmapClient:
         return call
 
     async def _send(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        if self.on_request is not None:
+            self.on_request()
         try:
             # httpx times each read on its own, so a server trickling a byte at a time would never
             # time out; the timeout also bounds the whole exchange.

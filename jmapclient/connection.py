@@ -69,12 +69,15 @@ class Connection:
         login = self.credentials
         return login.user if isinstance(login, BasicLogin) else (self.profile or "token")
 
-    def open_client(self, transport: httpx.AsyncBaseTransport | None = None, *, blocking: bool = False) -> JmapClient:
-        """A client for this connection; ``blocking`` for one run by :func:`jmapclient.blocking.run`."""
+    def open_client(self, transport: httpx.AsyncBaseTransport | None = None, *, blocking: bool = False,
+                    on_request: Callable[[], None] | None = None) -> JmapClient:
+        """A client for this connection; ``blocking`` for one run by :func:`jmapclient.blocking.run`;
+        ``on_request`` is called before each request is sent."""
         from jmapclient.client import JmapClient  # httpx only when a connection is made
 
         return JmapClient(self.url, self.credentials, timeout=self.timeout, transport=transport,
-                          verify=self.security.verify(), blocking=blocking)
+                          verify=self.security.verify(), blocking=blocking,
+                          on_request=on_request)
 
 
 def _ignore(_: str) -> None:
@@ -123,29 +126,58 @@ def _same_server(a: str, b: str) -> bool:
     return a.rstrip("/") == b.rstrip("/")
 
 
-def resolve(
-    *,
-    url: str | None,
-    token: str | None,
-    token_file: str | None,
-    profile: str | None,
-    timeout: float | None,
-    user: str | None = None,
-    password_file: str | None = None,
-    token_stdin: bool = False,
-    password_stdin: bool = False,
-    ca_file: str | None = None,
-    insecure: bool = False,
-    allow_http: bool = False,
-    environ: Mapping[str, str] | None = None,
-    prompt: Callable[[str], str] = _prompt_password,
-    stdin: Callable[[str], str] = read_stdin_line,
-    warn: Warn = _ignore,
-    profiles: Callable[[str | None], Profile | None] = _profile,
-    token_prompt: Callable[[str], str] = _prompt_token,
-) -> Connection:
-    """The connection in effect; ``warn`` hears every unsafe choice, once each."""
-    env = os.environ if environ is None else environ
+@dataclass(frozen=True)
+class ConnectionRequest:
+    """What :func:`resolve` decides from: the person's flags, then where to look for what they left out.
+
+    The flags are the command line's (``--url``, ``--token-file`` ...), all optional. The rest
+    are the sources of what is missing, each replaceable (tests, the console): the environment,
+    the password and token prompts, standard input, the profile list, and who hears warnings.
+    """
+
+    url: str | None = None
+    token: str | None = None
+    token_file: str | None = None
+    token_stdin: bool = False
+    user: str | None = None
+    password_file: str | None = None
+    password_stdin: bool = False
+    profile: str | None = None
+    timeout: float | None = None
+    ca_file: str | None = None
+    insecure: bool = False
+    allow_http: bool = False
+    # Where what the flags leave out comes from.
+    environ: Mapping[str, str] | None = None
+    """None: this process's environment."""
+    prompt: Callable[[str], str] = _prompt_password
+    stdin: Callable[[str], str] = read_stdin_line
+    warn: Warn = _ignore
+    profiles: Callable[[str | None], Profile | None] = _profile
+    token_prompt: Callable[[str], str] = _prompt_token
+
+    def __repr__(self) -> str:  # never show the token
+        return f"ConnectionRequest(url={self.url!r}, profile={self.profile!r})"
+
+    @classmethod
+    def from_args(cls, args: Any, **sources: Any) -> ConnectionRequest:
+        """The request parsed command-line arguments make (the CLI's and the console's)."""
+        flags: dict[str, Any] = {name: getattr(args, name, None) for name in FLAG_NAMES}
+        flags.update({name: bool(flags[name]) for name in ("token_stdin", "password_stdin", "insecure", "allow_http")})
+        return cls(**flags, **sources)
+
+
+FLAG_NAMES = ("url", "token", "token_file", "token_stdin", "user", "password_file", "password_stdin", "profile",
+              "timeout", "ca_file", "insecure", "allow_http")
+"""The command line's connection flags, by their ``argparse`` names."""
+
+
+def resolve(request: ConnectionRequest) -> Connection:
+    """The connection in effect; ``request.warn`` hears every unsafe choice, once each."""
+    url, token, token_file, token_stdin = request.url, request.token, request.token_file, request.token_stdin
+    user, password_file, password_stdin = request.user, request.password_file, request.password_stdin
+    profile, ca_file, warn = request.profile, request.ca_file, request.warn
+    env = os.environ if request.environ is None else request.environ
     env_url, env_token, env_user = env.get(URL_ENV) or None, env.get(TOKEN_ENV) or None, env.get(USER_ENV) or None
     if sum(1 for given in (token, token_file, token_stdin) if given) > 1:
         raise ConfigError("give one of --token, --token-file and --token-stdin")
@@ -157,7 +189,7 @@ def resolve(
     given_login = user or flag_token or (env_user if not env_token else None) or env_token
     # The config file is read only when a profile is named or something is still missing.
     needs_profile = profile is not None or not (url or env_url) or not given_login
-    chosen = profiles(profile) if needs_profile else None
+    chosen = request.profiles(profile) if needs_profile else None
     final_url = url or env_url or (chosen.url if chosen else None)
     if not final_url:
         raise ConfigError(
@@ -166,8 +198,8 @@ def resolve(
     in_effect = chosen if chosen is not None and _same_server(chosen.url, final_url) else None
     security = TransportSecurity(
         ca_file=ca_file or env.get(CA_FILE_ENV) or (in_effect.ca_file if in_effect else None),
-        insecure=insecure or bool(in_effect and in_effect.insecure),
-        allow_http=allow_http or bool(in_effect and in_effect.allow_http),
+        insecure=request.insecure or bool(in_effect and in_effect.insecure),
+        allow_http=request.allow_http or bool(in_effect and in_effect.allow_http),
     )
     security.check(final_url)
     if token:
@@ -175,7 +207,7 @@ def resolve(
     for line in security.warnings(final_url):
         warn(line)
     common: dict[str, Any] = {
-        "timeout": timeout if timeout is not None else DEFAULT_TIMEOUT,
+        "timeout": request.timeout if request.timeout is not None else DEFAULT_TIMEOUT,
         "profile": in_effect.name if in_effect else None,
         "read_only": bool(in_effect and in_effect.read_only),
         "security": security,
@@ -185,9 +217,9 @@ def resolve(
         if password_file:
             password = read_secret_file(password_file, "password", warn)
         elif password_stdin:
-            password = stdin("password")
+            password = request.stdin("password")
         else:
-            password = env.get(PASSWORD_ENV) or prompt(login_user)
+            password = env.get(PASSWORD_ENV) or request.prompt(login_user)
         if not password:
             raise ConfigError(f"no password for {login_user!r}")
         return Connection(final_url, login=BasicLogin(login_user, password), **common)
@@ -196,7 +228,7 @@ def resolve(
     elif token_file:
         final_token = read_token_file(token_file, warn)
     elif token_stdin:
-        final_token = stdin("token")
+        final_token = request.stdin("token")
     elif env_token:
         final_token = env_token
     elif in_effect is not None:
@@ -205,7 +237,7 @@ def resolve(
             return Connection(final_url, login=stored, **common)
         final_token = stored.token
     else:
-        final_token = token_prompt(final_url)
+        final_token = request.token_prompt(final_url)
         if not final_token:
             raise ConfigError(f"no token given for {final_url}")
     return Connection(final_url, token=final_token, **common)
@@ -215,33 +247,17 @@ def resolve_profile(chosen: Profile, warn: Warn = _ignore) -> Connection:
     """:func:`resolve` for a profile the person picked (the console's list): that profile alone,
     whatever the environment names, except a user's password from ``MAILADMIN_PASSWORD``."""
     password = {PASSWORD_ENV: os.environ[PASSWORD_ENV]} if os.environ.get(PASSWORD_ENV) else {}
-    return resolve(url=None, token=None, token_file=None, profile=chosen.name, timeout=None, environ=password,
-                   warn=warn, profiles=lambda _: chosen)
+    return resolve(ConnectionRequest(profile=chosen.name, environ=password, warn=warn, profiles=lambda _: chosen))
 
 
 def given_explicitly(args: Any, environ: Mapping[str, str] | None = None) -> bool:
     """Whether flags or the environment say where or how to connect (so no profile list is shown)."""
     env = os.environ if environ is None else environ
-    flags = ("url", "token", "token_file", "token_stdin", "user", "password_file", "password_stdin",
-             "ca_file", "insecure", "allow_http")
+    flags = (name for name in FLAG_NAMES if name not in ("profile", "timeout"))
     return any(getattr(args, name, None) for name in flags) or any(
         env.get(name) for name in (URL_ENV, TOKEN_ENV, USER_ENV))
 
 
-def resolve_args(args: Any, **options: Any) -> Connection:
+def resolve_args(args: Any, **sources: Any) -> Connection:
     """:func:`resolve` for parsed command-line arguments (the CLI's and the console's)."""
-    return resolve(
-        url=getattr(args, "url", None),
-        token=getattr(args, "token", None),
-        token_file=getattr(args, "token_file", None),
-        profile=getattr(args, "profile", None),
-        timeout=getattr(args, "timeout", None),
-        user=getattr(args, "user", None),
-        password_file=getattr(args, "password_file", None),
-        token_stdin=bool(getattr(args, "token_stdin", False)),
-        password_stdin=bool(getattr(args, "password_stdin", False)),
-        ca_file=getattr(args, "ca_file", None),
-        insecure=bool(getattr(args, "insecure", False)),
-        allow_http=bool(getattr(args, "allow_http", False)),
-        **options,
-    )
+    return resolve(ConnectionRequest.from_args(args, **sources))

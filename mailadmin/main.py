@@ -10,10 +10,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from jmapclient import collector
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK
 from mailadmin.cli import LocalCommand, parse, run
 from mailadmin.cli.parser import EPILOG, object_commands
+from mailadmin.startup import apply as start_up
+from mailadmin.startup import resume_collector
 
 if TYPE_CHECKING:
     import httpx
@@ -36,8 +37,9 @@ def main(argv: list[str] | None = None, *, transport: httpx.AsyncBaseTransport |
     """Run one command line; ``transport`` reaches the object commands (tests watch the HTTP exchange)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == [SERVE]:
+        start_up(collector=False)  # a server runs for long: its collector is left as it is
         return _serve(arguments[1:])  # the stub's own parser reads its flags
-    collector.pause()  # until the command's first request, or its end (jmapclient.collector)
+    start_up()  # the process's speed-ups; the collector paused until the first request (mailadmin.startup)
     try:
         parser = build_parser()
         args = parse(parser, arguments)
@@ -46,7 +48,7 @@ def main(argv: list[str] | None = None, *, transport: httpx.AsyncBaseTransport |
         local: dict[str | None, LocalCommand] = {None: _console, "demo": _demo}
         return run(parser, args, transport=transport, local=local)  # the console and demo resume it
     finally:
-        collector.resume()
+        resume_collector()
 
 
 def _console(args: argparse.Namespace) -> int:

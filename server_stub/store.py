@@ -24,6 +24,7 @@ from jmapclient.models.objects import ObjectType
 from server_stub import tallies
 from server_stub.result_cache import ResultCache, RowPatch
 from server_stub.schema import SCHEMAS, TableSchema, schema_for
+from server_stub.store_tables import StoreTables
 
 MEMORY = ":memory:"
 OWNER_ONLY = 0o600
@@ -42,7 +43,7 @@ def decode_data(data: bytes | str) -> dict[str, Any]:
     return decoded
 
 
-class Store:
+class Store(StoreTables):
     def __init__(self, path: str | Path = MEMORY) -> None:
         self.path = str(path)
         if self.path != MEMORY:
@@ -93,60 +94,6 @@ class Store:
                        "linked_id TEXT NOT NULL, PRIMARY KEY (object_id, linked_type, linked_id))")
             for schema in SCHEMAS.values():
                 self._create_table(db, schema)
-
-    @staticmethod
-    def _create_table(db: sqlite3.Connection, schema: TableSchema) -> None:
-        table = schema.table
-        columns = "".join(f", {c.name} {c.sql_type}" for c in schema.columns)
-        db.execute(
-            f"CREATE TABLE IF NOT EXISTS {table} "
-            f"(seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE{columns})"
-        )
-        # The JSON lives apart so that index scans and filters touch only the small rows.
-        db.execute(
-            f"CREATE TABLE IF NOT EXISTS {table}_data "
-            f"(seq INTEGER PRIMARY KEY REFERENCES {table}(seq) ON DELETE CASCADE, data BLOB NOT NULL)"
-        )
-        for column in schema.columns:
-            db.execute(f"CREATE INDEX IF NOT EXISTS {table}_{column.name} ON {table} ({column.name}, seq)")
-        for composite in schema.composite_indexes:
-            name = "_".join(composite)
-            db.execute(f"CREATE INDEX IF NOT EXISTS {table}_{name} ON {table} ({', '.join(composite)}, seq)")
-        if schema.words is not None:
-            db.execute(
-                f"CREATE TABLE IF NOT EXISTS {table}_words "
-                f"(word TEXT NOT NULL, seq INTEGER NOT NULL REFERENCES {table}(seq) ON DELETE CASCADE, "
-                f"PRIMARY KEY (word, seq)) WITHOUT ROWID"
-            )
-            db.execute(f"CREATE INDEX IF NOT EXISTS {table}_words_seq ON {table}_words (seq)")
-        db.execute(f"CREATE TABLE IF NOT EXISTS {table}_tally (name TEXT NOT NULL, value ANY NOT NULL, "
-                   f"n INTEGER NOT NULL, PRIMARY KEY (name, value)) WITHOUT ROWID")
-        version = db.execute(f"SELECT n FROM {table}_tally WHERE name = ? AND value = ?", tallies.FORMAT).fetchone()
-        if version is None or version[0] != tallies.FORMAT_VERSION:
-            # A database written before the tally (or this form of it): count what it holds once.
-            db.execute(f"DELETE FROM {table}_tally")
-            seqs = [row[0] for row in db.execute(f"SELECT seq FROM {table}")]
-            counts: Counter[tallies.Key] = Counter({tallies.FORMAT: tallies.FORMAT_VERSION})
-            for seq in seqs:
-                counts.update(Store._stored_keys(db, schema, seq))
-            tallies.apply(db, table, counts)
-
-    @staticmethod
-    def _keys(schema: TableSchema, seq: int, values: dict[str, Any], words: Iterable[str]) -> list[tallies.Key]:
-        return tallies.keys({**values, "seq": seq}, schema.tallied, words if schema.words is not None else (),
-                            schema.ranked)
-
-    @staticmethod
-    def _stored_keys(db: sqlite3.Connection, schema: TableSchema, seq: int) -> list[tallies.Key]:
-        """The tally keys of a stored row, read back from its columns and words (before it changes)."""
-        names = list(dict.fromkeys([*schema.tallied, *(c for c in schema.ranked if c != "seq")]))
-        row = db.execute(f"SELECT {', '.join(['seq', *names])} FROM {schema.table} WHERE seq = ?", (seq,)).fetchone()
-        if row is None:
-            return []
-        words: list[str] = []
-        if schema.words is not None:
-            words = [w for (w,) in db.execute(f"SELECT word FROM {schema.table}_words WHERE seq = ?", (seq,))]
-        return Store._keys(schema, seq, dict(zip(names, row[1:], strict=True)), words)
 
     @contextmanager
     def transaction(self, *, patches_results: bool = False) -> Iterator[sqlite3.Connection]:

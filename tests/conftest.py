@@ -14,11 +14,9 @@ each other's profiles and tokens, and could touch the real user's. A test that s
 from __future__ import annotations
 
 import gc
-import inspect
 import os
 import sys
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING
 
 import pytest
 
@@ -26,10 +24,7 @@ from jmapclient import JmapClient
 from jmapclient.config import CONFIG_ENV, DATA_ENV
 from server_stub.runner import StubServer
 from tests.support.seeding import seed_fresh
-
-if TYPE_CHECKING:
-    from textual.css.model import RuleSet
-    from textual.css.types import CSSLocation
+from tests.support.textual_probe import check_idle_more_often, share_parsed_stylesheets
 
 STUB_REPORTS = 40
 
@@ -37,8 +32,6 @@ YOUNG_COLLECTION_EVERY = 50_000
 """Allocations between two young-generation collections in a test process (Python's default: 700)."""
 OLDER_COLLECTION_EVERY = 20
 """Young (then middle) collections between two of the next generation (Python's default: 10)."""
-IDLE_CHECK_SECONDS = 0.005
-"""How often Pilot checks that the console has gone idle after a key (Textual's default: 0.02)."""
 
 
 def keep_bytecode() -> None:
@@ -72,56 +65,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # Collecting less often changes no code path under test; garbage is still collected, and
     # memory stays bounded (about 270 MB a worker at the peak, measured).
     gc.set_threshold(YOUNG_COLLECTION_EVERY, OLDER_COLLECTION_EVERY, OLDER_COLLECTION_EVERY)
+    # Two of Textual's internals tuned for the whole test process (tests/support/textual_probe.py).
     check_idle_more_often()
     share_parsed_stylesheets()
-
-
-def check_idle_more_often() -> None:
-    """Let Pilot notice sooner that the console has finished with a key.
-
-    After every key Pilot waits twice for the process to go idle: it sleeps a step, and calls
-    the process idle once a step used under a twentieth of its length in CPU. At Textual's
-    20 ms step every key cost at least 40 ms of sleep, most of the console tests' waiting
-    (measured: two thirds of the waits ended at the first or second step). A finer step keeps
-    the same test of idleness (the same share of CPU) and ends the wait sooner. Textual keeps
-    the step in a private module, so a Textual that moved it fails here, not silently.
-    """
-    from textual import _wait
-
-    if not isinstance(getattr(_wait, "SLEEP_GRANULARITY", None), float) or not hasattr(_wait, "SLEEP_IDLE"):
-        raise RuntimeError("textual._wait no longer has SLEEP_GRANULARITY and SLEEP_IDLE: see check_idle_more_often")
-    share = _wait.SLEEP_IDLE / _wait.SLEEP_GRANULARITY
-    _wait.SLEEP_GRANULARITY = IDLE_CHECK_SECONDS
-    _wait.SLEEP_IDLE = IDLE_CHECK_SECONDS * share
-
-
-def share_parsed_stylesheets() -> None:
-    """Parse each piece of CSS once a process, not once a console.
-
-    Every console (three hundred in the suite) parsed its stylesheet and every widget's default
-    CSS again: a tenth of a console's start (py-spy). The rules parsed depend only on the CSS, where
-    it was read from and the theme's variables, which are all in the key, and a stylesheet reads
-    its rules without changing them, as it does with its own per-stylesheet cache. Textual keeps
-    the parser in a private method, so a Textual that renamed it fails here, not silently.
-    """
-    from textual.css.stylesheet import Stylesheet
-
-    parse_rules = Stylesheet._parse_rules
-    if list(inspect.signature(parse_rules).parameters) != [
-        "self", "css", "read_from", "is_default_rules", "tie_breaker", "scope",
-    ]:
-        raise RuntimeError("Stylesheet._parse_rules changed: see share_parsed_stylesheets")
-    parsed: dict[tuple[object, ...], list[RuleSet]] = {}
-
-    def parse_once(self: Stylesheet, css: str, read_from: CSSLocation, is_default_rules: bool = False,
-                   tie_breaker: int = 0, scope: str = "") -> list[RuleSet]:
-        key = (css, read_from, is_default_rules, tie_breaker, scope, frozenset(self._variables.items()))
-        rules = parsed.get(key)
-        if rules is None:
-            rules = parsed[key] = parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
-        return rules
-
-    Stylesheet._parse_rules = parse_once  # type: ignore[method-assign]
 
 
 HEAVY_FIRST = (
@@ -186,5 +132,5 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     # With collections as rare as set above, what is left is the cyclic garbage of the whole
     # run: the first of the five took 2.3-2.8 s a worker and the rest 0.3-0.5 s each, all at
     # the run's end where nothing else overlaps them (measured: 700,000-850,000 objects freed).
-    # Frozen, it is the system's to free, as at a command line's exit (jmapclient.collector).
+    # Frozen, it is the system's to free, as at a command line's exit (mailadmin.startup).
     gc.freeze()

@@ -10,21 +10,20 @@ remap it (``set_keymap``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import ClassVar
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import events, on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.command import CommandListItem
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widget import AwaitMount
 from textual.widgets import Input, Static, TextArea
 from textual.worker import WorkerFailed
 
@@ -36,11 +35,12 @@ from tui.key_remaps import apply_remaps
 from tui.keyboard import KeyPath, focus_now, typed_into
 from tui.lifecycle import ready, while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
-from tui.screens.jump import JumpScreen
-from tui.section_view import Breadcrumb, SectionView, Status
-from tui.sections import SECTIONS, Section
+from tui.section_view import SectionView
+from tui.sections import Section
+from tui.shell_commands import APP_HELP, ShellCommands  # noqa: F401  (APP_HELP: the tests name it here)
 from tui.terminal_size import at_least_min, resize_at_least_min
 from tui.text_caps import cap_field
+from tui.textual_compat import GatedBindings, keyed_bindings
 from tui.widgets import outside
 from tui.widgets.footer import ShellFooter
 from tui.widgets.header import ShellHeader
@@ -49,26 +49,13 @@ from tui.widgets.nav import NavTree
 EXPECTED_FAILURES = (JmapError, ConfigError, OSError)
 """What a worker may fail with that a person can be told in words (the console stays open)."""
 STYLESHEET = Path(__file__).with_name("mailadmin.tcss")
-APP_HELP = """\
-**mailadmin** mirrors the server's web UI. Pick a section in the tree on the left
-(or press `:` to jump to one), then work in the main area.
-
-Every key can be remapped in the config file's `[keys]` table by its binding id,
-for example `"app.quit" = "ctrl+q"`.
-"""
 
 
 class GoBack(Message):
     """Esc, on its way from the focused widget to the shell (see ``MailAdminApp.action_back``)."""
 
 
-PALETTE_ID = "--command-palette"
-"""Textual's id for its command palette (its stylesheet and ``is_open`` use it)."""
-TEXTUAL_COMMANDS_KEPT = frozenset({"Theme"})
-"""Textual's own palette entries a person would use here."""
-
-
-class MailAdminApp(App[int]):
+class MailAdminApp(ShellCommands, GatedBindings[int]):
     """The console. Give it a ``context`` (demo, tests) or a ``config`` to connect from."""
 
     CSS_PATH = str(STYLESHEET)
@@ -136,39 +123,32 @@ class MailAdminApp(App[int]):
             tokens += [p.token or "" for p in self.config.profiles.values()]
         return [t for t in tokens if isinstance(t, str) and t]
 
-    def _handle_exception(self, error: Exception) -> None:
+    def told_in_words(self, error: Exception) -> bool:
         """A worker's expected failure is said in words; anything else stops the console safely."""
         cause = error.error if isinstance(error, WorkerFailed) else None
-        if isinstance(cause, EXPECTED_FAILURES) and self._exception is None and self.is_running:
+        if isinstance(cause, EXPECTED_FAILURES):
             self.notify(f"That did not work: {cause}", severity="error", timeout=10)
-            return
-        self._crashed = error
-        super()._handle_exception(error)
+            return True
+        return False
 
-    def _fatal_error(self) -> None:
-        """Textual's version prints locals (which may hold secrets): a short, masked report instead."""
+    def crash_report(self, error: Exception) -> RenderableType:
+        """Textual's report prints locals (which may hold secrets): a short, masked report instead."""
         from tui.crash import secrets_of, short_report, write_crash_file
 
-        self.bell()
-        error = getattr(self, "_crashed", None) or self._exception
-        if error is None:
-            super()._fatal_error()
-            return
         secrets = secrets_of(error, self.known_secrets())
         path = write_crash_file(error, secrets)
         where = f"Details (secrets masked) are in {path}" if path else "No crash file could be written."
-        self._exit_renderables.append(Text.assemble(
+        return Text.assemble(
             ("mailadmin stopped on an unexpected error.", "bold red"), f" {where}\n\n",
             short_report(error, secrets),
-        ))
-        self._close_messages_no_wait()
+        )
 
     # --- Layout ----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield ShellHeader(id="shell-header")
         with Horizontal(id="shell-body"):
-            yield NavTree(SECTIONS, id="nav")
+            yield NavTree(self.sections, id="nav")
             yield Vertical(id="main")
         yield Static(id="status")
         yield ShellFooter()
@@ -202,129 +182,7 @@ class MailAdminApp(App[int]):
             return
         self.open_context(context)
 
-    def _connected(self, context: ConsoleContext | None) -> None:
-        if context is None:
-            self.exit(0)
-            return
-        self.open_context(context)
-
-    def open_context(self, context: ConsoleContext) -> None:
-        """Start working with a connection: show the first section, built on it, and say what it risks."""
-        for notice in context.notices:
-            self.notify(notice, title="Warning", severity="warning", timeout=15)
-        if self.config is not None and self.config.offline:
-            context.offline = True  # the config's [dmarc] offline: no DNS lookups for source names
-        if self.config is not None:
-            context.dmarc_senders = self.config.senders  # providers whose mail counts as authorised
-        self.open_section(self.start_section, context=context)
-
-    # --- Sections --------------------------------------------------------------------------
-
-    def open_section(self, section_id: str, *, context: ConsoleContext | None = None) -> None:
-        """The one way to change the main area: the menu, `:`, the palette and reconnecting.
-
-        Switches run one at a time (a burst of jumps queues, never interleaves); each asks before
-        unsaved edits are thrown away, closes the dialogs the old section opened, and waits until
-        the old section is gone before the new one is mounted. Choosing the open section again
-        (on the same connection) keeps it, with its edits, and puts the keyboard on it.
-        """
-        # The worker makes the coroutine when it runs: one asked for as the console closes never
-        # runs, and a coroutine made for it up front was left never awaited.
-        async def switch() -> None:
-            await self._switch(section_id, context)
-
-        self.run_worker(switch, group="shell-switch")  # type: ignore[arg-type]  # Textual types it Coroutine[None, None, T]
-
-    @while_attached
-    async def _switch(self, section_id: str, context: ConsoleContext | None) -> None:
-        async with self._switching:
-            chosen = next((s for s in SECTIONS if s.id == section_id), SECTIONS[0])
-            view = self.section_view
-            if context is None:
-                if self.context is None:
-                    return
-                if view is not None and chosen is self.current and view.is_attached:
-                    await self._close_dialogs()
-                    view.focus()
-                    return
-                if not await self.may_leave("Leave"):
-                    return
-            await self._close_dialogs()
-            if context is not None:
-                self.context = context
-            assert self.context is not None
-            main = self.query_one("#main", Vertical)
-            # Nothing holds the keyboard while the section changes: a removed widget's focus would
-            # otherwise pass to whatever focusable comes next (a filter field of the new section),
-            # and keys typed ahead would land there.
-            self.screen.set_focus(None)
-            # Keys typed ahead (r, /, Esc) reach no section until the new one has run its
-            # on_mount: a reload before it would fill a table that has no columns yet.
-            self.section_view = None
-            await main.remove_children()
-            self.current = chosen
-            self.trail = ()
-            view = chosen.factory(self.context)
-            if not main.is_attached:
-                # The shell was taken down while the old section left (a quit typed behind the
-                # switch; seen in the exploration as a MountError): there is nowhere to show it.
-                return
-            await main.mount(view)
-            self.section_view = view
-            self.query_one(NavTree).select_section(chosen.id)
-            self._show_header()
-            self.set_status("")
-            view.focus()
-
-    async def _close_dialogs(self) -> None:
-        """Dialogs above the console belong to the section being left; none may act on it later."""
-        while len(self.screen_stack) > 1:
-            await self.pop_screen()
-
-    async def may_leave(self, verb: str) -> bool:
-        """True when nothing unsaved would be lost, or the person agreed to lose it."""
-        unsaved = self.section_view.unsaved_changes() if self.section_view is not None else None
-        if not unsaved:
-            return True
-        from tui.screens.confirm import ConfirmScreen
-
-        question = Text.assemble(f"{verb} and discard your unsaved changes to ", outside.cut(unsaved, "bold"), "?")
-        answer: bool | None = await self.push_screen_wait(ConfirmScreen(question, yes=verb, no="Keep editing"))
-        return bool(answer)
-
-    @on(NavTree.SectionChosen)
-    def _section_chosen(self, event: NavTree.SectionChosen) -> None:
-        self.open_section(event.section_id)
-
-    @on(Breadcrumb)
-    def _breadcrumb(self, event: Breadcrumb) -> None:
-        event.stop()
-        self.trail = event.trail
-        self._show_header()
-
-    @on(Status)
-    def _status(self, event: Status) -> None:
-        event.stop()
-        self.set_status(event.text, event.severity)
-
-    def set_status(self, text: str, severity: str = "information") -> None:
-        # A section's last message may arrive while the app is closing and the bar is gone.
-        for status in self.query("#status").results(Static):
-            status.update(outside.message(text))
-            status.set_classes(f"-{severity}")
-
-    def _show_header(self) -> None:
-        # Like the status bar: a section's last breadcrumb may arrive while the app is closing.
-        found = self.query(ShellHeader)
-        if not found:
-            return
-        header = found.first()
-        if self.context is None:
-            waiting = f"connecting to {self.target}…" if self.target else "starting…"
-            header.show(waiting if self.starter is not None else "not connected", "", ())
-            return
-        crumbs = (*self.current.path, *self.trail) if self.current else ()
-        header.show(self.context.server_label, self.context.username, crumbs, self.context.transport_warning)
+    # --- Size and keys ---------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen:
         return ShellScreen(id="_default")  # gives the keyboard back when it comes on top (tui.focus_guard)
@@ -353,14 +211,14 @@ class MailAdminApp(App[int]):
             return
         await super().on_event(event)
 
-    async def _check_bindings(self, key: str, priority: bool = False) -> bool:
-        # The key path hands a key over only while the screen on top is ready; but a key on its way
-        # back up from a widget can meet a screen pushed meanwhile by a worker (still composing), or
-        # an app taking its screens down (a quit). It is used up here, with nothing ready to act on
-        # it. (A private Textual hook, like the house's others: to move into tui/textual_compat.py.)
-        if self.return_code is not None or not self.screen_stack or not ready(self.screen):
-            return True
-        return await super()._check_bindings(key, priority)
+    def bindings_closed(self) -> bool:
+        """True while no binding may act (see ``textual_compat.GatedBindings``).
+
+        The key path hands a key over only while the screen on top is ready; but a key on its way
+        back up from a widget can meet a screen pushed meanwhile by a worker (still composing), or
+        an app taking its screens down (a quit). It is used up, with nothing ready to act on it.
+        """
+        return self.return_code is not None or not self.screen_stack or not ready(self.screen)
 
     # --- Actions -----------------------------------------------------------------------------
 
@@ -386,10 +244,7 @@ class MailAdminApp(App[int]):
 
     def _keyed_bindings(self) -> list[tuple[str, Binding]]:
         """The shell's bindings under the keys in effect (the config's ``[keys]`` applied)."""
-        bindings = self._bindings.copy()
-        if self._keymap:
-            bindings.apply_keymap(self._keymap)
-        return list(bindings)
+        return keyed_bindings(self)
 
     async def action_quit(self) -> None:
         """q: quit, but never throw away unsaved edits without asking."""
@@ -447,112 +302,3 @@ class MailAdminApp(App[int]):
         if had_focus and self.section_view is not None:
             # A hidden menu cannot keep the keyboard; the main area takes it.
             self.section_view.focus()
-
-    def action_help(self) -> None:
-        # The section's help while the keyboard is in it (it knows its open level or editor);
-        # the shell's own help from the menu.
-        focused = self.screen.focused
-        view = self.section_view
-        in_section = view is not None and focused is not None and view in focused.ancestors_with_self
-        view_help = view.help_text() if view is not None and in_section else ""
-        keys = [
-            (binding.key_display or self.get_key_display(binding), binding.description, binding.id or "")
-            for _, binding, enabled, _ in self.screen.active_bindings.values()
-            if binding.description and binding.id and enabled
-        ]
-        from tui.screens.help import HelpScreen  # Markdown is not needed for the first frame
-
-        self.push_screen(HelpScreen(view_help or APP_HELP, keys))
-
-    def action_command_palette(self) -> None:
-        from tui.widgets.option_list import SteadyCommandPalette
-
-        # Textual asks only whether the palette is the screen on top; one may still be on the stack
-        # under a screen a worker pushed, or on its way out behind an Esc. A second would clash.
-        if self.use_command_palette and not any(screen.id == PALETTE_ID for screen in self._nodes):
-            self.push_screen(SteadyCommandPalette(id=PALETTE_ID))
-
-    def search_themes(self) -> None:
-        """The palette's Theme entry: Textual's theme search, in the palette that answers once."""
-        from textual.theme import ThemeProvider
-
-        from tui.widgets.option_list import open_palette
-
-        open_palette(self, providers=[ThemeProvider], placeholder="Search for themes…")
-
-    def search_commands(self, commands: Sequence[CommandListItem],
-                        placeholder: str = "Search for commands…") -> AwaitMount:
-        """Textual's command search, in the palette that answers once."""
-        from textual.command import SimpleProvider
-
-        from tui.widgets.option_list import open_palette
-
-        return open_palette(self, providers=[SimpleProvider(self.screen, list(commands))], placeholder=placeholder)
-
-    def action_jump(self) -> None:
-        self.push_screen(JumpScreen(SECTIONS), self._jumped)
-
-    def _jumped(self, section_id: str | None) -> None:
-        if section_id:
-            self.open_section(section_id)
-
-    def action_connections(self) -> None:
-        if self.demo:
-            self.notify("The demo is connected to its own stub; connections are not used.")
-            return
-        # One connection screen at a time: a second ctrl+o in a burst (or on the screen itself,
-        # where the shell's key still acts) stacked a second screen, or asked twice about edits.
-        opening = any(worker.name == "connections" and not worker.is_finished for worker in self.workers)
-        if opening or any(isinstance(screen, ConnectScreen) for screen in self.screen_stack):
-            return
-        # Like open_section's: the worker makes the coroutine when it runs (see there); ctrl+o
-        # typed behind a q is asked for as the console closes.
-        self.run_worker(self._connections, name="connections", group="shell-switch")  # type: ignore[arg-type]
-
-    async def _connections(self) -> None:
-        # Asked before the connection screen, so a new connection never waits on the old edits.
-        if await self.may_leave("Switch connection"):
-            self.push_screen(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
-
-    def _reconnected(self, context: ConsoleContext | None) -> None:
-        if context is not None:
-            self.open_context(context)
-
-    def deliver_screenshot(
-        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
-    ) -> str | None:
-        """The palette's Screenshot, into a directory that exists (see :mod:`tui.screenshot`)."""
-        from tui.screenshot import save_screenshot
-
-        saved = save_screenshot(self, filename, path)
-        return str(saved) if saved is not None else None
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Every section and every action of this console a key can reach, each once, in words.
-
-        Of Textual's own commands only the theme is kept: its Quit repeats ours, and its keys
-        panel, screenshot and maximize are not things an administrator comes here for.
-        """
-        for candidate in SECTIONS:
-            yield SystemCommand(
-                f"Go to {candidate.breadcrumb}", f"Open the {candidate.title} section",
-                lambda section_id=candidate.id: self.open_section(section_id),
-            )
-        seen: set[str] = set()
-        for node, binding, enabled, tooltip in screen.active_bindings.values():
-            # Only this console's bindings carry an id; Textual's widgets' own (cursor keys...) do not.
-            if not binding.id or not binding.description or not enabled or binding.action == "command_palette":
-                continue
-            title = binding.description
-            if title in seen:
-                continue
-            seen.add(title)
-            key = binding.key_display or self.get_key_display(binding)
-            yield SystemCommand(
-                title,
-                f"{tooltip}. Key: {key}" if tooltip else f"Key: {key}",
-                lambda node=node, action=binding.action: self.run_action(action, node),
-            )
-        for command in super().get_system_commands(screen):
-            if command.title in TEXTUAL_COMMANDS_KEPT:
-                yield command

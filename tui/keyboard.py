@@ -42,7 +42,7 @@ from math import inf
 from time import monotonic
 from typing import Any, ClassVar
 
-from textual import events
+from textual import events, on
 from textual.app import App
 from textual.dom import NoScreen
 from textual.keys import REPLACED_KEYS, key_to_character
@@ -106,7 +106,8 @@ class AsksFirst(Screen[Any]):
     shown_at: float = inf
     """When the question was mounted (``monotonic``, the clock of ``Key.time``)."""
 
-    def _on_mount(self, event: events.Mount) -> None:
+    @on(events.Mount)
+    def note_shown(self) -> None:
         self.shown_at = monotonic()
 
 

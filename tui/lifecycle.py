@@ -19,6 +19,8 @@ from typing import Any, TypeVar
 from textual.dom import DOMNode
 from textual.widget import Widget
 
+from tui.textual_compat import closing
+
 Method = TypeVar("Method", bound=Callable[..., Any])
 
 
@@ -26,10 +28,10 @@ def gone(node: DOMNode) -> bool:
     """True once ``node`` (or what holds it: its screen, the app) is being removed, or has left."""
     if not node.is_attached:
         return True
-    if not node.app._running:
+    if not node.app.is_running:
         # The app is shutting down: it stops running before it prunes its screens.
         return True
-    return any(holder._pruning or holder._closing for holder in node.ancestors_with_self)
+    return any(closing(holder) for holder in node.ancestors_with_self)
 
 
 def ready(node: Widget) -> bool:

@@ -24,39 +24,28 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-import os
-import sqlite3
-import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from jmapclient.dmarc.analytics import (
-    DayStat,
-    DomainRate,
-    Hint,
-    Overview,
     RecordDigest,
     ReportDigest,
     ReportTotal,
-    SourceStat,
     classify,
     digest_report,
 )
+from jmapclient.dmarc.digest_figures import DigestFigures
+from jmapclient.dmarc.digest_file import DamagedStore as DamagedStore  # raised by the store; named where it is used
 from jmapclient.dmarc.figures import Figures as Figures  # the store's answer, named where it is used
-from jmapclient.dmarc.figures import failing_record, figures_from_json, figures_json
 from jmapclient.encoding import format_utc, parse_utc
-from jmapclient.file_safety import NotAFile, NotRegular, make_private_folder, set_aside
 from jmapclient.objects import ObjectApi
 from jmapclient.paging import QueryPage, QueryPager
 
-SCHEMA_VERSION = "3"
-"""Raised whenever a column or a derived value (the hint) changes meaning: the store then starts empty."""
 LIST_PAGE = 5_000
 """Ids per query request: the real server's cap on a query's ``limit`` (wire-notes)."""
 PROBE = 100
@@ -67,12 +56,9 @@ READ_CHUNK = 500
 """Stored reports read back per query (their records in one more): few queries, flat memory."""
 MAX_COUNT = 2**40
 """A record's message count is clamped here, so sums over a million records fit SQLite's integers."""
-OWNER_ONLY = 0o600
 DECODED = 4096
 """Stored JSON lists remembered decoded: records repeat a few shapes (``[]``, one domain's pass), and
 reading back tens of thousands of reports decoded each one again."""
-MEMO_SIZE = 8
-"""Figures remembered: every period of the view, for the latest listing."""
 NEWEST_FIRST = ({"property": "id", "isAscending": False},)
 """Ids grow with arrival; both servers sort reports by id (wire-notes), so new reports come first."""
 UNFILTERED = "{}"
@@ -80,54 +66,8 @@ UNFILTERED = "{}"
 UNRANKED = -1
 """The rank of an id listed where positions say nothing (a filter the client narrowed, a test's listing)."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS reports(
-    key INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    org TEXT NOT NULL, report_id TEXT NOT NULL, policy_domain TEXT NOT NULL,
-    begin TEXT NOT NULL, end TEXT NOT NULL,
-    day TEXT NOT NULL,
-    p TEXT NOT NULL, sp TEXT NOT NULL, np TEXT NOT NULL, adkim TEXT NOT NULL, aspf TEXT NOT NULL,
-    testing INTEGER NOT NULL,
-    messages INTEGER NOT NULL DEFAULT 0, passed INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS reports_day ON reports(day);
-CREATE TABLE IF NOT EXISTS records(
-    report INTEGER NOT NULL REFERENCES reports(key) ON DELETE CASCADE,
-    source_ip TEXT NOT NULL, count INTEGER NOT NULL, disposition TEXT NOT NULL,
-    dkim TEXT NOT NULL, spf TEXT NOT NULL, header_from TEXT NOT NULL, envelope_from TEXT NOT NULL,
-    overrides TEXT NOT NULL, dkim_auth TEXT NOT NULL, spf_auth TEXT NOT NULL,
-    passes INTEGER NOT NULL, hint TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS records_report ON records(report);
-CREATE TABLE IF NOT EXISTS listed(id TEXT PRIMARY KEY, rank INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS listed_rank ON listed(rank);
-CREATE TABLE IF NOT EXISTS figures(
-    generation INTEGER NOT NULL, first TEXT NOT NULL, last TEXT NOT NULL, lim INTEGER NOT NULL, body TEXT NOT NULL,
-    PRIMARY KEY(first, last, lim));
-CREATE TEMP TABLE IF NOT EXISTS fresh(id TEXT PRIMARY KEY, rank INTEGER NOT NULL);
-"""
-_COLUMNS = ["key", "id", "org", "report_id", "policy_domain", "begin", "end", "day", "p", "sp", "np", "adkim", "aspf",
-            "testing", "messages", "passed"]
-"""The reports table's columns, as ``_SCHEMA`` declares them: a file with others is made again."""
 UNREADABLE_DAY = ""
 """The day of a report this client could not read: kept so it is not fetched again, in no period."""
-
-MAX_KEPT_FIGURES = 16 << 20
-"""Bytes of one remembered figures entry read back: a period's lists are cut at their row limit, far below."""
-
-_UNREADABLE = (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError)
-"""What decoding a stored value raises when it is not what this version writes (JSON errors are ValueErrors)."""
-
-
-class DamagedStore(sqlite3.DatabaseError):
-    """The file held values this version cannot read back: it has been emptied, and a sync fills it again.
-
-    A file edited by hand, damaged on disk in a way SQLite cannot see (a row's bytes), or written
-    by another version under the same schema number made ``dmarc-advice`` end in a traceback
-    (JSONDecodeError, ``int('abc')``, ``int + str``). A sqlite3.Error, so whoever already copes with
-    a broken file (the console's analytics: an error and a retry) copes with this one too.
-    """
-
 
 Progress = Callable[["SyncProgress"], object]
 """Told each step; awaited when it returns an awaitable."""
@@ -186,7 +126,7 @@ def _strings(value: str) -> tuple[str, ...]:
     return tuple(str(item) for item in json.loads(value))
 
 
-class DigestStore:
+class DigestStore(DigestFigures):
     """Report digests of one server, on disk (``path``) or in memory (``None``).
 
     Every method may be called from a worker thread; one lock serialises them, so a
@@ -205,126 +145,6 @@ class DigestStore:
         """The generation at which every listed report was stored (a sync fetched all it listed). While it
         holds, a sync whose listing changed nothing has nothing to fetch: it skips looking for missing
         reports, a scan of the whole listing (0.1 s at 100,000 reports, in the console's event loop)."""
-
-    def _open(self, path: Path | None) -> sqlite3.Connection:
-        """The database at ``path``; a damaged one is set aside, and one that cannot be had is kept in memory.
-
-        The cache only saves fetching: no state of the file may keep the console from working.
-        """
-        if path is None:
-            return DigestStore._prepare(sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None))
-        for _ in range(2):
-            try:
-                return DigestStore._prepare(DigestStore._connect(path))
-            except (OSError, sqlite3.Error, NotAFile) as damage:
-                # Moved aside, with its log: a new file must not replay the old one's pages. A link is
-                # moved, never followed: its target (another program's database) stays as it was.
-                self.set_aside = set_aside(path, "DMARC cache", str(damage))
-                if os.path.lexists(path):
-                    break  # a folder, or it could not be moved: kept in memory
-                try:
-                    for log in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-                        log.unlink(missing_ok=True)
-                except OSError:
-                    break
-        return self._open(None)
-
-    @staticmethod
-    def _connect(path: Path) -> sqlite3.Connection:
-        make_private_folder(path.parent)
-        # Created owner-only before SQLite writes a byte: report contents name the organisation's
-        # mail sources. Never through a symlink (its target was chmod'ed, and if it was another
-        # SQLite database, its `meta` table emptied), and never a FIFO or device (O_NONBLOCK: no wait).
-        descriptor = os.open(path, os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, OWNER_ONLY)
-        try:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-                raise NotRegular("it is not a regular file")
-            os.fchmod(descriptor, OWNER_ONLY)
-        finally:
-            os.close(descriptor)
-        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        try:
-            # A write-ahead log: a console killed in the middle of a write (a dropped SSH session)
-            # leaves the last committed state, never a half-written file whose figures would be
-            # wrong. SQLite gives the -wal and -shm files the database's own mode (0600), and
-            # removes them on the last close. NORMAL: a commit does not wait for the disk.
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-        except sqlite3.Error:
-            db.close()
-            raise
-        return db
-
-    @staticmethod
-    def _prepare(db: sqlite3.Connection) -> sqlite3.Connection:
-        try:
-            db.execute("PRAGMA foreign_keys=ON")
-            db.executescript(_SCHEMA)
-            version = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            columns = [row[1] for row in db.execute("PRAGMA table_info(reports)")]
-            if version is None or version[0] != SCHEMA_VERSION or columns != _COLUMNS:
-                # Another layout: the tables are made again, empty.
-                db.executescript("DROP TABLE records; DROP TABLE reports; DROP TABLE meta; DROP TABLE listed;"
-                                 " DROP TABLE figures;")
-                db.executescript(_SCHEMA)
-                DigestStore._reset(db)
-        except sqlite3.Error:
-            db.close()
-            raise
-        return db
-
-    @staticmethod
-    def _reset(db: sqlite3.Connection) -> None:
-        db.execute("BEGIN")
-        db.execute("DELETE FROM records")
-        db.execute("DELETE FROM reports")
-        db.execute("DELETE FROM listed")
-        db.execute("DELETE FROM figures")
-        generation = DigestStore._generation(db) + 1  # figures remembered for what was here are not these
-        db.execute("DELETE FROM meta")
-        db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-        db.execute("INSERT INTO meta VALUES ('generation', ?)", (str(generation),))
-        db.execute("COMMIT")
-
-    @staticmethod
-    def _generation(db: sqlite3.Connection) -> int:
-        row = db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
-        text = str(row[0]) if row is not None else ""
-        return int(text) if text.isascii() and text.isdigit() else 0  # a damaged value counts from 0 again
-
-    @contextmanager
-    def _readable(self) -> Iterator[None]:
-        """Values read back that cannot be decoded empty the store (with the lock held) and say so."""
-        try:
-            yield
-        except _UNREADABLE as error:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-            self._reset(self._db)
-            self._memo.clear()
-            self._whole = None
-            raise DamagedStore(f"the DMARC cache {self.path or '(in memory)'} held a value this version cannot"
-                               f" read ({type(error).__name__}); it has been emptied") from None
-
-    @staticmethod
-    def _changed(db: sqlite3.Connection) -> None:
-        """What the figures count changed (inside the change's transaction): remembered figures no longer hold."""
-        db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (str(DigestStore._generation(db) + 1),))
-
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
 
     # --- What is stored -----------------------------------------------------------------------
 
@@ -540,108 +360,6 @@ class DigestStore:
                 self._whole = generation
         return SyncResult(listing.total, fetched, forgotten, unreadable)
 
-    # --- Figures --------------------------------------------------------------------------------
-
-    def figures(self, first: date, last: date, limit: int) -> Figures:
-        """The figures of the listed reports whose day is in the period; lists cut at ``limit`` rows.
-
-        Remembered (in memory, and in the file for a console started again) until what is
-        stored or listed changes: a visit that fetched nothing new costs no aggregation,
-        however many reports there are.
-        """
-        with self._lock:
-            generation = self._generation(self._db)
-            key = (generation, first, last, limit)
-            known = self._memo.get(key)
-            if known is None:
-                with self._readable():
-                    known = self._kept(*key) or self._aggregate(first, last, limit)
-                self._keep(generation, known, limit)
-                if len(self._memo) >= MEMO_SIZE:
-                    self._memo.pop(next(iter(self._memo)))
-                self._memo[key] = known
-            return known
-
-    def _kept(self, generation: int, first: date, last: date, limit: int) -> Figures | None:
-        """The figures kept in the file for this state of the store, if any (a console started again)."""
-        # Bounded: an entry made huge by hand is not read into memory, only aggregated again.
-        row = self._db.execute("SELECT body FROM figures WHERE generation=? AND first=? AND last=? AND lim=?"
-                               " AND length(CAST(body AS BLOB)) <= ?",
-                               (generation, first.isoformat(), last.isoformat(), limit, MAX_KEPT_FIGURES)).fetchone()
-        try:
-            return None if row is None else figures_from_json(row[0])
-        except _UNREADABLE:
-            return None  # not what this version writes (a deeply nested entry crashed the console): aggregated again
-
-    def _keep(self, generation: int, figures: Figures, limit: int) -> None:
-        """Keep ``figures`` in the file, with those of the same state only (older ones no longer hold).
-
-        Only a saving for later: figures that cannot be kept (a full disk) are still shown.
-        """
-        try:
-            self._db.execute("BEGIN")
-            self._db.execute("DELETE FROM figures WHERE generation != ?", (generation,))
-            self._db.execute("INSERT OR REPLACE INTO figures VALUES (?,?,?,?,?)",
-                             (generation, figures.first.isoformat(), figures.last.isoformat(), limit,
-                              figures_json(figures)))
-            self._db.execute("COMMIT")
-        except sqlite3.Error:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-
-    def _aggregate(self, first: date, last: date, limit: int) -> Figures:
-        db = self._db
-        db.execute("DROP TABLE IF EXISTS temp.chosen")
-        db.execute("CREATE TEMP TABLE chosen AS SELECT r.key, r.id, r.org, r.policy_domain, r.day, r.messages,"
-                   " r.passed FROM reports r JOIN listed USING(id) WHERE r.day BETWEEN ? AND ?",
-                   (first.isoformat(), last.isoformat()))
-        db.execute("CREATE INDEX temp.chosen_key ON chosen(key)")
-        summary = Overview(*db.execute(f"SELECT count(*), {_REPORT_TALLY} FROM chosen").fetchone())
-        domains = [
-            DomainRate(domain, messages=messages, passed=passed, reports=count)
-            for domain, count, messages, passed in db.execute(
-                f"SELECT policy_domain, count(*), {_REPORT_TALLY} FROM chosen GROUP BY policy_domain"
-                " ORDER BY 3 DESC, 1 LIMIT ?", (limit,))
-        ]
-        totals = {
-            date.fromisoformat(day): (messages, passed)
-            for day, messages, passed in db.execute(f"SELECT day, {_REPORT_TALLY} FROM chosen GROUP BY day")
-        }
-        top = [
-            SourceStat(ip, messages=messages, passed=passed)
-            for ip, messages, passed in db.execute(
-                f"SELECT source_ip, {_RECORD_TALLY} FROM chosen c JOIN records ON records.report=c.key"
-                " GROUP BY source_ip ORDER BY 2 DESC, 1 LIMIT ?", (limit,))
-        ]
-        by_ip = {source.source_ip: source for source in top}
-        if by_ip:
-            # Who sent as what, who saw it and the hints, for the busiest sources only.
-            marks = ",".join("?" * len(by_ip))
-            for ip, header_from, org, hint, count in db.execute(
-                "SELECT source_ip, header_from, c.org, hint, sum(count) FROM chosen c"
-                f" JOIN records ON records.report=c.key WHERE source_ip IN ({marks}) GROUP BY 1, 2, 3, 4",
-                tuple(by_ip)):
-                source = by_ip[ip]
-                if header_from:
-                    source.domains.add(header_from)
-                source.reporters.add(org)
-                if hint:
-                    source.hints[Hint(hint)] = source.hints.get(Hint(hint), 0) + count
-        failing = [
-            failing_record(report_id, org, domain,
-                           RecordDigest(source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
-                                        header_from=header_from, envelope_from=envelope_from), hint)
-            for ip, count, disposition, dkim, spf, header_from, envelope_from, hint, report_id, org, domain
-            in db.execute(
-                "SELECT source_ip, count, disposition, dkim, spf, header_from, envelope_from, hint, c.id, c.org,"
-                " c.policy_domain FROM chosen c JOIN records ON records.report=c.key WHERE NOT passes"
-                " ORDER BY count DESC, source_ip, c.id LIMIT ?", (limit,))
-        ]
-        db.execute("DROP TABLE temp.chosen")
-        days = [first + timedelta(days=n) for n in range(max(0, (last - first).days + 1))]
-        series = [DayStat(day, *totals.get(day, (0, 0))) for day in days]
-        return Figures(first, last, summary, domains, top, series, failing)
-
 
 class _Listing:
     """One listing of a sync: its pages staged in the temp table ``fresh``, then laid over the stored one.
@@ -734,7 +452,5 @@ class _Listing:
 
 _REPORT_COLUMNS = ("r.key, r.id, r.org, r.report_id, r.policy_domain, r.begin, r.end, r.p, r.sp, r.np, r.adkim,"
                    " r.aspf, r.testing")
-_RECORD_TALLY = "coalesce(sum(count), 0), coalesce(sum(CASE WHEN passes THEN count ELSE 0 END), 0)"
-_REPORT_TALLY = "coalesce(sum(messages), 0), coalesce(sum(passed), 0)"
 _MISSING = ("SELECT {columns} FROM listed WHERE listed.rowid > ?"
             " AND NOT EXISTS (SELECT 1 FROM reports WHERE reports.id = listed.id)")

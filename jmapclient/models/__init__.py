@@ -11,31 +11,9 @@ models (and the reverse).
 
 from __future__ import annotations
 
-import os
-import sys
-import types
 from typing import TYPE_CHECKING
 
 from jmapclient._lazy import lazy_exports
-
-_ALL_PLUGINS_OFF = ("__all__", "1", "true")
-"""The values with which pydantic's loader looks for no plugin at all (pydantic/plugin/_loader.py)."""
-
-
-def _no_plugins_loader() -> types.ModuleType:
-    """pydantic's plugin loader as it behaves with every plugin off, but without its own imports.
-
-    The loader imports ``importlib.metadata`` (and with it zipfile, csv, bz2 and lzma: about
-    5% of a command's start) before it reads the variable that makes it return no plugin.
-    """
-    loader = types.ModuleType("pydantic.plugin._loader", "No pydantic plugins (PYDANTIC_DISABLE_PLUGINS).")
-    vars(loader)["get_plugins"] = tuple  # get_plugins() -> (): no plugin
-    return loader
-
-
-# Installed before any model or adapter of this package is built (jmapclient sets the default).
-if os.environ.get("PYDANTIC_DISABLE_PLUGINS") in _ALL_PLUGINS_OFF:
-    sys.modules.setdefault("pydantic.plugin._loader", _no_plugins_loader())
 
 _EXPORTS = {
     "DefaultStore": "jmapclient.models.stores",

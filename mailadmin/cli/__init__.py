@@ -9,7 +9,7 @@ them, so ``--help`` and the console's start pay for none of them. A command that
 request at a time runs on blocking sockets with no event loop (:mod:`jmapclient.blocking`);
 asyncio loads only for those in :data:`NEEDS_A_LOOP`, and when a test hands in a transport.
 The cycle collector is paused from the command line to a command's first request
-(:mod:`jmapclient.collector`): what a command's set-up makes lives as long as the process.
+(:mod:`mailadmin.startup`): what a command's set-up makes lives as long as the process.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
 
-from jmapclient import collector
 from jmapclient.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, note, out
 from mailadmin.cli.parser import PROG
+from mailadmin.startup import resume_collector, skip_exit_collection
 
 if TYPE_CHECKING:
     import httpx
@@ -57,9 +57,9 @@ def run(
 
     try:
         if local is not None and args.command in local:
-            collector.resume()  # the console and the demo run for long
+            resume_collector()  # the console and the demo run for long
             return local[args.command](args)
-        collector.skip_exit_collection()  # the process ends with this command
+        skip_exit_collection()  # the process ends with this command
         code = _dispatch(args, transport)
         sys.stdout.flush()  # a reader that left (a pipe) shows here, not in the flush at exit
         return code
@@ -169,7 +169,7 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
         from jmapclient import blocking
 
         return blocking.run(_connected(handler, args, None, blocking=True))  # resumes the collector as it sends
-    collector.resume()  # these wait on threads and lookups side by side, and may run long
+    resume_collector()  # these wait on threads and lookups side by side, and may run long
     import asyncio
 
     if command == "import-dmarc" and args.dry_run:
@@ -189,7 +189,7 @@ async def _connected(
             f"profile {target.profile!r} is read-only: {args.command} changes the server and is refused here; "
             f"re-add the profile without --read-only to allow changes"
         )
-    async with target.open_client(transport, blocking=blocking) as client:
+    async with target.open_client(transport, blocking=blocking, on_request=resume_collector) as client:
         return await handler(args, client)
 
 

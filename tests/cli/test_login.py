@@ -12,7 +12,7 @@ import pytest
 
 from jmapclient.auth import BasicLogin, BearerToken
 from jmapclient.config import Config, ConfigError
-from jmapclient.connection import resolve
+from jmapclient.connection import ConnectionRequest, resolve
 from mailadmin.main import main
 from tests.support.fake_jmap import FakeServer
 
@@ -30,13 +30,13 @@ def _never(user: str) -> str:
 def test_user_with_password_file_then_env_then_prompt(tmp_path: Path) -> None:
     secret = tmp_path / "pw"
     secret.write_text("from-file\n")
-    args = {"url": URL, "token": None, "token_file": None, "profile": None, "timeout": None}
-    by_file = resolve(**args, user="admin", password_file=str(secret), environ={"MAILADMIN_PASSWORD": "env"},
-                      prompt=_never)
-    by_env = resolve(**args, user="admin", environ={"MAILADMIN_PASSWORD": "env"}, prompt=_never)
+    env = {"MAILADMIN_PASSWORD": "env"}
+    by_file = resolve(ConnectionRequest(URL, user="admin", password_file=str(secret), environ=env, prompt=_never))
+    by_env = resolve(ConnectionRequest(URL, user="admin", environ=env, prompt=_never))
     asked: list[str] = []
-    by_prompt = resolve(**args, user="admin", environ={}, prompt=lambda u: asked.append(u) or "typed")
-    from_env_user = resolve(**args, environ={"MAILADMIN_USER": "root", "MAILADMIN_PASSWORD": "p"}, prompt=_never)
+    by_prompt = resolve(ConnectionRequest(URL, user="admin", environ={}, prompt=lambda u: asked.append(u) or "typed"))
+    env_user = {"MAILADMIN_USER": "root", "MAILADMIN_PASSWORD": "p"}
+    from_env_user = resolve(ConnectionRequest(URL, environ=env_user, prompt=_never))
     assert by_file.credentials == BasicLogin("admin", "from-file")
     assert by_env.credentials == BasicLogin("admin", "env")
     assert by_prompt.credentials == BasicLogin("admin", "typed") and asked == ["admin"]
@@ -45,20 +45,20 @@ def test_user_with_password_file_then_env_then_prompt(tmp_path: Path) -> None:
 
 
 def test_a_token_flag_beats_the_user_of_the_environment() -> None:
-    got = resolve(url=URL, token="API_t", token_file=None, profile=None, timeout=None,
-                  environ={"MAILADMIN_USER": "root", "MAILADMIN_PASSWORD": "p"}, prompt=_never)
+    got = resolve(ConnectionRequest(url=URL, token="API_t", timeout=None,
+                  environ={"MAILADMIN_USER": "root", "MAILADMIN_PASSWORD": "p"}, prompt=_never))
     assert got.credentials == BearerToken("API_t")
 
 
 def test_user_and_token_flags_together_are_refused() -> None:
     with pytest.raises(ConfigError, match="not both"):
-        resolve(url=URL, token="API_t", token_file=None, profile=None, timeout=None, user="admin", environ={})
+        resolve(ConnectionRequest(url=URL, token="API_t", user="admin", environ={}))
 
 
 def test_no_terminal_and_no_password_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.stdin.isatty", lambda: False)
     with pytest.raises(ConfigError, match="--password-stdin or set MAILADMIN_PASSWORD"):
-        resolve(url=URL, token=None, token_file=None, profile=None, timeout=None, user="admin", environ={})
+        resolve(ConnectionRequest(url=URL, user="admin", environ={}))
 
 
 def test_the_cli_sends_basic_with_user_and_password_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -87,12 +87,12 @@ def test_a_profile_holds_a_user_and_a_password_file_and_logs_in_with_basic(
     assert stat.S_IMODE(isolated_config.stat().st_mode) == 0o600
     assert main(["profile", "list"]) == 0
     assert "user admin" in capsys.readouterr().out
-    got = resolve(url=None, token=None, token_file=None, profile="recovery", timeout=None, environ={})
+    got = resolve(ConnectionRequest(profile="recovery", environ={}))
     assert got.credentials == BasicLogin("admin", "pw-in-file")
     # the stored password goes to that profile's server only
     with pytest.raises(ConfigError, match="no token given"):
-        resolve(url="https://elsewhere.example", token=None, token_file=None, profile="recovery", timeout=None,
-                environ={})
+        resolve(ConnectionRequest(url="https://elsewhere.example", profile="recovery", timeout=None,
+                environ={}))
 
 
 def test_a_password_file_without_a_user_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

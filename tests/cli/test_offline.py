@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from jmapclient.config import Config, ConfigError
-from jmapclient.connection import resolve
+from jmapclient.connection import ConnectionRequest, resolve
 from jmapclient.models import LdapDirectory
 from jmapclient.models.introspect import field_by_wire, fields_of
 from jmapclient.models.objects import DIRECTORY, OBJECT_TYPES, object_type
@@ -149,12 +149,12 @@ def test_precedence_flags_over_env_over_profile(tmp_path):
     token_file = tmp_path / "token"
     token_file.write_text("from-file\n")
     env = {"MAILADMIN_URL": "https://env.example", "MAILADMIN_TOKEN": "from-env"}
-    default = resolve(url=None, token=None, token_file=None, profile=None, timeout=None, environ={})
+    default = resolve(ConnectionRequest(environ={}))
     assert (default.url, default.token, default.profile) == ("https://mail.example", "s3cret-token", "prod")
-    from_env = resolve(url=None, token=None, token_file=None, profile=None, timeout=None, environ=env)
+    from_env = resolve(ConnectionRequest(environ=env))
     assert (from_env.url, from_env.token) == ("https://env.example", "from-env")
-    flags = resolve(url="https://flag.example", token=None, token_file=str(token_file), profile="prod",
-                    timeout=5, environ=env)
+    flags = resolve(ConnectionRequest(url="https://flag.example", token_file=str(token_file), profile="prod",
+                    timeout=5, environ=env))
     assert (flags.url, flags.token, flags.timeout) == ("https://flag.example", "from-file", 5)
     assert "from-file" not in repr(flags)
 
@@ -162,7 +162,7 @@ def test_precedence_flags_over_env_over_profile(tmp_path):
 def test_a_profile_token_is_not_sent_to_another_url():
     assert _add_profile() == 0
     with pytest.raises(ConfigError, match="no token given for https://elsewhere"):
-        resolve(url="https://elsewhere", token=None, token_file=None, profile=None, timeout=None, environ={})
+        resolve(ConnectionRequest(url="https://elsewhere", environ={}))
 
 
 def test_no_server_configured_is_a_clear_error(capsys):

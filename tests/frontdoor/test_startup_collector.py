@@ -1,4 +1,4 @@
-"""The cycle collector of a command line (jmapclient.collector): off during its set-up, until the
+"""The cycle collector of a command line (mailadmin.startup): off during its set-up, until the
 first request, then on again with nothing frozen for good and a person's own choice kept; at exit,
 everything frozen, so that the interpreter's last collection scans nothing."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient import collector
 from jmapclient.outcome import EXIT_FAILED
+from mailadmin import startup as collector
 from mailadmin.main import main
 from server_stub.runner import StubServer
 
@@ -36,14 +36,14 @@ class _Cycle:
 
 def test_pause_then_resume_turns_the_collector_back_on_and_freezes_nothing(nothing_frozen: None) -> None:
     assert gc.isenabled()
-    collector.pause()
+    collector.pause_collector()
     assert not gc.isenabled()
     garbage = _Cycle()
     del garbage  # a cycle: only the collector can free it
-    collector.resume()
+    collector.resume_collector()
     assert gc.isenabled() and gc.get_freeze_count() == 0
     assert gc.collect() >= 1  # the set-up's garbage is still collected, by a full collection
-    collector.resume()  # a second resume does nothing
+    collector.resume_collector()  # a second resume does nothing
     assert gc.isenabled()
 
 
@@ -55,8 +55,8 @@ def test_only_the_first_command_of_a_process_ages_its_set_up(monkeypatch: pytest
     monkeypatch.setattr(gc, "get_freeze_count", lambda: asked.append(1) or count())
     monkeypatch.setattr(collector, "_aged", False)
     for _ in range(3):
-        collector.pause()
-        collector.resume()
+        collector.pause_collector()
+        collector.resume_collector()
         assert gc.isenabled()
     assert len(asked) == 1
 
@@ -64,8 +64,8 @@ def test_only_the_first_command_of_a_process_ages_its_set_up(monkeypatch: pytest
 def test_a_collector_that_was_off_stays_off() -> None:
     gc.disable()
     try:
-        collector.pause()
-        collector.resume()
+        collector.pause_collector()
+        collector.resume_collector()
         assert not gc.isenabled()
     finally:
         gc.enable()
@@ -74,8 +74,8 @@ def test_a_collector_that_was_off_stays_off() -> None:
 def test_what_a_host_process_froze_stays_frozen() -> None:
     frozen = gc.get_freeze_count()  # the test runner's own freeze
     assert frozen > 0
-    collector.pause()
-    collector.resume()
+    collector.pause_collector()
+    collector.resume_collector()
     assert gc.isenabled() and gc.get_freeze_count() == frozen
 
 

@@ -148,14 +148,16 @@ async def test_an_http_client_that_met_tls_would_trust_no_certificate() -> None:
 def test_pydantic_searches_for_plugins_only_when_the_person_allows_some(
     setting: str | None, searched: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Unset, the client turns plugins off (and so skips the search's imports); any other value is
-    # the person's, and pydantic's own loader reads it.
+    # Unset, the front door turns plugins off (and so skips the search's imports); any other value
+    # is the person's, and pydantic's own loader reads it.
     if setting is None:
         monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
     else:
         monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", setting)
     code = (
         "import sys\n"
+        "from mailadmin.startup import apply\n"
+        "apply()\n"
         "from jmapclient.models.objects import DIRECTORY\n"
         "wire = {'@type': 'Oidc', 'id': 'd1', 'description': 'x', 'issuerUrl': 'https://sso.example'}\n"
         "assert DIRECTORY.read(wire).id == 'd1'  # a model was built and used\n"

@@ -26,6 +26,7 @@ from mailadmin.main import main
 from tests.support.console import ADMIN_TOKEN, console_app, console_context, make_world
 from tests.support.fake_jmap import FakeServer, echo_responses
 from tests.support.inbox_steps import inbox, plain, table
+from tests.support.textual_probe import notifications
 from tests.support.waiting import settle
 from tui.app import MailAdminApp
 from tui.reports.detail import ReportView
@@ -149,7 +150,7 @@ async def test_the_console_export_writes_the_true_reports_and_says_which_it_left
         await pilot.press("enter")
         await settle(pilot)
         assert pilot.app.is_running
-        messages = [n.message for n in pilot.app._notifications]
+        messages = notifications(pilot.app)
         assert any("Exported 2 reports" in m for m in messages), messages
         assert any("report r2 left out: records should be a list, not str" in m for m in messages), messages
         assert (tmp_path / "out.csv").exists()

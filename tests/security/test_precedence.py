@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jmapclient.config import ConfigError
-from jmapclient.connection import given_explicitly, resolve
+from jmapclient.connection import ConnectionRequest, given_explicitly, resolve
 from mailadmin.cli.parser import build_parser
 from mailadmin.main import build_parser as console_parser
 from mailadmin.main import main
@@ -33,8 +33,8 @@ def stored(isolated_config: Path) -> None:
 
 def decide(*argv: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
     args = build_parser().parse_args(["query", "Directory", *argv])
-    return resolve(url=args.url, token=args.token, token_file=None, profile=args.profile, timeout=None,
-                   environ=env or {})
+    return resolve(ConnectionRequest(url=args.url, token=args.token, profile=args.profile, timeout=None,
+                   environ=env or {}))
 
 
 @pytest.mark.parametrize(("argv", "env", "expected"), [

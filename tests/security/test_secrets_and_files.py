@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from jmapclient.config import ConfigError
-from jmapclient.connection import resolve
+from jmapclient.connection import ConnectionRequest, resolve
 from mailadmin.main import main
 from server_stub.auth import ADMIN_USER
 from server_stub.runner import StubServer
@@ -131,14 +131,14 @@ def test_a_config_file_others_can_write_is_refused(server: StubServer, isolated_
 def test_a_ca_file_others_can_write_is_refused(tmp_path: Path) -> None:
     ca = secret_file(tmp_path, "ca.pem", "-----BEGIN CERTIFICATE-----", 0o646)
     with pytest.raises(ConfigError, match=r"refusing the CA file .* group or others can write it"):
-        resolve(url=URL, token=None, token_file=None, profile=None, timeout=None, ca_file=str(ca),
-                environ={"MAILADMIN_TOKEN": "t"}).open_client()
+        resolve(ConnectionRequest(url=URL, ca_file=str(ca),
+                environ={"MAILADMIN_TOKEN": "t"})).open_client()
 
 
 def test_with_no_token_anywhere_a_terminal_is_asked_and_a_script_is_told() -> None:
     asked: list[str] = []
-    found = resolve(url=URL, token=None, token_file=None, profile=None, timeout=None, environ={},
-                    token_prompt=lambda url: asked.append(url) or "API_typed")
+    found = resolve(ConnectionRequest(url=URL, environ={},
+                    token_prompt=lambda url: asked.append(url) or "API_typed"))
     assert asked == [URL] and found.token == "API_typed"
     with pytest.raises(ConfigError, match=re.escape(f"no token given for {URL}: use --token-file")):
-        resolve(url=URL, token=None, token_file=None, profile=None, timeout=None, environ={})  # stdin: no terminal
+        resolve(ConnectionRequest(url=URL, environ={}))  # stdin: no terminal

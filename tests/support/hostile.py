@@ -19,6 +19,7 @@ from server_stub.demo_data import demo_report
 from server_stub.store import MEMORY, Store
 from server_stub.validation import stored_form
 from tests.support.clock import FROZEN_NOW
+from tests.support.textual_probe import screen_strips
 
 PAYLOADS: dict[str, str] = {
     "markup": "[bold red]R",
@@ -120,7 +121,7 @@ def hostile_store(*, huge: bool = False) -> Store:
 
 
 def screen_lines(app: App[Any]) -> list[str]:
-    return ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]
+    return ["".join(segment.text for segment in strip) for strip in screen_strips(app)]
 
 
 def screen_text(app: App[Any]) -> str:
@@ -143,7 +144,7 @@ def screen_text(app: App[Any]) -> str:
 def live_segments(app: App[Any]) -> list[str]:
     """Rendered segments carrying a link, or a click action on text that came from a payload."""
     found = []
-    for strip in app.screen._compositor.render_strips():
+    for strip in screen_strips(app):
         for segment in strip:
             style = segment.style
             if style is None:

@@ -10,8 +10,7 @@ shows is :mod:`tui.reports.inbox_state`, and what is done to reports is
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from textual import on, work
@@ -29,13 +28,15 @@ from tui.lifecycle import gone, while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.cache import DigestCache
-from tui.reports.detail import DmarcDetail, OpenLevel, ReportView
+from tui.reports.detail import DmarcDetail, ReportView
 from tui.reports.inbox_actions import InboxActions
+from tui.reports.inbox_filters import FILTERS, InboxFilters
+from tui.reports.inbox_levels import InboxLevels
 from tui.reports.inbox_state import InboxState
 from tui.reports.inbox_table import InboxTable
 from tui.reports.pager import InboxPager, InboxRow, Page, position_text
-from tui.reports.query import DOMAIN, FAILED, PASSED, InboxQuery, QueryInputError, parse_comparison, parse_day
-from tui.section_view import Breadcrumb, SectionView
+from tui.reports.query import DOMAIN, FAILED, PASSED
+from tui.section_view import SectionView
 from tui.widgets import outside
 
 if TYPE_CHECKING:
@@ -76,16 +77,6 @@ DmarcInbox #dmarc-progress, DmarcInbox #dmarc-export-progress { height: 1; paddi
 DmarcInbox #dmarc-denied { height: auto; padding: 0 1; color: $warning; }
 """
 
-FILTERS: tuple[tuple[str, str], ...] = (
-    ("f-domain", "/ policy domain"),
-    # The server's totals count records by disposition, not messages; the names say so.
-    ("f-failed", f"{FAILED.short} e.g. >=1"),
-    ("f-passed", f"{PASSED.short} e.g. <10"),
-    ("f-before", "expires before"),
-    ("f-after", "expires after"),
-    ("f-tenant", "tenant id"),
-)
-
 FILTER_TIPS = {widget_id: f"{c.label}: {c.note}" for widget_id, c in
                (("f-domain", DOMAIN), ("f-failed", FAILED), ("f-passed", PASSED))}
 """Each filter field's full name, from the condition's declaration."""
@@ -94,7 +85,7 @@ LIST_ACTIONS = frozenset({"sort", "columns", "mark", "delete", "import_files", "
 HIDDEN_AT_START = ("#dmarc-empty", "#dmarc-error", "#dmarc-progress", "#dmarc-export-progress")
 
 
-class DmarcInbox(InboxActions, SectionView):
+class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
     """The DMARC section: built by the shell with the console context."""
 
     DEFAULT_CSS = INBOX_CSS
@@ -163,63 +154,7 @@ class DmarcInbox(InboxActions, SectionView):
             yield ProgressBar(id="dmarc-export-progress", show_eta=False)
             yield Static("", id="dmarc-denied")
 
-    # --- Shell contract: levels, esc, r, /, ? --------------------------------------------------
-
-    @on(OpenLevel)
-    def open_level(self, event: OpenLevel) -> None:
-        event.stop()
-        self.push_level(event.level, event.opener)
-
-    def push_level(self, level: DmarcDetail, opener: DmarcDetail | None = None) -> None:
-        """Open ``level`` over ``opener`` (None: the list), only if that is what is on top.
-
-        A burst of Enters reaches the opener again before the new level is drawn; opening
-        once per level keeps Esc one step from where the person was.
-        """
-        if opener is not (self.levels[-1] if self.levels else None):
-            return
-        (self.levels[-1] if self.levels else self.query_one("#dmarc-list")).display = False
-        self.levels.append(level)
-        if level is self.analytics and level.is_attached:
-            level.display = True  # kept from an earlier visit (perhaps still mounting): shown again
-            level.revisit()
-        else:
-            self.mounting[level] = self.mount(level)
-        self.post_message(Breadcrumb(level.trail))
-        self.refresh_bindings()
-
-    def go_back(self) -> bool:
-        """esc: close the innermost level; False at the list (the shell then focuses its menu)."""
-        if not self.levels:
-            if self.query_one("#dmarc-filters").has_focus_within:
-                self.focus_list()  # esc in a filter field leaves it for the list
-                return True
-            return False
-        closed = self.levels.pop()
-        closed.display = False
-        if closed is self.analytics:
-            closed.leave()  # kept for the next visit, its work stopped as if it were removed
-        else:
-            # A level closed in the same burst that opened it is removed once it has finished
-            # mounting: removing it earlier leaves its widgets' queued mount handlers (Textual's
-            # Select among them) running on children that are gone.
-            self.run_worker(self._remove_level(closed), group="dmarc-levels")
-        if self.levels:
-            self.levels[-1].display = True
-            self.levels[-1].focus()
-            self.post_message(Breadcrumb(self.levels[-1].trail))
-        else:
-            self.query_one("#dmarc-list").display = True
-            self.focus_list()
-            self.post_message(Breadcrumb(()))
-        self.refresh_bindings()
-        return True
-
-    async def _remove_level(self, level: DmarcDetail) -> None:
-        mounting = self.mounting.pop(level, None)
-        if mounting is not None:
-            await mounting
-        await level.remove()
+    # --- Shell contract: r, /, ? (levels and esc: tui.reports.inbox_levels) ----------------------
 
     def reload(self) -> None:
         if self.levels:
@@ -396,46 +331,6 @@ class DmarcInbox(InboxActions, SectionView):
 
     def action_refresh(self) -> None:
         self.list_changed()
-
-    # --- Filter and sort ----------------------------------------------------------------------
-
-    @on(Input.Submitted, "#dmarc-filters Input")
-    def apply_filter(self) -> None:
-        values = {widget_id: self.query_one(f"#{widget_id}", Input) for widget_id, _ in FILTERS}
-        for widget in values.values():
-            widget.remove_class("-invalid")
-        parsed: dict[str, Any] = {}
-        problems = []
-        for field, widget_id, parse in (("failed", "f-failed", parse_comparison),
-                                        ("passed", "f-passed", parse_comparison),
-                                        ("expires_before", "f-before", parse_day),
-                                        ("expires_after", "f-after", parse_day)):
-            try:
-                parsed[field] = parse(values[widget_id].value)
-            except QueryInputError as error:
-                values[widget_id].add_class("-invalid")
-                problems.append(str(error))
-        if problems:
-            self.query_one("#dmarc-note", Static).update(outside.message("; ".join(problems), "bold red"))
-            return
-        query = replace(self.state.query, domain=values["f-domain"].value.strip(),
-                        tenant=values["f-tenant"].value.strip(), **parsed)
-        self.list_wants_focus = True
-        self.set_query(query)
-        self.focus_list()
-
-    def set_query(self, query: InboxQuery) -> None:
-        self.state.invalidate(query)
-        self.load_page(0)
-
-    def action_sort(self) -> None:
-        self.set_query(self.state.query.next_sort())
-
-    def action_columns(self) -> None:
-        table = self.query_one(InboxTable)
-        table.show_columns(not table.wide)
-        if self.page is not None:
-            self.show_page(self.page, table.cursor_row)
 
     # --- Selection ----------------------------------------------------------------------------
 

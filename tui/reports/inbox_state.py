@@ -24,7 +24,8 @@ class InboxState:
         """Ids of the reports marked for deletion."""
 
     def invalidate(self, query: InboxQuery | None = None) -> None:
-        """The kept pages are stale: fetch again. A new ``query`` starts over at its first page, unmarked."""
+        """The kept pages are stale: fetch again. A new ``query`` starts over at its first page, unmarked,
+        with no row to act on until that page is shown."""
         if query is None:
             self.pager.forget()
             return
@@ -32,6 +33,10 @@ class InboxState:
         self.pager = InboxPager(self.api, query, page_size=self.pager.page_size)
         self.page_index = 0
         self.marked.clear()
+        # The old query's rows stay on screen until the new first page arrives, but they are no
+        # longer the list: a space typed meanwhile marked one of them, and `d` then deleted a
+        # report the new filter does not show.
+        self.page = None
 
     def show(self, page: Page) -> None:
         self.page = page

@@ -16,6 +16,7 @@ from jmapclient.models.dmarc import DmarcExternalReport, DmarcReport, DmarcRepor
 from tui.reports import fmt
 from tui.reports.detail import label
 from tui.reports.pager import InboxRow
+from tui.textual_compat import replace_cell_quietly
 from tui.widgets.list_table import ListTable
 from tui.widgets.outside import cell
 
@@ -122,19 +123,9 @@ class InboxTable(ListTable):
         """``update_cell`` for a value of the same width, re-rendering that one row only.
 
         DataTable's own bumps the table's update count, which every cached cell and row is keyed
-        on: each mark rendered every visible cell again (twice the cost of a cursor move). Here
-        only the changed row's cached renders are dropped. (DataTable internals, Textual 8.2.)
+        on: each mark rendered every visible cell again (twice the cost of a cursor move).
         """
-        self._data[row_key][column_key] = value
-        index = self._row_locations.get(row_key)
-        caches: tuple[Any, ...] = (self._cell_render_cache, self._row_render_cache)  # keyed by row key first
-        for cache in caches:
-            for key in [key for key in list(cache.keys()) if key[0] == row_key]:
-                cache.discard(key)
-        if index is not None:
-            self._row_renderable_cache.discard((self._update_count, index))
-            self._line_cache.clear()  # lines are joined from the rows' renders, kept above
-            self.refresh_row(index)
+        replace_cell_quietly(self, row_key, column_key, value)
 
     def action_cursor_down(self) -> None:
         if self.row_count and self.cursor_row >= self.row_count - 1:

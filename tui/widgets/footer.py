@@ -16,7 +16,8 @@ from textual.app import ComposeResult
 from textual.events import Resize
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+
+from tui.textual_compat import FooterKey, bindings_ready, show_key_state
 
 RANK = {"help": 0, "quit": 1, "jump": 3, "filter": 3, "refresh": 3}
 """Actions by importance; a view's own actions rank 2, between the shell's two groups."""
@@ -56,7 +57,7 @@ class ShellFooter(Footer):
 
     def plan(self) -> Plan:
         """What ``compose`` reads: the width, whether the palette key shows, and each key's binding and state."""
-        if not self._bindings_ready:
+        if not bindings_ready(self):
             return ()
         palette = self.app.COMMAND_PALETTE_BINDING
         keys = tuple(
@@ -136,8 +137,7 @@ def _show_as(shown: FooterKey, key: FooterKey) -> None:
     """Make the mounted key widget ``shown`` show ``key`` (composed, never mounted)."""
     shown.key, shown.key_display = key.key, key.key_display
     shown.description, shown.action = key.description, key.action
-    shown._disabled = key._disabled
-    shown.set_class(key._disabled, "-disabled")
+    show_key_state(shown, key)
     shown.tooltip = key.tooltip
     shown.set_reactive(FooterKey.compact, key.compact)
     shown.set_class(key.has_class("-compact"), "-compact")

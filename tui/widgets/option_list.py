@@ -17,72 +17,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual import on, work
 from textual.app import App
-from textual.command import CommandList, CommandPalette
-from textual.events import Mount
 from textual.widget import AwaitMount
-from textual.widgets import Button, Input, OptionList
+from textual.widgets import OptionList
 
 from tui.lifecycle import gone
 from tui.screens.dialog import AnswersOnce
+from tui.textual_compat import PageGuard, PaletteHooks
 
-
-class PageGuard:
-    """The guard for any OptionList (mixed in before it): a page move before the first layout is dropped.
-
-    A Select's overlay is one too: it is hidden, so never laid out, until the Select opens it
-    and gives it the keyboard at once; a page key reaching it before the next refresh (a
-    loaded machine, fast fingers) met the empty line map.
-    """
-
-    def _move_page(self, direction: int) -> None:
-        try:
-            super()._move_page(direction)  # type: ignore[misc]
-        except KeyError:
-            return
+__all__ = ["PageGuard", "PagedOptionList", "SteadyCommandPalette"]
 
 
 class PagedOptionList(PageGuard, OptionList):
     pass
 
 
-class SteadyCommandPalette(CommandPalette, AnswersOnce[None]):
+class SteadyCommandPalette(PaletteHooks, AnswersOnce[None]):
     """The command palette, with the same guard for its own list, answering once."""
 
-    @on(Input.Submitted)
-    @on(Button.Pressed)
-    def _select_or_command(self, event: Input.Submitted | Button.Pressed | None = None) -> None:
-        if event is not None:
-            event.prevent_default()  # Textual's own handler is this one, unguarded
-        if self.answered or gone(self):
-            if event is not None:
-                event.stop()
-            return
-        super()._select_or_command(event)
+    def may_answer(self) -> bool:
+        return not (self.answered or gone(self))
 
-    def _on_mount(self, event: Mount) -> None:
-        # Runs before Textual's own handler, which reads the screen under the palette: a palette
-        # taken down before it mounted (ctrl+p, then Esc or q in one burst) has none.
+    def may_mount(self) -> bool:
+        # Textual's own mount handler reads the screen under the palette: a palette taken down
+        # before it mounted (ctrl+p, then Esc or q in one burst) has none.
         stack = self.app.screen_stack
-        if gone(self) or self not in stack or stack.index(self) < 1:
-            event.prevent_default()
+        return not gone(self) and self in stack and stack.index(self) >= 1
 
-    def _action_command_list(self, action: str) -> None:
-        try:
-            super()._action_command_list(action)
-        except KeyError:
-            return
-
-    @work(exclusive=True, group=CommandPalette._GATHER_COMMANDS_GROUP)
-    async def _gather_commands(self, search_value: str) -> None:
-        if gone(self):
-            return
-        if not self.query(CommandList):  # a letter typed before the list was mounted
-            self.call_after_refresh(self._gather_commands, search_value)
-            return
-        # Textual's own search, undecorated: this worker already runs in its group.
-        await CommandPalette._gather_commands.__wrapped__(self, search_value)  # type: ignore[attr-defined]
+    def may_search(self) -> bool:
+        return not gone(self)
 
 
 def open_palette(app: App[Any], **options: Any) -> AwaitMount:

@@ -16,30 +16,25 @@ A Select without its parts has nothing to show, so its mount is skipped.
 
 from __future__ import annotations
 
-from typing import Any
-
-from textual import events
 from textual.app import ComposeResult
 from textual.widgets import Select
-from textual.widgets._select import SelectCurrent, SelectOverlay
 
 from tui.lifecycle import gone
-from tui.widgets.option_list import PageGuard
+from tui.textual_compat import MountGuardedSelect, PageGuard, SelectCurrent, SelectOverlay, type_to_search
 
 
 class SteadyOverlay(PageGuard, SelectOverlay):
     pass
 
 
-class SteadySelect(Select[Any]):
+class SteadySelect(MountGuardedSelect):
     def compose(self) -> ComposeResult:
         # Textual's Select.compose, with the guarded overlay.
         yield SelectCurrent(self.prompt)
-        yield SteadyOverlay(type_to_search=self._type_to_search).data_bind(compact=Select.compact)
+        yield SteadyOverlay(type_to_search=type_to_search(self)).data_bind(compact=Select.compact)
 
 
 class FormSelect(SteadySelect):
-    def _on_mount(self, event: events.Mount) -> None:
-        # Textual calls each class's mount handler in turn, this one before Select's own.
-        if gone(self) or not (self.query("SelectOverlay") and self.query("SelectCurrent #label")):
-            event.prevent_default()
+    def may_mount(self) -> bool:
+        # Asked by a mount handler Textual calls before Select's own (tui.textual_compat).
+        return not gone(self) and bool(self.query("SelectOverlay") and self.query("SelectCurrent #label"))

@@ -139,3 +139,15 @@ def test_forwarded_mail_that_fails_is_counted_in_the_evidence() -> None:
     assert "6 forwarded or mailing-list messages would be acted on too" in advice.summary
     [clean] = advise(period_reports(), FIRST, LAST)
     assert "forwarded" not in clean.summary  # its forwarder's DKIM survived: nothing acted on
+
+
+@pytest.mark.parametrize(("passing", "verdict"), [(98, Verdict.READY), (97, Verdict.NOT_READY)])
+def test_exactly_98_percent_of_authorised_mail_passing_is_ready(passing: int, verdict: Verdict) -> None:
+    # 100 messages from authorised sources: the own server's pass, an ESP's fail (misaligned).
+    failing = record("198.51.100.21", 100 - passing, dkim_auth=(("sendgrid.net", "pass"),),
+                     spf_auth=(("bounces.sendgrid.net", "pass"),))
+    reports = [report(aligned("192.0.2.10", passing - 1), failing, day=date(2026, 3, 2)),
+               report(aligned("192.0.2.10", 1), day=date(2026, 3, 3))]
+    [advice] = advise(reports, FIRST, LAST)
+    assert advice.messages == 100 and advice.authorised_rate == pytest.approx(passing / 100)
+    assert advice.verdict is verdict

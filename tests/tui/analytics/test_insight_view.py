@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Static, TabbedContent
 
 from jmapclient.dmarc.insight.names import NameCache
 from tests.support.console import StubWorld
+from tests.support.textual_probe import exception_of
 from tests.support.waiting import settle, wait_until
 from tui.context import ConsoleContext
 from tui.reports.analytics_view import AnalyticsView
@@ -120,7 +121,7 @@ async def test_names_fill_in_as_they_arrive(world: StubWorld, tmp_path: Path) ->
         assert hostile and "[bold]x[/bold]" in hostile[0] and "\x1b" not in hostile[0]
         # Grouped by service: a group row names the service and counts its sources.
         assert any(c.endswith("sources") or c.endswith("source") for c in shown)
-        assert pilot.app._exception is None
+        assert exception_of(pilot.app) is None
 
 
 async def test_a_timeout_is_said_and_o_goes_offline_and_is_kept(world: StubWorld, tmp_path: Path,
@@ -139,7 +140,7 @@ async def test_a_timeout_is_said_and_o_goes_offline_and_is_kept(world: StubWorld
         await pilot.press("r")
         await settle(pilot)
         assert len(resolver.calls) == asked  # offline: no lookup at all
-        assert pilot.app._exception is None
+        assert exception_of(pilot.app) is None
 
 
 async def test_offline_asks_nothing_and_the_advice_tab_judges(world: StubWorld, tmp_path: Path) -> None:
@@ -171,7 +172,7 @@ async def test_bursts_and_switching_away_while_names_resolve(world: StubWorld) -
         pilot.app.open_section("dmarc")
         await pilot.press("a", "escape", "a")
         await pilot.pause(0.3)
-        assert pilot.app._exception is None
+        assert exception_of(pilot.app) is None
         assert not context.offline  # an even number of o
 
 
@@ -188,7 +189,7 @@ async def test_names_cut_short_by_esc_are_looked_up_at_the_next_visit(world: Stu
         await wait_until(pilot, lambda: "looked up…" not in names_status(view), "every name")
         await wait_until(pilot, lambda: any(c.endswith(".google.com") for c in cells(view)), "a name")
         assert view.judged is view.figures
-        assert pilot.app._exception is None
+        assert exception_of(pilot.app) is None
 
 
 async def test_records_show_names_and_classes_from_the_cache(world: StubWorld, tmp_path: Path) -> None:
@@ -232,4 +233,4 @@ async def test_p_says_a_shared_provider_sends_for_the_domain_and_takes_it_back(
         await settle(pilot)
         assert context.dmarc_senders == ()
         assert "senders" not in tomllib.loads(private_config.read_text()).get("dmarc", {})
-        assert pilot.app._exception is None
+        assert exception_of(pilot.app) is None

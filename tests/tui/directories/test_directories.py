@@ -22,6 +22,7 @@ from tests.support.directory_steps import (
     stored,
     table_rows,
 )
+from tests.support.textual_probe import exception_of, select_prompts
 from tests.support.waiting import settle
 from tui.directories.variant_picker import VariantPicker
 from tui.screens.confirm import ConfirmScreen
@@ -369,7 +370,7 @@ async def test_selects_read_labels_not_wire_names(console: Console) -> None:
         store = field(pilot, "store").query_one(Select)
         secret = field(pilot, "store/authSecret").query_one(Select)
         recycling = field(pilot, "store/poolRecyclingMethod").query_one(Select)
-        assert [str(prompt) for prompt, _ in store._options if _ is not Select.NULL] == [
+        assert select_prompts(store) == [
             "The server's own data store", "PostgreSQL", "MySQL", "SQLite"]
         assert "Environment variable" in str(secret.query_one("SelectCurrent Static#label").render())
         assert "PostgreSql" not in str(store.query_one("SelectCurrent Static#label").render())
@@ -390,5 +391,5 @@ async def test_a_form_read_while_its_variant_is_being_switched(console: Console)
             editor(pilot).form.to_wire()
             await asyncio.sleep(0)
         await settle(pilot)
-        assert pilot.app._exception is None
+        assert exception_of(pilot.app) is None
         assert editor(pilot).form.to_wire()["store"]["@type"] == "MySql"

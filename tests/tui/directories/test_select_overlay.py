@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import Select
-from textual.widgets._select import SelectOverlay
 
 from tests.support.console import Console, make_world
 from tests.support.directory_steps import open_directory
 from tests.support.waiting import settle
+from tui.textual_compat import SelectOverlay
 
 
 async def open_and_page(pilot, select: Select, action: str) -> None:  # type: ignore[no-untyped-def]

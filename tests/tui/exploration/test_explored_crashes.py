@@ -10,6 +10,7 @@ import pytest
 from bench.explore_engine import burst
 from jmapclient.config import Config, Profile
 from tests.support.console import Console, make_console, make_console_with_a_profile, make_world
+from tests.support.textual_probe import check_bindings, exception_of
 from tests.support.waiting import settle
 from tui.directories.editor import DirectoryEditor
 from tui.reports.analytics_view import AnalyticsView
@@ -144,7 +145,7 @@ async def test_keys_reach_the_connection_screen_only_once_it_is_built(
             burst(pilot.app, keys(*typed))
             await asyncio.sleep(0)
         await settle(pilot)
-        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
         assert pilot.app.is_running, f"the console quit (code {pilot.app.return_code})"
 
 
@@ -162,11 +163,11 @@ async def test_a_key_behind_the_push_of_the_connection_screen(store: object, tmp
         pilot.app.push_screen(ConnectScreen(config, made.app.connector))
         # Handled before the screen's own task has run its first step: it has no widgets yet.
         for key in ("enter", "j", "e", "d"):
-            await pilot.app._check_bindings(key, priority=True)
-            await pilot.app._check_bindings(key)
+            await check_bindings(pilot.app, key, priority=True)
+            await check_bindings(pilot.app, key)
         burst(pilot.app, keys("enter", "enter", "j", "enter"))
         await settle(pilot)
-        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
         assert pilot.app.is_running, f"the console quit (code {pilot.app.return_code})"
 
 
@@ -183,7 +184,7 @@ async def test_the_palette_reopened_while_the_last_one_is_leaving(console: Conso
             burst(pilot.app, keys(*typed))
             await asyncio.sleep(0)
         await settle(pilot)
-        assert pilot.app.is_running and pilot.app._exception is None
+        assert pilot.app.is_running and exception_of(pilot.app) is None
 
 
 async def test_the_palette_asked_for_while_another_screen_covers_it(console: Console) -> None:
@@ -197,4 +198,4 @@ async def test_the_palette_asked_for_while_another_screen_covers_it(console: Con
         await settle(pilot)
         burst(pilot.app, keys("ctrl+p", "escape", "ctrl+p"))
         await settle(pilot)
-        assert pilot.app.is_running and pilot.app._exception is None
+        assert pilot.app.is_running and exception_of(pilot.app) is None

@@ -269,6 +269,12 @@ async def test_keep_longer_sends_a_minimal_patch(world: StubWorld) -> None:
         if world.profile == "spec":
             assert expires.startswith("2027-01-31T")
             assert inbox(pilot).page.rows[0].expires == expires
+            # Minimal: the one property changed, of the one report (the stored value alone could
+            # not tell a patch from the whole report sent back).
+            [update] = [args["update"] for body in world.transport.bodies
+                        for name, args, _ in json.loads(body)["methodCalls"]
+                        if name.endswith("DmarcExternalReport/set")]
+            assert update == {row.id: {"expiresAt": expires}}
         else:
             assert expires == row.expires
             assert "does not let received reports be changed" in str(

@@ -8,6 +8,7 @@ import httpx
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from tests.support.console import make_world
 from tests.support.inbox_steps import inbox, type_into
+from tests.support.textual_probe import notifications
 from tests.support.waiting import settle
 
 SIZE = (120, 40)
@@ -37,7 +38,7 @@ async def test_keeping_a_report_with_empty_strings_longer_sends_only_the_date() 
         await type_into(pilot, "#expires", "2027-01-31")
         await pilot.app.workers.wait_for_complete()
         await settle(pilot)
-        notes = [n.message for n in pilot.app._notifications]
+        notes = notifications(pilot.app)
     sent = [b for b in world.transport.bodies if b"x:DmarcExternalReport/set" in b]
     assert len(sent) == 1 and b'"update":{"' + report.encode() + b'":{"expiresAt":' in sent[0].replace(b" ", b"")
     stored = world.store.get(DMARC_EXTERNAL_REPORT, [report])[report]
@@ -65,7 +66,7 @@ async def test_a_refused_keep_is_one_short_message_however_many_problems() -> No
         await type_into(pilot, "#expires", "2027-01-31")
         await pilot.app.workers.wait_for_complete()
         await settle(pilot)
-        failures = [n.message for n in pilot.app._notifications if "Could not" in n.message]
+        failures = [note for note in notifications(pilot.app) if "Could not" in note]
     assert inbox_first is not None
     assert failures == [f"Could not change the report: {report}: report/records/0/envelopeFrom: is not a valid "
                         "value (and 11 more problems)"]

@@ -7,13 +7,13 @@ import stat
 from pathlib import Path
 
 import pytest
-from textual._wait import wait_for_idle
 from textual.widgets import Input
 
 from server_stub.demo_data import seed_store
 from server_stub.store import Store
 from tests.support.console import Console, make_console, make_world
 from tests.support.directory_steps import open_directory
+from tests.support.textual_probe import wait_for_idle
 from tests.support.waiting import settle
 from tui.reports.dialogs import ImportDialog
 from tui.reports.inbox import DmarcInbox, InboxTable

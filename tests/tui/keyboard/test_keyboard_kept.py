@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Button, Input
-from textual.widgets._footer import FooterKey
 
 from server_stub.store import Store
 from tests.support.console import Console, make_console_with_a_profile, make_world
@@ -14,6 +13,7 @@ from tests.support.waiting import settle
 from tui.directories.editor import DirectoryEditor
 from tui.reports.inbox_table import InboxTable
 from tui.screens.connect import ConnectScreen, ProfileScreen
+from tui.textual_compat import FooterKey
 from tui.widgets.field_label import FieldLabel
 from tui.widgets.list_table import ListTable
 

@@ -21,6 +21,7 @@ from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import Console, make_console, make_console_with_a_profile
 from tests.support.directory_steps import editor, fill, open_directory
+from tests.support.textual_probe import exception_of
 from tests.support.waiting import settle, wait_until
 from tui.keyboard import HOLD_LIMIT
 from tui.lifecycle import ready
@@ -102,7 +103,7 @@ async def test_a_burst_behind_the_connection_screen_closes_it_then_quits(
             pilot.app.post_message(events.Key(*key(name)))
         pilot.app.push_screen(ConnectScreen(made.app.config, made.app.connector))
         await settle(pilot)
-        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
         assert not pilot.app.is_running, f"still running, on {pilot.app.screen_stack}"
     assert pilot.app.return_code == 0
 
@@ -129,7 +130,7 @@ async def test_keys_typed_while_a_screen_composes_reach_it_in_order(console: Con
         assert pilot.app.key_path.queue == deque()
         assert isinstance(pilot.app.screen, JumpScreen)
         assert pilot.app.screen.query_one("#jump-input").value == "jk:"
-        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
 
 
 async def test_no_more_than_the_limit_is_held(console: Console, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,7 +166,7 @@ async def test_keys_never_wait_for_good(console: Console, monkeypatch: pytest.Mo
         await settle(pilot)
         assert pilot.app.screen is stuck
         assert stuck.query_one("#jump-input").value == ""  # typed too long before it was ready
-        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
 
 
 @pytest.mark.parametrize("answer", ["y", "enter"])

@@ -11,6 +11,7 @@ from pathlib import Path
 from textual.widgets import DataTable
 
 from jmapclient.config import Config, Profile, checked_key_remaps
+from tests.support.textual_probe import notifications
 from tests.support.waiting import settle
 from tui.app import MailAdminApp
 from tui.key_remaps import check_remaps
@@ -93,7 +94,7 @@ async def test_the_console_says_each_refused_remap_and_applies_the_rest(tmp_path
     app = MailAdminApp(config=config, connector=never)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        said = [str(notice.message) for notice in app._notifications]
+        said = notifications(app)
         assert any(line.startswith("[keys] bad = x") for line in said)
         assert any(line.startswith("[keys] nope.nothing = z") for line in said)
         assert app.keys == {}

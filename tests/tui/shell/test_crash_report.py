@@ -13,6 +13,7 @@ from textual.worker import WorkerFailed
 
 from server_stub.store import Store
 from tests.support.console import ADMIN_TOKEN, make_console
+from tests.support.textual_probe import notifications
 from tui.app import MailAdminApp
 
 NEW_SECRET = "NEW-BIND-SECRET-4f9c"
@@ -91,6 +92,6 @@ async def test_a_worker_that_fails_as_expected_is_said_in_words_and_the_console_
         app.run_worker(write_to_a_full_disk(), exit_on_error=True)
         await pilot.pause(0.2)
         assert app.is_running
-        messages = [n.message for n in app._notifications]
+        messages = notifications(app)
         assert any("No space left on device" in m for m in messages), messages
     assert not list(tmp_path.glob("crash-*.txt"))

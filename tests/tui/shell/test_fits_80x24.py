@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import DataTable, Input
-from textual.widgets._footer import FooterKey
 
 from tests.support.console import Console, StubWorld
 from tests.support.directory_steps import open_directory
 from tests.support.inbox_steps import table
 from tests.support.waiting import settle
 from tui.forms.model_form import ModelForm
+from tui.textual_compat import FooterKey
 
 LDAP = "Corporate OpenLDAP (service account)"
 

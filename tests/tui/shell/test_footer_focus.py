@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from textual.app import ComposeResult
 from textual.widgets import Footer, Input
-from textual.widgets._footer import FooterKey
 
 from bench.explore_engine import burst
 from server_stub.store import Store
 from tests.support.console import make_console, make_world
 from tests.support.waiting import settle
 from tui.reports.detail import ReportView
+from tui.textual_compat import FooterKey
 from tui.widgets.footer import ShellFooter
 from tui.widgets.list_table import ListTable
 

@@ -44,7 +44,7 @@ async def test_a_section_with_only_the_defaults_works_in_the_shell(
     def bare(context: ConsoleContext) -> SectionView:
         return BareSection()
 
-    monkeypatch.setattr("tui.app.SECTIONS", (Section("bare", "Bare", "Directory", bare),))
+    monkeypatch.setattr(console.app, "sections", (Section("bare", "Bare", "Directory", bare),))
     console.app.start_section = "bare"
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

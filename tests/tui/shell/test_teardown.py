@@ -16,6 +16,7 @@ import pytest
 from textual import events
 
 from tests.support.console import Console
+from tests.support.textual_probe import exception_of
 from tests.support.waiting import settle
 from tui.widgets.list_table import ListTable
 
@@ -42,4 +43,4 @@ async def test_leaving_while_a_new_form_is_being_built(console: Console, then: s
         else:
             pilot.app.post_message(events.Key(then, None))
         await asyncio.sleep(0.2)
-        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))

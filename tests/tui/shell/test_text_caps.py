@@ -10,6 +10,7 @@ from textual import events
 from textual.widgets import Input
 
 from tests.support.console import Console
+from tests.support.textual_probe import post_from_terminal
 from tests.support.waiting import settle
 from tui.text_caps import TEXT_MAX, number_cap
 
@@ -18,9 +19,7 @@ HUGE = ("é\tx" * 40_000)[:100_000]
 
 def paste(app, text: str) -> None:  # type: ignore[no-untyped-def]
     """As a terminal delivers it: to the app, which hands it to the focused widget."""
-    event = events.Paste(text)
-    event.set_sender(app)
-    app._driver.send_message(event)
+    post_from_terminal(app, events.Paste(text))
 
 
 async def test_a_huge_paste_into_a_field_without_a_cap_of_its_own_is_refused(console: Console) -> None:

@@ -13,6 +13,7 @@ import pytest
 from textual.screen import ModalScreen
 
 from tests.support.console import make_world
+from tests.support.textual_probe import exception_of
 from tests.support.waiting import settle
 from tui.terminal_size import MIN_SIZE
 
@@ -25,11 +26,11 @@ async def test_a_dialog_open_as_the_terminal_shrinks_to_a_few_cells(key: str, si
         await settle(pilot)
         await pilot.resize_terminal(*size)
         await settle(pilot)
-        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
         assert pilot.app.screen.size == MIN_SIZE  # laid out at the least size, not the terminal's
         await pilot.resize_terminal(80, 24)
         await settle(pilot)
-        assert pilot.app._exception is None, repr(pilot.app._exception)
+        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
         assert isinstance(pilot.app.screen, ModalScreen) and pilot.app.screen.size == (80, 24)
 
 
@@ -39,5 +40,5 @@ async def test_a_console_started_in_a_few_cells_opens_its_dialogs() -> None:
         for key in ("colon", "escape", "ctrl+p", "escape"):
             await pilot.press(key)
             await settle(pilot)
-            assert pilot.app._exception is None, (key, repr(pilot.app._exception))
+            assert exception_of(pilot.app) is None, (key, repr(exception_of(pilot.app)))
         assert pilot.app.size == MIN_SIZE

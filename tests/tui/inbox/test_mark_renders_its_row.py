@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tests.support.console import make_world
 from tests.support.inbox_steps import inbox, table
+from tests.support.textual_probe import cached_cell_renders, table_update_count
 from tests.support.waiting import settle
 from tui.reports.inbox_table import MARK
 
@@ -21,15 +22,15 @@ async def test_a_mark_changes_its_row_and_keeps_the_other_rows_renders() -> None
         await settle(pilot)
         shown = table(pilot)
         far_row = inbox(pilot).page.rows[10].id
-        cached_far = {key for key in list(shown._cell_render_cache.keys()) if key[0].value == far_row}
+        cached_far = {key for key in cached_cell_renders(shown) if key[0].value == far_row}
         assert cached_far  # drawn, so cached
-        count = shown._update_count
+        count = table_update_count(shown)
         first = inbox(pilot).page.rows[0].id
         await pilot.press("space")
         await settle(pilot)
         assert str(shown.get_cell(first, "received")).startswith(MARK)
-        assert shown._update_count == count  # nothing every cached render is keyed on changed
-        assert cached_far <= set(list(shown._cell_render_cache.keys()))  # a row away from the mark: not rendered again
+        assert table_update_count(shown) == count  # nothing every cached render is keyed on changed
+        assert cached_far <= cached_cell_renders(shown)  # a row away from the mark: not rendered again
         await pilot.press("k", "space")
         await settle(pilot)
         assert not str(shown.get_cell(first, "received")).startswith(MARK)  # unmarked, shown at once

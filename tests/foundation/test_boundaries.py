@@ -1,0 +1,98 @@
+"""Boundaries hand-made mutants survived (issue #26): each test fails on its mutant.
+
+- the pager's end with no ``total`` from the server: a full page is not the end, a short or
+  empty one is (``got < asked`` turned ``<=`` read one page; turned off, one request more);
+- a stream one byte over the secret-file bound is refused, one at the bound is read;
+- a value exactly at the safe-text length is shown whole, one more is cut.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jmapclient.config import MAX_SECRET_FILE, ConfigError, read_secret_file
+from jmapclient.display import ELLIPSIS, safe_text
+from jmapclient.file_safety import read_bounded
+from jmapclient.paging import QueryPager
+from tests.support.fake_jmap import FakeServer
+
+
+def no_total_server(objects: int) -> FakeServer:
+    """A server that pages ``objects`` directories and never says a total (RFC 8620 makes it optional)."""
+    ids = [f"d{n}" for n in range(objects)]
+
+    def api(body: dict[str, Any]) -> dict[str, Any]:
+        out: list[Any] = []
+        page: list[str] = []
+        for name, args, call_id in body["methodCalls"]:
+            if name.endswith("/query"):
+                position = int(args.get("position") or 0)
+                page = ids[position:position + int(args["limit"])]
+                out.append([name, {"ids": page, "position": position, "queryState": "q1"}, call_id])
+            else:
+                out.append([name, {"list": [{"id": i, "@type": "Oidc"} for i in page], "notFound": [],
+                                   "state": "s1"}, call_id])
+        return {"methodResponses": out, "sessionState": "s1"}
+
+    return FakeServer(api)
+
+
+@pytest.mark.parametrize(("objects", "requests"), [(5, 3), (4, 3), (2, 2), (1, 1)])
+async def test_with_no_total_the_pager_ends_at_a_short_or_empty_page(objects: int, requests: int) -> None:
+    # Pages of 2: 5 objects read as 2, 2, 1 (short: the end); 4 as 2, 2, then an empty page.
+    server = no_total_server(objects)
+    async with server.client() as client:
+        pager = QueryPager(client.directories, page_size=2, properties=["id"])
+        got = [item["id"] for page in [p async for p in pager.pages()] for item in page.items]
+    assert got == [f"d{n}" for n in range(objects)]
+    assert len(server.bodies) == requests
+
+
+def pipe_path(content: bytes) -> tuple[Path, threading.Thread]:
+    """A path that reads as a stream (a pipe, as ``<(pass show mail)`` gives), fed ``content`` by a thread."""
+    reader, writer = os.pipe()
+
+    def feed() -> None:
+        try:
+            os.write(writer, content) if len(content) < 4096 else _write_all(writer, content)
+        except BrokenPipeError:  # the reader stopped one byte past the bound, as it should
+            pass
+        finally:
+            os.close(writer)
+
+    thread = threading.Thread(target=feed, daemon=True)
+    thread.start()
+    return Path(f"/proc/self/fd/{reader}"), thread
+
+
+def _write_all(descriptor: int, content: bytes) -> None:
+    view = memoryview(content)
+    while view:
+        view = view[os.write(descriptor, view):]
+
+
+@pytest.mark.parametrize(("size", "read"), [(10, True), (11, False)])
+def test_a_stream_is_read_to_its_bound_and_refused_one_byte_over(size: int, read: bool) -> None:
+    path, thread = pipe_path(b"x" * size)
+    assert (read_bounded(path, 10) is not None) is read
+    thread.join(5)
+
+
+def test_a_secret_stream_one_byte_over_the_bound_is_refused() -> None:
+    path, thread = pipe_path(b"t" * (MAX_SECRET_FILE + 1))
+    with pytest.raises(ConfigError, match="larger than"):
+        read_secret_file(str(path), "token")
+    thread.join(5)
+    path, thread = pipe_path(b"t" * MAX_SECRET_FILE)
+    assert read_secret_file(str(path), "token") == "t" * MAX_SECRET_FILE
+    thread.join(5)
+
+
+def test_a_value_exactly_at_the_safe_text_length_is_whole() -> None:
+    assert safe_text("abcde", max_len=5) == "abcde"
+    assert safe_text("abcdef", max_len=5) == "abcd" + ELLIPSIS

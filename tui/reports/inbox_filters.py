@@ -1,0 +1,88 @@
+"""The inbox's filters and sort: the fields above the list, read into a new query.
+
+Part of :class:`tui.reports.inbox.DmarcInbox`, split out by job. A new query starts the list over at
+its first page, unmarked (:meth:`tui.reports.inbox_state.InboxState.invalidate`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from textual import on
+from textual.containers import Vertical
+from textual.widgets import Input, Static
+
+from tui.reports.inbox_state import InboxState
+from tui.reports.inbox_table import InboxTable
+from tui.reports.pager import Page
+from tui.reports.query import FAILED, PASSED, InboxQuery, QueryInputError, parse_comparison, parse_day
+from tui.widgets import outside
+
+FILTERS: tuple[tuple[str, str], ...] = (
+    ("f-domain", "/ policy domain"),
+    # The server's totals count records by disposition, not messages; the names say so.
+    ("f-failed", f"{FAILED.short} e.g. >=1"),
+    ("f-passed", f"{PASSED.short} e.g. <10"),
+    ("f-before", "expires before"),
+    ("f-after", "expires after"),
+    ("f-tenant", "tenant id"),
+)
+
+
+class InboxFilters(Vertical):
+    """Filters and sort; :class:`tui.reports.inbox.DmarcInbox` sets the state and loads and shows pages."""
+
+    state: InboxState
+    list_wants_focus: bool
+
+    @property
+    def page(self) -> Page | None:
+        raise NotImplementedError
+
+    def focus_list(self) -> None:
+        raise NotImplementedError
+
+    def load_page(self, index: int, cursor: str | int = "first") -> Any:
+        raise NotImplementedError
+
+    def show_page(self, page: Page, cursor: str | int = "first") -> None:
+        raise NotImplementedError
+
+    @on(Input.Submitted, "#dmarc-filters Input")
+    def apply_filter(self) -> None:
+        values = {widget_id: self.query_one(f"#{widget_id}", Input) for widget_id, _ in FILTERS}
+        for widget in values.values():
+            widget.remove_class("-invalid")
+        parsed: dict[str, Any] = {}
+        problems = []
+        for field, widget_id, parse in (("failed", "f-failed", parse_comparison),
+                                        ("passed", "f-passed", parse_comparison),
+                                        ("expires_before", "f-before", parse_day),
+                                        ("expires_after", "f-after", parse_day)):
+            try:
+                parsed[field] = parse(values[widget_id].value)
+            except QueryInputError as error:
+                values[widget_id].add_class("-invalid")
+                problems.append(str(error))
+        if problems:
+            self.query_one("#dmarc-note", Static).update(outside.message("; ".join(problems), "bold red"))
+            return
+        query = replace(self.state.query, domain=values["f-domain"].value.strip(),
+                        tenant=values["f-tenant"].value.strip(), **parsed)
+        self.list_wants_focus = True
+        self.set_query(query)
+        self.focus_list()
+
+    def set_query(self, query: InboxQuery) -> None:
+        self.state.invalidate(query)
+        self.load_page(0)
+
+    def action_sort(self) -> None:
+        self.set_query(self.state.query.next_sort())
+
+    def action_columns(self) -> None:
+        table = self.query_one(InboxTable)
+        table.show_columns(not table.wide)
+        if self.page is not None:
+            self.show_page(self.page, table.cursor_row)

@@ -1,0 +1,120 @@
+"""The shell's help, jump, command palette and screenshot: the ways to reach every action by name.
+
+Part of :class:`tui.app.MailAdminApp`, split out by job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from textual.app import SystemCommand
+from textual.command import CommandListItem
+from textual.screen import Screen
+from textual.widget import AwaitMount
+
+from tui.screens.jump import JumpScreen
+from tui.shell_sections import SectionShell
+from tui.textual_compat import installed_screens
+
+APP_HELP = """\
+**mailadmin** mirrors the server's web UI. Pick a section in the tree on the left
+(or press `:` to jump to one), then work in the main area.
+
+Every key can be remapped in the config file's `[keys]` table by its binding id,
+for example `"app.quit" = "ctrl+q"`.
+"""
+PALETTE_ID = "--command-palette"
+"""Textual's id for its command palette (its stylesheet and ``is_open`` use it)."""
+TEXTUAL_COMMANDS_KEPT = frozenset({"Theme"})
+"""Textual's own palette entries a person would use here."""
+
+
+class ShellCommands(SectionShell):
+    """Help, jump, palette and screenshot, over the sections of :class:`SectionShell`."""
+
+    def action_help(self) -> None:
+        # The section's help while the keyboard is in it (it knows its open level or editor);
+        # the shell's own help from the menu.
+        focused = self.screen.focused
+        view = self.section_view
+        in_section = view is not None and focused is not None and view in focused.ancestors_with_self
+        view_help = view.help_text() if view is not None and in_section else ""
+        keys = [
+            (binding.key_display or self.get_key_display(binding), binding.description, binding.id or "")
+            for _, binding, enabled, _ in self.screen.active_bindings.values()
+            if binding.description and binding.id and enabled
+        ]
+        from tui.screens.help import HelpScreen  # Markdown is not needed for the first frame
+
+        self.push_screen(HelpScreen(view_help or APP_HELP, keys))
+
+    def action_command_palette(self) -> None:
+        from tui.widgets.option_list import SteadyCommandPalette
+
+        # Textual asks only whether the palette is the screen on top; one may still be on the stack
+        # under a screen a worker pushed, or on its way out behind an Esc. A second would clash.
+        if self.use_command_palette and not any(screen.id == PALETTE_ID for screen in installed_screens(self)):
+            self.push_screen(SteadyCommandPalette(id=PALETTE_ID))
+
+    def search_themes(self) -> None:
+        """The palette's Theme entry: Textual's theme search, in the palette that answers once."""
+        from textual.theme import ThemeProvider
+
+        from tui.widgets.option_list import open_palette
+
+        open_palette(self, providers=[ThemeProvider], placeholder="Search for themes…")
+
+    def search_commands(self, commands: Sequence[CommandListItem],
+                        placeholder: str = "Search for commands…") -> AwaitMount:
+        """Textual's command search, in the palette that answers once."""
+        from textual.command import SimpleProvider
+
+        from tui.widgets.option_list import open_palette
+
+        return open_palette(self, providers=[SimpleProvider(self.screen, list(commands))], placeholder=placeholder)
+
+    def action_jump(self) -> None:
+        self.push_screen(JumpScreen(self.sections), self._jumped)
+
+    def _jumped(self, section_id: str | None) -> None:
+        if section_id:
+            self.open_section(section_id)
+
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        """The palette's Screenshot, into a directory that exists (see :mod:`tui.screenshot`)."""
+        from tui.screenshot import save_screenshot
+
+        saved = save_screenshot(self, filename, path)
+        return str(saved) if saved is not None else None
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every section and every action of this console a key can reach, each once, in words.
+
+        Of Textual's own commands only the theme is kept: its Quit repeats ours, and its keys
+        panel, screenshot and maximize are not things an administrator comes here for.
+        """
+        for candidate in self.sections:
+            yield SystemCommand(
+                f"Go to {candidate.breadcrumb}", f"Open the {candidate.title} section",
+                lambda section_id=candidate.id: self.open_section(section_id),
+            )
+        seen: set[str] = set()
+        for node, binding, enabled, tooltip in screen.active_bindings.values():
+            # Only this console's bindings carry an id; Textual's widgets' own (cursor keys...) do not.
+            if not binding.id or not binding.description or not enabled or binding.action == "command_palette":
+                continue
+            title = binding.description
+            if title in seen:
+                continue
+            seen.add(title)
+            key = binding.key_display or self.get_key_display(binding)
+            yield SystemCommand(
+                title,
+                f"{tooltip}. Key: {key}" if tooltip else f"Key: {key}",
+                lambda node=node, action=binding.action: self.run_action(action, node),
+            )
+        for command in super().get_system_commands(screen):
+            if command.title in TEXTUAL_COMMANDS_KEPT:
+                yield command

@@ -1,0 +1,188 @@
+"""The shell's main area: which section is open, the connection it works on, the header and status.
+
+Part of :class:`tui.app.MailAdminApp`, split out by job (as the inbox was): switching sections one
+at a time, asking before unsaved edits are lost, opening a connection and the connection screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from rich.text import Text
+from textual import on
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from jmapclient.config import Config
+from tui.context import ConsoleContext
+from tui.lifecycle import while_attached
+from tui.screens.connect import Connector, ConnectScreen
+from tui.section_view import Breadcrumb, SectionView, Status
+from tui.sections import SECTIONS, Section
+from tui.textual_compat import CrashHooks
+from tui.widgets import outside
+from tui.widgets.header import ShellHeader
+from tui.widgets.nav import NavTree
+
+
+class SectionShell(CrashHooks[int]):
+    """The sections and connections of the console (the state is set up by ``MailAdminApp.__init__``)."""
+
+    context: ConsoleContext | None
+    config: Config | None
+    connector: Connector
+    starter: Callable[[], Awaitable[ConsoleContext]] | None
+    target: str
+    start_section: str
+    demo: bool
+    current: Section | None
+    section_view: SectionView | None
+    trail: tuple[str, ...]
+    _switching: asyncio.Lock
+    sections: tuple[Section, ...] = tuple(SECTIONS)
+    """The sections on offer, in the menu's order (a test may offer others)."""
+
+    def _connected(self, context: ConsoleContext | None) -> None:
+        if context is None:
+            self.exit(0)
+            return
+        self.open_context(context)
+
+    def open_context(self, context: ConsoleContext) -> None:
+        """Start working with a connection: show the first section, built on it, and say what it risks."""
+        for notice in context.notices:
+            self.notify(notice, title="Warning", severity="warning", timeout=15)
+        if self.config is not None and self.config.offline:
+            context.offline = True  # the config's [dmarc] offline: no DNS lookups for source names
+        if self.config is not None:
+            context.dmarc_senders = self.config.senders  # providers whose mail counts as authorised
+        self.open_section(self.start_section, context=context)
+
+    def open_section(self, section_id: str, *, context: ConsoleContext | None = None) -> None:
+        """The one way to change the main area: the menu, `:`, the palette and reconnecting.
+
+        Switches run one at a time (a burst of jumps queues, never interleaves); each asks before
+        unsaved edits are thrown away, closes the dialogs the old section opened, and waits until
+        the old section is gone before the new one is mounted. Choosing the open section again
+        (on the same connection) keeps it, with its edits, and puts the keyboard on it.
+        """
+        # The worker makes the coroutine when it runs: one asked for as the console closes never
+        # runs, and a coroutine made for it up front was left never awaited.
+        async def switch() -> None:
+            await self._switch(section_id, context)
+
+        self.run_worker(switch, group="shell-switch")  # type: ignore[arg-type]  # Textual types it Coroutine[None, None, T]
+
+    @while_attached
+    async def _switch(self, section_id: str, context: ConsoleContext | None) -> None:
+        async with self._switching:
+            chosen = next((s for s in self.sections if s.id == section_id), self.sections[0])
+            view = self.section_view
+            if context is None:
+                if self.context is None:
+                    return
+                if view is not None and chosen is self.current and view.is_attached:
+                    await self._close_dialogs()
+                    view.focus()
+                    return
+                if not await self.may_leave("Leave"):
+                    return
+            await self._close_dialogs()
+            if context is not None:
+                self.context = context
+            assert self.context is not None
+            main = self.query_one("#main", Vertical)
+            # Nothing holds the keyboard while the section changes: a removed widget's focus would
+            # otherwise pass to whatever focusable comes next (a filter field of the new section),
+            # and keys typed ahead would land there.
+            self.screen.set_focus(None)
+            # Keys typed ahead (r, /, Esc) reach no section until the new one has run its
+            # on_mount: a reload before it would fill a table that has no columns yet.
+            self.section_view = None
+            await main.remove_children()
+            self.current = chosen
+            self.trail = ()
+            view = chosen.factory(self.context)
+            if not main.is_attached:
+                # The shell was taken down while the old section left (a quit typed behind the
+                # switch; seen in the exploration as a MountError): there is nowhere to show it.
+                return
+            await main.mount(view)
+            self.section_view = view
+            self.query_one(NavTree).select_section(chosen.id)
+            self._show_header()
+            self.set_status("")
+            view.focus()
+
+    async def _close_dialogs(self) -> None:
+        """Dialogs above the console belong to the section being left; none may act on it later."""
+        while len(self.screen_stack) > 1:
+            await self.pop_screen()
+
+    async def may_leave(self, verb: str) -> bool:
+        """True when nothing unsaved would be lost, or the person agreed to lose it."""
+        unsaved = self.section_view.unsaved_changes() if self.section_view is not None else None
+        if not unsaved:
+            return True
+        from tui.screens.confirm import ConfirmScreen
+
+        question = Text.assemble(f"{verb} and discard your unsaved changes to ", outside.cut(unsaved, "bold"), "?")
+        answer: bool | None = await self.push_screen_wait(ConfirmScreen(question, yes=verb, no="Keep editing"))
+        return bool(answer)
+
+    @on(NavTree.SectionChosen)
+    def _section_chosen(self, event: NavTree.SectionChosen) -> None:
+        self.open_section(event.section_id)
+
+    @on(Breadcrumb)
+    def _breadcrumb(self, event: Breadcrumb) -> None:
+        event.stop()
+        self.trail = event.trail
+        self._show_header()
+
+    @on(Status)
+    def _status(self, event: Status) -> None:
+        event.stop()
+        self.set_status(event.text, event.severity)
+
+    def set_status(self, text: str, severity: str = "information") -> None:
+        # A section's last message may arrive while the app is closing and the bar is gone.
+        for status in self.query("#status").results(Static):
+            status.update(outside.message(text))
+            status.set_classes(f"-{severity}")
+
+    def _show_header(self) -> None:
+        # Like the status bar: a section's last breadcrumb may arrive while the app is closing.
+        found = self.query(ShellHeader)
+        if not found:
+            return
+        header = found.first()
+        if self.context is None:
+            waiting = f"connecting to {self.target}…" if self.target else "starting…"
+            header.show(waiting if self.starter is not None else "not connected", "", ())
+            return
+        crumbs = (*self.current.path, *self.trail) if self.current else ()
+        header.show(self.context.server_label, self.context.username, crumbs, self.context.transport_warning)
+
+    def action_connections(self) -> None:
+        if self.demo:
+            self.notify("The demo is connected to its own stub; connections are not used.")
+            return
+        # One connection screen at a time: a second ctrl+o in a burst (or on the screen itself,
+        # where the shell's key still acts) stacked a second screen, or asked twice about edits.
+        opening = any(worker.name == "connections" and not worker.is_finished for worker in self.workers)
+        if opening or any(isinstance(screen, ConnectScreen) for screen in self.screen_stack):
+            return
+        # Like open_section's: the worker makes the coroutine when it runs (see there); ctrl+o
+        # typed behind a q is asked for as the console closes.
+        self.run_worker(self._connections, name="connections", group="shell-switch")  # type: ignore[arg-type]
+
+    async def _connections(self) -> None:
+        # Asked before the connection screen, so a new connection never waits on the old edits.
+        if await self.may_leave("Switch connection"):
+            self.push_screen(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
+
+    def _reconnected(self, context: ConsoleContext | None) -> None:
+        if context is not None:
+            self.open_context(context)
