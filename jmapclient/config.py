@@ -196,8 +196,9 @@ def check_server_url(url: str) -> None:
     if "@" in url:
         # user:pass@ would replace the token and be echoed in every error: refused, and never repeated
         # (anywhere in the URL: a password holding "/" moves the @ out of what urlsplit calls the host).
-        raise ConfigError("that is not a server URL: it holds a user name or password (before an @); give the URL "
-                          "without it, and the login with --user and --password-file, or a token")
+        raise ConfigError("that is not a server URL: it holds a user name or password (before an @); write it "
+                          "like https://mail.example.com, and give the login with --user and --password-file, "
+                          "or a token")
     wrong = ConfigError(f"{url!r} is not a server URL; write it like https://mail.example.com")
     try:
         # ValueError for a bracketed host that is no IP address (http://[x]/), and for a port

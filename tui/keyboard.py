@@ -28,7 +28,9 @@ Keys are dropped, with a bell, never delivered elsewhere, when:
   (a screen that never finishes composing): acting on them then would surprise.
 
 Work a key started is waited for at most ``WORK_PATIENCE``: a slow server must not take the
-keyboard away (Esc still reaches a slow load); the keys then go to what has the keyboard.
+keyboard away (Esc still reaches a slow load); the keys then go to what has the keyboard. Work
+declared with :func:`in_background` (a fetch with its progress bar, an import, an export, name
+lookups) is not waited for at all: the keys typed during it are there to stop it or to move on.
 Only keys and pastes take this path; the mouse points at what is on screen.
 """
 
@@ -92,6 +94,18 @@ BARRIER_TIMEOUT = 1.0
 """Seconds one round waits for the widgets to run its callbacks (a widget closing never runs it)."""
 
 Typed = events.Key | events.Paste
+
+_BACKGROUND_GROUPS: set[str] = set()
+
+
+def in_background(group: str) -> str:
+    """Declare the worker group ``group`` background work, and return it (for the group's constant).
+
+    Keys typed while it runs are never held for it: it shows its progress and a key stops it
+    (``x``, Esc), and an ``x`` held until the fetch it should stop has ended stopped nothing.
+    """
+    _BACKGROUND_GROUPS.add(group)
+    return group
 
 
 class AsksFirst(Screen[Any]):
@@ -277,7 +291,8 @@ class KeyPath:
             return "working"  # the list reloading, the form saving: its keys come when it is back
         if since_key and top in self._stack:
             # Work the last key started, still running, and no new screen it opened to wait on.
-            started = [worker for worker in app.workers if worker not in self._known and not worker.is_finished]
+            started = [worker for worker in app.workers if worker not in self._known and not worker.is_finished
+                       and worker.group not in _BACKGROUND_GROUPS]
             if started:
                 return "working"
         return "ready"

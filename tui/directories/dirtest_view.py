@@ -24,6 +24,7 @@ from jmapclient.dirtest.lint import Finding, check_sample_hash, ldap_is_cleartex
 from jmapclient.dirtest.live import WHERE_IT_RUNS
 from jmapclient.dirtest.steps import MARKS, Outcome, Report
 from jmapclient.dirtest.words import NAME_WIDTH, finding_line, summary
+from tui.keyboard import in_background
 from tui.lifecycle import while_attached
 from tui.screens.dialog import Dialog
 from tui.widgets import outside
@@ -34,6 +35,9 @@ STYLES: dict[Outcome, str] = {
     Outcome.WARNING: "yellow",
     Outcome.SKIPPED: "dim",
 }
+
+TEST_GROUP = in_background("directory-test")
+"""The live test shows its steps as they come, and Esc leaves it: keys are not held for it."""
 
 
 def lint_text(findings: list[Finding], labels: Mapping[str, str]) -> Text:
@@ -167,7 +171,7 @@ class DirectoryTestScreen(Dialog[None]):
                          ask_secret=lambda _prompt: secret, confirm_cleartext=lambda _warning: True,
                          ca_file=self._value("#dirtest-ca"))
 
-    @work(thread=True, exclusive=True, group="directory-test")
+    @work(thread=True, exclusive=True, group=TEST_GROUP)
     def _run(self, inputs: LiveInput) -> None:
         from jmapclient.dirtest.live import run_live
 

@@ -18,6 +18,7 @@ from jmapclient.dmarc.digest_store import DigestStore, Figures
 from jmapclient.dmarc.insight.advice import DomainAdvice, advise
 from jmapclient.dmarc.insight.names import NameStatus, SourceName
 from jmapclient.errors import JmapError
+from tui.keyboard import in_background
 from tui.lifecycle import while_attached
 from tui.reports.detail import DmarcDetail
 from tui.reports.insight_render import (
@@ -32,8 +33,8 @@ from tui.reports.insight_render import (
 from tui.reports.owned_senders import senders_of, toggle_provider
 from tui.reports.source_names import names_of, set_offline
 
-JUDGE_GROUP = "dmarc-analytics-judge"
-NAMES_GROUP = "dmarc-analytics-names"
+JUDGE_GROUP = in_background("dmarc-analytics-judge")
+NAMES_GROUP = in_background("dmarc-analytics-names")
 NAMES_BATCH = 0.25
 """Seconds names gather before the table is told: a hundred answers make a few redraws, not a hundred."""
 LIST_LIMIT = 200

@@ -34,6 +34,7 @@ from jmapclient.dmarc.insight.names import SourceName
 from jmapclient.errors import JmapError
 from jmapclient.models.dmarc import DmarcReport, DmarcReportRecord
 from tui.context import ConsoleContext
+from tui.keyboard import in_background
 from tui.lifecycle import while_attached
 from tui.reports.access import learn
 from tui.reports.analytics_insight import JUDGE_GROUP, LIST_LIMIT, NAMES_GROUP, AnalyticsInsight, SyncFailed
@@ -50,7 +51,7 @@ from tui.widgets import outside
 from tui.widgets.outside import OutsideTable
 from tui.widgets.select import SteadySelect
 
-WORK_GROUP = "dmarc-analytics"
+WORK_GROUP = in_background("dmarc-analytics")
 PERIODS = ((7, "last 7 days"), (14, "last 14 days"), (30, "last 30 days"), (90, "last 90 days"),
            (365, "last 365 days"))
 DEFAULT_PERIOD = 30

@@ -23,7 +23,7 @@ from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 from jmapclient.dmarc.digest_store import store_file
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
-from tui.keyboard import focus_now
+from tui.keyboard import focus_now, in_background
 from tui.lifecycle import gone, while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
@@ -82,6 +82,8 @@ FILTER_TIPS = {widget_id: f"{c.label}: {c.note}" for widget_id, c in
 """Each filter field's full name, from the condition's declaration."""
 
 LIST_ACTIONS = frozenset({"sort", "columns", "mark", "delete", "import_files", "export", "keep", "analytics"})
+PREFETCH_GROUP = in_background("dmarc-prefetch")
+"""The next page, fetched ahead of the cursor: keys are never held for it."""
 HIDDEN_AT_START = ("#dmarc-empty", "#dmarc-error", "#dmarc-progress", "#dmarc-export-progress")
 
 
@@ -238,7 +240,7 @@ class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
         if self.prefetch and self.pager.page_count and page.index + 1 < self.pager.page_count:
             self.prefetch_page(page.index + 1)
 
-    @work(exclusive=True, group="dmarc-prefetch")
+    @work(exclusive=True, group=PREFETCH_GROUP)
     @while_attached
     async def prefetch_page(self, index: int) -> None:
         # The next page is usually wanted next; fetching it now makes paging feel instant.

@@ -23,6 +23,7 @@ from jmapclient.models.dmarc import DmarcExternalReport
 from jmapclient.patch import compute_patch
 from jmapclient.refusals import write_refusal
 from tui.context import ConsoleContext
+from tui.keyboard import in_background
 from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import ReportAction, allowed, learn, permission
@@ -43,7 +44,9 @@ ACTION_NAMES: dict[str, ReportAction] = {
     "delete": "delete", "import_files": "import", "keep": "keep",
 }
 """The key actions that need a permission, by the permission's action."""
-WORKER_GROUPS = {"delete": "dmarc-delete", "import": "dmarc-import", "export": "dmarc-export", "keep": "dmarc-keep"}
+WORKER_GROUPS = {"delete": "dmarc-delete", "import": in_background("dmarc-import"),
+                 "export": in_background("dmarc-export"), "keep": "dmarc-keep"}
+"""Import and export show their progress and run on while the person works on (keys are not held for them)."""
 TITLES = {"delete": "Delete", "import": "Import", "export": "Export", "keep": "Keep longer"}
 
 

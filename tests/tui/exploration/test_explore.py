@@ -94,7 +94,7 @@ def test_the_explorer_runs_as_a_script() -> None:
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[2] / "bench" / "explore.py"
+    script = Path(__file__).resolve().parents[3] / "bench" / "explore.py"
     done = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60,
                           check=False, cwd="/")
     assert done.returncode == 0 and "--minutes" in done.stdout
