@@ -237,6 +237,20 @@ def _dmarc_advice(advice: argparse.ArgumentParser) -> None:
     _json_option(advice, "print one JSON object per line per policy domain")
 
 
+def _snapshot(snapshot: argparse.ArgumentParser) -> None:
+    snapshot.add_argument("object", metavar="OBJECT", help="Directory")
+    snapshot.add_argument("-o", "--output", metavar="FILE", help="write here (0600) instead of standard output")
+    snapshot.add_argument("--include-secrets", action="store_true",
+                          help="keep Value secrets (refused while the server masks them, as it always does)")
+
+
+def _apply(apply: argparse.ArgumentParser) -> None:
+    apply.add_argument("file", metavar="FILE", help="a snapshot (this tool's or the server CLI's); - reads stdin")
+    apply.add_argument("--dry-run", action="store_true", help="print the plan; change nothing")
+    apply.add_argument("--prune", action="store_true",
+                       help="destroy what the file does not hold (never an object still in use)")
+
+
 _OBJECT_COMMANDS: tuple[tuple[str, str, bool, Declare], ...] = (
     ("get", "show one object", True, _get),
     ("create", "create an object; OBJECT/VARIANT picks a variant (Directory/Ldap)", True, _create),
@@ -249,5 +263,9 @@ _OBJECT_COMMANDS: tuple[tuple[str, str, bool, Declare], ...] = (
     ("export-dmarc", "export DMARC report records, one row per record", True, _export_dmarc),
     ("dmarc-advice", "who sends as each policy domain, and whether the next DMARC policy step is safe", True,
      _dmarc_advice),
+    ("snapshot", "write every directory as NDJSON (the server CLI's snapshot format), secrets left out", True,
+     _snapshot),
+    ("apply", "bring the server to a snapshot file: plan, then create / update / (with --prune) destroy", True,
+     _apply),
 )
 """Each object command: name, help, whether it connects to a server, and its own arguments."""
