@@ -28,8 +28,8 @@ from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import ObjectType, object_type
 
 SECRET_KEY = "secret"
-LEFT_OUT = "left out"
-"""How a secret path is listed when the snapshot kept it out."""
+LEFT_OUT_MARK = '{"@type":"Value"} with no secret'
+"""How the file marks a secret it leaves out, in words for a person."""
 
 
 class SnapshotFileError(ValueError):

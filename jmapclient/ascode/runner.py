@@ -16,8 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from jmapclient.ascode.ndjson import leave_out_secrets, snapshot_lines
 from jmapclient.ascode.plan import Action, Plan, Step
 from jmapclient.failures import set_error_lines
+from jmapclient.masking import masked_secret_paths, model_of
 from jmapclient.objects import ObjectApi
 from jmapclient.paging import QueryPager
 
@@ -32,6 +34,38 @@ async def read_all(api: ObjectApi) -> list[dict[str, Any]]:
     async for page in QueryPager(api, sort=OLDEST_FIRST).pages():
         found.extend(page.items)
     return found
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    text: str
+    """The file's content."""
+    count: int
+    left_out: list[str]
+    """``<id>:<path>`` of every secret left out."""
+    masked: int = 0
+    """With secrets asked for: how many the server masked (then ``text`` is empty: refused)."""
+
+
+async def take_snapshot(api: ObjectApi, *, include_secrets: bool = False) -> Snapshot:
+    """Every object of the type as the file's text; with ``include_secrets``, refused (``masked``)
+    when the server masks any, since a snapshot would then hold ``****`` as the secret."""
+    objects = await read_all(api)
+    found = api.type
+    if include_secrets:
+        masked = [path for wire in objects for path in masked_secret_paths(model_of(found, wire), wire)]
+        if masked:
+            return Snapshot("", len(objects), [], masked=len(masked))
+    left_out: list[str] = []
+    if include_secrets:
+        kept = objects
+    else:
+        kept = []
+        for wire in objects:
+            value, paths = leave_out_secrets(found, wire)
+            kept.append(value)
+            left_out += [f"{wire.get('id')}:{path}" for path in paths]
+    return Snapshot("".join(f"{line}\n" for line in snapshot_lines(found, kept)), len(objects), left_out)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ action the token may not do is disabled, and the reason is shown under the list.
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -15,14 +17,20 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
+from jmapclient.ascode.ndjson import SnapshotFileError, read_snapshot
+from jmapclient.ascode.plan import Plan, make_plan
+from jmapclient.ascode.runner import read_all, run_plan, take_snapshot
+from jmapclient.ascode.wording import all_applied, applied_line, outcome_line, plan_lines
 from jmapclient.errors import JmapError, SetError
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
+from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_file
 from tui.directories.editor import DirectoryEditor
 from tui.directories.variant_picker import VariantPicker, kind_name
 from tui.keyboard import focus_now
 from tui.lifecycle import gone, while_attached
+from tui.reports.dialogs import MessageDialog
 from tui.screens.confirm import ConfirmScreen
 from tui.section_view import Breadcrumb, EditorDone, SectionView, Status
 from tui.widgets import outside
@@ -38,6 +46,9 @@ or an **OpenID Connect** provider (Settings › Authentication › Directories).
 - **enter** opens the highlighted directory (view and edit), **n** creates one (choose its kind first),
   **d** deletes the highlighted one after a y/n confirmation.
 - **/** filters the list by description, kind or tenant; **esc** clears the filter.
+- **s** writes a snapshot of every directory to a file (0600, the server CLI's NDJSON; secrets left out);
+  **a** reads such a file, shows the plan (create, update field by field, unchanged) and applies it on
+  confirmation. Nothing is destroyed here: `mailadmin apply FILE --prune` does that.
 - **r** reloads the list from the server.
 """
 
@@ -52,6 +63,8 @@ class DirectoriesSection(SectionView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "create", "New", id="directories.create"),
         Binding("d,delete", "delete", "Delete", id="directories.delete"),
+        Binding("a", "apply_file", "Apply a file…", id="directories.apply", show=False),
+        Binding("s", "snapshot", "Snapshot…", id="directories.snapshot", show=False),
     ]
 
     def __init__(self, context: ConsoleContext) -> None:
@@ -103,8 +116,12 @@ class DirectoriesSection(SectionView):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.editor is not None and action in ("create", "delete"):
             return False
+        if self.editor is not None and action in ("apply_file", "snapshot"):
+            return False
         if action in ("create", "delete"):
             return True if self.allowed("create" if action == "create" else "destroy")[0] else None
+        if action == "apply_file":
+            return True if self.allowed("create")[0] or self.allowed("update")[0] else None
         return True
 
     def _show_permissions(self) -> None:
@@ -294,6 +311,71 @@ class DirectoriesSection(SectionView):
             self.post_message(Status(f"Could not delete {name}: {failure.message}", "error"))
             return
         self.post_message(Status(f"Deleted {name}."))
+        self._load()
+
+    # --- Directories as code -------------------------------------------------------------------
+
+    def action_snapshot(self) -> None:
+        dialog = PathDialog("Snapshot of every directory",
+                            "Written 0600 in the server CLI's NDJSON format; secrets are left out and marked.",
+                            "Write", must_exist=False)
+        self.app.push_screen(dialog, self._snapshot_to)
+
+    @while_attached
+    def _snapshot_to(self, path: Path | None) -> None:
+        if path is not None:
+            self._snapshot(path)
+
+    @work(exclusive=True, group="directories-as-code")
+    @while_attached
+    async def _snapshot(self, path: Path) -> None:
+        try:
+            taken = await take_snapshot(self.context.client.directories)
+            await asyncio.to_thread(write_file, path, taken.text)
+        except (JmapError, OSError) as error:
+            self.post_message(Status(f"Could not write the snapshot: {error}", "error"))
+            return
+        left_out = f"; {len(taken.left_out)} secret(s) left out" if taken.left_out else ""
+        self.post_message(Status(f"Wrote {taken.count} directories to {path}{left_out}."))
+
+    def action_apply_file(self) -> None:
+        dialog = PathDialog("Apply a file", "A snapshot (this console's or the server CLI's): the plan is shown "
+                            "before anything changes.", "Show the plan", must_exist=True)
+        self.app.push_screen(dialog, self._plan_for)
+
+    @while_attached
+    def _plan_for(self, path: Path | None) -> None:
+        if path is not None:
+            self._plan(path)
+
+    @work(exclusive=True, group="directories-as-code")
+    @while_attached
+    async def _plan(self, path: Path) -> None:
+        try:
+            snapshot = read_snapshot(await read_file(path))
+            plan = make_plan(snapshot, await read_all(self.context.client.directories), prune=False)
+        except (JmapError, OSError, UnicodeDecodeError, SnapshotFileError) as error:
+            self.post_message(Status(f"Could not read {path}: {error}", "error"))
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes and not gone(self):  # the answer may come after the section was left
+                self._apply(plan)
+
+        self.app.push_screen(PlanDialog(path.name, plan, plan_lines(plan)), answered)
+
+    @work(exclusive=True, group="directories-as-code")
+    @while_attached
+    async def _apply(self, plan: Plan) -> None:
+        try:
+            outcomes = await run_plan(self.context.client.directories, plan)
+        except JmapError as error:
+            self.post_message(Status(f"Could not apply the file: {error}", "error"))
+            return
+        summary = applied_line(outcomes, plan)
+        self.post_message(Status(f"{summary[0].upper()}{summary[1:]}.",
+                                 "information" if all_applied(outcomes, plan) else "warning"))
+        self.app.push_screen(MessageDialog("Applied", [*(outcome_line(o) for o in outcomes), summary]))
         self._load()
 
     # --- Editor ------------------------------------------------------------------------------------
