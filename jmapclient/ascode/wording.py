@@ -47,7 +47,7 @@ def outcome_line(outcome: Outcome) -> str:
 def applied_line(outcomes: list[Outcome], plan: Plan) -> str:
     done = sum(1 for o in outcomes if o.done)
     alone = f"; {len(plan.blocked)} left alone" if plan.blocked else ""
-    return f"applied {done} of {len(outcomes)} changes{alone}"
+    return f"applied {done} of {len(outcomes)} change{'' if len(outcomes) == 1 else 's'}{alone}"
 
 
 def all_applied(outcomes: list[Outcome], plan: Plan) -> bool:

@@ -79,7 +79,9 @@ class PlanDialog(DmarcDialog[bool]):
                 yield Static(outside.message("\n".join(self.lines)), id="plan-lines", markup=False)
             buttons = [Button("Cancel", id="cancel")]
             if self.plan.changes:
-                buttons.insert(0, Button(f"Apply {len(self.plan.changes)} changes", id="ok", variant="warning"))
+                count = len(self.plan.changes)
+                label = f"Apply {count} change{'' if count == 1 else 's'}"
+                buttons.insert(0, Button(label, id="ok", variant="warning"))
             yield Horizontal(*buttons, classes="dialog-buttons")
 
     def on_mount(self) -> None:
