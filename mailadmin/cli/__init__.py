@@ -56,6 +56,10 @@ def run(
     from jmapclient.failures import emit_error, error_lines
 
     try:
+        if getattr(args, "version", False):
+            from mailadmin.cli.version_cmd import show_version
+
+            return show_version(args)
         if local is not None and args.command in local:
             collector.resume()  # the console and the demo run for long
             return local[args.command](args)
@@ -69,9 +73,11 @@ def run(
         note(f"{chosen.prog}: error: {error}")
         return EXIT_USAGE
     except (JmapError, ConfigError) as error:
+        from mailadmin.cli.exit_codes import exit_code_for
+
         for line in error_lines(error):
             emit_error(line)
-        return EXIT_FAILED
+        return exit_code_for(error)
     except BrokenPipeError:  # `mailadmin query ... | head`: the reader left; that is not an error
         _discard_stdout()
         return EXIT_OK

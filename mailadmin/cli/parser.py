@@ -109,6 +109,10 @@ class CommandLine:
 
     def __init__(self, epilog: str = EPILOG) -> None:
         self.parser = argparse.ArgumentParser(prog=PROG, description="Administer a JMAP mail server.", epilog=epilog)
+        self.parser.add_argument("--version", action="store_true",
+                                 help="print the version of mailadmin and Python (with -v, the server's too) and exit")
+        self.parser.add_argument("-v", "--verbose", action="store_true",
+                                 help="with --version: connect and show the server's version")
         _connection_options(self.parser, top=True)
         self._commands = self.parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Subcommand)
 
@@ -179,7 +183,9 @@ def _update(update: argparse.ArgumentParser) -> None:
 
 def _delete(delete: argparse.ArgumentParser) -> None:
     delete.add_argument("object", metavar="OBJECT")
-    delete.add_argument("--ids", action="append", required=True, metavar="ID[,ID...]", help="ids (repeatable)")
+    delete.add_argument("id", nargs="*", metavar="ID", help="ids to delete")
+    delete.add_argument("--ids", action="append", default=[], metavar="ID[,ID...]",
+                        help="ids, comma-separated (repeatable; also as plain arguments)")
     _json_option(delete, "print the result as JSON")
 
 
@@ -224,7 +230,8 @@ def _import_dmarc(imports: argparse.ArgumentParser) -> None:
 
 def _export_dmarc(export: argparse.ArgumentParser) -> None:
     _where_option(export)
-    export.add_argument("--format", choices=("csv", "json"), default="csv", help="default csv")
+    export.add_argument("--format", choices=("csv", "json"), default=None,
+                        help="default: the -o file's extension (.json, .csv), else csv")
     export.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
 
 
