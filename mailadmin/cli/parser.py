@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from jmapclient.dmarc.retention import DEFAULT_RETENTION
+from jmapclient.outcome import EXIT_CODES
 
 DEFAULT_ADVICE_DAYS = 30
 
@@ -18,7 +19,7 @@ PROG = "mailadmin"
 EPILOG = (
     "Object names are case-insensitive, with or without x: (Directory, DmarcExternalReport). "
     "Connection: flags > MAILADMIN_URL/MAILADMIN_TOKEN > --profile > the default profile. "
-    "Exit codes: 0 ok, 1 server or validation error, 2 usage error."
+    "Exit codes: " + "; ".join(f"{code} {words}" for code, words in EXIT_CODES) + "."
 )
 
 
@@ -241,7 +242,12 @@ def _dmarc_advice(advice: argparse.ArgumentParser) -> None:
                         help="the last N days, today included (default %(default)s)")
     advice.add_argument("--offline", action="store_true",
                         help="no DNS lookups (sources named only by domains that authenticated them)")
-    _json_option(advice, "print one JSON object per line per policy domain")
+    advice.add_argument("--check", action="store_true",
+                        help="for cron: print only what needs attention (a new failing source, an authorised source "
+                             "failing, a verdict that moved back) and exit 6 when there is any, else 0 silently")
+    advice.add_argument("--since-last", action="store_true",
+                        help="a source is new when the previous run (kept per server) did not see it")
+    _json_option(advice, "print one JSON object per line per policy domain (with --check: per finding)")
 
 
 def _snapshot(snapshot: argparse.ArgumentParser) -> None:
