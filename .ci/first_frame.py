@@ -5,6 +5,7 @@ Usage: python first_frame.py COMMAND [ARGS...]; exits 0 when the frame showed an
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import pty
@@ -52,10 +53,8 @@ def main(command: list[str]) -> int:
             sent = time.monotonic()
         ready, _, _ = select.select([terminal], [], [], 0.2)
         if ready:
-            try:
+            with contextlib.suppress(OSError):  # the command ended: waitpid says so next
                 os.read(terminal, 65536)
-            except OSError:
-                pass
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             print("first frame shown; quit with q")
