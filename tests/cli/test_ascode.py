@@ -249,3 +249,26 @@ def test_a_read_only_profile_may_plan_but_not_apply(tmp_path: Path) -> None:
                      "--read-only"]) == EXIT_OK
         assert main(["apply", str(path), "--dry-run", "--profile", "ro"]) == EXIT_OK
         assert main(["apply", str(path), "--profile", "ro"]) == EXIT_FAILED
+
+
+def test_a_secret_given_at_apply_time_passes_through_and_a_plain_one_is_never_printed(
+    run: Run, server_a: StubServer, tmp_path: Path
+) -> None:
+    source = tmp_path / "a.ndjson"
+    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    lines = lines_of(source)
+    (key, ldap), = lines[1]["value"].items()
+    reference = {"@type": "EnvironmentVariable", "variableName": "LDAP_BIND_PASSWORD"}
+    ldap["bindSecret"] = reference
+    edited = tmp_path / "env.ndjson"
+    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    recorder = SetRecorder()
+    code, out, err = run(server_a, "apply", str(edited), transport=recorder)
+    assert code == EXIT_OK, err
+    object_id = key.removeprefix("directory-")
+    assert recorder.sets[0]["update"] == {object_id: {"bindSecret": reference}}  # untouched, whole
+
+    ldap["bindSecret"] = {"@type": "Value", "secret": "typed-in-the-file-9d1"}
+    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = run(server_a, "apply", str(edited), "--dry-run")
+    assert code == EXIT_OK and "typed-in-the-file-9d1" not in out + err and "bindSecret" in out
