@@ -7,6 +7,8 @@ action the token may not do is disabled, and the reason is shown under the list.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -27,6 +29,7 @@ from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
 from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_file
 from tui.directories.editor import DirectoryEditor
+from tui.directories.raw import editor_command, object_json, read_edit, run_editor, write_for_editing
 from tui.directories.variant_picker import VariantPicker, kind_name
 from tui.keyboard import focus_now
 from tui.lifecycle import gone, while_attached
@@ -49,6 +52,10 @@ or an **OpenID Connect** provider (Settings › Authentication › Directories).
 - **s** writes a snapshot of every directory to a file (0600, the server CLI's NDJSON; secrets left out);
   **a** reads such a file, shows the plan (create, update field by field, unchanged) and applies it on
   confirmation. Nothing is destroyed here: `mailadmin apply FILE --prune` does that.
+- **y** copies the highlighted directory's id, **Y** the directory as JSON (secrets masked), through
+  the terminal's clipboard escape (it works over SSH); **J** shows its JSON; **E** opens it as JSON in
+  `$EDITOR` and saves what changed, checked as the form checks it.
+- Click a column's header to sort by it (again: the other way); the arrow shows the order.
 - **r** reloads the list from the server.
 """
 
@@ -65,6 +72,10 @@ class DirectoriesSection(SectionView):
         Binding("d,delete", "delete", "Delete", id="directories.delete"),
         Binding("a", "apply_file", "Apply a file…", id="directories.apply", show=False),
         Binding("s", "snapshot", "Snapshot…", id="directories.snapshot", show=False),
+        Binding("y", "yank_id", "Copy the id", id="directories.yank_id", show=False),
+        Binding("Y", "yank_json", "Copy as JSON", id="directories.yank_json", show=False),
+        Binding("J", "show_json", "Show the JSON", id="directories.json", show=False),
+        Binding("E", "edit_in_editor", "Edit in $EDITOR", id="directories.editor", show=False),
     ]
 
     def __init__(self, context: ConsoleContext) -> None:
@@ -74,6 +85,8 @@ class DirectoriesSection(SectionView):
         self.unreadable: dict[str, str] = {}
         """Why the client cannot read a listed directory, by its id: it is listed, never opened."""
         self.editor: DirectoryEditor | None = None
+        self.sort_key = "description"
+        self.sort_descending = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dir-list-view"):
@@ -116,8 +129,11 @@ class DirectoriesSection(SectionView):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.editor is not None and action in ("create", "delete"):
             return False
-        if self.editor is not None and action in ("apply_file", "snapshot"):
+        if self.editor is not None and action in ("apply_file", "snapshot", "yank_id", "yank_json", "show_json",
+                                                  "edit_in_editor"):
             return False
+        if action == "edit_in_editor":
+            return True if self.allowed("update")[0] else None
         if action in ("create", "delete"):
             return True if self.allowed("create" if action == "create" else "destroy")[0] else None
         if action == "apply_file":
@@ -187,12 +203,12 @@ class DirectoriesSection(SectionView):
         keep = select or table.selected_key
         table.clear(columns=True)
         with_tenant = any(wire.get("memberTenantId") for wire in self.rows)
-        table.add_column("Description", key="description")
-        table.add_column("Kind", key="kind")
-        if with_tenant:
-            table.add_column("Tenant", key="tenant")
+        for key, label in (("description", "Description"), ("kind", "Kind"), ("tenant", "Tenant")):
+            if key != "tenant" or with_tenant:
+                arrow = (" ▼" if self.sort_descending else " ▲") if key == self.sort_key else ""
+                table.add_column(label + arrow, key=key)
         words = self.query_one(FilterBar).value
-        for wire in self.rows:
+        for wire in sorted(self.rows, key=self._sort_value, reverse=self.sort_descending):
             kind = kind_name(wire.get(TYPE_KEY, "?"))
             if str(wire.get("id")) in self.unreadable:
                 kind += " (cannot be read)"
@@ -205,6 +221,22 @@ class DirectoriesSection(SectionView):
             table.move_cursor(row=table.get_row_index(keep))
         if not self.rows:
             self._message("No directories yet. Press n to create one.")
+
+    def _sort_value(self, wire: dict[str, Any]) -> str:
+        if self.sort_key == "kind":
+            return kind_name(wire.get(TYPE_KEY, "?")).lower()
+        if self.sort_key == "tenant":
+            return str(wire.get("memberTenantId") or "").lower()
+        return directory_label(wire).lower()
+
+    @on(DataTable.HeaderSelected, "#dir-table")
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        """A click on a header sorts by its column; a second click on it turns the order round."""
+        event.stop()
+        key = str(event.column_key.value)
+        self.sort_descending = not self.sort_descending if key == self.sort_key else False
+        self.sort_key = key
+        self._fill()
 
     # --- Filter -----------------------------------------------------------------------------
 
@@ -312,6 +344,73 @@ class DirectoriesSection(SectionView):
             return
         self.post_message(Status(f"Deleted {name}."))
         self._load()
+
+    # --- The object as JSON --------------------------------------------------------------------
+
+    def action_yank_id(self) -> None:
+        wire = self._selected()
+        if wire is not None:
+            self.app.copy_to_clipboard(str(wire.get("id")))
+            self.post_message(Status(f"Copied the id {wire.get('id')}."))
+
+    def action_yank_json(self) -> None:
+        wire = self._selected()
+        if wire is not None:
+            self.app.copy_to_clipboard(object_json(wire))
+            self.post_message(Status(f"Copied {directory_label(wire)} as JSON (secrets masked)."))
+
+    def action_show_json(self) -> None:
+        wire = self._selected()
+        if wire is not None:
+            self.app.push_screen(MessageDialog(directory_label(wire), object_json(wire).splitlines()))
+
+    def action_edit_in_editor(self) -> None:
+        wire = self._selected()
+        if wire is None:
+            return
+        path = write_for_editing(wire)
+        try:
+            code = run_editor(path, self._suspended)
+        except OSError as error:  # no such editor
+            path.unlink(missing_ok=True)
+            self.post_message(Status(f"Cannot run the editor {' '.join(editor_command())}: {error}", "error"))
+            return
+        result = read_edit(path, wire, code)
+        self.refresh()
+        if result.problem:
+            self.post_message(Status(f"Not saved: {result.problem}. Your edit is kept in {result.kept}.", "error"))
+        elif not result.patch:
+            self.post_message(Status("No changes."))
+        else:
+            self._save_patch(str(wire["id"]), directory_label(wire), result.patch)
+
+    @contextmanager
+    def _suspended(self) -> Iterator[None]:
+        """The console suspended while the editor runs; where it cannot be (a test's headless app),
+        the editor runs beside it."""
+        from textual.app import SuspendNotSupported
+
+        suspension = self.app.suspend()
+        try:
+            suspension.__enter__()
+        except SuspendNotSupported:
+            yield
+            return
+        try:
+            yield
+        finally:
+            suspension.__exit__(None, None, None)
+
+    @work(exclusive=True, group="directories-editor")
+    @while_attached
+    async def _save_patch(self, directory_id: str, name: str, patch: dict[str, Any]) -> None:
+        try:
+            await self.context.client.directories.update(directory_id, patch)
+        except JmapError as error:
+            self.post_message(Status(f"Could not save {name}: {error}", "error"))
+            return
+        self.post_message(Status(f"Saved {name}: {', '.join(patch)}."))
+        self._load(directory_id)
 
     # --- Directories as code -------------------------------------------------------------------
 
