@@ -230,6 +230,8 @@ class Config:
     """Binding id → key(s), e.g. ``{"app.quit": "ctrl+q"}``; read by the console."""
     offline: bool = False
     """``[dmarc] offline``: the console names no DMARC source by DNS (no lookups at all)."""
+    theme: str | None = None
+    """``[console] theme``: the console's theme, as last chosen in it (the palette's "Change theme")."""
     path: Path = field(default_factory=config_path)
 
     @classmethod
@@ -264,7 +266,9 @@ class Config:
         default = data.get("default") if isinstance(data.get("default"), str) else None
         dmarc = data.get("dmarc")
         offline = isinstance(dmarc, dict) and dmarc.get("offline") is True
-        return cls(profiles=profiles, default=default, keys=keys, offline=offline, path=path)
+        console = data.get("console")
+        theme = console.get("theme") if isinstance(console, dict) and isinstance(console.get("theme"), str) else None
+        return cls(profiles=profiles, default=default, keys=keys, offline=offline, theme=theme, path=path)
 
     def save(self) -> None:
         document: dict[str, Any] = {}
@@ -275,6 +279,8 @@ class Config:
             document["keys"] = dict(self.keys)
         if self.offline:
             document["dmarc"] = {"offline": True}
+        if self.theme:
+            document["console"] = {"theme": self.theme}
         import tomli_w
 
         write_private(self.path, tomli_w.dumps(document).encode())

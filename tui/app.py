@@ -168,7 +168,26 @@ class MailAdminApp(App[int]):
         yield Static(id="status")
         yield ShellFooter()
 
+    keep_theme: bool = False
+    """Keep the theme chosen in the config file (the console as ``tui.launch`` starts it)."""
+    saved_theme: str | None = None
+
+    def watch_theme(self, theme: str) -> None:
+        if self.keep_theme and theme != self.saved_theme:
+            self.saved_theme = theme
+            self._keep_theme(theme)
+
+    @work(thread=True, exclusive=True, group="theme")
+    def _keep_theme(self, theme: str) -> None:
+        from tui import theme_memory
+
+        problem = theme_memory.keep(theme)
+        if problem:
+            self.call_from_thread(self.notify, f"The theme is not kept: {problem}", severity="warning")
+
     def on_mount(self) -> None:
+        if self.keep_theme and self.saved_theme in self.available_themes:
+            self.theme = self.saved_theme
         if self.keys:
             self.set_keymap(self.keys)
         if self.context is not None:
