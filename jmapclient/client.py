@@ -51,6 +51,14 @@ MAX_RESPONSE_ENV = "MAILADMIN_MAX_RESPONSE_MB"
 _HOP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
+LOGIN_REFUSED = {
+    402: "refused the password: this account uses two-factor authentication; use an app password or an API key",
+    429: "refused the login after too many failed attempts; wait before trying again",
+}
+"""What the real server answers a login it refuses besides 401 (wire-notes.md): a login refusal,
+not a protocol failure, so that a script's exit code says "fix the credentials"."""
+
+
 def max_response_bytes() -> int:
     """The cap on one answer's size after decompression: the default, or the person's own."""
     raw = os.environ.get(MAX_RESPONSE_ENV, "").strip()
@@ -311,6 +319,8 @@ class JmapClient:
             raise AccessDenied(url, detail, revoked_key=isinstance(self._credentials, BearerToken))
         if status >= 500:
             raise ServerError(url, status, detail)
+        if status in LOGIN_REFUSED:
+            raise AuthenticationFailed(url, f"{LOGIN_REFUSED[status]} (HTTP {status}){': ' + detail if detail else ''}")
         raise ProtocolError(f"the server at {url} answered HTTP {status}{': ' + detail if detail else ''}")
 
 

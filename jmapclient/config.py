@@ -341,6 +341,8 @@ class Config:
     """``[dmarc] offline``: the console names no DMARC source by DNS (no lookups at all)."""
     senders: tuple[str, ...] = ()
     """``[dmarc] senders``: shared providers (base domains) the owner says send for its domains."""
+    theme: str | None = None
+    """``[console] theme``: the console's theme, as last chosen in it (the palette's "Change theme")."""
     path: Path = field(default_factory=config_path)
 
     key_refusals: list[str] = field(default_factory=list)
@@ -374,8 +376,10 @@ class Config:
         offline = isinstance(dmarc, dict) and dmarc.get("offline") is True
         listed = dmarc.get("senders") if isinstance(dmarc, dict) else None
         senders = tuple(str(d) for d in listed if isinstance(d, str)) if isinstance(listed, list) else ()
-        config = cls(profiles=profiles, default=default, keys=keys, offline=offline, senders=senders, path=path,
-                     key_refusals=refused)
+        console = data.get("console")
+        theme = console.get("theme") if isinstance(console, dict) and isinstance(console.get("theme"), str) else None
+        config = cls(profiles=profiles, default=default, keys=keys, offline=offline, senders=senders, theme=theme,
+                     path=path, key_refusals=refused)
         config._loaded = config._plain()
         config._loaded["keys"] = {str(k): v for k, v in (data.get("keys") or {}).items()}  # refused ones stay
         return config
@@ -388,6 +392,7 @@ class Config:
             "keys": {**self._loaded.get("keys", {}), **self.keys},  # a refused remap is not erased by a save
             "dmarc": {**({"offline": True} if self.offline else {}),
                       **({"senders": list(self.senders)} if self.senders else {})},
+            "console": {"theme": self.theme} if self.theme else {},
         }
 
     def save(self) -> None:
@@ -415,7 +420,7 @@ class Config:
             write_private(target, content.encode(), create_parent=False)
         fresh = Config._from_plain(_parse(self.path, content), self.path)
         self.profiles, self.default, self.keys = fresh.profiles, fresh.default, fresh.keys
-        self.offline, self.senders = fresh.offline, fresh.senders
+        self.offline, self.senders, self.theme = fresh.offline, fresh.senders, fresh.theme
         self._loaded = fresh._loaded
 
     def add(self, profile: Profile, *, make_default: bool = False) -> None:

@@ -79,7 +79,7 @@ def merge(document: Any, before: Plain, after: Plain) -> None:
                 profiles[name] = new  # added here: written whole, as the person filled the form
             else:
                 _merge_keys(profiles[name], old, new)
-    for name in ("keys", "dmarc"):
+    for name in ("keys", "dmarc", "console"):
         old, new = before.get(name, {}), after.get(name, {})
         if old != new:
             _merge_keys(_table(document, name, super_table=False), old, new)

@@ -58,7 +58,7 @@ def holds_secrets(model: type[WireModel]) -> bool:
     )
 
 
-def _visit_secrets(model: type[WireModel] | None, wire: Any, visit: SecretVisit, path: str = "") -> Any:
+def replace_secrets(model: type[WireModel] | None, wire: Any, visit: SecretVisit, path: str = "") -> Any:
     """A copy of ``wire`` in which each declared secret is replaced by ``visit(path, value)``.
 
     ``wire`` itself when its model declares no secret anywhere: a DMARC report has none, and
@@ -75,12 +75,12 @@ def _visit_secrets(model: type[WireModel] | None, wire: Any, visit: SecretVisit,
         if spec.secret:
             out[spec.wire] = visit(here, value)
         elif spec.kind == "variant":
-            out[spec.wire] = _visit_secrets(variant_model(spec, value), value, visit, f"{here}/")
+            out[spec.wire] = replace_secrets(variant_model(spec, value), value, visit, f"{here}/")
         elif spec.kind == "object":
-            out[spec.wire] = _visit_secrets(spec.item_model, value, visit, f"{here}/")
+            out[spec.wire] = replace_secrets(spec.item_model, value, visit, f"{here}/")
         elif spec.kind == "list" and spec.item_model is not None and isinstance(value, Mapping | list):
             items = [
-                _visit_secrets(spec.item_model, item, visit, f"{here}/{index}/")
+                replace_secrets(spec.item_model, item, visit, f"{here}/{index}/")
                 for index, item in enumerate(list_items(value))
             ]
             out[spec.wire] = encoding.list_to_wire(items) if isinstance(value, Mapping) else items
@@ -89,7 +89,7 @@ def _visit_secrets(model: type[WireModel] | None, wire: Any, visit: SecretVisit,
 
 def mask_secrets(model: type[WireModel] | None, wire: Any) -> Any:
     """A copy of ``wire`` where every field declared secret reads ``****``."""
-    return _visit_secrets(model, wire, lambda _path, _value: MASKED_SECRET)
+    return replace_secrets(model, wire, lambda _path, _value: MASKED_SECRET)
 
 
 def masked_secret_paths(model: type[WireModel] | None, wire: Any) -> Iterator[str]:
@@ -101,7 +101,7 @@ def masked_secret_paths(model: type[WireModel] | None, wire: Any) -> Iterator[st
             found.append(path)
         return value
 
-    _visit_secrets(model, wire, note)
+    replace_secrets(model, wire, note)
     return iter(found)
 
 

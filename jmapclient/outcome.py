@@ -10,10 +10,34 @@ import sys
 
 from jmapclient.display import safe_text
 
+# The exit codes of every command (README, "Exit codes"; the man page's EXIT STATUS). A script
+# tells "try again later" (network) from "fix your token" (login) from "fix the request" (refused).
 EXIT_OK = 0
 EXIT_FAILED = 1
+"""The server refused (a method or object error), or a local problem: a file, a value, a config."""
 EXIT_USAGE = 2
+"""The command line is malformed (argparse's code)."""
+EXIT_NETWORK = 3
+"""The server could not be reached or answered nothing usable: connection, TLS, timeout, HTTP 5xx."""
+EXIT_LOGIN = 4
+"""The server refused the credentials: 401, 403 (a revoked key), 402 (two-factor), 429 (too many tries)."""
+EXIT_PARTIAL = 5
+"""Some objects were done and others refused (import, delete, apply)."""
+EXIT_ATTENTION = 6
+"""``dmarc-advice --check``: something needs a person's attention."""
 EXIT_INTERRUPTED = 130
+
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (EXIT_OK, "success"),
+    (EXIT_FAILED, "refused by the server, or a local error (a file, a value, the config)"),
+    (EXIT_USAGE, "usage error: the command line is malformed"),
+    (EXIT_NETWORK, "network or TLS failure, timeout, server error (HTTP 5xx): try again later"),
+    (EXIT_LOGIN, "login refused (401, 403, 402 two-factor, 429 too many attempts): fix the credentials"),
+    (EXIT_PARTIAL, "partial success: some objects done, others refused"),
+    (EXIT_ATTENTION, "dmarc-advice --check: something needs attention"),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C)"),
+)
+"""The table the help, the man page and the README show; one line per code."""
 
 
 class UsageError(ValueError):

@@ -77,8 +77,53 @@ def seed_before_console(fresh: bool, reports: int | None, *, now: datetime | Non
     return True
 
 
-def run_demo(fresh: bool, reports: int | None, *, offline: bool = False) -> int:
-    """Open the console at once; it starts the demo stub behind its first frame."""
+DEMO_LOGIN = "demo.env"
+
+
+def login_file() -> Path:
+    return data_dir() / DEMO_LOGIN
+
+
+def login_hint(path: Path) -> str:
+    """How to point the CLI at the running demo: the URL and token come from a 0600 file, never
+    from a command line (where ``ps`` and the shell's history would keep the token)."""
+    return (f"mailadmin demo: while the console runs, use the CLI on its server from another terminal:\n"
+            f"  set -a; . {path}; set +a\n"
+            f"  mailadmin query Directory\n"
+            f"({path} holds MAILADMIN_URL and MAILADMIN_TOKEN, owner-only; it goes when the demo stops)")
+
+
+def write_login(path: Path, server: StubServer) -> None:
+    from jmapclient.config import write_private
+
+    text = f"MAILADMIN_URL={server.base_url}\nMAILADMIN_TOKEN={server.admin_token}\n"
+    write_private(path, text.encode())
+
+
+def run_demo(fresh: bool, reports: int | None, *, offline: bool = False, stream: TextIO | None = None) -> int:
+    """Open the console at once; it starts the demo stub behind its first frame.
+
+    The way to reach the demo from the CLI is printed first (it stays on the terminal once the
+    console's screen goes) and again at the end with the URL the server had.
+    """
+    import sys
+
+    said = stream or sys.stderr
     if seed_before_console(fresh, reports):
         fresh = False  # seeded just now: the console opens on it
-    return open_console_on(lambda: demo_server(fresh, reports).start(), offline=offline)
+    login = login_file()
+    print(login_hint(login), file=said, flush=True)
+    urls: list[str] = []
+
+    def start() -> StubServer:
+        server = demo_server(fresh, reports).start()
+        write_login(login, server)
+        urls.append(server.base_url)
+        return server
+
+    try:
+        return open_console_on(start, offline=offline)
+    finally:
+        login.unlink(missing_ok=True)  # the token died with the server
+        if urls:
+            print(f"mailadmin demo: its server at {urls[0]} has stopped", file=said, flush=True)

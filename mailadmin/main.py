@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK
-from mailadmin.cli import LocalCommand, parse, run
+from mailadmin.cli import LocalCommand, parse, run, shell_files
 from mailadmin.cli.parser import EPILOG, object_commands
 from mailadmin.startup import apply as start_up
 from mailadmin.startup import resume_collector
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--fresh", action="store_true", help="start from new sample data")
     demo.add_argument("--reports", type=int, metavar="N", help="number of sample DMARC reports")
     demo.add_argument("--offline", action="store_true", help="name no DMARC source by DNS (no lookups at all)")
+    shell_files.add_commands(line)
     return line.parser
 
 
@@ -45,7 +46,11 @@ def main(argv: list[str] | None = None, *, transport: httpx.AsyncBaseTransport |
         args = parse(parser, arguments)
         if isinstance(args, int):
             return args
-        local: dict[str | None, LocalCommand] = {None: _console, "demo": _demo}
+        local: dict[str | None, LocalCommand] = {
+            None: _console, "demo": _demo,
+            "completion": lambda chosen: shell_files.run_completion(parser, chosen),
+            "manpage": lambda chosen: shell_files.run_manpage(parser, chosen),
+        }
         return run(parser, args, transport=transport, local=local)  # the console and demo resume it
     finally:
         resume_collector()

@@ -124,6 +124,7 @@ def _serve(args: argparse.Namespace) -> int:
         store = _open_store(db, given=args.db is not None)
     except StoreProblem as problem:
         return _error(str(problem))
+    written: Path | None = None
     try:
         summary = seed_store(store, reports=args.reports, seed=args.seed, now=current_hour(),
                              progress=seeding_progress(args.reports))
@@ -163,6 +164,9 @@ def _serve(args: argparse.Namespace) -> int:
         return EXIT_OK
     finally:
         store.close()  # checkpoints and truncates the WAL
+        if db == MEMORY and written is not None:
+            # The tokens of a throwaway database die with it: a file naming them would only mislead.
+            written.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

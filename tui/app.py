@@ -32,7 +32,7 @@ from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.focus_guard import ShellScreen, keyboard_to_visible
 from tui.key_remaps import apply_remaps
-from tui.keyboard import KeyPath, focus_now, typed_into
+from tui.keyboard import KeyPath, focus_now, in_background, typed_into
 from tui.lifecycle import ready, while_attached
 from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.section_view import SectionView
@@ -153,7 +153,26 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
         yield Static(id="status")
         yield ShellFooter()
 
+    keep_theme: bool = False
+    """Keep the theme chosen in the config file (the console as ``tui.launch`` starts it)."""
+    saved_theme: str | None = None
+
+    def watch_theme(self, theme: str) -> None:
+        if self.keep_theme and theme != self.saved_theme:
+            self.saved_theme = theme
+            self._keep_theme(theme)
+
+    @work(thread=True, exclusive=True, group=in_background("theme"))
+    def _keep_theme(self, theme: str) -> None:
+        from tui import theme_memory
+
+        problem = theme_memory.keep(theme)
+        if problem:
+            self.call_from_thread(self.notify, f"The theme is not kept: {problem}", severity="warning")
+
     def on_mount(self) -> None:
+        if self.keep_theme and self.saved_theme in self.available_themes:
+            self.theme = self.saved_theme
         if self.keys or (self.config and self.config.key_refusals):
             self.keys = apply_remaps(self, self.keys, self.config.key_refusals if self.config else [])
         if self.context is not None:

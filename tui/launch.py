@@ -41,6 +41,7 @@ def run_console(args: argparse.Namespace) -> int:
         return 1
     for line in warned:  # said before the screen is taken, and again inside the console
         print(f"warning: {line}", file=sys.stderr)
+    remember_theme(app, app.config)
     app.run()
     return _exit_code(app)
 
@@ -89,12 +90,21 @@ def run_demo(start_server: Callable[[], LocalServer], *, offline: bool = False) 
                               offline=offline or _offline(), granted=await client.permissions())
 
     app = MailAdminApp(starter=start, keys=_keys(), demo=True, target="the demo server")
+    remember_theme(app)
     try:
         app.run()
     finally:
         for server in started:
             server.stop()
     return _exit_code(app)
+
+
+def remember_theme(app: MailAdminApp, config: Config | None = None) -> None:
+    """The console a person starts keeps the theme they choose, and opens in the one kept."""
+    from tui.theme_memory import saved_theme
+
+    app.keep_theme = True
+    app.saved_theme = saved_theme(config)
 
 
 def _offline() -> bool:

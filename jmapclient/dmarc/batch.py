@@ -93,10 +93,10 @@ class ImportSummary:
             self.imported.remove(path)
         self.rejected.append((path, reason))
 
-    def lines(self) -> list[str]:
-        """Human-readable summary, one line per fact."""
+    def lines(self, *, dry_run: bool = False) -> list[str]:
+        """Human-readable summary, one line per fact; a dry run says what it would import."""
         out = [
-            f"imported: {len(self.imported)} ({self.records} records)",
+            f"{'would import' if dry_run else 'imported'}: {len(self.imported)} ({self.records} records)",
             f"duplicates: {len(self.duplicates)}",
             f"rejected: {len(self.rejected)}",
         ]

@@ -56,6 +56,10 @@ def run(
     from jmapclient.failures import emit_error, error_lines
 
     try:
+        if getattr(args, "version", False):
+            from mailadmin.cli.version_cmd import show_version
+
+            return show_version(args)
         if local is not None and args.command in local:
             resume_collector()  # the console and the demo run for long
             return local[args.command](args)
@@ -69,9 +73,11 @@ def run(
         note(f"{chosen.prog}: error: {error}")
         return EXIT_USAGE
     except (JmapError, ConfigError) as error:
+        from mailadmin.cli.exit_codes import exit_code_for
+
         for line in error_lines(error):
             emit_error(line)
-        return EXIT_FAILED
+        return exit_code_for(error)
     except BrokenPipeError:  # `mailadmin query ... | head`: the reader left; that is not an error
         _discard_stdout()
         return EXIT_OK
@@ -93,8 +99,12 @@ def _discard_stdout() -> None:
         pass
 
 
-CHANGING_COMMANDS = frozenset({"create", "update", "delete", "import-dmarc"})
-"""What a read-only profile refuses before anything is sent."""
+CHANGING_COMMANDS = frozenset({"create", "update", "delete", "import-dmarc", "apply"})
+"""What a read-only profile refuses before anything is sent (a dry run changes nothing: allowed)."""
+
+
+def changes_server(args: argparse.Namespace) -> bool:
+    return args.command in CHANGING_COMMANDS and not getattr(args, "dry_run", False)
 
 
 def usage_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
@@ -123,6 +133,8 @@ _CONNECTED_COMMANDS: dict[str, tuple[str, str]] = {
     "import-dmarc": ("dmarc_cmd", "import_reports"),
     "dmarc-advice": ("advice_cmd", "dmarc_advice"),
     "test-directory": ("dirtest_cmd", "test_directory"),
+    "snapshot": ("ascode_cmd", "snapshot"),
+    "apply": ("ascode_cmd", "apply"),
 }
 NEEDS_A_LOOP = frozenset({"import-dmarc", "dmarc-advice"})
 """Commands that wait on threads or run lookups side by side; the others send one request at a
@@ -161,10 +173,18 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
     from mailadmin.cli.objects_cmd import check_usage
 
     check_usage(args)  # a malformed command line is a usage error, whether or not a server is reachable
-    if command == "export-dmarc" and args.output:
+    if command in ("export-dmarc", "snapshot") and args.output:
         from mailadmin.cli.dmarc_cmd import check_output
 
         check_output(args.output)  # a bad target is said before a connection (or a password prompt)
+    if command == "snapshot":
+        from mailadmin.cli.ascode_cmd import snapshot_type
+
+        snapshot_type(args.object)
+    if command == "apply":
+        from mailadmin.cli.ascode_cmd import load_file
+
+        args.snapshot_file = load_file(args.file)
     if transport is None and command not in NEEDS_A_LOOP:
         from jmapclient import blocking
 
@@ -184,7 +204,7 @@ async def _connected(
     from jmapclient.config import ConfigError
 
     target = connection.resolve_args(args, warn=lambda line: note(f"warning: {line}"))
-    if target.read_only and args.command in CHANGING_COMMANDS:
+    if target.read_only and changes_server(args):
         raise ConfigError(
             f"profile {target.profile!r} is read-only: {args.command} changes the server and is refused here; "
             f"re-add the profile without --read-only to allow changes"

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING
 
 from jmapclient.display import safe_text
 from jmapclient.dmarc.analytics import format_rate
-from jmapclient.outcome import EXIT_OK, UsageError, note, out
+from jmapclient.outcome import EXIT_ATTENTION, EXIT_OK, UsageError, note, out
 from mailadmin.cli.render import compact_json, table_lines
 
 if TYPE_CHECKING:
     from jmapclient.client import JmapClient
+    from jmapclient.dmarc.attention import PreviousRun
     from jmapclient.dmarc.insight.advice import DomainAdvice
     from jmapclient.dmarc.insight.names import NameResolver
     from jmapclient.dmarc.insight.services import SenderMap
@@ -57,7 +58,8 @@ def name_resolver(offline: bool) -> NameResolver:
 
 
 async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
-    from jmapclient.config import ConfigError
+    from jmapclient.config import ConfigError, write_private
+    from jmapclient.dmarc.attention import mark_new_since, read_previous, run_record, state_file
     from jmapclient.dmarc.digest_store import DamagedStore, DigestStore, store_file
     from jmapclient.dmarc.insight.advice import advise_stored
     from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
@@ -82,6 +84,13 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
                 note(f"note: {damaged}; fetching the reports again")  # the cache only saves fetching
     finally:
         store.close()
+    last_run = state_file(store_file(client.base_url))
+    previous = read_previous(last_run)
+    if args.since_last:
+        mark_new_since(advice, previous)
+    write_private(last_run, run_record(advice, previous))
+    if args.check:
+        return _check(advice, previous, as_json=args.json)
     if not advice:
         note(f"no DMARC reports{f' for {args.domain}' if args.domain else ''} from {first} to {last}")
     for entry in advice:
@@ -107,6 +116,16 @@ def owned_senders(add: list[str], remove: list[str]) -> SenderMap:
         config.save()
         note(f"providers that send for your domains: {', '.join(config.senders) or 'none'}")
     return load_senders().with_owned(config.senders)
+
+
+def _check(advice: list[DomainAdvice], previous: PreviousRun | None, *, as_json: bool) -> int:
+    """Only what needs attention, one line each; exit 6 when there is any (cron mails what is printed)."""
+    from jmapclient.dmarc.attention import attention
+
+    found = attention(advice, previous)
+    for item in found:
+        out(compact_json(item.to_json()) if as_json else f"{safe_text(item.domain)}: {safe_text(item.text)}")
+    return EXIT_ATTENTION if found else EXIT_OK
 
 
 def human_lines(advice: DomainAdvice) -> list[str]:

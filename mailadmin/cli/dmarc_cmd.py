@@ -12,18 +12,19 @@ import os
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import cast, get_args
 
 from jmapclient import encoding
 from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError
-from jmapclient.dmarc.exporting import export_reports
+from jmapclient.dmarc.exporting import ExportFormat, export_reports
 from jmapclient.dmarc.importing import import_reports as import_files
 from jmapclient.dmarc.retention import check_retention
 from jmapclient.errors import LocalValidationError
 from jmapclient.failures import REFUSAL_HINT, emit_error, emit_notes
 from jmapclient.file_safety import NotAPath, is_stream, local_path
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
-from jmapclient.outcome import EXIT_FAILED, EXIT_OK, note, out
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, note, out
 from mailadmin.cli.filters import parse_where
 from mailadmin.cli.progress import Progress
 
@@ -61,7 +62,7 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
     finally:
         bar.close()
     summary = outcome.summary
-    for line in summary.lines():
+    for line in summary.lines(dry_run=args.dry_run):
         out(line)
     if outcome.refused:
         emit_error(outcome.refused)
@@ -69,7 +70,7 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
             emit_error(REFUSAL_HINT)
     if summary.rejected:
         emit_error(f"{len(summary.rejected)} of {outcome.files} files were not imported")
-        return EXIT_FAILED
+        return EXIT_PARTIAL if summary.imported else EXIT_FAILED
     return EXIT_OK
 
 
@@ -93,8 +94,20 @@ def check_output(text: str) -> Path:
     return path
 
 
+EXPORT_FORMATS: tuple[str, ...] = get_args(ExportFormat)
+
+
+def export_format(chosen: str | None, output: str | None) -> ExportFormat:
+    """``--format`` when given, else the output file's extension (as the console does), else CSV."""
+    if chosen in EXPORT_FORMATS:
+        return cast(ExportFormat, chosen)
+    extension = Path(output or "").suffix.lower().removeprefix(".")
+    return cast(ExportFormat, extension) if extension in EXPORT_FORMATS else "csv"
+
+
 async def export_records(args: argparse.Namespace, client: JmapClient) -> int:
     output = check_output(args.output) if args.output else None
+    args.format = export_format(args.format, args.output)
     where = parse_where(DMARC_EXTERNAL_REPORT, args.where)
     # Written as the pages come: the reports are never all held at once.
     api = client.objects(DMARC_EXTERNAL_REPORT)

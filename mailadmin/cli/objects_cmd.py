@@ -12,7 +12,7 @@ from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import TYPE_KEY, field_warnings, fields_of, unknown_properties
 from jmapclient.models.objects import ObjectType, object_type
-from jmapclient.outcome import EXIT_FAILED, EXIT_OK, UsageError, note, out
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out
 from jmapclient.paging import QueryPager
 from jmapclient.refusals import is_write_refusal
 from jmapclient.validation import validate_object
@@ -39,7 +39,8 @@ def assignments(items: list[str]) -> list[tuple[str, str]]:
 
 
 def _delete_ids(args: argparse.Namespace) -> list[str]:
-    return list(dict.fromkeys(i.strip() for group in args.ids for i in group.split(",") if i.strip()))
+    groups = [*args.id, *args.ids]
+    return list(dict.fromkeys(i.strip() for group in groups for i in group.split(",") if i.strip()))
 
 
 def check_usage(args: argparse.Namespace) -> None:
@@ -52,7 +53,7 @@ def check_usage(args: argparse.Namespace) -> None:
     if args.command == "update" and not args.field:
         raise UsageError("update needs at least one --field KEY=VALUE")
     if args.command == "delete" and not _delete_ids(args):
-        raise UsageError("--ids needs at least one id")
+        raise UsageError("delete needs at least one id: `delete OBJECT ID...`")
 
 
 def shown(object_type_: ObjectType, wire: dict[str, Any]) -> dict[str, Any]:
@@ -181,7 +182,9 @@ async def delete(args: argparse.Namespace, client: JmapClient) -> int:
             out(f"deleted {object_id}")
     for line in set_failures_lines(result.not_destroyed):
         emit_error(line)
-    return EXIT_FAILED if result.not_destroyed else EXIT_OK
+    if not result.not_destroyed:
+        return EXIT_OK
+    return EXIT_PARTIAL if result.destroyed else EXIT_FAILED
 
 
 # --- query -------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from jmapclient.dmarc.retention import DEFAULT_RETENTION
+from jmapclient.outcome import EXIT_CODES
 
 DEFAULT_ADVICE_DAYS = 30
 
@@ -18,7 +19,7 @@ PROG = "mailadmin"
 EPILOG = (
     "Object names are case-insensitive, with or without x: (Directory, DmarcExternalReport). "
     "Connection: flags > MAILADMIN_URL/MAILADMIN_TOKEN > --profile > the default profile. "
-    "Exit codes: 0 ok, 1 server or validation error, 2 usage error."
+    "Exit codes: " + "; ".join(f"{code} {words}" for code, words in EXIT_CODES) + "."
 )
 
 
@@ -109,6 +110,10 @@ class CommandLine:
 
     def __init__(self, epilog: str = EPILOG) -> None:
         self.parser = argparse.ArgumentParser(prog=PROG, description="Administer a JMAP mail server.", epilog=epilog)
+        self.parser.add_argument("--version", action="store_true",
+                                 help="print the version of mailadmin and Python (with -v, the server's too) and exit")
+        self.parser.add_argument("-v", "--verbose", action="store_true",
+                                 help="with --version: connect and show the server's version")
         _connection_options(self.parser, top=True)
         self._commands = self.parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Subcommand)
 
@@ -179,7 +184,9 @@ def _update(update: argparse.ArgumentParser) -> None:
 
 def _delete(delete: argparse.ArgumentParser) -> None:
     delete.add_argument("object", metavar="OBJECT")
-    delete.add_argument("--ids", action="append", required=True, metavar="ID[,ID...]", help="ids (repeatable)")
+    delete.add_argument("id", nargs="*", metavar="ID", help="ids to delete")
+    delete.add_argument("--ids", action="append", default=[], metavar="ID[,ID...]",
+                        help="ids, comma-separated (repeatable; also as plain arguments)")
     _json_option(delete, "print the result as JSON")
 
 
@@ -224,7 +231,8 @@ def _import_dmarc(imports: argparse.ArgumentParser) -> None:
 
 def _export_dmarc(export: argparse.ArgumentParser) -> None:
     _where_option(export)
-    export.add_argument("--format", choices=("csv", "json"), default="csv", help="default csv")
+    export.add_argument("--format", choices=("csv", "json"), default=None,
+                        help="default: the -o file's extension (.json, .csv), else csv")
     export.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
 
 
@@ -239,7 +247,26 @@ def _dmarc_advice(advice: argparse.ArgumentParser) -> None:
                              "authorised (kept in the config's [dmarc] senders)")
     advice.add_argument("--remove-sender", action="append", default=[], metavar="DOMAIN",
                         help="take a provider off that list")
-    _json_option(advice, "print one JSON object per line per policy domain")
+    advice.add_argument("--check", action="store_true",
+                        help="for cron: print only what needs attention (a new failing source, an authorised source "
+                             "failing, a verdict that moved back) and exit 6 when there is any, else 0 silently")
+    advice.add_argument("--since-last", action="store_true",
+                        help="a source is new when the previous run (kept per server) did not see it")
+    _json_option(advice, "print one JSON object per line per policy domain (with --check: per finding)")
+
+
+def _snapshot(snapshot: argparse.ArgumentParser) -> None:
+    snapshot.add_argument("object", metavar="OBJECT", help="Directory")
+    snapshot.add_argument("-o", "--output", metavar="FILE", help="write here (0600) instead of standard output")
+    snapshot.add_argument("--include-secrets", action="store_true",
+                          help="keep Value secrets (refused while the server masks them, as it always does)")
+
+
+def _apply(apply: argparse.ArgumentParser) -> None:
+    apply.add_argument("file", metavar="FILE", help="a snapshot (this tool's or the server CLI's); - reads stdin")
+    apply.add_argument("--dry-run", action="store_true", help="print the plan; change nothing")
+    apply.add_argument("--prune", action="store_true",
+                       help="destroy what the file does not hold (never an object still in use)")
 
 
 def _test_directory(parser: argparse.ArgumentParser) -> None:
@@ -262,5 +289,9 @@ _OBJECT_COMMANDS: tuple[tuple[str, str, bool, Declare], ...] = (
      _dmarc_advice),
     ("test-directory", "test a directory: lint its settings, then check them live against its LDAP, SQL or "
      "OpenID server from this machine", True, _test_directory),
+    ("snapshot", "write every directory as NDJSON (the server CLI's snapshot format), secrets left out", True,
+     _snapshot),
+    ("apply", "bring the server to a snapshot file: plan, then create / update / (with --prune) destroy", True,
+     _apply),
 )
 """Each object command: name, help, whether it connects to a server, and its own arguments."""

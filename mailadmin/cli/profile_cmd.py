@@ -38,6 +38,13 @@ def _transport(profile: Profile) -> str:
     return ", ".join(said)
 
 
+def absolute(path: str | None) -> str | None:
+    """A file the profile names, as an absolute path: the profile is used from any folder."""
+    import os
+
+    return os.path.abspath(os.path.expanduser(path)) if path else None
+
+
 def add(args: argparse.Namespace, config: Config) -> int:
     token = args.profile_token
     if token:
@@ -60,11 +67,11 @@ def add(args: argparse.Namespace, config: Config) -> int:
             name=args.name,
             url=args.profile_url,
             token=token or None,
-            token_file=args.profile_token_file,
+            token_file=absolute(args.profile_token_file),
             read_only=args.read_only,
             user=args.profile_user,
-            password_file=args.profile_password_file,
-            ca_file=security.ca_file,
+            password_file=absolute(args.profile_password_file),
+            ca_file=absolute(security.ca_file),
             insecure=security.insecure,
             allow_http=security.allow_http,
         ),

@@ -21,6 +21,7 @@ import pytest
 from jmapclient import paging
 from jmapclient.dmarc import total_messages
 from jmapclient.encoding import parse_utc
+from jmapclient.outcome import EXIT_LOGIN, EXIT_NETWORK, EXIT_PARTIAL
 from jmapclient.session import Session
 from mailadmin.main import main
 from server_stub.runner import StubServer
@@ -216,7 +217,7 @@ def test_masked_secret_is_never_sent_back(cli):
 def test_delete_partial_failure_lists_both(cli):
     new_id = cli("create", "Directory/Ldap", *LDAP_EXAMPLE)[1].strip()
     code, out, err = cli("delete", "Directory", "--ids", f"{new_id},missing-1", "--ids", "missing-2")
-    assert code == 1
+    assert code == EXIT_PARTIAL  # one deleted, two not
     assert out.splitlines() == [f"deleted {new_id}"]
     assert err.count("error: missing-") == 2
     assert cli("get", "Directory", new_id)[0] == 1
@@ -250,7 +251,7 @@ def test_not_found(cli):
 
 def test_bad_token_is_401(cli):
     code, out, err = cli("get", "Directory", "d1", token="wrong-token")
-    assert (code, out) == (1, "")
+    assert (code, out) == (EXIT_LOGIN, "")
     assert "refused the token (401)" in err and "wrong-token" not in err
 
 
@@ -261,7 +262,7 @@ def test_unreachable_server(capsys):
         with token_in_env("t"):
             code = main(["get", "Directory", "d1", "--url", f"http://127.0.0.1:{port}", "--timeout", "5"])
     err = capsys.readouterr().err
-    assert code == 1 and err.startswith("error: cannot reach the server at http://127.0.0.1:")
+    assert code == EXIT_NETWORK and err.startswith("error: cannot reach the server at http://127.0.0.1:")
     assert "Traceback" not in err
 
 
@@ -314,7 +315,7 @@ def test_import_in_batches_then_duplicates_then_export(cli, stub_server, tmp_pat
     monkeypatch.setattr(Session, "from_wire", classmethod(small_sets))
     recorder = Recorder()
     code, out, err = cli("import-dmarc", str(tmp_path), "--retain", "30d", transport=recorder)
-    assert code == 1  # one file rejected
+    assert code == EXIT_PARTIAL  # five imported, one file rejected
     assert "imported: 5 (5 records)" in out and "rejected: 1" in out and "broken.xml" in out
     assert "error: 1 of 6 files were not imported" in err
     assert recorder.calls("/set") == 1 + 3  # the probe, then 2 + 2 + 1 within maxObjectsInSet
@@ -353,7 +354,7 @@ def test_import_dry_run_sends_nothing(tmp_path, counting, capsys):
     write_reports(tmp_path, 3)
     code = main(["import-dmarc", "--dry-run", str(tmp_path), "--url", "http://127.0.0.1:9", "--token", "t"],
                 transport=counting)
-    assert code == 0 and "imported: 3" in capsys.readouterr().out
+    assert code == 0 and "would import: 3" in capsys.readouterr().out
     assert counting.requests == []
 
 

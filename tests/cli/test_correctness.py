@@ -64,7 +64,7 @@ def test_null_for_a_field_that_always_holds_a_value_is_refused_not_stored_as_tex
     (["update", "Directory", "x", "--field", "nofield"], "usage: mailadmin update ", "--field takes name=value"),
     (["update", "Directory", "x"], "usage: mailadmin update ", "update needs at least one --field"),
     (["create", "Nope"], "usage: mailadmin create ", "unknown object 'Nope'"),
-    (["delete", "Directory", "--ids", ","], "usage: mailadmin delete ", "--ids needs at least one id"),
+    (["delete", "Directory", "--ids", ","], "usage: mailadmin delete ", "delete needs at least one id"),
     (["describe", "Nope"], "usage: mailadmin describe ", "unknown object 'Nope'"),
     (["get", "Directory"], "usage: mailadmin get ", "required: id"),
 ])

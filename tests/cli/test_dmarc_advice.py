@@ -15,6 +15,7 @@ import pytest
 
 from jmapclient.config import Config
 from jmapclient.dmarc.insight.names import NameCache, NameResolver
+from jmapclient.outcome import EXIT_LOGIN
 from mailadmin.cli import advice_cmd
 from mailadmin.main import main
 from server_stub.demo_data import DEMO_NOW
@@ -143,7 +144,7 @@ def test_a_refused_token_is_one_error_line(server, capsys) -> None:
     with token_in_env("wrong-token"):  # the careful way: stderr then holds only the error
         code = main(["dmarc-advice", "--offline", f"--url={server.base_url}"])
     err = capsys.readouterr().err
-    assert code == 1 and err.startswith("error: ") and "Traceback" not in err and "wrong-token" not in err
+    assert code == EXIT_LOGIN and err.startswith("error: ") and "Traceback" not in err and "wrong-token" not in err
 
 
 def test_offline_never_loads_dnspython(tmp_path) -> None:

@@ -33,7 +33,7 @@ LDAP_EXAMPLE = ["--field", "description=Example", "--field", "baseDn=Example", "
         ["create", "DmarcExternalReport/Ldap"],  # no variants
         ["create", "Directory/Ldap", "--field", "description"],  # no =
         ["query", "DmarcExternalReport", "--where", "totalFailedSessions"],  # no operator
-        ["delete", "Directory"],  # --ids is required
+        ["delete", "Directory"],  # at least one id
         ["export-dmarc", "--format", "xml"],
         ["profile"],
     ],

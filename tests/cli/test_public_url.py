@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from jmapclient.models.objects import DIRECTORY
+from jmapclient.outcome import EXIT_LOGIN
 from mailadmin.main import main
 from server_stub.app import default_public_url
 from server_stub.auth import ADMIN_USER
@@ -76,7 +77,7 @@ def test_basic_login_with_user_and_password_file(
     secret.write_text("wrong-password\n")
     code, out, err = run(server, capsys, "query", "Directory",
                          login=["--user", ADMIN_USER, "--password-file", str(secret)])
-    assert code == 1 and out == "" and "401" in err and PASSWORD not in err and "wrong-password" not in err
+    assert code == EXIT_LOGIN and out == "" and "401" in err and PASSWORD not in err and "wrong-password" not in err
 
 
 def test_sort_by_received_falls_back_to_id_newest_first_with_one_note(
@@ -107,10 +108,10 @@ def test_deleting_the_directory_a_domain_uses_names_the_domain(
 def test_a_revoked_key_is_told_apart_from_a_wrong_one(server: StubServer, capsys: pytest.CaptureFixture[str]) -> None:
     server.tokens.revoke(server.readonly_token)
     code, out, err = run(server, capsys, "query", "Directory", login=[f"--token={server.readonly_token}"])
-    assert code == 1 and out == "" and "403" in err and "revoked" in err
+    assert code == EXIT_LOGIN and out == "" and "403" in err and "revoked" in err
     assert server.readonly_token not in err
     code, _, err = run(server, capsys, "query", "Directory", login=["--token=API_never-issued"])
-    assert code == 1 and "401" in err and "revoked" not in err
+    assert code == EXIT_LOGIN and "401" in err and "revoked" not in err
 
 
 def test_bootstrap_mode_is_said_in_words(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,7 +12,8 @@ from mailadmin.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EVERY_COMMAND = ("get", "create", "query", "update", "delete", "describe", "profile", "import-dmarc",
-                 "export-dmarc", "dmarc-advice", "test-directory", "serve", "demo")
+                 "export-dmarc", "dmarc-advice", "test-directory", "snapshot", "apply", "serve", "demo",
+                 "completion", "manpage")
 
 
 def listed_commands(help_text: str) -> set[str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.outcome import EXIT_FAILED
+from jmapclient.outcome import EXIT_NETWORK
 from mailadmin import startup as collector
 from mailadmin.main import main
 from server_stub.runner import StubServer
@@ -81,7 +81,7 @@ def test_what_a_host_process_froze_stays_frozen() -> None:
 
 def test_a_command_that_fails_before_any_request_turns_the_collector_back_on(nothing_frozen: None) -> None:
     # Nothing listens on port 9: the first request fails, and so does the command.
-    assert main(["query", "Directory", "--url", "http://127.0.0.1:9", "--token", "t", "--timeout", "2"]) == EXIT_FAILED
+    assert main(["query", "Directory", "--url", "http://127.0.0.1:9", "--token", "t", "--timeout", "2"]) == EXIT_NETWORK
     assert gc.isenabled()
     assert main(["query", "NoSuchObject", "--url", "http://127.0.0.1:9", "--token", "t"]) != 0  # a usage error
     assert gc.isenabled()

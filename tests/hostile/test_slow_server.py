@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from jmapclient.outcome import EXIT_NETWORK
 from mailadmin.main import main
 
 
@@ -61,5 +62,5 @@ def test_trickled_headers_end_at_the_timeout(capsys: pytest.CaptureFixture[str])
         code = main(["query", "Directory", "--url", url, "--timeout", "0.5"])
         took = time.monotonic() - started
     err = capsys.readouterr().err
-    assert code == 1 and "did not answer after 0.5s" in err, err
+    assert code == EXIT_NETWORK and "did not answer after 0.5s" in err, err
     assert took < 2, took

@@ -15,6 +15,7 @@ import pytest
 
 from jmapclient import JmapClient
 from jmapclient.errors import RequestTimeout
+from jmapclient.outcome import EXIT_FAILED, EXIT_LOGIN, EXIT_NETWORK
 from mailadmin.main import main
 from tests.support.fault_server import FaultServer
 
@@ -32,6 +33,12 @@ EXPECTED = {
     "html": "web page, not JMAP",
 }
 """What the one error line says for each fault (faults.py describes them; ``down``: nothing listens)."""
+EXIT_FOR = {
+    **dict.fromkeys(("down", "dies", "hangs", "slow", "unavailable", "crashes"), EXIT_NETWORK),
+    "expired": EXIT_LOGIN,
+    **dict.fromkeys(("malformed", "html"), EXIT_FAILED),
+}
+"""The exit code of each fault: try again later (network), fix the credentials (login), or neither."""
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +61,7 @@ def _command(url: str) -> list[str]:
 
 
 def assert_clean_failure(fault: str, code: int, stdout: str, stderr: str, seconds: float) -> None:
-    assert code == 1, (stdout, stderr)
+    assert code == EXIT_FOR[fault], (stdout, stderr)
     lines = stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), stderr
     assert EXPECTED[fault] in lines[0]

@@ -23,6 +23,7 @@ from jmapclient import JmapClient
 from jmapclient.config import Config, Profile, write_private
 from jmapclient.errors import JmapError
 from jmapclient.models.objects import DIRECTORY
+from jmapclient.outcome import EXIT_NETWORK
 from jmapclient.session import CORE_CAPABILITY, SPEC_CAPABILITY
 from mailadmin.main import main
 from server_stub import auth
@@ -288,5 +289,5 @@ def test_cli_never_prints_the_token_it_was_given(tmp_path: Path):
     env = {**os.environ, "PYTHONPATH": str(Path.cwd()), "MAILADMIN_TOKEN": token}
     done = subprocess.run([sys.executable, "-m", "mailadmin", "query", "Directory", "--url", "http://127.0.0.1:9"],
                           capture_output=True, text=True, env=env, timeout=30)
-    assert done.returncode == 1 and done.stderr.startswith("error: ")
+    assert done.returncode == EXIT_NETWORK and done.stderr.startswith("error: ")  # nothing listens
     assert token not in done.stdout + done.stderr

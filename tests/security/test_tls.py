@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from jmapclient.models.objects import DIRECTORY
+from jmapclient.outcome import EXIT_NETWORK
 from mailadmin.main import main
 from tests.support.env_login import token_in_env
 from tests.support.tls import PrivateCa, TlsStub, make_ca
@@ -43,7 +44,7 @@ def test_the_private_ca_file_verifies_the_server_without_a_word(server, ca, caps
 
 def test_without_the_ca_the_server_is_refused_naming_ca_file_and_insecure(server, capsys) -> None:
     code, out, err = query(server, capsys)
-    assert (code, out) == (1, "")
+    assert (code, out) == (EXIT_NETWORK, "")  # a TLS failure: the network class of failures
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: cannot reach the server at https://127.0.0.1:")
     assert "certificate" in lines[0] and "--ca-file" in lines[0] and "--insecure" in lines[0]

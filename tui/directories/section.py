@@ -6,6 +6,10 @@ action the token may not do is disabled, and the reason is shown under the list.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -15,14 +19,21 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
+from jmapclient.ascode.ndjson import SnapshotFileError, read_snapshot
+from jmapclient.ascode.plan import Plan, make_plan
+from jmapclient.ascode.runner import read_all, run_plan, take_snapshot
+from jmapclient.ascode.wording import all_applied, applied_line, outcome_line, plan_lines
 from jmapclient.errors import JmapError, SetError
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
+from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_file
 from tui.directories.editor import DirectoryEditor
+from tui.directories.raw import editor_command, object_json, read_edit, run_editor, write_for_editing
 from tui.directories.variant_picker import VariantPicker, kind_name
 from tui.keyboard import focus_now
 from tui.lifecycle import gone, while_attached
+from tui.reports.dialogs import MessageDialog
 from tui.screens.confirm import ConfirmScreen
 from tui.section_view import Breadcrumb, EditorDone, SectionView, Status
 from tui.widgets import outside
@@ -38,6 +49,13 @@ or an **OpenID Connect** provider (Settings › Authentication › Directories).
 - **enter** opens the highlighted directory (view and edit), **n** creates one (choose its kind first),
   **d** deletes the highlighted one after a y/n confirmation.
 - **/** filters the list by description, kind or tenant; **esc** clears the filter.
+- **s** writes a snapshot of every directory to a file (0600, the server CLI's NDJSON; secrets left out);
+  **a** reads such a file, shows the plan (create, update field by field, unchanged) and applies it on
+  confirmation. Nothing is destroyed here: `mailadmin apply FILE --prune` does that.
+- **y** copies the highlighted directory's id, **Y** the directory as JSON (secrets masked), through
+  the terminal's clipboard escape (it works over SSH); **J** shows its JSON; **E** opens it as JSON in
+  `$EDITOR` and saves what changed, checked as the form checks it.
+- Click a column's header to sort by it (again: the other way); the arrow shows the order.
 - **r** reloads the list from the server.
 """
 
@@ -52,6 +70,12 @@ class DirectoriesSection(SectionView):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "create", "New", id="directories.create"),
         Binding("d,delete", "delete", "Delete", id="directories.delete"),
+        Binding("a", "apply_file", "Apply a file…", id="directories.apply", show=False),
+        Binding("s", "snapshot", "Snapshot…", id="directories.snapshot", show=False),
+        Binding("y", "yank_id", "Copy the id", id="directories.yank_id", show=False),
+        Binding("Y", "yank_json", "Copy as JSON", id="directories.yank_json", show=False),
+        Binding("J", "show_json", "Show the JSON", id="directories.json", show=False),
+        Binding("E", "edit_in_editor", "Edit in $EDITOR", id="directories.editor", show=False),
     ]
 
     def __init__(self, context: ConsoleContext) -> None:
@@ -61,6 +85,8 @@ class DirectoriesSection(SectionView):
         self.unreadable: dict[str, str] = {}
         """Why the client cannot read a listed directory, by its id: it is listed, never opened."""
         self.editor: DirectoryEditor | None = None
+        self.sort_key = "description"
+        self.sort_descending = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dir-list-view"):
@@ -103,8 +129,15 @@ class DirectoriesSection(SectionView):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.editor is not None and action in ("create", "delete"):
             return False
+        if self.editor is not None and action in ("apply_file", "snapshot", "yank_id", "yank_json", "show_json",
+                                                  "edit_in_editor"):
+            return False
+        if action == "edit_in_editor":
+            return True if self.allowed("update")[0] else None
         if action in ("create", "delete"):
             return True if self.allowed("create" if action == "create" else "destroy")[0] else None
+        if action == "apply_file":
+            return True if self.allowed("create")[0] or self.allowed("update")[0] else None
         return True
 
     def _show_permissions(self) -> None:
@@ -170,12 +203,12 @@ class DirectoriesSection(SectionView):
         keep = select or table.selected_key
         table.clear(columns=True)
         with_tenant = any(wire.get("memberTenantId") for wire in self.rows)
-        table.add_column("Description", key="description")
-        table.add_column("Kind", key="kind")
-        if with_tenant:
-            table.add_column("Tenant", key="tenant")
+        for key, label in (("description", "Description"), ("kind", "Kind"), ("tenant", "Tenant")):
+            if key != "tenant" or with_tenant:
+                arrow = (" ▼" if self.sort_descending else " ▲") if key == self.sort_key else ""
+                table.add_column(label + arrow, key=key)
         words = self.query_one(FilterBar).value
-        for wire in self.rows:
+        for wire in sorted(self.rows, key=self._sort_value, reverse=self.sort_descending):
             kind = kind_name(wire.get(TYPE_KEY, "?"))
             if str(wire.get("id")) in self.unreadable:
                 kind += " (cannot be read)"
@@ -188,6 +221,22 @@ class DirectoriesSection(SectionView):
             table.move_cursor(row=table.get_row_index(keep))
         if not self.rows:
             self._message("No directories yet. Press n to create one.")
+
+    def _sort_value(self, wire: dict[str, Any]) -> str:
+        if self.sort_key == "kind":
+            return kind_name(wire.get(TYPE_KEY, "?")).lower()
+        if self.sort_key == "tenant":
+            return str(wire.get("memberTenantId") or "").lower()
+        return directory_label(wire).lower()
+
+    @on(DataTable.HeaderSelected, "#dir-table")
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        """A click on a header sorts by its column; a second click on it turns the order round."""
+        event.stop()
+        key = str(event.column_key.value)
+        self.sort_descending = not self.sort_descending if key == self.sort_key else False
+        self.sort_key = key
+        self._fill()
 
     # --- Filter -----------------------------------------------------------------------------
 
@@ -294,6 +343,138 @@ class DirectoriesSection(SectionView):
             self.post_message(Status(f"Could not delete {name}: {failure.message}", "error"))
             return
         self.post_message(Status(f"Deleted {name}."))
+        self._load()
+
+    # --- The object as JSON --------------------------------------------------------------------
+
+    def action_yank_id(self) -> None:
+        wire = self._selected()
+        if wire is not None:
+            self.app.copy_to_clipboard(str(wire.get("id")))
+            self.post_message(Status(f"Copied the id {wire.get('id')}."))
+
+    def action_yank_json(self) -> None:
+        wire = self._selected()
+        if wire is not None:
+            self.app.copy_to_clipboard(object_json(wire))
+            self.post_message(Status(f"Copied {directory_label(wire)} as JSON (secrets masked)."))
+
+    def action_show_json(self) -> None:
+        wire = self._selected()
+        if wire is not None:
+            self.app.push_screen(MessageDialog(directory_label(wire), object_json(wire).splitlines()))
+
+    def action_edit_in_editor(self) -> None:
+        wire = self._selected()
+        if wire is None:
+            return
+        path = write_for_editing(wire)
+        try:
+            code = run_editor(path, self._suspended)
+        except OSError as error:  # no such editor
+            path.unlink(missing_ok=True)
+            self.post_message(Status(f"Cannot run the editor {' '.join(editor_command())}: {error}", "error"))
+            return
+        result = read_edit(path, wire, code)
+        self.refresh()
+        if result.problem:
+            self.post_message(Status(f"Not saved: {result.problem}. Your edit is kept in {result.kept}.", "error"))
+        elif not result.patch:
+            self.post_message(Status("No changes."))
+        else:
+            self._save_patch(str(wire["id"]), directory_label(wire), result.patch)
+
+    @contextmanager
+    def _suspended(self) -> Iterator[None]:
+        """The console suspended while the editor runs; where it cannot be (a test's headless app),
+        the editor runs beside it."""
+        from textual.app import SuspendNotSupported
+
+        suspension = self.app.suspend()
+        try:
+            suspension.__enter__()
+        except SuspendNotSupported:
+            yield
+            return
+        try:
+            yield
+        finally:
+            suspension.__exit__(None, None, None)
+
+    @work(exclusive=True, group="directories-editor")
+    @while_attached
+    async def _save_patch(self, directory_id: str, name: str, patch: dict[str, Any]) -> None:
+        try:
+            await self.context.client.directories.update(directory_id, patch)
+        except JmapError as error:
+            self.post_message(Status(f"Could not save {name}: {error}", "error"))
+            return
+        self.post_message(Status(f"Saved {name}: {', '.join(patch)}."))
+        self._load(directory_id)
+
+    # --- Directories as code -------------------------------------------------------------------
+
+    def action_snapshot(self) -> None:
+        dialog = PathDialog("Snapshot of every directory",
+                            "Written 0600 in the server CLI's NDJSON format; secrets are left out and marked.",
+                            "Write", must_exist=False)
+        self.app.push_screen(dialog, self._snapshot_to)
+
+    @while_attached
+    def _snapshot_to(self, path: Path | None) -> None:
+        if path is not None:
+            self._snapshot(path)
+
+    @work(exclusive=True, group="directories-as-code")
+    @while_attached
+    async def _snapshot(self, path: Path) -> None:
+        try:
+            taken = await take_snapshot(self.context.client.directories)
+            await asyncio.to_thread(write_file, path, taken.text)
+        except (JmapError, OSError) as error:
+            self.post_message(Status(f"Could not write the snapshot: {error}", "error"))
+            return
+        left_out = f"; {len(taken.left_out)} secret(s) left out" if taken.left_out else ""
+        self.post_message(Status(f"Wrote {taken.count} directories to {path}{left_out}."))
+
+    def action_apply_file(self) -> None:
+        dialog = PathDialog("Apply a file", "A snapshot (this console's or the server CLI's): the plan is shown "
+                            "before anything changes.", "Show the plan", must_exist=True)
+        self.app.push_screen(dialog, self._plan_for)
+
+    @while_attached
+    def _plan_for(self, path: Path | None) -> None:
+        if path is not None:
+            self._plan(path)
+
+    @work(exclusive=True, group="directories-as-code")
+    @while_attached
+    async def _plan(self, path: Path) -> None:
+        try:
+            snapshot = read_snapshot(await read_file(path))
+            plan = make_plan(snapshot, await read_all(self.context.client.directories), prune=False)
+        except (JmapError, OSError, UnicodeDecodeError, SnapshotFileError) as error:
+            self.post_message(Status(f"Could not read {path}: {error}", "error"))
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes and not gone(self):  # the answer may come after the section was left
+                self._apply(plan)
+
+        self.app.push_screen(PlanDialog(path.name, plan, plan_lines(plan)), answered)
+
+    @work(exclusive=True, group="directories-as-code")
+    @while_attached
+    async def _apply(self, plan: Plan) -> None:
+        try:
+            outcomes = await run_plan(self.context.client.directories, plan)
+        except JmapError as error:
+            self.post_message(Status(f"Could not apply the file: {error}", "error"))
+            return
+        summary = applied_line(outcomes, plan)
+        self.post_message(Status(f"{summary[0].upper()}{summary[1:]}.",
+                                 "information" if all_applied(outcomes, plan) else "warning"))
+        self.app.push_screen(MessageDialog("Applied", [*(outcome_line(o) for o in outcomes), summary]))
         self._load()
 
     # --- Editor ------------------------------------------------------------------------------------

@@ -1,0 +1,166 @@
+"""The snapshot file: NDJSON in the format of the server's own command-line client.
+
+Its first line clears the type, each next line creates objects keyed ``<type>-<id>``::
+
+    {"@type":"destroy","object":"Directory"}
+    {"@type":"create","object":"Directory","value":{"directory-b":{"@type":"Ldap",...}}}
+
+The server's client runs the first line literally (every directory destroyed, then created
+again: new ids, broken links); ``apply`` reads it only as "the file holds the whole type".
+The key keeps the id the object had where it was read: ``apply`` matches by it first.
+
+A ``Value`` secret is never in a server's answer (it reads ``****``), so a snapshot leaves the
+secret out and marks the place: ``{"@type": "Value"}`` with no ``secret`` (:data:`LEFT_OUT`).
+Secrets that name where the server finds them (``EnvironmentVariable``, ``File``) are no
+secrets themselves: they are written, and applied, as they are.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jmapclient.encoding import MASKED_SECRET
+from jmapclient.masking import model_of, replace_secrets
+from jmapclient.models.introspect import TYPE_KEY
+from jmapclient.models.objects import ObjectType, object_type
+
+SECRET_KEY = "secret"
+LEFT_OUT_MARK = '{"@type":"Value"} with no secret'
+"""How the file marks a secret it leaves out, in words for a person."""
+
+
+class SnapshotFileError(ValueError):
+    """A line of the file cannot be read; the message names the line."""
+
+
+@dataclass(frozen=True)
+class FileObject:
+    """One object of the file: its key (``directory-b``), its type and its wire value."""
+
+    key: str
+    type: ObjectType
+    value: dict[str, Any]
+    line: int
+
+    @property
+    def kept_id(self) -> str | None:
+        """The id the key keeps (``directory-b`` → ``b``), None when the key holds none."""
+        prefix = f"{key_prefix(self.type)}-"
+        return self.key[len(prefix) :] or None if self.key.startswith(prefix) else None
+
+    @property
+    def variant(self) -> str:
+        return str(self.value.get(TYPE_KEY) or "")
+
+    @property
+    def description(self) -> str:
+        return str(self.value.get("description") or "")
+
+
+@dataclass(frozen=True)
+class SnapshotFile:
+    objects: list[FileObject]
+    clears: frozenset[str]
+    """Types the file's ``destroy`` lines name: the file holds every object of them."""
+
+
+def key_prefix(type_: ObjectType) -> str:
+    return type_.name.removeprefix("x:").lower()
+
+
+def object_key(type_: ObjectType, object_id: str) -> str:
+    return f"{key_prefix(type_)}-{object_id}"
+
+
+def is_left_out(value: Any) -> bool:
+    """A ``Value`` secret whose secret is not here: left out by a snapshot, or the server's mask."""
+    if not isinstance(value, Mapping) or value.get(TYPE_KEY) != "Value":
+        return False
+    return value.get(SECRET_KEY) in (None, MASKED_SECRET)
+
+
+def leave_out_secrets(type_: ObjectType, wire: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``wire`` with every ``Value`` secret left out and marked, and the paths of those left out."""
+    paths: list[str] = []
+
+    def visit(path: str, value: Any) -> Any:
+        paths.append(path)
+        return _OMIT
+
+    replaced: dict[str, Any] = replace_secrets(model_of(type_, wire), wire, visit)
+    return _without_omitted(replaced), paths
+
+
+class _Omitted:
+    pass
+
+
+_OMIT = _Omitted()
+
+
+def _without_omitted(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _without_omitted(item) for key, item in value.items() if item is not _OMIT}
+    return value
+
+
+def snapshot_lines(type_: ObjectType, objects: Iterable[Mapping[str, Any]]) -> Iterator[str]:
+    """The file's lines: the ``destroy`` line, then one ``create`` line per object, as given."""
+    yield _dump({"@type": "destroy", "object": _plain_name(type_)})
+    for wire in objects:
+        value = {key: item for key, item in wire.items() if key != "id"}
+        line = {"@type": "create", "object": _plain_name(type_), "value": {object_key(type_, str(wire["id"])): value}}
+        yield _dump(line)
+
+
+def _plain_name(type_: ObjectType) -> str:
+    """The type as the server's client names it: without ``x:``."""
+    return type_.name.removeprefix("x:")
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def read_snapshot(text: str) -> SnapshotFile:
+    """The file's objects, in file order; SnapshotFileError names the first line it cannot read."""
+    objects: list[FileObject] = []
+    clears: set[str] = set()
+    keys: set[tuple[str, str]] = set()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise SnapshotFileError(f"line {number}: not JSON ({error.msg})") from None
+        if not isinstance(line, dict):
+            raise SnapshotFileError(f"line {number}: not a JSON object")
+        kind = line.get("@type")
+        type_ = _type_of(line.get("object"), number)
+        if kind == "destroy":
+            clears.add(type_.name)
+            continue
+        if kind != "create":
+            raise SnapshotFileError(f"line {number}: @type {kind!r} is neither create nor destroy")
+        value = line.get("value")
+        if not isinstance(value, dict) or not value:
+            raise SnapshotFileError(f"line {number}: value must map keys to objects")
+        for key, item in value.items():
+            if not isinstance(item, dict) or not isinstance(item.get(TYPE_KEY), str):
+                raise SnapshotFileError(f"line {number}: {key}: an object with its @type is expected")
+            if (type_.name, key) in keys:
+                raise SnapshotFileError(f"line {number}: the key {key} is in the file twice")
+            keys.add((type_.name, key))
+            objects.append(FileObject(str(key), type_, dict(item), number))
+    return SnapshotFile(objects, frozenset(clears))
+
+
+def _type_of(name: Any, number: int) -> ObjectType:
+    try:
+        return object_type(str(name))
+    except ValueError as error:
+        raise SnapshotFileError(f"line {number}: {error}") from None

@@ -1,0 +1,224 @@
+"""The plan: which file object is which server object, and the least change that makes them equal.
+
+Matching, for each file object in file order (each server object is matched at most once):
+
+1. the object the file's key names (``directory-b`` → ``b``), when it has the same ``@type`` and
+   description: the same object, read earlier from this server;
+2. else the one server object with the same ``@type`` and description; two or more are
+   **ambiguous**, and that file object is left alone (the plan names the candidates);
+3. else the object the key names, when it has the same ``@type``: its description changed
+   (the plan says it was matched by its key only, so a file from another server shows);
+4. else nothing: the object is created.
+
+A matched object is updated with the patch the console would send
+(:func:`jmapclient.patch.compute_patch`), field by field; a key absent from the file is left as
+the server has it. A secret the file leaves out (:func:`~jmapclient.ascode.ndjson.is_left_out`) is
+never sent: the server keeps the one it has, and a created object gets none (the plan says so).
+Server objects no file object matched are destroyed only when pruning.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from jmapclient.ascode.ndjson import FileObject, SnapshotFile, is_left_out
+from jmapclient.encoding import escape_pointer, unescape_pointer
+from jmapclient.errors import LocalValidationError
+from jmapclient.models.introspect import TYPE_KEY
+from jmapclient.patch import compute_patch
+
+NO_SECRET = {TYPE_KEY: "None"}
+"""What a created object gets where the file left a secret out."""
+
+
+class Action(Enum):
+    CREATE = "create"
+    UPDATE = "update"
+    UNCHANGED = "unchanged"
+    DESTROY = "destroy"
+    KEEP = "keep"
+    """On the server, not in the file, and not pruning."""
+    AMBIGUOUS = "ambiguous"
+    REFUSED = "refused"
+    """The change cannot be sent as the file has it (a masked secret, a secret that moved)."""
+
+    @property
+    def changes(self) -> bool:
+        return self in (Action.CREATE, Action.UPDATE, Action.DESTROY)
+
+
+@dataclass
+class Step:
+    action: Action
+    variant: str
+    description: str
+    key: str | None = None
+    """The file's key for the object; None for a server object the file does not hold."""
+    object_id: str | None = None
+    """The server object's id; None for one to create."""
+    payload: dict[str, Any] = field(default_factory=dict)
+    """The create value, or the update patch."""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def subject(self) -> str:
+        """How a person finds the object: its key and id, its kind and description."""
+        names = " = ".join(n for n in (self.key, self.object_id) if n)
+        return f"{names} ({self.variant} {self.description!r})"
+
+
+@dataclass
+class Plan:
+    steps: list[Step]
+
+    def count(self, action: Action) -> int:
+        return sum(1 for step in self.steps if step.action is action)
+
+    @property
+    def changes(self) -> list[Step]:
+        return [step for step in self.steps if step.action.changes]
+
+    @property
+    def blocked(self) -> list[Step]:
+        """File objects the plan cannot apply: ambiguous or refused."""
+        return [step for step in self.steps if step.action in (Action.AMBIGUOUS, Action.REFUSED)]
+
+    def summary(self) -> str:
+        parts = [f"{self.count(a)} {a.value}" for a in Action if self.count(a)]
+        return ", ".join(parts) or "nothing"
+
+
+def make_plan(snapshot: SnapshotFile, server: Sequence[Mapping[str, Any]], *, prune: bool) -> Plan:
+    """The plan that brings ``server`` (every object of the type, as read) to ``snapshot``."""
+    by_id = {str(wire.get("id")): wire for wire in server}
+    claimed: set[str] = set()
+    steps: list[Step] = []
+    for item in snapshot.objects:
+        matched, notes = _match(item, server, by_id, claimed)
+        if isinstance(matched, Step):
+            steps.append(matched)
+            continue
+        if matched is None:
+            steps.append(_create_step(item))
+            continue
+        claimed.add(str(matched.get("id")))
+        step = _update_step(item, matched)
+        step.notes[:0] = notes
+        steps.append(step)
+    for wire in server:
+        object_id = str(wire.get("id"))
+        if object_id in claimed:
+            continue
+        action = Action.DESTROY if prune else Action.KEEP
+        notes = [] if prune else ["not in the file: kept (--prune would destroy it)"]
+        steps.append(Step(action, str(wire.get(TYPE_KEY) or ""), str(wire.get("description") or ""),
+                          object_id=object_id, notes=notes))
+    return Plan(steps)
+
+
+def _same_kind(item: FileObject, wire: Mapping[str, Any]) -> bool:
+    return wire.get(TYPE_KEY) == item.variant
+
+
+def _match(
+    item: FileObject, server: Sequence[Mapping[str, Any]], by_id: Mapping[str, Mapping[str, Any]], claimed: set[str]
+) -> tuple[Mapping[str, Any] | Step | None, list[str]]:
+    """The server object ``item`` is, None for none, or an AMBIGUOUS step; and notes on the match."""
+    keyed = by_id.get(item.kept_id or "")
+    if keyed is not None and (str(keyed.get("id")) in claimed or not _same_kind(item, keyed)):
+        keyed = None
+    if keyed is not None and keyed.get("description") == item.value.get("description"):
+        return keyed, []
+    alike = [
+        wire for wire in server
+        if str(wire.get("id")) not in claimed and _same_kind(item, wire)
+        and wire.get("description") == item.value.get("description")
+    ]
+    if len(alike) == 1:
+        return alike[0], []
+    if len(alike) > 1:
+        ids = ", ".join(str(wire.get("id")) for wire in alike)
+        note = (f"{len(alike)} directories on the server have this kind and description ({ids}): "
+                f"left alone; give the file object the key of the one meant")
+        return Step(Action.AMBIGUOUS, item.variant, item.description, key=item.key, notes=[note]), []
+    if keyed is not None:
+        return keyed, [f"matched by its key only: the server's description is {keyed.get('description')!r}"]
+    return None, []
+
+
+def left_out_paths(value: Any, path: str = "") -> Iterator[str]:
+    """Pointer paths of every secret ``value`` leaves out (or holds masked)."""
+    if is_left_out(value):
+        yield path
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from left_out_paths(item, f"{path}/{escape_pointer(str(key))}" if path else escape_pointer(str(key)))
+
+
+def _at(value: Any, path: str) -> Any:
+    for part in path.split("/"):
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(unescape_pointer(part))
+    return value
+
+
+def _put(value: dict[str, Any], path: str, new: Any) -> None:
+    """Set the value at ``path`` (whose parents exist); ``_ABSENT`` removes the key."""
+    *parents, last = [unescape_pointer(part) for part in path.split("/")]
+    for part in parents:
+        value = value[part]
+    if new is _ABSENT:
+        value.pop(last, None)
+    else:
+        value[last] = new
+
+
+_ABSENT = object()
+
+
+def _held(before: Mapping[str, Any], path: str) -> Any:
+    """What ``before`` has at ``path``; ``_ABSENT`` when the key is not there at all."""
+    parent_path, _, last = path.rpartition("/")
+    parent = _at(before, parent_path) if parent_path else before
+    if not isinstance(parent, Mapping) or unescape_pointer(last) not in parent:
+        return _ABSENT
+    return parent[unescape_pointer(last)]
+
+
+def _create_step(item: FileObject) -> Step:
+    payload = copy.deepcopy(item.value)
+    payload.pop("id", None)
+    notes = []
+    for path in list(left_out_paths(payload)):
+        _put(payload, path, dict(NO_SECRET))
+        notes.append(f"{path}: the file leaves this secret out, so it is created with none; set it in the "
+                     f"console, or give it in the file as an EnvironmentVariable or File secret")
+    return Step(Action.CREATE, item.variant, item.description, key=item.key, payload=payload, notes=notes)
+
+
+def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
+    before = {key: value for key, value in wire.items() if key != "id"}
+    given = {key: value for key, value in item.value.items() if key != "id"}
+    after = copy.deepcopy({**before, **given})
+    notes = []
+    for path in list(left_out_paths(after)):
+        held = _held(before, path)
+        _put(after, path, held)  # `after` is a copy: sharing with `before` is safe
+        if not is_left_out(held):
+            kind = held.get(TYPE_KEY) if isinstance(held, Mapping) else "no"  # _ABSENT, None: none
+            notes.append(f"{path}: the file leaves this secret out; the server's ({kind}) secret is kept")
+    object_id = str(wire.get("id"))
+    try:
+        patch = compute_patch(before, after)
+    except LocalValidationError as error:
+        reasons = [f"{path}: {reason}" for path, reason in error.fields.items()]
+        return Step(Action.REFUSED, item.variant, item.description, key=item.key, object_id=object_id,
+                    notes=notes + reasons)
+    action = Action.UPDATE if patch else Action.UNCHANGED
+    return Step(action, item.variant, item.description, key=item.key, object_id=object_id, payload=patch,
+                notes=notes)

@@ -1,0 +1,119 @@
+"""What in a ``dmarc-advice`` run needs a person's attention, for ``--check`` (cron) and ``--since-last``.
+
+Three things do: a **new source failing** DMARC for a domain, an **authorised source failing**
+(mail the owner sends on purpose, failing: a broken DKIM key, an SPF record missing a host), and a
+**verdict that moved back** since the previous run (ready → not ready, enforced → anything else).
+
+The previous run is kept per server (a small JSON file beside the digest store, 0600): each domain's
+verdict and the sources it saw. ``--since-last`` calls a source new when the previous run did not see
+it (instead of "first seen in the period"); every run that finishes records itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict
+from jmapclient.dmarc.insight.judge import AUTHORISED, JudgedSource
+
+RANK = {Verdict.NOT_READY: 0, Verdict.READY: 1, Verdict.ENFORCED: 2}
+"""How far along a domain is; TOO_LITTLE_DATA is no position, so no move from or to it counts."""
+
+
+@dataclass(frozen=True)
+class DomainRun:
+    verdict: str
+    sources: frozenset[str]
+
+
+@dataclass(frozen=True)
+class PreviousRun:
+    at: str
+    domains: Mapping[str, DomainRun]
+
+
+@dataclass(frozen=True)
+class Attention:
+    domain: str
+    kind: str
+    """``new-failing-source``, ``authorised-source-failing`` or ``verdict-moved-back``."""
+    text: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"domain": self.domain, "kind": self.kind, "text": self.text}
+
+
+def state_file(store: Path) -> Path:
+    """The previous run's file, beside the server's digest store (named by the same hash)."""
+    return store.with_suffix(".last-advice.json")
+
+
+def read_previous(path: Path) -> PreviousRun | None:
+    """The previous run, None when there was none or its file cannot be read (then nothing compares)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        domains = {
+            str(name): DomainRun(str(entry["verdict"]), frozenset(map(str, entry["sources"])))
+            for name, entry in data["domains"].items()
+        }
+        return PreviousRun(str(data.get("at", "")), domains)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def run_record(advice: Iterable[DomainAdvice], previous: PreviousRun | None, now: datetime | None = None) -> bytes:
+    """This run as the next one reads it; domains this run did not look at keep their previous record."""
+    domains: dict[str, Any] = {
+        name: {"verdict": run.verdict, "sources": sorted(run.sources)}
+        for name, run in (previous.domains.items() if previous else ())
+    }
+    for entry in advice:
+        domains[entry.domain] = {"verdict": str(entry.verdict), "sources": sorted({s.ip for s in entry.sources})}
+    at = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return json.dumps({"at": at, "domains": domains}, indent=1).encode()
+
+
+def mark_new_since(advice: Iterable[DomainAdvice], previous: PreviousRun | None) -> None:
+    """``--since-last``: a source is new when the previous run did not see it for that domain.
+
+    Without a previous run every source is new, as a first run sees it."""
+    for entry in advice:
+        seen = previous.domains[entry.domain].sources if previous and entry.domain in previous.domains else frozenset()
+        for source in entry.sources:
+            source.new = source.ip not in seen
+
+
+def _source_words(source: JudgedSource) -> str:
+    name = source.name.ptr if source.name is not None and source.name.ptr else ""
+    named = f"{source.ip} ({name})" if name else source.ip
+    return f"{named}: {source.failed} of {source.messages} messages fail DMARC"
+
+
+def attention(advice: Iterable[DomainAdvice], previous: PreviousRun | None) -> list[Attention]:
+    """Everything that needs a person, in domain order; empty when all is well."""
+    found: list[Attention] = []
+    for entry in advice:
+        for source in entry.sources:
+            if not source.failed:
+                continue
+            if source.new:
+                found.append(Attention(entry.domain, "new-failing-source",
+                                       f"new source failing: {_source_words(source)}"))
+            elif any(source.failing_by_class.get(k) for k in AUTHORISED):
+                found.append(Attention(entry.domain, "authorised-source-failing",
+                                       f"authorised source failing: {_source_words(source)}"))
+        before = previous.domains.get(entry.domain) if previous else None
+        if before is not None and _moved_back(before.verdict, entry.verdict):
+            found.append(Attention(entry.domain, "verdict-moved-back",
+                                   f"verdict moved back from {before.verdict} to {entry.verdict}: {entry.summary}"))
+    return found
+
+
+def _moved_back(before: str, now: Verdict) -> bool:
+    ranks = {str(verdict): rank for verdict, rank in RANK.items()}
+    return before in ranks and now in RANK and RANK[now] < ranks[before]

@@ -1,0 +1,100 @@
+"""``snapshot`` and ``apply``: directories as code (the flows are :mod:`jmapclient.ascode`).
+
+``snapshot Directory`` writes every directory as the server's own client writes a snapshot;
+``apply FILE`` prints the plan that brings the server to the file, and runs it unless
+``--dry-run``. Secrets are never printed: a value the file gives for a secret shows as ``****``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from jmapclient.ascode.ndjson import LEFT_OUT_MARK, SnapshotFile, SnapshotFileError, read_snapshot
+from jmapclient.ascode.plan import Plan, make_plan
+from jmapclient.ascode.runner import Outcome, read_all, run_plan, take_snapshot
+from jmapclient.ascode.wording import all_applied, applied_line, outcome_line, plan_lines
+from jmapclient.client import JmapClient
+from jmapclient.config import ConfigError, write_private
+from jmapclient.failures import emit_error
+from jmapclient.models.objects import DIRECTORY, ObjectType
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out
+
+SNAPSHOT_TYPES = (DIRECTORY,)
+"""Configuration that a file can hold; DMARC reports are data (``export-dmarc``)."""
+
+MASKED_REFUSAL = (
+    "--include-secrets: the server masks {count} secret(s) (it answers ****), so a snapshot cannot include them; "
+    "leave the option out: the snapshot marks where each secret was left out, and a secret can be given in "
+    'the file as {{"@type":"EnvironmentVariable","variableName":...}} or {{"@type":"File","filePath":...}}'
+)
+
+
+def snapshot_type(name: str) -> ObjectType:
+    from mailadmin.cli.objects_cmd import target
+
+    found, variant = target(name)
+    if found not in SNAPSHOT_TYPES or variant:
+        raise UsageError(f"snapshot takes {', '.join(t.name for t in SNAPSHOT_TYPES)} "
+                         f"(DMARC reports are data: use export-dmarc)")
+    return found
+
+
+def load_file(text: str) -> SnapshotFile:
+    """The file ``apply`` reads, read before any connection (a bad file is said before a password prompt)."""
+    path = Path(text).expanduser()
+    try:
+        return read_snapshot(sys.stdin.read() if text == "-" else path.read_text(encoding="utf-8"))
+    except SnapshotFileError as error:
+        raise ConfigError(f"cannot apply {text}: {error}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"cannot apply {text}: it is not UTF-8 text") from None
+
+
+# --- snapshot ----------------------------------------------------------------------------------
+
+
+async def snapshot(args: argparse.Namespace, client: JmapClient) -> int:
+    found = snapshot_type(args.object)
+    taken = await take_snapshot(client.objects(found), include_secrets=args.include_secrets)
+    if taken.masked:
+        emit_error(MASKED_REFUSAL.format(count=taken.masked))
+        return EXIT_FAILED
+    if args.output:
+        write_private(Path(args.output).expanduser(), taken.text.encode(), create_parent=False)
+    else:
+        sys.stdout.write(taken.text)
+    where = f" to {args.output}" if args.output else ""
+    note(f"wrote {taken.count} {found.label.lower()}{where}")
+    if taken.left_out:
+        note(f"{len(taken.left_out)} secret(s) left out (marked {LEFT_OUT_MARK}): {', '.join(taken.left_out)}")
+    return EXIT_OK
+
+
+# --- apply -------------------------------------------------------------------------------------
+
+
+def exit_code(outcomes: list[Outcome], plan: Plan) -> int:
+    """0 when everything applied; partial when some did; failed when none did and something failed."""
+    if all_applied(outcomes, plan):
+        return EXIT_OK
+    return EXIT_PARTIAL if any(o.done for o in outcomes) else EXIT_FAILED
+
+
+async def apply(args: argparse.Namespace, client: JmapClient) -> int:
+    snapshot_file: SnapshotFile = args.snapshot_file
+    for item in snapshot_file.objects:
+        snapshot_type(item.type.name)
+    api = client.objects(DIRECTORY)
+    plan = make_plan(snapshot_file, await read_all(api), prune=args.prune)
+    for line in plan_lines(plan):
+        out(line)
+    if args.dry_run:
+        note("dry run: nothing was sent")
+        return exit_code([], plan)
+    outcomes = await run_plan(api, plan)
+    for outcome in outcomes:
+        out(outcome_line(outcome))
+    note(applied_line(outcomes, plan))
+    return exit_code(outcomes, plan)

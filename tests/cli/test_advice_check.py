@@ -1,0 +1,94 @@
+"""``dmarc-advice --check`` and ``--since-last`` (issue #30): cron can alert, and "new" means since the last run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from jmapclient.dmarc.attention import DomainRun, PreviousRun, attention, read_previous, state_file
+from jmapclient.dmarc.digest_store import store_file
+from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict
+from jmapclient.dmarc.insight.judge import JudgedSource, SourceClass
+from jmapclient.outcome import EXIT_ATTENTION, EXIT_OK
+from mailadmin.cli import advice_cmd
+from mailadmin.main import main
+from server_stub.demo_data import DEMO_NOW
+from server_stub.runner import StubServer
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[StubServer]:
+    with StubServer(profile="spec", reports=40) as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def pinned(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, server: StubServer) -> None:
+    monkeypatch.setenv("MAILADMIN_TOKEN", server.admin_token)
+    monkeypatch.setattr(advice_cmd, "today", lambda: DEMO_NOW.date())
+    monkeypatch.setenv("MAILADMIN_DATA", str(tmp_path / "data"))
+    monkeypatch.delenv("MAILADMIN_URL", raising=False)
+
+
+def run(server: StubServer, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["dmarc-advice", "--offline", *argv, f"--url={server.base_url}"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_check_prints_only_what_needs_attention_and_exits_6(server: StubServer,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(server, capsys, "--check")
+    assert code == EXIT_ATTENTION
+    lines = out.splitlines()
+    assert lines and all(": new source failing: " in line or ": authorised source failing: " in line
+                         for line in lines), lines
+    assert "verdict:" not in out and "published:" not in out  # no report, only the findings
+    code, out, _ = run(server, capsys, "--check", "--json")
+    kinds = {json.loads(line)["kind"] for line in out.splitlines()}
+    assert kinds <= {"new-failing-source", "authorised-source-failing"} and "new-failing-source" in kinds
+
+
+def test_since_last_calls_new_only_what_the_previous_run_did_not_see(server: StubServer,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(server, capsys, "--check", "--since-last")[0] == EXIT_ATTENTION  # the first run: all is new
+    assert read_previous(state_file(store_file(server.base_url))) is not None
+    code, out, _ = run(server, capsys, "--check", "--since-last")
+    assert "new source failing" not in out
+    code, out, _ = run(server, capsys, "--json", "--since-last")
+    assert code == EXIT_OK
+    assert all(not source["new"] for line in out.splitlines() for source in json.loads(line)["sources"])
+
+
+def test_check_is_silent_and_0_when_nothing_needs_attention(server: StubServer,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(server, capsys, "--check", "--domain", "nothing-here.example") == (EXIT_OK, "", "")
+
+
+def _advice(verdict: Verdict, *sources: JudgedSource) -> DomainAdvice:
+    return DomainAdvice("example.com", date(2026, 1, 1), date(2026, 1, 30), verdict=verdict, summary="why",
+                        sources=list(sources))
+
+
+def _source(ip: str, *, new: bool, failing: int, klass: SourceClass = SourceClass.ALIGNED) -> JudgedSource:
+    return JudgedSource(ip, "example.com", klass=klass, messages=10, passed=10 - failing, new=new,
+                        failing_by_class={klass: failing} if failing else {})
+
+
+def test_what_counts_as_attention() -> None:
+    quiet = _advice(Verdict.READY, _source("192.0.2.1", new=False, failing=0),
+                    _source("192.0.2.2", new=True, failing=0),
+                    _source("192.0.2.3", new=False, failing=4, klass=SourceClass.UNKNOWN))
+    assert attention([quiet], None) == []
+    loud = _advice(Verdict.NOT_READY, _source("192.0.2.4", new=True, failing=1),
+                   _source("192.0.2.5", new=False, failing=2))
+    before = PreviousRun("", {"example.com": DomainRun("ready", frozenset())})
+    assert [a.kind for a in attention([loud], before)] == [
+        "new-failing-source", "authorised-source-failing", "verdict-moved-back"]
+    forward = PreviousRun("", {"example.com": DomainRun("not ready", frozenset())})
+    assert attention([_advice(Verdict.READY)], forward) == []
+    assert attention([_advice(Verdict.TOO_LITTLE_DATA)], before) == []  # no position: no move

@@ -1,0 +1,274 @@
+"""``snapshot`` and ``apply`` (issue #31) against the stub in both profiles, over loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import stat
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from jmapclient import paging
+from jmapclient.models.objects import DIRECTORY
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL
+from mailadmin.main import main
+from server_stub.demo_data import DEFAULT_SEED, demo_directories
+from server_stub.runner import StubServer
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+class SetRecorder(httpx.AsyncBaseTransport):
+    """A real HTTP transport that keeps the arguments of every Directory/set it carried."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.sets: list[dict[str, Any]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            body = json.loads(request.content)
+            self.sets += [call[1] for call in body["methodCalls"] if call[0].endswith("Directory/set")]
+        return await self.inner.handle_async_request(request)
+
+
+@pytest.fixture(params=["spec", "stalwart"])
+def profile(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def server_a(profile: str) -> Iterator[StubServer]:
+    with StubServer(profile=profile) as server:
+        yield server
+
+
+@pytest.fixture
+def server_b(profile: str) -> Iterator[StubServer]:
+    """An empty server of the same profile."""
+    with StubServer(profile=profile, directories=False) as server:
+        yield server
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
+    def run_(server: StubServer, *argv: str, transport: httpx.AsyncBaseTransport | None = None
+             ) -> tuple[int, str, str]:
+        monkeypatch.setenv("MAILADMIN_TOKEN", server.admin_token)
+        code = main([*argv, f"--url={server.base_url}"], transport=transport)
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run_
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def objects_of(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """(key, value) of every create line, in file order."""
+    return [item for line in lines_of(path)[1:] for item in line["value"].items()]
+
+
+def without_secrets_and_ids(path: Path) -> list[dict[str, Any]]:
+    """The file's objects with the key (the id) and every secret left out: what must survive a round trip."""
+    found = []
+    for _, value in objects_of(path):
+        found.append({key: item for key, item in value.items() if key != "bindSecret"})
+    return found
+
+
+def test_snapshot_is_the_server_clis_format_every_directory_no_secret(run: Run, server_a: StubServer,
+                                                                      tmp_path: Path) -> None:
+    target = tmp_path / "a.ndjson"
+    code, out, err = run(server_a, "snapshot", "Directory", "-o", str(target))
+    assert code == EXIT_OK, err
+    assert out == ""
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    lines = lines_of(target)
+    assert lines[0] == {"@type": "destroy", "object": "Directory"}
+    assert all(line["@type"] == "create" and line["object"] == "Directory" for line in lines[1:])
+    ids = server_a.store.all_ids(DIRECTORY)
+    assert [key for key, _ in objects_of(target)] == [f"directory-{i}" for i in ids]
+    text = target.read_text()
+    assert "****" not in text
+    secrets = demo_directories(random.Random(DEFAULT_SEED))[1]  # what the stub seeded
+    assert secrets and all(secret not in text and secret not in err for secret in secrets)
+    ldap = next(value for _, value in objects_of(target) if value["@type"] == "Ldap")
+    assert ldap["bindSecret"] == {"@type": "Value"}  # left out, and marked
+    assert "bindSecret/secret" in err
+    sql = next(value for _, value in objects_of(target) if value["@type"] == "Sql")
+    assert sql["store"]["authSecret"] == {"@type": "EnvironmentVariable", "variableName": "MAIL_DB_PASSWORD"}
+
+
+def test_snapshot_pages_past_one_page(run: Run, server_b: StubServer, tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seven directories read two at a time: every one, oldest first (the real server cuts a
+    page asked with `limit` alone before sorting it; wire-notes.md)."""
+    for number in range(7):
+        code, _, err = run(server_b, "create", "Directory/Ldap", "--field", f"description=d{number}",
+                           "--field", "baseDn=dc=example", "--field", 'bindSecret={"@type":"None"}')
+        assert code == EXIT_OK, err
+    monkeypatch.setattr(paging, "PAGE_SIZE", 2)
+    target = tmp_path / "many.ndjson"
+    assert run(server_b, "snapshot", "Directory", "-o", str(target))[0] == EXIT_OK
+    assert [value["description"] for _, value in objects_of(target)] == [f"d{n}" for n in range(7)]
+
+
+def test_include_secrets_is_refused_while_the_server_masks_them(run: Run, server_a: StubServer,
+                                                                tmp_path: Path) -> None:
+    target = tmp_path / "s.ndjson"
+    code, _, err = run(server_a, "snapshot", "Directory", "--include-secrets", "-o", str(target))
+    assert code == EXIT_FAILED
+    assert "masks 1 secret" in err
+    assert not target.exists()
+
+
+def test_round_trip_to_an_empty_server(run: Run, server_a: StubServer, server_b: StubServer, tmp_path: Path) -> None:
+    a, b = tmp_path / "a.ndjson", tmp_path / "b.ndjson"
+    assert run(server_a, "snapshot", "Directory", "-o", str(a))[0] == EXIT_OK
+    code, out, err = run(server_b, "apply", str(a))
+    assert code == EXIT_OK, err
+    assert out.count("created directory-") == 3
+    assert run(server_b, "snapshot", "Directory", "-o", str(b))[0] == EXIT_OK
+    assert without_secrets_and_ids(b) == without_secrets_and_ids(a)
+    # Applying it again changes nothing.
+    code, out, _ = run(server_b, "apply", str(a))
+    assert code == EXIT_OK
+    assert "plan: 3 unchanged" in out
+
+
+def test_a_plan_with_each_kind_of_change(run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    source = tmp_path / "a.ndjson"
+    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    lines = lines_of(source)
+    (ldap_key, ldap), = lines[1]["value"].items()
+    assert ldap["@type"] == "Ldap"
+    ldap["timeout"] = 20000  # update
+    ldap["attrEmailAlias"] = {"mailAlias": True}  # one set member removed
+    (oidc_key, _), = lines[3]["value"].items()
+    del lines[3]  # destroyed with --prune, kept without
+    new = {"@type": "Oidc", "description": "Contractors SSO", "issuerUrl": "https://sso.example.net",
+           "memberTenantId": None}
+    lines.append({"@type": "create", "object": "Directory", "value": {"directory-new": new}})
+    edited = tmp_path / "edited.ndjson"
+    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    before = sorted(server_a.store.all_ids(DIRECTORY))
+
+    code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
+    assert code == EXIT_OK
+    assert "plan: 1 create, 1 update, 1 unchanged, 1 keep" in out
+    assert f"keep      {oidc_key.removeprefix('directory-')}" in out
+    code, out, _ = run(server_a, "apply", str(edited), "--dry-run", "--prune")
+    assert "plan: 1 create, 1 update, 1 unchanged, 1 destroy" in out
+    assert sorted(server_a.store.all_ids(DIRECTORY)) == before  # a dry run sends nothing
+
+    recorder = SetRecorder()
+    code, out, err = run(server_a, "apply", str(edited), "--prune", transport=recorder)
+    assert code == EXIT_OK, err
+    ldap_id = ldap_key.removeprefix("directory-")
+    (sent,) = recorder.sets
+    # The minimal patch, field by field, as the console sends it; ids kept.
+    assert sent["update"] == {ldap_id: {"timeout": 20000, "attrEmailAlias/mailAlternateAddress": None}}
+    assert sent["destroy"] == [oidc_key.removeprefix("directory-")]
+    (created,) = sent["create"].values()
+    assert created["description"] == "Contractors SSO"
+    after = set(server_a.store.all_ids(DIRECTORY))
+    assert ldap_id in after and oidc_key.removeprefix("directory-") not in after and len(after) == 3
+    assert f"updated {ldap_key} = {ldap_id}" in out and "destroyed " in out and "created directory-new" in out
+
+
+def test_prune_never_destroys_a_directory_the_authentication_settings_use(run: Run, tmp_path: Path) -> None:
+    """The real server refuses (objectIsLinked); apply says who uses it, keeps it, and exits partial.
+
+    On the `stalwart` profile only: the spec's profile has no links (interface.md names none)."""
+    with StubServer(profile="stalwart") as server:
+        ids = server.store.all_ids(DIRECTORY)
+        server.store.link(ids[1], "Authentication", "singleton")
+        only_first = tmp_path / "first.ndjson"
+        assert run(server, "snapshot", "Directory", "-o", str(tmp_path / "all.ndjson"))[0] == EXIT_OK
+        lines = lines_of(tmp_path / "all.ndjson")
+        only_first.write_text(json.dumps(lines[0]) + "\n" + json.dumps(lines[1]) + "\n")
+        code, out, err = run(server, "apply", str(only_first), "--prune")
+    assert code == EXIT_PARTIAL, err
+    assert f"not destroyed {ids[1]}" in out
+    assert "Authentication singleton" in out
+    assert f"destroyed {ids[2]}" in out
+    assert "applied 1 of 2 changes" in err
+
+
+def test_a_file_in_the_server_clis_documented_shape_applies(run: Run, server_b: StubServer, tmp_path: Path) -> None:
+    """Its snapshot: one destroy line, then creates whose value may hold several objects, and
+    secrets copied masked (its --include-secrets): applied without ever sending the mask."""
+    ldap = {"@type": "Ldap", "description": "HQ LDAP", "url": "ldap://ldap.example.org", "baseDn": "dc=example",
+            "bindSecret": {"@type": "Value", "secret": "****"}}
+    env = {"@type": "Sql", "description": "Billing",
+           "store": {"@type": "Sqlite", "path": "/var/lib/accounts.db"}}
+    oidc = {"@type": "Oidc", "description": "SSO", "issuerUrl": "https://sso.example.org"}
+    path = tmp_path / "server-cli.ndjson"
+    path.write_text(
+        '{"@type":"destroy","object":"Directory"}\n'
+        + json.dumps({"@type": "create", "object": "Directory", "value": {"directory-a": ldap, "directory-b": env}})
+        + "\n" + json.dumps({"@type": "create", "object": "Directory", "value": {"directory-c": oidc}}) + "\n"
+    )
+    recorder = SetRecorder()
+    code, out, err = run(server_b, "apply", str(path), transport=recorder)
+    assert code == EXIT_OK, err
+    assert "****" not in json.dumps(recorder.sets)
+    assert out.count("created directory-") == 3
+    assert len(server_b.store.all_ids(DIRECTORY)) == 3
+
+
+def test_an_ambiguous_match_is_left_alone_and_said(run: Run, server_b: StubServer, tmp_path: Path) -> None:
+    for _ in range(2):
+        run(server_b, "create", "Directory/Ldap", "--field", "description=Twin", "--field", "baseDn=dc=x",
+            "--field", 'bindSecret={"@type":"None"}')
+    path = tmp_path / "twin.ndjson"
+    twin = {"@type": "Ldap", "description": "Twin", "baseDn": "dc=y", "bindSecret": {"@type": "None"}}
+    path.write_text(json.dumps({"@type": "create", "object": "Directory", "value": {"directory-zz": twin}}) + "\n")
+    code, out, _ = run(server_b, "apply", str(path))
+    assert code == EXIT_FAILED
+    assert "ambiguous directory-zz" in out and "2 directories on the server have this kind and description" in out
+
+
+def test_a_read_only_profile_may_plan_but_not_apply(tmp_path: Path) -> None:
+    path = tmp_path / "f.ndjson"
+    path.write_text('{"@type":"destroy","object":"Directory"}\n')
+    os.environ.pop("MAILADMIN_TOKEN", None)
+    with StubServer() as server:
+        token_file = tmp_path / "token"
+        token_file.write_text(server.admin_token)
+        token_file.chmod(0o600)
+        assert main(["profile", "add", "ro", "--url", server.base_url, "--token-file", str(token_file),
+                     "--read-only"]) == EXIT_OK
+        assert main(["apply", str(path), "--dry-run", "--profile", "ro"]) == EXIT_OK
+        assert main(["apply", str(path), "--profile", "ro"]) == EXIT_FAILED
+
+
+def test_a_secret_given_at_apply_time_passes_through_and_a_plain_one_is_never_printed(
+    run: Run, server_a: StubServer, tmp_path: Path
+) -> None:
+    source = tmp_path / "a.ndjson"
+    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    lines = lines_of(source)
+    (key, ldap), = lines[1]["value"].items()
+    reference = {"@type": "EnvironmentVariable", "variableName": "LDAP_BIND_PASSWORD"}
+    ldap["bindSecret"] = reference
+    edited = tmp_path / "env.ndjson"
+    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    recorder = SetRecorder()
+    code, out, err = run(server_a, "apply", str(edited), transport=recorder)
+    assert code == EXIT_OK, err
+    object_id = key.removeprefix("directory-")
+    assert recorder.sets[0]["update"] == {object_id: {"bindSecret": reference}}  # untouched, whole
+
+    ldap["bindSecret"] = {"@type": "Value", "secret": "typed-in-the-file-9d1"}
+    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = run(server_a, "apply", str(edited), "--dry-run")
+    assert code == EXIT_OK and "typed-in-the-file-9d1" not in out + err and "bindSecret" in out

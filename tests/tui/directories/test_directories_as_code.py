@@ -1,0 +1,82 @@
+"""The Directories section's "Snapshot…" and "Apply a file…" (issue #31), in both stub profiles."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+from textual.widgets import Input, Static
+
+from jmapclient.models.objects import DIRECTORY
+from server_stub.store import Store
+from tests.support.console import make_console
+from tests.support.seeding import seed_fresh
+from tests.support.waiting import settle
+from tui.directories.as_code import PathDialog, PlanDialog
+from tui.reports.dialogs import MessageDialog
+
+
+async def _answer_path(pilot, path: Path) -> None:  # type: ignore[no-untyped-def]
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, PathDialog)
+    pilot.app.screen.query_one(Input).value = str(path)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def test_snapshot_then_apply_an_edited_file_from_the_console(profile: str, tmp_path: Path) -> None:
+    store = Store()
+    seed_fresh(store, reports=0, directories=True)
+    console = make_console(store, profile=profile)
+    target = tmp_path / "dirs.ndjson"
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await _answer_path(pilot, target)
+        assert stat.S_IMODE(target.stat().st_mode) == 0o600
+        lines = [json.loads(line) for line in target.read_text().splitlines()]
+        assert len(lines) == 4 and "****" not in target.read_text()
+
+        (key, ldap), = lines[1]["value"].items()
+        ldap["timeout"] = 25000
+        target.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        await pilot.press("a")
+        await _answer_path(pilot, target)
+        dialog = pilot.app.screen
+        assert isinstance(dialog, PlanDialog)
+        text = str(dialog.query_one("#plan-lines", Static).render())
+        assert f"update    {key}" in text and "timeout = 25000" in text and "plan: 1 update, 2 unchanged" in text
+        await pilot.press("enter")  # the Apply button has the focus
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, MessageDialog)
+        object_id = key.removeprefix("directory-")
+        assert store.get(DIRECTORY, [object_id])[object_id]["timeout"] == 25000
+    store.close()
+
+
+async def test_apply_with_nothing_to_change_offers_only_cancel(tmp_path: Path) -> None:
+    store = Store()
+    seed_fresh(store, reports=0, directories=True)
+    console = make_console(store)
+    target = tmp_path / "same.ndjson"
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await _answer_path(pilot, target)
+        await pilot.press("a")
+        await _answer_path(pilot, target)
+        dialog = pilot.app.screen
+        assert isinstance(dialog, PlanDialog)
+        assert not dialog.query("#ok")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, PlanDialog)
+    store.close()
+
+
+async def test_the_palette_offers_both(console) -> None:  # type: ignore[no-untyped-def]
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        titles = {command.title for command in pilot.app.get_system_commands(pilot.app.screen)}
+        assert {"Apply a file…", "Snapshot…"} <= titles

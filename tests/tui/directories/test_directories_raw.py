@@ -1,0 +1,115 @@
+"""Directories: yank (y id, Y JSON), the raw JSON view (J), $EDITOR (E) and sorting by a header (issue #30)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from jmapclient.encoding import MASKED_SECRET
+from tests.support.console import Console
+from tests.support.directory_steps import section, stored, table_rows
+from tests.support.waiting import settle
+from tui.reports.dialogs import MessageDialog
+
+LDAP = "Corporate OpenLDAP (service account)"
+
+
+def fake_editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> None:
+    """$EDITOR as a script that rewrites the file it is given: ``body`` runs with ``data`` loaded
+    (or ``text`` to write as is)."""
+    script = tmp_path / "editor.py"
+    script.write_text(
+        "import json, sys\n"
+        "path = sys.argv[1]\n"
+        "data = json.load(open(path))\n"
+        "text = None\n"
+        f"{body}\n"
+        "open(path, 'w').write(text if text is not None else json.dumps(data))\n"
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    monkeypatch.delenv("VISUAL", raising=False)
+
+
+async def test_yank_copies_the_id_and_the_object_with_its_secret_masked(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert table_rows(pilot)[0][0] == LDAP
+        wire = stored(console.store, LDAP)
+        await pilot.press("y")
+        assert pilot.app.clipboard == wire["id"]
+        await pilot.press("Y")
+        copied = json.loads(pilot.app.clipboard)
+        assert copied["id"] == wire["id"] and copied["bindSecret"] == {"@type": "Value", "secret": MASKED_SECRET}
+        assert wire["bindSecret"]["secret"] not in pilot.app.clipboard
+
+
+async def test_the_json_view_shows_the_object(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("J")
+        await settle(pilot)
+        dialog = pilot.app.screen
+        assert isinstance(dialog, MessageDialog)
+        text = str(dialog.query_one("#message", Static).render())
+        assert '"baseDn": "ou=people,dc=corp,dc=example,dc=com"' in text and MASKED_SECRET in text
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, MessageDialog)
+
+
+async def test_editor_saves_only_what_changed(console: Console, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_editor(tmp_path, monkeypatch, "data['timeout'] = 20000\ndata['attrEmail'] = {'mail': True, 'mailbox': True}")
+    before = stored(console.store, LDAP)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("E")
+        await settle(pilot)
+    after = stored(console.store, LDAP)
+    assert after["timeout"] == 20000 and after["attrEmail"] == {"mail": True, "mailbox": True}
+    assert after["bindSecret"] == before["bindSecret"]  # the masked secret, left as it was, is kept
+    assert after["id"] == before["id"]
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ("text = '{not json'", "not JSON: line 1"),
+    ("data['@type'] = 'Sql'", "the kind cannot change"),
+    ("data['timeout'] = 'soon'", "timeout"),
+])
+async def test_an_edit_that_cannot_be_saved_is_said_and_kept(console: Console, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch, body: str,
+                                                             said: str) -> None:
+    fake_editor(tmp_path, monkeypatch, body)
+    before = stored(console.store, LDAP)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("E")
+        await settle(pilot)
+        status = str(pilot.app.query_one("#status").render())
+        assert "Not saved" in status and said in status, status
+        kept = Path(status.split("kept in ")[1].rstrip(". \n"))
+        assert kept.exists() and kept.stat().st_mode & 0o777 == 0o600
+        kept.unlink()
+    assert stored(console.store, LDAP) == before
+
+
+async def test_clicking_a_header_sorts_by_it_with_an_arrow(console: Console) -> None:
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        table = pilot.app.query_one("#dir-table", DataTable)
+        labels = [str(column.label) for column in table.columns.values()]
+        assert labels[0] == "Description ▲"
+        description_width = next(iter(table.columns.values())).get_render_width(table)
+        await pilot.click("#dir-table", offset=(description_width + 2, 0))  # on the Kind header
+        await settle(pilot)
+        assert [row[1] for row in table_rows(pilot)] == ["LDAP", "OpenID Connect", "SQL"]
+        assert [str(c.label) for c in table.columns.values()][1] == "Kind ▲"
+        await pilot.click("#dir-table", offset=(description_width + 2, 0))
+        await settle(pilot)
+        assert [row[1] for row in table_rows(pilot)] == ["SQL", "OpenID Connect", "LDAP"]
+        assert [str(c.label) for c in table.columns.values()][1] == "Kind ▼"
+        assert section(pilot).sort_key == "kind"

@@ -1,0 +1,102 @@
+"""Directories as code in the console: "Snapshot…" writes the file, "Apply a file…" shows the
+plan and applies it on confirmation. The flows and their words are :mod:`jmapclient.ascode`'s,
+the same as ``mailadmin snapshot`` and ``mailadmin apply`` (the plan reads the same here).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Input, Label, Static
+
+from jmapclient.ascode.plan import Plan
+from tui.reports.dialogs import DmarcDialog
+from tui.widgets import outside
+
+DEFAULT_FILE = "directories.ndjson"
+
+PATH_CSS = """
+PathDialog #as-code-error { height: auto; }
+PlanDialog #plan-scroll { height: auto; max-height: 60vh; }
+"""
+
+
+class PathDialog(DmarcDialog[Path]):
+    """Asks for one file: the snapshot to write, or the file to apply."""
+
+    AUTO_FOCUS = "#as-code-path"
+    DEFAULT_CSS = DmarcDialog.DEFAULT_CSS + PATH_CSS
+
+    def __init__(self, title: str, note: str, ok: str, *, must_exist: bool) -> None:
+        super().__init__()
+        self.title_text = title
+        self.note = note
+        self.ok = ok
+        self.must_exist = must_exist
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, classes="dialog-title")
+            yield Static(self.note, classes="dialog-note")
+            yield Input(value=DEFAULT_FILE, id="as-code-path")
+            yield Static("", id="as-code-error", classes="dialog-error")
+            yield self.buttons(self.ok)
+
+    def submit(self) -> None:
+        text = self.query_one("#as-code-path", Input).value.strip()
+        path = Path(text).expanduser()
+        problem = ""
+        if not text:
+            problem = "Give a file name."
+        elif self.must_exist and not path.is_file():
+            problem = f"There is no file {text}."
+        elif not self.must_exist and not path.parent.is_dir():
+            problem = f"The folder {path.parent} does not exist."
+        if problem:
+            self.query_one("#as-code-error", Static).update(outside.message(problem))
+            return
+        self.dismiss(path)
+
+
+class PlanDialog(DmarcDialog[bool]):
+    """The plan, line by line; Apply runs it (only offered when it changes something)."""
+
+    DEFAULT_CSS = DmarcDialog.DEFAULT_CSS + PATH_CSS
+
+    def __init__(self, source: str, plan: Plan, lines: list[str]) -> None:
+        super().__init__()
+        self.source = source
+        self.plan = plan
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(f"Apply {self.source}", classes="dialog-title")
+            with VerticalScroll(id="plan-scroll"):
+                yield Static(outside.message("\n".join(self.lines)), id="plan-lines", markup=False)
+            buttons = [Button("Cancel", id="cancel")]
+            if self.plan.changes:
+                count = len(self.plan.changes)
+                label = f"Apply {count} change{'' if count == 1 else 's'}"
+                buttons.insert(0, Button(label, id="ok", variant="warning"))
+            yield Horizontal(*buttons, classes="dialog-buttons")
+
+    def on_mount(self) -> None:
+        self.query_one("#ok" if self.plan.changes else "#cancel", Button).focus()
+
+    def submit(self) -> None:
+        self.dismiss(True)
+
+
+def write_file(path: Path, text: str) -> None:
+    """The snapshot, 0600 (it names servers and accounts, if not their secrets)."""
+    from jmapclient.config import write_private
+
+    write_private(path, text.encode(), create_parent=False)
+
+
+async def read_file(path: Path) -> str:
+    return await asyncio.to_thread(path.read_text, encoding="utf-8")
