@@ -166,6 +166,26 @@ def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
         yield items[start : start + size]
 
 
+def create_payload(value: Mapping[str, Any] | WireModel) -> dict[str, Any]:
+    """What the person meant, nulls included: a cleared field is sent as ``null`` (the real
+    server would store its default for an absent key); only a valueless ``memberTenantId``
+    is left out."""
+    wire = value.to_wire() if isinstance(value, WireModel) else dict(value)
+    return {key: item for key, item in wire.items() if not (item is None and key in OMIT_WHEN_EMPTY)}
+
+def set_arguments(chunk: Sequence[tuple[str, Any]], if_in_state: str | None) -> dict[str, Any]:
+    arguments: dict[str, Any] = {}
+    if if_in_state is not None:
+        arguments["ifInState"] = if_in_state
+    for kind, item in chunk:
+        if kind == "destroy":
+            arguments.setdefault("destroy", []).append(item)
+        else:
+            key, value = item
+            arguments.setdefault(kind, {})[key] = value
+    return arguments
+
+
 class ObjectApi:
     """get, query, query-and-get and set for one object type."""
 
@@ -367,7 +387,7 @@ class ObjectApi:
 
         Nothing is sent if any payload holds a masked secret.
         """
-        creates = {key: self._create_payload(value) for key, value in (create or {}).items()}
+        creates = {key: create_payload(value) for key, value in (create or {}).items()}
         updates = {key: dict(value) for key, value in (update or {}).items()}
         for payload in (*creates.values(), *updates.values()):
             ensure_no_masked(payload)
@@ -380,7 +400,7 @@ class ObjectApi:
         result = SetResult()
         operations = await self._within_rights(operations, result)
         chunks = _chunks(operations, session.limits.max_objects_in_set)
-        calls_args = [self._set_args(chunk, if_in_state) for chunk in chunks]
+        calls_args = [set_arguments(chunk, if_in_state) for chunk in chunks]
         for requests in _chunks(calls_args, session.limits.max_calls_in_request):
             batch = Batch()
             calls = [batch.add(self.type.method("set"), arguments) for arguments in requests]
@@ -417,27 +437,6 @@ class ObjectApi:
                 failed = result.not_created if kind == "create" else result.not_updated
                 failed[item[0]] = SetError("forbidden", f"{SERVER_WORDS[kind]} (known before sending)")
         return kept
-
-    @staticmethod
-    def _create_payload(value: Mapping[str, Any] | WireModel) -> dict[str, Any]:
-        """What the person meant, nulls included: a cleared field is sent as ``null`` (the real
-        server would store its default for an absent key); only a valueless ``memberTenantId``
-        is left out."""
-        wire = value.to_wire() if isinstance(value, WireModel) else dict(value)
-        return {key: item for key, item in wire.items() if not (item is None and key in OMIT_WHEN_EMPTY)}
-
-    @staticmethod
-    def _set_args(chunk: Sequence[tuple[str, Any]], if_in_state: str | None) -> dict[str, Any]:
-        arguments: dict[str, Any] = {}
-        if if_in_state is not None:
-            arguments["ifInState"] = if_in_state
-        for kind, item in chunk:
-            if kind == "destroy":
-                arguments.setdefault("destroy", []).append(item)
-            else:
-                key, value = item
-                arguments.setdefault(kind, {})[key] = value
-        return arguments
 
     def _read_set(self, answer: Mapping[str, Any], into: SetResult) -> None:
         method = self.type.method("set")

@@ -24,6 +24,7 @@ from jmapclient.models.objects import ObjectType
 from server_stub import tallies
 from server_stub.result_cache import ResultCache, RowPatch
 from server_stub.schema import SCHEMAS, TableSchema, schema_for
+from server_stub.store_links import StoreLinks
 from server_stub.store_tables import StoreTables
 
 MEMORY = ":memory:"
@@ -43,7 +44,7 @@ def decode_data(data: bytes | str) -> dict[str, Any]:
     return decoded
 
 
-class Store(StoreTables):
+class Store(StoreTables, StoreLinks):
     def __init__(self, path: str | Path = MEMORY) -> None:
         self.path = str(path)
         if self.path != MEMORY:
@@ -323,18 +324,6 @@ class Store(StoreTables):
         with self.reading() as db:
             row = db.execute(f"SELECT seq FROM {schema.table} WHERE id = ?", (object_id,)).fetchone()
         return None if row is None else int(row[0])
-
-    def link(self, object_id: str, linked_type: str, linked_id: str) -> None:
-        """Record that ``linked_type`` ``linked_id`` uses ``object_id``, so destroying it is refused."""
-        with self.transaction() as db:
-            db.execute("INSERT OR IGNORE INTO links VALUES (?, ?, ?)", (object_id, linked_type, linked_id))
-
-    def linked_objects(self, object_id: str) -> list[dict[str, str]]:
-        with self.reading() as db:
-            rows = db.execute("SELECT linked_type, linked_id FROM links WHERE object_id = ? ORDER BY linked_type, "
-                              "linked_id", (object_id,)).fetchall()
-        # The real server's shape (wire-notes.md): the type without ``x:`` and an opaque id.
-        return [{"object": linked_type, "id": linked_id} for linked_type, linked_id in rows]
 
     def delete(self, object_type: ObjectType, object_id: str) -> bool:
         schema = schema_for(object_type)

@@ -13,13 +13,14 @@ from jmapclient.errors import (
     ServerError,
     ServerUnreachable,
     SetFailed,
+    TooManyAttempts,
 )
 from jmapclient.outcome import EXIT_FAILED, EXIT_LOGIN, EXIT_NETWORK, EXIT_PARTIAL
 
 
 def exit_code_for(error: BaseException) -> int:
-    if isinstance(error, AuthenticationFailed | AccessDenied):
-        return EXIT_LOGIN
+    if isinstance(error, AuthenticationFailed | AccessDenied | TooManyAttempts):
+        return EXIT_LOGIN  # 429: failed logins, not a busy server; waiting does not fix the credentials
     if isinstance(error, ServerUnreachable | RequestTimeout | ServerError):
         return EXIT_NETWORK  # a TLS failure is a ServerUnreachable: the handshake never completed
     if isinstance(error, SetFailed) and error.done:

@@ -33,6 +33,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bench_import_scale": ["--small", "100", "--large", "300", "--files", "40", "--rounds", "1"],
     "bench_records_table": ["--records", "300", "--rounds", "1"],
     "bench_startup": ["--runs", "1"],
+    "bench_startup_side_by_side": ["--before", ".", "--runs", "1", "--no-console"],  # this tree against itself
     "bench_stub_get": ["--reports", "100", "--rounds", "1"],
     "bench_stub_query": ["--sizes", "230", "--repeat", "1"],
     "bench_stub_seed": ["--sizes", "240"],

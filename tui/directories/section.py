@@ -6,36 +6,24 @@ action the token may not do is disabled, and the reason is shown under the list.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
-from jmapclient.ascode.ndjson import SnapshotFileError, read_snapshot
-from jmapclient.ascode.plan import Plan, make_plan
-from jmapclient.ascode.runner import read_all, run_plan, take_snapshot
-from jmapclient.ascode.wording import all_applied, applied_line, outcome_line, plan_lines
-from jmapclient.errors import JmapError, SetError
+from jmapclient.errors import JmapError
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
-from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_file
 from tui.directories.editor import DirectoryEditor
-from tui.directories.raw import editor_command, object_json, read_edit, run_editor, write_for_editing
+from tui.directories.object_actions import DirectoryObjectActions, directory_label
 from tui.directories.variant_picker import VariantPicker, kind_name
 from tui.keyboard import focus_now
 from tui.lifecycle import gone, while_attached
-from tui.reports.dialogs import MessageDialog
-from tui.screens.confirm import ConfirmScreen
-from tui.section_view import Breadcrumb, EditorDone, SectionView, Status
+from tui.section_view import Breadcrumb, EditorDone, Status
 from tui.widgets import outside
 from tui.widgets.filter_bar import FilterBar, matches
 from tui.widgets.list_table import ListTable
@@ -60,11 +48,7 @@ or an **OpenID Connect** provider (Settings › Authentication › Directories).
 """
 
 
-def directory_label(wire: dict[str, Any]) -> str:
-    return str(wire.get("description") or wire.get("id") or "(no description)")
-
-
-class DirectoriesSection(SectionView):
+class DirectoriesSection(DirectoryObjectActions):
     """List view; an editor replaces it while a directory is open."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -300,182 +284,6 @@ class DirectoriesSection(SectionView):
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self._open_pressed()
-
-    @on(Button.Pressed, "#dir-delete")
-    def action_delete(self) -> None:
-        wire = self._selected()
-        if wire is None:
-            return
-        ok, reason = self.allowed("destroy")
-        if not ok:
-            self.post_message(Status(f"Cannot delete: {reason}", "warning"))
-            return
-        name = directory_label(wire)
-        question = Text.assemble(
-            f"Delete the {outside.cut(kind_name(wire.get(TYPE_KEY))).plain} directory ", outside.cut(name, "bold"),
-            "?\n\nAccounts that log in through it will no longer be able to.",
-        )
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._delete(str(wire["id"]), name)
-
-        self.app.push_screen(ConfirmScreen(question, yes="Delete", no="Keep"), answered)
-
-    @work(exclusive=True, group="directories-delete")
-    @while_attached
-    async def _delete(self, directory_id: str, name: str) -> None:
-        table = self.query_one(ListTable)
-        table.loading = True
-        try:
-            result = await self.context.client.directories.destroy([directory_id])
-        except JmapError as error:
-            table.loading = False
-            if self.context.learn_forbidden(DIRECTORY, "destroy", error):
-                self._show_permissions()
-            self.post_message(Status(f"Could not delete {name}: {error}", "error"))
-            return
-        table.loading = False
-        failure: SetError | None = result.not_destroyed.get(directory_id)
-        if failure is not None:
-            if self.context.learn_forbidden(DIRECTORY, "destroy", failure):
-                self._show_permissions()
-            self.post_message(Status(f"Could not delete {name}: {failure.message}", "error"))
-            return
-        self.post_message(Status(f"Deleted {name}."))
-        self._load()
-
-    # --- The object as JSON --------------------------------------------------------------------
-
-    def action_yank_id(self) -> None:
-        wire = self._selected()
-        if wire is not None:
-            self.app.copy_to_clipboard(str(wire.get("id")))
-            self.post_message(Status(f"Copied the id {wire.get('id')}."))
-
-    def action_yank_json(self) -> None:
-        wire = self._selected()
-        if wire is not None:
-            self.app.copy_to_clipboard(object_json(wire))
-            self.post_message(Status(f"Copied {directory_label(wire)} as JSON (secrets masked)."))
-
-    def action_show_json(self) -> None:
-        wire = self._selected()
-        if wire is not None:
-            self.app.push_screen(MessageDialog(directory_label(wire), object_json(wire).splitlines()))
-
-    def action_edit_in_editor(self) -> None:
-        wire = self._selected()
-        if wire is None:
-            return
-        path = write_for_editing(wire)
-        try:
-            code = run_editor(path, self._suspended)
-        except OSError as error:  # no such editor
-            path.unlink(missing_ok=True)
-            self.post_message(Status(f"Cannot run the editor {' '.join(editor_command())}: {error}", "error"))
-            return
-        result = read_edit(path, wire, code)
-        self.refresh()
-        if result.problem:
-            self.post_message(Status(f"Not saved: {result.problem}. Your edit is kept in {result.kept}.", "error"))
-        elif not result.patch:
-            self.post_message(Status("No changes."))
-        else:
-            self._save_patch(str(wire["id"]), directory_label(wire), result.patch)
-
-    @contextmanager
-    def _suspended(self) -> Iterator[None]:
-        """The console suspended while the editor runs; where it cannot be (a test's headless app),
-        the editor runs beside it."""
-        from textual.app import SuspendNotSupported
-
-        suspension = self.app.suspend()
-        try:
-            suspension.__enter__()
-        except SuspendNotSupported:
-            yield
-            return
-        try:
-            yield
-        finally:
-            suspension.__exit__(None, None, None)
-
-    @work(exclusive=True, group="directories-editor")
-    @while_attached
-    async def _save_patch(self, directory_id: str, name: str, patch: dict[str, Any]) -> None:
-        try:
-            await self.context.client.directories.update(directory_id, patch)
-        except JmapError as error:
-            self.post_message(Status(f"Could not save {name}: {error}", "error"))
-            return
-        self.post_message(Status(f"Saved {name}: {', '.join(patch)}."))
-        self._load(directory_id)
-
-    # --- Directories as code -------------------------------------------------------------------
-
-    def action_snapshot(self) -> None:
-        dialog = PathDialog("Snapshot of every directory",
-                            "Written 0600 in the server CLI's NDJSON format; secrets are left out and marked.",
-                            "Write", must_exist=False)
-        self.app.push_screen(dialog, self._snapshot_to)
-
-    @while_attached
-    def _snapshot_to(self, path: Path | None) -> None:
-        if path is not None:
-            self._snapshot(path)
-
-    @work(exclusive=True, group="directories-as-code")
-    @while_attached
-    async def _snapshot(self, path: Path) -> None:
-        try:
-            taken = await take_snapshot(self.context.client.directories)
-            await asyncio.to_thread(write_file, path, taken.text)
-        except (JmapError, OSError) as error:
-            self.post_message(Status(f"Could not write the snapshot: {error}", "error"))
-            return
-        left_out = f"; {len(taken.left_out)} secret(s) left out" if taken.left_out else ""
-        self.post_message(Status(f"Wrote {taken.count} directories to {path}{left_out}."))
-
-    def action_apply_file(self) -> None:
-        dialog = PathDialog("Apply a file", "A snapshot (this console's or the server CLI's): the plan is shown "
-                            "before anything changes.", "Show the plan", must_exist=True)
-        self.app.push_screen(dialog, self._plan_for)
-
-    @while_attached
-    def _plan_for(self, path: Path | None) -> None:
-        if path is not None:
-            self._plan(path)
-
-    @work(exclusive=True, group="directories-as-code")
-    @while_attached
-    async def _plan(self, path: Path) -> None:
-        try:
-            snapshot = read_snapshot(await read_file(path))
-            plan = make_plan(snapshot, await read_all(self.context.client.directories), prune=False)
-        except (JmapError, OSError, UnicodeDecodeError, SnapshotFileError) as error:
-            self.post_message(Status(f"Could not read {path}: {error}", "error"))
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes and not gone(self):  # the answer may come after the section was left
-                self._apply(plan)
-
-        self.app.push_screen(PlanDialog(path.name, plan, plan_lines(plan)), answered)
-
-    @work(exclusive=True, group="directories-as-code")
-    @while_attached
-    async def _apply(self, plan: Plan) -> None:
-        try:
-            outcomes = await run_plan(self.context.client.directories, plan)
-        except JmapError as error:
-            self.post_message(Status(f"Could not apply the file: {error}", "error"))
-            return
-        summary = applied_line(outcomes, plan)
-        self.post_message(Status(f"{summary[0].upper()}{summary[1:]}.",
-                                 "information" if all_applied(outcomes, plan) else "warning"))
-        self.app.push_screen(MessageDialog("Applied", [*(outcome_line(o) for o in outcomes), summary]))
-        self._load()
 
     # --- Editor ------------------------------------------------------------------------------------
 

@@ -146,8 +146,9 @@ def test_exactly_98_percent_of_authorised_mail_passing_is_ready(passing: int, ve
     # 100 messages from authorised sources: the own server's pass, an ESP's fail (misaligned).
     failing = record("198.51.100.21", 100 - passing, dkim_auth=(("sendgrid.net", "pass"),),
                      spf_auth=(("bounces.sendgrid.net", "pass"),))
-    reports = [report(aligned("192.0.2.10", passing - 1), failing, day=date(2026, 3, 2)),
-               report(aligned("192.0.2.10", 1), day=date(2026, 3, 3))]
-    [advice] = advise(reports, FIRST, LAST)
+    # Two reporters (one alone cannot make a domain ready), and SendGrid said to send for the owner.
+    reports = [report(aligned("192.0.2.10", passing - 1), failing, day=date(2026, 3, 2), reporter="a"),
+               report(aligned("192.0.2.10", 1), day=date(2026, 3, 3), reporter="b")]
+    [advice] = advise(reports, FIRST, LAST, senders=OWNS_SENDGRID)
     assert advice.messages == 100 and advice.authorised_rate == pytest.approx(passing / 100)
     assert advice.verdict is verdict
