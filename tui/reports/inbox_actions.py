@@ -90,14 +90,16 @@ class InboxActions(Vertical):
             return False
         return True
 
-    def action_allowed(self, action: str) -> bool | None:
-        """For ``check_action``: True, or None (shown disabled) when the token may not."""
+    def action_allowed(self, action: str) -> bool:
+        """For ``check_action``: False when the login may not (known up front from the account's rights,
+        the profile, or a refusal): the action is not offered in the footer or the palette, and the
+        ``dmarc-denied`` line says why, rather than the key failing after the fact."""
         name = ACTION_NAMES.get(action)
         if name is None:
             return True
         if name == "keep" and self.updates_refused:
-            return None
-        return True if allowed(self.context, name)[0] else None
+            return False
+        return allowed(self.context, name)[0]
 
     def show_permissions(self) -> None:
         lines = []

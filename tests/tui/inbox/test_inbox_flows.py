@@ -279,7 +279,7 @@ async def test_keep_longer_sends_a_minimal_patch(world: StubWorld) -> None:
             assert expires == row.expires
             assert "does not let received reports be changed" in str(
                 pilot.app.query_one("#dmarc-denied", Static).render())
-            assert inbox(pilot).check_action("keep", ()) is None
+            assert inbox(pilot).check_action("keep", ()) is False
         assert stored.count(DMARC_EXTERNAL_REPORT) == 120
 
 
@@ -309,7 +309,7 @@ async def test_forbidden_delete_disables_the_action_with_the_reason(profile: str
         await settle(pilot)
         denied = str(pilot.app.query_one("#dmarc-denied", Static).render())
         assert "Delete unavailable" in denied and "sysDmarcExternalReportDestroy" in denied
-        assert inbox(pilot).check_action("delete", ()) is None
+        assert inbox(pilot).check_action("delete", ()) is False
         assert world.store.count(DMARC_EXTERNAL_REPORT) == 10
 
 
