@@ -38,7 +38,7 @@ from tui.screens.confirm import ConfirmScreen
 from tui.section_view import Breadcrumb, EditorDone, SectionView, Status
 from tui.widgets import outside
 from tui.widgets.filter_bar import FilterBar, matches
-from tui.widgets.list_table import ListTable
+from tui.widgets.list_table import ListTable, clicked, sort_label
 
 HELP = """\
 ### Directories
@@ -205,8 +205,7 @@ class DirectoriesSection(SectionView):
         with_tenant = any(wire.get("memberTenantId") for wire in self.rows)
         for key, label in (("description", "Description"), ("kind", "Kind"), ("tenant", "Tenant")):
             if key != "tenant" or with_tenant:
-                arrow = (" ▼" if self.sort_descending else " ▲") if key == self.sort_key else ""
-                table.add_column(label + arrow, key=key)
+                table.add_column(sort_label(label, key, (self.sort_key, self.sort_descending)), key=key)
         words = self.query_one(FilterBar).value
         for wire in sorted(self.rows, key=self._sort_value, reverse=self.sort_descending):
             kind = kind_name(wire.get(TYPE_KEY, "?"))
@@ -233,9 +232,8 @@ class DirectoriesSection(SectionView):
     def _header_selected(self, event: DataTable.HeaderSelected) -> None:
         """A click on a header sorts by its column; a second click on it turns the order round."""
         event.stop()
-        key = str(event.column_key.value)
-        self.sort_descending = not self.sort_descending if key == self.sort_key else False
-        self.sort_key = key
+        order = (self.sort_key, self.sort_descending)
+        self.sort_key, self.sort_descending = clicked(str(event.column_key.value), order)
         self._fill()
 
     # --- Filter -----------------------------------------------------------------------------

@@ -68,7 +68,7 @@ DmarcInbox #dmarc-filters Input.-invalid { border: tall $error; }
 DmarcInbox #dmarc-bar { height: 1; padding: 0 1; background: $panel; }
 DmarcInbox #dmarc-position { width: auto; text-style: bold; }
 DmarcInbox #dmarc-sort { width: auto; margin-left: 2; }
-DmarcInbox #dmarc-note { width: 1fr; margin-left: 2; color: $text-muted; }
+DmarcInbox #dmarc-note { height: auto; padding: 0 1; color: $text-muted; background: $panel; }
 DmarcInbox #dmarc-table { height: 1fr; }
 DmarcInbox #dmarc-empty { height: 1fr; content-align: center middle; color: $text-muted; }
 DmarcInbox #dmarc-error { height: 1fr; padding: 1 2; }
@@ -84,7 +84,7 @@ FILTER_TIPS = {widget_id: f"{c.label}: {c.note}" for widget_id, c in
 LIST_ACTIONS = frozenset({"sort", "columns", "mark", "delete", "import_files", "export", "keep", "analytics"})
 PREFETCH_GROUP = in_background("dmarc-prefetch")
 """The next page, fetched ahead of the cursor: keys are never held for it."""
-HIDDEN_AT_START = ("#dmarc-empty", "#dmarc-error", "#dmarc-progress", "#dmarc-export-progress")
+HIDDEN_AT_START = ("#dmarc-note", "#dmarc-empty", "#dmarc-error", "#dmarc-progress", "#dmarc-export-progress")
 
 
 class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
@@ -146,7 +146,8 @@ class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
             with Horizontal(id="dmarc-bar"):
                 yield Static("", id="dmarc-position")
                 yield Static("", id="dmarc-sort")
-                yield Static("", id="dmarc-note")
+            # A line of its own, wrapped: beside the position and the sort it was cut at 120 columns.
+            yield Static("", id="dmarc-note")
             yield InboxTable(id="dmarc-table")
             yield Static("", id="dmarc-empty")
             with Vertical(id="dmarc-error"):
@@ -199,7 +200,7 @@ class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
 
     @while_attached
     def on_mount(self) -> None:
-        self.query_one(InboxTable).show_columns(wide=False)
+        self.query_one(InboxTable).show_columns(wide=False, sorted_by=self.sorted_by())
         for widget_id in HIDDEN_AT_START:
             self.query_one(widget_id).display = False
         self.query_one("#dmarc-empty").can_focus = True
@@ -257,6 +258,8 @@ class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
     def show_page(self, page: Page, cursor: str | int = "first") -> None:
         self.state.show(page)
         table = self.query_one(InboxTable)
+        if table.sorted_by != self.sorted_by():
+            table.show_columns(table.wide, self.sorted_by())
         self.query_one("#dmarc-error").display = False
         table.show_rows(page.rows, self.state.marked, self.year)
         empty = not page.rows
@@ -282,9 +285,9 @@ class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
     def update_bar(self) -> None:
         page = self.page
         self.update_position()
-        self.query_one("#dmarc-sort", Static).update(f"sort: {self.state.query.describe_sort()} (s)")
+        self.query_one("#dmarc-sort", Static).update(f"sort: {self.state.sort_text()} (s)")
         notes = [self.pager.note, page.problem_note if page is not None else ""]
-        self.query_one("#dmarc-note", Static).update(outside.message("; ".join(n for n in notes if n)))
+        self.show_note(outside.message("; ".join(n for n in notes if n)))
 
     def update_position(self) -> None:
         """The position line alone (what a mark changes: its count), the other lines left as they are."""

@@ -9,15 +9,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.containers import Vertical
-from textual.widgets import Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from tui.reports.inbox_state import InboxState
-from tui.reports.inbox_table import InboxTable
+from tui.reports.inbox_table import COLUMNS, SORTED_COLUMNS, InboxTable
 from tui.reports.pager import Page
 from tui.reports.query import FAILED, PASSED, InboxQuery, QueryInputError, parse_comparison, parse_day
 from tui.widgets import outside
+from tui.widgets.list_table import SortedBy, clicked
 
 FILTERS: tuple[tuple[str, str], ...] = (
     ("f-domain", "/ policy domain"),
@@ -66,7 +68,7 @@ class InboxFilters(Vertical):
                 values[widget_id].add_class("-invalid")
                 problems.append(str(error))
         if problems:
-            self.query_one("#dmarc-note", Static).update(outside.message("; ".join(problems), "bold red"))
+            self.show_note(outside.message("; ".join(problems), "bold red"))
             return
         query = replace(self.state.query, domain=values["f-domain"].value.strip(),
                         tenant=values["f-tenant"].value.strip(), **parsed)
@@ -78,11 +80,40 @@ class InboxFilters(Vertical):
         self.state.invalidate(query)
         self.load_page(0)
 
+    def show_note(self, text: Text) -> None:
+        """The line under the position and the sort: what the server did otherwise than asked, or why a
+        filter cannot be used. Wrapped, never cut; hidden when there is nothing to say."""
+        note = self.query_one("#dmarc-note", Static)
+        note.update(text)
+        note.display = bool(text.plain)
+
     def action_sort(self) -> None:
         self.set_query(self.state.query.next_sort())
 
+    def sorted_by(self) -> SortedBy | None:
+        """The column whose header shows the order: none while the server sorts by another property."""
+        query = self.state.query
+        if query.sort in self.state.unsortable:
+            return None
+        key = SORTED_COLUMNS.get(query.sort)
+        return (key, not query.ascending) if key is not None else None
+
+    @on(DataTable.HeaderSelected, "#dmarc-table")
+    def sort_by_header(self, event: DataTable.HeaderSelected) -> None:
+        """A click on a header the server can sort by sorts by it (newest first); again: the other way."""
+        event.stop()
+        column = next(c for c in COLUMNS if c.key == str(event.column_key.value))
+        if not column.sort or column.sort in self.state.unsortable:
+            fallback = self.state.sort_fallback
+            why = fallback.note if fallback is not None and fallback.name == column.sort else \
+                f"the server cannot sort reports by {column.title}"
+            self.app.notify(f"Not sorted: {why}.", severity="warning")
+            return
+        _, descending = clicked(column.key, self.sorted_by(), first_descending=True)
+        self.set_query(replace(self.state.query, sort=column.sort, ascending=not descending))
+
     def action_columns(self) -> None:
         table = self.query_one(InboxTable)
-        table.show_columns(not table.wide)
+        table.show_columns(not table.wide, self.sorted_by())
         if self.page is not None:
             self.show_page(self.page, table.cursor_row)
