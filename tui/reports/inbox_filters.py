@@ -19,6 +19,7 @@ from tui.reports.inbox_table import COLUMNS, SORTED_COLUMNS, InboxTable
 from tui.reports.pager import Page
 from tui.reports.query import FAILED, PASSED, InboxQuery, QueryInputError, parse_comparison, parse_day
 from tui.widgets import outside
+from tui.widgets.filter_bar import Debounce
 from tui.widgets.list_table import SortedBy, clicked
 
 FILTERS: tuple[tuple[str, str], ...] = (
@@ -51,8 +52,58 @@ class InboxFilters(Vertical):
     def show_page(self, page: Page, cursor: str | int = "first") -> None:
         raise NotImplementedError
 
+    def update_bar(self) -> None:
+        raise NotImplementedError
+
+    @property
+    def typing(self) -> Debounce:
+        """Applies the filters once typing in them pauses (made on first use)."""
+        debounce: Debounce | None = getattr(self, "_typing", None)
+        if debounce is None:
+            debounce = self._typing = Debounce(self, self.apply_typed)
+        return debounce
+
+    @on(Input.Changed, "#dmarc-filters Input")
+    def filter_typed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.typing.restart()
+
+    def apply_typed(self) -> None:
+        """The filters as typed so far, applied where they differ from the list's; the keyboard stays."""
+        if not self.is_attached:
+            return
+        query = self.read_filters()
+        if query is None:
+            return
+        if query != self.state.query:
+            self.set_query(query)
+        else:
+            self.update_bar()  # a problem said while typing is gone
+
+    def clear_filter_field(self) -> bool:
+        """esc in a filter field holding text: it is emptied and the list shown without it. False when
+        the keyboard is in no filter field, or in an empty one (esc then goes back as before)."""
+        focused = self.screen.focused
+        if not isinstance(focused, Input) or focused.parent is not self.query_one("#dmarc-filters") \
+                or not focused.value:
+            return False
+        focused.value = ""
+        self.typing.cancel()
+        self.apply_typed()
+        return True
+
     @on(Input.Submitted, "#dmarc-filters Input")
     def apply_filter(self) -> None:
+        self.typing.cancel()
+        query = self.read_filters()
+        if query is None:
+            return
+        self.list_wants_focus = True
+        self.set_query(query)
+        self.focus_list()
+
+    def read_filters(self) -> InboxQuery | None:
+        """The query the filter fields ask for; None, with the problems said and marked, if one cannot be used."""
         values = {widget_id: self.query_one(f"#{widget_id}", Input) for widget_id, _ in FILTERS}
         for widget in values.values():
             widget.remove_class("-invalid")
@@ -69,12 +120,9 @@ class InboxFilters(Vertical):
                 problems.append(str(error))
         if problems:
             self.show_note(outside.message("; ".join(problems), "bold red"))
-            return
-        query = replace(self.state.query, domain=values["f-domain"].value.strip(),
-                        tenant=values["f-tenant"].value.strip(), **parsed)
-        self.list_wants_focus = True
-        self.set_query(query)
-        self.focus_list()
+            return None
+        return replace(self.state.query, domain=values["f-domain"].value.strip(),
+                       tenant=values["f-tenant"].value.strip(), **parsed)
 
     def set_query(self, query: InboxQuery) -> None:
         self.state.invalidate(query)
