@@ -76,9 +76,9 @@ DmarcInbox { layout: vertical; height: 1fr; }
 DmarcInbox #dmarc-filters { height: auto; }
 DmarcInbox #dmarc-filters Input { width: 1fr; margin-right: 1; }
 DmarcInbox #dmarc-filters Input.-invalid { border: tall $error; }
-DmarcInbox #dmarc-bar { height: 1; padding: 0 1; background: $panel; }
+DmarcInbox #dmarc-bar { height: auto; padding: 0 1; background: $panel; }
 DmarcInbox #dmarc-position { width: auto; text-style: bold; }
-DmarcInbox #dmarc-sort { width: auto; margin-left: 2; }
+DmarcInbox #dmarc-sort { width: 1fr; margin-left: 2; }
 DmarcInbox #dmarc-note { height: auto; padding: 0 1; color: $text-muted; background: $panel; }
 DmarcInbox #dmarc-table { height: 1fr; }
 DmarcInbox #dmarc-empty { height: 1fr; content-align: center middle; color: $text-muted; }

@@ -98,3 +98,16 @@ async def test_the_note_is_whole_at_120_and_at_80_columns() -> None:
             screen = " ".join(" ".join(line.split("▕")[-1].split()) for line in screen_lines(pilot))
             assert NOTE in screen, size
     world.store.close()
+
+
+async def test_at_80_columns_a_long_position_leaves_the_sort_line_whole() -> None:
+    """Narrowed word matches make the position long ("… on this page · total unknown"): the sort wraps."""
+    world = make_world("stalwart", reports=30)
+    async with world.app().run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("/", *"example.com", "enter")
+        await wait_until(pilot, lambda: bool(inbox(pilot).page and inbox(pilot).page.narrowed), "the narrowed page")
+        await settle(pilot)
+        screen = " ".join(" ".join(line.split("▕")[-1].split()) for line in screen_lines(pilot))
+        assert "total unknown" in screen and "sort: arrival order ↓ (s)" in screen
+    world.store.close()
