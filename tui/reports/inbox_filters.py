@@ -14,6 +14,7 @@ from textual import on
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
+from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from tui.reports.inbox_state import InboxState
 from tui.reports.inbox_table import COLUMNS, SORTED_COLUMNS, InboxTable
 from tui.reports.pager import Page
@@ -152,10 +153,9 @@ class InboxFilters(Vertical):
         event.stop()
         column = next(c for c in COLUMNS if c.key == str(event.column_key.value))
         if not column.sort or column.sort in self.state.unsortable:
-            fallback = self.state.sort_fallback
-            why = fallback.note if fallback is not None and fallback.name == column.sort else \
-                f"the server cannot sort reports by {column.title}"
-            self.app.notify(f"Not sorted: {why}.", severity="warning")
+            fallback = DMARC_EXTERNAL_REPORT.sort_fallback(column.sort) if column.sort else None
+            why = fallback.note if fallback is not None else f"the server cannot sort reports by {column.title}"
+            self.app.notify(f"Not sorted: {why}.", severity="warning", markup=False)
             return
         _, descending = clicked(column.key, self.sorted_by(), first_descending=True)
         self.set_query(replace(self.state.query, sort=column.sort, ascending=not descending))
