@@ -23,21 +23,22 @@ from typing import Any
 from jmapclient.errors import LocalValidationError
 from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models.introspect import TYPE_KEY
-from jmapclient.models.objects import DIRECTORY
+from jmapclient.models.objects import DIRECTORY, ObjectType
 from jmapclient.patch import compute_patch
 from jmapclient.validation import validate_object
 
 SERVER_SET = ("id",)
 
 
-def shown(wire: Mapping[str, Any]) -> dict[str, Any]:
+def shown(wire: Mapping[str, Any], object_type: ObjectType = DIRECTORY) -> dict[str, Any]:
     """The object as it may leave the console: every declared secret masked, whatever the server sent."""
-    masked: dict[str, Any] = mask_secrets(model_of(DIRECTORY, wire), dict(wire))
+    masked: dict[str, Any] = mask_secrets(model_of(object_type, wire), dict(wire))
     return masked
 
 
-def object_json(wire: Mapping[str, Any]) -> str:
-    return json.dumps(shown(wire), indent=2, ensure_ascii=False)
+def object_json(wire: Mapping[str, Any], object_type: ObjectType = DIRECTORY) -> str:
+    """The object as JSON, secrets masked: what ``Y`` copies and ``J`` shows (also a DMARC report's)."""
+    return json.dumps(shown(wire, object_type), indent=2, ensure_ascii=False)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from tui.lifecycle import gone, while_attached
 from tui.section_view import Breadcrumb, EditorDone, Status
 from tui.widgets import outside
 from tui.widgets.filter_bar import FilterBar, matches
-from tui.widgets.list_table import ListTable
+from tui.widgets.list_table import ListTable, clicked, sort_label
 
 HELP = """\
 ### Directories
@@ -189,8 +189,7 @@ class DirectoriesSection(DirectoryObjectActions):
         with_tenant = any(wire.get("memberTenantId") for wire in self.rows)
         for key, label in (("description", "Description"), ("kind", "Kind"), ("tenant", "Tenant")):
             if key != "tenant" or with_tenant:
-                arrow = (" ▼" if self.sort_descending else " ▲") if key == self.sort_key else ""
-                table.add_column(label + arrow, key=key)
+                table.add_column(sort_label(label, key, (self.sort_key, self.sort_descending)), key=key)
         words = self.query_one(FilterBar).value
         for wire in sorted(self.rows, key=self._sort_value, reverse=self.sort_descending):
             kind = kind_name(wire.get(TYPE_KEY, "?"))
@@ -217,9 +216,8 @@ class DirectoriesSection(DirectoryObjectActions):
     def _header_selected(self, event: DataTable.HeaderSelected) -> None:
         """A click on a header sorts by its column; a second click on it turns the order round."""
         event.stop()
-        key = str(event.column_key.value)
-        self.sort_descending = not self.sort_descending if key == self.sort_key else False
-        self.sort_key = key
+        order = (self.sort_key, self.sort_descending)
+        self.sort_key, self.sort_descending = clicked(str(event.column_key.value), order)
         self._fill()
 
     # --- Filter -----------------------------------------------------------------------------

@@ -22,13 +22,16 @@ from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
 from jmapclient.dmarc.digest_store import store_file
 from jmapclient.errors import JmapError
+from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from tui.context import ConsoleContext
+from tui.directories.raw import object_json
 from tui.keyboard import focus_now, in_background
 from tui.lifecycle import gone, while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.cache import DigestCache
 from tui.reports.detail import DmarcDetail, ReportView
+from tui.reports.dialogs import MessageDialog
 from tui.reports.inbox_actions import InboxActions
 from tui.reports.inbox_filters import FILTERS, InboxFilters
 from tui.reports.inbox_levels import InboxLevels
@@ -50,14 +53,22 @@ Aggregate reports received from other mail systems, newest first, one server pag
 - **enter** opens a report (then its records, then one record); **esc** goes back a level.
 - **/** edits the filters: policy domain, records not marked pass / records marked pass (the
   server's totals: one per record, by its disposition, not messages) with =, >, >=, <, <=
-  (e.g. `>= 1`), expiry before / after a date, tenant. **enter** applies them. Where the server
-  has no policy-domain filter it searches words, and the console keeps only that domain's reports.
+  (e.g. `>= 1`), expiry before / after a date, tenant. They apply as you type (once typing pauses);
+  **enter** applies them and goes to the list; **esc** empties the field, a second esc leaves it.
+  Where the server has no policy-domain filter it searches words, and the console keeps only that
+  domain's reports.
 - **s** cycles the sort (received, expires; newest or oldest first), **c** shows From, Subject and Expires.
+  Click the header of a column the server can sort by (Received, Expires) to sort by it (again: the
+  other way); the arrow shows the order. A server that cannot sort by received lists reports in arrival order.
 - **n** / **p** (page down / up) turn pages; moving past the last row does too; **g** / **G** first / last page.
 - **space** marks reports, **d** deletes the marked ones (or the highlighted one) after a y/n question.
 - **i** imports report files, **x** exports what the filter shows as CSV or JSON,
   **e** keeps the highlighted report longer (edits its expiry).
 - **a** opens analytics: pass rates per domain, sources, a daily chart, failures first.
+- **y** copies the highlighted report's id, **Y** the report as JSON (the terminal's clipboard escape,
+  over SSH too), **J** shows its JSON.
+- Actions this login may not take (the server's account answer, a read-only profile) are not offered;
+  the line under the list says why.
 """
 
 INBOX_CSS = """
@@ -65,10 +76,10 @@ DmarcInbox { layout: vertical; height: 1fr; }
 DmarcInbox #dmarc-filters { height: auto; }
 DmarcInbox #dmarc-filters Input { width: 1fr; margin-right: 1; }
 DmarcInbox #dmarc-filters Input.-invalid { border: tall $error; }
-DmarcInbox #dmarc-bar { height: 1; padding: 0 1; background: $panel; }
+DmarcInbox #dmarc-bar { height: auto; padding: 0 1; background: $panel; }
 DmarcInbox #dmarc-position { width: auto; text-style: bold; }
-DmarcInbox #dmarc-sort { width: auto; margin-left: 2; }
-DmarcInbox #dmarc-note { width: 1fr; margin-left: 2; color: $text-muted; }
+DmarcInbox #dmarc-sort { width: 1fr; margin-left: 2; }
+DmarcInbox #dmarc-note { height: auto; padding: 0 1; color: $text-muted; background: $panel; }
 DmarcInbox #dmarc-table { height: 1fr; }
 DmarcInbox #dmarc-empty { height: 1fr; content-align: center middle; color: $text-muted; }
 DmarcInbox #dmarc-error { height: 1fr; padding: 1 2; }
@@ -81,10 +92,11 @@ FILTER_TIPS = {widget_id: f"{c.label}: {c.note}" for widget_id, c in
                (("f-domain", DOMAIN), ("f-failed", FAILED), ("f-passed", PASSED))}
 """Each filter field's full name, from the condition's declaration."""
 
-LIST_ACTIONS = frozenset({"sort", "columns", "mark", "delete", "import_files", "export", "keep", "analytics"})
+LIST_ACTIONS = frozenset({"sort", "columns", "mark", "delete", "import_files", "export", "keep", "analytics",
+                          "yank_id", "yank_json", "show_json"})
 PREFETCH_GROUP = in_background("dmarc-prefetch")
 """The next page, fetched ahead of the cursor: keys are never held for it."""
-HIDDEN_AT_START = ("#dmarc-empty", "#dmarc-error", "#dmarc-progress", "#dmarc-export-progress")
+HIDDEN_AT_START = ("#dmarc-note", "#dmarc-empty", "#dmarc-error", "#dmarc-progress", "#dmarc-export-progress")
 
 
 class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
@@ -101,6 +113,10 @@ class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
         Binding("space", "mark", "Mark", id="dmarc.mark"),
         Binding("s", "sort", "Sort", id="dmarc.sort"),
         Binding("c", "columns", "From/Subject", id="dmarc.columns"),
+        # As the Directories' y, Y and J (tui.directories.raw): the clipboard by OSC 52, over SSH too.
+        Binding("y", "yank_id", "Copy the id", id="dmarc.yank_id", show=False),
+        Binding("Y", "yank_json", "Copy as JSON", id="dmarc.yank_json", show=False),
+        Binding("J", "show_json", "Show the JSON", id="dmarc.json", show=False),
     ]
 
     def __init__(self, context: ConsoleContext, *, prefetch: bool = True, persist_cache: bool = True,
@@ -146,7 +162,8 @@ class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
             with Horizontal(id="dmarc-bar"):
                 yield Static("", id="dmarc-position")
                 yield Static("", id="dmarc-sort")
-                yield Static("", id="dmarc-note")
+            # A line of its own, wrapped: beside the position and the sort it was cut at 120 columns.
+            yield Static("", id="dmarc-note")
             yield InboxTable(id="dmarc-table")
             yield Static("", id="dmarc-empty")
             with Vertical(id="dmarc-error"):
@@ -199,7 +216,7 @@ class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
 
     @while_attached
     def on_mount(self) -> None:
-        self.query_one(InboxTable).show_columns(wide=False)
+        self.query_one(InboxTable).show_columns(wide=False, sorted_by=self.sorted_by())
         for widget_id in HIDDEN_AT_START:
             self.query_one(widget_id).display = False
         self.query_one("#dmarc-empty").can_focus = True
@@ -257,6 +274,8 @@ class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
     def show_page(self, page: Page, cursor: str | int = "first") -> None:
         self.state.show(page)
         table = self.query_one(InboxTable)
+        if table.sorted_by != self.sorted_by():
+            table.show_columns(table.wide, self.sorted_by())
         self.query_one("#dmarc-error").display = False
         table.show_rows(page.rows, self.state.marked, self.year)
         empty = not page.rows
@@ -282,9 +301,9 @@ class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
     def update_bar(self) -> None:
         page = self.page
         self.update_position()
-        self.query_one("#dmarc-sort", Static).update(f"sort: {self.state.query.describe_sort()} (s)")
+        self.query_one("#dmarc-sort", Static).update(f"sort: {self.state.sort_text()} (s)")
         notes = [self.pager.note, page.problem_note if page is not None else ""]
-        self.query_one("#dmarc-note", Static).update(outside.message("; ".join(n for n in notes if n)))
+        self.show_note(outside.message("; ".join(n for n in notes if n)))
 
     def update_position(self) -> None:
         """The position line alone (what a mark changes: its count), the other lines left as they are."""
@@ -363,6 +382,46 @@ class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
             return
         title = f"{row.reporter} · {row.policy_domain} · {fmt.day(row.begin)}"
         self.push_level(ReportView(self.context, row.id, title))
+
+    # --- The report as JSON (as the Directories' y, Y and J) ------------------------------------
+
+    def action_yank_id(self) -> None:
+        row = self.current_row()
+        if row is not None:
+            self.app.copy_to_clipboard(row.id)
+            self.notify(outside.plain(f"Copied the id {row.id}."), markup=False)
+
+    def action_yank_json(self) -> None:
+        row = self.current_row()
+        if row is not None:
+            self.report_json(row, copy=True)
+
+    def action_show_json(self) -> None:
+        row = self.current_row()
+        if row is not None:
+            self.report_json(row, copy=False)
+
+    @work(group="dmarc-json")
+    @while_attached
+    async def report_json(self, row: InboxRow, *, copy: bool) -> None:
+        """The whole report, as the server holds it (the list keeps only what it shows), copied or shown."""
+        try:
+            got = await self.context.client.dmarc_reports.get([row.id])
+        except JmapError as error:
+            learn(self.context, "open", error)
+            self.notify(outside.plain(f"Could not read the report {row.id}: {error}"), severity="error", markup=False)
+            return
+        if not got.raw:
+            self.notify(outside.plain(f"The report {row.id} is no longer on the server."), severity="warning",
+                        markup=False)
+            return
+        text = object_json(got.raw[0], DMARC_EXTERNAL_REPORT)
+        if copy:
+            self.app.copy_to_clipboard(text)
+            self.notify(outside.plain(f"Copied the report {row.id} as JSON."), markup=False)
+        else:
+            self.app.push_screen(MessageDialog(f"{row.reporter} · {row.policy_domain} · {fmt.day(row.begin)}",
+                                               text.splitlines()))
 
     def action_analytics(self) -> None:
         from tui.reports.analytics_view import AnalyticsView

@@ -50,6 +50,11 @@ WORKER_GROUPS = {"delete": "dmarc-delete", "import": in_background("dmarc-import
 TITLES = {"delete": "Delete", "import": "Import", "export": "Export", "keep": "Keep longer"}
 
 
+def listed(titles: list[str]) -> str:
+    """``Import``, ``Import and Keep longer``, ``Delete, Import and Keep longer``."""
+    return titles[0] if len(titles) == 1 else f"{', '.join(titles[:-1])} and {titles[-1]}"
+
+
 class InboxActions(Vertical):
     """The inbox's actions; :class:`tui.reports.inbox.DmarcInbox` is built on them.
 
@@ -90,23 +95,28 @@ class InboxActions(Vertical):
             return False
         return True
 
-    def action_allowed(self, action: str) -> bool | None:
-        """For ``check_action``: True, or None (shown disabled) when the token may not."""
+    def action_allowed(self, action: str) -> bool:
+        """For ``check_action``: False when the login may not (known up front from the account's rights,
+        the profile, or a refusal): the action is not offered in the footer or the palette, and the
+        ``dmarc-denied`` line says why, rather than the key failing after the fact."""
         name = ACTION_NAMES.get(action)
         if name is None:
             return True
         if name == "keep" and self.updates_refused:
-            return None
-        return True if allowed(self.context, name)[0] else None
+            return False
+        return allowed(self.context, name)[0]
 
     def show_permissions(self) -> None:
-        lines = []
+        # Actions refused for the same reason share one line: at 80×24 the real server's rule (no
+        # import, no keep longer) took six of the list's rows, saying the same twice.
+        titles_by_reason: dict[str, list[str]] = {}
         for action, title in (("delete", "Delete"), ("import", "Import"), ("keep", "Keep longer")):
             ok, reason = allowed(self.context, action)  # type: ignore[arg-type]
+            if action == "keep" and ok and self.updates_refused:
+                ok, reason = False, self.updates_refused
             if not ok:
-                lines.append(f"{title} unavailable: {reason}")
-        if self.updates_refused:
-            lines.append(f"Keep longer unavailable: {self.updates_refused}")
+                titles_by_reason.setdefault(reason, []).append(title)
+        lines = [f"{listed(titles)} unavailable: {reason}" for reason, titles in titles_by_reason.items()]
         denied = self.query_one("#dmarc-denied", Static)
         denied.update(outside.message("\n".join(lines)))
         denied.display = bool(lines)

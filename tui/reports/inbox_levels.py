@@ -7,6 +7,7 @@ between visits.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -26,6 +27,8 @@ class InboxLevels(Vertical):
     levels: list[DmarcDetail]
     mounting: dict[DmarcDetail, AwaitMount]
     analytics: AnalyticsView | None
+    clear_filter_field: Callable[[], bool]
+    """From :class:`tui.reports.inbox_filters.InboxFilters` (after this class in the inbox's bases)."""
 
     def focus_list(self) -> None:
         raise NotImplementedError
@@ -56,8 +59,10 @@ class InboxLevels(Vertical):
     def go_back(self) -> bool:
         """esc: close the innermost level; False at the list (the shell then focuses its menu)."""
         if not self.levels:
+            if self.clear_filter_field():
+                return True  # esc in a filter field holding text empties it; the next esc leaves it
             if self.query_one("#dmarc-filters").has_focus_within:
-                self.focus_list()  # esc in a filter field leaves it for the list
+                self.focus_list()  # esc in an empty filter field leaves it for the list
                 return True
             return False
         closed = self.levels.pop()

@@ -7,6 +7,7 @@ pokes at the pager's cache or total itself.
 
 from __future__ import annotations
 
+from jmapclient.models.objects import SortFallback
 from jmapclient.objects import ObjectApi
 from tui.reports.pager import InboxPager, InboxRow, Page
 from tui.reports.query import InboxQuery
@@ -22,6 +23,8 @@ class InboxState:
         self.page_index = 0
         self.marked: set[str] = set()
         """Ids of the reports marked for deletion."""
+        self.unsortable: set[str] = set()
+        """Properties the server refused to sort by (learned from its answers; kept across queries)."""
 
     def invalidate(self, query: InboxQuery | None = None) -> None:
         """The kept pages are stale: fetch again. A new ``query`` starts over at its first page, unmarked,
@@ -41,6 +44,16 @@ class InboxState:
     def show(self, page: Page) -> None:
         self.page = page
         self.page_index = page.index
+        self.unsortable.update(f.name for f in self.pager.sort_fallbacks)
+
+    @property
+    def sort_fallback(self) -> SortFallback | None:
+        """The order the server used instead of the query's, when it refused that one."""
+        return next((f for f in self.pager.sort_fallbacks if f.name == self.query.sort), None)
+
+    def sort_text(self) -> str:
+        """The order the list is in, as it is: the server's fallback's when it refused the sort asked for."""
+        return self.query.describe_sort(self.sort_fallback)
 
     @property
     def rows(self) -> list[InboxRow]:

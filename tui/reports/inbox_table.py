@@ -17,7 +17,7 @@ from tui.reports import fmt
 from tui.reports.detail import label
 from tui.reports.pager import InboxRow
 from tui.textual_compat import replace_cell_quietly
-from tui.widgets.list_table import ListTable
+from tui.widgets.list_table import ListTable, SortedBy, sort_label
 from tui.widgets.outside import cell
 
 
@@ -28,6 +28,8 @@ class Column:
     views: str = "figures mail"
     """The views that show the column: ``figures`` (the default) and ``mail`` (c toggles it),
     which trades the figures for From, Subject and Expires: all do not fit beside a menu."""
+    sort: str = ""
+    """The report property the server sorts the column by; "" when it cannot sort by it."""
 
 
 def _columns() -> tuple[Column, ...]:
@@ -35,7 +37,7 @@ def _columns() -> tuple[Column, ...]:
     return (
         # What a person scans for comes first: at 80 columns, beside the menu, the main area
         # holds about 59 cells, and the columns past them are cut off.
-        Column("received", label(report, "receivedAt")),
+        Column("received", label(report, "receivedAt"), sort="receivedAt"),
         Column("domain", label(DmarcReport, "policyDomain")),
         # Computed here from messages: apart from the server's record totals the filters use.
         Column("pass", "Msg pass %", "figures"),
@@ -45,11 +47,13 @@ def _columns() -> tuple[Column, ...]:
         Column("records", label(DmarcReport, "records"), "figures"),
         Column("from", label(report, "from"), "mail"),
         Column("subject", label(report, "subject"), "mail"),
-        Column("expires", label(report, "expiresAt"), "mail"),
+        Column("expires", label(report, "expiresAt"), "mail", sort="expiresAt"),
     )
 
 
 COLUMNS = _columns()
+SORTED_COLUMNS = {c.sort: c.key for c in COLUMNS if c.sort}
+"""The column of each property the list can be sorted by."""
 REPORTER_WIDTH = 16
 DOMAIN_WIDTH = 18
 SUBJECT_WIDTH = 60
@@ -103,12 +107,16 @@ class InboxTable(ListTable):
 
     wide = False
     """Which view the columns show: From, Subject and Expires (True) or the figures."""
+    sorted_by: SortedBy | None = None
+    """The column whose header shows the order's arrow; None when the list is in an order no column has."""
 
-    def show_columns(self, wide: bool) -> None:
+    def show_columns(self, wide: bool, sorted_by: SortedBy | None = None) -> None:
+        """The columns of a view, emptied (the rows are shown again after)."""
         self.wide = wide
+        self.sorted_by = sorted_by
         self.clear(columns=True)
         for column in visible_columns(wide):
-            self.add_column(column.title, key=column.key)
+            self.add_column(sort_label(column.title, column.key, sorted_by), key=column.key)
 
     def show_rows(self, rows: Iterable[InboxRow], marked: set[str], year: int) -> None:
         self.clear()

@@ -14,6 +14,7 @@ from typing import Any
 
 from jmapclient.dmarc.counting import iter_records, pass_messages, total_messages
 from jmapclient.dmarc.wireshape import report_problem, unreadable_note
+from jmapclient.models.objects import SortFallback
 from jmapclient.objects import ObjectApi
 from jmapclient.paging import QueryPager
 from tui.reports.query import InboxQuery
@@ -133,6 +134,11 @@ class InboxPager:
     def note(self) -> str:
         """Set when the server cannot filter or sort as asked and the pager fell back."""
         return "; ".join(self._query_pages.notes)
+
+    @property
+    def sort_fallbacks(self) -> tuple[SortFallback, ...]:
+        """The sorts the server refused for this query, each with the order it was sorted by instead."""
+        return self._query_pages.sort_fallbacks
 
     @property
     def page_count(self) -> int | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any
 
-from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+from jmapclient.models.objects import DMARC_EXTERNAL_REPORT, SortFallback
 
 DOMAIN = DMARC_EXTERNAL_REPORT.condition("domain")
 FAILED = DMARC_EXTERNAL_REPORT.condition("totalFailedSessions")
@@ -21,6 +21,8 @@ TENANT = DMARC_EXTERNAL_REPORT.condition("memberTenantId")
 
 SORTS = ("receivedAt", "expiresAt")
 """The inbox offers these two of the type's sorts; ``id`` is only a fallback (ObjectType.sort_fallbacks)."""
+
+SORT_WORDS = {"receivedAt": "received", "expiresAt": "expires"}
 
 _COMPARISON = re.compile(r"^\s*(>=|<=|>|<|=)?\s*(\d+)\s*$")
 
@@ -97,8 +99,9 @@ class InboxQuery:
     def is_filtered(self) -> bool:
         return bool(self.filter())
 
-    def describe_sort(self) -> str:
-        label = {"receivedAt": "received", "expiresAt": "expires"}.get(self.sort, self.sort)
+    def describe_sort(self, fallback: SortFallback | None = None) -> str:
+        """The order in words; the ``fallback``'s when the server could not sort as asked."""
+        label = fallback.meaning if fallback is not None else SORT_WORDS.get(self.sort, self.sort)
         return f"{label} {'↑' if self.ascending else '↓'}"
 
 

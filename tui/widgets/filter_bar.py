@@ -1,11 +1,15 @@
-"""The `/` filter line above a list: hidden until asked for, esc clears and hides it."""
+"""The `/` filter line above a list: hidden until asked for, esc clears and hides it; and
+:class:`Debounce`, for a filter that costs a request and applies when typing pauses."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Input
 
 from tui.keyboard import focus_now
@@ -37,6 +41,39 @@ class FilterBar(Input):
         if not self.value:
             self.display = False
         self.post_message(self.Done())
+
+
+TYPING_PAUSE = 0.35
+"""Seconds without a key after which a filter typed is applied."""
+
+
+class Debounce:
+    """Calls ``apply`` once keys stop coming for ``delay`` seconds: a filter that asks the server is
+    applied as it is typed, one request per pause rather than one per key."""
+
+    def __init__(self, owner: Widget, apply: Callable[[], object], delay: float = TYPING_PAUSE) -> None:
+        self.owner = owner
+        self.apply = apply
+        self.delay = delay
+        self.timer: Timer | None = None
+
+    def restart(self) -> None:
+        """A key came: apply ``delay`` seconds from now, unless another comes first."""
+        self.cancel()
+        self.timer = self.owner.set_timer(self.delay, self._fire)
+
+    def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = None
+
+    @property
+    def pending(self) -> bool:
+        return self.timer is not None
+
+    def _fire(self) -> None:
+        self.timer = None
+        self.apply()
 
 
 def matches(words: str, *cells: str) -> bool:

@@ -8,6 +8,24 @@ from textual.binding import Binding, BindingType
 
 from tui.widgets.outside import OutsideTable
 
+SortedBy = tuple[str, bool]
+"""The column a list is sorted by (its key) and whether the order is descending."""
+
+
+def sort_label(title: str, key: str, sorted_by: SortedBy | None) -> str:
+    """A column's header: its title, and the arrow of the order when the list is sorted by it."""
+    if sorted_by is None or sorted_by[0] != key:
+        return title
+    return title + (" ▼" if sorted_by[1] else " ▲")
+
+
+def clicked(key: str, sorted_by: SortedBy | None, *, first_descending: bool = False) -> SortedBy:
+    """The order after a click on ``key``'s header: the other way round if the list is sorted by it,
+    else by it, ``first_descending`` or not."""
+    if sorted_by is not None and sorted_by[0] == key:
+        return key, not sorted_by[1]
+    return key, first_descending
+
 
 class ListTable(OutsideTable[str]):
     """``enter`` posts ``DataTable.RowSelected`` (the view opens the row)."""

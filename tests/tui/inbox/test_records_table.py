@@ -14,6 +14,7 @@ from tests.support.console import make_world
 from tests.support.dmarc_xml import feedback, record
 from tests.support.waiting import settle
 from tui.reports.detail import PAGE_ROWS, RecordsView, ReportView
+from tui.widgets.list_table import ListTable
 
 SIZE = (120, 40)
 RECORDS = PAGE_ROWS * 3 + 7
@@ -60,3 +61,20 @@ async def test_back_from_the_records_enter_opens_them_again() -> None:
         await pilot.press("enter")  # the report's own key: it went nowhere once back at the report
         await settle(pilot)
         assert pilot.app.query(RecordsView)
+
+
+async def test_at_80_by_24_a_reports_records_keep_their_dkim_and_spf_columns() -> None:
+    """Beside the menu the main area holds about 59 cells; the verdicts come before the columns it cuts."""
+    world = make_world(reports=3)
+    async with world.app().run_test(size=(80, 24)) as pilot:
+        view = await open_records(pilot)
+        table = view.query_one("#records", ListTable)
+        right_edges: dict[str, int] = {}
+        edge = 0
+        for key, column in table.columns.items():
+            edge += column.get_render_width(table)
+            right_edges[str(key.value)] = edge
+        assert right_edges["evaluatedDkim"] <= table.scrollable_content_region.width
+        assert right_edges["evaluatedSpf"] <= table.scrollable_content_region.width
+        assert right_edges["name"] > table.scrollable_content_region.width  # the test measures a cut-off table
+    world.store.close()

@@ -86,3 +86,10 @@ def test_inbox_narrow(snap_compare: Any, world: Any) -> None:
 
 def test_report_narrow(snap_compare: Any, world: Any) -> None:
     assert snap_compare(world.app(), terminal_size=NARROW, run_before=steps("enter"))
+
+
+def test_inbox_narrow_on_the_real_server(snap_compare: Any) -> None:
+    """80×24 on the stalwart profile: the sort line says arrival order, the note why, wrapped, whole."""
+    made = make_world("stalwart", reports=30)
+    assert snap_compare(made.app(), terminal_size=NARROW, run_before=steps())
+    made.store.close()

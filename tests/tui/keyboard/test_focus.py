@@ -54,12 +54,15 @@ async def test_the_table_has_the_keyboard_after_a_jump() -> None:
     store.close()
 
 
-async def test_esc_in_a_filter_field_returns_to_the_list() -> None:
+async def test_esc_in_a_filter_field_clears_it_then_returns_to_the_list() -> None:
     world = make_world("spec", reports=10)
     async with world.app().run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("slash", *"exa")
         assert isinstance(pilot.app.focused, Input)
+        await pilot.press("escape")  # issue 30: the first esc empties the field, the keyboard stays
+        await pilot.pause()
+        assert isinstance(pilot.app.focused, Input) and pilot.app.focused.value == ""
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(pilot.app.focused, InboxTable)
