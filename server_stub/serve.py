@@ -146,14 +146,15 @@ def _serve(args: argparse.Namespace) -> int:
         credentials = [("url", url), ("admin token", admin_token), ("read-only token", readonly_token)]
         if admin_password is not None:
             credentials += [("admin user", ADMIN_USER), ("admin password", admin_password)]
-        # Printed, because that is how the demo is used, and kept in an owner-only file for scripts.
-        for name, value in credentials[1:]:
-            print(f"{name}: {value}", flush=True)
+        # Kept in an owner-only file, never printed: a terminal's scrollback, a tmux log or a CI log
+        # would keep the tokens (a given --admin-token is the person's own secret, not echoed either).
         try:
             written = write_credentials(credentials_path(db, port), credentials)
             print(f"credentials file: {written}", flush=True)
+            print(f"  (owner-only: the url, {', '.join(name for name, _ in credentials[1:])})", flush=True)
         except OSError as error:
-            emit_error(f"cannot write the credentials file: {error.strerror or error}")
+            emit_error(f"cannot write the credentials file: {error.strerror or error}; "
+                       "give --admin-token (and --admin-password) to know the login")
         if not profile.api_url_from_host:
             print(f"public URL (the session's apiUrl): {args.public_url or default_public_url()}", flush=True)
         if args.bootstrap:
