@@ -20,8 +20,9 @@ count in that period. No server offers a condition on a report's own dates (the 
 reports on the totals, ``text`` and ``expiresAt`` only, and an ``expiresAt`` moves when a report
 is kept longer), but ids grow with arrival and a report arrives after its period began: the listed
 reports not stored yet, newest first, are cut where they start to have arrived before the period
-(less :data:`ARRIVAL_SLACK`), found by asking a few hundred of them for their ``receivedAt`` in one
-get (a second when the cut falls between two of those), and only the newer ones are fetched. A
+(less :data:`ARRIVAL_SLACK`), found by asking :data:`PROBES` of them, spread out, for their
+``receivedAt`` in one get, then as many between the two around the cut (three small gets at 100,000
+missing), and only the newer ones are fetched. A
 later sync of a wider period fetches the older ones it now needs. Reports are fetched a get per
 :data:`GET_CHUNK`, up to the server's ``maxConcurrentRequests`` less one in flight (one is left for
 whatever else the client asks meanwhile), each digested while the next ones are on their way.
@@ -63,10 +64,11 @@ LIST_PAGE = 5_000
 """Ids per query request: the real server's cap on a query's ``limit`` (wire-notes)."""
 PROBE = 100
 """Ids of the first page when a listing is kept: enough to find it unchanged, a fraction of a full page."""
-GET_CHUNK = 250
-"""Reports per get request; small enough that progress moves and memory stays flat."""
-PROBES = 500
-"""Listed reports asked for their arrival time in one get when a period's cut is looked for."""
+GET_CHUNK = 500
+"""Reports per get request (at most maxObjectsInGet): a few of them in flight keep memory flat."""
+PROBES = 64
+"""Listed reports asked for their arrival time in one get when a period's cut is looked for (the stub decodes
+each whole report to answer, so a few dozen, not maxObjectsInGet)."""
 ARRIVAL_SLACK = timedelta(days=2)
 """How long before the period's first day a report counting in it may have arrived: a report counts
 on the day of its period's midpoint and arrives after its period began, so a report of up to four days
@@ -125,6 +127,8 @@ def store_file(server: str) -> Path:
 
 def _clean(value: str) -> str:
     """``value`` as SQLite can store it: a lone surrogate (valid in JSON) becomes U+FFFD."""
+    if value.isascii():  # nearly every value, at a fraction of the cost of encoding it
+        return value
     try:
         value.encode()
     except UnicodeEncodeError:
@@ -139,6 +143,25 @@ def _pairs(value: str) -> tuple[tuple[str, str], ...]:
 
 _utc = lru_cache(maxsize=DECODED)(parse_utc)
 """Report periods repeat too: a day's reports mostly share their begin and end."""
+
+
+@lru_cache(maxsize=DECODED)
+def _listed(items: tuple[Any, ...]) -> str:
+    """A record's list as stored (JSON); records repeat a few shapes, so each is written once."""
+    return _clean(json.dumps(list(items)))
+
+
+def _hint(record: RecordDigest) -> str:
+    return _hints(record.overrides, record.dkim, record.spf, record.dkim_auth, record.spf_auth)
+
+
+@lru_cache(maxsize=DECODED)
+def _hints(overrides: tuple[str, ...], dkim: str, spf: str, dkim_auth: tuple[tuple[str, str], ...],
+           spf_auth: tuple[tuple[str, str], ...]) -> str:
+    """:func:`classify` of a record with these results (all it reads), remembered: they repeat."""
+    return str(classify(RecordDigest(source_ip="", count=0, disposition="", dkim=dkim, spf=spf, header_from="",
+                                     envelope_from="", overrides=overrides, dkim_auth=dkim_auth,
+                                     spf_auth=spf_auth)) or "")
 
 
 @lru_cache(maxsize=DECODED)
@@ -192,26 +215,25 @@ class DigestStore(DigestFigures):
         """Store digests (replacing any of the same id), and ids of reports this client cannot read."""
         with self._transaction() as db:
             self._changed(db)
-            for digest in digests:
-                db.execute("DELETE FROM reports WHERE id=?", (_clean(digest.id),))
-                key = db.execute(
-                    "INSERT INTO reports(id, org, report_id, policy_domain, begin, end, day, p, sp, np, adkim, aspf,"
-                    " testing, messages, passed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (_clean(digest.id), _clean(digest.reporter), _clean(digest.report_id),
-                     _clean(digest.policy_domain), format_utc(digest.begin), format_utc(digest.end),
-                     digest.day.isoformat(), _clean(digest.p), _clean(digest.sp), _clean(digest.np),
-                     _clean(digest.adkim), _clean(digest.aspf), int(digest.testing),
-                     sum(min(r.count, MAX_COUNT) for r in digest.records),
-                     sum(min(r.count, MAX_COUNT) for r in digest.records if r.passes)),
-                ).lastrowid
-                db.executemany(
-                    "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    [(key, _clean(r.source_ip), min(r.count, MAX_COUNT), _clean(r.disposition), _clean(r.dkim),
-                      _clean(r.spf), _clean(r.header_from), _clean(r.envelope_from),
-                      _clean(json.dumps(list(r.overrides))), _clean(json.dumps(r.dkim_auth)),
-                      _clean(json.dumps(r.spf_auth)), int(r.passes), str(classify(r) or ""))
-                     for r in digest.records],
-                )
+            # A chunk at a time (three statements, not three a report): the last digest of an id wins.
+            latest = {_clean(digest.id): digest for digest in digests}
+            db.executemany("DELETE FROM reports WHERE id=?", [(report_id,) for report_id in latest])
+            first = int(db.execute("SELECT coalesce(max(key), 0) + 1 FROM reports").fetchone()[0])
+            reports, records = [], []
+            for key, (report_id, digest) in enumerate(latest.items(), first):
+                reports.append((key, report_id, _clean(digest.reporter), _clean(digest.report_id),
+                                _clean(digest.policy_domain), format_utc(digest.begin), format_utc(digest.end),
+                                digest.day.isoformat(), _clean(digest.p), _clean(digest.sp), _clean(digest.np),
+                                _clean(digest.adkim), _clean(digest.aspf), int(digest.testing),
+                                sum(min(r.count, MAX_COUNT) for r in digest.records),
+                                sum(min(r.count, MAX_COUNT) for r in digest.records if r.passes)))
+                records += [(key, _clean(r.source_ip), min(r.count, MAX_COUNT), _clean(r.disposition), _clean(r.dkim),
+                             _clean(r.spf), _clean(r.header_from), _clean(r.envelope_from),
+                             _listed(r.overrides), _listed(r.dkim_auth), _listed(r.spf_auth), int(r.passes), _hint(r))
+                            for r in digest.records]
+            db.executemany("INSERT INTO reports(key, id, org, report_id, policy_domain, begin, end, day, p, sp, np,"
+                           " adkim, aspf, testing, messages, passed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", reports)
+            db.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", records)
             for report_id in unreadable:
                 db.execute("INSERT OR REPLACE INTO reports(id, org, report_id, policy_domain, begin, end, day, p, sp,"
                            " np, adkim, aspf, testing) VALUES (?,'','','','','',?,'','','','','',0)",
