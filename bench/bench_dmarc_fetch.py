@@ -15,7 +15,8 @@ fresh process on an empty data directory:
   (``bench_dmarc_analytics.py``'s visit).
 
 "The period's reports" for raw are those the first (untimed) sync stored. Prints each round's
-seconds, then the medians and each one's ratio to raw's (the aim: at most 1.3). ``--code DIR`` runs
+seconds, then the medians and each one's ratio to raw's (the aim: at most 1.3), and the median of
+each round's own ratio. ``--code DIR`` runs
 sync, advice and console from another checkout (an earlier commit, for the before figures; its sync
 without ``since`` fetches every report, as it did).
 
@@ -165,6 +166,10 @@ def main() -> None:
     print("medians: " + ", ".join(
         f"{side} {value:.2f}s" + (f" (×{value / raw:.2f} raw)" if raw and side != "raw" else "")
         for side, value in medians.items()))
+    if "raw" in times:  # each round's own ratio: the load moves between rounds more than within one
+        print("medians of each round's ratio to raw: " + ", ".join(
+            f"{side} ×{statistics.median(t / r for t, r in zip(values, times['raw'], strict=True)):.2f}"
+            for side, values in times.items() if side != "raw"))
 
 
 if __name__ == "__main__":

@@ -417,6 +417,7 @@ class DigestStore(DigestFigures):
         finally:
             for task in in_flight:  # stopped (x, esc) or failed: the gets still out are not waited for
                 task.cancel()
+                task.add_done_callback(_settled)  # one that failed meanwhile is not reported as unretrieved
         with self._lock:
             # Settled only if every wanted report was stored (none gone by the time it was asked for),
             # and nothing but this sync wrote meanwhile (the inbox may forget a report between two gets).
@@ -450,6 +451,11 @@ async def _arrived_since(api: ObjectApi, ids: Sequence[str], bound: datetime, wi
                 break
             new = position + 1
     return new
+
+
+def _settled(task: asyncio.Task[GetResult]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def _before(received: object, bound: datetime) -> bool:

@@ -92,8 +92,9 @@ class AnalyticsView(AnalyticsInsight):
 ### DMARC analytics
 
 Figures across every report the inbox filter shows, for the chosen period, computed
-here from a local cache (reports never change, so each is fetched once; a report
-deleted on the server leaves the figures at the next visit):
+here from a local cache (reports never change, so each is fetched once, and only
+those of the period: a longer period fetches the older ones then; a report deleted on
+the server leaves the figures at the next visit):
 
 - **Domains**: the DMARC pass rate per policy domain, weighted by messages;
 - **Sources**: each sending IP with its name (reverse DNS confirmed by the forward
