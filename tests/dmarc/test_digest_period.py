@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable, Iterator
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +19,13 @@ import pytest
 
 from jmapclient import JmapClient
 from jmapclient.dmarc import digest_store
-from jmapclient.dmarc.digest_store import ARRIVAL_SLACK, DigestStore, store_file
-from jmapclient.encoding import parse_utc
+from jmapclient.dmarc.digest_store import DigestStore, store_file
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from mailadmin.cli import advice_cmd
 from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.clock import FROZEN_NOW
-from tests.support.console import PROFILES, StubWorld, make_world
+from tests.support.console import PROFILES, StubWorld, make_world, reports_for_period
 
 TODAY = FROZEN_NOW.date()
 EVERYTHING = (date(2000, 1, 1), date(2100, 1, 1))
@@ -41,19 +40,12 @@ def world(request: pytest.FixtureRequest) -> Iterator[StubWorld]:
     made.store.close()
 
 
-def arrivals(world: StubWorld) -> dict[str, datetime]:
-    ids = world.store.all_ids(DMARC_EXTERNAL_REPORT)
-    return {i: parse_utc(wire["receivedAt"]) for i, wire in world.store.get(DMARC_EXTERNAL_REPORT, ids).items()}
-
-
 def since_days(days: int) -> date:
     return TODAY - timedelta(days=days - 1)
 
 
 def needed(world: StubWorld, first: date) -> set[str]:
-    """The reports a period from ``first`` on needs: those that arrived since it began, less the slack."""
-    bound = datetime.combine(first - ARRIVAL_SLACK, time(), UTC)
-    return {i for i, received in arrivals(world).items() if received >= bound}
+    return reports_for_period(world, first)
 
 
 def calls(world: StubWorld, since: int = 0) -> list[tuple[str, dict[str, Any]]]:

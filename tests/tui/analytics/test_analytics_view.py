@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import Awaitable, Callable
-from datetime import UTC, date, datetime, time
+from datetime import date
 from pathlib import Path
 
 import httpx
@@ -14,11 +14,10 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import ProgressBar, Select, Static
 
-from jmapclient.dmarc.digest_store import ARRIVAL_SLACK, DigestStore
-from jmapclient.encoding import parse_utc
+from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.validation import stored_form
-from tests.support.console import StubWorld, make_world
+from tests.support.console import StubWorld, make_world, reports_for_period
 from tests.support.inbox_steps import type_into
 from tests.support.transport import FlakyTransport
 from tests.support.waiting import settle, wait_until
@@ -70,12 +69,8 @@ async def leave(pilot: Pilot[int]) -> None:
     await settle(pilot)
 
 
-def of_the_period(world: StubWorld, first: date) -> int:
-    """How many of the stub's reports analytics fetches for a period from ``first`` on: those that arrived
-    since (less the slack), ids growing with arrival; not the older ones."""
-    bound = datetime.combine(first - ARRIVAL_SLACK, time(), UTC)
-    wires = world.store.get(DMARC_EXTERNAL_REPORT, world.store.all_ids(DMARC_EXTERNAL_REPORT)).values()
-    return sum(parse_utc(wire["receivedAt"]) >= bound for wire in wires)
+def count_for_period(world: StubWorld, first: date) -> int:
+    return len(reports_for_period(world, first))
 
 
 def status(view: AnalyticsView) -> str:
@@ -97,7 +92,7 @@ async def test_progress_shows_and_x_stops_with_what_was_fetched() -> None:
         await wait_until(pilot, lambda: "Fetching" in status(view), "the fetching status")
         bar = view.query_one("#progress", ProgressBar)
         assert bar.display and "0%" in pilot.app.export_screenshot()  # seen on screen, not just displayed
-        period = of_the_period(world, view.period()[0])
+        period = count_for_period(world, view.period()[0])
         assert 0 < period < 600 and f"{period:,} reports (0 already cached)" in status(view)
         assert "dmarc.analytics.stop" in bindings(view)
         await pilot.press("x")
@@ -131,7 +126,7 @@ async def test_esc_while_fetching_cancels_and_a_new_visit_finishes() -> None:
         await pilot.press("a")
         await settle(pilot)
         assert pilot.app.query_one(AnalyticsView) is view and view.display
-        assert len(view.cache) == of_the_period(world, view.period()[0]) and "DMARC pass" in status(view)
+        assert len(view.cache) == count_for_period(world, view.period()[0]) and "DMARC pass" in status(view)
     world.store.close()
 
 
@@ -157,7 +152,7 @@ async def test_a_report_deleted_on_the_server_leaves_the_figures(world: StubWorl
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = await visit(pilot)
-        period = of_the_period(world, view.period()[0])
+        period = count_for_period(world, view.period()[0])
         assert len(view.cache) == period
         victim = world.store.all_ids(DMARC_EXTERNAL_REPORT)[-1]  # the newest: one of the period's
         assert victim in view.cache
