@@ -96,12 +96,12 @@ CLI_DAYS = 3660
 """The whole of the stub's data, whatever today is: the command judges every report."""
 
 
-def cli_run(base_url: str, token: str, data: Path, code: Path) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB) of one ``dmarc-advice`` run in its own process."""
+def cli_run(base_url: str, token: str, data: Path, code: Path, days: int = CLI_DAYS) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one ``dmarc-advice`` run in its own process, over the last ``days``."""
     command = [sys.executable, "-c",
                "import resource, sys; from mailadmin.main import main; code = main(sys.argv[1:]);"
                " print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)",
-               "dmarc-advice", "--offline", "--json", f"--days={CLI_DAYS}", f"--url={base_url}"]
+               "dmarc-advice", "--offline", "--json", f"--days={days}", f"--url={base_url}"]
     env = {**os.environ, "MAILADMIN_DATA": str(data), "MAILADMIN_TOKEN": token, "PYTHONPATH": str(code)}
     began = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, timeout=1800, check=False, env=env, cwd=code)

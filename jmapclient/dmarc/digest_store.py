@@ -15,19 +15,33 @@ A listing therefore stops at the first page whose oldest id still has the rank s
 for it: everything older is what was listed before. An unchanged server costs one
 request, an arrival one page, and a deletion the pages down to it.
 
+With ``since`` (the first day of the period asked for) a sync fetches only the reports that can
+count in that period. No server offers a condition on a report's own dates (the real one filters
+reports on the totals, ``text`` and ``expiresAt`` only, and an ``expiresAt`` moves when a report
+is kept longer), but ids grow with arrival and a report arrives after its period began: the listed
+reports not stored yet, newest first, are cut where they start to have arrived before the period
+(less :data:`ARRIVAL_SLACK`), found by asking :data:`PROBES` of them, spread out, for their
+``receivedAt`` in one get, then as many between the two around the cut (three small gets at 100,000
+missing), and only the newer ones are fetched. A
+later sync of a wider period fetches the older ones it now needs. Reports are fetched a get per
+:data:`GET_CHUNK`, up to the server's ``maxConcurrentRequests`` less one in flight (one is left for
+whatever else the client asks meanwhile), each digested while the next ones are on their way.
+
 The database is one file per server (owner-only, 0600); it remembers which server,
 account and user filled it and starts empty when that changes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import inspect
 import json
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -43,15 +57,23 @@ from jmapclient.dmarc.digest_figures import DigestFigures
 from jmapclient.dmarc.digest_file import DamagedStore as DamagedStore  # raised by the store; named where it is used
 from jmapclient.dmarc.figures import Figures as Figures  # the store's answer, named where it is used
 from jmapclient.encoding import format_utc, parse_utc
-from jmapclient.objects import ObjectApi
+from jmapclient.objects import GetResult, ObjectApi
 from jmapclient.paging import QueryPage, QueryPager
 
 LIST_PAGE = 5_000
 """Ids per query request: the real server's cap on a query's ``limit`` (wire-notes)."""
 PROBE = 100
 """Ids of the first page when a listing is kept: enough to find it unchanged, a fraction of a full page."""
-GET_CHUNK = 250
-"""Reports per get request; small enough that progress moves and memory stays flat."""
+GET_CHUNK = 500
+"""Reports per get request (at most maxObjectsInGet): a few of them in flight keep memory flat."""
+PROBES = 64
+"""Listed reports asked for their arrival time in one get when a period's cut is looked for (the stub decodes
+each whole report to answer, so a few dozen, not maxObjectsInGet)."""
+ARRIVAL_SLACK = timedelta(days=2)
+"""How long before the period's first day a report counting in it may have arrived: a report counts
+on the day of its period's midpoint and arrives after its period began, so a report of up to four days
+counted on the first day arrived at most two days before. A report claiming a period after its own
+arrival (a reporter's clock far ahead) is not fetched for the period."""
 READ_CHUNK = 500
 """Stored reports read back per query (their records in one more): few queries, flat memory."""
 MAX_COUNT = 2**40
@@ -105,6 +127,8 @@ def store_file(server: str) -> Path:
 
 def _clean(value: str) -> str:
     """``value`` as SQLite can store it: a lone surrogate (valid in JSON) becomes U+FFFD."""
+    if value.isascii():  # nearly every value, at a fraction of the cost of encoding it
+        return value
     try:
         value.encode()
     except UnicodeEncodeError:
@@ -119,6 +143,25 @@ def _pairs(value: str) -> tuple[tuple[str, str], ...]:
 
 _utc = lru_cache(maxsize=DECODED)(parse_utc)
 """Report periods repeat too: a day's reports mostly share their begin and end."""
+
+
+@lru_cache(maxsize=DECODED)
+def _listed(items: tuple[Any, ...]) -> str:
+    """A record's list as stored (JSON); records repeat a few shapes, so each is written once."""
+    return _clean(json.dumps(list(items)))
+
+
+def _hint(record: RecordDigest) -> str:
+    return _hints(record.overrides, record.dkim, record.spf, record.dkim_auth, record.spf_auth)
+
+
+@lru_cache(maxsize=DECODED)
+def _hints(overrides: tuple[str, ...], dkim: str, spf: str, dkim_auth: tuple[tuple[str, str], ...],
+           spf_auth: tuple[tuple[str, str], ...]) -> str:
+    """:func:`classify` of a record with these results (all it reads), remembered: they repeat."""
+    return str(classify(RecordDigest(source_ip="", count=0, disposition="", dkim=dkim, spf=spf, header_from="",
+                                     envelope_from="", overrides=overrides, dkim_auth=dkim_auth,
+                                     spf_auth=spf_auth)) or "")
 
 
 @lru_cache(maxsize=DECODED)
@@ -145,6 +188,9 @@ class DigestStore(DigestFigures):
         """The generation at which every listed report was stored (a sync fetched all it listed). While it
         holds, a sync whose listing changed nothing has nothing to fetch: it skips looking for missing
         reports, a scan of the whole listing (0.1 s at 100,000 reports, in the console's event loop)."""
+        self._older: tuple[int, datetime] | None = None
+        """(generation, bound): at that generation every listed report not stored arrived before the bound,
+        so a period starting on or after it has nothing to fetch while nothing changed."""
 
     # --- What is stored -----------------------------------------------------------------------
 
@@ -169,26 +215,25 @@ class DigestStore(DigestFigures):
         """Store digests (replacing any of the same id), and ids of reports this client cannot read."""
         with self._transaction() as db:
             self._changed(db)
-            for digest in digests:
-                db.execute("DELETE FROM reports WHERE id=?", (_clean(digest.id),))
-                key = db.execute(
-                    "INSERT INTO reports(id, org, report_id, policy_domain, begin, end, day, p, sp, np, adkim, aspf,"
-                    " testing, messages, passed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (_clean(digest.id), _clean(digest.reporter), _clean(digest.report_id),
-                     _clean(digest.policy_domain), format_utc(digest.begin), format_utc(digest.end),
-                     digest.day.isoformat(), _clean(digest.p), _clean(digest.sp), _clean(digest.np),
-                     _clean(digest.adkim), _clean(digest.aspf), int(digest.testing),
-                     sum(min(r.count, MAX_COUNT) for r in digest.records),
-                     sum(min(r.count, MAX_COUNT) for r in digest.records if r.passes)),
-                ).lastrowid
-                db.executemany(
-                    "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    [(key, _clean(r.source_ip), min(r.count, MAX_COUNT), _clean(r.disposition), _clean(r.dkim),
-                      _clean(r.spf), _clean(r.header_from), _clean(r.envelope_from),
-                      _clean(json.dumps(list(r.overrides))), _clean(json.dumps(r.dkim_auth)),
-                      _clean(json.dumps(r.spf_auth)), int(r.passes), str(classify(r) or ""))
-                     for r in digest.records],
-                )
+            # A chunk at a time (three statements, not three a report): the last digest of an id wins.
+            latest = {_clean(digest.id): digest for digest in digests}
+            db.executemany("DELETE FROM reports WHERE id=?", [(report_id,) for report_id in latest])
+            first = int(db.execute("SELECT coalesce(max(key), 0) + 1 FROM reports").fetchone()[0])
+            reports, records = [], []
+            for key, (report_id, digest) in enumerate(latest.items(), first):
+                reports.append((key, report_id, _clean(digest.reporter), _clean(digest.report_id),
+                                _clean(digest.policy_domain), format_utc(digest.begin), format_utc(digest.end),
+                                digest.day.isoformat(), _clean(digest.p), _clean(digest.sp), _clean(digest.np),
+                                _clean(digest.adkim), _clean(digest.aspf), int(digest.testing),
+                                sum(min(r.count, MAX_COUNT) for r in digest.records),
+                                sum(min(r.count, MAX_COUNT) for r in digest.records if r.passes)))
+                records += [(key, _clean(r.source_ip), min(r.count, MAX_COUNT), _clean(r.disposition), _clean(r.dkim),
+                             _clean(r.spf), _clean(r.header_from), _clean(r.envelope_from),
+                             _listed(r.overrides), _listed(r.dkim_auth), _listed(r.spf_auth), int(r.passes), _hint(r))
+                            for r in digest.records]
+            db.executemany("INSERT INTO reports(key, id, org, report_id, policy_domain, begin, end, day, p, sp, np,"
+                           " adkim, aspf, testing, messages, passed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", reports)
+            db.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", records)
             for report_id in unreadable:
                 db.execute("INSERT OR REPLACE INTO reports(id, org, report_id, policy_domain, begin, end, day, p, sp,"
                            " np, adkim, aspf, testing) VALUES (?,'','','','','',?,'','','','','',0)",
@@ -298,12 +343,15 @@ class DigestStore(DigestFigures):
     # --- Keeping in step with the server -------------------------------------------------------
 
     async def sync(
-        self, api: ObjectApi, filter: Mapping[str, Any] | None = None, progress: Progress | None = None
+        self, api: ObjectApi, filter: Mapping[str, Any] | None = None, progress: Progress | None = None,
+        *, since: date | None = None,
     ) -> SyncResult:
         """List the ids ``filter`` matches, fetch the reports not stored, forget deleted ones.
 
         Only the listed reports count in the figures afterwards, so a report deleted on the
-        server drops out of them even when a filter hides it from the listing.
+        server drops out of them even when a filter hides it from the listing. ``since``: only
+        the reports that can count in a period from that day on are fetched (module doc); the
+        others stay listed, and stored if they were.
         """
         session = await api.client.session()
         # The capability tells the real server from our stub's spec profile at one address.
@@ -325,40 +373,96 @@ class DigestStore(DigestFigures):
             if joined:
                 break
         forgotten = listing.commit(forget_unlisted=not filter)
+        bound = None if since is None else datetime.combine(since - ARRIVAL_SLACK, time(), UTC)
         with self._lock:
             generation = self._generation(self._db)
-            missing = 0 if generation == self._whole else int(
-                self._db.execute(_MISSING.replace("{columns}", "count(*)"), (-1,)).fetchone()[0])
-        cached = listing.total - missing
+            settled = generation == self._whole or (
+                bound is not None and self._older is not None and self._older[0] == generation
+                and self._older[1] <= bound)
+            missing = [] if settled else [report_id for (report_id,) in self._db.execute(_MISSING)]
+        limits = (await api.client.session()).limits
+        wanted = missing
+        if bound is not None and missing:
+            wanted = missing[:await _arrived_since(api, missing, bound, max(2, min(PROBES, limits.max_objects_in_get)))]
+        cached = listing.total - len(missing)
         fetched = unreadable = lost = 0
-        await report(SyncProgress("fetching", 0, missing, cached))
-        after = -1
-        while fetched + unreadable < missing:  # with nothing missing, no scan of the whole listing
-            with self._lock:
-                rows = self._db.execute(_MISSING.replace("{columns}", "listed.rowid, listed.id")
-                                        + " ORDER BY listed.rowid LIMIT ?", (after, GET_CHUNK)).fetchall()
-            if not rows:
-                break
-            after = rows[-1][0]
-            got = await api.get([i for _, i in rows], properties=("id", "report"))
-            digests, bad = [], []
-            for wire in got.raw:
-                try:
-                    digests.append(digest_report(wire))
-                except (ValueError, TypeError, KeyError, AttributeError):
-                    bad.append(str(wire.get("id")))  # a report this client cannot read is left out, not fatal
-            self.put(digests, bad)
-            generation += 1  # what put() did; anything else changing the store meanwhile moves it further
-            fetched += len(digests)
-            unreadable += len(bad)
-            lost += len(got.not_found)
-            await report(SyncProgress("fetching", fetched + unreadable + len(got.not_found), missing, cached))
+        await report(SyncProgress("fetching", 0, len(wanted), cached))
+        size = max(1, min(GET_CHUNK, limits.max_objects_in_get))
+        chunks = iter([wanted[at:at + size] for at in range(0, len(wanted), size)])
+        in_flight: deque[asyncio.Task[GetResult]] = deque()
+
+        def send_next() -> None:
+            chunk = next(chunks, None)
+            if chunk is not None:
+                in_flight.append(asyncio.create_task(api.get(chunk, properties=("id", "report"))))
+
+        try:
+            for _ in range(max(1, limits.max_concurrent_requests - 1)):
+                send_next()
+            while in_flight:
+                got = await in_flight.popleft()
+                send_next()  # the server works on it while this answer is digested
+                digests, bad = [], []
+                for wire in got.raw:
+                    try:
+                        digests.append(digest_report(wire))
+                    except (ValueError, TypeError, KeyError, AttributeError):
+                        bad.append(str(wire.get("id")))  # a report this client cannot read is left out, not fatal
+                self.put(digests, bad)
+                generation += 1  # what put() did; anything else changing the store meanwhile moves it further
+                fetched += len(digests)
+                unreadable += len(bad)
+                lost += len(got.not_found)
+                await report(SyncProgress("fetching", fetched + unreadable + lost, len(wanted), cached))
+        finally:
+            for task in in_flight:  # stopped (x, esc) or failed: the gets still out are not waited for
+                task.cancel()
+                task.add_done_callback(_settled)  # one that failed meanwhile is not reported as unretrieved
         with self._lock:
-            # Whole only if every missing report was stored (none gone by the time it was asked for),
+            # Settled only if every wanted report was stored (none gone by the time it was asked for),
             # and nothing but this sync wrote meanwhile (the inbox may forget a report between two gets).
-            if not lost and fetched + unreadable == missing and self._generation(self._db) == generation:
-                self._whole = generation
+            # Already settled, nothing was looked at: what was known stays as it was.
+            if (not settled and not lost and fetched + unreadable == len(wanted)
+                    and self._generation(self._db) == generation):
+                if len(wanted) == len(missing):
+                    self._whole = generation
+                elif bound is not None:
+                    self._older = (generation, bound)
         return SyncResult(listing.total, fetched, forgotten, unreadable)
+
+
+async def _arrived_since(api: ObjectApi, ids: Sequence[str], bound: datetime, width: int) -> int:
+    """How many of ``ids`` (newest first) arrived at or after ``bound``: they come first, ids growing with arrival.
+
+    A search ``width`` at a time: each get asks that many ids, spread over the part not known yet,
+    for their ``receivedAt``; the first one that arrived before ``bound`` ends the part that did.
+    A report gone meanwhile, or whose time does not read, counts as arrived (its get finds out).
+    """
+    new, old = 0, len(ids)  # ids[:new] arrived since the bound, ids[old:] before it
+    while new < old:
+        span = old - new
+        positions = range(new, old) if span <= width else sorted(
+            {new + (span - 1) * n // (width - 1) for n in range(width)})
+        got = await api.get([ids[p] for p in positions], properties=("id", "receivedAt"))
+        arrived = {str(wire.get("id")): wire.get("receivedAt") for wire in got.raw}
+        for position in positions:
+            if _before(arrived.get(ids[position]), bound):
+                old = position
+                break
+            new = position + 1
+    return new
+
+
+def _settled(task: asyncio.Task[GetResult]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+def _before(received: object, bound: datetime) -> bool:
+    try:
+        return parse_utc(received) < bound  # type: ignore[arg-type]
+    except ValueError:
+        return False
 
 
 class _Listing:
@@ -452,5 +556,6 @@ class _Listing:
 
 _REPORT_COLUMNS = ("r.key, r.id, r.org, r.report_id, r.policy_domain, r.begin, r.end, r.p, r.sp, r.np, r.adkim,"
                    " r.aspf, r.testing")
-_MISSING = ("SELECT {columns} FROM listed WHERE listed.rowid > ?"
-            " AND NOT EXISTS (SELECT 1 FROM reports WHERE reports.id = listed.id)")
+_MISSING = ("SELECT listed.id FROM listed WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.id = listed.id)"
+            " ORDER BY listed.rank DESC, listed.rowid")
+"""The listed reports not stored, newest first (ids grow with arrival; an unranked listing is in its own order)."""

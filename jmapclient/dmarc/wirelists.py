@@ -20,6 +20,10 @@ def to_set(members: Iterable[str]) -> dict[str, bool]:
     return {m: True for m in members}
 
 
+POSITIONS = tuple(str(n) for n in range(1024))
+"""The keys of an index map in order, as most are written (a longer list is sorted)."""
+
+
 def iter_wire_list(value: Any) -> Iterator[Any]:
     """Yield the items of a wire list given as an index map, an array, or nothing.
 
@@ -28,6 +32,11 @@ def iter_wire_list(value: Any) -> Iterator[Any]:
     """
     if value is None:
         return
+    if type(value) is dict:  # what JSON decoding gives, keyed "0", "1"... in order: no sort
+        keys = tuple(value)
+        if keys == POSITIONS[: len(keys)]:
+            yield from value.values()
+            return
     if isinstance(value, Mapping):
 
         def position(key: Any) -> tuple[int, int | str]:

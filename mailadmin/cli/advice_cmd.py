@@ -2,8 +2,8 @@
 
 The figures are :mod:`jmapclient.dmarc.insight.advice` over the digests of
 :class:`~jmapclient.dmarc.digest_store.DigestStore` (the one paging flow), kept in the
-server's one store file, the console's too: a run fetches only the reports that arrived
-since the last run, here or in the console. This module
+server's one store file, the console's too: a run fetches only the reports of its period
+that no run fetched before, here or in the console. This module
 reads the arguments, names the sources (unless ``--offline``) and prints a short table
 and the verdict per policy domain, or one JSON object per line with ``--json``. Outside
 text (domains from reports, PTR names) goes through the display helpers like all output.
@@ -72,7 +72,7 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
     try:
         for attempt in range(2):
             try:
-                result = await store.sync(client.objects(DMARC_EXTERNAL_REPORT))
+                result = await store.sync(client.objects(DMARC_EXTERNAL_REPORT), since=first)
                 if result.unreadable:
                     note(f"note: {result.unreadable} reports could not be read and are left out")
                 advice = await advise_stored(store, first, last, resolver=name_resolver(args.offline),

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time
 
 import httpx
 
 from jmapclient import JmapClient
 from jmapclient.config import Config, Profile
+from jmapclient.dmarc.digest_store import ARRIVAL_SLACK
+from jmapclient.encoding import parse_utc
+from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.app import create_app
 from server_stub.auth import Principal, TokenRegistry, all_permissions, standard_registry
 from server_stub.store import MEMORY, Store
@@ -120,3 +124,12 @@ def make_world(profile: str = "spec", reports: int = 120, denied: frozenset[str]
     registry = TokenRegistry()
     registry.add(ADMIN_TOKEN, Principal("admin", all_permissions() - denied))
     return StubWorld(profile, store, stub_transport(store, profile, registry), denied)
+
+
+def reports_for_period(world: StubWorld, first: date) -> set[str]:
+    """The stub's reports that analytics fetches for a period from ``first`` on: those that arrived since
+    it began, less the slack (ids grow with arrival; reports count on the day of their period's middle)."""
+    bound = datetime.combine(first - ARRIVAL_SLACK, time(), UTC)
+    ids = world.store.all_ids(DMARC_EXTERNAL_REPORT)
+    return {i for i, wire in world.store.get(DMARC_EXTERNAL_REPORT, ids).items()
+            if parse_utc(wire["receivedAt"]) >= bound}

@@ -2,7 +2,9 @@
 
 A worker keeps the digest store in step with the server (ids only for what is stored,
 the reports only for what is not: :meth:`DigestStore.sync`), then has the figures
-computed by SQL in a thread. It reports by messages (progress, figures, failure) and
+computed by SQL in a thread. Only the reports that can count in the chosen period are
+fetched (``since``); a wider period chosen later fetches the older ones it needs, a narrower
+one recomputes from the store. It reports by messages (progress, figures, failure) and
 never touches a widget itself; the view's handlers do. Changing the period recomputes
 from the store without fetching. The work stops when the view goes (esc) or on **x**.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from datetime import date
 
 from rich.console import Group
 from rich.text import Text
@@ -89,8 +92,9 @@ class AnalyticsView(AnalyticsInsight):
 ### DMARC analytics
 
 Figures across every report the inbox filter shows, for the chosen period, computed
-here from a local cache (reports never change, so each is fetched once; a report
-deleted on the server leaves the figures at the next visit):
+here from a local cache (reports never change, so each is fetched once, and only
+those of the period: a longer period fetches the older ones then; a report deleted on
+the server leaves the figures at the next visit):
 
 - **Domains**: the DMARC pass rate per policy domain, weighted by messages;
 - **Sources**: each sending IP with its name (reverse DNS confirmed by the forward
@@ -131,6 +135,8 @@ shared provider, not yours". **esc** goes back to the inbox.
         """The figures the tables and the chart show."""
         self.judged: Figures | None = None
         """The figures whose sources and advice are judged with every name there is to look up."""
+        self.synced_since: date | None = None
+        """The first day of the widest period whose reports were fetched (a narrower one needs no fetch)."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="controls"):
@@ -219,7 +225,11 @@ shared provider, not yours". **esc** goes back to the inbox.
 
     @on(Select.Changed, "#period")
     def period_changed(self) -> None:
-        if self.figures is not None:
+        if self.figures is None:
+            return
+        if self.synced_since is None or self.period()[0] < self.synced_since:
+            self.fetch()  # a wider period: its older reports are not fetched yet
+        else:
             self.compute("")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -251,12 +261,14 @@ shared provider, not yours". **esc** goes back to the inbox.
         progress.update(total=None, progress=0)
         self.query_one("#retry").display = False
         self.set_fetching(True)
+        since = self.period()[0]
         try:
             await self.cache.sync(self.context.client.dmarc_reports, self.inbox_query.filter(),
-                                  lambda step: self.post_message(SyncStep(step)))
+                                  lambda step: self.post_message(SyncStep(step)), since=since)
         except (JmapError, sqlite3.Error) as error:
             self.post_message(SyncFailed(error))
             return
+        self.synced_since = since if self.synced_since is None else min(since, self.synced_since)
         await self.compute_figures("")
 
     @work(exclusive=True, group="dmarc-analytics-figures")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import Awaitable, Callable
+from datetime import date
 from pathlib import Path
 
 import httpx
@@ -16,7 +17,7 @@ from textual.widgets import ProgressBar, Select, Static
 from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.validation import stored_form
-from tests.support.console import StubWorld, make_world
+from tests.support.console import StubWorld, make_world, reports_for_period
 from tests.support.inbox_steps import type_into
 from tests.support.transport import FlakyTransport
 from tests.support.waiting import settle, wait_until
@@ -29,7 +30,8 @@ QUERY = b'"x:DmarcExternalReport/query"'
 
 
 class HeldGets:
-    """Every plain get of reports (what analytics fetches; the inbox always queries too) waits for release."""
+    """Every plain get of reports (what analytics fetches; the inbox always queries too) waits for release;
+    not the gets of arrival times that find which reports the period needs."""
 
     def __init__(self, transport: FlakyTransport) -> None:
         self.transport = transport
@@ -38,7 +40,8 @@ class HeldGets:
         transport.intercept = self._intercept
 
     def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
-        return self._held if GET in request.content and QUERY not in request.content else None
+        body = request.content
+        return self._held if GET in body and QUERY not in body and b'"receivedAt"' not in body else None
 
     async def _held(self, request: httpx.Request) -> httpx.Response:
         self.started.set()
@@ -66,6 +69,10 @@ async def leave(pilot: Pilot[int]) -> None:
     await settle(pilot)
 
 
+def count_for_period(world: StubWorld, first: date) -> int:
+    return len(reports_for_period(world, first))
+
+
 def status(view: AnalyticsView) -> str:
     return str(view.query_one("#status", Static).render())
 
@@ -85,7 +92,8 @@ async def test_progress_shows_and_x_stops_with_what_was_fetched() -> None:
         await wait_until(pilot, lambda: "Fetching" in status(view), "the fetching status")
         bar = view.query_one("#progress", ProgressBar)
         assert bar.display and "0%" in pilot.app.export_screenshot()  # seen on screen, not just displayed
-        assert "600 reports (0 already cached)" in status(view)
+        period = count_for_period(world, view.period()[0])
+        assert 0 < period < 600 and f"{period:,} reports (0 already cached)" in status(view)
         assert "dmarc.analytics.stop" in bindings(view)
         await pilot.press("x")
         held.released.set()
@@ -93,11 +101,11 @@ async def test_progress_shows_and_x_stops_with_what_was_fetched() -> None:
         assert "stopped" in status(view) and "0 reports" in status(view)
         assert not view.query_one("#progress", ProgressBar).display
         assert "dmarc.analytics.stop" not in bindings(view)
-        # r fetches again: the whole inbox counts, not a capped part of it.
+        # r fetches again.
         await pilot.press("r")
         await settle(pilot)
         assert "stopped" not in status(view)
-        assert len(view.cache) == 600
+        assert len(view.cache) == period  # the period's reports: the whole inbox's, not a capped part
     world.store.close()
 
 
@@ -118,7 +126,7 @@ async def test_esc_while_fetching_cancels_and_a_new_visit_finishes() -> None:
         await pilot.press("a")
         await settle(pilot)
         assert pilot.app.query_one(AnalyticsView) is view and view.display
-        assert len(view.cache) == 300 and "DMARC pass" in status(view)
+        assert len(view.cache) == count_for_period(world, view.period()[0]) and "DMARC pass" in status(view)
     world.store.close()
 
 
@@ -144,13 +152,15 @@ async def test_a_report_deleted_on_the_server_leaves_the_figures(world: StubWorl
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = await visit(pilot)
-        assert len(view.cache) == 120
-        victim = world.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
+        period = count_for_period(world, view.period()[0])
+        assert len(view.cache) == period
+        victim = world.store.all_ids(DMARC_EXTERNAL_REPORT)[-1]  # the newest: one of the period's
+        assert victim in view.cache
         assert world.store.delete(DMARC_EXTERNAL_REPORT, victim)  # by someone else, on the server
         await pilot.press("escape", "a")
         await settle(pilot)
         view = pilot.app.query_one(AnalyticsView)
-        assert len(view.cache) == 119 and victim not in view.cache
+        assert len(view.cache) == period - 1 and victim not in view.cache
 
 
 async def test_a_second_visit_shows_the_kept_view_and_only_checks_the_listing(world: StubWorld) -> None:

@@ -1,0 +1,176 @@
+"""Fetching a period's reports (analytics, ``dmarc-advice``) against fetching the same reports raw: the ratios.
+
+The stub serves ``--size`` reports (its own process, seeded once, as in ``bench_dmarc_analytics.py``);
+the period is the last ``--days`` days of its data. Each round runs, in alternating order, each in a
+fresh process on an empty data directory:
+
+- **raw**: gets of the period's reports, 500 a request one after the other, properties ``id`` and
+  ``report``, the answers decoded and thrown away (the floor: what the server and HTTP cost);
+- **sync**: the digest store's sync for the period (``DigestStore.sync(since=…)``, what the console's
+  analytics and ``dmarc-advice`` both run): listing, finding the period's reports, fetching,
+  digesting and storing;
+- **advice**: ``mailadmin dmarc-advice --offline`` over the period, the whole process (start-up and
+  the judging included);
+- **console**: the console's first visit to analytics, from pressing ``a`` to the figures on screen
+  (``bench_dmarc_analytics.py``'s visit).
+
+"The period's reports" for raw are those the first (untimed) sync stored. Prints each round's
+seconds, then the medians and each one's ratio to raw's (the aim: at most 1.3), and the median of
+each round's own ratio. ``--code DIR`` runs
+sync, advice and console from another checkout (an earlier commit, for the before figures; its sync
+without ``since`` fetches every report, as it did).
+
+Run: ``python bench/bench_dmarc_fetch.py [--size 20000] [--days 30] [--rounds 3] [--code DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SIDES = ("raw", "sync", "advice", "console")
+RAW_CHUNK = 500
+TIMEOUT = 1800
+
+
+async def side_raw(base_url: str, token: str, ids_file: Path) -> dict[str, Any]:
+    from jmapclient import JmapClient
+    from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+
+    ids = json.loads(ids_file.read_text())
+    client = JmapClient(base_url, token)
+    api = client.objects(DMARC_EXTERNAL_REPORT)
+    await client.session()
+    began = time.perf_counter()
+    got = 0
+    for at in range(0, len(ids), RAW_CHUNK):
+        got += len((await api.get(ids[at:at + RAW_CHUNK], properties=("id", "report"))).raw)
+    seconds = time.perf_counter() - began
+    await client.aclose()
+    return {"seconds": seconds, "reports": got}
+
+
+async def side_sync(base_url: str, token: str, data: Path, first: str) -> dict[str, Any]:
+    import inspect
+
+    from jmapclient import JmapClient
+    from jmapclient.dmarc.digest_store import DigestStore
+    from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+
+    client = JmapClient(base_url, token)
+    store = DigestStore(data / "digests.sqlite")
+    api = client.objects(DMARC_EXTERNAL_REPORT)
+    await client.session()
+    since = {"since": datetime.fromisoformat(first).date()} if "since" in inspect.signature(store.sync).parameters \
+        else {}  # an earlier checkout fetches everything
+    began = time.perf_counter()
+    result = await store.sync(api, **since)
+    seconds = time.perf_counter() - began
+    await client.aclose()
+    store.close()
+    return {"seconds": seconds, "reports": result.fetched}
+
+
+def run_side(side: str, code: Path, base_url: str, data: Path, first: str, ids_file: Path) -> float:
+    """One side in a fresh process on the empty data directory ``data``; its seconds."""
+    from bench.bench_dmarc_advice import cli_run
+    from bench.bench_dmarc_console import NOW, TOKEN
+
+    data.mkdir(parents=True, exist_ok=True)
+    for path in data.rglob("*"):
+        if path.is_file():
+            path.unlink()
+    if side == "advice":
+        today = datetime.now(UTC).date()
+        days = (today - datetime.fromisoformat(first).date()).days + 1
+        return cli_run(base_url, TOKEN, data, code, days)[0]
+    if side == "console":
+        if (NOW.date() - datetime.fromisoformat(first).date()).days != 29:
+            raise SystemExit("the console's first visit is of its default period, 30 days: use --days 30")
+        done = subprocess.run([sys.executable, str(code / "bench" / "bench_dmarc_analytics.py"), "--visit",
+                               base_url, "1"], capture_output=True, text=True, timeout=TIMEOUT, check=False,
+                              env={**os.environ, "MAILADMIN_DATA": str(data), "TEXTUAL_ANIMATIONS": "none"}, cwd=code)
+        if done.returncode:
+            raise RuntimeError(f"the console run failed:\n{done.stderr[-3000:]}")
+        return float(json.loads(done.stdout.strip().splitlines()[-1])["visits"][0])
+    where = ROOT if side == "raw" else code
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--side", side, base_url, TOKEN,
+                           str(data), first, str(ids_file), "--code", str(where)],
+                          capture_output=True, text=True, timeout=TIMEOUT, check=False, cwd=where)
+    if done.returncode:
+        raise RuntimeError(f"the {side} side failed:\n{done.stderr[-3000:]}")
+    return float(json.loads(done.stdout.strip().splitlines()[-1])["seconds"])
+
+
+def loadavg() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=20_000)
+    parser.add_argument("--days", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sides", default=",".join(SIDES))
+    parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose sync, advice and console run")
+    parser.add_argument("--side", nargs=6, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    code = args.code.resolve()
+    if args.side:
+        sys.path.insert(0, str(code))
+        side, base_url, token, data, first, ids_file = args.side
+        if side == "raw":
+            figures = asyncio.run(side_raw(base_url, token, Path(ids_file)))
+        else:
+            figures = asyncio.run(side_sync(base_url, token, Path(data), first))
+        print(json.dumps(figures))
+        return
+    sys.path.insert(0, str(ROOT))
+    from bench.bench_dmarc_analytics import stub_serving
+    from bench.bench_dmarc_console import NOW
+
+    sides = [s for s in args.sides.split(",") if s]
+    first = (NOW.date() - timedelta(days=args.days - 1)).isoformat()
+    work = Path(tempfile.gettempdir()) / "mailadmin-dmarc-bench"
+    work.mkdir(exist_ok=True)
+    data = work / f"fetch-data-{args.size}"
+    ids_file = work / f"fetch-ids-{args.size}.json"
+    times: dict[str, list[float]] = {side: [] for side in sides}
+    print(f"{args.size:,} reports in the stub, period from {first} ({args.days} days), load {loadavg()}", flush=True)
+    with stub_serving(args.size, work, data) as base_url:
+        # Untimed: the current sync once, to learn the period's reports (and warm the stub's caches).
+        run_side("sync", ROOT, base_url, data, first, ids_file)
+        with sqlite3.connect(data / "digests.sqlite") as db:
+            ids_file.write_text(json.dumps([i for (i,) in db.execute("SELECT id FROM reports ORDER BY key")]))
+        print(f"the period's reports: {len(json.loads(ids_file.read_text())):,}", flush=True)
+        for round_ in range(args.rounds):
+            order = sides if round_ % 2 == 0 else sides[::-1]
+            for side in order:
+                times[side].append(run_side(side, code, base_url, data, first, ids_file))
+            print(f"round {round_ + 1}: " + ", ".join(f"{s} {times[s][-1]:.2f}s" for s in sides)
+                  + f" (load {loadavg()})", flush=True)
+    medians = {side: statistics.median(values) for side, values in times.items()}
+    raw = medians.get("raw")
+    print("medians: " + ", ".join(
+        f"{side} {value:.2f}s" + (f" (×{value / raw:.2f} raw)" if raw and side != "raw" else "")
+        for side, value in medians.items()))
+    if "raw" in times:  # each round's own ratio: the load moves between rounds more than within one
+        print("medians of each round's ratio to raw: " + ", ".join(
+            f"{side} ×{statistics.median(t / r for t, r in zip(values, times['raw'], strict=True)):.2f}"
+            for side, values in times.items() if side != "raw"))
+
+
+if __name__ == "__main__":
+    main()

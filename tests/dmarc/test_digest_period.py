@@ -1,0 +1,225 @@
+"""A sync for a period fetches only the reports that can count in it, a few gets in flight, on both profiles.
+
+No server has a condition on a report's own dates (wire-notes: the real one filters on the totals,
+``text`` and ``expiresAt``); ids grow with arrival, so the store asks the listed reports it lacks for
+their ``receivedAt`` and fetches only those that arrived since the period began (less the slack).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Iterator
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from jmapclient import JmapClient
+from jmapclient.dmarc import digest_store
+from jmapclient.dmarc.digest_store import DigestStore, store_file
+from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+from mailadmin.cli import advice_cmd
+from mailadmin.main import main
+from server_stub.runner import StubServer
+from tests.support.clock import FROZEN_NOW
+from tests.support.console import PROFILES, StubWorld, make_world, reports_for_period
+
+TODAY = FROZEN_NOW.date()
+EVERYTHING = (date(2000, 1, 1), date(2100, 1, 1))
+GET = "x:DmarcExternalReport/get"
+QUERY = "x:DmarcExternalReport/query"
+
+
+@pytest.fixture(params=PROFILES)
+def world(request: pytest.FixtureRequest) -> Iterator[StubWorld]:
+    made = make_world(str(request.param), reports=200)
+    yield made
+    made.store.close()
+
+
+def since_days(days: int) -> date:
+    return TODAY - timedelta(days=days - 1)
+
+
+def needed(world: StubWorld, first: date) -> set[str]:
+    return reports_for_period(world, first)
+
+
+def calls(world: StubWorld, since: int = 0) -> list[tuple[str, dict[str, Any]]]:
+    """The method calls sent from the ``since``-th request body on."""
+    return [(name, arguments) for body in world.transport.bodies[since:]
+            for name, arguments, _ in json.loads(body)["methodCalls"]]
+
+
+def fetched_ids(sent: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    return [i for name, args in sent if name == GET and args.get("properties") == ["id", "report"] for i in args["ids"]]
+
+
+async def test_only_the_periods_reports_are_fetched(world: StubWorld) -> None:
+    store = DigestStore()
+    first = since_days(7)
+    wanted = needed(world, first)
+    assert 0 < len(wanted) < 200
+    result = await store.sync(world.context().client.dmarc_reports, since=first)
+    assert (result.listed, result.fetched) == (200, len(wanted))
+    sent = calls(world)
+    assert sent[0][0] == QUERY  # the listing: ids only, no filter the real server lacks
+    assert all("filter" not in args for name, args in sent if name == QUERY)
+    probes = [args for name, args in sent if name == GET and args.get("properties") == ["id", "receivedAt"]]
+    assert 1 <= len(probes) <= 2  # the arrival times of a few hundred at a time
+    fetched = fetched_ids(sent)
+    assert sorted(fetched) == sorted(wanted)  # each once, none older than the period
+    assert {name for name, _ in sent} == {QUERY, GET}
+    # Every report that counts in the period is there: the figures are those of all reports.
+    everything = DigestStore()
+    await everything.sync(world.context().client.dmarc_reports)
+    assert store.figures(first, TODAY, limit=5) == everything.figures(first, TODAY, limit=5)
+
+
+async def test_a_wider_period_fetches_the_rest_and_a_narrower_nothing(world: StubWorld) -> None:
+    store = DigestStore()
+    await store.sync(world.context().client.dmarc_reports, since=since_days(7))
+    week = needed(world, since_days(7))
+    mark = len(world.transport.bodies)
+    result = await store.sync(world.context().client.dmarc_reports, since=since_days(30))
+    assert sorted(fetched_ids(calls(world, mark))) == sorted(needed(world, since_days(30)) - week)
+    assert result.fetched == len(needed(world, since_days(30)) - week)
+    assert len(store) == len(needed(world, since_days(30)))
+    # Back to the week: nothing to fetch, and nothing asked but the listing's first page.
+    mark = len(world.transport.bodies)
+    assert (await store.sync(world.context().client.dmarc_reports, since=since_days(7))).fetched == 0
+    assert [name for name, _ in calls(world, mark)] == [QUERY]
+    # The longest period fetches every report; afterwards no period asks for arrival times.
+    await store.sync(world.context().client.dmarc_reports, since=since_days(365))
+    assert len(store) == 200
+    mark = len(world.transport.bodies)
+    await store.sync(world.context().client.dmarc_reports, since=since_days(30))
+    assert [name for name, _ in calls(world, mark)] == [QUERY]
+
+
+async def test_reports_fetched_before_stay_and_deleted_ones_leave(world: StubWorld) -> None:
+    store = DigestStore()
+    await store.sync(world.context().client.dmarc_reports)  # everything, as a visit of a long period left it
+    wide = store.figures(*EVERYTHING, limit=1).overview
+    mark = len(world.transport.bodies)
+    assert (await store.sync(world.context().client.dmarc_reports, since=since_days(7))).fetched == 0
+    assert not fetched_ids(calls(world, mark))
+    assert len(store) == 200 and store.figures(*EVERYTHING, limit=1).overview == wide  # the older ones stay
+    # A report outside the period, never fetched by this store, and one it holds: both deleted on the server.
+    narrow = DigestStore()
+    await narrow.sync(world.context().client.dmarc_reports, since=since_days(7))
+    oldest, newest = world.store.all_ids(DMARC_EXTERNAL_REPORT)[0], world.store.all_ids(DMARC_EXTERNAL_REPORT)[-1]
+    assert oldest not in narrow and newest in narrow
+    await world.context().client.dmarc_reports.destroy([oldest, newest])
+    # The wider period: the rest, not the deleted ones.
+    result = await narrow.sync(world.context().client.dmarc_reports, since=since_days(365))
+    assert result.listed == 198 and oldest not in narrow and newest not in narrow and len(narrow) == 198
+    assert (await store.sync(world.context().client.dmarc_reports, since=since_days(7))).forgotten == 2
+    assert store.figures(*EVERYTHING, limit=1).overview.reports == 198
+
+
+async def test_a_few_gets_in_flight_never_more_than_the_server_allows(
+        world: StubWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(digest_store, "GET_CHUNK", 10)  # 20 gets of the 200 reports
+    in_flight = peak = 0
+
+    async def counted(request: httpx.Request) -> httpx.Response:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        try:
+            await asyncio.sleep(0.01)  # long enough for the client to send what it would send meanwhile
+            return await world.transport.inner.handle_async_request(request)
+        finally:
+            in_flight -= 1
+
+    def every(request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]]:
+        return counted
+
+    world.transport.intercept = every
+    store = DigestStore()
+    client = world.context().client
+    allowed = (await client.session()).limits.max_concurrent_requests
+    wanted = needed(world, since_days(365))
+    assert len(wanted) > digest_store.GET_CHUNK * allowed  # enough gets for the bound to matter
+    result = await store.sync(client.dmarc_reports, since=since_days(365))
+    assert result.fetched == 200
+    assert 2 <= peak <= allowed - 1  # a few at once, one of the server's allowance left for the rest
+
+
+async def test_stopping_a_sync_leaves_no_get_in_flight(world: StubWorld) -> None:
+    released = asyncio.Event()
+    answered = 0
+
+    async def held(request: httpx.Request) -> httpx.Response:
+        nonlocal answered
+        await released.wait()
+        answered += 1
+        return await world.transport.inner.handle_async_request(request)
+
+    def fetches(request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
+        return held if b'"report"]' in request.content else None
+
+    world.transport.intercept = fetches
+    store = DigestStore()
+    sync = asyncio.create_task(store.sync(world.context().client.dmarc_reports, since=since_days(365)))
+    while not any(b'"report"]' in body for body in world.transport.bodies):
+        await asyncio.sleep(0.005)
+    sync.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await sync
+    released.set()
+    await asyncio.sleep(0.05)
+    assert answered == 0 and len(store) == 0  # the gets still out were cancelled with it
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_dmarc_advice_fetches_only_its_period(profile: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("MAILADMIN_DATA", str(tmp_path / "data"))
+    with StubServer(profile=profile, reports=60) as server:
+        from server_stub.demo_data import DEMO_NOW
+
+        monkeypatch.setattr(advice_cmd, "today", lambda: DEMO_NOW.date())
+        code = main(["dmarc-advice", "--days", "7", "--offline", f"--url={server.base_url}",
+                     f"--token={server.admin_token}"])
+        capsys.readouterr()
+        assert code == 0
+        store, everything = DigestStore(store_file(server.base_url)), DigestStore()
+        client = JmapClient(server.base_url, server.admin_token)
+
+        async def every_report() -> None:
+            await everything.sync(client.objects(DMARC_EXTERNAL_REPORT))
+            await client.aclose()
+
+        asyncio.run(every_report())
+        try:
+            first, last = DEMO_NOW.date() - timedelta(days=6), DEMO_NOW.date()
+            assert 0 < len(store) < 60  # not the older reports
+            assert store.figures(first, last, limit=5) == everything.figures(first, last, limit=5)
+        finally:
+            store.close()
+
+
+def shuffled(value: Any) -> Any:
+    """``value`` with every index map's members in reverse order: the general walk's case (it sorts them)."""
+    if isinstance(value, dict):
+        members = [(key, shuffled(item)) for key, item in value.items()]
+        return dict(reversed(members)) if len(members) > 1 and all(k.isdigit() for k, _ in members) else dict(members)
+    return value
+
+
+def test_the_one_walk_digest_is_the_general_walks(world: StubWorld) -> None:
+    from jmapclient.dmarc.analytics import digest_report
+
+    wires = world.store.get(DMARC_EXTERNAL_REPORT, world.store.all_ids(DMARC_EXTERNAL_REPORT))
+    walked = 0
+    for report_id, wire in wires.items():
+        wire = {**wire, "id": report_id}
+        general = shuffled(wire)
+        walked += json.dumps(general) != json.dumps(wire)  # the same members, in another order
+        assert digest_report(wire) == digest_report(general)
+    assert walked > 100  # most reports have lists of more than one item, read both ways
