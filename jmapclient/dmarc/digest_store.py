@@ -304,13 +304,17 @@ class DigestStore(DigestFigures):
                 " JOIN records ON records.report=r.key WHERE r.day BETWEEN ? AND ? ORDER BY 1",
                 (first.isoformat(), last.isoformat()))]
 
-    def seen_before(self, first: date, ips: Iterable[str] | None = None) -> set[tuple[str, str]]:
+    def seen_before(self, first: date, ips: Iterable[str] | None = None) -> set[tuple[str, str]] | None:
         """(policy domain, source IP) of the listed reports whose day is before ``first``.
 
         What tells a source new in a period from one seen before; ``ips`` narrows the
-        answer to these sources, so its size follows the period, not the history.
+        answer to these sources, so its size follows the period, not the history. None while
+        a listed report is not stored (a sync for a period fetches only what that period needs):
+        a source absent from the history held is then not known to be new.
         """
         with self._lock:
+            if self._db.execute(_ANY_MISSING).fetchone() is not None:
+                return None
             rows = self._db.execute(
                 "SELECT DISTINCT r.policy_domain, records.source_ip FROM reports r JOIN listed USING(id)"
                 " JOIN records ON records.report=r.key WHERE r.day != '' AND r.day < ?",
@@ -556,6 +560,7 @@ class _Listing:
 
 _REPORT_COLUMNS = ("r.key, r.id, r.org, r.report_id, r.policy_domain, r.begin, r.end, r.p, r.sp, r.np, r.adkim,"
                    " r.aspf, r.testing")
+_ANY_MISSING = "SELECT 1 FROM listed WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.id = listed.id) LIMIT 1"
 _MISSING = ("SELECT listed.id FROM listed WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.id = listed.id)"
             " ORDER BY listed.rank DESC, listed.rowid")
 """The listed reports not stored, newest first (ids grow with arrival; an unranked listing is in its own order)."""

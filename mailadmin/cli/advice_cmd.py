@@ -86,11 +86,16 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
         store.close()
     last_run = state_file(store_file(client.base_url))
     previous = read_previous(last_run)
-    if args.since_last:
+    history_held = all(source.new is not None for entry in advice for source in entry.sources)
+    if args.since_last or (args.check and not history_held):
+        # Cron needs a "new" it can alert on: without the history, the previous run says what is new.
         mark_new_since(advice, previous)
     write_private(last_run, run_record(advice, previous))
     if args.check:
         return _check(advice, previous, as_json=args.json)
+    if not history_held and not args.since_last and not args.check:
+        note(f"note: no source is marked new: the reports before {first} are not all fetched (a longer --days "
+             "fetches them; --since-last compares with the previous run)")
     if not advice:
         note(f"no DMARC reports{f' for {args.domain}' if args.domain else ''} from {first} to {last}")
     for entry in advice:

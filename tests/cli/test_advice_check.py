@@ -40,14 +40,17 @@ def run(server: StubServer, capsys: pytest.CaptureFixture[str], *argv: str) -> t
     return code, captured.out, captured.err
 
 
-def test_check_prints_only_what_needs_attention_and_exits_6(server: StubServer,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(server, capsys, "--check")
+def test_check_prints_only_what_needs_attention_and_exits_6(server: StubServer, capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    code, out, err = run(server, capsys, "--check")
     assert code == EXIT_ATTENTION
     lines = out.splitlines()
     assert lines and all(": new source failing: " in line or ": authorised source failing: " in line
                          for line in lines), lines
     assert "verdict:" not in out and "published:" not in out  # no report, only the findings
+    assert "marked new" not in err  # cron mails whatever is printed: no note on a run that found something
+    # Only the period's reports are cached, so "new" is since the previous run: a first run elsewhere.
+    monkeypatch.setenv("MAILADMIN_DATA", str(tmp_path / "another"))
     code, out, _ = run(server, capsys, "--check", "--json")
     kinds = {json.loads(line)["kind"] for line in out.splitlines()}
     assert kinds <= {"new-failing-source", "authorised-source-failing"} and "new-failing-source" in kinds

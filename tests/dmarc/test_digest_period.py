@@ -186,8 +186,12 @@ def test_dmarc_advice_fetches_only_its_period(profile: str, monkeypatch: pytest.
         monkeypatch.setattr(advice_cmd, "today", lambda: DEMO_NOW.date())
         code = main(["dmarc-advice", "--days", "7", "--offline", f"--url={server.base_url}",
                      f"--token={server.admin_token}"])
-        capsys.readouterr()
+        out, err = capsys.readouterr()
         assert code == 0
+        # The reports before the period were not fetched: no source is said to be new, and why.
+        assert "no source is marked new" in err
+        rows = [line for line in out.splitlines() if line.strip()[:1].isdigit()]  # a source's row starts with its IP
+        assert rows and not [row for row in rows if row.rstrip().endswith(" new")]
         store, everything = DigestStore(store_file(server.base_url)), DigestStore()
         client = JmapClient(server.base_url, server.admin_token)
 
@@ -202,6 +206,24 @@ def test_dmarc_advice_fetches_only_its_period(profile: str, monkeypatch: pytest.
             assert store.figures(first, last, limit=5) == everything.figures(first, last, limit=5)
         finally:
             store.close()
+
+
+async def test_no_source_is_new_or_old_until_the_history_is_held(world: StubWorld) -> None:
+    from jmapclient.dmarc.insight.advice import advise
+
+    store = DigestStore()
+    first = since_days(7)
+    api = world.context().client.dmarc_reports
+    await store.sync(api, since=first)
+    assert store.seen_before(first) is None  # older reports are listed, not held: "new" cannot be told
+    sources = [s for a in advise(store.digests(first, TODAY), first, TODAY, seen_before=None) for s in a.sources]
+    assert sources and all(source.new is None for source in sources)
+    await store.sync(api)  # everything: now the history is held
+    seen = store.seen_before(first)
+    assert seen is not None
+    judged = [s for a in advise(store.digests(first, TODAY), first, TODAY, seen_before=seen) for s in a.sources]
+    assert {source.new for source in judged} <= {True, False}
+    assert any(source.new is False for source in judged)  # sources seen before the period are not new
 
 
 def shuffled(value: Any) -> Any:

@@ -162,7 +162,12 @@ class AnalyticsInsight(DmarcDetail):
                 self.rows_by_ip.setdefault(source.ip, []).append(key)
         self.query_one("#advice", Static).update(advice_group(message.advice))
         shown = min(len(sources), LIST_LIMIT)
-        self.names_note = f"{shown:,} of {len(sources):,} sources (the busiest)" if len(sources) > shown else ""
+        notes = [f"{shown:,} of {len(sources):,} sources (the busiest)"] if len(sources) > shown else []
+        if any(source.new is None for source in sources):
+            # Only the period's reports were fetched: a source the cache never saw may be an old one.
+            notes.append("none marked new: the reports before the period were not fetched (a longer period"
+                         " fetches them)")
+        self.names_note = " · ".join(notes)
         self.show_names_status()
 
     def show_names_status(self) -> None:

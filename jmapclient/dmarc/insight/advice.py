@@ -290,7 +290,7 @@ def advise(
     last: date,
     *,
     names: Mapping[str, SourceName] | None = None,
-    seen_before: Collection[tuple[str, str]] = (),
+    seen_before: Collection[tuple[str, str]] | None = (),
     domain: str | None = None,
     senders: SenderMap | None = None,
     screening: Screening | None = None,
@@ -298,7 +298,8 @@ def advise(
     """Advice per policy domain of the reports whose day is in ``first..last``.
 
     ``seen_before`` holds (policy domain, source IP) of stored reports before ``first``;
-    the sources of the period not in it are marked new. ``domain`` keeps one policy domain.
+    the sources of the period not in it are marked new (None: the history is not all held, and
+    no source is said to be new or not). ``domain`` keeps one policy domain.
     ``screening`` (:func:`screen_reports` of the same digests) says which reports count; without
     it the digests are held and screened here.
     """
@@ -335,7 +336,7 @@ def advise(
 
     for source in judge_sources(chosen(), names, senders=senders):
         entry = advice[source.policy_domain]
-        source.new = (source.policy_domain, source.ip) not in seen_before
+        source.new = None if seen_before is None else (source.policy_domain, source.ip) not in seen_before
         entry.sources.append(source)
         for klass, count in source.by_class.items():
             share = entry.by_class.setdefault(klass, ClassShare())

@@ -169,8 +169,9 @@ class JudgedSource:
     service: Service | None = None
     """From the confirmed name, else from a domain that authenticated its mail."""
     needs_dkim: bool = False
-    new: bool = False
-    """First seen in the period: no stored report before it names this source for this domain."""
+    new: bool | None = False
+    """First seen in the period: no stored report before it names this source for this domain.
+    None when that cannot be told (the reports before the period are not all held)."""
     by_reporter: dict[str, dict[SourceClass, list[int]]] = field(default_factory=dict)
     """Per reporting organisation, per class: [messages, failing]; what each reporter's word rests on."""
     _reasons: dict[SourceClass, tuple[int, str]] = field(default_factory=dict, repr=False)
