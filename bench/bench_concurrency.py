@@ -44,7 +44,7 @@ def start_stub(database: Path, reports: int) -> tuple[subprocess.Popen[str], str
             break
         if match := re.search(r"at (http://\S+)", line):
             url = match.group(1)
-        if line.startswith("read-only token"):
+        if line.startswith("credentials file"):  # the last line it always prints before serving
             return process, url
     process.kill()
     raise SystemExit("the stub did not start")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.cells import cell_len
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -33,11 +32,12 @@ from tui.reports.cache import DigestCache
 from tui.reports.detail import DmarcDetail, ReportView
 from tui.reports.dialogs import MessageDialog
 from tui.reports.inbox_actions import InboxActions
+from tui.reports.inbox_display import InboxDisplay
 from tui.reports.inbox_filters import FILTERS, InboxFilters
 from tui.reports.inbox_levels import InboxLevels
 from tui.reports.inbox_state import InboxState
 from tui.reports.inbox_table import InboxTable
-from tui.reports.pager import InboxPager, InboxRow, Page, position_text
+from tui.reports.pager import InboxPager, InboxRow, Page
 from tui.reports.query import DOMAIN, FAILED, PASSED
 from tui.section_view import SectionView
 from tui.widgets import outside
@@ -99,7 +99,7 @@ PREFETCH_GROUP = in_background("dmarc-prefetch")
 HIDDEN_AT_START = ("#dmarc-note", "#dmarc-empty", "#dmarc-error", "#dmarc-progress", "#dmarc-export-progress")
 
 
-class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
+class DmarcInbox(InboxDisplay, InboxLevels, InboxFilters, InboxActions, SectionView):
     """The DMARC section: built by the shell with the console context."""
 
     DEFAULT_CSS = INBOX_CSS
@@ -270,64 +270,6 @@ class DmarcInbox(InboxLevels, InboxFilters, InboxActions, SectionView):
     def list_changed(self, cursor: str | int = "first") -> None:
         self.state.invalidate()
         self.load_page(self.page_index, cursor)
-
-    def show_page(self, page: Page, cursor: str | int = "first") -> None:
-        self.state.show(page)
-        table = self.query_one(InboxTable)
-        if table.sorted_by != self.sorted_by():
-            table.show_columns(table.wide, self.sorted_by())
-        self.query_one("#dmarc-error").display = False
-        table.show_rows(page.rows, self.state.marked, self.year)
-        empty = not page.rows
-        table.display = not empty
-        empty_text = self.query_one("#dmarc-empty", Static)
-        empty_text.display = empty
-        if empty:
-            empty_text.update(
-                "None of this page's word matches has that policy domain; page on, or change the filter with /."
-                if page.narrowed else
-                "No reports match the filter. Change it with / (empty fields match everything)."
-                if self.state.query.is_filtered else
-                "No DMARC reports yet. Import report files with i, or wait for reporters to send some."
-            )
-        elif cursor == "last":
-            table.move_cursor(row=len(page.rows) - 1)
-        elif isinstance(cursor, int):
-            table.move_cursor(row=min(cursor, len(page.rows) - 1))
-        else:
-            table.move_cursor(row=0)
-        self.update_bar()
-
-    def update_bar(self) -> None:
-        page = self.page
-        self.update_position()
-        self.query_one("#dmarc-sort", Static).update(f"sort: {self.state.sort_text()} (s)")
-        notes = [self.pager.note, page.problem_note if page is not None else ""]
-        self.show_note(outside.message("; ".join(n for n in notes if n)))
-
-    def update_position(self) -> None:
-        """The position line alone (what a mark changes: its count), the other lines left as they are."""
-        page = self.page
-        text = position_text(page)
-        if page is not None and page.narrowed:
-            # The page count comes from the server's word matches, not the reports shown: no "of N".
-            text += f"  page {page.index + 1:,}"
-        elif page is not None and self.pager.page_count:
-            text += f"  page {page.index + 1:,}/{self.pager.page_count:,}"
-        if self.state.marked:
-            text += f"  {len(self.state.marked)} marked"
-        # Its width follows its text: a layout only when that width changes, not at every mark
-        # (the screen's layout took half the time of a mark).
-        shown = self.query_one("#dmarc-position", Static)
-        shown.update(text, layout=cell_len(text) != cell_len(str(shown.content)))
-
-    def show_error(self, text: str) -> None:
-        self.query_one(InboxTable).display = False
-        self.query_one("#dmarc-empty").display = False
-        self.query_one("#dmarc-error").display = True
-        self.query_one("#dmarc-error-text", Static).update(outside.message(text))
-        self.query_one("#dmarc-position", Static).update("")
-        self.show_permissions()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.levels and action in LIST_ACTIONS:
