@@ -16,7 +16,8 @@ fresh process on an empty data directory:
 
 "The period's reports" for raw are those the first (untimed) sync stored. Prints each round's
 seconds, then the medians and each one's ratio to raw's (the aim: at most 1.3), and the median of
-each round's own ratio. ``--code DIR`` runs
+each round's own ratio; for raw and sync also the client's CPU seconds (its process time over the same
+span), which the machine's load moves less than the wall clock. ``--code DIR`` runs
 sync, advice and console from another checkout (an earlier commit, for the before figures; its sync
 without ``since`` fetches every report, as it did).
 
@@ -53,13 +54,13 @@ async def side_raw(base_url: str, token: str, ids_file: Path) -> dict[str, Any]:
     client = JmapClient(base_url, token)
     api = client.objects(DMARC_EXTERNAL_REPORT)
     await client.session()
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     got = 0
     for at in range(0, len(ids), RAW_CHUNK):
         got += len((await api.get(ids[at:at + RAW_CHUNK], properties=("id", "report"))).raw)
-    seconds = time.perf_counter() - began
+    seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
     await client.aclose()
-    return {"seconds": seconds, "reports": got}
+    return {"seconds": seconds, "cpu": cpu, "reports": got}
 
 
 async def side_sync(base_url: str, token: str, data: Path, first: str) -> dict[str, Any]:
@@ -75,16 +76,21 @@ async def side_sync(base_url: str, token: str, data: Path, first: str) -> dict[s
     await client.session()
     since = {"since": datetime.fromisoformat(first).date()} if "since" in inspect.signature(store.sync).parameters \
         else {}  # an earlier checkout fetches everything
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     result = await store.sync(api, **since)
-    seconds = time.perf_counter() - began
+    seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
     await client.aclose()
     store.close()
-    return {"seconds": seconds, "reports": result.fetched}
+    return {"seconds": seconds, "cpu": cpu, "reports": result.fetched}
+
+
+CPU: dict[str, list[float]] = {}
+"""The client's CPU seconds of each raw and sync side run, by side."""
 
 
 def run_side(side: str, code: Path, base_url: str, data: Path, first: str, ids_file: Path) -> float:
-    """One side in a fresh process on the empty data directory ``data``; its seconds."""
+    """One side in a fresh process on the empty data directory ``data``; its seconds (raw's and sync's
+    CPU seconds into :data:`CPU`)."""
     from bench.bench_dmarc_advice import cli_run
     from bench.bench_dmarc_console import NOW, TOKEN
 
@@ -111,7 +117,9 @@ def run_side(side: str, code: Path, base_url: str, data: Path, first: str, ids_f
                           capture_output=True, text=True, timeout=TIMEOUT, check=False, cwd=where)
     if done.returncode:
         raise RuntimeError(f"the {side} side failed:\n{done.stderr[-3000:]}")
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["seconds"])
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    CPU.setdefault(side, []).append(float(figures["cpu"]))
+    return float(figures["seconds"])
 
 
 def loadavg() -> str:
@@ -152,6 +160,7 @@ def main() -> None:
     with stub_serving(args.size, work, data) as base_url:
         # Untimed: the current sync once, to learn the period's reports (and warm the stub's caches).
         run_side("sync", ROOT, base_url, data, first, ids_file)
+        CPU.clear()
         with sqlite3.connect(data / "digests.sqlite") as db:
             ids_file.write_text(json.dumps([i for (i,) in db.execute("SELECT id FROM reports ORDER BY key")]))
         print(f"the period's reports: {len(json.loads(ids_file.read_text())):,}", flush=True)
@@ -170,6 +179,11 @@ def main() -> None:
         print("medians of each round's ratio to raw: " + ", ".join(
             f"{side} ×{statistics.median(t / r for t, r in zip(values, times['raw'], strict=True)):.2f}"
             for side, values in times.items() if side != "raw"))
+    if CPU:
+        print("client CPU, medians: " + ", ".join(
+            f"{side} {statistics.median(values):.2f}s" for side, values in CPU.items())
+              + (f" (sync ×{statistics.median(CPU['sync']) / statistics.median(CPU['raw']):.2f} raw)"
+                 if "sync" in CPU and "raw" in CPU else ""))
 
 
 if __name__ == "__main__":

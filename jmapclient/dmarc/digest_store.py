@@ -145,23 +145,54 @@ _utc = lru_cache(maxsize=DECODED)(parse_utc)
 """Report periods repeat too: a day's reports mostly share their begin and end."""
 
 
+def _cleaned(values: tuple[str, ...]) -> tuple[str, ...]:
+    """:func:`_clean` of each value; one test for all of them when they are ASCII, as nearly all are."""
+    return values if "".join(values).isascii() else tuple(map(_clean, values))
+
+
 @lru_cache(maxsize=DECODED)
 def _listed(items: tuple[Any, ...]) -> str:
     """A record's list as stored (JSON); records repeat a few shapes, so each is written once."""
     return _clean(json.dumps(list(items)))
 
 
-def _hint(record: RecordDigest) -> str:
-    return _hints(record.overrides, record.dkim, record.spf, record.dkim_auth, record.spf_auth)
+@lru_cache(maxsize=DECODED)
+def _derived(overrides: tuple[str, ...], dkim: str, spf: str, dkim_auth: tuple[tuple[str, str], ...],
+             spf_auth: tuple[tuple[str, str], ...]) -> tuple[str, str, str, int, str]:
+    """What a record's row holds besides its own strings, from its results (all they read): its lists as
+    stored, whether it passes and its hint (:func:`classify`). Remembered: records repeat a few shapes."""
+    record = RecordDigest(source_ip="", count=0, disposition="", dkim=dkim, spf=spf, header_from="",
+                          envelope_from="", overrides=overrides, dkim_auth=dkim_auth, spf_auth=spf_auth)
+    return (_listed(overrides), _listed(dkim_auth), _listed(spf_auth), int(record.passes),
+            str(classify(record) or ""))
 
 
 @lru_cache(maxsize=DECODED)
-def _hints(overrides: tuple[str, ...], dkim: str, spf: str, dkim_auth: tuple[tuple[str, str], ...],
-           spf_auth: tuple[tuple[str, str], ...]) -> str:
-    """:func:`classify` of a record with these results (all it reads), remembered: they repeat."""
-    return str(classify(RecordDigest(source_ip="", count=0, disposition="", dkim=dkim, spf=spf, header_from="",
-                                     envelope_from="", overrides=overrides, dkim_auth=dkim_auth,
-                                     spf_auth=spf_auth)) or "")
+def _period(begin: datetime, end: datetime, *zones: object) -> tuple[str, str, str]:
+    """A report's begin, end and day as stored; remembered, as a day's reports mostly share their period.
+
+    ``zones``: their time zones, in the key too, as equal moments in other zones may fall on other days."""
+    return format_utc(begin), format_utc(end), ReportDigest("", "", "", "", begin, end).day.isoformat()
+
+
+def _rows(key: int, digest: ReportDigest) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
+    """The row of a report (its messages and passed summed) and the rows of its records, under ``key``."""
+    messages = passed = 0
+    records = []
+    for r in digest.records:
+        count = min(r.count, MAX_COUNT)
+        ip, disposition, dkim, spf, header_from, envelope_from = _cleaned(
+            (r.source_ip, r.disposition, r.dkim, r.spf, r.header_from, r.envelope_from))
+        overrides, dkim_auth, spf_auth, passes, hint = _derived(r.overrides, r.dkim, r.spf, r.dkim_auth, r.spf_auth)
+        messages += count
+        if passes:
+            passed += count
+        records.append((key, ip, count, disposition, dkim, spf, header_from, envelope_from, overrides, dkim_auth,
+                        spf_auth, passes, hint))
+    return (key, *_cleaned((digest.id, digest.reporter, digest.report_id, digest.policy_domain)),
+            *_period(digest.begin, digest.end, digest.begin.tzinfo, digest.end.tzinfo),
+            *_cleaned((digest.p, digest.sp, digest.np, digest.adkim, digest.aspf)), int(digest.testing), messages,
+            passed), records
 
 
 @lru_cache(maxsize=DECODED)
@@ -220,17 +251,10 @@ class DigestStore(DigestFigures):
             db.executemany("DELETE FROM reports WHERE id=?", [(report_id,) for report_id in latest])
             first = int(db.execute("SELECT coalesce(max(key), 0) + 1 FROM reports").fetchone()[0])
             reports, records = [], []
-            for key, (report_id, digest) in enumerate(latest.items(), first):
-                reports.append((key, report_id, _clean(digest.reporter), _clean(digest.report_id),
-                                _clean(digest.policy_domain), format_utc(digest.begin), format_utc(digest.end),
-                                digest.day.isoformat(), _clean(digest.p), _clean(digest.sp), _clean(digest.np),
-                                _clean(digest.adkim), _clean(digest.aspf), int(digest.testing),
-                                sum(min(r.count, MAX_COUNT) for r in digest.records),
-                                sum(min(r.count, MAX_COUNT) for r in digest.records if r.passes)))
-                records += [(key, _clean(r.source_ip), min(r.count, MAX_COUNT), _clean(r.disposition), _clean(r.dkim),
-                             _clean(r.spf), _clean(r.header_from), _clean(r.envelope_from),
-                             _listed(r.overrides), _listed(r.dkim_auth), _listed(r.spf_auth), int(r.passes), _hint(r))
-                            for r in digest.records]
+            for key, digest in enumerate(latest.values(), first):
+                report, rows = _rows(key, digest)
+                reports.append(report)
+                records += rows
             db.executemany("INSERT INTO reports(key, id, org, report_id, policy_domain, begin, end, day, p, sp, np,"
                            " adkim, aspf, testing, messages, passed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", reports)
             db.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", records)
