@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from textual.pilot import Pilot
 
 from jmapclient.display import MESSAGE_MAX
@@ -14,6 +15,7 @@ from tests.support.inbox_steps import inbox
 from tests.support.json_view_steps import close_button_on_screen, close_with, open_json_view, read_to_the_end, shown
 from tests.support.waiting import settle, wait_until
 from tui.reports.pager import InboxRow
+from tui.screens import json_view
 from tui.screens.json_view import JSON_VIEW_MAX, shown_text
 
 SIZE = (120, 40)
@@ -94,4 +96,16 @@ async def test_in_an_open_report_the_lists_y_does_nothing() -> None:
         await pilot.press("y")
         await settle(pilot)
         assert not pilot.app.clipboard
+    world.store.close()
+
+
+async def test_the_view_of_a_cut_text_says_so_and_names_y(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(json_view, "JSON_VIEW_MAX", 100)
+    world = make_world("spec", reports=1)
+    async with world.app().run_test(size=(80, 24)) as pilot:
+        await highlighted(pilot)
+        view = await open_json_view(pilot)
+        assert view.cut and len(view.text) == 100
+        assert "Only the first 100 characters are shown; Y copies it whole." in shown(pilot)
+        assert close_button_on_screen(pilot)
     world.store.close()
