@@ -30,6 +30,7 @@ from tui.directories.variant_picker import kind_name
 from tui.lifecycle import gone, while_attached
 from tui.reports.dialogs import MessageDialog
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.json_view import JsonView
 from tui.section_view import SectionView, Status
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
@@ -121,7 +122,7 @@ class DirectoryObjectActions(SectionView):
     def action_show_json(self) -> None:
         wire = self._selected()
         if wire is not None:
-            self.app.push_screen(MessageDialog(directory_label(wire), object_json(wire).splitlines()))
+            self.app.push_screen(JsonView(directory_label(wire), object_json(wire)))
 
     def action_edit_in_editor(self) -> None:
         wire = self._selected()

@@ -21,26 +21,23 @@ from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
 from jmapclient.dmarc.digest_store import store_file
 from jmapclient.errors import JmapError
-from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from tui.context import ConsoleContext
-from tui.directories.raw import object_json
 from tui.keyboard import focus_now, in_background
 from tui.lifecycle import gone, while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.cache import DigestCache
 from tui.reports.detail import DmarcDetail, ReportView
-from tui.reports.dialogs import MessageDialog
 from tui.reports.inbox_actions import InboxActions
 from tui.reports.inbox_display import InboxDisplay
 from tui.reports.inbox_filters import FILTERS, InboxFilters
+from tui.reports.inbox_json import InboxJson
 from tui.reports.inbox_levels import InboxLevels
 from tui.reports.inbox_state import InboxState
 from tui.reports.inbox_table import InboxTable
 from tui.reports.pager import InboxPager, InboxRow, Page
 from tui.reports.query import DOMAIN, FAILED, PASSED
 from tui.section_view import SectionView
-from tui.widgets import outside
 
 if TYPE_CHECKING:
     from tui.reports.analytics_view import AnalyticsView
@@ -99,7 +96,7 @@ PREFETCH_GROUP = in_background("dmarc-prefetch")
 HIDDEN_AT_START = ("#dmarc-note", "#dmarc-empty", "#dmarc-error", "#dmarc-progress", "#dmarc-export-progress")
 
 
-class DmarcInbox(InboxDisplay, InboxLevels, InboxFilters, InboxActions, SectionView):
+class DmarcInbox(InboxDisplay, InboxLevels, InboxFilters, InboxActions, InboxJson, SectionView):
     """The DMARC section: built by the shell with the console context."""
 
     DEFAULT_CSS = INBOX_CSS
@@ -324,46 +321,6 @@ class DmarcInbox(InboxDisplay, InboxLevels, InboxFilters, InboxActions, SectionV
             return
         title = f"{row.reporter} · {row.policy_domain} · {fmt.day(row.begin)}"
         self.push_level(ReportView(self.context, row.id, title))
-
-    # --- The report as JSON (as the Directories' y, Y and J) ------------------------------------
-
-    def action_yank_id(self) -> None:
-        row = self.current_row()
-        if row is not None:
-            self.app.copy_to_clipboard(row.id)
-            self.notify(outside.plain(f"Copied the id {row.id}."), markup=False)
-
-    def action_yank_json(self) -> None:
-        row = self.current_row()
-        if row is not None:
-            self.report_json(row, copy=True)
-
-    def action_show_json(self) -> None:
-        row = self.current_row()
-        if row is not None:
-            self.report_json(row, copy=False)
-
-    @work(group="dmarc-json")
-    @while_attached
-    async def report_json(self, row: InboxRow, *, copy: bool) -> None:
-        """The whole report, as the server holds it (the list keeps only what it shows), copied or shown."""
-        try:
-            got = await self.context.client.dmarc_reports.get([row.id])
-        except JmapError as error:
-            learn(self.context, "open", error)
-            self.notify(outside.plain(f"Could not read the report {row.id}: {error}"), severity="error", markup=False)
-            return
-        if not got.raw:
-            self.notify(outside.plain(f"The report {row.id} is no longer on the server."), severity="warning",
-                        markup=False)
-            return
-        text = object_json(got.raw[0], DMARC_EXTERNAL_REPORT)
-        if copy:
-            self.app.copy_to_clipboard(text)
-            self.notify(outside.plain(f"Copied the report {row.id} as JSON."), markup=False)
-        else:
-            self.app.push_screen(MessageDialog(f"{row.reporter} · {row.policy_domain} · {fmt.day(row.begin)}",
-                                               text.splitlines()))
 
     def action_analytics(self) -> None:
         from tui.reports.analytics_view import AnalyticsView

@@ -12,6 +12,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT, SortFallback
+from tui.widgets.list_table import order_arrow
 
 DOMAIN = DMARC_EXTERNAL_REPORT.condition("domain")
 FAILED = DMARC_EXTERNAL_REPORT.condition("totalFailedSessions")
@@ -89,7 +90,7 @@ class InboxQuery:
         return [{"property": self.sort, "isAscending": self.ascending}]
 
     def next_sort(self) -> InboxQuery:
-        """Cycle received ↓, received ↑, expires ↓, expires ↑."""
+        """Cycle received ▼, received ▲, expires ▼, expires ▲ (the arrows of the list headers, `sort_label`)."""
         if not self.ascending:
             return replace(self, ascending=True)
         following = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)] if self.sort in SORTS else SORTS[0]
@@ -102,7 +103,7 @@ class InboxQuery:
     def describe_sort(self, fallback: SortFallback | None = None) -> str:
         """The order in words; the ``fallback``'s when the server could not sort as asked."""
         label = fallback.meaning if fallback is not None else SORT_WORDS.get(self.sort, self.sort)
-        return f"{label} {'↑' if self.ascending else '↓'}"
+        return f"{label} {order_arrow(not self.ascending)}"
 
 
 def utc_midnight(day: date) -> str:

@@ -12,11 +12,16 @@ SortedBy = tuple[str, bool]
 """The column a list is sorted by (its key) and whether the order is descending."""
 
 
+def order_arrow(descending: bool) -> str:
+    """The arrow of an order, one style in every header and sort line: ▼ descending, ▲ ascending."""
+    return "▼" if descending else "▲"
+
+
 def sort_label(title: str, key: str, sorted_by: SortedBy | None) -> str:
     """A column's header: its title, and the arrow of the order when the list is sorted by it."""
     if sorted_by is None or sorted_by[0] != key:
         return title
-    return title + (" ▼" if sorted_by[1] else " ▲")
+    return f"{title} {order_arrow(sorted_by[1])}"
 
 
 def clicked(key: str, sorted_by: SortedBy | None, *, first_descending: bool = False) -> SortedBy:

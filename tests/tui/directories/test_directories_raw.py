@@ -7,13 +7,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
+from jmapclient.display import MESSAGE_MAX
 from jmapclient.encoding import MASKED_SECRET
+from jmapclient.models.objects import DIRECTORY
 from tests.support.console import Console
 from tests.support.directory_steps import section, stored, table_rows
+from tests.support.json_view_steps import close_button_on_screen, close_with, open_json_view, read_to_the_end, shown
 from tests.support.waiting import settle
-from tui.reports.dialogs import MessageDialog
 
 LDAP = "Corporate OpenLDAP (service account)"
 
@@ -50,15 +52,35 @@ async def test_yank_copies_the_id_and_the_object_with_its_secret_masked(console:
 async def test_the_json_view_shows_the_object(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await pilot.press("J")
-        await settle(pilot)
-        dialog = pilot.app.screen
-        assert isinstance(dialog, MessageDialog)
-        text = str(dialog.query_one("#message", Static).render())
+        view = await open_json_view(pilot)
+        text = shown(pilot)
         assert '"baseDn": "ou=people,dc=corp,dc=example,dc=com"' in text and MASKED_SECRET in text
-        await pilot.press("escape")
+        assert MASKED_SECRET in view.text and stored(console.store, LDAP)["bindSecret"]["secret"] not in view.text
+        await close_with(pilot, "escape")
+
+
+MARKUP = "[bold]x[/] [@click=app.quit]y[/]"
+
+
+async def test_the_json_view_shows_a_big_object_whole_at_80x24_and_its_markup_as_written(console: Console) -> None:
+    wire = stored(console.store, LDAP)
+    wire["filterLogin"] = MARKUP
+    wire["attrEmail"] = {f"mailAlias{n:03}": True for n in range(80)}  # well over 2,000 characters
+    console.store.replace(DIRECTORY, wire["id"], DIRECTORY.read(wire), wire)
+    async with console.app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert not isinstance(pilot.app.screen, MessageDialog)
+        view = await open_json_view(pilot)
+        assert len(view.text) > MESSAGE_MAX and close_button_on_screen(pilot)
+        await read_to_the_end(pilot, f'"id": "{wire["id"]}"')
+        await pilot.press("home")
+        await settle(pilot)
+        assert f'"filterLogin": "{MARKUP}"' in shown(pilot)
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert f'"filterLogin": "{MARKUP}"' not in shown(pilot)
+        assert close_button_on_screen(pilot)
+        await close_with(pilot, "enter")
+        assert pilot.app.is_running
 
 
 async def test_editor_saves_only_what_changed(console: Console, tmp_path: Path,

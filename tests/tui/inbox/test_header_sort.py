@@ -53,7 +53,7 @@ async def test_a_header_click_sorts_by_its_column_and_again_the_other_way() -> N
         await click_header(pilot, "received")
         assert (inbox(pilot).state.query.sort, inbox(pilot).state.query.ascending) == ("receivedAt", True)
         assert headers(pilot)["received"] == "Received ▲"
-        assert "sort: received ↑" in str(pilot.app.query_one("#dmarc-sort", Static).render())
+        assert "sort: received ▲" in str(pilot.app.query_one("#dmarc-sort", Static).render())
         rows = inbox(pilot).page.rows  # type: ignore[union-attr]
         assert [r.received for r in rows] == sorted(r.received for r in rows)
         await pilot.press("c")  # From, Subject and Expires
@@ -80,7 +80,7 @@ async def test_on_the_real_server_the_sort_line_says_arrival_order_and_received_
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
         sort = str(pilot.app.query_one("#dmarc-sort", Static).render())
-        assert "arrival order ↓" in sort and "received" not in sort
+        assert "arrival order ▼" in sort and "received" not in sort
         assert headers(pilot)["received"] == "Received"  # no column claims the order
         before = inbox(pilot).state.query
         await click_header(pilot, "received")
@@ -109,5 +109,5 @@ async def test_at_80_columns_a_long_position_leaves_the_sort_line_whole() -> Non
         await wait_until(pilot, lambda: bool(inbox(pilot).page and inbox(pilot).page.narrowed), "the narrowed page")
         await settle(pilot)
         screen = " ".join(" ".join(line.split("▕")[-1].split()) for line in screen_lines(pilot))
-        assert "total unknown" in screen and "sort: arrival order ↓ (s)" in screen
+        assert "total unknown" in screen and "sort: arrival order ▼ (s)" in screen
     world.store.close()

@@ -108,7 +108,7 @@ async def test_sort_by_received_and_expires(world: StubWorld) -> None:
         await settle(pilot)
         expires = [r.expires for r in inbox(pilot).page.rows]
         assert expires == sorted(expires, reverse=True)
-        assert "expires ↓" in str(pilot.app.query_one("#dmarc-sort", Static).render())
+        assert "expires ▼" in str(pilot.app.query_one("#dmarc-sort", Static).render())
 
 
 async def test_drill_down_to_a_record_and_back(world: StubWorld) -> None:

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
 
+from jmapclient.display import MESSAGE_MAX
+from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from tests.support.console import make_world
 from tests.support.inbox_steps import inbox
+from tests.support.json_view_steps import close_button_on_screen, close_with, open_json_view, read_to_the_end, shown
 from tests.support.waiting import settle, wait_until
-from tui.reports.dialogs import MessageDialog
 from tui.reports.pager import InboxRow
+from tui.screens import json_view
+from tui.screens.json_view import JSON_VIEW_MAX, shown_text
 
 SIZE = (120, 40)
 
@@ -45,16 +49,42 @@ async def test_shift_j_shows_the_report_as_json_and_esc_closes_it() -> None:
     world = make_world("spec", reports=5)
     async with world.app().run_test(size=SIZE) as pilot:
         row = await highlighted(pilot)
-        await pilot.press("J")
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, MessageDialog), "the JSON shown")
-        dialog = pilot.app.screen
-        assert json.loads("\n".join(dialog.lines))["id"] == row.id
-        shown = str(dialog.query_one("#message", Static).render())
-        assert f'"orgName": "{row.reporter}"' in shown
-        await pilot.press("escape")
-        await settle(pilot)
-        assert not isinstance(pilot.app.screen, MessageDialog)
+        view = await open_json_view(pilot)
+        assert json.loads(view.text)["id"] == row.id
+        assert f'"orgName": "{row.reporter}"' in shown(pilot)
+        await close_with(pilot, "escape")
     world.store.close()
+
+
+MARKUP = "[bold]x[/] [@click=app.quit]y[/]"
+
+
+async def test_the_whole_of_a_big_report_is_read_by_scrolling_and_its_markup_shown_as_written() -> None:
+    # The message dialog cut a report's JSON at 2,000 characters: the end of every real report was lost.
+    world = make_world("spec", reports=5)
+    async with world.app().run_test(size=(80, 24)) as pilot:
+        row = await highlighted(pilot)
+        wire = world.store.get(DMARC_EXTERNAL_REPORT, [row.id])[row.id]
+        wire["report"]["extraContactInfo"] = MARKUP
+        world.store.replace(DMARC_EXTERNAL_REPORT, row.id, DMARC_EXTERNAL_REPORT.read(wire), wire)
+        view = await open_json_view(pilot)
+        assert len(view.text) > MESSAGE_MAX and not view.cut
+        assert close_button_on_screen(pilot)
+        assert f'"extraContactInfo": "{MARKUP}"' in shown(pilot)  # near the top, as written
+        await read_to_the_end(pilot, f'"id": "{row.id}"')
+        assert close_button_on_screen(pilot)
+        for key in ("home", "pagedown", "pageup", "down", "up"):
+            await pilot.press(key)
+        await close_with(pilot, "q")
+        assert pilot.app.is_running  # the [@click=app.quit] in the report did nothing
+    world.store.close()
+
+
+def test_text_over_the_cap_is_cut_and_the_view_says_y_copies_it_whole() -> None:
+    text, cut = shown_text("x" * (JSON_VIEW_MAX + 10))
+    assert cut and len(text) == JSON_VIEW_MAX
+    assert shown_text("{}\n") == ("{}\n", False)
+    assert shown_text("\u202e\x1b]0;t") == ("\\u202e\\u001b]0;t", False)  # hidden characters made visible
 
 
 async def test_in_an_open_report_the_lists_y_does_nothing() -> None:
@@ -66,4 +96,16 @@ async def test_in_an_open_report_the_lists_y_does_nothing() -> None:
         await pilot.press("y")
         await settle(pilot)
         assert not pilot.app.clipboard
+    world.store.close()
+
+
+async def test_the_view_of_a_cut_text_says_so_and_names_y(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(json_view, "JSON_VIEW_MAX", 100)
+    world = make_world("spec", reports=1)
+    async with world.app().run_test(size=(80, 24)) as pilot:
+        await highlighted(pilot)
+        view = await open_json_view(pilot)
+        assert view.cut and len(view.text) == 100
+        assert "Only the first 100 characters are shown; Y copies it whole." in shown(pilot)
+        assert close_button_on_screen(pilot)
     world.store.close()
