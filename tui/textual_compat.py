@@ -169,6 +169,25 @@ def show_key_state(shown: FooterKey, key: FooterKey) -> None:
 # --- Data tables ----------------------------------------------------------------------------------
 
 
+class FreshWidths(DataTable[Any]):
+    """A DataTable that never shows a cell cut to a column width it has outgrown.
+
+    Rows added are measured later, when the table goes idle (``_update_dimensions``); a table drawn
+    before that (a busy machine, another widget refreshing the screen) caches its lines at the
+    header-only widths, keyed on nothing that moves when the widths do. The analytics' Domains
+    table then showed 13,854 as "13,8" until something else changed. Here the cached renders are
+    dropped whenever a column's width changed.
+    """
+
+    def _update_dimensions(self, new_rows: Any) -> None:
+        before = [column.get_render_width(self) for column in self.ordered_columns]
+        super()._update_dimensions(new_rows)
+        if [column.get_render_width(self) for column in self.ordered_columns] != before:
+            self._clear_caches()
+            self.refresh()
+
+
+
 def replace_cell_quietly(table: DataTable[Any], row_key: RowKey, column_key: ColumnKey, value: Any) -> None:
     """Put ``value`` in one cell and drop only that row's cached renders (a value of the same width).
 
@@ -290,6 +309,8 @@ _METHODS: tuple[tuple[type[Any], str], ...] = (
     (CommandPalette, "_GATHER_COMMANDS_GROUP"),
     (Select, "_on_mount"),
     (Footer, "_bindings_ready"),
+    (DataTable, "_update_dimensions"),
+    (DataTable, "_clear_caches"),
 )
 """Class attributes and methods this module overrides or calls."""
 _SET_IN_INIT: tuple[tuple[type[Any], str], ...] = (
@@ -350,7 +371,7 @@ check_textual()
 
 
 __all__ = [
-    "CrashHooks", "FooterKey", "GatedBindings", "MountGuardedSelect", "PageGuard", "PaletteHooks",
+    "CrashHooks", "FooterKey", "FreshWidths", "GatedBindings", "MountGuardedSelect", "PageGuard", "PaletteHooks",
     "SelectCurrent", "SelectOverlay", "TextualMoved", "bindings_ready", "check_textual", "closing",
     "installed_screens", "keyed_bindings", "moved_names", "refresh_callbacks_pending",
     "replace_cell_quietly", "show_key_state", "type_to_search",

@@ -56,6 +56,14 @@ async def settle(pilot: Pilot) -> None:
             return
 
 
+async def settle_work(pilot: Pilot, timeout: float = 60) -> None:
+    """:func:`settle`, after every worker has ended: a long fetch (analytics' first visit on a loaded
+    machine) outlasts the ``WORKERS_TIMEOUT`` settling gives a worker. For work that must end."""
+    await wait_until(pilot, lambda: all(worker.is_finished for worker in pilot.app.workers),
+                     "the console's work to end", timeout=timeout)
+    await settle(pilot)
+
+
 def _messages_queued(app: App[object]) -> bool:
     if getattr(getattr(app, "key_path", None), "busy", False):
         return True  # keys still waiting in the console's key path (tui/keyboard.py)

@@ -15,6 +15,7 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import CellType, ColumnKey, RowKey
 
 from jmapclient.display import LIST_MAX, MESSAGE_MAX, safe_text
+from tui.textual_compat import FreshWidths
 
 
 def cut(value: Any, style: str = "", *, justify: Any = None, max_len: int = LIST_MAX) -> Text:
@@ -42,7 +43,7 @@ def cell(value: Any) -> Any:
     return cut(value) if isinstance(value, str) else value
 
 
-class OutsideTable(DataTable[CellType]):
+class OutsideTable(FreshWidths, DataTable[CellType]):
     """A DataTable whose string cells are outside text: never markup, hidden characters shown.
 
     DataTable reads a ``str`` cell as markup; here every one is turned into ``Text`` first.

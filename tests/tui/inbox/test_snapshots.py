@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
 from tests.support.console import make_world
-from tests.support.waiting import settle, wait_until
+from tests.support.waiting import settle, settle_work
 
 SIZE = (120, 40)
 Step = Callable[[Pilot], Awaitable[None]]
@@ -27,10 +27,7 @@ def steps(*keys: str, tab: str | None = None) -> Step:
         for key in keys:
             await pilot.press(key)
             await settle(pilot)
-        # Settling waits for a worker 5 s at most; a loaded machine fetched analytics' reports for longer.
-        await wait_until(pilot, lambda: all(worker.is_finished for worker in pilot.app.workers),
-                         "the console's work to end", timeout=60)
-        await settle(pilot)
+        await settle_work(pilot)
         if tab is not None:
             pilot.app.query_one(TabbedContent).active = tab
         await settle(pilot)

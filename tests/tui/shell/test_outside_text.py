@@ -23,7 +23,7 @@ from tests.support.hostile import (
     screen_text,
     visible,
 )
-from tests.support.waiting import settle
+from tests.support.waiting import settle, settle_work
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.detail import RecordsView, RecordView, ReportView
 from tui.reports.dialogs import KeepDialog, MessageDialog
@@ -103,7 +103,7 @@ async def test_analytics_tabs_show_the_payload_as_text() -> None:
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("a")
-        await settle(pilot)
+        await settle_work(pilot)
         assert pilot.app.query(AnalyticsView)
         tabs = pilot.app.query_one(TabbedContent)
         for tab, markers in (("tab-domains", ("[/x]",)), ("tab-sources", ()), ("tab-daily", ()),
