@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from jmapclient.ascode.plan import Plan
+from jmapclient.file_safety import NotAPath, local_path
 from tui.reports.dialogs import DmarcDialog
 from tui.widgets import outside
 
@@ -47,11 +48,16 @@ class PathDialog(DmarcDialog[Path]):
 
     def submit(self) -> None:
         text = self.query_one("#as-code-path", Input).value.strip()
-        path = Path(text).expanduser()
-        problem = ""
         if not text:
-            problem = "Give a file name."
-        elif self.must_exist and not path.is_file():
+            self.query_one("#as-code-error", Static).update("Give a file name.")
+            return
+        try:
+            path = local_path(text)  # the one parser of typed paths: ~nosuchuser or a NUL byte stopped the console
+        except NotAPath as error:
+            self.query_one("#as-code-error", Static).update(outside.message(f"Cannot use that file: {error}."))
+            return
+        problem = ""
+        if self.must_exist and not path.is_file():
             problem = f"There is no file {text}."
         elif not self.must_exist and not path.parent.is_dir():
             problem = f"The folder {path.parent} does not exist."

@@ -80,3 +80,17 @@ async def test_the_palette_offers_both(console) -> None:  # type: ignore[no-unty
         await settle(pilot)
         titles = {command.title for command in pilot.app.get_system_commands(pilot.app.screen)}
         assert {"Apply a file…", "Snapshot…"} <= titles
+
+
+async def test_a_path_that_cannot_be_one_is_said_in_the_dialog(console) -> None:  # type: ignore[no-untyped-def]
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for typed, said in (("~nosuchuser-mailadmin/dirs.ndjson", "home folder of no user"),
+                            ("dirs\0.ndjson", "NUL byte")):
+            await pilot.press("s")
+            await _answer_path(pilot, Path(typed))
+            assert isinstance(pilot.app.screen, PathDialog)  # still open, saying why
+            assert said in str(pilot.app.screen.query_one("#as-code-error", Static).render())
+            await pilot.press("escape")
+            await settle(pilot)
+        assert pilot.app.is_running
