@@ -3,18 +3,25 @@
 A report's JSON runs to many thousand characters; the message dialog cut it at 2,000. Here the
 text is shown whole in a ``Log``: read-only, drawn line by line as it scrolls (a big report
 does not lay out at once), and plain text, never markup, so ``[@click=app.quit]`` in a report
-is shown as written. Its hidden characters are made visible first (``safe_text``). Only text
-over ``JSON_VIEW_MAX`` is cut, and the view then says so and names ``Y``, which copies it whole.
+is shown as written. Long lines (an LDAP filter, a forged 5,000-character org name) wrap at the
+view's width, their continuation indented under their start, and wrap again when the terminal
+is resized, keeping the line at the top in view: nothing is read by scrolling sideways. Its
+hidden characters are made visible first (``safe_text``). Only text over ``JSON_VIEW_MAX`` is
+cut, and the view then says so and names ``Y``, which copies it whole.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
+from rich.cells import cell_len, chop_cells
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.events import Resize
 from textual.widgets import Button, Label, Log, Static
 
 from jmapclient.display import safe_text
@@ -32,8 +39,75 @@ def shown_text(text: str) -> tuple[str, bool]:
     return safe_text(text[:JSON_VIEW_MAX] if cut else text, single_line=False), cut
 
 
+CONTINUATION_INDENT = 2
+"""A wrapped line's continuation starts this much further in than the line itself."""
+
+
+def wrapped(line: str, width: int) -> Iterator[str]:
+    """``line`` cut into rows of at most ``width`` cells, after a space where one falls in a row's
+    second half (words stay whole), else at the width; rows after the first indented under it."""
+    if width < 2 or cell_len(line) <= width:
+        yield line
+        return
+    indent = " " * min(len(line) - len(line.lstrip(" ")) + CONTINUATION_INDENT, width // 2)
+    rest, prefix = line, ""
+    while rest:
+        room = width - len(prefix)
+        row = chop_cells(rest, room)[0]
+        if len(row) < len(rest):
+            space = row.rfind(" ")
+            if space >= len(row) // 2:
+                row = row[: space + 1]
+        yield prefix + row
+        rest, prefix = rest[len(row):], indent
+
+
+class WrappedLog(Log):
+    """A ``Log`` of lines wrapped at its width, wrapped again when the width changes."""
+
+    DEFAULT_CSS = """
+    WrappedLog { overflow-x: hidden; overflow-y: scroll; }
+    """
+    # A vertical scrollbar always shown keeps the width the same before and after writing.
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(highlight=False, auto_scroll=False, id=id)
+        self.source: Sequence[str] = ()
+        self.starts: list[int] = []
+        """The row each source line starts at, for the current width."""
+        self.wrapped_at = 0
+
+    def show(self, lines: Sequence[str]) -> None:
+        self.source = lines
+        self.wrapped_at = 0
+        self._wrap()
+
+    def on_resize(self, event: Resize) -> None:
+        self._wrap()
+
+    def _wrap(self) -> None:
+        width = self.scrollable_content_region.width
+        if width <= 0 or width == self.wrapped_at:
+            return
+        top_line = self._source_line_at(round(self.scroll_y))
+        self.wrapped_at = width
+        rows: list[str] = []
+        self.starts = []
+        for line in self.source:
+            self.starts.append(len(rows))
+            rows.extend(wrapped(line, width))
+        self.clear()
+        self.write_lines(rows, scroll_end=False)
+        if self.starts:
+            self.scroll_to(y=self.starts[top_line], animate=False, immediate=True)
+
+    def _source_line_at(self, row: int) -> int:
+        """The source line shown on wrapped ``row`` (0 before anything is written)."""
+        return max(bisect_right(self.starts, row) - 1, 0)
+
+
 class JsonView(Dialog[None]):
-    """Read-only JSON: arrows, PageUp/PageDown, Home/End and the mouse scroll; Esc, q or Enter close."""
+    """Read-only JSON: up/down, PageUp/PageDown, Home/End and the mouse scroll; Esc, q or Enter close."""
 
     DEFAULT_CSS = """
     JsonView { align: center middle; }
@@ -68,16 +142,16 @@ class JsonView(Dialog[None]):
             if self.cut:
                 yield Static(f"Only the first {JSON_VIEW_MAX:,} characters are shown; Y copies it whole.",
                              id="json-cut", markup=False)
-            yield Log(highlight=False, auto_scroll=False, id="json-text")
+            yield WrappedLog(id="json-text")
             with Horizontal(classes="json-buttons"):
-                yield Static("↑↓←→ PgUp/PgDn Home/End scroll · Esc/q/Enter close", classes="json-keys",
+                yield Static("↑↓ PgUp/PgDn Home/End scroll · Esc/q/Enter close", classes="json-keys",
                              markup=False)
                 yield Button("Close", id="json-close", variant="primary", compact=True)
 
     @while_attached
     def on_mount(self) -> None:
-        log = self.query_one("#json-text", Log)
-        log.write_lines(self.text.splitlines(), scroll_end=False)
+        log = self.query_one("#json-text", WrappedLog)
+        log.show(self.text.splitlines())
         log.focus()
 
     @on(Button.Pressed, "#json-close")

@@ -109,3 +109,41 @@ async def test_the_view_of_a_cut_text_says_so_and_names_y(monkeypatch: pytest.Mo
         assert "Only the first 100 characters are shown; Y copies it whole." in shown(pilot)
         assert close_button_on_screen(pilot)
     world.store.close()
+
+
+async def test_a_long_value_wraps_at_the_views_width_and_again_when_the_terminal_is_resized() -> None:
+    # A Log scrolls sideways: a long LDAP filter or a forged org name was read 80 columns at a time.
+    world = make_world("spec", reports=5)
+    long_value = " ".join(f"word{number:03d}" for number in range(60))  # 479 characters
+    async with world.app().run_test(size=(80, 24)) as pilot:
+        row = await highlighted(pilot)
+        wire = world.store.get(DMARC_EXTERNAL_REPORT, [row.id])[row.id]
+        wire["report"]["extraContactInfo"] = long_value
+        world.store.replace(DMARC_EXTERNAL_REPORT, row.id, DMARC_EXTERNAL_REPORT.read(wire), wire)
+        view = await open_json_view(pilot)
+        text = shown(pilot)
+        assert all(f"word{number:03d}" in text for number in range(60))  # every word on screen, unscrolled
+        log = view.query_one(json_view.WrappedLog)
+        assert log.virtual_size.width <= log.scrollable_content_region.width  # nothing to scroll sideways
+        rows_at_80 = log.line_count
+        await pilot.press("down", "down", "down")
+        await settle(pilot)
+        top = log.source[log.starts.index(next(s for s in log.starts if s >= round(log.scroll_y)))]
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot)
+        assert log.line_count < rows_at_80  # wrapped again, at the wider width
+        assert top in "\n".join(log.lines[round(log.scroll_y):])  # the line at the top stays in view
+    world.store.close()
+
+
+def test_wrapped_rows_fit_the_width_and_keep_every_character() -> None:
+    line = '      "filter": "' + "(&(objectClass=inetOrgPerson)" * 12 + '"'
+    rows = list(json_view.wrapped(line, 40))
+    assert len(rows) > 1 and all(len(row) <= 40 for row in rows)
+    assert rows[1].startswith(" " * 8)  # under the line's start, two further in
+    assert rows[0] + "".join(row[8:] for row in rows[1:]) == line
+    words = list(json_view.wrapped("    " + " ".join(["abcdefgh"] * 20), 40))
+    assert all(row.rstrip().endswith("abcdefgh") for row in words)  # cut between words, not in one
+    assert list(json_view.wrapped("short", 40)) == ["short"]
+    wide = "界" * 30  # two cells each
+    assert all(json_view.cell_len(row) <= 20 for row in json_view.wrapped(wide, 20))
