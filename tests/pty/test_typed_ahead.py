@@ -11,6 +11,7 @@ key path (tui/keyboard.py), ``Enter End " more text" ctrl+s`` saved nothing in 5
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.pty_console import (
+    CTRL_O,
     CTRL_P,
     CTRL_S,
     DOWN,
@@ -149,3 +151,43 @@ def test_y_typed_with_d_does_not_delete(server: Server, terminal: Terminal) -> N
         terminal.type(b"n")
         terminal.wait_for(lambda text: "Delete the" not in text and on_list(text), "the question gone")
         assert set(server.directories()) == before
+
+
+@pytest.fixture(params=["idle", "loaded"])
+def terminal_with_a_failing_profile(request: pytest.FixtureRequest, server: Server, tmp_path: Path,
+                                    run: int) -> Iterator[Terminal]:
+    """The console as ``terminal`` gives it, its config holding one profile whose token the server refuses."""
+    wrong = tmp_path / "wrong-token"
+    wrong.write_text("not-the-token\n")
+    wrong.chmod(0o600)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[profiles.wrong]\nurl = "{server.url}"\ntoken_file = "{wrong}"\nallow_http = true\n')
+    config.chmod(0o600)
+    with contextlib.ExitStack() as stack:
+        if request.param == "loaded":
+            stack.enter_context(machine_loaded())
+        yield stack.enter_context(console(server, tmp_path))
+
+
+def test_enter_esc_on_the_connections_screen_leaves_the_console_as_it_was(
+        terminal_with_a_failing_profile: Terminal) -> None:
+    """ctrl+o, then ``Enter Esc`` in one burst on a profile whose login fails fast (a wrong token: 401).
+    Over a terminal the connect worker Enter started ran, or answered, after Esc took the screen down,
+    and crashed the console (NoMatches). Now: back on the directory list, connected as before."""
+    terminal = terminal_with_a_failing_profile
+    terminal.type(CTRL_O)  # first, slowly: the profile's login does fail, and fast
+    terminal.wait_for(lambda text: "Connect to a mail server" in text and "wrong" in text, "the profile listed")
+    terminal.type(ENTER)
+    terminal.wait_for("Could not connect with profile wrong", "the login refused")
+    terminal.type(ESC)
+    terminal.wait_for(on_list)
+    for run in range(REPEAT):
+        terminal.type(CTRL_O)
+        terminal.wait_for(lambda text: "Connect to a mail server" in text and "wrong" in text, "the profile listed")
+        terminal.type(ENTER + ESC)
+        text = terminal.steady(quiet=1.0)
+        assert "Connect to a mail server" not in text, f"run {run}: the connections screen stayed"
+        assert on_list(text) and "Corporate OpenLDAP" in text, f"run {run}: not back on the list"
+        assert "Traceback" not in text and "NoMatches" not in text
+        terminal.type(b"r")  # the connection the console had still answers
+        terminal.wait_for(lambda text: on_list(text) and "3 directories" in text, "the list reloaded")
