@@ -8,7 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from jmapclient.dmarc.insight import names
 from jmapclient.dmarc.insight.names import NameCache, NameResolver, NameStatus
 from jmapclient.dmarc.insight.services import Service
 from tests.support.fake_dns import BROKEN, HANG, FakeResolver
@@ -175,3 +178,23 @@ async def test_a_budget_bounds_the_whole_naming(tmp_path: Path) -> None:
     assert {names[ip].status for ip in ips[1:]} == {NameStatus.TIMEOUT}
     assert fake.running == 0  # nothing left running behind the answer
     assert json.loads((tmp_path / "names.json").read_text()).keys() == {ips[0]}  # what was learnt is kept
+
+
+def _normal_by_ipaddress(text: str) -> str | None:
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_address(text.strip()))
+    except ValueError:
+        return None
+
+
+_QUAD_PARTS = st.one_of(st.integers(0, 300).map(str), st.sampled_from(["00", "01", "010", "255", "256", " 1", "1 ",
+                                                                        "", "-1", "1a", "٣"]))
+
+
+@given(st.one_of(st.lists(_QUAD_PARTS, min_size=3, max_size=5).map(".".join), st.text(max_size=20),
+                 st.ip_addresses().map(str)))
+def test_normal_ip_agrees_with_ipaddress(text: str) -> None:
+    # The canonical-IPv4 pattern answers without ipaddress: it must never answer otherwise than it.
+    assert names.normal_ip(text) == _normal_by_ipaddress(text)
