@@ -14,6 +14,8 @@ for svg in tests/*/*/__snapshots__/*/*.svg tests/*/__snapshots__/*/*.svg; do
     *) area=other ;;
   esac
   name=$(basename "$svg" .svg | sed -e 's/^test_//' -e 's/\[tab-/-/' -e 's/\[/-/' -e 's/\]//')
-  rsvg-convert "$svg" -o "screenshots/${area}-${name//_/-}.png"
+  # xml:space="preserve": without it rsvg-convert drops a line's leading spaces and closes up runs of
+  # them (indented JSON drawn flush left; "example.com  2026-01-31" drawn as "example.com2026-01-31").
+  sed 's/<svg /<svg xml:space="preserve" /' "$svg" | rsvg-convert -o "screenshots/${area}-${name//_/-}.png"
 done
 ls screenshots/*.png | wc -l

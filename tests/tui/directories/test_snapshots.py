@@ -105,3 +105,13 @@ def test_connection_lost_state(snap_compare, store) -> None:
         await _steady(pilot)
 
     assert snap_compare(console.app, terminal_size=WIDE, run_before=run_before)
+
+
+def test_directory_as_json_narrow(snap_compare, store) -> None:
+    """J on the LDAP directory at 80×24: its long filters wrap under their key, nothing to scroll sideways."""
+    async def run_before(pilot: Pilot) -> None:
+        await _steady(pilot)
+        await pilot.press("J")
+        await _steady(pilot)
+
+    assert snap_compare(make_console(store).app, terminal_size=NARROW, run_before=run_before)
