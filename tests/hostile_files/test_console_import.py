@@ -12,7 +12,7 @@ from server_stub.store import MEMORY, Store
 from tests.support.console import make_console
 from tests.support.held_uploads import HeldUploads
 from tests.support.waiting import wait_until
-from tui.reports.dialogs import MessageDialog
+from tui.screens.form_dialog import MessageDialog
 
 
 async def test_the_console_imports_the_hostile_corpus_to_one_true_summary(hostile_dir: Path) -> None:

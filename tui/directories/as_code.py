@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from jmapclient.ascode.plan import Plan
 from jmapclient.file_safety import NotAPath, local_path
-from tui.reports.dialogs import DmarcDialog
+from tui.screens.form_dialog import FormDialog
 from tui.widgets import outside
 
 DEFAULT_FILE = "directories.ndjson"
@@ -25,11 +25,11 @@ PlanDialog #plan-scroll { height: auto; max-height: 60vh; }
 """
 
 
-class PathDialog(DmarcDialog[Path]):
+class PathDialog(FormDialog[Path]):
     """Asks for one file: the snapshot to write, or the file to apply."""
 
     AUTO_FOCUS = "#as-code-path"
-    DEFAULT_CSS = DmarcDialog.DEFAULT_CSS + PATH_CSS
+    DEFAULT_CSS = FormDialog.DEFAULT_CSS + PATH_CSS
 
     def __init__(self, title: str, note: str, ok: str, *, must_exist: bool) -> None:
         super().__init__()
@@ -67,10 +67,10 @@ class PathDialog(DmarcDialog[Path]):
         self.dismiss(path)
 
 
-class PlanDialog(DmarcDialog[bool]):
+class PlanDialog(FormDialog[bool]):
     """The plan, line by line; Apply runs it (only offered when it changes something)."""
 
-    DEFAULT_CSS = DmarcDialog.DEFAULT_CSS + PATH_CSS
+    DEFAULT_CSS = FormDialog.DEFAULT_CSS + PATH_CSS
 
     def __init__(self, source: str, plan: Plan, lines: list[str]) -> None:
         super().__init__()

@@ -28,8 +28,8 @@ from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_fil
 from tui.directories.raw import editor_command, object_json, read_edit, run_editor, write_for_editing
 from tui.directories.variant_picker import kind_name
 from tui.lifecycle import gone, while_attached
-from tui.reports.dialogs import MessageDialog
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.form_dialog import MessageDialog
 from tui.screens.json_view import JsonView
 from tui.section_view import SectionView, Status
 from tui.widgets import outside

@@ -1,4 +1,4 @@
-"""Small modal dialogs of the DMARC section: confirm, paths, export, keep longer, summary."""
+"""The DMARC section's dialogs: the files to import, the export, keeping reports longer."""
 
 from __future__ import annotations
 
@@ -6,68 +6,21 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar, cast, get_args
+from typing import cast, get_args
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.containers import Vertical
+from textual.widgets import Input, Label, Select, Static
 
 from jmapclient.dmarc.exporting import ExportFormat
 from jmapclient.file_safety import NotAPath, local_path
-from tui.screens.dialog import Dialog
+from tui.screens.form_dialog import FormDialog
 from tui.widgets import outside
 from tui.widgets.select import SteadySelect
 
-T = TypeVar("T")
 
-DIALOG_CSS = """
-DmarcDialog {
-    align: center middle;
-}
-DmarcDialog > Vertical {
-    width: 76;
-    height: auto;
-    max-height: 90%;
-    border: thick $primary;
-    background: $surface;
-    padding: 1 2;
-}
-DmarcDialog .dialog-title { text-style: bold; margin-bottom: 1; }
-DmarcDialog .dialog-note { color: $text-muted; }
-DmarcDialog .dialog-error { color: $error; }
-DmarcDialog Horizontal.dialog-buttons { height: auto; margin-top: 1; align-horizontal: right; }
-DmarcDialog Horizontal.dialog-buttons Button { margin-left: 2; }
-"""
-
-
-class DmarcDialog(Dialog[T]):
-    DEFAULT_CSS = DIALOG_CSS
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dmarc.dialog.cancel")]
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "cancel":
-            self.dismiss(None)
-        elif event.button.id == "ok":
-            self.submit()
-
-    def on_input_submitted(self) -> None:
-        self.submit()
-
-    def submit(self) -> None:  # pragma: no cover - every dialog overrides it
-        raise NotImplementedError
-
-    @staticmethod
-    def buttons(ok: str) -> Horizontal:
-        return Horizontal(Button(ok, id="ok", variant="primary"), Button("Cancel", id="cancel"),
-                          classes="dialog-buttons")
-
-
-class ImportDialog(DmarcDialog[list[str]]):
+class ImportDialog(FormDialog[list[str]]):
     """Asks for report files or folders (shell-style quoting for spaces)."""
 
     def compose(self) -> ComposeResult:
@@ -105,7 +58,7 @@ class ExportChoice:
 EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
 
 
-class ExportDialog(DmarcDialog[ExportChoice]):
+class ExportDialog(FormDialog[ExportChoice]):
     # The keyboard starts in the file name, all of it selected: a path typed once the dialog is
     # up replaces the default (it went to the format list's type-to-search before).
     AUTO_FOCUS = "#path"
@@ -156,7 +109,7 @@ class KeepChoice:
     tenant: str | None
 
 
-class KeepDialog(DmarcDialog[KeepChoice]):
+class KeepDialog(FormDialog[KeepChoice]):
     """Edit when a report expires (and its tenant where the server has tenants)."""
 
     def __init__(self, describe: str | Text, expires: str, expires_label: str, tenant: str | None,
@@ -196,26 +149,3 @@ class KeepDialog(DmarcDialog[KeepChoice]):
 
     def show_error(self, text: str) -> None:
         self.query_one("#error", Static).update(outside.message(text))
-
-
-class MessageDialog(DmarcDialog[None]):
-    """Lines of text to read, e.g. an import summary; enter or esc closes."""
-
-    DEFAULT_CSS = """
-    MessageDialog #message-scroll { height: auto; max-height: 50vh; }
-    """
-
-    BINDINGS = [Binding("enter", "cancel", "Close", id="dmarc.message.close")]
-
-    def __init__(self, title: str, lines: list[str]) -> None:
-        super().__init__()
-        self.title_text = title
-        self.lines = lines
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(self.title_text, classes="dialog-title")
-            # A long summary scrolls inside the dialog, so Close always stays on screen.
-            with VerticalScroll(id="message-scroll"):
-                yield Static(outside.message("\n".join(self.lines)), id="message", markup=False)
-            yield Horizontal(Button("Close", id="cancel", variant="primary"), classes="dialog-buttons")

@@ -29,11 +29,12 @@ from tui.reports import fmt
 from tui.reports.access import ReportAction, allowed, learn, permission
 from tui.reports.cache import DigestCache
 from tui.reports.detail import label
-from tui.reports.dialogs import ExportChoice, ExportDialog, ImportDialog, KeepChoice, KeepDialog, MessageDialog
+from tui.reports.dialogs import ExportChoice, ExportDialog, ImportDialog, KeepChoice, KeepDialog
 from tui.reports.inbox_state import InboxState
 from tui.reports.inbox_table import InboxTable
 from tui.reports.pager import InboxRow
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.form_dialog import MessageDialog
 from tui.widgets import outside
 
 IMPORT_FILE_CAP = 10_000

@@ -14,7 +14,7 @@ from tests.support.console import make_console
 from tests.support.seeding import seed_fresh
 from tests.support.waiting import settle
 from tui.directories.as_code import PathDialog, PlanDialog
-from tui.reports.dialogs import MessageDialog
+from tui.screens.form_dialog import MessageDialog
 
 
 async def _answer_path(pilot, path: Path) -> None:  # type: ignore[no-untyped-def]

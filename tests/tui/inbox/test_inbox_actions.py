@@ -14,7 +14,8 @@ from tests.support.console import make_console
 from tests.support.held_uploads import HeldUploads
 from tests.support.samples import samples_or_skip
 from tests.support.waiting import settle, wait_until
-from tui.reports.dialogs import ImportDialog, MessageDialog
+from tui.reports.dialogs import ImportDialog
+from tui.screens.form_dialog import MessageDialog
 
 
 async def submit(pilot: Pilot, selector: str, text: str) -> None:

@@ -20,8 +20,9 @@ from tests.support.inbox_steps import header, ids_where, inbox, plain, position,
 from tests.support.waiting import settle
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.detail import RecordsView, RecordView, ReportView
-from tui.reports.dialogs import KeepDialog, MessageDialog
+from tui.reports.dialogs import KeepDialog
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.form_dialog import MessageDialog
 
 SIZE = (120, 40)
 

@@ -26,8 +26,9 @@ from tests.support.hostile import (
 from tests.support.waiting import settle, settle_work
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.detail import RecordsView, RecordView, ReportView
-from tui.reports.dialogs import KeepDialog, MessageDialog
+from tui.reports.dialogs import KeepDialog
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.form_dialog import MessageDialog
 
 SIZE = (160, 60)
 LIST_MARKERS = ("[boldred]R", "[/x]")
