@@ -38,6 +38,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bench_stub_get": ["--reports", "100", "--rounds", "1"],
     "bench_stub_query": ["--sizes", "230", "--repeat", "1"],
     "bench_stub_seed": ["--sizes", "240"],
+    "bench_typed_ahead": ["--rounds", "1"],
     "bench_suite": ["--runs", "1", "--", "tests/test_rules.py", "-n", "0", "-p", "no:cacheprovider"],
     "explore": ["--minutes", "0.02"],
 }

@@ -15,6 +15,7 @@ from jmapclient.display import safe_text
 from jmapclient.models import OidcDirectory
 from jmapclient.models.introspect import field_by_wire
 from jmapclient.rules import explain_ldap_login, oidc_login_name
+from tui.widgets.steady import update_steadily
 
 DEFAULT_USERNAME_CLAIM: str = field_by_wire(OidcDirectory, "claimUsername").default
 """The model's declared default, used while the form's claim field is still empty."""
@@ -41,7 +42,7 @@ class LdapLoginPanel(RulePanel):
         parts += [f"\n{safe_text(step, single_line=False)}" for step in explanation.steps]
         for warning in explanation.warnings:
             parts += ["\n\n", (f"⚠ {safe_text(warning, single_line=False)}", "bold $warning")]
-        self.query_one("#l1-text", Static).update(Content.assemble(*parts))
+        update_steadily(self.query_one("#l1-text", Static), Content.assemble(*parts))
         self.set_class(bool(explanation.warnings), "-warning")
 
 
@@ -66,7 +67,7 @@ class OidcTryPanel(RulePanel):
         self.claim_username = claim if isinstance(claim, str) and claim else DEFAULT_USERNAME_CLAIM
         domain = wire.get("usernameDomain")
         self.username_domain = domain if isinstance(domain, str) and domain else None
-        self.query_one("#o1-username-label", Label).update(Content(f"{safe_text(self.claim_username)} claim"))
+        update_steadily(self.query_one("#o1-username-label", Label), Content(f"{safe_text(self.claim_username)} claim"))
         self._try()
 
     @on(Input.Changed, "#o1-username, #o1-email")
@@ -80,11 +81,12 @@ class OidcTryPanel(RulePanel):
         outcome = oidc_login_name(claims, claim_username=self.claim_username, username_domain=self.username_domain)
         result = self.query_one("#o1-result", Static)
         if outcome.login is not None:
-            result.update(Content.assemble((f"Login name: {safe_text(outcome.login)}", "bold $success"),
-                                           "\n", safe_text(outcome.reason, single_line=False)))
+            update_steadily(result, Content.assemble((f"Login name: {safe_text(outcome.login)}", "bold $success"),
+                                                     "\n", safe_text(outcome.reason, single_line=False)))
         else:
             reason = outcome.reason.removeprefix("rejected: ")
-            result.update(Content.assemble(("Rejected", "bold $error"), "\n", safe_text(reason, single_line=False)))
+            update_steadily(result, Content.assemble(("Rejected", "bold $error"), "\n",
+                                                     safe_text(reason, single_line=False)))
         self.set_class(outcome.login is None, "-rejected")
 
 

@@ -17,6 +17,7 @@ from tui.keyboard import focus_now
 from tui.lifecycle import while_attached
 from tui.widgets import outside
 from tui.widgets.field_label import FieldLabel
+from tui.widgets.steady import update_steadily
 
 
 class _Omit:
@@ -126,9 +127,7 @@ class FieldEditor(VerticalGroup):
         return list(errors)
 
     def set_error(self, message: str | None) -> None:
-        error = self.query_one(".field-error", Static)
-        error.update(outside.message(message or ""))
-        error.display = bool(message)
+        update_steadily(self.query_one(".field-error", Static), outside.message(message or ""), display=bool(message))
         self.set_class(bool(message), "-has-error")
 
     def clear_errors(self) -> None:
@@ -148,8 +147,7 @@ class FieldEditor(VerticalGroup):
             return
         warning = self.spec.warning(value)
         line = self.query_one(".field-warning", Static)
-        line.update(outside.message(f"warning: {warning}" if warning else ""))
-        line.display = bool(warning)
+        update_steadily(line, outside.message(f"warning: {warning}" if warning else ""), display=bool(warning))
 
     @while_attached  # a form left (or an app quit) in the turns before its rows mounted
     def on_mount(self) -> None:

@@ -23,6 +23,7 @@ from tui.forms.base import OMIT, FieldEditor
 from tui.forms.taglist import TagList
 from tui.text_caps import TEXT_MAX, number_cap
 from tui.widgets.select import FormSelect
+from tui.widgets.steady import update_steadily
 
 NUMBER_KINDS = {"uint", "int", "float"}
 
@@ -70,7 +71,7 @@ class TextEditor(FieldEditor):
     @on(Input.Changed)
     def _said(self, event: Input.Changed) -> None:
         for line in self.query(".field-state").results(Static):
-            line.update(sent_state(event.value, self.shown(self.spec.default)))
+            update_steadily(line, sent_state(event.value, self.shown(self.spec.default)))
         self.show_warning(event.value.strip())
 
 

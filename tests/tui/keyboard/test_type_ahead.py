@@ -237,3 +237,63 @@ async def test_keys_typed_behind_a_leaving_key_with_unsaved_edits_wait_for_its_q
         await settle(pilot)
         assert pilot.app.is_running
         assert editor(pilot).form.to_wire()["description"] == "edited"
+
+
+async def test_a_word_typed_into_a_field_goes_in_without_a_wait_per_character(
+        console: Console, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each character waited for the whole console to catch up (every widget's messages, twice):
+    # 37 keys typed ahead into a directory form took 3.6 s to show on a loaded machine. The keys
+    # of a word typed into one field now go in one after another; the key after them still waits.
+    from tests.support.directory_steps import start_create
+    from tui.keyboard import KeyPath
+
+    waits: list[int] = []
+    caught_up = KeyPath._caught_up
+
+    async def counted(self: KeyPath) -> str:
+        waits.append(len(self.queue))
+        return await caught_up(self)
+
+    monkeypatch.setattr(KeyPath, "_caught_up", counted)
+    url = "https://idp.example.com/realms/main"
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await start_create(pilot, "Oidc")
+        waits.clear()
+        burst(pilot.app, [*typed("Trial"), key("tab"), *typed(url), key("tab"), *typed("x")])
+        form = editor(pilot).form
+        await wait_until(pilot, lambda: form.to_wire().get("issuerUrl") == url and not pilot.app.key_path.busy,
+                         "the burst typed in")
+        await settle(pilot)
+        wire = form.to_wire()
+        assert (wire["description"], wire["issuerUrl"], wire["requireAudience"]) == ("Trial", url, "x")  # Tab selects the default: typed over
+        assert len(waits) <= 8, f"waited {len(waits)} times for {5 + len(url) + 3} keys"
+
+
+async def test_a_fields_lines_are_not_drawn_again_for_the_same_words(
+        console: Console, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Static.update lays the whole screen out again even for the same words; a field's warning was
+    # updated after every character typed, with the same warning.
+    from textual.widgets import Static
+
+    from tests.support.directory_steps import field, start_create
+
+    updates: list[str] = []
+    update = Static.update
+
+    def counted(self: Static, *args: object, **kwargs: object) -> None:
+        if self.has_class("field-warning"):
+            updates.append(str(args[0]) if args else "")
+        update(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await start_create(pilot, "Oidc")
+        monkeypatch.setattr(Static, "update", counted)
+        field(pilot, "issuerUrl").focus_control()
+        await pilot.press(*"http://keycloak:8080/realms/main")
+        await settle(pilot)
+        warning = field(pilot, "issuerUrl").query_one(".field-warning", Static)
+        assert warning.display and "plain http" in str(warning.content)
+        # redrawn only when the warning changes (no URL yet, then plain http), not for each of 32 keys
+        assert len(updates) < 8 and all(before != after for before, after in zip(updates, updates[1:])), updates
