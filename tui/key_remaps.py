@@ -17,6 +17,7 @@ from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
+from textual.keys import REPLACED_KEYS, key_to_character
 
 from jmapclient.display import safe_text
 
@@ -46,6 +47,18 @@ def binding_scopes() -> tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]:
     return tuple(scopes)
 
 
+@cache
+def acting_in_fields() -> frozenset[str]:
+    """Ids of priority bindings: they act before the focused widget sees the key, a text field's too."""
+    return frozenset(binding.id for cls in _console_classes() for binding in getattr(cls, "BINDINGS", ())
+                     if isinstance(binding, Binding) and binding.priority and binding.id)
+
+
+def _types_a_character(key: str) -> bool:
+    character = key_to_character(REPLACED_KEYS.get(key, key))
+    return character is not None and character.isprintable()
+
+
 def check_remaps(remaps: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
     """The remaps that name a binding of the console and take no key already bound beside it; a line per refusal."""
     scopes = binding_scopes()
@@ -58,6 +71,11 @@ def check_remaps(remaps: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
             refused.append(f"{shown}: refused, the console has no binding with that id (`?` lists them)")
             continue
         wanted = {part.strip() for part in keys.split(",")}
+        typing = sorted(key for key in wanted if _types_a_character(key))
+        if binding in acting_in_fields() and typing:
+            refused.append(f"{shown}: refused, {binding} acts even in a text field, so typing "
+                           f"{', '.join(typing)} there would run it (give it a ctrl, alt or function key)")
+            continue
         clash = sorted({other or "a binding without an id" for scope in scopes if any(b == binding for b, _ in scope)
                         for other, bound in scope
                         if other != binding and wanted & set(_effective(other, bound, remaps))})

@@ -79,6 +79,19 @@ def test_remaps_to_unknown_ids_or_keys_in_use_are_refused() -> None:
     assert refused == [] and accepted == {"directories.create": "d", "directories.delete": "x"}
 
 
+def test_a_binding_that_acts_in_text_fields_gets_no_key_that_types_a_character() -> None:
+    # ctrl+s saves a form even while a field has the keyboard (a priority binding): remapped to s,
+    # every "s" typed into a description would have saved the form half typed.
+    accepted, refused = check_remaps({"form.save": "s", "app.palette": "slash", "dirtest.run": "f5"})
+    assert accepted == {"dirtest.run": "f5"}
+    assert refused == [
+        "[keys] form.save = s: refused, form.save acts even in a text field, so typing s there would run it "
+        "(give it a ctrl, alt or function key)",
+        "[keys] app.palette = slash: refused, app.palette acts even in a text field, so typing slash there would "
+        "run it (give it a ctrl, alt or function key)",
+    ]
+
+
 def test_spelling_checks_need_no_console() -> None:
     accepted, refused = checked_key_remaps({"app.quit": "ctrl+q", "app.help": "f1,question_mark"})
     assert accepted == {"app.quit": "ctrl+q", "app.help": "f1,question_mark"} and refused == []
