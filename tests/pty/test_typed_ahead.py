@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,10 +23,12 @@ from tests.support.pty_console import (
     CTRL_O,
     CTRL_P,
     CTRL_S,
+    CTRL_U,
     DOWN,
     END,
     ENTER,
     ESC,
+    TAB,
     UP,
     Server,
     Terminal,
@@ -86,6 +89,40 @@ def test_text_typed_behind_enter_and_end_is_saved_by_ctrl_s(server: Server, term
         assert (current + added) in server.directories(), f"{title}: not saved as typed"
         terminal.type(UP * row)  # back to the first row for the next burst
         terminal.steady()
+
+
+def test_a_field_cleared_in_a_burst_is_stored_as_null_not_the_default(server: Server, terminal: Terminal) -> None:
+    """``Enter Tab Tab End ctrl+u ctrl+s`` on the OpenID directory: its required audience, emptied, is
+    stored as null (the real server keeps an explicit null; left out, it would store "stalwart"),
+    and typed back in the same way it is stored as typed."""
+    oidc = DIRECTORIES[2][0]
+
+    def audience() -> object:
+        return next(wire for name, wire in server.directories().items() if name.startswith(oidc))["requireAudience"]
+
+    for run in range(REPEAT):
+        before = audience()
+        terminal.type(DOWN * 2 + ENTER + TAB + TAB + END + CTRL_U + CTRL_S)
+        # the list was on screen before the burst too: wait for the server to hold something else
+        assert stored_within(lambda before=before: audience() != before), f"run {run}: nothing saved ({before!r} kept)"
+        assert audience() is None, f"run {run}: the cleared field was stored as {audience()!r}"
+        typed = f"aud-{run}"
+        terminal.wait_for(lambda text: on_list(text) and "OpenID Connect directory:" not in text, "the list back")
+        terminal.type(ENTER + TAB + TAB + END + CTRL_U + typed.encode() + CTRL_S)
+        assert stored_within(lambda typed=typed: audience() == typed), f"run {run}: {typed} not stored"
+        terminal.wait_for(lambda text: on_list(text) and "OpenID Connect directory:" not in text, "the list back")
+        terminal.type(UP * 2)
+        terminal.steady()
+
+
+def stored_within(condition: Callable[[], bool], seconds: float = 30.0) -> bool:
+    """Whether ``condition`` (a question to the server) comes true within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
 
 
 def test_a_save_then_esc_saves_and_leaves(server: Server, terminal: Terminal) -> None:

@@ -42,6 +42,7 @@ CTRL_S = b"\x13"
 CTRL_P = b"\x10"
 CTRL_Q = b"\x11"
 CTRL_O = b"\x0f"
+CTRL_U = b"\x15"
 DOWN = b"\x1b[B"
 UP = b"\x1b[A"
 
