@@ -196,6 +196,8 @@ def _errors(meta: ET.Element) -> dict[str, bool]:
 
 
 def _enum(table: dict[str, str], value: str | None, what: str, notes: Notes) -> str:
+    if value in table:  # the usual case, without folding the word (None is never a key)
+        return table[value]
     mapped, unknown = vocab.with_unspecified(table, value)
     if unknown:
         notes.add(f"unknown {what} {_short(value)}; using 'unspecified'")
@@ -344,10 +346,8 @@ def _source_ip(value: str | None, notes: Notes) -> str | None:
 
 
 def _override_reasons(evaluated: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
-    if evaluated is None:
-        return []
     reasons: list[dict[str, Any]] = []
-    for reason in evaluated.findall("reason"):
+    for reason in [] if evaluated is None else evaluated.findall("reason"):
         word = text_of(reason, "type")
         kind = vocab.strict(vocab.OVERRIDE, word)
         if kind is None:

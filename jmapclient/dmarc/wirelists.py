@@ -16,6 +16,8 @@ POSITIONS = tuple(str(n) for n in range(1024))
 def to_index_map(items: Iterable[Any]) -> dict[str, Any]:
     """Encode a list as the index map the real server requires."""
     listed = items if isinstance(items, list) else list(items)
+    if not listed:
+        return {}
     if len(listed) <= len(POSITIONS):
         return dict(zip(POSITIONS, listed, strict=False))  # the keys written once, not a str() an item
     return {str(i): item for i, item in enumerate(listed)}
