@@ -18,8 +18,9 @@ import pytest
 from jmapclient.dmarc import xmlparse
 from jmapclient.dmarc.decoding import decode_chunks, text_encoding
 from jmapclient.dmarc.errors import XmlRejected
-from jmapclient.dmarc.mapping import MAX_WIRE_INT, unsendable_number
+from jmapclient.dmarc.mapping import unsendable_number
 from jmapclient.dmarc.xmlparse import MAX_DEPTH, parse_report_xml
+from jmapclient.encoding import MAX_UNSIGNED_INT as MAX_WIRE_INT
 from tests.support.dmarc_xml import feedback
 
 CHUNK = 64 * 1024  # decoding's piece size: expat reads the document in pieces of this many characters
@@ -61,7 +62,7 @@ def test_elements_past_the_cap_are_refused_before_that_piece_is_read(monkeypatch
             built.append(tag)
             return start(self, tag, attrs)
 
-    monkeypatch.setattr(xmlparse.ET, "TreeBuilder", Counting)
+    monkeypatch.setattr(ET, "TreeBuilder", Counting)
     assert parse_report_xml(b"<feedback>" + b"<a/>" * 98 + b"</feedback>").root.tag == "feedback"
     built.clear()
     with pytest.raises(XmlRejected, match="more than 100 elements and attributes"):
