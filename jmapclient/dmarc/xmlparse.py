@@ -130,6 +130,8 @@ def _parse_text(chunks: Iterable[str]) -> ET.Element:
             f"unsafe XML refused ({type(exc).__name__}: entity declarations and external "
             "references are not allowed in a report)"
         ) from exc
+    finally:
+        tree.release()
     tree.finish(root)
     return root
 
@@ -161,11 +163,18 @@ class _TreeWatch:
         self.namespaced = False
         self.tail = ""
         # Kept here so replacing it as expat's handler in its own call never frees it mid-call.
-        self.first_start = self._first_start
+        self.first_start: Any = self._first_start
         expat.ordered_attributes = False  # attributes as the dict the builder takes
         expat.StartElementHandler = self.first_start
         expat.EndElementHandler = builder.end
         expat.StartNamespaceDeclHandler = self._namespace
+
+    def release(self) -> None:
+        """Let go of expat: its handlers are this object's methods, a cycle that would keep the
+        tree (the builder holds its root) until the cyclic collector ran, not until it is dropped."""
+        expat, self.expat = self.expat, None
+        expat.StartElementHandler = expat.EndElementHandler = expat.StartNamespaceDeclHandler = None
+        self.first_start = self.root = None  # the method refers back to this object, and this to the tree
 
     def _first_start(self, tag: str, attrs: dict[str, str]) -> ET.Element:
         # The builder gives the root only when it closes; the depth check needs it before.

@@ -7,7 +7,9 @@ hold, wherever in the document (and in which chunk) the offending part sits.
 
 from __future__ import annotations
 
+import gc
 import math
+import weakref
 import xml.etree.ElementTree as ET
 from enum import IntEnum
 from pathlib import Path
@@ -145,3 +147,18 @@ class Big(IntEnum):
 )
 def test_unsendable_numbers_are_named_where_they_sit(value: Any, expected: str | None) -> None:
     assert unsendable_number(value) == expected
+
+
+def test_the_tree_is_freed_when_dropped_not_when_the_collector_runs() -> None:
+    # The parser's handlers refer back to what builds the tree: a cycle left behind would keep
+    # each report's tree (megabytes for a large one) until the cyclic collector ran.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        root = parse_report_xml(feedback()).root
+        alive = weakref.ref(root)
+        del root
+        assert alive() is None
+    finally:
+        if enabled:
+            gc.enable()
