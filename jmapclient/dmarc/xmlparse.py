@@ -145,8 +145,9 @@ class _TreeWatch:
     per element. So the bounds are kept around the callbacks instead of in them:
 
     - elements: before expat reads a chunk, its possible start tags (each needs a "<" not
-      followed by "/") and attributes (each needs a "=") are counted; past MAX_ELEMENTS the
-      document is refused before that chunk builds anything;
+      followed by "/") and attributes (each needs a "="; those a DTD would add by default are
+      not reported) are counted; past MAX_ELEMENTS the document is refused before that chunk
+      builds anything (entities, the other way a DTD could add elements, are refused);
     - depth: after each chunk, the path of last children from the root holds every open
       element, so a document nesting deeper than MAX_DEPTH is refused at its first chunk;
       subtrees deeper than that which opened and closed inside one chunk are found by a walk
@@ -165,6 +166,9 @@ class _TreeWatch:
         # Kept here so replacing it as expat's handler in its own call never frees it mid-call.
         self.first_start: Any = self._first_start
         expat.ordered_attributes = False  # attributes as the dict the builder takes
+        # Only the attributes written in the document, each with its "=" counted: a DTD's
+        # <!ATTLIST> defaults would add any number to every element, unseen by the count.
+        expat.specified_attributes = True
         expat.StartElementHandler = self.first_start
         expat.EndElementHandler = builder.end
         expat.StartNamespaceDeclHandler = self._namespace
