@@ -17,7 +17,6 @@ import ipaddress
 import math
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import parseaddr
 from typing import Any
@@ -39,6 +38,10 @@ MISSING_SELECTOR = "-"
 # Epoch seconds beyond year 9999 cannot be written as YYYY-MM-DDTHH:MM:SSZ.
 _MAX_EPOCH = 253402300799
 _EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
+_SPACE = re.compile(r"\s")  # the characters str.isspace() names, found in one C scan
+# An IPv4 address as ipaddress writes it (no leading zeros, ASCII digits): it is its own text.
+_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_CANONICAL_IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
 
 
 class RecordSkipped(Exception):
@@ -72,9 +75,23 @@ def clean_domain(value: str | None) -> str | None:
     if value is None:
         return None
     value = value.strip().rstrip(".").strip()
-    if not value or value.startswith(".") or any(c.isspace() for c in value):
+    if not value or value[0] == "." or _SPACE.search(value):
         return None
     return value
+
+
+def child_texts(parent: ET.Element | None) -> dict[str, str | None]:
+    """``text_of`` for every child tag at once: a record reads several from each parent.
+
+    Like ``find``, the first child of a tag is the one read (the loop runs backwards so it is
+    written last).
+    """
+    texts: dict[str, str | None] = {}
+    if parent is not None:
+        for child in reversed(parent):
+            text = child.text
+            texts[child.tag] = (text.strip() or None) if text else None
+    return texts
 
 
 def clean_email(value: str | None) -> str | None:
@@ -179,6 +196,8 @@ def _errors(meta: ET.Element) -> dict[str, bool]:
 
 
 def _enum(table: dict[str, str], value: str | None, what: str, notes: Notes) -> str:
+    if value in table:  # the usual case, without folding the word (None is never a key)
+        return table[value]
     mapped, unknown = vocab.with_unspecified(table, value)
     if unknown:
         notes.add(f"unknown {what} {_short(value)}; using 'unspecified'")
@@ -248,12 +267,13 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
     row = element.find("row")
     if row is None:
         raise RecordSkipped("no <row>")
-    identifiers = element.find("identifiers")
-    header_from = clean_domain(text_of(identifiers, "header_from"))
+    identifiers = child_texts(element.find("identifiers"))
+    header_from = clean_domain(identifiers.get("header_from"))
     if header_from is None:
         raise RecordSkipped("no <header_from>")
 
-    count_text = text_of(row, "count")
+    row_texts = child_texts(row)
+    count_text = row_texts.get("count")
     try:
         count = int(count_text) if count_text is not None else 0
     except ValueError:
@@ -266,30 +286,36 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
     evaluated = row.find("policy_evaluated")
     if evaluated is None:
         notes.add("record without <policy_evaluated>; results set to 'unspecified'")
+    verdicts = child_texts(evaluated)
     auth = element.find("auth_results")
     dkim = _dkim_results(auth, notes)
     spf = _spf_results(auth, notes)
 
-    record: dict[str, Any] = {
-        "sourceIp": _source_ip(text_of(row, "source_ip"), notes),
-        "count": count,
-        "evaluatedDisposition": _enum(
-            vocab.ACTION_DISPOSITION, text_of(evaluated, "disposition"), "disposition", notes
-        ),
-        "evaluatedDkim": _enum(vocab.DMARC_RESULT, text_of(evaluated, "dkim"), "DKIM verdict", notes),
-        "evaluatedSpf": _enum(vocab.DMARC_RESULT, text_of(evaluated, "spf"), "SPF verdict", notes),
-        "policyOverrideReasons": to_index_map(_override_reasons(evaluated, notes)),
-        "envelopeTo": clean_domain(text_of(identifiers, "envelope_to")),
-        "envelopeFrom": _envelope_from(identifiers, spf, header_from),
-        "headerFrom": header_from,
-        "dkimResults": to_index_map(dkim),
-        "spfResults": to_index_map(spf),
-        "extensions": to_index_map(_extensions(element.find("extensions"), notes, "record")),
-    }
-    return _without_none(record)
+    # Written field by field, in the wire's order, so an absent optional field is simply not
+    # written (a record is the unit a large report repeats thousands of times).
+    record: dict[str, Any] = {}
+    source_ip = _source_ip(row_texts.get("source_ip"), notes)
+    if source_ip is not None:
+        record["sourceIp"] = source_ip
+    record["count"] = count
+    record["evaluatedDisposition"] = _enum(
+        vocab.ACTION_DISPOSITION, verdicts.get("disposition"), "disposition", notes
+    )
+    record["evaluatedDkim"] = _enum(vocab.DMARC_RESULT, verdicts.get("dkim"), "DKIM verdict", notes)
+    record["evaluatedSpf"] = _enum(vocab.DMARC_RESULT, verdicts.get("spf"), "SPF verdict", notes)
+    record["policyOverrideReasons"] = to_index_map(_override_reasons(evaluated, notes))
+    envelope_to = clean_domain(identifiers.get("envelope_to"))
+    if envelope_to is not None:
+        record["envelopeTo"] = envelope_to
+    record["envelopeFrom"] = _envelope_from(identifiers.get("envelope_from"), spf, header_from)
+    record["headerFrom"] = header_from
+    record["dkimResults"] = to_index_map(dkim)
+    record["spfResults"] = to_index_map(spf)
+    record["extensions"] = to_index_map(_extensions(element.find("extensions"), notes, "record"))
+    return record
 
 
-def _envelope_from(identifiers: ET.Element | None, spf: list[dict[str, Any]], header_from: str) -> str:
+def _envelope_from(envelope_from: str | None, spf: list[dict[str, Any]], header_from: str) -> str:
     """envelopeFrom is required on the wire but optional in RFC 7489 reports.
 
     Fallback order: the XML's <envelope_from>; else the domain of the SPF result
@@ -297,7 +323,7 @@ def _envelope_from(identifiers: ET.Element | None, spf: list[dict[str, Any]], he
     results are about MAIL FROM unless they say helo); else the header From domain,
     which is what the envelope sender is aligned against.
     """
-    explicit = clean_domain(text_of(identifiers, "envelope_from"))
+    explicit = clean_domain(envelope_from)
     if explicit is not None:
         return explicit
     for wanted in ("mailFrom", "unspecified"):
@@ -310,6 +336,8 @@ def _envelope_from(identifiers: ET.Element | None, spf: list[dict[str, Any]], he
 def _source_ip(value: str | None, notes: Notes) -> str | None:
     if value is None:
         return None
+    if _CANONICAL_IPV4.fullmatch(value):
+        return value  # what the line below returns for it, without building the address
     try:
         return str(ipaddress.ip_address(value))
     except ValueError:
@@ -318,10 +346,8 @@ def _source_ip(value: str | None, notes: Notes) -> str | None:
 
 
 def _override_reasons(evaluated: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
-    if evaluated is None:
-        return []
     reasons: list[dict[str, Any]] = []
-    for reason in evaluated.findall("reason"):
+    for reason in [] if evaluated is None else evaluated.findall("reason"):
         word = text_of(reason, "type")
         kind = vocab.strict(vocab.OVERRIDE, word)
         if kind is None:
@@ -332,47 +358,52 @@ def _override_reasons(evaluated: ET.Element | None, notes: Notes) -> list[dict[s
 
 
 def _dkim_results(auth: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
-    return _auth_results(
-        auth, "dkim", "DKIM", vocab.DKIM_RESULT, notes,
-        lambda item: {"selector": text_of(item, "selector") or MISSING_SELECTOR},
-    )
+    results: list[dict[str, Any]] = []
+    for texts in _auth_items(auth, "dkim"):
+        checked = _checked_result(texts, "DKIM", vocab.DKIM_RESULT, notes)
+        if checked is not None:
+            domain, result = checked
+            item = {"domain": domain, "selector": texts.get("selector") or MISSING_SELECTOR, "result": result}
+            results.append(_with_human_result(item, texts))
+    return results
 
 
 def _spf_results(auth: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
-    return _auth_results(
-        auth, "spf", "SPF", vocab.SPF_RESULT, notes,
-        lambda item: {"scope": _enum(vocab.SPF_SCOPE, text_of(item, "scope"), "SPF scope", notes)},
-    )
-
-
-def _auth_results(
-    auth: ET.Element | None,
-    tag: str,
-    name: str,
-    results_vocab: Any,
-    notes: Notes,
-    specific: Callable[[ET.Element], dict[str, Any]],
-) -> list[dict[str, Any]]:
-    """DKIM or SPF results: a result without a domain or with an unknown word is dropped and noted."""
-    if auth is None:
-        return []
     results: list[dict[str, Any]] = []
-    for item in auth.findall(tag):
-        domain = clean_domain(text_of(item, "domain"))
-        word = text_of(item, "result")
-        result = vocab.strict(results_vocab, word)
-        if domain is None:
-            notes.add(f"{name} result dropped: no domain")
-            continue
-        if result is None:
-            notes.add(f"{name} result for {domain} dropped: unknown result {_short(word)}")
-            continue
-        results.append(
-            _without_none(
-                {"domain": domain, **specific(item), "result": result, "humanResult": text_of(item, "human_result")}
-            )
-        )
+    for texts in _auth_items(auth, "spf"):
+        checked = _checked_result(texts, "SPF", vocab.SPF_RESULT, notes)
+        if checked is not None:
+            domain, result = checked
+            scope = _enum(vocab.SPF_SCOPE, texts.get("scope"), "SPF scope", notes)
+            results.append(_with_human_result({"domain": domain, "scope": scope, "result": result}, texts))
     return results
+
+
+def _auth_items(auth: ET.Element | None, tag: str) -> list[dict[str, str | None]]:
+    return [] if auth is None else [child_texts(item) for item in auth.findall(tag)]
+
+
+def _checked_result(
+    texts: dict[str, str | None], name: str, results_vocab: dict[str, str], notes: Notes
+) -> tuple[str, str] | None:
+    """A DKIM or SPF result's domain and wire result; None (noted) when either is unusable: it is dropped."""
+    domain = clean_domain(texts.get("domain"))
+    word = texts.get("result")
+    result = vocab.strict(results_vocab, word)
+    if domain is None:
+        notes.add(f"{name} result dropped: no domain")
+        return None
+    if result is None:
+        notes.add(f"{name} result for {domain} dropped: unknown result {_short(word)}")
+        return None
+    return domain, result
+
+
+def _with_human_result(item: dict[str, Any], texts: dict[str, str | None]) -> dict[str, Any]:
+    human = texts.get("human_result")
+    if human is not None:
+        item["humanResult"] = human
+    return item
 
 
 def _extensions(container: ET.Element | None, notes: Notes, where: str) -> list[dict[str, str]]:
@@ -400,8 +431,37 @@ def unsendable_number(value: Any, where: str = "report") -> str | None:
     """Where a number the wire cannot carry (non-finite float, integer past 2^53-1) sits; None if none.
 
     The mapping checks each number as it reads it; this walk is the net under it, so no
-    such value reaches the wire even from a field added later.
+    such value reaches the wire even from a field added later. It runs on every report, so a
+    quick walk that only answers yes or no goes first; the walk that names the place runs
+    when that one finds something (or a value of a kind it does not know).
     """
+    if _all_sendable(value):
+        return None
+    return _first_unsendable(value, where)
+
+
+def _all_sendable(value: Any) -> bool:
+    """True when every number in the JSON-shaped ``value`` fits the wire; False when unsure."""
+    if type(value) is not dict:
+        return False
+    pending: list[Any] = [value]
+    while pending:
+        container = pending.pop()
+        for item in container.values() if type(container) is dict else container:
+            kind = type(item)
+            if kind is str or kind is bool or item is None:
+                continue
+            if kind is dict or kind is list or kind is tuple:
+                pending.append(item)
+            elif kind is int:
+                if not -MAX_WIRE_INT <= item <= MAX_WIRE_INT:
+                    return False
+            elif kind is not float or not math.isfinite(item):
+                return False
+    return True
+
+
+def _first_unsendable(value: Any, where: str) -> str | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -415,7 +475,7 @@ def unsendable_number(value: Any, where: str = "report") -> str | None:
     else:
         return None
     for key, item in items:
-        found = unsendable_number(item, f"{where}.{key}")
+        found = _first_unsendable(item, f"{where}.{key}")
         if found is not None:
             return found
     return None

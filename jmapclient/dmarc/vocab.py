@@ -68,6 +68,8 @@ def with_unspecified(table: dict[str, str], word: str | None) -> tuple[str, bool
     The flag is True when a non-empty word was not recognised, so the caller can
     warn about it (an absent word is normal and not worth a warning).
     """
+    if word in table:  # the usual case: a word already as the table writes it (None is never a key)
+        return table[word], False
     key = _key(word)
     if key in table:
         return table[key], False
@@ -76,4 +78,6 @@ def with_unspecified(table: dict[str, str], word: str | None) -> tuple[str, bool
 
 def strict(table: dict[str, str], word: str | None) -> str | None:
     """Map ``word`` through ``table``; None when absent or unknown."""
+    if word in table:
+        return table[word]
     return table.get(_key(word))

@@ -9,19 +9,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+POSITIONS = tuple(str(n) for n in range(1024))
+"""The keys of an index map in order, as most are written (a longer list is sorted)."""
+
 
 def to_index_map(items: Iterable[Any]) -> dict[str, Any]:
     """Encode a list as the index map the real server requires."""
-    return {str(i): item for i, item in enumerate(items)}
+    listed = items if isinstance(items, list) else list(items)
+    if not listed:
+        return {}
+    if len(listed) <= len(POSITIONS):
+        return dict(zip(POSITIONS, listed, strict=False))  # the keys written once, not a str() an item
+    return {str(i): item for i, item in enumerate(listed)}
 
 
 def to_set(members: Iterable[str]) -> dict[str, bool]:
     """Encode a set; insertion order is kept so output is deterministic."""
     return {m: True for m in members}
-
-
-POSITIONS = tuple(str(n) for n in range(1024))
-"""The keys of an index map in order, as most are written (a longer list is sorted)."""
 
 
 def iter_wire_list(value: Any) -> Iterator[Any]:

@@ -2,9 +2,10 @@
 
 Parsing goes through defusedxml so entity-expansion and external-entity attacks
 are refused (and never "recovered"). The document is decoded by this module (see
-``decoding``) and fed to the parser in pieces, and the tree builder counts what it
-builds: past ``MAX_ELEMENTS`` elements and attributes or ``MAX_DEPTH`` levels the
-file is refused, so memory stays bounded whatever the input. A document that is
+``decoding``) and fed to the parser in pieces, each counted before the parser reads it
+and the tree checked after (see ``_TreeWatch``): past ``MAX_ELEMENTS`` elements and
+attributes or ``MAX_DEPTH`` levels the file is refused, so memory stays bounded
+whatever the input. A document that is
 merely not well-formed gets one repair pass (see ``_repair``), only up to
 ``MAX_RECOVERY_BYTES``; the caller always learns whether the document was
 recovered, because recovered data may be incomplete.
@@ -19,6 +20,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import defusedxml.ElementTree as DET
 from defusedxml import DefusedXmlException
@@ -62,42 +64,6 @@ class ParsedXml:
     recovered: bool = False
 
 
-class _BoundedBuilder(ET.TreeBuilder):
-    """Builds the tree with namespaces stripped, refusing it past the element and depth caps."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.built = 0
-        self.depth = 0
-
-    # Called once per element: a bomb of a million tiny elements spends its time here, so the
-    # common case (no namespace, no attribute) takes no call beyond the tree's own.
-    def start(self, tag: str, attrs: dict[str, str]) -> ET.Element:
-        self.built += 1 + len(attrs)
-        self.depth += 1
-        if self.built > MAX_ELEMENTS:
-            raise XmlRejected(f"report has more than {MAX_ELEMENTS:,} elements and attributes (refused)")
-        if self.depth > MAX_DEPTH:
-            raise XmlRejected(f"elements are nested more than {MAX_DEPTH} deep (refused)")
-        # RFC 7489 reports have no namespace, RFC 9990 ones use dmarc-2.0, and some
-        # reporters invent their own: the element names are what matters.
-        if attrs and any(key.startswith("{") for key in attrs):
-            attrs = {_local(key): value for key, value in attrs.items()}
-        if tag.startswith("{"):
-            tag = _local(tag)
-        return _TREE_START(self, tag, attrs)
-
-    def end(self, tag: str) -> ET.Element:
-        self.depth -= 1
-        if tag.startswith("{"):
-            tag = _local(tag)
-        return _TREE_END(self, tag)
-
-
-_TREE_START = ET.TreeBuilder.start
-_TREE_END = ET.TreeBuilder.end
-
-
 class _TagGuard:
     """Refuses a start tag longer than MAX_TAG_CHARS before expat reads all of it."""
 
@@ -114,7 +80,7 @@ class _TagGuard:
 
 
 def _local(tag: str) -> str:
-    """The name without its ``{namespace}``."""
+    """The name without its namespace."""
     return tag.rsplit("}", 1)[-1]
 
 
@@ -140,27 +106,137 @@ def _problem(error: ET.ParseError | UnicodeDecodeError) -> str:
 
 
 def _parse_text(chunks: Iterable[str]) -> ET.Element:
+    builder = ET.TreeBuilder()
     parser = DET.DefusedXMLParser(
-        target=_BoundedBuilder(),
+        target=builder,
         # forbid_entities/forbid_external are defusedxml's defaults; say them anyway
         # because they are the point of using it.
         forbid_dtd=False,
         forbid_entities=True,
         forbid_external=True,
     )
+    tree = _TreeWatch(parser.parser, builder)
     guard = _TagGuard()
     try:
         for chunk in chunks:
             guard.check(chunk)
+            tree.admit(chunk)
             # A str is parsed as the text it is: expat ignores the declared encoding.
             parser.feed(chunk)
+            tree.check_open_depth()
         root: ET.Element = parser.close()
-        return root
     except DefusedXmlException as exc:
         raise XmlRejected(
             f"unsafe XML refused ({type(exc).__name__}: entity declarations and external "
             "references are not allowed in a report)"
         ) from exc
+    finally:
+        tree.release()
+    tree.finish(root)
+    return root
+
+
+class _TreeWatch:
+    """Lets expat call the C tree builder directly, and keeps the tree within its bounds around it.
+
+    defusedxml's parser is ElementTree's pure-Python one: every element took two Python calls
+    and a name lookup, most of the parse. Here expat hands each element straight to the C
+    builder, its entity and external-reference handlers stay defusedxml's, and no Python runs
+    per element. So the bounds are kept around the callbacks instead of in them:
+
+    - elements: before expat reads a chunk, its possible start tags (each needs a "<" not
+      followed by "/") and attributes (each needs a "="; those a DTD would add by default are
+      not reported) are counted; past MAX_ELEMENTS the document is refused before that chunk
+      builds anything (entities, the other way a DTD could add elements, are refused);
+    - depth: after each chunk, the path of last children from the root holds every open
+      element, so a document nesting deeper than MAX_DEPTH is refused at its first chunk;
+      subtrees deeper than that which opened and closed inside one chunk are found by a walk
+      of the finished tree;
+    - namespaces: the names are stripped of them in one walk of the finished tree, only when
+      the document declared a namespace or used the predeclared ``xml:`` prefix.
+    """
+
+    def __init__(self, expat: Any, builder: ET.TreeBuilder) -> None:
+        self.expat = expat
+        self.start = builder.start
+        self.markers = 0
+        self.root: ET.Element | None = None
+        self.namespaced = False
+        self.tail = ""
+        # Kept here so replacing it as expat's handler in its own call never frees it mid-call.
+        self.first_start: Any = self._first_start
+        expat.ordered_attributes = False  # attributes as the dict the builder takes
+        # Only the attributes written in the document, each with its "=" counted: a DTD's
+        # <!ATTLIST> defaults would add any number to every element, unseen by the count.
+        expat.specified_attributes = True
+        expat.StartElementHandler = self.first_start
+        expat.EndElementHandler = builder.end
+        expat.StartNamespaceDeclHandler = self._namespace
+
+    def release(self) -> None:
+        """Let go of expat: its handlers are this object's methods, a cycle that would keep the
+        tree (the builder holds its root) until the cyclic collector ran, not until it is dropped."""
+        expat, self.expat = self.expat, None
+        expat.StartElementHandler = expat.EndElementHandler = expat.StartNamespaceDeclHandler = None
+        self.first_start = self.root = None  # the method refers back to this object, and this to the tree
+
+    def _first_start(self, tag: str, attrs: dict[str, str]) -> ET.Element:
+        # The builder gives the root only when it closes; the depth check needs it before.
+        self.root = self.start(tag, attrs)
+        self.expat.StartElementHandler = self.start
+        return self.root
+
+    def _namespace(self, prefix: str | None, uri: str | None) -> None:
+        self.namespaced = True
+
+    def admit(self, chunk: str) -> None:
+        """Count what ``chunk`` may build before expat reads it; refuse it past MAX_ELEMENTS."""
+        self.markers += chunk.count("<") - chunk.count("</") + chunk.count("=")
+        if self.markers > MAX_ELEMENTS:
+            raise XmlRejected(f"report has more than {MAX_ELEMENTS:,} elements and attributes (refused)")
+        if not self.namespaced and ("xml:" in chunk or "xml:" in self.tail + chunk[:3]):
+            self.namespaced = True  # xml:lang and the like are namespaced without a declaration
+        self.tail = chunk[-3:]
+
+    def check_open_depth(self) -> None:
+        element = self.root
+        if element is None:
+            return
+        depth = 1
+        while len(element):
+            element = element[-1]
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _too_deep()
+
+    def finish(self, root: ET.Element) -> None:
+        """Check the finished tree's depth and strip its names of their namespaces."""
+        level = [root]
+        for _ in range(MAX_DEPTH):
+            level = [child for element in level for child in element]
+            if not level:
+                break
+        else:
+            raise _too_deep()
+        if self.namespaced:
+            _strip_namespaces(root)
+
+
+def _too_deep() -> XmlRejected:
+    return XmlRejected(f"elements are nested more than {MAX_DEPTH} deep (refused)")
+
+
+def _strip_namespaces(root: ET.Element) -> None:
+    # RFC 7489 reports have no namespace, RFC 9990 ones use dmarc-2.0, and some
+    # reporters invent their own: the element names are what matters. expat writes a
+    # qualified name as "uri}local".
+    for element in root.iter():
+        tag = element.tag
+        if "}" in tag:
+            element.tag = _local(tag)
+        keys = element.keys()  # unlike .attrib, makes no dict for an element without attributes
+        if keys and any("}" in key for key in keys):
+            element.attrib = {_local(key): value for key, value in element.items()}
 
 
 def _recover(data: bytes, encoding: TextEncoding, first: str) -> tuple[ET.Element, list[str]]:
