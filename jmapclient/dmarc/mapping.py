@@ -13,7 +13,6 @@ skipped, and a report missing a required field is rejected; each is reported.
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -22,6 +21,7 @@ from email.utils import parseaddr
 from typing import Any
 
 from jmapclient.dmarc import vocab
+from jmapclient.dmarc.addresses import canonical_ip
 from jmapclient.dmarc.errors import ReportRejected
 from jmapclient.dmarc.notes import Notes
 from jmapclient.dmarc.wirelists import to_index_map, to_set
@@ -39,9 +39,6 @@ MISSING_SELECTOR = "-"
 _MAX_EPOCH = 253402300799
 _EMAIL = re.compile(r"^[^@\s<>]+@[^@\s<>]+$")
 _SPACE = re.compile(r"\s")  # the characters str.isspace() names, found in one C scan
-# An IPv4 address as ipaddress writes it (no leading zeros, ASCII digits): it is its own text.
-_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-_CANONICAL_IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
 
 
 class RecordSkipped(Exception):
@@ -336,13 +333,10 @@ def _envelope_from(envelope_from: str | None, spf: list[dict[str, Any]], header_
 def _source_ip(value: str | None, notes: Notes) -> str | None:
     if value is None:
         return None
-    if _CANONICAL_IPV4.fullmatch(value):
-        return value  # what the line below returns for it, without building the address
-    try:
-        return str(ipaddress.ip_address(value))
-    except ValueError:
+    canonical = canonical_ip(value)
+    if canonical is None:
         notes.add(f"invalid <source_ip> {_short(value)}; left empty")
-        return None
+    return canonical
 
 
 def _override_reasons(evaluated: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
