@@ -68,6 +68,12 @@ class TextEditor(FieldEditor):
         text = self.text.strip()
         return text if text else _empty(self)
 
+    @on(Input.Blurred)
+    def _show_start(self, event: Input.Blurred) -> None:
+        # Tab into a field selects its text, which scrolls its end into view; left that way, a URL one
+        # cell wider than the field read "ttps://sso.example.com/..." once the keyboard moved on.
+        event.input.scroll_to(x=0, animate=False, immediate=True)
+
     @on(Input.Changed)
     def _said(self, event: Input.Changed) -> None:
         for line in self.query(".field-state").results(Static):

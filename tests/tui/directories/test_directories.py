@@ -393,3 +393,20 @@ async def test_a_form_read_while_its_variant_is_being_switched(console: Console)
         await settle(pilot)
         assert exception_of(pilot.app) is None
         assert editor(pilot).form.to_wire()["store"]["@type"] == "MySql"
+
+
+async def test_a_field_left_by_tab_shows_the_start_of_its_text(console: Console) -> None:
+    # Tab into a field selects its text and scrolls its end into view; left so, the Keycloak issuer
+    # (one cell wider than its field) read "ttps://sso.example.com/..." once the keyboard moved on.
+    from tests.support.hostile import screen_lines
+
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, "Staff single sign-on (Keycloak)")
+        issuer = field(pilot, "issuerUrl").query_one(Input)
+        assert len(issuer.value) >= issuer.size.width  # wider than its field: the case that scrolled
+        await pilot.press("tab", "tab")  # into the issuer URL, and on to the next field
+        await settle(pilot)
+        assert not issuer.has_focus and issuer.scroll_offset.x == 0
+        line = next(line for line in screen_lines(pilot.app) if "Issuer URL" in line)
+        assert "https://sso.example.com" in line
