@@ -64,6 +64,9 @@ def _source(context: CallContext, object_type: ObjectType, schema: TableSchema, 
     """(FROM clause, WHERE text) to read this filter's matches in this order, chosen by how many match."""
     table = schema.table
     indexed = order.leading == "seq" or any(column.name == order.leading for column in schema.columns)
+    if where.few is not None and total is not None and not _dense(context, object_type, total):
+        # Few rows hold the words: listed from the word index (a walk would ask every row for them).
+        return table, where.few
     if where.tally is None or total is None or not indexed:
         return table, where.text
     if not _dense(context, object_type, total):
@@ -222,7 +225,8 @@ def query(context: CallContext, object_type: ObjectType, arguments: dict[str, An
     context.require(object_type, "query")
     schema = schema_for(object_type)
     try:
-        where = compile_filter(arguments.get("filter"), schema, context.profile)
+        where = compile_filter(arguments.get("filter"), schema, context.profile,
+                               rarity=lambda words: context.store.rarest_first(object_type, words))
         order = compile_sort(arguments.get("sort"), schema, context.profile)
     except QueryProblem as problem:
         raise MethodFailure(problem.type, problem.description) from None
