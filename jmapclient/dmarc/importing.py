@@ -118,7 +118,8 @@ class _Taker:
 
     async def take(self, parsed: ParsedFile) -> None:
         for result in dedupe([parsed], seen=self.seen):
-            if result.ok and result.wire is not None and self.stored and await self.stored.holds(result.wire):
+            if (result.ok and result.wire is not None and self.stored
+                    and await self.stored.holds(result.wire, by_totals=not result.recovered)):
                 result = as_duplicate(result)
             self.summary.add(result)
             if self.uploader is not None and result.ok:
