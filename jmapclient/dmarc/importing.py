@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -88,21 +89,35 @@ async def import_reports(
     return outcome
 
 
+PARSED_AHEAD = 2
+"""Files parsed ahead of the one handed on: while a file waits for its duplicate check or for a free
+request, the next ones parse (each in a thread), so the parser never waits for the server. Few: each
+parsed file is held in memory until it is handed on."""
+
+
 async def _read_all(
     files: Sequence[Path], taker: _Taker, *, now: datetime, retain: timedelta, progress: ImportProgress | None
 ) -> None:
-    """Parse each file (in a thread, while earlier batches upload) and hand it on."""
+    """Parse each file (in a thread, ahead of the one handed on, while earlier batches upload) and hand it on."""
     # A copy that needed XML recovery may have lost content: it waits until every file
     # is read, so a clean copy of the same report wins whatever the file order.
     recovered: list[ParsedFile] = []
-    for done, path in enumerate(files, start=1):
-        parsed = await asyncio.to_thread(load_file, path, now=now, retain=retain)
-        if parsed.ok and parsed.recovered:
-            recovered.append(parsed)
-        else:
-            await taker.take(parsed)
-        if progress:
-            progress(done, len(files))
+    parsing: deque[asyncio.Future[ParsedFile]] = deque()
+    upcoming = iter(files)
+    try:
+        for done in range(1, len(files) + 1):
+            while len(parsing) <= PARSED_AHEAD and (path := next(upcoming, None)) is not None:
+                parsing.append(asyncio.ensure_future(asyncio.to_thread(load_file, path, now=now, retain=retain)))
+            parsed = await parsing.popleft()
+            if parsed.ok and parsed.recovered:
+                recovered.append(parsed)
+            else:
+                await taker.take(parsed)
+            if progress:
+                progress(done, len(files))
+    finally:
+        for future in parsing:  # stopped early: the files parsing ahead are not handed on
+            future.cancel()
     for parsed in recovered:
         await taker.take(parsed)
 

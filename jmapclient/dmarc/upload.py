@@ -150,6 +150,8 @@ class StoredKeys:
             found = await self._narrowed(narrowed, pair)
             if found is not None and (duplicate_key(wire) in found or _FAILED not in narrowed):
                 return found
+            if (whole := self._asked.get(pair)) is not None:
+                return whole  # the narrowed search found every report of the pair: nothing else to ask
             if _FAILED in narrowed:
                 # Not among those of its totals: a report of the same key but other content (forged, or
                 # resent with other counts) is still the report held. Its words alone, as before.
@@ -179,6 +181,8 @@ class StoredKeys:
                 # Reports of equal words and totals (the same senders every day): read once for all.
                 self._spent[pair] = spent + many
                 found = self._asked[asked] = await self._ask(filter)
+                if many >= self._totals[pair]:
+                    self._asked[pair] = found  # as many as the pair holds: the same reports
         return found
 
     async def _few(self, filter: Mapping[str, Any], asked: str, *, read: bool) -> set[DuplicateKey] | None:
