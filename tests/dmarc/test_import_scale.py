@@ -16,7 +16,7 @@ import pytest
 
 from bench.hostile_corpus import RECORD, feedback
 from jmapclient import JmapClient
-from jmapclient.dmarc.importing import import_reports
+from jmapclient.dmarc.importing import ImportOutcome, import_reports
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.runner import StubServer
 
@@ -43,6 +43,17 @@ class ReadCounter(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+async def _import_twice(stored: Path, again: Path) -> tuple[ImportOutcome, int]:
+    """Import ``stored`` into an empty stub, then ``again``: its outcome and the reports it read."""
+    with StubServer(reports=0) as stub:
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=30) as client:
+            await import_reports(client.dmarc_reports, [stored], now=NOW)
+        counter = ReadCounter()
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=30, transport=counter) as client:
+            outcome = await import_reports(client.dmarc_reports, [again], now=NOW)
+    return outcome, counter.reports_read
 
 
 async def test_a_reimport_reads_only_the_reporters_reports_not_the_store(tmp_path: Path) -> None:
@@ -101,14 +112,9 @@ async def test_reports_no_word_tells_apart_are_read_once_not_once_a_report(tmp_p
         (stored / f"d{index}.xml").write_bytes(feedback(report_id=f"same-{index}"))
     for index in range(6):
         (again / f"d{index}.xml").write_bytes(feedback(report_id=f"same-{index}"))
-    with StubServer(reports=0) as stub:
-        async with JmapClient(stub.base_url, stub.admin_token, timeout=30) as client:
-            await import_reports(client.dmarc_reports, [stored], now=NOW)
-        counter = ReadCounter()
-        async with JmapClient(stub.base_url, stub.admin_token, timeout=30, transport=counter) as client:
-            outcome = await import_reports(client.dmarc_reports, [again], now=NOW)
+    outcome, reports_read = await _import_twice(stored, again)
     assert len(outcome.summary.duplicates) == 6
-    assert counter.reports_read <= 2 * (FEW + 10)  # the narrowed search once, then all of them once
+    assert reports_read <= 2 * (FEW + 10)  # the narrowed search once, then all of them once
 
 
 def _daily(index: int, records: int, *, report_id: str | None = None) -> bytes:
@@ -129,17 +135,12 @@ async def test_a_reporters_reports_alike_in_words_are_told_apart_by_their_totals
     (again / "new.xml").write_bytes(_daily(999, 3))
     # The same reporter, report id and period with other content: still the report already held.
     (again / "same-key.xml").write_bytes(_daily(8, 2, report_id="day-8"))  # day 8 held has 4 records
-    with StubServer(reports=0) as stub:
-        async with JmapClient(stub.base_url, stub.admin_token, timeout=30) as client:
-            await import_reports(client.dmarc_reports, [stored], now=NOW)
-        counter = ReadCounter()
-        async with JmapClient(stub.base_url, stub.admin_token, timeout=30, transport=counter) as client:
-            outcome = await import_reports(client.dmarc_reports, [again], now=NOW)
+    outcome, reports_read = await _import_twice(stored, again)
     assert sorted(p.name for p, _ in outcome.summary.duplicates) == ["d7.xml", "same-key.xml"]
     assert [p.name for p in outcome.summary.imported] == ["new.xml"]
     # d7: the 16 of three records. new.xml, not among those: its words alone, all 80 (as many as the
     # reporter holds: read once, they answer for the reporter from then on). same-key.xml: nothing more.
-    assert counter.reports_read == 16 + 80
+    assert reports_read == 16 + 80
 
 
 @pytest.mark.parametrize("profile", ["spec", "stalwart"])
