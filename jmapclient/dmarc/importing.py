@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -91,8 +90,22 @@ async def import_reports(
 
 PARSED_AHEAD = 2
 """Files parsed ahead of the one handed on: while a file waits for its duplicate check or for a free
-request, the next ones parse (each in a thread), so the parser never waits for the server. Few: each
-parsed file is held in memory until it is handed on."""
+request, the next ones parse, so the parser never waits for the server. Few: each parsed file is held
+in memory until it is handed on."""
+
+
+async def _parse_in_order(files: Sequence[Path], out: asyncio.Queue[ParsedFile | BaseException], *, now: datetime,
+                          retain: timedelta) -> None:
+    """Parse ``files`` one after the other in a thread (one at a time: parsers in several threads would
+    only take turns holding the interpreter), each put in ``out`` as it is done, or what it raised."""
+    for path in files:
+        try:
+            parsed: ParsedFile | BaseException = await asyncio.to_thread(load_file, path, now=now, retain=retain)
+        except Exception as error:  # handed on: the reader raises it where it would have been raised
+            parsed = error
+        await out.put(parsed)
+        if isinstance(parsed, BaseException):
+            return
 
 
 async def _read_all(
@@ -102,13 +115,13 @@ async def _read_all(
     # A copy that needed XML recovery may have lost content: it waits until every file
     # is read, so a clean copy of the same report wins whatever the file order.
     recovered: list[ParsedFile] = []
-    parsing: deque[asyncio.Future[ParsedFile]] = deque()
-    upcoming = iter(files)
+    parsed_files: asyncio.Queue[ParsedFile | BaseException] = asyncio.Queue(maxsize=PARSED_AHEAD)
+    parser = asyncio.create_task(_parse_in_order(files, parsed_files, now=now, retain=retain))
     try:
         for done in range(1, len(files) + 1):
-            while len(parsing) <= PARSED_AHEAD and (path := next(upcoming, None)) is not None:
-                parsing.append(asyncio.ensure_future(asyncio.to_thread(load_file, path, now=now, retain=retain)))
-            parsed = await parsing.popleft()
+            parsed = await parsed_files.get()
+            if isinstance(parsed, BaseException):
+                raise parsed
             if parsed.ok and parsed.recovered:
                 recovered.append(parsed)
             else:
@@ -116,8 +129,7 @@ async def _read_all(
             if progress:
                 progress(done, len(files))
     finally:
-        for future in parsing:  # stopped early: the files parsing ahead are not handed on
-            future.cancel()
+        parser.cancel()  # stopped early: the files after this one are not read
     for parsed in recovered:
         await taker.take(parsed)
 
