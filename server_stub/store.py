@@ -190,17 +190,6 @@ class Store(StoreTables, StoreLinks):
         with self.reading() as db:
             return tallies.Counting(db, schema.table, schema.tallied).total(tally)
 
-    def rarest_first(self, object_type: ObjectType, words: list[str]) -> list[str]:
-        """``words`` ordered by how many rows hold each, fewest first (from the tally: one lookup)."""
-        if len(words) < 2:
-            return words
-        schema = schema_for(object_type)
-        marks = ", ".join("?" * len(words))
-        with self.reading() as db:
-            counts = dict(db.execute(f"SELECT value, n FROM {schema.table}_tally WHERE name = ? AND value IN ({marks})",
-                                     (tallies.WORD, *words)))
-        return sorted(words, key=lambda word: (counts.get(word, 0), word))
-
     def select_ids(self, sql: str, params: Sequence[Any]) -> list[str]:
         with self.reading() as db:
             return [row[0] for row in db.execute(sql, params)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from jmapclient.models.objects import ObjectType
-from server_stub import ranks
+from server_stub import ranks, tallies
 from server_stub.filters import Order, QueryProblem, Sql, compile_filter, compile_sort, is_json_int
 from server_stub.methods.context import (
     QUERY_LIMIT_CAP,
@@ -192,6 +192,11 @@ def _page(
     return query_state, (total if calculate_total else None), position, ids
 
 
+def _rarest_first(context: CallContext, schema: TableSchema, words: list[str]) -> list[str]:
+    with context.store.reading() as db:
+        return tallies.rarest_first(db, schema.table, words)
+
+
 def _sorts_by(arguments: dict[str, Any], name: str) -> bool:
     sort = arguments.get("sort")
     return isinstance(sort, list) and bool(sort) and isinstance(sort[0], dict) and sort[0].get("property") == name
@@ -226,7 +231,7 @@ def query(context: CallContext, object_type: ObjectType, arguments: dict[str, An
     schema = schema_for(object_type)
     try:
         where = compile_filter(arguments.get("filter"), schema, context.profile,
-                               rarity=lambda words: context.store.rarest_first(object_type, words))
+                               rarity=lambda words: _rarest_first(context, schema, words))
         order = compile_sort(arguments.get("sort"), schema, context.profile)
     except QueryProblem as problem:
         raise MethodFailure(problem.type, problem.description) from None
