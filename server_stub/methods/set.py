@@ -167,8 +167,8 @@ def _same_but_nulls(sent: Any, stored: Any) -> bool:
 def _create_all(context: CallContext, object_type: ObjectType,
                 create: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(created, notCreated): each object checked on its own, then every valid one stored in one
-    transaction (one commit and one state bump for the call, not one each: a commit cost more than
-    storing the report)."""
+    transaction (one commit for the call, not one each: a commit cost more than storing the report).
+    The state moves once for each, as when each was stored on its own."""
     ready: dict[str, tuple[Any, dict[str, Any], dict[str, Any]]] = {}
     not_created: dict[str, Any] = {}
     for creation_id, value in create.items():
@@ -176,7 +176,8 @@ def _create_all(context: CallContext, object_type: ObjectType,
             ready[creation_id] = _prepared(context, object_type, value)
         except SetRefused as refused:
             not_created[creation_id] = refused.error
-    ids = context.store.insert_many(object_type, [(model, wire) for model, wire, _ in ready.values()]) if ready else []
+    items = [(model, wire) for model, wire, _ in ready.values()]
+    ids = context.store.insert_many(object_type, items, state_each=True) if items else []
     created: dict[str, Any] = {}
     for (creation_id, (model, wire, sent)), object_id in zip(ready.items(), ids, strict=True):
         created[creation_id] = _created(context, object_type, object_id, model, wire, sent)

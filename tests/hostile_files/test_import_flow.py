@@ -44,10 +44,10 @@ async def test_a_set_call_failing_as_a_whole_is_retried_report_by_report() -> No
     with StubServer(reports=0) as stub:
         insert_many = stub.store.insert_many
 
-        def breaks_on_whole_1(object_type: Any, items: list[tuple[Any, dict[str, Any]]]) -> list[str]:
+        def breaks_on_whole_1(object_type: Any, items: list[tuple[Any, dict[str, Any]]], **options: Any) -> list[str]:
             if any(wire["report"]["reportId"] == "whole-1" for _, wire in items):
                 raise OverflowError("storage cannot hold this report")
-            return insert_many(object_type, items)
+            return insert_many(object_type, items, **options)
 
         stub.store.insert_many = breaks_on_whole_1  # type: ignore[method-assign]
         async with JmapClient(stub.base_url, stub.admin_token, timeout=10) as client:
