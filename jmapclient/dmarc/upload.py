@@ -73,6 +73,8 @@ NARROWING_WORDS = 12
 """Record words added to a narrowed search: each is one more condition the server checks."""
 FEW = 64
 """A reporter and domain with at most this many stored reports are read once, for every report of theirs."""
+FIRST_READ = 8
+"""Reports read with a narrowed search's count: its copy, and a few alike, in one request."""
 _FAILED, _SUCCESSFUL = "totalFailedSessions", "totalSuccessfulSessions"
 
 
@@ -187,21 +189,23 @@ class StoredKeys:
 
     async def _few(self, filter: Mapping[str, Any], asked: str, *, read: bool) -> set[DuplicateKey] | None:
         """The keys of the reports ``filter`` finds when there are at most FEW (asked once); None when
-        there are more (their count kept in ``_totals``). ``read``: they come in the same request as
-        their count (a narrowed search, seldom many); else the count comes first (a reporter and
-        domain, often many: their first FEW would be read for nothing)."""
+        there are more (their count kept in ``_totals``). ``read``: the first FIRST_READ come in the same
+        request as their count (a narrowed search seldom finds more than the copy); else the count comes
+        first (a reporter and domain, often many: what came with it would be read for nothing)."""
         if asked not in self._asked:
+            keys: set[DuplicateKey] | None = None
             if read:
-                result, got = await self.api.query_and_get(filter, limit=FEW, calculate_total=True,
+                result, got = await self.api.query_and_get(filter, limit=FIRST_READ, calculate_total=True,
                                                            properties=["id", "report"], typed=False)
-                few = result.total is not None and result.total <= len(result.ids) == len(got.raw)
-                keys = {duplicate_key(item) for item in got.raw if isinstance(item.get("report"), dict)}
+                if result.total is not None and result.total <= len(result.ids) == len(got.raw):
+                    keys = {duplicate_key(item) for item in got.raw if isinstance(item.get("report"), dict)}
             else:
                 result = await self.api.query(filter, limit=1, calculate_total=True)
-                few = result.total is not None and result.total <= FEW
-                keys = await self._ask(filter) if few else set()
-            self._asked[asked] = keys if few else None
-            if not few:
+            few = result.total is not None and result.total <= FEW
+            if keys is None and few:
+                keys = await self._ask(filter)
+            self._asked[asked] = keys
+            if keys is None:
                 self._totals[asked] = result.total if result.total is not None else FEW + 1
         return self._asked[asked]
 
