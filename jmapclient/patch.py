@@ -12,6 +12,7 @@ never shifts a position that is still to be removed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +34,13 @@ def compute_patch(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[s
 
 def ensure_no_masked(payload: Mapping[str, Any]) -> None:
     """Refuse to send a masked secret: the server would store ``****`` as the secret."""
+    try:
+        # The encoder finds no mask in most payloads (every report of an import) at a fifth of the
+        # walk's cost; a mask anywhere, or a value it cannot encode, is left to the walk.
+        if MASKED_SECRET not in json.dumps(payload, ensure_ascii=False):
+            return
+    except (TypeError, ValueError):
+        pass
     paths = list(masked_paths(dict(payload)))
     if paths:
         raise LocalValidationError(

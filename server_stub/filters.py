@@ -7,7 +7,7 @@ column answers each. Values always travel as SQL parameters.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,7 +80,31 @@ def _value(key: str, column: ConditionColumn, value: Any) -> Any:
     return value
 
 
-def _condition_sql(schema: TableSchema, profile: ServerProfile, key: str, raw: Any) -> Sql:
+Rarity = Callable[[list[str]], list[str]]
+"""Search words ordered rarest first (from the tally's count of each): the rarest drives a search."""
+
+
+def _as_given(words: list[str]) -> list[str]:
+    return words
+
+
+def _words_sql(table: str, words: list[str]) -> Sql:
+    """Rows holding every word (distinct, rarest first). ``text`` asks each row of a walk for them, the
+    rarest first so most rows fail at once; ``few`` lists the rarest word's rows from the word index and
+    asks only those for the other words, so its cost is the rarest word's rows, whatever the store's size
+    (a list of each word's rows, built whole, cost every row for a word like ``com``)."""
+    tally = ALL_ROWS if not words else Tally(word=words[0]) if len(words) == 1 else None
+    if not words:
+        return Sql("1", (), tally)
+    clause = " AND ".join(f"EXISTS (SELECT 1 FROM {table}_words w WHERE w.word = ? "
+                          f"AND w.seq = {table}.seq)" for _ in words)
+    others = "".join(f" AND EXISTS (SELECT 1 FROM {table}_words w{n} WHERE w{n}.word = ? AND w{n}.seq = w0.seq)"
+                     for n in range(1, len(words)))
+    listed = f"seq IN (SELECT w0.seq FROM {table}_words w0 WHERE w0.word = ?{others})"
+    return Sql(clause, tuple(words), tally, listed)
+
+
+def _condition_sql(schema: TableSchema, profile: ServerProfile, key: str, raw: Any, rarity: Rarity) -> Sql:
     found = _condition_for_key(schema, key)
     if found is None:
         known = ", ".join(c.name for c in schema.object_type.filters)
@@ -94,14 +118,8 @@ def _condition_sql(schema: TableSchema, profile: ServerProfile, key: str, raw: A
     except QueryProblem as problem:
         raise QueryProblem(profile.bad_filter_value_error, problem.description) from None
     if column.match == "words":
-        words = split_search_words(value)
-        # EXISTS, not IN: SQLite can then walk a sort's index and stop after a page, where an IN
-        # list is built whole (every match) before the first row.
-        clause = " AND ".join(f"EXISTS (SELECT 1 FROM {schema.table}_words w WHERE w.word = ? "
-                              f"AND w.seq = {schema.table}.seq)" for _ in words)
-        listed = " AND ".join(f"seq IN (SELECT seq FROM {schema.table}_words WHERE word = ?)" for _ in words)
-        tally = (ALL_ROWS if not words else Tally(word=words[0]) if len(set(words)) == 1 else None)
-        return Sql(clause or "1", tuple(words), tally, listed or None)
+        # EXISTS, not IN, for a walk: SQLite can then walk a sort's index and stop after a page.
+        return _words_sql(schema.table, rarity(list(dict.fromkeys(split_search_words(value)))))
     if value is None:
         return Sql(f"{column.column} IS NULL")
     if column.match == "lower":
@@ -124,8 +142,11 @@ def _join(parts: list[Sql], glue: str, empty: str) -> Sql:
     return Sql(text, tuple(v for p in parts for v in p.params), tally, few if few != text else None)
 
 
-def compile_filter(node: Any, schema: TableSchema, profile: ServerProfile, depth: int = 0) -> Sql:
-    """SQL for a FilterOperator or FilterCondition (RFC 8620 §5.5); ``None`` matches everything."""
+def compile_filter(node: Any, schema: TableSchema, profile: ServerProfile, depth: int = 0,
+                   rarity: Rarity = _as_given) -> Sql:
+    """SQL for a FilterOperator or FilterCondition (RFC 8620 §5.5); ``None`` matches everything.
+
+    ``rarity`` orders a search's words rarest first (the store's counts); without it they keep their order."""
     if node is None:
         return TRUE
     if depth > MAX_FILTER_DEPTH:
@@ -141,7 +162,7 @@ def compile_filter(node: Any, schema: TableSchema, profile: ServerProfile, depth
             raise QueryProblem("invalidArguments", f"unknown filter operator {operator!r}; use AND, OR or NOT")
         if operator not in profile.filter_operators:
             raise QueryProblem("unsupportedFilter", f"the filter operator {operator} is not supported")
-        parts = [compile_filter(c, schema, profile, depth + 1) for c in conditions]
+        parts = [compile_filter(c, schema, profile, depth + 1, rarity) for c in conditions]
         if operator == "AND":
             return _join(parts, "AND", "1")
         any_of = _join(parts, "OR", "0")
@@ -149,7 +170,7 @@ def compile_filter(node: Any, schema: TableSchema, profile: ServerProfile, depth
         if operator == "OR":
             return any_of
         return Sql(f"NOT COALESCE(({any_of.text}), 0)", any_of.params, None, f"NOT COALESCE(({any_of.for_few}), 0)")
-    return _join([_condition_sql(schema, profile, str(k), v) for k, v in node.items()], "AND", "1")
+    return _join([_condition_sql(schema, profile, str(k), v, rarity) for k, v in node.items()], "AND", "1")
 
 
 @dataclass(frozen=True)

@@ -138,10 +138,10 @@ class Store(StoreTables, StoreLinks):
         return str(row[0] if row else 0)
 
     @staticmethod
-    def _bump(db: sqlite3.Connection, object_type: ObjectType) -> None:
+    def _bump(db: sqlite3.Connection, object_type: ObjectType, by: int = 1) -> None:
         db.execute(
-            "INSERT INTO state (type, value) VALUES (?, 1) ON CONFLICT(type) DO UPDATE SET value = value + 1",
-            (object_type.name,),
+            "INSERT INTO state (type, value) VALUES (?, ?) ON CONFLICT(type) DO UPDATE SET value = value + ?",
+            (object_type.name, by, by),
         )
 
     # --- reads ------------------------------------------------------------------------------
@@ -253,10 +253,12 @@ class Store(StoreTables, StoreLinks):
             tallies.apply(db, schema.table, counts)
         return object_id
 
-    def insert_many(self, object_type: ObjectType, items: Iterable[tuple[WireModel, dict[str, Any]]]) -> list[str]:
-        """Bulk load: one transaction for all, one state bump."""
+    def insert_many(self, object_type: ObjectType, items: Iterable[tuple[WireModel, dict[str, Any]]], *,
+                    state_each: bool = False) -> list[str]:
+        """Bulk load: one transaction for all, one state bump (``state_each``: one for each object, as
+        when each was stored on its own: a set call's creates)."""
         ids: list[str] = []
-        self.insert_batches(object_type, [[wire for _, wire in items]], ids=ids)
+        self.insert_batches(object_type, [[wire for _, wire in items]], ids=ids, state_each=state_each)
         return ids
 
     def insert_batches(
@@ -266,6 +268,7 @@ class Store(StoreTables, StoreLinks):
         *,
         progress: Callable[[int], None] | None = None,
         ids: list[str] | None = None,
+        state_each: bool = False,
     ) -> int:
         """Bulk load (demo data) of objects in their stored form, a batch at a time, in one transaction
         and one state bump.
@@ -292,7 +295,7 @@ class Store(StoreTables, StoreLinks):
                     ids.extend(new_ids)
                 if progress is not None:
                     progress(stored)
-            self._bump(db, object_type)
+            self._bump(db, object_type, stored if state_each else 1)
         return stored
 
     def replace(self, object_type: ObjectType, object_id: str, model: WireModel, wire: dict[str, Any]) -> bool:

@@ -172,6 +172,17 @@ def apply(db: sqlite3.Connection, table: str, counts: Counter[Key]) -> None:
         db.execute(f"DELETE FROM {table}_tally WHERE n <= 0")
 
 
+def rarest_first(db: sqlite3.Connection, table: str, words: list[str]) -> list[str]:
+    """``words`` ordered by how many rows hold each, fewest first (one lookup of their counts): a search
+    listed from its rarest word's rows costs those rows, whatever the table's size."""
+    if len(words) < 2:
+        return words
+    marks = ", ".join("?" * len(words))
+    counts = dict(db.execute(f"SELECT value, n FROM {table}_tally WHERE name = ? AND value IN ({marks})",
+                             (WORD, *words)))
+    return sorted(words, key=lambda word: (counts.get(word, 0), word))
+
+
 class Counting:
     """Counts through one connection's tally table for ``table`` (whose timestamp columns are ``kinds``)."""
 

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from jmapclient.encoding import MASKED_SECRET
-from jmapclient.masking import masked_secret_paths, model_of
+from jmapclient.masking import holds_secrets, masked_secret_paths, model_of
 from jmapclient.models import WireModel
 from jmapclient.models.introspect import unknown_properties
 from jmapclient.models.objects import ObjectType
@@ -108,8 +108,10 @@ def validate_incoming(object_type: ObjectType, wire: dict[str, Any], *, refuse_m
     the mask sent back as a secret (unless ``refuse_mask`` is off: the real server has no such
     guard) and properties no model declares, in the profile's terms.
     """
-    if refuse_mask and MASKED_SECRET in json.dumps(wire):  # a cheap test first: bulk loads validate thousands
-        paths = masked_secret_paths(model_of(object_type, wire), wire)
+    model_class = model_of(object_type, wire) if refuse_mask else None
+    # A report declares no secret: nothing to look for. Else a cheap test first: bulk loads validate thousands.
+    if model_class is not None and holds_secrets(model_class) and MASKED_SECRET in json.dumps(wire):
+        paths = masked_secret_paths(model_class, wire)
         masked = [Problem(p, "Invalid", "is the mask ****; send the secret itself") for p in paths]
         if masked:
             raise InvalidObject(masked)

@@ -88,21 +88,48 @@ async def import_reports(
     return outcome
 
 
+PARSED_AHEAD = 2
+"""Files parsed ahead of the one handed on: while a file waits for its duplicate check or for a free
+request, the next ones parse, so the parser never waits for the server. Few: each parsed file is held
+in memory until it is handed on."""
+
+
+async def _parse_in_order(files: Sequence[Path], out: asyncio.Queue[ParsedFile | BaseException], *, now: datetime,
+                          retain: timedelta) -> None:
+    """Parse ``files`` one after the other in a thread (one at a time: parsers in several threads would
+    only take turns holding the interpreter), each put in ``out`` as it is done, or what it raised."""
+    for path in files:
+        try:
+            parsed: ParsedFile | BaseException = await asyncio.to_thread(load_file, path, now=now, retain=retain)
+        except Exception as error:  # handed on: the reader raises it where it would have been raised
+            parsed = error
+        await out.put(parsed)
+        if isinstance(parsed, BaseException):
+            return
+
+
 async def _read_all(
     files: Sequence[Path], taker: _Taker, *, now: datetime, retain: timedelta, progress: ImportProgress | None
 ) -> None:
-    """Parse each file (in a thread, while earlier batches upload) and hand it on."""
+    """Parse each file (in a thread, ahead of the one handed on, while earlier batches upload) and hand it on."""
     # A copy that needed XML recovery may have lost content: it waits until every file
     # is read, so a clean copy of the same report wins whatever the file order.
     recovered: list[ParsedFile] = []
-    for done, path in enumerate(files, start=1):
-        parsed = await asyncio.to_thread(load_file, path, now=now, retain=retain)
-        if parsed.ok and parsed.recovered:
-            recovered.append(parsed)
-        else:
-            await taker.take(parsed)
-        if progress:
-            progress(done, len(files))
+    parsed_files: asyncio.Queue[ParsedFile | BaseException] = asyncio.Queue(maxsize=PARSED_AHEAD)
+    parser = asyncio.create_task(_parse_in_order(files, parsed_files, now=now, retain=retain))
+    try:
+        for done in range(1, len(files) + 1):
+            parsed = await parsed_files.get()
+            if isinstance(parsed, BaseException):
+                raise parsed
+            if parsed.ok and parsed.recovered:
+                recovered.append(parsed)
+            else:
+                await taker.take(parsed)
+            if progress:
+                progress(done, len(files))
+    finally:
+        parser.cancel()  # stopped early: the files after this one are not read
     for parsed in recovered:
         await taker.take(parsed)
 
@@ -118,7 +145,8 @@ class _Taker:
 
     async def take(self, parsed: ParsedFile) -> None:
         for result in dedupe([parsed], seen=self.seen):
-            if result.ok and result.wire is not None and self.stored and await self.stored.holds(result.wire):
+            if (result.ok and result.wire is not None and self.stored
+                    and await self.stored.holds(result.wire, by_totals=not result.recovered)):
                 result = as_duplicate(result)
             self.summary.add(result)
             if self.uploader is not None and result.ok:

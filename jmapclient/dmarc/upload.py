@@ -8,6 +8,7 @@ has, and stop sending once the server has refused report creation as such.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -16,6 +17,7 @@ from jmapclient.display import wire_json
 from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key
 from jmapclient.dmarc.loader import ParsedFile
 from jmapclient.dmarc.searched import searched_texts
+from jmapclient.encoding import list_from_wire
 from jmapclient.errors import JmapError, MethodError
 from jmapclient.objects import ObjectApi, SetResult
 from jmapclient.paging import pages_of_objects
@@ -71,55 +73,141 @@ NARROWING_WORDS = 12
 """Record words added to a narrowed search: each is one more condition the server checks."""
 FEW = 64
 """A reporter and domain with at most this many stored reports are read once, for every report of theirs."""
+FIRST_READ = 8
+"""Reports read with a narrowed search's count: its copy, and a few alike, in one request."""
+_FAILED, _SUCCESSFUL = "totalFailedSessions", "totalSuccessfulSessions"
+
+
+def session_totals(wire: Mapping[str, Any]) -> tuple[int, int] | None:
+    """(failed, successful) as the server counts them for its ``totalFailedSessions`` and
+    ``totalSuccessfulSessions`` conditions (wire-notes.md: each record adds ``min(count, 1)``, to the
+    successful total when its disposition is ``pass``); None when a record cannot be read so."""
+    failed = successful = 0
+    try:
+        for record in list_from_wire(wire.get("report", wire).get("records") or {}):
+            count = record.get("count", 0)
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                return None
+            if record.get("evaluatedDisposition") == "pass":
+                successful += min(count, 1)
+            else:
+                failed += min(count, 1)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return failed, successful
+
+
+def narrowed_filter(wire: Mapping[str, Any], *, by_totals: bool = True) -> dict[str, Any]:
+    """The server's conditions every stored copy of ``wire`` meets: its words (:func:`report_words`)
+    and, ``by_totals``, its two session totals, which a copy's records give alike. A copy recovered
+    from damaged XML may have lost records: it is asked by its words alone (the clean copy holds them)."""
+    found: dict[str, Any] = {"text": report_words(wire)}
+    totals = session_totals(wire) if by_totals else None
+    if totals is not None:
+        found[_FAILED], found[_SUCCESSFUL] = totals
+    return found
 
 
 class StoredKeys:
     """Which of the reports in hand the server holds, asked by their reporter and domain.
 
-    Never the whole store: one query for each (reporter, policy domain) met, read once when the
-    server holds few of theirs; when it holds many (a year of one reporter's daily reports), each
-    report is asked for by its own words instead, so the cost follows the reports imported, not the
-    server's size. A server without the ``text`` search (interface.md promises only ``domain``) is
-    asked by the policy domain alone.
+    Never the whole store: one query for each (reporter, policy domain) met, its stored reports read
+    in the same request when there are few; when it holds many (a year of one reporter's daily
+    reports), each report is asked for by its own words and session totals instead (those of equal
+    content once), so the cost follows the reports imported, not the server's size. Should those
+    reads of one reporter and domain add up to more than its stored reports, they are read once
+    instead. A server without the ``text`` search (interface.md promises only ``domain``) is asked
+    by the policy domain alone.
     """
 
     def __init__(self, api: ObjectApi) -> None:
         self.api = api
         self._asked: dict[str, set[DuplicateKey] | None] = {}
         """Keys by search; None where there are too many to read: each report is asked for alone."""
+        self._totals: dict[str, int] = {}
+        """How many stored reports each search found (those not read whole)."""
+        self._spent: dict[str, int] = {}
+        """Reports read so far for one reporter and domain by narrowed searches."""
         self._by_words = True
 
-    async def holds(self, wire: Mapping[str, Any]) -> bool:
-        return duplicate_key(wire) in await self.keys_like(wire)
+    async def holds(self, wire: Mapping[str, Any], *, by_totals: bool = True) -> bool:
+        return duplicate_key(wire) in await self.keys_like(wire, by_totals=by_totals)
 
-    async def keys_like(self, wire: Mapping[str, Any]) -> set[DuplicateKey]:
+    async def keys_like(self, wire: Mapping[str, Any], *, by_totals: bool = True) -> set[DuplicateKey]:
         """The keys of the stored reports from ``wire``'s reporter about its domain (asked once),
-        or of those that hold all of ``wire``'s words, when that reporter and domain have many."""
+        or of those that meet ``wire``'s narrowed search, when that reporter and domain have many."""
         words = reporter_words(wire) if self._by_words else ""
         domain = str(wire.get("report", wire).get("policyDomain", "")).strip().rstrip(".")
-        asked = f"text:{words}" if words else f"domain:{domain}"
         try:
-            if asked not in self._asked:
-                if not words:  # nothing narrower to ask by: the domain's reports, read once
+            if not words:  # nothing narrower to ask by: the domain's reports, read once
+                asked = f"domain:{domain}"
+                if asked not in self._asked:
                     self._asked[asked] = await self._ask({"domain": domain})
-                else:
-                    many = (await self.api.query({"text": words}, limit=1, calculate_total=True)).total
-                    few = many is not None and many <= FEW
-                    self._asked[asked] = await self._ask({"text": words}) if few else None
-            known = self._asked[asked]
-            if known is None:
-                narrowed = await self._ask({"text": report_words(wire)})
-                if len(narrowed) <= FEW:
-                    return narrowed
-                # Its words do not tell this reporter's reports apart (the same senders every day):
-                # they are read once after all, rather than once for each report.
-                known = self._asked[asked] = await self._ask({"text": words})
+                return self._asked[asked] or set()
+            pair = json.dumps({"text": words})
+            known = await self._few({"text": words}, pair, read=False)
+            if known is not None:
+                return known
+            narrowed = narrowed_filter(wire, by_totals=by_totals)
+            found = await self._narrowed(narrowed, pair)
+            if found is not None and (duplicate_key(wire) in found or _FAILED not in narrowed):
+                return found
+            if (whole := self._asked.get(pair)) is not None:
+                return whole  # the narrowed search found every report of the pair: nothing else to ask
+            if _FAILED in narrowed:
+                # Not among those of its totals: a report of the same key but other content (forged, or
+                # resent with other counts) is still the report held. Its words alone, as before.
+                by_words = await self._narrowed({"text": narrowed["text"]}, pair, read=False)
+                if by_words is not None:
+                    return by_words | (found or set())
+            # Read once after all: asking report by report would read more than the pair holds.
+            keys = self._asked[pair] = await self._ask({"text": words})
+            return keys
         except MethodError as error:
             if error.type != "unsupportedFilter" or not words:
                 raise
             self._by_words = False
-            return await self.keys_like(wire)
-        return known
+            return await self.keys_like(wire, by_totals=by_totals)
+
+    async def _narrowed(self, filter: Mapping[str, Any], pair: str, *, read: bool = True) -> set[DuplicateKey] | None:
+        """The keys of the reports a narrowed search finds: read once, however many, unless the reads for
+        this reporter and domain would then add up to more than it holds (None: read it whole instead).
+        ``read``: as :meth:`_few`'s."""
+        asked = json.dumps(filter, sort_keys=True)
+        if asked == pair:
+            return None  # no narrower than the reporter and domain
+        found = await self._few(filter, asked, read=read)
+        if found is None:
+            many, spent = self._totals[asked], self._spent.get(pair, 0)
+            if spent + many <= self._totals[pair]:
+                # Reports of equal words and totals (the same senders every day): read once for all.
+                self._spent[pair] = spent + many
+                found = self._asked[asked] = await self._ask(filter)
+                if many >= self._totals[pair]:
+                    self._asked[pair] = found  # as many as the pair holds: the same reports
+        return found
+
+    async def _few(self, filter: Mapping[str, Any], asked: str, *, read: bool) -> set[DuplicateKey] | None:
+        """The keys of the reports ``filter`` finds when there are at most FEW (asked once); None when
+        there are more (their count kept in ``_totals``). ``read``: the first FIRST_READ come in the same
+        request as their count (a narrowed search seldom finds more than the copy); else the count comes
+        first (a reporter and domain, often many: what came with it would be read for nothing)."""
+        if asked not in self._asked:
+            keys: set[DuplicateKey] | None = None
+            if read:
+                result, got = await self.api.query_and_get(filter, limit=FIRST_READ, calculate_total=True,
+                                                           properties=["id", "report"], typed=False)
+                if result.total is not None and result.total <= len(result.ids) == len(got.raw):
+                    keys = {duplicate_key(item) for item in got.raw if isinstance(item.get("report"), dict)}
+            else:
+                result = await self.api.query(filter, limit=1, calculate_total=True)
+            few = result.total is not None and result.total <= FEW
+            if keys is None and few:
+                keys = await self._ask(filter)
+            self._asked[asked] = keys
+            if keys is None:
+                self._totals[asked] = result.total if result.total is not None else FEW + 1
+        return self._asked[asked]
 
     async def _ask(self, filter: Mapping[str, Any]) -> set[DuplicateKey]:
         keys: set[DuplicateKey] = set()
@@ -248,7 +336,7 @@ class Uploader:
             if item.wire is None:
                 continue
             try:
-                held = await stored.holds(item.wire)
+                held = await stored.holds(item.wire, by_totals=not item.recovered)
             except JmapError as error:
                 unknown = f"the server failed the upload and could not say what it stored ({error})"
                 self.summary.reject(item.path, unknown)

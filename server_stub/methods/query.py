@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from jmapclient.models.objects import ObjectType
-from server_stub import ranks
+from server_stub import ranks, tallies
 from server_stub.filters import Order, QueryProblem, Sql, compile_filter, compile_sort, is_json_int
 from server_stub.methods.context import (
     QUERY_LIMIT_CAP,
@@ -64,6 +64,9 @@ def _source(context: CallContext, object_type: ObjectType, schema: TableSchema, 
     """(FROM clause, WHERE text) to read this filter's matches in this order, chosen by how many match."""
     table = schema.table
     indexed = order.leading == "seq" or any(column.name == order.leading for column in schema.columns)
+    if where.few is not None and total is not None and not _dense(context, object_type, total):
+        # Few rows hold the words: listed from the word index (a walk would ask every row for them).
+        return table, where.few
     if where.tally is None or total is None or not indexed:
         return table, where.text
     if not _dense(context, object_type, total):
@@ -189,6 +192,11 @@ def _page(
     return query_state, (total if calculate_total else None), position, ids
 
 
+def _rarest_first(context: CallContext, schema: TableSchema, words: list[str]) -> list[str]:
+    with context.store.reading() as db:
+        return tallies.rarest_first(db, schema.table, words)
+
+
 def _sorts_by(arguments: dict[str, Any], name: str) -> bool:
     sort = arguments.get("sort")
     return isinstance(sort, list) and bool(sort) and isinstance(sort[0], dict) and sort[0].get("property") == name
@@ -222,7 +230,8 @@ def query(context: CallContext, object_type: ObjectType, arguments: dict[str, An
     context.require(object_type, "query")
     schema = schema_for(object_type)
     try:
-        where = compile_filter(arguments.get("filter"), schema, context.profile)
+        where = compile_filter(arguments.get("filter"), schema, context.profile,
+                               rarity=lambda words: _rarest_first(context, schema, words))
         order = compile_sort(arguments.get("sort"), schema, context.profile)
     except QueryProblem as problem:
         raise MethodFailure(problem.type, problem.description) from None

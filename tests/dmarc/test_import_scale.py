@@ -12,10 +12,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
+import pytest
 
-from bench.hostile_corpus import feedback
+from bench.hostile_corpus import RECORD, feedback
 from jmapclient import JmapClient
-from jmapclient.dmarc.importing import import_reports
+from jmapclient.dmarc.importing import ImportOutcome, import_reports
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.runner import StubServer
 
@@ -42,6 +43,17 @@ class ReadCounter(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+async def _import_twice(stored: Path, again: Path) -> tuple[ImportOutcome, int]:
+    """Import ``stored`` into an empty stub, then ``again``: its outcome and the reports it read."""
+    with StubServer(reports=0) as stub:
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=30) as client:
+            await import_reports(client.dmarc_reports, [stored], now=NOW)
+        counter = ReadCounter()
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=30, transport=counter) as client:
+            outcome = await import_reports(client.dmarc_reports, [again], now=NOW)
+    return outcome, counter.reports_read
 
 
 async def test_a_reimport_reads_only_the_reporters_reports_not_the_store(tmp_path: Path) -> None:
@@ -100,11 +112,51 @@ async def test_reports_no_word_tells_apart_are_read_once_not_once_a_report(tmp_p
         (stored / f"d{index}.xml").write_bytes(feedback(report_id=f"same-{index}"))
     for index in range(6):
         (again / f"d{index}.xml").write_bytes(feedback(report_id=f"same-{index}"))
-    with StubServer(reports=0) as stub:
-        async with JmapClient(stub.base_url, stub.admin_token, timeout=30) as client:
-            await import_reports(client.dmarc_reports, [stored], now=NOW)
-        counter = ReadCounter()
-        async with JmapClient(stub.base_url, stub.admin_token, timeout=30, transport=counter) as client:
-            outcome = await import_reports(client.dmarc_reports, [again], now=NOW)
+    outcome, reports_read = await _import_twice(stored, again)
     assert len(outcome.summary.duplicates) == 6
-    assert counter.reports_read <= 2 * (FEW + 10)  # the narrowed search once, then all of them once
+    assert reports_read <= 2 * (FEW + 10)  # the narrowed search once, then all of them once
+
+
+def _daily(index: int, records: int, *, report_id: str | None = None) -> bytes:
+    """One reporter and domain, the same senders every day; days differ only in how many records."""
+    rows = "".join(RECORD.format(count=n + 1) for n in range(records))
+    return feedback(report_id=report_id or f"day-{index}", records=rows)
+
+
+async def test_a_reporters_reports_alike_in_words_are_told_apart_by_their_totals(tmp_path: Path) -> None:
+    from jmapclient.dmarc.upload import FEW, FIRST_READ
+
+    stored, again = tmp_path / "stored", tmp_path / "again"
+    stored.mkdir()
+    again.mkdir()
+    for index in range(FEW + 16):  # 80 reports: 16 of each size from 1 to 5 records
+        (stored / f"d{index}.xml").write_bytes(_daily(index, index % 5 + 1))
+    (again / "d7.xml").write_bytes(_daily(7, 3))
+    (again / "new.xml").write_bytes(_daily(999, 3))
+    # The same reporter, report id and period with other content: still the report already held.
+    (again / "same-key.xml").write_bytes(_daily(8, 2, report_id="day-8"))  # day 8 held has 4 records
+    outcome, reports_read = await _import_twice(stored, again)
+    assert sorted(p.name for p, _ in outcome.summary.duplicates) == ["d7.xml", "same-key.xml"]
+    assert [p.name for p in outcome.summary.imported] == ["new.xml"]
+    # d7: the first of its totals' with their count, then all 16 of three records. new.xml, not among
+    # those: its words alone, all 80 (as many as the reporter holds: read once, they answer for the
+    # reporter from then on). same-key.xml: nothing more.
+    assert reports_read == FIRST_READ + 16 + 80
+
+
+@pytest.mark.parametrize("profile", ["spec", "stalwart"])
+async def test_stored_reports_are_found_by_conditions_both_servers_offer(profile: str) -> None:
+    # The real server refuses to create reports, but it stores those that arrive by mail: what the
+    # importer asks (words and session totals, under AND) is what it answers too (wire-notes.md).
+    from jmapclient.dmarc.batch import duplicate_key
+    from jmapclient.dmarc.upload import StoredKeys
+
+    with StubServer(reports=300, profile=profile) as stub:
+        ids = stub.store.all_ids(DMARC_EXTERNAL_REPORT)
+        held = list(stub.store.get(DMARC_EXTERNAL_REPORT, ids[:40]).values())
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=30) as client:
+            stored = StoredKeys(client.dmarc_reports)
+            for wire in held:
+                assert await stored.holds(wire), duplicate_key(wire)
+                other = {**wire, "report": {**wire["report"], "reportId": "never-sent"}}
+                assert not await stored.holds(other)

@@ -37,19 +37,19 @@ def report(report_id: str, extra: str = "") -> bytes:
 
 async def test_a_set_call_failing_as_a_whole_is_retried_report_by_report() -> None:
     # The store breaks on the second report, as a server's storage can: the stub then fails the
-    # whole call (serverFail) after storing the report before it.
+    # whole call (serverFail), having stored none of its reports (one transaction a call).
     items = [load_bytes(report(f"whole-{index}"), f"r{index}.xml", now=NOW) for index in range(4)]
     assert all(item.wire is not None for item in items)
     summary = ImportSummary()
     with StubServer(reports=0) as stub:
-        insert = stub.store.insert
+        insert_many = stub.store.insert_many
 
-        def breaks_on_whole_1(object_type: Any, model: Any, wire: dict[str, Any]) -> str:
-            if wire["report"]["reportId"] == "whole-1":
+        def breaks_on_whole_1(object_type: Any, items: list[tuple[Any, dict[str, Any]]], **options: Any) -> list[str]:
+            if any(wire["report"]["reportId"] == "whole-1" for _, wire in items):
                 raise OverflowError("storage cannot hold this report")
-            return insert(object_type, model, wire)
+            return insert_many(object_type, items, **options)
 
-        stub.store.insert = breaks_on_whole_1  # type: ignore[method-assign]
+        stub.store.insert_many = breaks_on_whole_1  # type: ignore[method-assign]
         async with JmapClient(stub.base_url, stub.admin_token, timeout=10) as client:
             uploader = await Uploader.for_api(client.dmarc_reports, summary)
             for item in items:

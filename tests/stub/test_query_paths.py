@@ -99,8 +99,10 @@ async def test_a_deep_page_of_two_words_reads_their_matches_once(pstub: Stub, mo
     position = len(ordered) // 2 if middle else query_method.DIRECT_ROWS
     page = await _page(pstub, "two words", sort_name, position=position, limit=5)
     assert (page["ids"], page["total"]) == (ordered[position : position + 5], len(ordered))
-    # One statement: the matches found from the words' index and sorted; the total is their number.
-    assert len(statements) == 1 and "COUNT" not in statements[0] and "EXISTS" not in statements[0], statements
+    # One statement: the matches listed from the words' index (the rarest word's rows, asked for the
+    # other) and sorted, never the order walked asking each row; the total is their number.
+    assert len(statements) == 1 and "COUNT" not in statements[0], statements
+    assert statements[0].startswith("SELECT id FROM dmarc_report WHERE (seq IN (SELECT w0.seq "), statements
 
 
 async def test_a_page_found_from_the_counts_is_found_again_only_after_a_write(pstub: Stub,
@@ -373,3 +375,23 @@ async def test_cold_pages_of_an_expiry_range_in_every_order(bucketed_stub: Stub,
         if len(ordered) * query_method.DENSE_SHARE >= len(stored):
             assert read_whole == [], round
         read_whole.clear()
+
+
+async def test_words_are_listed_from_the_rarest_word_whatever_their_order(pstub: Stub,
+                                                                          monkeypatch: pytest.MonkeyPatch):
+    # "net" is held by most reports, "sendgrid" by few: a search is listed from sendgrid's rows and
+    # only those are asked for net, so its cost follows the rarest word, not the store (issue #33).
+    statements: list[tuple[str, tuple[Any, ...]]] = []
+    for name in ("select_ids", "scalar"):
+        original = getattr(pstub.store, name)
+        monkeypatch.setattr(pstub.store, name, lambda sql, params, original=original:
+                            statements.append((sql, tuple(params))) or original(sql, params))
+    want = _ordered(pstub, "two words", "default")
+    for text in ("net sendgrid", "sendgrid net", "NET  sendgrid sendgrid"):
+        statements.clear()
+        name, page = await pstub.call(QUERY, {"filter": {"text": text}, "calculateTotal": True, "position": 0})
+        assert name == QUERY, page
+        assert (page["ids"], page["total"]) == (want, len(want))
+        assert statements and all(params[:2] == ("sendgrid", "net") for _, params in statements), statements
+    name, page = await pstub.call(QUERY, {"filter": {"text": "sendgrid nosuchword"}, "calculateTotal": True})
+    assert (page["ids"], page["total"]) == ([], 0)

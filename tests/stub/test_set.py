@@ -306,3 +306,40 @@ async def test_reports_cannot_be_created_or_updated_on_the_real_server(stalwart_
     assert result["notUpdated"][report_id]["type"] == "forbidden"
     assert result["notUpdated"][report_id]["description"] == "External reports cannot be updated"
     assert result["destroyed"] == [report_id]
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
+    return value
+
+
+async def test_a_created_report_sent_without_its_unset_fields_is_not_echoed_back(spec_stub: Stub):
+    # RFC 8620 §5.3 echoes what the server set or changed. Nulls stored for optional fields left out
+    # change nothing: echoing the whole report for them doubled what an import moved (issue #33).
+    _, new = _first_report(spec_stub)
+    new["report"] = _without_nulls(new["report"])
+    changed = copy.deepcopy(new)
+    changed["report"]["policyVersion"] = "1"
+    changed.pop("memberTenantId", None)
+    _name, result = await spec_stub.call(DMARC_EXTERNAL_REPORT.method("set"), {"create": {"same": new,
+                                                                                       "changed": changed}})
+    assert set(result["created"]) == {"same", "changed"}, result
+    assert "report" not in result["created"]["same"]
+    assert "memberTenantId" in result["created"]["changed"]  # left out: set by the server, so echoed
+    stored = spec_stub.store.get(DMARC_EXTERNAL_REPORT, [result["created"]["same"]["id"]])
+    assert _without_nulls(next(iter(stored.values()))["report"]) == new["report"]
+
+
+async def test_a_calls_creates_are_stored_together_and_a_bad_one_alone_is_refused(spec_stub: Stub):
+    _, new = _first_report(spec_stub)
+    before = spec_stub.store.count(DMARC_EXTERNAL_REPORT)
+    bad = {**new, "report": {**new["report"], "reportId": ""}}
+    _name, result = await spec_stub.call(DMARC_EXTERNAL_REPORT.method("set"),
+                                         {"create": {"a": new, "bad": bad, "b": new}})
+    assert list(result["created"]) == ["a", "b"] and set(result["notCreated"]) == {"bad"}
+    ids = [result["created"][key]["id"] for key in ("a", "b")]
+    assert int(ids[0][1:]) < int(ids[1][1:])  # in the order sent
+    assert spec_stub.store.count(DMARC_EXTERNAL_REPORT) == before + 2
+    # The state moves once for each object stored, as when each was stored in its own transaction.
+    assert int(result["newState"]) == int(result["oldState"]) + 2 == int(spec_stub.store.state(DMARC_EXTERNAL_REPORT))
