@@ -52,6 +52,7 @@ from jmapclient.dmarc.analytics import (
     ReportTotal,
     classify,
     digest_report,
+    new_record,
 )
 from jmapclient.dmarc.digest_figures import DigestFigures
 from jmapclient.dmarc.digest_file import DamagedStore as DamagedStore  # raised by the store; named where it is used
@@ -357,10 +358,9 @@ class DigestStore(DigestFigures):
                     f" dkim_auth, spf_auth FROM records WHERE report IN ({marks}) ORDER BY rowid", tuple(records)):
                 if type(count) is not int:  # SQLite keeps whatever a damaged row holds; sums need integers
                     raise TypeError("a record's count is not an integer")
-                records[key].append(RecordDigest(
-                    source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf, header_from=header_from,
-                    envelope_from=envelope_from, overrides=_strings(overrides),
-                    dkim_auth=_pairs(dkim_auth), spf_auth=_pairs(spf_auth)))
+                records[key].append(new_record(
+                    ip, count, disposition, dkim, spf, header_from, envelope_from, _strings(overrides),
+                    _pairs(dkim_auth), _pairs(spf_auth)))
         return [
             ReportDigest(id=report_id, reporter=org, report_id=rid, policy_domain=domain, begin=_utc(begin),
                          end=_utc(end), records=tuple(records[key]), p=p, sp=sp, np=np, adkim=adkim, aspf=aspf,
@@ -424,28 +424,39 @@ class DigestStore(DigestFigures):
             if chunk is not None:
                 in_flight.append(asyncio.create_task(api.get(chunk, properties=("id", "report"))))
 
+        # Digesting and storing a chunk runs in a thread while the loop reads and decodes the next
+        # answers: SQLite's work (a third of it) runs without the GIL, and an answer waiting in the
+        # socket is read meanwhile. One chunk at a time, in order, so the generations stay counted.
+        storing: asyncio.Future[tuple[int, int]] | None = None
+
+        async def stored() -> None:
+            nonlocal fetched, unreadable, generation
+            if storing is not None:
+                good, bad = await asyncio.shield(storing)  # a stop waits below for the thread to end
+                generation += 1  # what put() did; anything else changing the store meanwhile moves it further
+                fetched += good
+                unreadable += bad
+                await report(SyncProgress("fetching", fetched + unreadable + lost, len(wanted), cached))
+
         try:
             for _ in range(max(1, limits.max_concurrent_requests - 1)):
                 send_next()
             while in_flight:
                 got = await in_flight.popleft()
                 send_next()  # the server works on it while this answer is digested
-                digests, bad = [], []
-                for wire in got.raw:
-                    try:
-                        digests.append(digest_report(wire))
-                    except (ValueError, TypeError, KeyError, AttributeError):
-                        bad.append(str(wire.get("id")))  # a report this client cannot read is left out, not fatal
-                self.put(digests, bad)
-                generation += 1  # what put() did; anything else changing the store meanwhile moves it further
-                fetched += len(digests)
-                unreadable += len(bad)
+                await stored()
                 lost += len(got.not_found)
-                await report(SyncProgress("fetching", fetched + unreadable + lost, len(wanted), cached))
+                storing = asyncio.ensure_future(asyncio.to_thread(self._store_chunk, got.raw))
+            await stored()
+            storing = None
         finally:
             for task in in_flight:  # stopped (x, esc) or failed: the gets still out are not waited for
                 task.cancel()
                 task.add_done_callback(_settled)  # one that failed meanwhile is not reported as unretrieved
+            if storing is not None:  # its thread runs on: the store stays open for it
+                await asyncio.wait([storing])
+                if not storing.cancelled():
+                    storing.exception()  # raised above already, or lost to the failure that ends the sync
         with self._lock:
             # Settled only if every wanted report was stored (none gone by the time it was asked for),
             # and nothing but this sync wrote meanwhile (the inbox may forget a report between two gets).
@@ -457,6 +468,18 @@ class DigestStore(DigestFigures):
                 elif bound is not None:
                     self._older = (generation, bound)
         return SyncResult(listing.total, fetched, forgotten, unreadable)
+
+
+    def _store_chunk(self, wires: Sequence[Any]) -> tuple[int, int]:
+        """Digest and store one answer's reports (in a worker thread): (stored, unreadable)."""
+        digests, bad = [], []
+        for wire in wires:
+            try:
+                digests.append(digest_report(wire))
+            except (ValueError, TypeError, KeyError, AttributeError):
+                bad.append(str(wire.get("id")))  # a report this client cannot read is left out, not fatal
+        self.put(digests, bad)
+        return len(digests), len(bad)
 
 
 async def _arrived_since(api: ObjectApi, ids: Sequence[str], bound: datetime, width: int) -> int:
