@@ -424,39 +424,28 @@ class DigestStore(DigestFigures):
             if chunk is not None:
                 in_flight.append(asyncio.create_task(api.get(chunk, properties=("id", "report"))))
 
-        # Digesting and storing a chunk runs in a thread while the loop reads and decodes the next
-        # answers: SQLite's work (a third of it) runs without the GIL, and an answer waiting in the
-        # socket is read meanwhile. One chunk at a time, in order, so the generations stay counted.
-        storing: asyncio.Future[tuple[int, int]] | None = None
-
-        async def stored() -> None:
-            nonlocal fetched, unreadable, generation
-            if storing is not None:
-                good, bad = await asyncio.shield(storing)  # a stop waits below for the thread to end
-                generation += 1  # what put() did; anything else changing the store meanwhile moves it further
-                fetched += good
-                unreadable += bad
-                await report(SyncProgress("fetching", fetched + unreadable + lost, len(wanted), cached))
-
         try:
             for _ in range(max(1, limits.max_concurrent_requests - 1)):
                 send_next()
             while in_flight:
                 got = await in_flight.popleft()
                 send_next()  # the server works on it while this answer is digested
-                await stored()
+                digests, bad = [], []
+                for wire in got.raw:
+                    try:
+                        digests.append(digest_report(wire))
+                    except (ValueError, TypeError, KeyError, AttributeError):
+                        bad.append(str(wire.get("id")))  # a report this client cannot read is left out, not fatal
+                self.put(digests, bad)
+                generation += 1  # what put() did; anything else changing the store meanwhile moves it further
+                fetched += len(digests)
+                unreadable += len(bad)
                 lost += len(got.not_found)
-                storing = asyncio.ensure_future(asyncio.to_thread(self._store_chunk, got.raw))
-            await stored()
-            storing = None
+                await report(SyncProgress("fetching", fetched + unreadable + lost, len(wanted), cached))
         finally:
             for task in in_flight:  # stopped (x, esc) or failed: the gets still out are not waited for
                 task.cancel()
                 task.add_done_callback(_settled)  # one that failed meanwhile is not reported as unretrieved
-            if storing is not None:  # its thread runs on: the store stays open for it
-                await asyncio.wait([storing])
-                if not storing.cancelled():
-                    storing.exception()  # raised above already, or lost to the failure that ends the sync
         with self._lock:
             # Settled only if every wanted report was stored (none gone by the time it was asked for),
             # and nothing but this sync wrote meanwhile (the inbox may forget a report between two gets).
@@ -468,18 +457,6 @@ class DigestStore(DigestFigures):
                 elif bound is not None:
                     self._older = (generation, bound)
         return SyncResult(listing.total, fetched, forgotten, unreadable)
-
-
-    def _store_chunk(self, wires: Sequence[Any]) -> tuple[int, int]:
-        """Digest and store one answer's reports (in a worker thread): (stored, unreadable)."""
-        digests, bad = [], []
-        for wire in wires:
-            try:
-                digests.append(digest_report(wire))
-            except (ValueError, TypeError, KeyError, AttributeError):
-                bad.append(str(wire.get("id")))  # a report this client cannot read is left out, not fatal
-        self.put(digests, bad)
-        return len(digests), len(bad)
 
 
 async def _arrived_since(api: ObjectApi, ids: Sequence[str], bound: datetime, width: int) -> int:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 import stat
-import threading
 from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
@@ -227,34 +225,3 @@ async def test_a_deletion_and_an_arrival_together_are_both_seen(world: StubWorld
     listed = {d.id for d in store.digests(*EVERYTHING)}
     assert listed == set(world.store.all_ids(digest_store_type()))
 
-
-async def test_a_stopped_sync_ends_after_the_chunk_being_stored(
-    world: StubWorld, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Chunks are stored in a thread while the next are fetched: a stop (x, esc) must not return while
-    that thread still writes, or the caller closes the store under it."""
-    monkeypatch.setattr(digest_store, "GET_CHUNK", 10)
-    entered, release = threading.Event(), threading.Event()
-    stored: list[int] = []
-    put = DigestStore.put
-
-    def slow_put(self: DigestStore, digests: Any, unreadable: Any = ()) -> None:
-        entered.set()
-        release.wait(30)
-        put(self, digests, unreadable)
-        stored.append(len(digests))
-
-    monkeypatch.setattr(DigestStore, "put", slow_put)
-    store = DigestStore()
-    task = asyncio.create_task(store.sync(api(world)))
-    assert await asyncio.to_thread(entered.wait, 30)
-    task.cancel()
-    done, _ = await asyncio.wait([task], timeout=0.2)
-    assert not done  # still waiting for the thread
-    release.set()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert stored == [10] and total_reports(store) == 10
-    monkeypatch.setattr(DigestStore, "put", put)
-    assert (await store.sync(api(world))).fetched == 50
-    assert total_reports(store) == 60
