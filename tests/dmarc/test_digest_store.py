@@ -224,4 +224,3 @@ async def test_a_deletion_and_an_arrival_together_are_both_seen(world: StubWorld
     assert victim not in store and total_reports(store) == 60
     listed = {d.id for d in store.digests(*EVERYTHING)}
     assert listed == set(world.store.all_ids(digest_store_type()))
-
