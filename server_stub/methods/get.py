@@ -21,7 +21,7 @@ from server_stub.methods.context import (
 from server_stub.methods.properties import known_properties
 from server_stub.raw_json import RawList, encode_json
 from server_stub.storage_order import storage_order_ids
-from server_stub.store import Store
+from server_stub.store import Store, stored_json
 
 
 def _string_list(arguments: dict[str, Any], name: str) -> list[str] | None:
@@ -89,7 +89,7 @@ def _listed(
     # Only the listed properties plus id (RFC 8620 §5.1); @type too only when listed.
     wanted = None if properties is None else set(properties) | {"id"}
     if not _may_hold_secrets(object_type):
-        stored = store.stored_json(object_type, ids)
+        stored = stored_json(store, object_type, ids)
         texts = [_cut(stored[object_id], wanted) for object_id in ids if object_id in stored]
         return RawList(texts), stored.keys()
     found = store.get(object_type, ids)
