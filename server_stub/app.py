@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import socket
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -21,6 +20,7 @@ from server_stub.login_guard import LoginGuard
 from server_stub.methods.context import CallContext
 from server_stub.profiles import ServerProfile, server_profile
 from server_stub.protocol import MAX_SIZE_REQUEST, Dispatcher, RequestProblem, parse_request
+from server_stub.raw_json import encode_answer, encode_json
 from server_stub.session import SESSION_PATH, WELL_KNOWN_PATH, anonymous_session, session_resource
 from server_stub.store import Store
 
@@ -201,7 +201,8 @@ class StubApp:
             return
         context = CallContext(self.store, self.profile, principal)
         state = session_resource(self.profile, principal, self.base_url(scope))["state"]
-        await _respond(send, 200, self.dispatcher.run(request, context, state))
+        answer = self.dispatcher.run(request, context, state)
+        await _respond(send, 200, answer, body=encode_answer(answer))
 
 
 def create_app(
@@ -285,12 +286,11 @@ async def _respond(
     *,
     content_type: bytes = JSON_TYPE,
     extra_headers: list[tuple[bytes, bytes]] | None = None,
+    body: bytes | None = None,
 ) -> None:
-    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
-    try:
-        body = text.encode()
-    except UnicodeEncodeError:  # a lone surrogate kept from before: escaped, still JSON, never a 500
-        body = json.dumps(payload, separators=(",", ":")).encode()
+    """``payload`` as JSON, or ``body`` when the caller encoded it (an answer with stored JSON spliced in)."""
+    if body is None:  # a lone surrogate kept from before is escaped: still JSON, never a 500
+        body = encode_json(payload)
     headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
                (b"cache-control", b"no-store"), *(extra_headers or [])]
     await send({"type": "http.response.start", "status": status, "headers": headers})

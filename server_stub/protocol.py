@@ -24,6 +24,7 @@ from server_stub.methods.get import get
 from server_stub.methods.query import query
 from server_stub.methods.set import set_
 from server_stub.profiles import ServerProfile
+from server_stub.raw_json import plain
 
 log = logging.getLogger("server_stub")
 
@@ -180,6 +181,7 @@ def evaluate_pointer(value: Any, pointer: str) -> Any:
 
 
 def _walk(value: Any, tokens: list[str]) -> Any:
+    value = plain(value)  # a get's list, kept encoded until a reference reads into it
     if not tokens:
         return value
     token, rest = tokens[0], tokens[1:]

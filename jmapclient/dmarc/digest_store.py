@@ -52,6 +52,7 @@ from jmapclient.dmarc.analytics import (
     ReportTotal,
     classify,
     digest_report,
+    new_record,
 )
 from jmapclient.dmarc.digest_figures import DigestFigures
 from jmapclient.dmarc.digest_file import DamagedStore as DamagedStore  # raised by the store; named where it is used
@@ -357,10 +358,9 @@ class DigestStore(DigestFigures):
                     f" dkim_auth, spf_auth FROM records WHERE report IN ({marks}) ORDER BY rowid", tuple(records)):
                 if type(count) is not int:  # SQLite keeps whatever a damaged row holds; sums need integers
                     raise TypeError("a record's count is not an integer")
-                records[key].append(RecordDigest(
-                    source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf, header_from=header_from,
-                    envelope_from=envelope_from, overrides=_strings(overrides),
-                    dkim_auth=_pairs(dkim_auth), spf_auth=_pairs(spf_auth)))
+                records[key].append(new_record(
+                    ip, count, disposition, dkim, spf, header_from, envelope_from, _strings(overrides),
+                    _pairs(dkim_auth), _pairs(spf_auth)))
         return [
             ReportDigest(id=report_id, reporter=org, report_id=rid, policy_domain=domain, begin=_utc(begin),
                          end=_utc(end), records=tuple(records[key]), p=p, sp=sp, np=np, adkim=adkim, aspf=aspf,

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
+from functools import cache
 from typing import Any
 
 from jmapclient.masking import holds_secrets, mask_secrets, model_of
 from jmapclient.models.objects import ObjectType
+from jmapclient.models.objects import object_type as object_type_named
 from server_stub.limits import SizedList
 from server_stub.methods.context import (
     MAX_OBJECTS_IN_GET,
@@ -16,7 +19,9 @@ from server_stub.methods.context import (
     check_arguments,
 )
 from server_stub.methods.properties import known_properties
+from server_stub.raw_json import RawList, encode_json
 from server_stub.storage_order import storage_order_ids
+from server_stub.store import Store, stored_json
 
 
 def _string_list(arguments: dict[str, Any], name: str) -> list[str] | None:
@@ -61,26 +66,7 @@ def get(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]
         ids = list(dict.fromkeys(resolve_creation_id(context, i) for i in ids))
         if len(ids) > MAX_OBJECTS_IN_GET:
             raise MethodFailure("requestTooLarge", f"at most {MAX_OBJECTS_IN_GET} ids per get")
-    sizes: dict[str, int] = {}
-    found = store.get(object_type, ids, sizes)
-    # Only the listed properties plus id (RFC 8620 §5.1); @type too only when listed.
-    wanted = None if properties is None else set(properties) | {"id"}
-    listed = SizedList()
-    for object_id in ids:
-        stored = found.get(object_id)
-        if stored is None:
-            continue
-        wire = stored if wanted is None else {key: value for key, value in stored.items() if key in wanted}
-        # The stored object names the model (its @type), whatever properties were asked for.
-        model = model_of(object_type, stored)
-        if model is not None and holds_secrets(model):
-            wire = mask_secrets(model, wire)
-            listed.json_bytes += _json_bytes(wire)
-        else:  # as stored (the same compact JSON the answer carries), less what was left out
-            listed.json_bytes += sizes[object_id] - sum(
-                _json_bytes(key) + 1 + _json_bytes(value) + 1 for key, value in stored.items() if key not in wire)
-        listed.append(wire)
-    listed.json_bytes += 1 + len(listed)  # brackets and commas
+    listed, found = _listed(store, object_type, ids, properties)
     response: dict[str, Any] = {
         "accountId": account,
         "list": listed,
@@ -91,6 +77,50 @@ def get(context: CallContext, object_type: ObjectType, arguments: dict[str, Any]
     return response
 
 
-def _json_bytes(value: Any) -> int:
-    """Its size as the answer writes it, encoded by the C encoder (not walked value by value)."""
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass"))
+def _listed(
+    store: Store, object_type: ObjectType, ids: list[str], properties: list[str] | None
+) -> tuple[SizedList, Collection[str]]:
+    """The objects found, in the order asked, and the ids found.
+
+    A type that can hold no secret is served from its stored JSON: spliced in as stored when every
+    property is asked for, else decoded, cut to the properties and encoded once (never decoded and
+    encoded again by the answer). A type with secrets is decoded and masked, as the real server does.
+    """
+    # Only the listed properties plus id (RFC 8620 §5.1); @type too only when listed.
+    wanted = None if properties is None else set(properties) | {"id"}
+    if not _may_hold_secrets(object_type):
+        stored = stored_json(store, object_type, ids)
+        texts = [_cut(stored[object_id], wanted) for object_id in ids if object_id in stored]
+        return RawList(texts), stored.keys()
+    found = store.get(object_type, ids)
+    listed = SizedList()
+    for object_id in ids:
+        whole = found.get(object_id)
+        if whole is None:
+            continue
+        wire = whole if wanted is None else {key: value for key, value in whole.items() if key in wanted}
+        # The stored object names the model (its @type), whatever properties were asked for.
+        model = model_of(object_type, whole)
+        if model is not None and holds_secrets(model):
+            wire = mask_secrets(model, wire)
+        listed.append(wire)
+    listed.json_bytes = len(encode_json(listed))
+    return listed, found.keys()
+
+
+def _cut(text: bytes | str, wanted: set[str] | None) -> bytes:
+    """One stored object's JSON with only the ``wanted`` properties (all when None)."""
+    if wanted is None and isinstance(text, bytes):
+        return text
+    whole = json.loads(text)
+    return encode_json(whole if wanted is None else {key: value for key, value in whole.items() if key in wanted})
+
+
+def _may_hold_secrets(object_type: ObjectType) -> bool:
+    return _secrets_in(object_type.name)
+
+
+@cache
+def _secrets_in(type_name: str) -> bool:
+    declared = object_type_named(type_name)
+    return any(holds_secrets(model) for model in list(declared.variants.values()) or [declared.annotation])

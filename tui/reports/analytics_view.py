@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from datetime import date
 
 from rich.console import Group
@@ -58,6 +59,10 @@ WORK_GROUP = in_background("dmarc-analytics")
 PERIODS = ((7, "last 7 days"), (14, "last 14 days"), (30, "last 30 days"), (90, "last 90 days"),
            (365, "last 365 days"))
 DEFAULT_PERIOD = 30
+STEP_EVERY = 0.25
+"""Seconds between two progress steps drawn within a phase: each draws the status line and the bar's
+percentage again, and each of those lays the whole screen out again (a first visit of 10,000 reports
+posts a step a chunk, 20 and more, on the loop its own fetch shares)."""
 
 
 class SyncStep(Message):
@@ -137,6 +142,8 @@ shared provider, not yours". **esc** goes back to the inbox.
         """The figures whose sources and advice are judged with every name there is to look up."""
         self.synced_since: date | None = None
         """The first day of the widest period whose reports were fetched (a narrower one needs no fetch)."""
+        self.step_drawn: tuple[str, float] = ("", 0.0)
+        """The phase of the progress step drawn last, and when (monotonic)."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="controls"):
@@ -259,6 +266,7 @@ shared provider, not yours". **esc** goes back to the inbox.
         progress = self.query_one("#progress", ProgressBar)
         progress.display = True
         progress.update(total=None, progress=0)
+        self.step_drawn = ("", 0.0)  # this fetch's first step shows at once
         self.query_one("#retry").display = False
         self.set_fetching(True)
         since = self.period()[0]
@@ -292,6 +300,11 @@ shared provider, not yours". **esc** goes back to the inbox.
     @while_attached
     def show_step(self, message: SyncStep) -> None:
         step = message.step
+        now = time.monotonic()
+        phase, drawn_at = self.step_drawn
+        if step.phase == phase and now - drawn_at < STEP_EVERY and step.done != step.total:
+            return  # the next one, or the figures, say it soon: a phase's first and last steps always show
+        self.step_drawn = (step.phase, now)
         progress = self.query_one("#progress", ProgressBar)
         status = self.query_one("#status", Static)
         if step.phase == "listing":

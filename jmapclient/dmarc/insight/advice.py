@@ -323,13 +323,15 @@ def advise(
                 continue
             view = entry.reporters.setdefault(normal_reporter(report.reporter),
                                               ReporterView(" ".join(report.reporter.split())))
+            messages = report.messages  # a sum over the records: read once
             view.reports += 1
-            view.messages += report.messages
+            view.messages += messages
             entry.reports += 1
-            entry.messages += report.messages
+            entry.messages += messages
             entry.passed += report.passed
             seen = policies.setdefault(report.policy_domain, {})
-            seen[_policy(report)] = seen.get(_policy(report), 0) + 1
+            policy = _policy(report)
+            seen[policy] = seen.get(policy, 0) + 1
             if report.policy_domain not in latest or report.end > latest[report.policy_domain].end:
                 latest[report.policy_domain] = report
             yield report

@@ -187,27 +187,40 @@ class JudgedSource:
         return self.service.name if self.service is not None else UNKNOWN_SERVICE
 
     def add(self, record: RecordDigest, judgement: RecordJudgement, reporter: str = "") -> None:
+        # Called once a record of the period (tens of thousands): each step costs what one record adds.
         count = record.count
+        passes = record.passes
+        klass = judgement.klass
         self.messages += count
-        share = self.by_reporter.setdefault(reporter, {}).setdefault(judgement.klass, [0, 0])
+        share = self.by_reporter.setdefault(reporter, {}).setdefault(klass, [0, 0])
         share[0] += count
-        share[1] += 0 if record.passes else count
-        self.passed += count if record.passes else 0
-        self.by_class[judgement.klass] = self.by_class.get(judgement.klass, 0) + count
-        if not record.passes:
-            self.failing_by_class[judgement.klass] = self.failing_by_class.get(judgement.klass, 0) + count
+        by_class = self.by_class
+        by_class[klass] = by_class.get(klass, 0) + count
+        if passes:
+            self.passed += count
+        else:
+            share[1] += count
+            self.failing_by_class[klass] = self.failing_by_class.get(klass, 0) + count
         if record.header_from:
             self.header_from.add(record.header_from)
         if self.service is None and judgement.service is not None:
             self.service = judgement.service
-        self.fixes = tuple(dict.fromkeys(self.fixes + judgement.fixes))
+        if judgement.fixes and not all(fix in self.fixes for fix in judgement.fixes):
+            self.fixes = tuple(dict.fromkeys(self.fixes + judgement.fixes))
         self.needs_dkim = self.needs_dkim or judgement.needs_dkim
-        best = self._reasons.get(judgement.klass)
+        best = self._reasons.get(klass)
         if best is None or count > best[0]:
-            self._reasons[judgement.klass] = (count, judgement.reason)
-        # The class covering most messages; on a tie the worse one, so a doubt is never hidden.
-        self.klass = max(self.by_class, key=lambda k: (self.by_class[k], list(SourceClass).index(k)))
+            self._reasons[klass] = (count, judgement.reason)
+        # The class covering most messages; on a tie the worse one, so a doubt is never hidden. Only this
+        # record's class grew, so the leader is the one before or this one.
+        current = self.klass
+        if current not in by_class or (by_class[klass], _RANK[klass]) > (by_class[current], _RANK[current]):
+            self.klass = klass
         self.reason = self._reasons[self.klass][1]
+
+
+_RANK = {klass: rank for rank, klass in enumerate(SourceClass)}
+"""A class's place, best first: the later one wins a tie."""
 
 
 def judge_sources(

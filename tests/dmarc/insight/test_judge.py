@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from jmapclient.dmarc.insight.judge import (
@@ -117,6 +119,24 @@ def test_a_source_takes_the_class_of_most_of_its_messages() -> None:
 def test_a_tie_takes_the_worse_class() -> None:
     sources = judge_sources([report(aligned("192.0.2.10", 4), record("192.0.2.10", 4))])
     assert sources[0].klass is SourceClass.UNKNOWN
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_leading_class_is_the_same_whatever_order_the_records_come_in(seed: int) -> None:
+    # The source's class is kept as records are added (only the added record's class can take the
+    # lead): every order must end on the class of most messages, the worse on a tie, and its reason.
+    kinds = [lambda n: aligned("192.0.2.10", n), lambda n: record("192.0.2.10", n, overrides=("Forwarded",)),
+             lambda n: record("192.0.2.10", n)]
+    rng = random.Random(seed)
+    records = [rng.choice(kinds)(rng.randint(0, 4)) for _ in range(rng.randint(1, 12))]
+    [source] = judge_sources([report(*records)])
+    for shuffled in (records[::-1], rng.sample(records, len(records))):
+        [again] = judge_sources([report(*shuffled)])
+        assert (again.klass, again.by_class) == (source.klass, source.by_class)
+    order = list(SourceClass)
+    assert source.klass == max(source.by_class, key=lambda k: (source.by_class[k], order.index(k)))
+    biggest = max((r for r in records if judge_record(r, report(r)).klass is source.klass), key=lambda r: r.count)
+    assert source.reason == judge_record(biggest, report(biggest)).reason
 
 
 def test_sources_group_by_service_named_or_authenticated() -> None:
