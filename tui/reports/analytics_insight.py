@@ -31,7 +31,7 @@ from tui.reports.insight_render import (
     source_row,
 )
 from tui.reports.owned_senders import senders_of, toggle_provider
-from tui.reports.source_names import names_of, set_offline
+from tui.reports.source_names import names_of, say_set_aside, set_offline
 
 JUDGE_GROUP = in_background("dmarc-analytics-judge")
 NAMES_GROUP = in_background("dmarc-analytics-names")
@@ -147,6 +147,7 @@ class AnalyticsInsight(DmarcDetail):
     def show_advice(self, message: AdviceReady) -> None:
         if message.period != self.period():
             return  # the period changed: its own judgement follows
+        say_set_aside(self.context, self)
         self.advice = message.advice
         self.judged = None if message.names_pending else message.figures
         table = self.query_one("#sources", DataTable)

@@ -42,7 +42,7 @@ from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.insight_render import BLANK_INSIGHT, group_cells, record_cells
 from tui.reports.owned_senders import senders_of
-from tui.reports.source_names import names_of
+from tui.reports.source_names import names_of, say_set_aside
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
 
@@ -355,6 +355,7 @@ class. **f** shows only records failing DMARC,
         records = self.item.report.records
         if self._groups is None:  # judged once; "f" only chooses among them
             self._groups = record_groups(self.context, self.item, self.wire)
+            say_set_aside(self.context, self)
         self._order, self._waiting = [], []
         for service, members in self._groups:
             rows = [(i, j) for i, j in members if not (self.failing_only and records[i].passes_dmarc)]

@@ -9,6 +9,8 @@ confirmed by the forward lookup, base domain, service, the cache file) are
 
 from __future__ import annotations
 
+from textual.widget import Widget
+
 from jmapclient.config import Config, ConfigError
 from jmapclient.dmarc.insight.names import LOOKUP_TIMEOUT, NameCache, NameResolver, NameStatus, Resolver, SourceName
 from tui.context import ConsoleContext
@@ -35,6 +37,7 @@ class SourceNames:
         self.timeout = timeout
         self.offline = offline
         self._resolver: NameResolver | None = None
+        self._said: str | None = None
 
     def resolver(self) -> NameResolver:
         """The resolver for the current switch; a toggle makes a new one over the same cache."""
@@ -45,6 +48,18 @@ class SourceNames:
     def known(self, ip: str) -> SourceName:
         """The name of ``ip`` as far as known now (cached, pending or offline): never waits."""
         return self.resolver().known(ip)
+
+    def set_aside_notice(self) -> str | None:
+        """Once: the line saying the cache file was unusable and set aside (the CLI says it on stderr)."""
+        line, self._said = (None, self._said) if self._said else (self.cache.set_aside, self.cache.set_aside)
+        return line
+
+
+def say_set_aside(context: ConsoleContext, widget: Widget) -> None:
+    """Show, once a connection, that a damaged names cache was set aside: as text, a warning."""
+    line = names_of(context).set_aside_notice()
+    if line:
+        widget.notify(line, severity="warning", markup=False)
 
 
 def names_of(context: ConsoleContext) -> SourceNames:

@@ -11,6 +11,7 @@ import asyncio
 import io
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -234,3 +235,29 @@ async def test_p_says_a_shared_provider_sends_for_the_domain_and_takes_it_back(
         assert context.dmarc_senders == ()
         assert "senders" not in tomllib.loads(private_config.read_text()).get("dmarc", {})
         assert exception_of(pilot.app) is None
+
+
+async def test_a_damaged_names_cache_is_said_once_in_the_console(world: StubWorld, tmp_path: Path) -> None:
+    # The CLI said on stderr that a damaged names cache was set aside; the console said nothing.
+    (tmp_path / "names.json").write_text("{ not json")
+    app = world.app(insight_context(world, GatedResolver(), tmp_path))
+    said: list[str] = []
+    notify = app.notify
+
+    def heard(message: str, **options: Any) -> None:
+        said.append(message)
+        notify(message, **options)
+
+    app.notify = heard  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await open_tab(pilot, "tab-sources")
+        await settle(pilot)
+        about_the_cache = [line for line in said if "DNS names cache" in line]
+        assert len(about_the_cache) == 1 and "set aside" in about_the_cache[0]
+        assert not (tmp_path / "names.json").exists()  # moved aside, started afresh
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("enter", "enter")  # a report's records ask the same names: not said again
+        await settle(pilot)
+        assert pilot.app.query(RecordsView)
+        assert len([line for line in said if "DNS names cache" in line]) == 1
