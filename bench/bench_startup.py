@@ -1,4 +1,4 @@
-"""Start-up time of the CLI and of ``mailadmin demo``, each beside a bare start, measured in one run.
+"""Start-up time of the CLI and of the console's first frame, each beside a bare start, measured in one run.
 
 The CLI part runs ``mailadmin --help`` and ``mailadmin query Directory`` (against a stub
 server on 127.0.0.1, started by this bench) beside a bare ``python -c pass``, alternating,
@@ -8,34 +8,40 @@ Each runs as the installed console script does (``mailadmin.main.main()``), with
 allowed to write its bytecode cache, as an installed package has it: a warm-up run of each
 writes the cache first, so the figures do not measure compiling our sources.
 
-The console part:
+The console part: three apps, each a fresh ``python`` process, headless, rounds alternating
+(bare, demo, console; the order turns each round): a bare Textual hello world, ``mailadmin
+demo`` (its real path, ``mailadmin.main.main(["demo"])``: the stub thread on a demo database,
+the client, the console) and ``mailadmin`` on a running server (``mailadmin serve``, started
+by this bench in its own process on 127.0.0.1, named by ``MAILADMIN_URL`` and
+``MAILADMIN_TOKEN`` as a person would). Each exits as soon as Textual reports it ready (the
+first frame is composed and the app takes input): ``App.run`` is wrapped so that an
+auto-pilot records the moment and exits. The demo and the console also record when their
+first list has rows (both paint first and connect behind it: that second figure says how
+long a person waits for data). The figure is the wall time from spawning the process to
+that moment; the medians of ``--runs`` rounds are printed with each app's ratio to the bare
+app (aim: at most 1.2). Like the CLI's, these run with their bytecode cache written (a
+warm-up run of each first, which for the demo also seeds its database: timed on its own).
+Then ``python -X importtime`` lists the heaviest imports before the demo's first frame.
 
-Each app starts as a fresh ``python`` process, headless, and exits as soon as Textual reports
-it ready (the first frame is composed and the app takes input): ``App.run`` is wrapped so
-that an auto-pilot records the moment and exits. For the demo it also records when its
-first list has rows: the console paints first and starts the stub behind it, so that
-second figure says how long a person waits for data. ``mailadmin demo`` runs its real path
-(``mailadmin.main.main(["demo"])``: the stub thread on a demo database, the client, the console).
-The figure is the wall time from spawning the process to that moment; the median of
-``--runs`` alternating runs is printed, with the ratio (aim: at most 1.5).
-
-A first, unmeasured demo run seeds the demo database (timed and printed on its own).
-Then ``python -X importtime`` lists the heaviest imports on the demo's start-up path.
-
-    python bench/bench_startup.py [--runs 7] [--top 15] [--part all|cli|console]
+    python bench/bench_startup.py [--runs 9] [--top 15] [--part all|cli|console]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 READY = "FIRST-FRAME"
@@ -50,7 +56,7 @@ _run = App.run
 def run(self, *args, **kwargs):
     async def first_frame(pilot):
         print("{READY}", repr(time.time()), flush=True)
-        # Then, for the demo, when its first list has rows (bounded: 20 s).
+        # Then, for the demo and the console, when its first list has rows (bounded: 20 s).
         from textual.widgets import DataTable
         deadline = time.monotonic() + 20
         while WAIT_FOR_ROWS and time.monotonic() < deadline:
@@ -71,6 +77,12 @@ from mailadmin.main import main
 sys.exit(main(["demo"]))
 """
 
+CONSOLE = "WAIT_FOR_ROWS = True" + EXIT_ON_READY + """
+from mailadmin.main import main
+sys.exit(main([]))
+"""
+"""``mailadmin`` with no arguments: where to connect comes from MAILADMIN_URL and MAILADMIN_TOKEN."""
+
 BARE = "WAIT_FOR_ROWS = False" + EXIT_ON_READY + """
 from textual.widgets import Static
 
@@ -81,9 +93,20 @@ class Hello(App):
 Hello().run()
 """
 
+SERVE_TOKEN = "bench-startup-admin-token"
+"""The bench's own server's admin token (127.0.0.1, an in-memory database, gone with the bench)."""
 
-def time_to_first_frame(code: str, env: dict[str, str]) -> tuple[float, float | None]:
-    """Seconds from spawning to the first frame, and to the first list rows (None if none)."""
+
+class Start(NamedTuple):
+    """Seconds from spawning the process to Textual's "ready" (the first screen composed and mounted, the
+    app taking input) and to the first list's rows (None: none)."""
+
+    ready: float
+    listed: float | None
+
+
+def time_to_first_frame(code: str, env: dict[str, str]) -> Start:
+    """When one fresh process of ``code`` was ready and (if it has a list) filled its list."""
     started = time.time()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
                           timeout=300)
@@ -91,7 +114,7 @@ def time_to_first_frame(code: str, env: dict[str, str]) -> tuple[float, float | 
              if line.startswith((READY, LISTED))}
     if READY not in marks:
         raise RuntimeError(f"no first frame (exit {done.returncode}): {done.stderr.strip()[-500:]}")
-    return marks[READY], marks.get(LISTED)
+    return Start(marks[READY], marks.get(LISTED))
 
 
 def heaviest_imports(
@@ -141,10 +164,7 @@ def cli_figures(runs: int, top: int) -> None:
     """``python -c pass``, ``mailadmin --help`` and ``mailadmin query Directory``, alternating."""
     from server_stub.runner import StubServer
 
-    # An installed package has its bytecode cache; a shell with PYTHONDONTWRITEBYTECODE would
-    # make every run compile our sources again and measure that instead.
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPATH"] = str(ROOT)
+    env = cached_bytecode_env()
     with tempfile.TemporaryDirectory() as folder, StubServer(reports=40) as server:
         env["MAILADMIN_CONFIG"] = str(Path(folder) / "config.toml")
         commands = {
@@ -171,44 +191,98 @@ def cli_figures(runs: int, top: int) -> None:
     print_imports("the query's path", imports)
 
 
+def cached_bytecode_env() -> dict[str, str]:
+    """This environment, with Python allowed to write its bytecode cache (as an installed package
+    has it): a shell with PYTHONDONTWRITEBYTECODE would make every run compile our sources again
+    and measure that instead."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+@contextmanager
+def serving(env: dict[str, str]) -> Iterator[str]:
+    """``mailadmin serve`` in its own process on 127.0.0.1 (a free port, an in-memory database): its URL."""
+    argv = [sys.executable, "-c", CLI, "serve", "--port", "0", "--db", ":memory:", "--reports", "40",
+            "--admin-token", SERVE_TOKEN]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + 60
+        printed = ""
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                break
+            printed += line
+            found = re.search(r"at (http://127\.0\.0\.1:\d+)", line)
+            if found:
+                # Whatever it prints later is read and dropped: a full pipe would stop the server.
+                threading.Thread(target=process.stdout.read, daemon=True).start()
+                yield found.group(1)
+                return
+        raise RuntimeError(f"mailadmin serve did not start: {printed[-500:]}")
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
+def console_figures(runs: int, top: int) -> None:
+    """The first frame of a bare Textual app, ``mailadmin demo`` and ``mailadmin`` on a running server."""
+    with tempfile.TemporaryDirectory() as folder:
+        env = {**cached_bytecode_env(), "MAILADMIN_DATA": str(Path(folder) / "data"),
+               "MAILADMIN_CONFIG": str(Path(folder) / "config.toml")}
+        for name in ("MAILADMIN_URL", "MAILADMIN_TOKEN", "MAILADMIN_USER", "MAILADMIN_PROFILE"):
+            env.pop(name, None)  # the person's own server is not the one measured
+        with serving(env) as url:
+            console_env = {**env, "MAILADMIN_URL": url, "MAILADMIN_TOKEN": SERVE_TOKEN}
+            apps = {"bare Textual hello world": (BARE, env), "mailadmin demo": (DEMO, env),
+                    "mailadmin on a running server": (CONSOLE, console_env)}
+            try:  # warm-up: each writes its bytecode cache; the demo's first run seeds its database
+                time_to_first_frame(BARE, env)
+                seeding = time_to_first_frame(DEMO, env)
+                time_to_first_frame(CONSOLE, console_env)
+            except RuntimeError as error:
+                raise SystemExit(f"the console did not reach a first frame: {error}") from None
+            starts: dict[str, list[Start]] = {name: [] for name in apps}
+            order = list(apps)
+            for round_ in range(runs):
+                for name in order[round_ % len(order):] + order[:round_ % len(order)]:
+                    code, its_env = apps[name]
+                    starts[name].append(time_to_first_frame(code, its_env))
+            first_frame_only = DEMO.replace("WAIT_FOR_ROWS = True", "WAIT_FOR_ROWS = False", 1)
+            imports = heaviest_imports(first_frame_only, [], env, top)
+    print(f"first frame, {runs} rounds, alternating; median (min-max), ratio to the bare app (aim: <= 1.2)")
+    bare = statistics.median(start.ready for start in starts["bare Textual hello world"])
+    for name, its_starts in starts.items():
+        times = [start.ready for start in its_starts]
+        median = statistics.median(times)
+        ratio = "" if name.startswith("bare") else f"   ratio {median / bare:.2f}"
+        print(f"  {name:<32}{median * 1000:5.0f} ms ({min(times) * 1000:.0f}-{max(times) * 1000:.0f}){ratio}")
+    for name, its_starts in starts.items():
+        listed = [start.listed for start in its_starts if start.listed is not None]
+        if listed:
+            print(f"  {name + ', list filled':<46}{statistics.median(listed) * 1000:5.0f} ms "
+                  "(connected behind the first frame, directories fetched over HTTP)")
+    filled = f", list filled {seeding.listed * 1000:.0f} ms" if seeding.listed else ""
+    print(f"  first demo run (seeds data): first frame {seeding.ready * 1000:.0f} ms{filled}")
+    print_imports("the demo's path to its first frame", imports)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--part", choices=("all", "cli", "console"), default="all")
     args = parser.parse_args()
     if args.part in ("all", "cli"):
         cli_figures(args.runs, args.top)
-    if args.part == "cli":
-        return
-    with tempfile.TemporaryDirectory() as folder:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "MAILADMIN_DATA": str(Path(folder) / "data"),
-               "MAILADMIN_CONFIG": str(Path(folder) / "config.toml")}
-        try:
-            seeding, seeding_rows = time_to_first_frame(DEMO, env)
-        except RuntimeError as error:
-            raise SystemExit(f"mailadmin demo did not reach a first frame: {error}") from None
-        demo: list[float] = []
-        rows: list[float] = []
-        bare: list[float] = []
-        for _ in range(args.runs):
-            bare.append(time_to_first_frame(BARE, env)[0])
-            frame, listed = time_to_first_frame(DEMO, env)
-            demo.append(frame)
-            if listed is not None:
-                rows.append(listed)
-        imports = heaviest_imports("import mailadmin.main, mailadmin.demo, server_stub.runner", [], env, args.top)
-    demo_median, bare_median = statistics.median(demo), statistics.median(bare)
-    print(f"runs                          {args.runs} each, alternating; median (min-max)")
-    print(f"bare Textual hello world      {bare_median * 1000:.0f} ms ({min(bare) * 1000:.0f}-{max(bare) * 1000:.0f})")
-    print(f"mailadmin demo                {demo_median * 1000:.0f} ms ({min(demo) * 1000:.0f}-{max(demo) * 1000:.0f})")
-    print(f"ratio demo / bare             {demo_median / bare_median:.2f} (aim: <= 1.5)")
-    if rows:
-        print(f"mailadmin demo, list filled   {statistics.median(rows) * 1000:.0f} ms "
-              "(server started in the background, directories fetched over HTTP)")
-    filled = f", list filled {seeding_rows * 1000:.0f} ms" if seeding_rows else ""
-    print(f"first demo run (seeds data)   first frame {seeding * 1000:.0f} ms{filled}")
-    print_imports("the demo's path", imports)
+    if args.part in ("all", "console"):
+        console_figures(args.runs, args.top)
 
 
 if __name__ == "__main__":
