@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -24,17 +24,16 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Static
 from textual.worker import WorkerFailed
 
-from jmapclient.config import Config, ConfigError
+from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.focus_guard import ShellScreen, keyboard_to_visible
 from tui.key_remaps import apply_remaps
-from tui.keyboard import KeyPath, focus_now, in_background, typed_into
+from tui.keyboard import KeyPath, focus_now, in_background, is_text_field, typed_into
 from tui.lifecycle import ready, while_attached
-from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.section_view import SectionView
 from tui.sections import Section
 from tui.shell_commands import APP_HELP, ShellCommands  # noqa: F401  (APP_HELP: the tests name it here)
@@ -46,9 +45,20 @@ from tui.widgets.footer import ShellFooter
 from tui.widgets.header import ShellHeader
 from tui.widgets.nav import NavTree
 
+if TYPE_CHECKING:
+    from tui.screens.connect import Connector
+
 EXPECTED_FAILURES = (JmapError, ConfigError, OSError)
 """What a worker may fail with that a person can be told in words (the console stays open)."""
 STYLESHEET = Path(__file__).with_name("mailadmin.tcss")
+
+
+async def connect_profile(profile: Profile) -> ConsoleContext:
+    """:func:`tui.screens.connect.connect_profile`, loaded when first used: the connection screen and
+    what it needs (secrets, TLS, its table and switches) are no part of the console's first frame."""
+    from tui.screens.connect import connect_profile as connect
+
+    return await connect(profile)
 
 
 class GoBack(Message):
@@ -155,6 +165,8 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
 
     keep_theme: bool = False
     """Keep the theme chosen in the config file (the console as ``tui.launch`` starts it)."""
+    after_first_frame: Callable[[], None] | None = None
+    """Run once the first frame is drawn (the front door turns its paused cycle collector back on)."""
     saved_theme: str | None = None
 
     def watch_theme(self, theme: str) -> None:
@@ -171,6 +183,8 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
             self.call_from_thread(self.notify, f"The theme is not kept: {problem}", severity="warning")
 
     def on_mount(self) -> None:
+        if self.after_first_frame is not None:
+            self.call_after_refresh(self.after_first_frame)
         if self.keep_theme and self.saved_theme in self.available_themes:
             self.theme = self.saved_theme
         if self.keys or (self.config and self.config.key_refusals):
@@ -185,6 +199,8 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
             self.call_after_refresh(self._start)
         else:
             self._show_header()
+            from tui.screens.connect import ConnectScreen
+
             config = self.config = self.config or Config.load()
             self.push_screen(
                 ConnectScreen(config, self.connector, autoconnect=self.profile_name or config.default),
@@ -243,7 +259,8 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
 
     def get_key_display(self, binding: Binding) -> str:
         """In a text field ``?`` types a question mark: the footer names the help key that works there."""
-        if binding.id == "app.help" and isinstance(self.focused, Input | TextArea):
+        focused = self.focused
+        if binding.id == "app.help" and focused is not None and is_text_field(focused):
             return "f1"
         return super().get_key_display(binding)
 
