@@ -148,10 +148,10 @@ def time_to_first_frame(code: str, env: dict[str, str]) -> Start:
 
 
 def heaviest_imports(
-    code: str, args: list[str], env: dict[str, str], top: int, rounds: int = 3
+    code: str, args: list[str], env: dict[str, str], top: int, rounds: int = 3, depth: int = 1
 ) -> list[tuple[int, str]]:
     """(cumulative µs, module), median of ``rounds`` runs, of the slowest top-level-ish imports of
-    ``python -c code *args``: what it imports directly, and what those import directly."""
+    ``python -c code *args``: what it imports directly, and so on ``depth`` levels down."""
     seen: dict[str, list[int]] = {}
     for _ in range(rounds):
         done = subprocess.run([sys.executable, "-X", "importtime", "-c", code, *args], capture_output=True, text=True,
@@ -162,8 +162,8 @@ def heaviest_imports(
             if not line.startswith("import time:") or "cumulative" in line:
                 continue
             _, cumulative, name = line.removeprefix("import time:").split("|")
-            depth = (len(name) - len(name.lstrip()) - 1) // 2  # one space, then two per level
-            if depth <= 1:
+            level = (len(name) - len(name.lstrip()) - 1) // 2  # one space, then two per level
+            if level <= depth:
                 seen.setdefault(name.strip(), []).append(int(cumulative.strip()))
     rows = [(int(statistics.median(times)), name) for name, times in seen.items()]
     return sorted(rows, reverse=True)[:top]
@@ -285,7 +285,7 @@ def console_figures(runs: int, top: int) -> None:
                     code, its_env = apps[name]
                     starts[name].append(time_to_first_frame(code, its_env))
             first_frame_only = DEMO.replace("WAIT_FOR_ROWS = True", "WAIT_FOR_ROWS = None", 1)
-            imports = heaviest_imports(first_frame_only, [], env, top)
+            imports = heaviest_imports(first_frame_only, [], env, top, depth=3)
     print(f"first frame, {runs} rounds, alternating; median (min-max), ratio to the bare app (aim: <= 1.2)")
     for mark, what in (("ready", "wall"), ("cpu", "CPU")):
         bare = statistics.median(getattr(start, mark) for start in starts["bare Textual hello world"])
