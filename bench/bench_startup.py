@@ -21,9 +21,10 @@ long a person waits for data). The figure is the wall time from spawning the pro
 that moment; the medians of ``--runs`` rounds are printed with each app's ratio to the bare
 app (aim: at most 1.2). Like the CLI's, these run with their bytecode cache written (a
 warm-up run of each first, which for the demo also seeds its database: timed on its own).
+``--before DIR`` runs the demo and the console of another source tree in the same rounds.
 Then ``python -X importtime`` lists the heaviest imports before the demo's first frame.
 
-    python bench/bench_startup.py [--runs 9] [--top 15] [--part all|cli|console]
+    python bench/bench_startup.py [--runs 9] [--top 15] [--part all|cli|console] [--before DIR]
 """
 
 from __future__ import annotations
@@ -261,8 +262,9 @@ def serving(env: dict[str, str]) -> Iterator[str]:
             process.wait(timeout=5)
 
 
-def console_figures(runs: int, top: int) -> None:
-    """The first frame of a bare Textual app, ``mailadmin demo`` and ``mailadmin`` on a running server."""
+def console_figures(runs: int, top: int, before: Path | None = None) -> None:
+    """The first frame of a bare Textual app, ``mailadmin demo`` and ``mailadmin`` on a running server;
+    with ``before`` (another source tree) its demo and console too, in the same rounds."""
     with tempfile.TemporaryDirectory() as folder:
         env = {**cached_bytecode_env(), "MAILADMIN_DATA": str(Path(folder) / "data"),
                "MAILADMIN_CONFIG": str(Path(folder) / "config.toml")}
@@ -272,10 +274,14 @@ def console_figures(runs: int, top: int) -> None:
             console_env = {**env, "MAILADMIN_URL": url, "MAILADMIN_TOKEN": SERVE_TOKEN}
             apps = {"bare Textual hello world": (BARE, env), "mailadmin demo": (DEMO, env),
                     "mailadmin on a running server": (CONSOLE, console_env)}
+            if before is not None:
+                older = {"PYTHONPATH": str(before.resolve())}
+                apps["before: mailadmin demo"] = (DEMO, {**env, **older})
+                apps["before: on a running server"] = (CONSOLE, {**console_env, **older})
             try:  # warm-up: each writes its bytecode cache; the demo's first run seeds its database
-                time_to_first_frame(BARE, env)
                 seeding = time_to_first_frame(DEMO, env)
-                time_to_first_frame(CONSOLE, console_env)
+                for code, its_env in apps.values():
+                    time_to_first_frame(code, its_env)
             except RuntimeError as error:
                 raise SystemExit(f"the console did not reach a first frame: {error}") from None
             starts: dict[str, list[Start]] = {name: [] for name in apps}
@@ -310,11 +316,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--part", choices=("all", "cli", "console"), default="all")
+    parser.add_argument("--before", type=Path, help="the console part also runs this source tree (e.g. from "
+                        "`git archive COMMIT | tar -x -C DIR`)")
     args = parser.parse_args()
     if args.part in ("all", "cli"):
         cli_figures(args.runs, args.top)
     if args.part in ("all", "console"):
-        console_figures(args.runs, args.top)
+        console_figures(args.runs, args.top, args.before)
 
 
 if __name__ == "__main__":

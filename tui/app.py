@@ -31,7 +31,6 @@ from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.focus_guard import ShellScreen, keyboard_to_visible
-from tui.key_remaps import apply_remaps
 from tui.keyboard import KeyPath, focus_now, in_background, is_text_field, typed_into
 from tui.lifecycle import ready, while_attached
 from tui.section_view import SectionView
@@ -193,6 +192,8 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
         if self.keep_theme and self.saved_theme in self.available_themes:
             self.theme = self.saved_theme
         if self.keys or (self.config and self.config.key_refusals):
+            from tui.key_remaps import apply_remaps  # only with a [keys] table: it walks every screen class
+
             self.keys = apply_remaps(self, self.keys, self.config.key_refusals if self.config else [])
         if self.context is not None:
             self.open_context(self.context)
