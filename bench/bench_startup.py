@@ -138,8 +138,9 @@ class Start(NamedTuple):
 def time_to_first_frame(code: str, env: dict[str, str]) -> Start:
     """When one fresh process of ``code`` was ready and (if it has a list) filled its list."""
     started = time.time()
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
-                          timeout=300)
+    # Run in the tree measured: ``python -c`` puts its working directory first on the import path.
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          cwd=env.get("PYTHONPATH", ROOT), timeout=300)
     marks = {line.split()[0]: [float(word) for word in line.split()[1:]] for line in done.stdout.splitlines()
              if line.startswith((READY, LISTED))}
     if READY not in marks:
@@ -183,7 +184,7 @@ def timed_run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall, CPU) seconds of one child process, from spawning to its exit."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, env=env, cwd=ROOT, timeout=60)
+    done = subprocess.run(argv, capture_output=True, env=env, cwd=env.get("PYTHONPATH", ROOT), timeout=60)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
