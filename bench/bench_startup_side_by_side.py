@@ -66,7 +66,7 @@ def main() -> None:
                     figures.setdefault((variant, name), []).append(wall)
                     cpu.setdefault((variant, name), []).append(used)
                 if not args.no_console and variant in ("before", "after"):
-                    figures.setdefault((variant, "first frame (demo)"), []).append(time_to_first_frame(DEMO, env)[0])
+                    figures.setdefault((variant, "first frame (demo)"), []).append(time_to_first_frame(DEMO, env).ready)
     print(f"median wall (and CPU: less sensitive to the machine's load), {args.runs} runs each, alternating (ms);"
           " ratio to 'before'")
     names = list(dict.fromkeys(name for _, name in figures))

@@ -8,6 +8,7 @@ the terminal, so a person never watches a bare "Starting…" for seconds.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -100,7 +101,8 @@ def write_login(path: Path, server: StubServer) -> None:
     write_private(path, text.encode())
 
 
-def run_demo(fresh: bool, reports: int | None, *, offline: bool = False, stream: TextIO | None = None) -> int:
+def run_demo(fresh: bool, reports: int | None, *, offline: bool = False, stream: TextIO | None = None,
+             after_first_frame: Callable[[], None] | None = None) -> int:
     """Open the console at once; it starts the demo stub behind its first frame.
 
     The way to reach the demo from the CLI is printed first (it stays on the terminal once the
@@ -122,7 +124,7 @@ def run_demo(fresh: bool, reports: int | None, *, offline: bool = False, stream:
         return server
 
     try:
-        return open_console_on(start, offline=offline)
+        return open_console_on(start, offline=offline, after_first_frame=after_first_frame)
     finally:
         login.unlink(missing_ok=True)  # the token died with the server
         if urls:

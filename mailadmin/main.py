@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None, *, transport: httpx.AsyncBaseTransport |
             "completion": lambda chosen: shell_files.run_completion(parser, chosen),
             "manpage": lambda chosen: shell_files.run_manpage(parser, chosen),
         }
-        return run(parser, args, transport=transport, local=local)  # the console and demo resume it
+        return run(parser, args, transport=transport, local=local)
     finally:
         resume_collector()
 
@@ -61,7 +61,7 @@ def _console(args: argparse.Namespace) -> int:
         from tui.launch import run_console  # textual only when the console is asked for
     except ImportError as error:
         return _unavailable("the console", error)
-    return run_console(args)
+    return run_console(args, after_first_frame=resume_collector)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -69,7 +69,7 @@ def _demo(args: argparse.Namespace) -> int:
         from mailadmin.demo import run_demo
     except ImportError as error:
         return _unavailable("the console", error)
-    return run_demo(args.fresh, args.reports, offline=args.offline)
+    return run_demo(args.fresh, args.reports, offline=args.offline, after_first_frame=resume_collector)
 
 
 def _serve(argv: list[str]) -> int:

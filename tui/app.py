@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -24,17 +24,15 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Static
 from textual.worker import WorkerFailed
 
-from jmapclient.config import Config, ConfigError
+from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.focus_guard import ShellScreen, keyboard_to_visible
-from tui.key_remaps import apply_remaps
-from tui.keyboard import KeyPath, focus_now, in_background, typed_into
+from tui.keyboard import KeyPath, focus_now, in_background, is_text_field, typed_into
 from tui.lifecycle import ready, while_attached
-from tui.screens.connect import Connector, ConnectScreen, connect_profile
 from tui.section_view import SectionView
 from tui.sections import Section
 from tui.shell_commands import APP_HELP, ShellCommands  # noqa: F401  (APP_HELP: the tests name it here)
@@ -46,9 +44,24 @@ from tui.widgets.footer import ShellFooter
 from tui.widgets.header import ShellHeader
 from tui.widgets.nav import NavTree
 
+if TYPE_CHECKING:
+    from tui.screens.connect import Connector
+
 EXPECTED_FAILURES = (JmapError, ConfigError, OSError)
 """What a worker may fail with that a person can be told in words (the console stays open)."""
 STYLESHEET = Path(__file__).with_name("mailadmin.tcss")
+"""The shell's rules: all that the first frame shows."""
+SECTIONS_STYLESHEET = Path(__file__).with_name("sections.tcss")
+"""Dialogs' and sections' rules: two thirds of the CSS parsed, loaded after the first frame where it
+shows only the shell (a console connecting behind it): 10-14 ms of CPU before that frame."""
+
+
+async def connect_profile(profile: Profile) -> ConsoleContext:
+    """:func:`tui.screens.connect.connect_profile`, loaded when first used: the connection screen and
+    what it needs (secrets, TLS, its table and switches) are no part of the console's first frame."""
+    from tui.screens.connect import connect_profile as connect
+
+    return await connect(profile)
 
 
 class GoBack(Message):
@@ -58,7 +71,7 @@ class GoBack(Message):
 class MailAdminApp(ShellCommands, GatedBindings[int]):
     """The console. Give it a ``context`` (demo, tests) or a ``config`` to connect from."""
 
-    CSS_PATH = str(STYLESHEET)
+    CSS_PATH = [str(STYLESHEET), str(SECTIONS_STYLESHEET)]
     TITLE = "mailadmin"
     ENABLE_COMMAND_PALETTE = True
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
@@ -87,7 +100,8 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
         starter: Callable[[], Awaitable[ConsoleContext]] | None = None,
         target: str = "",
     ) -> None:
-        super().__init__()
+        # Connecting behind the first frame, that frame is the shell alone: the rest of the CSS later.
+        super().__init__(css_path=[str(STYLESHEET)] if starter is not None and context is None else None)
         self.context = context
         self.starter = starter
         """Builds the context after the first frame (the demo starts its server this way)."""
@@ -155,6 +169,8 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
 
     keep_theme: bool = False
     """Keep the theme chosen in the config file (the console as ``tui.launch`` starts it)."""
+    after_first_frame: Callable[[], None] | None = None
+    """Run once the first frame is drawn (the front door turns its paused cycle collector back on)."""
     saved_theme: str | None = None
 
     def watch_theme(self, theme: str) -> None:
@@ -171,9 +187,13 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
             self.call_from_thread(self.notify, f"The theme is not kept: {problem}", severity="warning")
 
     def on_mount(self) -> None:
+        if self.after_first_frame is not None:
+            self.call_after_refresh(self.after_first_frame)
         if self.keep_theme and self.saved_theme in self.available_themes:
             self.theme = self.saved_theme
         if self.keys or (self.config and self.config.key_refusals):
+            from tui.key_remaps import apply_remaps  # only with a [keys] table: it walks every screen class
+
             self.keys = apply_remaps(self, self.keys, self.config.key_refusals if self.config else [])
         if self.context is not None:
             self.open_context(self.context)
@@ -181,15 +201,26 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
             self._show_header()
             self.set_status("Starting…")
             # After the first refresh, so the person sees the console at once and the
-            # server start (and the imports it needs) never delays the first frame.
+            # server start (and the imports it needs) never delays the first frame; the rest of
+            # the CSS first, before anything it styles can be shown.
+            self.call_after_refresh(self._load_sections_css)
             self.call_after_refresh(self._start)
         else:
             self._show_header()
+            from tui.screens.connect import ConnectScreen
+
             config = self.config = self.config or Config.load()
             self.push_screen(
                 ConnectScreen(config, self.connector, autoconnect=self.profile_name or config.default),
                 self._connected,
             )
+
+    def _load_sections_css(self) -> None:
+        """Add the dialogs' and sections' rules (this first frame showed the shell only), parsing only
+        them (``refresh_css`` would parse every rule again), and style what is mounted with them."""
+        if not self.stylesheet.has_source(str(SECTIONS_STYLESHEET), ""):
+            self.stylesheet.read(SECTIONS_STYLESHEET)
+            self.stylesheet.update(self)
 
     @work(exclusive=True, group="start")
     async def _start(self) -> None:
@@ -243,7 +274,8 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
 
     def get_key_display(self, binding: Binding) -> str:
         """In a text field ``?`` types a question mark: the footer names the help key that works there."""
-        if binding.id == "app.help" and isinstance(self.focused, Input | TextArea):
+        focused = self.focused
+        if binding.id == "app.help" and focused is not None and is_text_field(focused):
             return "f1"
         return super().get_key_display(binding)
 

@@ -12,10 +12,8 @@ from collections.abc import Callable
 from typing import Protocol
 
 from jmapclient.config import Config, ConfigError
-from jmapclient.connection import given_explicitly, resolve_args
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
-from tui.screens.connect import connect
 
 
 class LocalServer(Protocol):
@@ -31,11 +29,15 @@ def _exit_code(app: MailAdminApp) -> int:
     return app.return_code or 0
 
 
-def run_console(args: argparse.Namespace) -> int:
-    """Open the console where the command line says; a connection that cannot be decided is one error line."""
+def run_console(args: argparse.Namespace, *, after_first_frame: Callable[[], None] | None = None) -> int:
+    """Open the console where the command line says; a connection that cannot be decided is one error line.
+
+    ``after_first_frame`` runs once the console has drawn its first frame (the front door turns its
+    cycle collector back on there: mailadmin.startup)."""
     warned: list[str] = []
     try:
         app = build_console(args, warned.append)
+        app.after_first_frame = after_first_frame
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -52,6 +54,10 @@ def build_console(args: argparse.Namespace, warn: Callable[[str], None]) -> Mail
     Flags and environment (``--url``, ``--token-file``, ``MAILADMIN_URL`` ...) connect at once,
     over any profile; otherwise ``--profile`` or the default profile, from the profile list.
     """
+    # Where to connect is decided before the first frame; the connection's modules (secrets, TLS,
+    # the connect screen) load only when flags or the environment name one.
+    from jmapclient.connection import given_explicitly, resolve_args
+
     config = Config.load()
     if args.token_stdin or args.password_stdin:
         # The console reads its keys from standard input: a piped secret would leave it without a keyboard.
@@ -68,12 +74,15 @@ def build_console(args: argparse.Namespace, warn: Callable[[str], None]) -> Mail
     target = resolve_args(args, warn=both)
 
     async def start() -> ConsoleContext:
+        from tui.screens.connect import connect
+
         return await connect(target, tuple(warned))
 
     return MailAdminApp(config=config, starter=start, target=target.url)
 
 
-def run_demo(start_server: Callable[[], LocalServer], *, offline: bool = False) -> int:
+def run_demo(start_server: Callable[[], LocalServer], *, offline: bool = False,
+             after_first_frame: Callable[[], None] | None = None) -> int:
     """Open the console at once and start the demo server behind it, over HTTP like any server.
 
     ``start_server`` blocks until the server listens, so it runs in a thread after the first frame.
@@ -90,6 +99,7 @@ def run_demo(start_server: Callable[[], LocalServer], *, offline: bool = False) 
                               offline=offline or _offline(), granted=await client.permissions())
 
     app = MailAdminApp(starter=start, keys=_keys(), demo=True, target="the demo server")
+    app.after_first_frame = after_first_frame
     remember_theme(app)
     try:
         app.run()

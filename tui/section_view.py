@@ -24,8 +24,8 @@ from typing import Literal
 
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Input, TextArea
 
+from tui.keyboard import is_text_field
 from tui.lifecycle import gone
 
 Severity = Literal["information", "warning", "error"]
@@ -97,5 +97,5 @@ class SectionView(Vertical):
         if gone(self):  # switched away before the refresh
             return
         focused = self.screen.focused
-        if focused is None or (self in focused.ancestors and not isinstance(focused, Input | TextArea)):
+        if focused is None or (self in focused.ancestors and not is_text_field(focused)):
             self.focus()

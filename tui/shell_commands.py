@@ -12,7 +12,6 @@ from textual.command import CommandListItem
 from textual.screen import Screen
 from textual.widget import AwaitMount
 
-from tui.screens.jump import JumpScreen
 from tui.shell_sections import SectionShell
 from tui.textual_compat import installed_screens
 
@@ -74,6 +73,8 @@ class ShellCommands(SectionShell):
         return open_palette(self, providers=[SimpleProvider(self.screen, list(commands))], placeholder=placeholder)
 
     def action_jump(self) -> None:
+        from tui.screens.jump import JumpScreen  # on first use, after the first frame
+
         self.push_screen(JumpScreen(self.sections), self._jumped)
 
     def _jumped(self, section_id: str | None) -> None:

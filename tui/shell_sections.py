@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -17,13 +18,15 @@ from textual.widgets import Static
 from jmapclient.config import Config
 from tui.context import ConsoleContext
 from tui.lifecycle import while_attached
-from tui.screens.connect import Connector, ConnectScreen
 from tui.section_view import Breadcrumb, SectionView, Status
 from tui.sections import SECTIONS, Section
 from tui.textual_compat import CrashHooks
 from tui.widgets import outside
 from tui.widgets.header import ShellHeader
 from tui.widgets.nav import NavTree
+
+if TYPE_CHECKING:
+    from tui.screens.connect import Connector
 
 
 class SectionShell(CrashHooks[int]):
@@ -171,6 +174,8 @@ class SectionShell(CrashHooks[int]):
             return
         # One connection screen at a time: a second ctrl+o in a burst (or on the screen itself,
         # where the shell's key still acts) stacked a second screen, or asked twice about edits.
+        from tui.screens.connect import ConnectScreen  # after the first frame: on first use
+
         opening = any(worker.name == "connections" and not worker.is_finished for worker in self.workers)
         if opening or any(isinstance(screen, ConnectScreen) for screen in self.screen_stack):
             return
@@ -181,6 +186,8 @@ class SectionShell(CrashHooks[int]):
     async def _connections(self) -> None:
         # Asked before the connection screen, so a new connection never waits on the old edits.
         if await self.may_leave("Switch connection"):
+            from tui.screens.connect import ConnectScreen
+
             self.push_screen(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
 
     def _reconnected(self, context: ConsoleContext | None) -> None:

@@ -61,7 +61,8 @@ def run(
 
             return show_version(args)
         if local is not None and args.command in local:
-            resume_collector()  # the console and the demo run for long
+            # The console and the demo turn the collector back on once their first frame is drawn
+            # (mailadmin.startup); the others are one-shot, and main() turns it on as they end.
             return local[args.command](args)
         skip_exit_collection()  # the process ends with this command
         code = _dispatch(args, transport)

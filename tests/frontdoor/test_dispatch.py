@@ -44,10 +44,11 @@ def test_serve_after_other_options_is_a_usage_error(capsys: pytest.CaptureFixtur
 def test_console_and_demo_dispatch_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[object, ...]] = []
     console = type(sys)("tui.launch")
-    console.run_console = lambda args: calls.append(("console", args.profile, args.url)) or 0  # type: ignore[attr-defined]
+    console.run_console = (  # type: ignore[attr-defined]
+        lambda args, after_first_frame: calls.append(("console", args.profile, args.url)) or 0)
     demo = type(sys)("mailadmin.demo")
     demo.run_demo = (  # type: ignore[attr-defined]
-        lambda fresh, reports, offline: calls.append(("demo", fresh, reports, offline)) or 0)
+        lambda fresh, reports, offline, after_first_frame: calls.append(("demo", fresh, reports, offline)) or 0)
     monkeypatch.setitem(sys.modules, "tui.launch", console)
     monkeypatch.setitem(sys.modules, "mailadmin.demo", demo)
     assert main([]) == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import ClassVar
 
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Tree
@@ -29,7 +30,9 @@ class NavTree(Tree[str]):
             self.section_id = section_id
 
     def __init__(self, sections: Iterable[Section], *, id: str | None = None) -> None:
-        super().__init__("Sections", id=id)
+        # A Text, not a string: Tree reads a string label as markup, whose emoji table (about 10 ms
+        # of CPU to load) the console's first frame would then wait for. The root is hidden anyway.
+        super().__init__(Text("Sections"), id=id)
         self.show_root = False
         self.guide_depth = 2
         self.sections = tuple(sections)
