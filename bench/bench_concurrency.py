@@ -12,17 +12,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.serve_process import start_serve, stop_serve  # noqa: E402
 from bench.workload import final_state_problems, run_load  # noqa: E402
 
 TOKEN = "bench-concurrency-token"
@@ -30,24 +29,12 @@ TOKEN = "bench-concurrency-token"
 
 def start_stub(database: Path, reports: int) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "server_stub", "--db", str(database), "--port", "0", "--reports", str(reports),
-         "--admin-token", TOKEN],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT,
-    )
-    assert process.stdout is not None
-    deadline = time.monotonic() + 120
-    url = ""
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        if match := re.search(r"at (http://\S+)", line):
-            url = match.group(1)
-        if line.startswith("credentials file"):  # the last line it always prints before serving
-            return process, url
-    process.kill()
-    raise SystemExit("the stub did not start")
+    process, printed = start_serve(["--db", str(database), "--port", "0", "--reports", str(reports),
+                                    "--admin-token", TOKEN], env)
+    if "url" not in printed or "credentials file" not in printed:
+        stop_serve(process)
+        raise SystemExit(f"the stub did not start:\n{printed['printed']}")
+    return process, printed["url"]
 
 
 def main() -> None:

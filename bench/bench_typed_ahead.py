@@ -1,8 +1,7 @@
 """Keys typed ahead into a directory form, in a real terminal: how long until they all show.
 
-The console runs in a pseudo-terminal against ``mailadmin serve`` (the PTY harness of the tests,
-``tests/support/pty_console.py``: a bench of typed keys needs the same terminal, so it is
-shared rather than copied). Each round opens a new OpenID Connect form and writes, in ONE
+The console runs in a pseudo-terminal against ``mailadmin serve`` (``bench/pty_terminal.py``, the
+harness the PTY tests use too). Each round opens a new OpenID Connect form and writes, in ONE
 write, a description, Tab and an issuer URL (37 keys), then times from that write until the
 whole URL is on the emulated screen. With ``--against CHECKOUT``, the console of that checkout
 is timed in the same run, rounds alternating (its own ``serve`` is this checkout's). Medians.
@@ -26,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.support.pty_console import DOWN, ENTER, ESC, TAB, Terminal, console, machine_loaded, serving  # noqa: E402
+from bench.pty_terminal import DOWN, ENTER, ESC, TAB, Terminal, console, machine_loaded, serving  # noqa: E402
 
 DESCRIPTION = "Trial"
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.pty_console import (
+from bench.pty_terminal import (
     CTRL_O,
     CTRL_P,
     CTRL_S,

@@ -16,9 +16,9 @@ from typing import Any
 
 import httpx
 
+from bench.serve_process import start_serve, stop_serve
 from jmapclient.models.objects import DIRECTORY
 from jmapclient.session import CORE_CAPABILITY, SPEC_CAPABILITY
-from tests.support.serve_process import start_serve, stop_serve
 
 TOKEN = "durability-admin-token"
 ROUNDS = 2

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from bench.serve_process import start_serve, stop_serve
 from jmapclient import JmapClient
 from jmapclient.config import Config, Profile, write_private
 from jmapclient.errors import JmapError
@@ -35,7 +36,6 @@ from server_stub.store import Store
 from tests.support.env_login import token_in_env
 from tests.support.fuzz_oracle import stored_secrets
 from tests.support.fuzz_stub import snapshot
-from tests.support.serve_process import start_serve, stop_serve
 
 NEW_SECRET = "sec-test-created-8842"
 PATCHED_SECRET = "sec-test-patched-1f0c"

@@ -17,10 +17,10 @@ import httpx
 import pytest
 import uvicorn
 
+from bench.serve_process import start_serve, stop_serve
 from mailadmin.main import main as frontdoor_main
 from server_stub.serve import main
 from server_stub.serving import GracefulServer, stop_signals_interrupt
-from tests.support.serve_process import start_serve, stop_serve
 
 
 def test_serve_prints_its_url_but_not_its_tokens_and_answers(tmp_path: Path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.support.serve_process import start_serve, stop_serve
+from bench.serve_process import start_serve, stop_serve
 
 
 def test_an_in_memory_serve_removes_its_credentials_file_when_it_stops(tmp_path: Path) -> None:

@@ -17,13 +17,13 @@ from typing import Any
 import httpx
 import pytest
 
+from bench.serve_process import start_serve, stop_serve
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
 from jmapclient.session import CORE_CAPABILITY
 from server_stub.auth import Principal, all_permissions
 from server_stub.demo_data import LINKED_OBJECTS, add_demo_reports
 from server_stub.login_guard import FAILURES_ALLOWED
-from tests.support.serve_process import start_serve, stop_serve
 from tests.support.stub import ADMIN, ADMIN_PASSWORD, READONLY, Stub, make_stub, running_stub
 
 DIR_SET = DIRECTORY.method("set")

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.support.serve_process import stop_serve
+from bench.serve_process import stop_serve
 
 START_TIMEOUT = 60.0
 

@@ -25,8 +25,8 @@ from typing import Any
 import pyte
 from ptyprocess import PtyProcess
 
+from bench.serve_process import start_serve, stop_serve
 from jmapclient import JmapClient
-from tests.support.serve_process import start_serve, stop_serve
 
 ADMIN_TOKEN = "pty-admin-token"
 COLUMNS, LINES = 120, 40
