@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import resource
 import statistics
 import subprocess
@@ -45,6 +44,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.serve_process import start_serve, stop_serve  # noqa: E402
+
 READY = "FIRST-FRAME"
 LISTED = "FIRST-ROWS"
 
@@ -235,32 +238,16 @@ def cached_bytecode_env() -> dict[str, str]:
 @contextmanager
 def serving(env: dict[str, str]) -> Iterator[str]:
     """``mailadmin serve`` in its own process on 127.0.0.1 (a free port, an in-memory database): its URL."""
-    argv = [sys.executable, "-c", CLI, "serve", "--port", "0", "--db", ":memory:", "--reports", "40",
-            "--admin-token", SERVE_TOKEN]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
+    process, printed = start_serve(["--port", "0", "--db", ":memory:", "--reports", "40", "--admin-token",
+                                    SERVE_TOKEN], {**env, "PYTHONPATH": str(ROOT)})
     try:
-        assert process.stdout is not None
-        deadline = time.monotonic() + 60
-        printed = ""
-        while time.monotonic() < deadline:
-            line = process.stdout.readline()
-            if not line:
-                break
-            printed += line
-            found = re.search(r"at (http://127\.0\.0\.1:\d+)", line)
-            if found:
-                # Whatever it prints later is read and dropped: a full pipe would stop the server.
-                threading.Thread(target=process.stdout.read, daemon=True).start()
-                yield found.group(1)
-                return
-        raise RuntimeError(f"mailadmin serve did not start: {printed[-500:]}")
+        if "url" not in printed or process.stdout is None:
+            raise RuntimeError(f"mailadmin serve did not start: {printed['printed'][-500:]}")
+        # Whatever it prints later is read and dropped: a full pipe would stop the server.
+        threading.Thread(target=process.stdout.read, daemon=True).start()
+        yield printed["url"]
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+        stop_serve(process)
 
 
 def console_figures(runs: int, top: int, before: Path | None = None) -> None:
