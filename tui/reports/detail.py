@@ -37,6 +37,7 @@ from jmapclient.models.dmarc import (
 )
 from jmapclient.models.introspect import field_by_wire
 from tui.context import ConsoleContext
+from tui.keyboard import in_background
 from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
@@ -158,6 +159,11 @@ POLICY_FIELDS = ("policyDomain", "policyDisposition", "policySubdomainDispositio
 MESSAGE_FIELDS = ("from", "subject", "to", "receivedAt", "expiresAt", "memberTenantId")
 
 
+RecordGroups = list[tuple[str, list[tuple[int, JudgedRecord | None]]]]
+"""A report's records by service: each service's name and its records (index, judgement or None)."""
+RECORDS_GROUP = in_background("dmarc-records-judge")
+
+
 class ReportView(DmarcDetail):
     """Level 1: who reported, for which period, under which published policy."""
 
@@ -175,6 +181,8 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
         self.report: DmarcExternalReport | None = None
         self.wire: dict[str, Any] | None = None
         """The report as the server sent it: its records are digested from it, not from the model again."""
+        self.groups: RecordGroups | None = None
+        """Its records judged and grouped by service, made in the background while the report is read."""
 
     def compose(self) -> ComposeResult:
         yield Static("Loading the report…", id="status", classes="status")
@@ -228,7 +236,18 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
         assert isinstance(item, DmarcExternalReport)
         self.report = item
         self.wire = next((wire for wire in got.raw if wire.get("id") == self.report_id), None)
+        self.groups = None
         self.render_report(item)
+        self.judge_records(item, self.wire)
+
+    @work(thread=True, exclusive=True, group=RECORDS_GROUP)
+    def judge_records(self, item: DmarcExternalReport, wire: Mapping[str, Any] | None) -> None:
+        """Judge the records while the report is read: a report of 5,000 records took 0.12-0.2 s of the
+        0.5 s its records table took to show after enter (digesting and judging every record to group
+        them). Enter before this is done judges them in the records view, as before."""
+        groups = record_groups(self.context, item, wire)
+        if self.report is item:  # not reloaded meanwhile
+            self.groups = groups
 
     def render_report(self, item: DmarcExternalReport) -> None:
         report = item.report
@@ -249,7 +268,7 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
 
     def action_records(self) -> None:
         if self.report is not None:
-            self.open_level(RecordsView(self.context, self.report, self.trail, self.wire))
+            self.open_level(RecordsView(self.context, self.report, self.trail, self.wire, self.groups))
 
 
 # --- Records ----------------------------------------------------------------------------------
@@ -273,7 +292,7 @@ def hint_text(record: DmarcReportRecord) -> str:
 
 def record_groups(
     context: ConsoleContext, item: DmarcExternalReport, wire: Mapping[str, Any] | None = None
-) -> list[tuple[str, list[tuple[int, JudgedRecord | None]]]]:
+) -> RecordGroups:
     """The report's records by service, each judged from what the names cache knows now.
 
     Never waits for DNS. A record the digest could not read leaves the report ungrouped, without
@@ -317,12 +336,14 @@ class. **f** shows only records failing DMARC,
         item: DmarcExternalReport,
         trail: tuple[str, ...],
         wire: Mapping[str, Any] | None = None,
+        groups: RecordGroups | None = None,
     ) -> None:
         super().__init__(context, (*trail, label(DmarcReport, "records")))
         self.item = item
         self.wire = wire
         self.failing_only = False
-        self._groups: list[tuple[str, list[tuple[int, JudgedRecord | None]]]] | None = None
+        self._groups = groups
+        """Judged once (here, unless the report view judged them already); "f" only chooses among them."""
         self._order: list[int] = []
         """Indexes of the records shown, in the table's order (added to the table or still to add)."""
         self._waiting: list[tuple[str, RowMaker]] = []
@@ -353,9 +374,9 @@ class. **f** shows only records failing DMARC,
         table = self.query_one(DataTable)
         table.clear()
         records = self.item.report.records
-        if self._groups is None:  # judged once; "f" only chooses among them
+        if self._groups is None:
             self._groups = record_groups(self.context, self.item, self.wire)
-            say_set_aside(self.context, self)
+        say_set_aside(self.context, self)
         self._order, self._waiting = [], []
         for service, members in self._groups:
             rows = [(i, j) for i, j in members if not (self.failing_only and records[i].passes_dmarc)]

@@ -78,3 +78,37 @@ async def test_at_80_by_24_a_reports_records_keep_their_dkim_and_spf_columns() -
         assert right_edges["evaluatedSpf"] <= table.scrollable_content_region.width
         assert right_edges["name"] > table.scrollable_content_region.width  # the test measures a cut-off table
     world.store.close()
+
+
+async def test_a_reports_records_are_judged_while_the_report_is_read(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Judging every record (to group them by service) was most of what enter on a big report waited
+    # for; it now runs in the background once the report is shown, and enter takes what it made.
+    from tests.support.waiting import settle_work
+    from tui.reports import detail
+
+    judged: list[int] = []
+    record_groups = detail.record_groups
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        judged.append(1)
+        return record_groups(*args, **kwargs)
+
+    monkeypatch.setattr(detail, "record_groups", counted)
+    world = make_world(reports=3)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle_work(pilot)
+        report = pilot.app.query_one(ReportView)
+        assert judged == [1] and report.groups is not None  # before enter
+        await pilot.press("enter")
+        await settle(pilot)
+        view = pilot.app.query_one(RecordsView)
+        assert judged == [1]  # the records view judged nothing again
+        assert sorted(view.shown_records()) == list(range(len(report.report.report.records)))  # type: ignore[union-attr]
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("r")  # a reload judges the report read again
+        await settle_work(pilot)
+        assert judged == [1, 1]
+    world.store.close()
