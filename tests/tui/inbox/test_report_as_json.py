@@ -147,3 +147,21 @@ def test_wrapped_rows_fit_the_width_and_keep_every_character() -> None:
     assert list(json_view.wrapped("short", 40)) == ["short"]
     wide = "界" * 30  # two cells each
     assert all(json_view.cell_len(row) <= 20 for row in json_view.wrapped(wide, 20))
+
+
+def test_a_huge_line_is_cut_row_by_row_from_a_window_of_the_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each row was cut from the whole rest of the line: a forged 2 MB org name took minutes to show.
+    cut_from: list[int] = []
+    chop = json_view.chop_cells
+
+    def measured(text: str, width: int) -> list[str]:
+        cut_from.append(len(text))
+        return chop(text, width)
+
+    monkeypatch.setattr(json_view, "chop_cells", measured)
+    line = '  "orgName": "' + "界a" * 20_000 + '"'
+    rows = list(json_view.wrapped(line, 60))
+    assert rows[0] + "".join(row[4:] for row in rows[1:]) == line
+    assert cut_from and max(cut_from) <= 60  # never the rest of the line
+    # a character wider than the room a narrow view leaves overflows its row; it is not lost (nor looped on)
+    assert "".join(json_view.wrapped("界界界", 2)).replace(" ", "") == "界界界"
