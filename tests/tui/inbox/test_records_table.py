@@ -112,3 +112,29 @@ async def test_a_reports_records_are_judged_while_the_report_is_read(monkeypatch
         await settle_work(pilot)
         assert judged == [1, 1]
     world.store.close()
+
+
+async def test_judging_that_fails_in_the_background_leaves_it_to_the_records_view(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tests.support.waiting import settle_work
+    from tui.reports import detail
+
+    record_groups = detail.record_groups
+    calls: list[int] = []
+
+    def fails_first(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 1:
+            raise ValueError("a record the digest cannot walk")
+        return record_groups(*args, **kwargs)
+
+    monkeypatch.setattr(detail, "record_groups", fails_first)
+    world = make_world(reports=3)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle_work(pilot)
+        assert pilot.app.is_running and pilot.app.query_one(ReportView).groups is None
+        await pilot.press("enter")
+        await settle(pilot)
+        assert pilot.app.query_one(RecordsView).shown_records() and calls == [1, 1]
+    world.store.close()
