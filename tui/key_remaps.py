@@ -17,9 +17,9 @@ from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
-from textual.keys import REPLACED_KEYS, key_to_character
 
 from jmapclient.display import safe_text
+from tui.keyboard import character_of
 
 
 def _console_classes() -> Iterator[type]:
@@ -55,7 +55,7 @@ def acting_in_fields() -> frozenset[str]:
 
 
 def _types_a_character(key: str) -> bool:
-    character = key_to_character(REPLACED_KEYS.get(key, key))
+    character = character_of(key)
     return character is not None and character.isprintable()
 
 

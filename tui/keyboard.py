@@ -65,14 +65,19 @@ def focus_now(widget: Widget) -> None:
         return
 
 
-def typed_into(widget: Widget, key: str) -> bool:
-    """True when ``key`` types a character into ``widget`` (a text field) instead of acting.
+def character_of(key: str) -> str | None:
+    """The character a key name types (``slash`` → ``/``), or None for a key that types none.
 
-    Textual hides such keys from the footer, but it cannot name the character of every key:
-    ``slash`` (and the other keys it renamed: ``minus``, ``plus``, ``at`` ...) has none, so
-    "/ Filter" stayed in the footer while ``/`` typed a slash into the filter field.
+    Textual cannot name the character of every key it renamed (``slash``, ``minus``, ``plus``,
+    ``at`` ...): "/ Filter" stayed in the footer while ``/`` typed a slash into the filter field.
     """
-    character = key_to_character(REPLACED_KEYS.get(key, key))
+    return key_to_character(REPLACED_KEYS.get(key, key))
+
+
+def typed_into(widget: Widget, key: str) -> bool:
+    """True when ``key`` types a character into ``widget`` (a text field) instead of acting
+    (Textual hides such keys from the footer)."""
+    character = character_of(key)
     return character is not None and widget.check_consume_key(key, character)
 
 

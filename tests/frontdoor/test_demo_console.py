@@ -11,6 +11,7 @@ from textual.widgets import DataTable
 
 import tui.launch
 from server_stub.runner import StubServer
+from tests.support.waiting import until_listed
 from tui.app import MailAdminApp
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
@@ -45,11 +46,7 @@ def test_demo_console_connects_to_the_handed_server_and_stops_it(
 
         async def _drive(self) -> None:
             async with self.run_test(size=(120, 40)) as pilot:
-                for _ in range(200):  # over real HTTP: the start, then the section's first load
-                    await self.workers.wait_for_complete()
-                    await pilot.pause(0.05)
-                    if self.query(DataTable) and self.query_one(DataTable).row_count:
-                        break
+                await until_listed(pilot)
                 await self.workers.wait_for_complete()
                 seen["label"] = self.context.server_label if self.context else None
                 seen["rows"] = self.query_one(DataTable).row_count

@@ -19,6 +19,7 @@ import mailadmin.demo
 import tui.launch
 from mailadmin.main import main
 from server_stub.runner import StubServer
+from tests.support.waiting import until_listed
 from tui.app import SECTIONS_STYLESHEET, MailAdminApp
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
@@ -64,11 +65,7 @@ def driven(seen: dict[str, object]) -> type[MailAdminApp]:
 
         async def _drive(self) -> None:
             async with self.run_test(size=(120, 40)) as pilot:
-                for _ in range(200):  # over real HTTP: the start, then the section's first load
-                    await self.workers.wait_for_complete()
-                    await pilot.pause(0.05)
-                    if self.query(DataTable) and self.query_one(DataTable).row_count:
-                        break
+                await until_listed(pilot)
                 seen["collector after"] = gc.isenabled()
                 seen["sections css after"] = self.stylesheet.has_source(str(SECTIONS_STYLESHEET), "")
                 table = self.query_one(DataTable)

@@ -77,3 +77,16 @@ async def _ended(workers: Iterable[Worker[object]], timeout: float) -> None:
     waits = [worker.wait() for worker in workers]
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(asyncio.gather(*waits, return_exceptions=True), timeout)
+
+
+async def until_listed(pilot: Pilot, rounds: int = 200) -> None:
+    """Until a list of the console has rows, over real HTTP: the start, then the section's first
+    load (bounded: ``rounds`` waits for the workers and 50 ms each)."""
+    from textual.widgets import DataTable
+
+    app = pilot.app
+    for _ in range(rounds):
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.05)
+        if app.query(DataTable) and app.query_one(DataTable).row_count:
+            return

@@ -37,7 +37,7 @@ class SourceNames:
         self.timeout = timeout
         self.offline = offline
         self._resolver: NameResolver | None = None
-        self._said: str | None = None
+        self._said = False
 
     def resolver(self) -> NameResolver:
         """The resolver for the current switch; a toggle makes a new one over the same cache."""
@@ -51,8 +51,10 @@ class SourceNames:
 
     def set_aside_notice(self) -> str | None:
         """Once: the line saying the cache file was unusable and set aside (the CLI says it on stderr)."""
-        line, self._said = (None, self._said) if self._said else (self.cache.set_aside, self.cache.set_aside)
-        return line
+        if self._said or not self.cache.set_aside:
+            return None
+        self._said = True
+        return self.cache.set_aside
 
 
 def say_set_aside(context: ConsoleContext, widget: Widget) -> None:

@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 from jmapclient.dmarc import load_bytes
 from tests.support.console import make_world
 from tests.support.dmarc_xml import feedback, record
-from tests.support.waiting import settle
+from tests.support.waiting import settle, settle_work
+from tui.reports import detail
 from tui.reports.detail import PAGE_ROWS, RecordsView, ReportView
 from tui.widgets.list_table import ListTable
 
@@ -80,20 +81,25 @@ async def test_at_80_by_24_a_reports_records_keep_their_dkim_and_spf_columns() -
     world.store.close()
 
 
-async def test_a_reports_records_are_judged_while_the_report_is_read(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    # Judging every record (to group them by service) was most of what enter on a big report waited
-    # for; it now runs in the background once the report is shown, and enter takes what it made.
-    from tests.support.waiting import settle_work
-    from tui.reports import detail
-
-    judged: list[int] = []
+def judging_counted(monkeypatch, *, fail_first: bool = False) -> list[int]:  # type: ignore[no-untyped-def]
+    """Each judging of a report's records (``detail.record_groups``) counted; the first failing if asked."""
     record_groups = detail.record_groups
+    calls: list[int] = []
 
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
-        judged.append(1)
+        calls.append(1)
+        if fail_first and len(calls) == 1:
+            raise ValueError("a record the digest cannot walk")
         return record_groups(*args, **kwargs)
 
     monkeypatch.setattr(detail, "record_groups", counted)
+    return calls
+
+
+async def test_a_reports_records_are_judged_while_the_report_is_read(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Judging every record (to group them by service) was most of what enter on a big report waited
+    # for; it now runs in the background once the report is shown, and enter takes what it made.
+    judged = judging_counted(monkeypatch)
     world = make_world(reports=3)
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -115,19 +121,7 @@ async def test_a_reports_records_are_judged_while_the_report_is_read(monkeypatch
 
 
 async def test_judging_that_fails_in_the_background_leaves_it_to_the_records_view(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from tests.support.waiting import settle_work
-    from tui.reports import detail
-
-    record_groups = detail.record_groups
-    calls: list[int] = []
-
-    def fails_first(*args, **kwargs):  # type: ignore[no-untyped-def]
-        calls.append(1)
-        if len(calls) == 1:
-            raise ValueError("a record the digest cannot walk")
-        return record_groups(*args, **kwargs)
-
-    monkeypatch.setattr(detail, "record_groups", fails_first)
+    calls = judging_counted(monkeypatch, fail_first=True)
     world = make_world(reports=3)
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)

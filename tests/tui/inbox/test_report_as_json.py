@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 
 from jmapclient.display import MESSAGE_MAX
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
-from tests.support.console import make_world
+from tests.support.console import StubWorld, make_world
 from tests.support.inbox_steps import inbox
 from tests.support.json_view_steps import close_button_on_screen, close_with, open_json_view, read_to_the_end, shown
 from tests.support.waiting import settle, wait_until
@@ -59,14 +59,19 @@ async def test_shift_j_shows_the_report_as_json_and_esc_closes_it() -> None:
 MARKUP = "[bold]x[/] [@click=app.quit]y[/]"
 
 
+def contact_info_of(world: StubWorld, report_id: str, text: str) -> None:
+    """The stored report's ``extraContactInfo`` set to ``text``: outside text of the sender's choosing."""
+    wire = world.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
+    wire["report"]["extraContactInfo"] = text
+    world.store.replace(DMARC_EXTERNAL_REPORT, report_id, DMARC_EXTERNAL_REPORT.read(wire), wire)
+
+
 async def test_the_whole_of_a_big_report_is_read_by_scrolling_and_its_markup_shown_as_written() -> None:
     # The message dialog cut a report's JSON at 2,000 characters: the end of every real report was lost.
     world = make_world("spec", reports=5)
     async with world.app().run_test(size=(80, 24)) as pilot:
         row = await highlighted(pilot)
-        wire = world.store.get(DMARC_EXTERNAL_REPORT, [row.id])[row.id]
-        wire["report"]["extraContactInfo"] = MARKUP
-        world.store.replace(DMARC_EXTERNAL_REPORT, row.id, DMARC_EXTERNAL_REPORT.read(wire), wire)
+        contact_info_of(world, row.id, MARKUP)
         view = await open_json_view(pilot)
         assert len(view.text) > MESSAGE_MAX and not view.cut
         assert close_button_on_screen(pilot)
@@ -117,9 +122,7 @@ async def test_a_long_value_wraps_at_the_views_width_and_again_when_the_terminal
     long_value = " ".join(f"word{number:03d}" for number in range(60))  # 479 characters
     async with world.app().run_test(size=(80, 24)) as pilot:
         row = await highlighted(pilot)
-        wire = world.store.get(DMARC_EXTERNAL_REPORT, [row.id])[row.id]
-        wire["report"]["extraContactInfo"] = long_value
-        world.store.replace(DMARC_EXTERNAL_REPORT, row.id, DMARC_EXTERNAL_REPORT.read(wire), wire)
+        contact_info_of(world, row.id, long_value)
         view = await open_json_view(pilot)
         text = shown(pilot)
         assert all(f"word{number:03d}" in text for number in range(60))  # every word on screen, unscrolled
