@@ -159,7 +159,10 @@ def console(server: Server, home: Path, *, columns: int = COLUMNS, lines: int = 
     }
     if os.environ.get("MAILADMIN_PTY_SOURCE"):  # another checkout's console, for before/after figures
         env["PYTHONPATH"] = os.environ["MAILADMIN_PTY_SOURCE"]
-    for name in ("MAILADMIN_URL", "MAILADMIN_TOKEN", "MAILADMIN_PROFILE", "TEXTUAL"):
+    # COLUMNS and LINES in the environment win over the terminal's own size (Python's
+    # shutil.get_terminal_size, which Textual asks): pytest-xdist's workers have them at 80x24, and
+    # every console there drew 80x24 into a bigger terminal, a long description cut at column 80.
+    for name in ("MAILADMIN_URL", "MAILADMIN_TOKEN", "MAILADMIN_PROFILE", "TEXTUAL", "COLUMNS", "LINES"):
         env.pop(name, None)
     argv = [sys.executable, "-m", "mailadmin", "--url", server.url, "--token-file", str(server.token_file),
             "--allow-http"]

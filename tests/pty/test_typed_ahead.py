@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from bench.pty_terminal import (
+    COLUMNS,
     CTRL_O,
     CTRL_P,
     CTRL_S,
@@ -28,6 +29,7 @@ from bench.pty_terminal import (
     END,
     ENTER,
     ESC,
+    LINES,
     TAB,
     UP,
     Server,
@@ -74,6 +76,19 @@ def terminal(request: pytest.FixtureRequest, server: Server, tmp_path: Path, run
 def on_list(text: str) -> bool:
     """The directory list is on screen, with the keyboard on it (its footer's keys shown)."""
     return "⏎ Open" in text and "n New" in text and "directories" in text
+
+
+def test_the_console_draws_at_the_terminal_s_size(terminal: Terminal) -> None:
+    """The console fills the PTY it runs in: its footer on the last line, the Commands key at the right edge.
+
+    Under pytest-xdist the environment held COLUMNS=80 and LINES=24, which win over the terminal's
+    size: every console here drew 80x24 into a 120x40 screen, and a description grown past column
+    80 by the bursts read as not saved.
+    """
+    lines = terminal.steady().splitlines()
+    assert len(lines) == LINES
+    assert "Commands" in lines[-1], "the footer is not on the terminal's last line"
+    assert lines[-1].rstrip().endswith("^p Commands") and len(lines[-1].rstrip()) > COLUMNS - 4
 
 
 @pytest.mark.parametrize("row", range(len(DIRECTORIES)), ids=[title for _, title in DIRECTORIES])
