@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.masking import holds_secrets, masked_secret_paths, model_of
@@ -122,10 +122,34 @@ def validate_incoming(object_type: ObjectType, wire: dict[str, Any], *, refuse_m
             Problem(issue.path, _problem_kind(issue.type, item), issue.message, _bound(item))
             for issue, item in zip(field_issues(error), error.errors(include_url=False), strict=True)
         ]) from None
-    unknown = unknown_properties(model)
+    unknown = unknown_properties(model) if _holds_unknown(model) else []
     if unknown:
         raise InvalidObject([Problem(path, "Invalid", "is not a known property") for path in unknown])
     return model
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+"""Values that are never a model: skipped by their exact type, without ``isinstance`` (a model class's
+metaclass makes every ``isinstance`` test against ``BaseModel`` slow, and a report holds about 150 values)."""
+
+
+def _holds_unknown(model: BaseModel) -> bool:
+    """Whether ``model`` or a model in it (as :func:`unknown_properties` walks them) holds an undeclared
+    property: a quick test first, so a valid object (every report of a bulk create) pays no path building
+    and no walk by field names; the paths come from ``unknown_properties`` when it says yes."""
+    if model.__pydantic_extra__:
+        return True
+    for value in model.__dict__.values():  # the fields' values (extras are kept apart)
+        kind = type(value)
+        if kind in _PLAIN:
+            continue
+        if isinstance(value, BaseModel):
+            if _holds_unknown(value):
+                return True
+        elif isinstance(value, list) and any(
+                type(item) not in _PLAIN and isinstance(item, BaseModel) and _holds_unknown(item) for item in value):
+            return True
+    return False
 
 
 def stored_form(model: WireModel) -> dict[str, Any]:

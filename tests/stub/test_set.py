@@ -343,3 +343,21 @@ async def test_a_calls_creates_are_stored_together_and_a_bad_one_alone_is_refuse
     assert spec_stub.store.count(DMARC_EXTERNAL_REPORT) == before + 2
     # The state moves once for each object stored, as when each was stored in its own transaction.
     assert int(result["newState"]) == int(result["oldState"]) + 2 == int(spec_stub.store.state(DMARC_EXTERNAL_REPORT))
+
+
+async def test_a_created_reports_unknown_properties_are_refused_by_path_wherever_they_are(spec_stub: Stub):
+    # Valid reports skip the path walk (a quick test finds nothing undeclared); an undeclared property at any
+    # depth, a record's included, still refuses its report alone, named by its path.
+    _, new = _first_report(spec_stub)
+    top = {**new, "colour": "red"}
+    inner = copy.deepcopy(new)
+    inner["report"]["shiny"] = True
+    deep = copy.deepcopy(new)
+    deep["report"]["records"]["0"]["dkimResults"] = {"0": {"domain": "example.com", "selector": "s", "result": "pass",
+                                                           "humanResult": None, "extra": 1}}
+    _name, result = await spec_stub.call(DMARC_EXTERNAL_REPORT.method("set"),
+                                         {"create": {"ok": new, "top": top, "inner": inner, "deep": deep}})
+    assert list(result["created"]) == ["ok"], result
+    refused = result["notCreated"]
+    assert {key: refused[key]["properties"] for key in refused} == {
+        "top": ["colour"], "inner": ["report/shiny"], "deep": ["report/records/0/dkimResults/0/extra"]}
