@@ -129,8 +129,16 @@ def validate_incoming(object_type: ObjectType, wire: dict[str, Any], *, refuse_m
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
-"""Values that are never a model: skipped by their exact type, without ``isinstance`` (a model class's
-metaclass makes every ``isinstance`` test against ``BaseModel`` slow, and a report holds about 150 values)."""
+"""Values that are never a model, skipped by their exact type: a report holds about 150 values."""
+_IS_MODEL: dict[type, bool] = {}
+"""Whether a value's type is a model, by type: a model class's metaclass makes ``isinstance`` slow."""
+
+
+def _is_model(kind: type) -> bool:
+    found = _IS_MODEL.get(kind)
+    if found is None:
+        found = _IS_MODEL[kind] = issubclass(kind, BaseModel)
+    return found
 
 
 def _holds_unknown(model: BaseModel) -> bool:
@@ -143,12 +151,13 @@ def _holds_unknown(model: BaseModel) -> bool:
         kind = type(value)
         if kind in _PLAIN:
             continue
-        if isinstance(value, BaseModel):
+        if _is_model(kind):
             if _holds_unknown(value):
                 return True
-        elif isinstance(value, list) and any(
-                type(item) not in _PLAIN and isinstance(item, BaseModel) and _holds_unknown(item) for item in value):
-            return True
+        elif isinstance(value, list):
+            for item in value:
+                if _is_model(type(item)) and _holds_unknown(item):
+                    return True
     return False
 
 
