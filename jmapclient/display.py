@@ -23,6 +23,8 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
+from jmapclient.raw_json import dumps_spliced
+
 ELLIPSIS = "…"
 SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
@@ -88,5 +90,6 @@ def json_text(value: Any, *, indent: int | None = None) -> str:
 
 
 def wire_json(value: Any) -> bytes:
-    """A request body: compact, ASCII-safe, and never NaN or Infinity (a ``ValueError`` instead)."""
-    return json.dumps(value, separators=(",", ":"), allow_nan=False).encode()
+    """A request body: compact, ASCII-safe, and never NaN or Infinity (a ``ValueError`` instead); a
+    :class:`~jmapclient.raw_json.RawJson` in it (encoded so already) is written as it is."""
+    return dumps_spliced(value, separators=(",", ":"), allow_nan=False)

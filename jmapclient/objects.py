@@ -14,6 +14,7 @@ from jmapclient.exchange import Exchange
 from jmapclient.models._base import WireModel
 from jmapclient.models.objects import Action, FilterCondition, ObjectType, SortFallback
 from jmapclient.patch import ensure_no_masked
+from jmapclient.raw_json import RawJson
 from jmapclient.request import Batch, Call
 from jmapclient.rights import SERVER_WORDS, by_server_rule, refusal
 from jmapclient.validation import describe_validation_error
@@ -166,10 +167,12 @@ def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
         yield items[start : start + size]
 
 
-def create_payload(value: Mapping[str, Any] | WireModel) -> dict[str, Any]:
+def create_payload(value: Mapping[str, Any] | WireModel) -> Mapping[str, Any]:
     """What the person meant, nulls included: a cleared field is sent as ``null`` (the real
     server would store its default for an absent key); only a valueless ``memberTenantId``
     is left out."""
+    if isinstance(value, RawJson):
+        return value  # encoded once by its maker, in this form: sent as it is
     wire = value.to_wire() if isinstance(value, WireModel) else dict(value)
     return {key: item for key, item in wire.items() if not (item is None and key in OMIT_WHEN_EMPTY)}
 
