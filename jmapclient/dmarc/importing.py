@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from os import PathLike
 from pathlib import Path
 
+from jmapclient.display import wire_json
 from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, as_duplicate, dedupe
 from jmapclient.dmarc.loader import ParsedFile, iter_report_files, load_file
 from jmapclient.dmarc.retention import DEFAULT_RETENTION, check_retention
@@ -94,13 +95,28 @@ request, the next ones parse, so the parser never waits for the server. Few: eac
 in memory until it is handed on."""
 
 
+def parse_for_upload(path: Path, now: datetime, retain: timedelta) -> ParsedFile:
+    """One file parsed, its report encoded as the upload's request carries it (``encoded``), in the parser's
+    thread: the uploader then measures, checks and sends those bytes, where it encoded the report three times.
+
+    A report JSON cannot carry (NaN, infinity) stays without ``encoded``: the uploader refuses it, as before.
+    """
+    parsed = load_file(path, now=now, retain=retain)
+    if parsed.ok and parsed.wire is not None:
+        try:
+            return replace(parsed, encoded=wire_json(parsed.wire))
+        except ValueError:
+            pass
+    return parsed
+
+
 async def _parse_in_order(files: Sequence[Path], out: asyncio.Queue[ParsedFile | BaseException], *, now: datetime,
                           retain: timedelta) -> None:
     """Parse ``files`` one after the other in a thread (one at a time: parsers in several threads would
     only take turns holding the interpreter), each put in ``out`` as it is done, or what it raised."""
     for path in files:
         try:
-            parsed: ParsedFile | BaseException = await asyncio.to_thread(load_file, path, now=now, retain=retain)
+            parsed: ParsedFile | BaseException = await asyncio.to_thread(parse_for_upload, path, now, retain)
         except Exception as error:  # handed on: the reader raises it where it would have been raised
             parsed = error
         await out.put(parsed)

@@ -43,6 +43,9 @@ class ParsedFile:
     source: str | None = None  # which document inside the file was used
     recovered: bool = False
     """True when the XML needed repair: a copy that parsed cleanly is preferred over this one."""
+    encoded: bytes | None = field(default=None, repr=False, compare=False)
+    """``wire`` as the upload's request body carries it, when the parser encoded it already (an import's
+    parser does, in its own process or thread): the uploader then never encodes it again."""
 
     @property
     def ok(self) -> bool:

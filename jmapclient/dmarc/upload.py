@@ -21,6 +21,7 @@ from jmapclient.encoding import list_from_wire
 from jmapclient.errors import JmapError, MethodError
 from jmapclient.objects import ObjectApi, SetResult
 from jmapclient.paging import pages_of_objects
+from jmapclient.raw_json import RawJson
 from jmapclient.refusals import is_write_refusal
 
 STOPPING_ERRORS = frozenset({"forbidden", "accountReadOnly", "accountNotFound", "accountNotSupportedByMethod"})
@@ -267,7 +268,7 @@ class Uploader:
 
     async def add(self, parsed: ParsedFile) -> None:
         try:
-            size = len(wire_json(parsed.wire))
+            size = len(parsed.encoded if parsed.encoded is not None else wire_json(parsed.wire))
         except ValueError:
             # NaN or Infinity is not JSON: this one report is refused, the batch goes on without it.
             self.summary.reject(parsed.path, "a number in it is NaN or infinite, which JSON cannot carry")
@@ -320,7 +321,9 @@ class Uploader:
         self._record(batch, result)
 
     async def _create(self, batch: list[ParsedFile]) -> SetResult:
-        creates = {f"r{index}": item.wire for index, item in enumerate(batch) if item.wire is not None}
+        # Each report as its parser encoded it, spliced into the request: never encoded again here.
+        creates = {f"r{index}": item.wire if item.encoded is None else RawJson(item.encoded)
+                   for index, item in enumerate(batch) if item.wire is not None}
         return await self.api.set(create=creates)
 
     def _stops(self, error: JmapError) -> bool:
