@@ -6,14 +6,20 @@ alternating: a client's ``get`` of the report (the reference: what the console m
 anyway), and in the console, from pressing enter on the opened report to its records table on
 screen. Target: the table within 2× of the get. Run:
 ``python bench/bench_records_table.py [--records 5000] [--rounds 5]``.
+
+``--against DIR`` measures this tree and the tree ``DIR`` (a ``git archive`` of the base) in the same
+minutes: ``--rounds`` fresh processes each, alternating between the trees (which goes first too), each
+process timing ``--per-process`` rounds; medians of all the rounds of a tree.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from datetime import UTC, datetime
@@ -21,7 +27,17 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+
+
+def _code() -> Path:
+    """The tree whose client and console are measured: ``--code DIR`` (a run of ``--against``), else this one."""
+    if "--code" in sys.argv[:-1]:
+        return Path(sys.argv[sys.argv.index("--code") + 1]).resolve()
+    return ROOT
+
+
+CODE = _code()
+sys.path.insert(0, str(CODE))
 
 from bench.bench_dmarc_console import wait_for  # noqa: E402
 from bench.bench_dmarc_import import default_samples  # noqa: E402
@@ -89,20 +105,65 @@ def main() -> int:
     parser.add_argument("--records", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--samples", type=Path, default=default_samples())
+    parser.add_argument("--against", type=Path, help="another tree (the base), measured in the same minutes")
+    parser.add_argument("--per-process", type=int, default=3, help="rounds each process times (with --against)")
+    parser.add_argument("--code", type=Path, help=argparse.SUPPRESS)  # read at import: the tree measured
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # a child's figures, one line
     args = parser.parse_args()
     samples: Path = args.samples.resolve()
     if not (samples / BIGGEST).is_file():
         print(f"sample corpus not found: {samples}", file=sys.stderr)
         return 2
+    if args.against is not None:
+        return against(args.against.resolve(), samples, args.records, max(1, args.rounds), max(1, args.per_process))
     os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
     from server_stub.runner import StubServer
 
     with StubServer(reports=0, directories=False) as stub:
         report_id = _create(stub, big_report(samples, args.records))
         gets, tables = asyncio.run(measure(stub.base_url, stub.admin_token, report_id, max(1, args.rounds)))
+    if args.json:
+        print(json.dumps({"gets": gets, "tables": tables}))
+        return 0
     get_s, table_s = statistics.median(gets), statistics.median(tables)
     print(f"report of {args.records:,} records: get {get_s * 1000:.0f} ms, records table {table_s * 1000:.0f} ms: "
           f"×{table_s / get_s:.2f} (target ≤ 2)")
+    return 0
+
+
+CHILD_TIMEOUT = 600
+"""Seconds a child process may take (seeding the report, then its rounds)."""
+
+
+def against(base: Path, samples: Path, records: int, rounds: int, per_process: int) -> int:
+    """This tree and ``base``, ``rounds`` processes each, alternating; medians and ratios of both."""
+    if not (base / "tui" / "reports" / "detail.py").is_file():
+        print(f"not a tree of this project: {base}", file=sys.stderr)
+        return 2
+    figures: dict[Path, dict[str, list[float]]] = {ROOT: {"gets": [], "tables": []}, base: {"gets": [], "tables": []}}
+    loads = [os.getloadavg()[0]]
+    for index in range(rounds):
+        for code in (ROOT, base) if index % 2 == 0 else (base, ROOT):
+            done = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), "--code", str(code), "--json", "--records",
+                 str(records), "--rounds", str(per_process), "--samples", str(samples)],
+                capture_output=True, text=True, timeout=CHILD_TIMEOUT, check=False, cwd=code,
+                env={**os.environ, "PYTHONPATH": str(code), "TEXTUAL_ANIMATIONS": "none"})
+            if done.returncode:
+                print(f"the run of {code} failed:\n{done.stderr[-3000:]}", file=sys.stderr)
+                return 1
+            child = json.loads(done.stdout.strip().splitlines()[-1])
+            for key in ("gets", "tables"):
+                figures[code][key].extend(child[key])
+        loads.append(os.getloadavg()[0])
+    ratios = {}
+    for code, name in ((base, "before"), (ROOT, "after")):
+        get_s, table_s = statistics.median(figures[code]["gets"]), statistics.median(figures[code]["tables"])
+        ratios[name] = table_s / get_s
+        print(f"{name} ({code}): report of {records:,} records: get {get_s * 1000:.0f} ms, records table "
+              f"{table_s * 1000:.0f} ms: ×{ratios[name]:.2f} (target ≤ 2), {len(figures[code]['tables'])} rounds")
+    after_before = statistics.median(figures[ROOT]["tables"]) / statistics.median(figures[base]["tables"])
+    print(f"table time, after / before: ×{after_before:.2f}; load average {min(loads):.1f}-{max(loads):.1f}")
     return 0
 
 
