@@ -389,7 +389,7 @@ class. **f** shows only records failing DMARC,
             self._groups = record_groups(self.context, self.item, self.wire)
         say_set_aside(self.context, self)
         self._rows = RecordRows(self._groups, records, failing_only=self.failing_only)
-        self._add_rows(self.app.size.height + FIRST_MARGIN)
+        self._add_rows(self.app.size.height + FIRST_MARGIN)  # the terminal's height: more than the table shows
         if table.row_count > 1 and not str(table.ordered_rows[0].key.value).isdigit():
             table.move_cursor(row=1)  # on the first record, not its service's heading
         which, toggle = ("failing DMARC", "f: show all") if self.failing_only else ("all", "f: failing only")
