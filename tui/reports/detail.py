@@ -309,11 +309,11 @@ def record_groups(
 
 
 PAGE_ROWS = 80
-"""Rows added to the records table at a time, once the cursor or the scroll comes within half of
-them of the last row added."""
-FIRST_MARGIN = 10
-"""Rows added at first beyond the screen's height: the first page is what fills the screen, plus
-these (a report's 5,000 records: building and measuring 80 rows was 20-30 ms of the first frame)."""
+"""Rows added to the records table at a time, once the cursor or the scroll comes within a screen
+and :data:`MARGIN_ROWS` of the last row added (a page down never runs past the rows added)."""
+MARGIN_ROWS = 10
+"""Rows added beyond what the screen shows: at first the screen's height and these (a report's 5,000
+records: building and measuring 80 rows was 20-30 ms of the first frame)."""
 
 
 class RecordsTable(ListTable):
@@ -383,13 +383,14 @@ class. **f** shows only records failing DMARC,
 
     def fill(self) -> None:
         table = self.query_one(DataTable)
+        self._rows = None  # emptying the table scrolls it to the top: no row of the old choice is added then
         table.clear()
         records = self.item.report.records
         if self._groups is None:
             self._groups = record_groups(self.context, self.item, self.wire)
         say_set_aside(self.context, self)
         self._rows = RecordRows(self._groups, records, failing_only=self.failing_only)
-        self._add_rows(self.app.size.height + FIRST_MARGIN)  # the terminal's height: more than the table shows
+        self._add_rows(self.app.size.height + MARGIN_ROWS)  # the terminal's height: more than the table shows
         if table.row_count > 1 and not str(table.ordered_rows[0].key.value).isdigit():
             table.move_cursor(row=1)  # on the first record, not its service's heading
         which, toggle = ("failing DMARC", "f: show all") if self.failing_only else ("all", "f: failing only")
@@ -427,15 +428,18 @@ class. **f** shows only records failing DMARC,
         if self._rows is not None and self._rows.left:
             self._add_rows(self._rows.left)
 
-    def _scrolled(self, scroll_y: float) -> None:
+    def _near_the_end(self, row: float) -> bool:
+        """Whether rows are still to add and a screen from ``row`` comes near the last row added."""
         table = self.query_one(DataTable)
-        if self._rows is not None and self._rows.left \
-                and scroll_y + table.size.height + PAGE_ROWS // 2 >= table.row_count:
+        return self._rows is not None and self._rows.left > 0 \
+            and row + table.size.height + MARGIN_ROWS >= table.row_count
+
+    def _scrolled(self, scroll_y: float) -> None:
+        if self._near_the_end(scroll_y):
             self._add_rows()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if self._rows is not None and self._rows.left \
-                and event.cursor_row >= self.query_one(DataTable).row_count - PAGE_ROWS // 2:
+        if self._near_the_end(event.cursor_row):
             self._add_rows()
 
     def shown_records(self) -> list[int]:

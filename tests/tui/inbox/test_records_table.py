@@ -22,7 +22,7 @@ from tests.support.console import make_world
 from tests.support.dmarc_xml import feedback, record
 from tests.support.waiting import settle, settle_work
 from tui.reports import detail
-from tui.reports.detail import FIRST_MARGIN, PAGE_ROWS, RecordsView, ReportView
+from tui.reports.detail import MARGIN_ROWS, PAGE_ROWS, RecordsView, ReportView
 from tui.reports.record_rows import RecordRows
 from tui.widgets.list_table import ListTable
 
@@ -72,7 +72,7 @@ def record_keys(table: ListTable) -> list[int]:
 async def test_a_big_reports_records_show_a_screen_and_fill_as_the_cursor_goes() -> None:
     async with big_report_records() as (pilot, view):
         table = view.query_one("#records", ListTable)
-        assert table.row_count == SIZE[1] + FIRST_MARGIN  # the screen and a margin (a heading among them)
+        assert table.row_count == SIZE[1] + MARGIN_ROWS  # the screen and a margin (a heading among them)
         assert sorted(view.shown_records()) == list(range(RECORDS))  # every record, shown or to come
         assert f"{RECORDS} of {RECORDS} records" in str(view.query_one("#status").render())
         while table.row_count < RECORDS:
@@ -113,6 +113,23 @@ async def test_scrolling_to_the_end_brings_the_next_rows() -> None:
         table.scroll_to(y=table.max_scroll_y, animate=False, immediate=True)
         await settle(pilot)
         assert table.cursor_row == 1  # the view moved, not the cursor
+
+
+async def test_f_deep_in_the_records_shows_the_other_choice_from_its_top() -> None:
+    # Emptying the table scrolls it to the top, and the rows of the choice left were once added to it.
+    async with big_report_records() as (pilot, view):
+        table = view.query_one("#records", ListTable)
+        for _ in range(4):
+            await pilot.press("pagedown")
+        await settle(pilot)
+        assert table.scroll_y > 0 and table.row_count > SIZE[1] + MARGIN_ROWS
+        await pilot.press("f")  # failing DMARC only: none of these records
+        await settle(pilot)
+        assert view.shown_records() == [] and table.row_count == 0
+        await pilot.press("f")
+        await settle(pilot)
+        shown = record_keys(table)
+        assert shown == view.shown_records()[:len(shown)] and table.cursor_row == 1 and table.scroll_y == 0
 
 
 async def objects_made_by_opening_the_records(records: int) -> int:
