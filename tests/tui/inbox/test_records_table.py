@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 
 from jmapclient.dmarc import load_bytes
@@ -98,8 +99,22 @@ async def test_the_last_row_key_goes_to_the_reports_last_record(key: str) -> Non
         assert table.cursor_row == 0  # back at the top (the service's heading)
 
 
+async def test_the_mouse_wheel_brings_the_next_rows() -> None:
+    # The wheel moves the view, not the cursor: it stopped at the first rows added.
+    async with big_report_records() as (pilot, view):
+        table = view.query_one("#records", ListTable)
+        first = table.row_count
+        for _ in range(first):  # bounded: a turn of the wheel scrolls at least a line
+            if table.row_count > first:
+                break
+            table.post_message(events.MouseScrollDown(table, 5, 5, 0, 1, 0, False, False, False))
+            await settle(pilot)
+        assert table.row_count > first and table.cursor_row == 1
+        assert record_keys(table) == view.shown_records()[:len(record_keys(table))]
+
+
 async def test_scrolling_to_the_end_brings_the_next_rows() -> None:
-    # The mouse wheel and the scrollbar move the view, not the cursor: they stopped at the first page.
+    # The scrollbar moves the view, not the cursor: dragged to the bottom, it stopped at the first rows added.
     async with big_report_records() as (pilot, view):
         table = view.query_one("#records", ListTable)
         for _ in range(RECORDS):  # bounded: each scroll to the end adds rows until none is left
