@@ -14,7 +14,6 @@ from typing import Any
 
 from rich import box
 from rich.table import Table
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -46,6 +45,7 @@ from tui.reports.record_rows import RecordGroups, RecordRows, heading_key
 from tui.reports.source_names import names_of, say_set_aside
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
+from tui.widgets.plain_cell import PlainCell
 
 DETAIL_CSS = """
 DmarcDetail { layout: vertical; }
@@ -404,10 +404,12 @@ class. **f** shows only records failing DMARC,
         insight = record_cells(judged) if judged is not None else BLANK_INSIGHT
         hint = classify_digest(judged.record) if judged is not None else None
         return [
-            show(record.source_ip), f"{record.count:,}", _verdict(show(record.evaluated_dkim)),
-            _verdict(show(record.evaluated_spf)), *insight[:2], show(record.evaluated_disposition), record.header_from,
-            record.envelope_from, show(record.envelope_to), overrides_text(record),
-            (hint.value if hint is not None else "") if judged is not None else hint_text(record), *insight[2:],
+            PlainCell(show(record.source_ip)), PlainCell(f"{record.count:,}"), _verdict(show(record.evaluated_dkim)),
+            _verdict(show(record.evaluated_spf)), *insight[:2], PlainCell(show(record.evaluated_disposition)),
+            PlainCell(record.header_from), PlainCell(record.envelope_from), PlainCell(show(record.envelope_to)),
+            PlainCell(overrides_text(record)),
+            PlainCell((hint.value if hint is not None else "") if judged is not None else hint_text(record)),
+            *insight[2:],
         ]
 
     def _add_rows(self, count: int = PAGE_ROWS) -> None:
@@ -459,9 +461,8 @@ class. **f** shows only records failing DMARC,
         self.open_level(RecordView(self.context, record, (*self.trail, show(record.source_ip))))
 
 
-def _verdict(value: str) -> Text:
-    style = {"pass": "green", "fail": "bold red"}.get(value, "")
-    return outside.cut(value, style)
+def _verdict(value: str) -> PlainCell:
+    return PlainCell(value, {"pass": "green", "fail": "bold red"}.get(value, ""))
 
 
 # --- Record -----------------------------------------------------------------------------------

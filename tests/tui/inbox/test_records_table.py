@@ -14,6 +14,9 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
 import pytest
+from rich.console import Console
+from rich.padding import Padding
+from rich.style import Style
 from textual import events
 from textual.pilot import Pilot
 
@@ -25,7 +28,9 @@ from tests.support.waiting import settle, settle_work
 from tui.reports import detail
 from tui.reports.detail import MARGIN_ROWS, PAGE_ROWS, RecordsView, ReportView
 from tui.reports.record_rows import RecordRows
+from tui.widgets import outside
 from tui.widgets.list_table import ListTable
+from tui.widgets.plain_cell import PlainCell
 
 SIZE = (120, 40)
 RECORDS = PAGE_ROWS * 3 + 7
@@ -267,3 +272,24 @@ async def test_judging_that_fails_in_the_background_leaves_it_to_the_records_vie
         await settle(pilot)
         assert pilot.app.query_one(RecordsView).shown_records() and calls == [1, 1]
     world.store.close()
+
+
+@pytest.mark.parametrize(("value", "style"), [
+    ("10.0.0.1", ""), ("fail", "bold red"), ("pass", "green"), ("", ""), ("shop.example.net, other.example", ""),
+    ("[bold]not markup[/bold] [@click=app.quit]x[/]", ""), ("evil\x1b[2Jname\u202e\n", "bold red"),
+    ("數據報告", ""), ("x" * 300, ""),
+])
+@pytest.mark.parametrize("width", [0, 3, 9, 40])
+def test_a_plain_cell_is_drawn_as_its_text_would_be(value: str, style: str, width: int) -> None:
+    # The records table's cells are drawn as one segment, not as rich Text: the same cells on screen.
+    console = Console(width=120, force_terminal=True, color_system="truecolor")
+    options = console.options.update_dimensions(width, 1).update(no_wrap=True)
+
+    def drawn(cell: object) -> list[list[tuple[str, Style]]]:
+        """Each line's characters, each with its style (however they are cut into segments)."""
+        lines = console.render_lines(Padding(cell, (0, 1)), options)  # type: ignore[arg-type]
+        return [[(char, segment.style or Style.null()) for segment in line for char in segment.text] for line in lines]
+
+    assert drawn(PlainCell(value, style)) == drawn(outside.cut(value, style))
+    assert str(PlainCell(value, style)) == outside.cut(value, style).plain
+    assert console.measure(PlainCell(value, style)).maximum == console.measure(outside.cut(value, style)).maximum
