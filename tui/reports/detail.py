@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
-from functools import partial
 from typing import Any
 
 from rich import box
 from rich.table import Table
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -43,9 +41,11 @@ from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.insight_render import BLANK_INSIGHT, group_cells, record_cells
 from tui.reports.owned_senders import senders_of
+from tui.reports.record_rows import RecordGroups, RecordRows, heading_key
 from tui.reports.source_names import names_of, say_set_aside
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
+from tui.widgets.plain_cell import PlainCell
 
 DETAIL_CSS = """
 DmarcDetail { layout: vertical; }
@@ -159,8 +159,6 @@ POLICY_FIELDS = ("policyDomain", "policyDisposition", "policySubdomainDispositio
 MESSAGE_FIELDS = ("from", "subject", "to", "receivedAt", "expiresAt", "memberTenantId")
 
 
-RecordGroups = list[tuple[str, list[tuple[int, JudgedRecord | None]]]]
-"""A report's records by service: each service's name and its records (index, judgement or None)."""
 RECORDS_GROUP = in_background("dmarc-records-judge")
 
 
@@ -311,11 +309,23 @@ def record_groups(
 
 
 PAGE_ROWS = 80
-"""Rows added to the records table at a time. A report of 5,000 records once took 12 times its
-``get`` to show its table (every row built and measured first); now the first rows show at once and
-the next are added as the cursor comes near the last one added."""
+"""Rows added to the records table at a time, once the cursor or the scroll comes within a screen
+and :data:`MARGIN_ROWS` of the last row added (a page down never runs past the rows added)."""
+MARGIN_ROWS = 10
+"""Rows added beyond what the screen shows: at first the screen's height and these (a report's 5,000
+records: building and measuring 80 rows was 20-30 ms of the first frame)."""
 
-RowMaker = Callable[[], Iterable[Any]]
+
+class RecordsTable(ListTable):
+    """The records table: G (and ctrl+end) go to the report's last record, adding the rows still to come."""
+
+    def __init__(self, add_all: Callable[[], None], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.add_all = add_all
+
+    def action_scroll_bottom(self) -> None:
+        self.add_all()
+        super().action_scroll_bottom()
 
 
 class RecordsView(DmarcDetail):
@@ -345,14 +355,12 @@ class. **f** shows only records failing DMARC,
         self.failing_only = False
         self._groups = groups
         """Judged once (here, unless the report view judged them already); "f" only chooses among them."""
-        self._order: list[int] = []
-        """Indexes of the records shown, in the table's order (added to the table or still to add)."""
-        self._waiting: list[tuple[str, RowMaker]] = []
-        """Rows still to add to the table: their key and how to make their cells."""
+        self._rows: RecordRows | None = None
+        """The rows of the choice shown: added to the table, or still to add."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="status", classes="status")
-        yield ListTable(id="records")
+        yield RecordsTable(self._add_all, id="records")
 
     @while_attached
     def on_mount(self) -> None:
@@ -368,31 +376,27 @@ class. **f** shows only records failing DMARC,
         table.add_column(HINT_COLUMN, key="hint")
         table.add_column("Source name", key="name")
         table.add_column("Why this class", key="reason")
+        # The mouse wheel and the scrollbar move the view, not the cursor: near the end, more rows.
+        self.watch(table, "scroll_y", self._scrolled, init=False)
         self.fill()
         table.focus()
 
     def fill(self) -> None:
         table = self.query_one(DataTable)
+        self._rows = None  # emptying the table scrolls it to the top: no row of the old choice is added then
         table.clear()
         records = self.item.report.records
         if self._groups is None:
             self._groups = record_groups(self.context, self.item, self.wire)
         say_set_aside(self.context, self)
-        self._order, self._waiting = [], []
-        for service, members in self._groups:
-            rows = [(i, j) for i, j in members if not (self.failing_only and records[i].passes_dmarc)]
-            if service and rows:
-                counts = [records[i].count for i, _ in rows]
-                self._waiting.append((f"group\x00{service}", partial(group_cells, service, counts, len(table.columns))))
-            for index, judged in rows:
-                self._order.append(index)
-                self._waiting.append((str(index), partial(self._record_cells, index, judged)))
-        self._add_rows()
+        self._rows = RecordRows(self._groups, records, failing_only=self.failing_only)
+        self._add_rows(self.app.size.height + MARGIN_ROWS)  # the terminal's height: more than the table shows
         if table.row_count > 1 and not str(table.ordered_rows[0].key.value).isdigit():
             table.move_cursor(row=1)  # on the first record, not its service's heading
         which, toggle = ("failing DMARC", "f: show all") if self.failing_only else ("all", "f: failing only")
         self.query_one("#status", Static).update(
-            f"{len(self._order)} of {len(records)} records ({which}) · {toggle} · enter: open a record · esc: back"
+            f"{self._rows.record_count} of {len(records)} records ({which}) · {toggle} · enter: open a record · "
+            "esc: back"
         )
 
     def _record_cells(self, index: int, judged: JudgedRecord | None) -> list[Any]:
@@ -400,26 +404,49 @@ class. **f** shows only records failing DMARC,
         insight = record_cells(judged) if judged is not None else BLANK_INSIGHT
         hint = classify_digest(judged.record) if judged is not None else None
         return [
-            show(record.source_ip), f"{record.count:,}", _verdict(show(record.evaluated_dkim)),
-            _verdict(show(record.evaluated_spf)), *insight[:2], show(record.evaluated_disposition), record.header_from,
-            record.envelope_from, show(record.envelope_to), overrides_text(record),
-            (hint.value if hint is not None else "") if judged is not None else hint_text(record), *insight[2:],
+            PlainCell(show(record.source_ip)), PlainCell(f"{record.count:,}"), _verdict(show(record.evaluated_dkim)),
+            _verdict(show(record.evaluated_spf)), *insight[:2], PlainCell(show(record.evaluated_disposition)),
+            PlainCell(record.header_from), PlainCell(record.envelope_from), PlainCell(show(record.envelope_to)),
+            PlainCell(overrides_text(record)),
+            PlainCell((hint.value if hint is not None else "") if judged is not None else hint_text(record)),
+            *insight[2:],
         ]
 
-    def _add_rows(self) -> None:
-        """Add the next rows waiting, a page of them."""
+    def _add_rows(self, count: int = PAGE_ROWS) -> None:
+        """Add the next ``count`` rows still to add, their cells made now."""
+        rows = self._rows
+        if rows is None:
+            return
         table = self.query_one(DataTable)
-        page, self._waiting = self._waiting[:PAGE_ROWS], self._waiting[PAGE_ROWS:]
-        for key, make in page:
-            table.add_row(*make(), key=key)
+        width = len(table.columns)
+        for position in rows.take(count):
+            entry = rows.entries[position]
+            if isinstance(entry, str):
+                table.add_row(*group_cells(entry, rows.counts_under(position), width), key=heading_key(entry))
+            else:
+                table.add_row(*self._record_cells(entry, rows.judged[entry]), key=str(entry))
+
+    def _add_all(self) -> None:
+        if self._rows is not None and self._rows.left:
+            self._add_rows(self._rows.left)
+
+    def _near_the_end(self, row: float) -> bool:
+        """Whether rows are still to add and a screen from ``row`` comes near the last row added."""
+        table = self.query_one(DataTable)
+        return self._rows is not None and self._rows.left > 0 \
+            and row + table.size.height + MARGIN_ROWS >= table.row_count
+
+    def _scrolled(self, scroll_y: float) -> None:
+        if self._near_the_end(scroll_y):
+            self._add_rows()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if self._waiting and event.cursor_row >= self.query_one(DataTable).row_count - PAGE_ROWS // 2:
+        if self._near_the_end(event.cursor_row):
             self._add_rows()
 
     def shown_records(self) -> list[int]:
         """Indexes of the records shown, in the table's order (the services' heading rows left out)."""
-        return list(self._order)
+        return self._rows.shown() if self._rows is not None else []
 
     def action_failing(self) -> None:
         self.failing_only = not self.failing_only
@@ -434,9 +461,8 @@ class. **f** shows only records failing DMARC,
         self.open_level(RecordView(self.context, record, (*self.trail, show(record.source_ip))))
 
 
-def _verdict(value: str) -> Text:
-    style = {"pass": "green", "fail": "bold red"}.get(value, "")
-    return outside.cut(value, style)
+def _verdict(value: str) -> PlainCell:
+    return PlainCell(value, {"pass": "green", "fail": "bold red"}.get(value, ""))
 
 
 # --- Record -----------------------------------------------------------------------------------

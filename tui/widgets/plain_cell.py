@@ -1,0 +1,50 @@
+"""A one-line table cell of outside text, drawn and measured for less than ``rich.text.Text``.
+
+A records table draws each of its 14 columns for every row on screen, the columns scrolled out of
+view too: at 120×40, 490 cells, the largest part of the CPU its first frame took once a big
+report's records stopped costing (0.06 ms a cell as ``Text``, wrapped, justified and joined line by
+line, against 0.04 ms here). A cell is one line of one style, so it is drawn as one segment, cut or
+padded to the column's width, as ``Text`` would draw it, and measured as its width. The value passes
+:func:`jmapclient.display.safe_text` first, as every cell's does (:func:`tui.widgets.outside.cut`),
+and is never read as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from rich.cells import cell_len, set_cell_size
+from rich.console import Console, ConsoleOptions
+from rich.measure import Measurement
+from rich.segment import Segment
+
+from jmapclient.display import LIST_MAX, safe_text
+
+
+class PlainCell:
+    """``value`` as safe text on one line, in ``style`` (a style name or definition of our own)."""
+
+    __slots__ = ("style", "text")
+
+    def __init__(self, value: Any, style: str = "") -> None:
+        self.text = safe_text(value, max_len=LIST_MAX)
+        self.style = style
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"PlainCell({self.text!r}, {self.style!r})"
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
+        width, text = options.max_width, self.text
+        if cell_len(text) > width:
+            text = set_cell_size(text, width)  # cut, as Text folds a line that may not wrap
+        yield Segment(text, console.get_style(self.style) if self.style else None)
+        if cell_len(text) < width:
+            yield Segment(" " * (width - cell_len(text)))  # padded unstyled, as Text pads its line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = cell_len(self.text)
+        return Measurement(width, width)
