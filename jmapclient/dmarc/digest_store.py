@@ -42,22 +42,17 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from jmapclient.dmarc.analytics import (
-    RecordDigest,
-    ReportDigest,
-    ReportTotal,
-    classify,
-    digest_report,
-    new_record,
-)
+from jmapclient.dmarc.analytics import RecordDigest, ReportDigest, ReportTotal, digest_report, new_record
 from jmapclient.dmarc.digest_figures import DigestFigures
 from jmapclient.dmarc.digest_file import DamagedStore as DamagedStore  # raised by the store; named where it is used
+from jmapclient.dmarc.digest_rows import DECODED, Row, clean, digest_rows, wire_rows
+from jmapclient.dmarc.digest_rows import MAX_COUNT as MAX_COUNT  # the clamp on a record's count, named by tests
 from jmapclient.dmarc.figures import Figures as Figures  # the store's answer, named where it is used
-from jmapclient.encoding import format_utc, parse_utc
+from jmapclient.encoding import parse_utc
 from jmapclient.objects import GetResult, ObjectApi
 from jmapclient.paging import QueryPage, QueryPager
 
@@ -77,11 +72,6 @@ counted on the first day arrived at most two days before. A report claiming a pe
 arrival (a reporter's clock far ahead) is not fetched for the period."""
 READ_CHUNK = 500
 """Stored reports read back per query (their records in one more): few queries, flat memory."""
-MAX_COUNT = 2**40
-"""A record's message count is clamped here, so sums over a million records fit SQLite's integers."""
-DECODED = 4096
-"""Stored JSON lists remembered decoded: records repeat a few shapes (``[]``, one domain's pass), and
-reading back tens of thousands of reports decoded each one again."""
 NEWEST_FIRST = ({"property": "id", "isAscending": False},)
 """Ids grow with arrival; both servers sort reports by id (wire-notes), so new reports come first."""
 UNFILTERED = "{}"
@@ -126,17 +116,6 @@ def store_file(server: str) -> Path:
     return data_dir() / "dmarc-digests" / f"{name}.sqlite"
 
 
-def _clean(value: str) -> str:
-    """``value`` as SQLite can store it: a lone surrogate (valid in JSON) becomes U+FFFD."""
-    if value.isascii():  # nearly every value, at a fraction of the cost of encoding it
-        return value
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        return value.encode("utf-8", "replace").decode()
-    return value
-
-
 @lru_cache(maxsize=DECODED)
 def _pairs(value: str) -> tuple[tuple[str, str], ...]:
     return tuple((str(a), str(b)) for a, b in json.loads(value))
@@ -146,54 +125,8 @@ _utc = lru_cache(maxsize=DECODED)(parse_utc)
 """Report periods repeat too: a day's reports mostly share their begin and end."""
 
 
-def _cleaned(values: tuple[str, ...]) -> tuple[str, ...]:
-    """:func:`_clean` of each value; one test for all of them when they are ASCII, as nearly all are."""
-    return values if "".join(values).isascii() else tuple(map(_clean, values))
-
-
-@lru_cache(maxsize=DECODED)
-def _listed(items: tuple[Any, ...]) -> str:
-    """A record's list as stored (JSON); records repeat a few shapes, so each is written once."""
-    return _clean(json.dumps(list(items)))
-
-
-@lru_cache(maxsize=DECODED)
-def _derived(overrides: tuple[str, ...], dkim: str, spf: str, dkim_auth: tuple[tuple[str, str], ...],
-             spf_auth: tuple[tuple[str, str], ...]) -> tuple[str, str, str, int, str]:
-    """What a record's row holds besides its own strings, from its results (all they read): its lists as
-    stored, whether it passes and its hint (:func:`classify`). Remembered: records repeat a few shapes."""
-    record = RecordDigest(source_ip="", count=0, disposition="", dkim=dkim, spf=spf, header_from="",
-                          envelope_from="", overrides=overrides, dkim_auth=dkim_auth, spf_auth=spf_auth)
-    return (_listed(overrides), _listed(dkim_auth), _listed(spf_auth), int(record.passes),
-            str(classify(record) or ""))
-
-
-@lru_cache(maxsize=DECODED)
-def _period(begin: datetime, end: datetime, *zones: object) -> tuple[str, str, str]:
-    """A report's begin, end and day as stored; remembered, as a day's reports mostly share their period.
-
-    ``zones``: their time zones, in the key too, as equal moments in other zones may fall on other days."""
-    return format_utc(begin), format_utc(end), ReportDigest("", "", "", "", begin, end).day.isoformat()
-
-
-def _rows(key: int, digest: ReportDigest) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
-    """The row of a report (its messages and passed summed) and the rows of its records, under ``key``."""
-    messages = passed = 0
-    records = []
-    for r in digest.records:
-        count = min(r.count, MAX_COUNT)
-        ip, disposition, dkim, spf, header_from, envelope_from = _cleaned(
-            (r.source_ip, r.disposition, r.dkim, r.spf, r.header_from, r.envelope_from))
-        overrides, dkim_auth, spf_auth, passes, hint = _derived(r.overrides, r.dkim, r.spf, r.dkim_auth, r.spf_auth)
-        messages += count
-        if passes:
-            passed += count
-        records.append((key, ip, count, disposition, dkim, spf, header_from, envelope_from, overrides, dkim_auth,
-                        spf_auth, passes, hint))
-    return (key, *_cleaned((digest.id, digest.reporter, digest.report_id, digest.policy_domain)),
-            *_period(digest.begin, digest.end, digest.begin.tzinfo, digest.end.tzinfo),
-            *_cleaned((digest.p, digest.sp, digest.np, digest.adkim, digest.aspf)), int(digest.testing), messages,
-            passed), records
+def _rows_of_wire(wire: Mapping[str, Any], key: int) -> tuple[Row, list[Row]]:
+    return wire_rows(key, wire) or digest_rows(key, digest_report(wire))
 
 
 @lru_cache(maxsize=DECODED)
@@ -245,24 +178,62 @@ class DigestStore(DigestFigures):
 
     def put(self, digests: Sequence[ReportDigest], unreadable: Sequence[str] = ()) -> None:
         """Store digests (replacing any of the same id), and ids of reports this client cannot read."""
+        self._write([(digest.id, partial(digest_rows, digest=digest)) for digest in digests], unreadable)
+
+    def put_wires(self, wires: Iterable[Mapping[str, Any]]) -> tuple[int, list[str]]:
+        """Store reports as the server sent them (``id`` and ``report``): (how many, ids of those this
+        client cannot read, kept so they are not fetched again). Rows are built straight from the wire
+        form when it has the shape servers write (:func:`wire_rows`), else through a digest."""
+        bad: list[str] = []
+        readable: list[tuple[str, Callable[[int], tuple[Row, list[Row]]]]] = []
+        for wire in wires:
+            report_id = wire.get("id")
+            if type(report_id) is str:
+                readable.append((report_id, partial(_rows_of_wire, wire)))
+                continue
+            try:  # an id that is no text: the long way writes it as text
+                digest = digest_report(wire)
+            except (ValueError, TypeError, KeyError, AttributeError):
+                bad.append(str(report_id))
+                continue
+            readable.append((digest.id, partial(digest_rows, digest=digest)))
+        return self._write(readable, (), bad), bad
+
+    def _write(self, made: Sequence[tuple[str, Callable[[int], tuple[Row, list[Row]]]]], unreadable: Sequence[str],
+               bad: list[str] | None = None) -> int:
+        """Store the rows each of ``made`` builds under the key it is given; ``bad``: where the ids of those
+        that raise go (they are stored as unreadable), else they raise. Returns how many were stored."""
         with self._transaction() as db:
             self._changed(db)
-            # A chunk at a time (three statements, not three a report): the last digest of an id wins.
-            latest = {_clean(digest.id): digest for digest in digests}
-            db.executemany("DELETE FROM reports WHERE id=?", [(report_id,) for report_id in latest])
+            # A chunk at a time (three statements, not three a report): the last report of an id wins.
+            latest = {clean(report_id): build for report_id, build in made}
             first = int(db.execute("SELECT coalesce(max(key), 0) + 1 FROM reports").fetchone()[0])
-            reports, records = [], []
-            for key, digest in enumerate(latest.values(), first):
-                report, rows = _rows(key, digest)
+            reports: list[Row] = []
+            records: list[Row] = []
+            failed: list[str] = []
+            for report_id, build in latest.items():
+                key = first + len(reports)  # none taken by a report left out
+                if bad is None:
+                    report, rows = build(key)
+                else:
+                    try:
+                        report, rows = build(key)
+                    except (ValueError, TypeError, KeyError, AttributeError):
+                        failed.append(report_id)  # a report this client cannot read is left out, not fatal
+                        continue
                 reports.append(report)
                 records += rows
+            if bad is not None:
+                bad += failed
+            db.executemany("DELETE FROM reports WHERE id=?", [(report_id,) for report_id in latest])
             db.executemany("INSERT INTO reports(key, id, org, report_id, policy_domain, begin, end, day, p, sp, np,"
                            " adkim, aspf, testing, messages, passed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", reports)
             db.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", records)
-            for report_id in unreadable:
+            for report_id in (*unreadable, *failed):
                 db.execute("INSERT OR REPLACE INTO reports(id, org, report_id, policy_domain, begin, end, day, p, sp,"
                            " np, adkim, aspf, testing) VALUES (?,'','','','','',?,'','','','','',0)",
-                           (_clean(report_id), UNREADABLE_DAY))
+                           (clean(report_id), UNREADABLE_DAY))
+        return len(reports)
 
     def mark_listed(self, ids: Iterable[str]) -> None:
         """Count these reports, and only these, in the figures: a listing that says nothing of positions.
@@ -272,7 +243,7 @@ class DigestStore(DigestFigures):
         with self._transaction() as db:
             self._changed(db)
             db.execute("DELETE FROM listed")
-            db.executemany("INSERT OR IGNORE INTO listed VALUES (?, ?)", [(_clean(i), UNRANKED) for i in ids])
+            db.executemany("INSERT OR IGNORE INTO listed VALUES (?, ?)", [(clean(i), UNRANKED) for i in ids])
             db.execute("DELETE FROM meta WHERE key='listing'")
 
     def discard(self, ids: Iterable[str]) -> None:
@@ -283,7 +254,7 @@ class DigestStore(DigestFigures):
         """
         with self._transaction() as db:
             self._changed(db)
-            for (report_id,) in {(_clean(i),) for i in ids}:
+            for (report_id,) in {(clean(i),) for i in ids}:
                 db.execute("DELETE FROM reports WHERE id=?", (report_id,))
                 row = db.execute("DELETE FROM listed WHERE id=? RETURNING rank", (report_id,)).fetchone()
                 if row is not None and row[0] != UNRANKED:
@@ -430,15 +401,9 @@ class DigestStore(DigestFigures):
             while in_flight:
                 got = await in_flight.popleft()
                 send_next()  # the server works on it while this answer is digested
-                digests, bad = [], []
-                for wire in got.raw:
-                    try:
-                        digests.append(digest_report(wire))
-                    except (ValueError, TypeError, KeyError, AttributeError):
-                        bad.append(str(wire.get("id")))  # a report this client cannot read is left out, not fatal
-                self.put(digests, bad)
+                stored, bad = self.put_wires(got.raw)  # a report this client cannot read is left out, not fatal
                 generation += 1  # what put() did; anything else changing the store meanwhile moves it further
-                fetched += len(digests)
+                fetched += stored
                 unreadable += len(bad)
                 lost += len(got.not_found)
                 await report(SyncProgress("fetching", fetched + unreadable + lost, len(wanted), cached))
@@ -527,7 +492,7 @@ class _Listing:
         total = page.scanned_total
         self.ranked = self.ranked and not page.narrowed and total is not None
         self.server_total = total
-        rows = [(_clean(report_id), total - 1 - (page.position + n) if total is not None and self.ranked else UNRANKED)
+        rows = [(clean(report_id), total - 1 - (page.position + n) if total is not None and self.ranked else UNRANKED)
                 for n, report_id in enumerate(page.ids)]
         with self.store._transaction() as db:  # one transaction: row by row, a page costs 25× more
             db.executemany("INSERT OR IGNORE INTO fresh VALUES (?, ?)", rows)
@@ -543,7 +508,7 @@ class _Listing:
             return False
         rank = page.scanned_total - page.position - len(page.ids)
         with self.store._lock:
-            row = self.store._db.execute("SELECT rank FROM listed WHERE id=?", (_clean(page.ids[-1]),)).fetchone()
+            row = self.store._db.execute("SELECT rank FROM listed WHERE id=?", (clean(page.ids[-1]),)).fetchone()
         if row is None or row[0] != rank:
             return False
         self.stop = rank
