@@ -362,66 +362,159 @@ class DigestStore(DigestFigures):
                 if inspect.isawaitable(result):
                     await result
 
+        limits = session.limits
+        bound = None if since is None else datetime.combine(since - ARRIVAL_SLACK, time(), UTC)
+        width = max(2, min(PROBES, limits.max_objects_in_get))
         listing = _Listing(self, json.dumps(filter or {}, sort_keys=True, default=str))
         pager = QueryPager(api, filter, NEWEST_FIRST, ids_only=True, page_size=LIST_PAGE)
-        async for page in pager.pages(first=PROBE if listing.continues else None):
-            listing.add(page)
-            joined = listing.joined(page)  # what is older than this page is what was listed before
-            await report(SyncProgress("listing", pager.total if joined and pager.total else listing.count,
-                                      pager.total))
-            if joined:
-                break
-        forgotten = listing.commit(forget_unlisted=not filter)
-        bound = None if since is None else datetime.combine(since - ARRIVAL_SLACK, time(), UTC)
-        with self._lock:
-            generation = self._generation(self._db)
-            settled = generation == self._whole or (
-                bound is not None and self._older is not None and self._older[0] == generation
-                and self._older[1] <= bound)
-            missing = [] if settled else [report_id for (report_id,) in self._db.execute(_MISSING)]
-        limits = (await api.client.session()).limits
-        wanted = missing
-        if bound is not None and missing:
-            wanted = missing[:await _arrived_since(api, missing, bound, max(2, min(PROBES, limits.max_objects_in_get)))]
-        cached = listing.total - len(missing)
-        fetched = unreadable = lost = 0
-        await report(SyncProgress("fetching", 0, len(wanted), cached))
-        size = max(1, min(GET_CHUNK, limits.max_objects_in_get))
-        chunks = iter([wanted[at:at + size] for at in range(0, len(wanted), size)])
-        in_flight: deque[asyncio.Task[GetResult]] = deque()
-
-        def send_next() -> None:
-            chunk = next(chunks, None)
-            if chunk is not None:
-                in_flight.append(asyncio.create_task(api.get(chunk, properties=("id", "report"))))
-
+        fetch = _Fetch(self, api, max(1, min(GET_CHUNK, limits.max_objects_in_get)),
+                       max(1, limits.max_concurrent_requests - 1))
+        # A listing read from the start into a store that knows nothing settled: each page's reports not
+        # stored are fetched while the next page is listed, down to the period's cut (the pages are newest
+        # first). A continued listing stops at its first pages; what it misses is found after it, as before.
+        overlap = not listing.continues and self._whole is None and self._older is None
+        cut = False
+        """The period's cut was found: every listed report not stored from there on arrived before the bound."""
         try:
-            for _ in range(max(1, limits.max_concurrent_requests - 1)):
-                send_next()
-            while in_flight:
-                got = await in_flight.popleft()
-                send_next()  # the server works on it while this answer is digested
-                stored, bad = self.put_wires(got.raw)  # a report this client cannot read is left out, not fatal
-                generation += 1  # what put() did; anything else changing the store meanwhile moves it further
-                fetched += stored
-                unreadable += len(bad)
-                lost += len(got.not_found)
-                await report(SyncProgress("fetching", fetched + unreadable + lost, len(wanted), cached))
+            async for page in pager.pages(first=PROBE if listing.continues else None):
+                listing.add(page)
+                joined = listing.joined(page)  # what is older than this page is what was listed before
+                await report(SyncProgress("listing", pager.total if joined and pager.total else listing.count,
+                                          pager.total))
+                if overlap and not cut:
+                    candidates = [i for i in self._not_stored(page.ids) if i not in fetch.queued]
+                    arrived = len(candidates) if bound is None or not candidates else await _arrived_since(
+                        api, candidates, bound, width)
+                    fetch.add(candidates[:arrived])
+                    cut = arrived < len(candidates)
+                if joined:
+                    break
+            forgotten = listing.commit(forget_unlisted=not filter)
+            with self._lock:
+                generation = self._generation(self._db)
+                puts = fetch.puts  # what this sync wrote so far: in the generation already
+                settled = generation == self._whole or (
+                    bound is not None and self._older is not None and self._older[0] == generation
+                    and self._older[1] <= bound)
+                missing = [] if settled else [report_id for (report_id,) in self._db.execute(_MISSING)]
+            rest = [report_id for report_id in missing if report_id not in fetch.queued]
+            if cut:
+                rest = []
+            elif bound is not None and rest:
+                rest = rest[:await _arrived_since(api, rest, bound, width)]
+            missing_before = len(set(missing) | fetch.queued)  # fetched by this sync: not stored before it
+            cached = listing.total - missing_before
+            fetch.add(rest)
+            fetch.close()
+            shown = None
+            while True:  # a step a chunk stored, as the fetch goes
+                fetch.moved.clear()
+                done = fetch.done
+                if done != shown:
+                    await report(SyncProgress("fetching", done, len(fetch.queued), cached))
+                    shown = done
+                if fetch.task.done() and fetch.done == shown:
+                    fetch.task.result()  # raised what stopped it
+                    break
+                await fetch.moved.wait()
         finally:
-            for task in in_flight:  # stopped (x, esc) or failed: the gets still out are not waited for
-                task.cancel()
-                task.add_done_callback(_settled)  # one that failed meanwhile is not reported as unretrieved
+            fetch.cancel()  # stopped (x, esc) or failed: the gets still out are not waited for
         with self._lock:
             # Settled only if every wanted report was stored (none gone by the time it was asked for),
             # and nothing but this sync wrote meanwhile (the inbox may forget a report between two gets).
             # Already settled, nothing was looked at: what was known stays as it was.
-            if (not settled and not lost and fetched + unreadable == len(wanted)
+            generation += fetch.puts - puts
+            if (not settled and not fetch.lost and fetch.fetched + fetch.unreadable == len(fetch.queued)
                     and self._generation(self._db) == generation):
-                if len(wanted) == len(missing):
+                if len(fetch.queued) == missing_before:
                     self._whole = generation
                 elif bound is not None:
                     self._older = (generation, bound)
-        return SyncResult(listing.total, fetched, forgotten, unreadable)
+        return SyncResult(listing.total, fetch.fetched, forgotten, fetch.unreadable)
+
+    def _not_stored(self, ids: Sequence[str]) -> list[str]:
+        """``ids`` (in order, each once) of the reports not stored, unreadable ones counted as stored."""
+        wanted = list(dict.fromkeys(clean(i) for i in ids))
+        stored: set[str] = set()
+        with self._lock:
+            for at in range(0, len(wanted), READ_CHUNK):  # bound variables a statement, far below SQLite's limit
+                chunk = wanted[at:at + READ_CHUNK]
+                stored.update(i for (i,) in self._db.execute(
+                    f"SELECT id FROM reports WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+        return [i for i in wanted if i not in stored]
+
+
+class _Fetch:
+    """The gets of one sync: ids queued as they are found, a get per chunk, a few in flight, each answer
+    stored while the next ones are on their way (in a task of its own, so the listing goes on meanwhile).
+
+    Up to ``lanes`` requests in flight, the listing's one among them while it lasts: the server's
+    ``maxConcurrentRequests`` less one, one left for whatever else the client asks meanwhile.
+    """
+
+    def __init__(self, store: DigestStore, api: ObjectApi, size: int, lanes: int) -> None:
+        self.store, self.api, self.size, self.lanes = store, api, size, lanes
+        self.queued: set[str] = set()
+        """Every id queued by this sync (cleaned, as stored)."""
+        self.pending: deque[str] = deque()
+        self.in_flight: deque[asyncio.Task[GetResult]] = deque()
+        self.listing = True
+        """The listing still runs: it has a lane, and only whole chunks go (a short one waits for more ids)."""
+        self.fetched = self.unreadable = self.lost = self.puts = 0
+        self.moved = asyncio.Event()
+        """Set after each answer stored, and when the task ends."""
+        self.arrived = asyncio.Event()
+        self.task = asyncio.create_task(self._run())
+
+    @property
+    def done(self) -> int:
+        return self.fetched + self.unreadable + self.lost
+
+    def add(self, ids: Iterable[str]) -> None:
+        for report_id in ids:
+            if report_id not in self.queued:
+                self.queued.add(report_id)
+                self.pending.append(report_id)
+        self._send()
+
+    def close(self) -> None:
+        """No more ids: every lane is the fetch's, and a last short chunk goes too."""
+        self.listing = False
+        self._send()
+        self.arrived.set()
+
+    def _send(self) -> None:
+        lanes = self.lanes - 1 if self.listing else self.lanes
+        while len(self.in_flight) < lanes and (len(self.pending) >= self.size or (self.pending and not self.listing)):
+            chunk = [self.pending.popleft() for _ in range(min(self.size, len(self.pending)))]
+            self.in_flight.append(asyncio.create_task(self.api.get(chunk, properties=("id", "report"))))
+        if self.in_flight:
+            self.arrived.set()
+
+    async def _run(self) -> None:
+        try:
+            while self.listing or self.in_flight:
+                if not self.in_flight:
+                    self.arrived.clear()
+                    await self.arrived.wait()
+                    continue
+                got = await self.in_flight[0]
+                self.in_flight.popleft()
+                self._send()  # the server works on it while this answer is stored
+                stored, bad = self.store.put_wires(got.raw)  # a report this client cannot read is left out
+                self.puts += 1
+                self.fetched += stored
+                self.unreadable += len(bad)
+                self.lost += len(got.not_found)
+                self.moved.set()
+        finally:
+            self.moved.set()
+
+    def cancel(self) -> None:
+        self.task.cancel()
+        for task in self.in_flight:
+            task.cancel()
+            task.add_done_callback(_settled)  # one that failed meanwhile is not reported as unretrieved
 
 
 async def _arrived_since(api: ObjectApi, ids: Sequence[str], bound: datetime, width: int) -> int:
