@@ -46,7 +46,14 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from jmapclient.dmarc.analytics import RecordDigest, ReportDigest, ReportTotal, digest_report, new_record
+from jmapclient.dmarc.analytics import (
+    RecordDigest,
+    ReportDigest,
+    ReportTotal,
+    digest_report,
+    new_record,
+    new_report,
+)
 from jmapclient.dmarc.digest_figures import DigestFigures
 from jmapclient.dmarc.digest_file import DamagedStore as DamagedStore  # raised by the store; named where it is used
 from jmapclient.dmarc.digest_rows import DECODED, Row, clean, digest_rows, wire_rows
@@ -333,9 +340,8 @@ class DigestStore(DigestFigures):
                     ip, count, disposition, dkim, spf, header_from, envelope_from, _strings(overrides),
                     _pairs(dkim_auth), _pairs(spf_auth)))
         return [
-            ReportDigest(id=report_id, reporter=org, report_id=rid, policy_domain=domain, begin=_utc(begin),
-                         end=_utc(end), records=tuple(records[key]), p=p, sp=sp, np=np, adkim=adkim, aspf=aspf,
-                         testing=bool(testing))
+            new_report(report_id, org, rid, domain, _utc(begin), _utc(end), tuple(records[key]), p, sp, np, adkim,
+                       aspf, bool(testing))
             for key, report_id, org, rid, domain, begin, end, p, sp, np, adkim, aspf, testing in rows
         ]
 
