@@ -25,7 +25,14 @@ reports not stored yet, newest first, are cut where they start to have arrived b
 missing), and only the newer ones are fetched. A
 later sync of a wider period fetches the older ones it now needs. Reports are fetched a get per
 :data:`GET_CHUNK`, up to the server's ``maxConcurrentRequests`` less one in flight (one is left for
-whatever else the client asks meanwhile), each digested while the next ones are on their way.
+whatever else the client asks meanwhile), each stored while the next ones are on their way; a
+fetched report's rows are built straight from its wire form (:mod:`jmapclient.dmarc.digest_rows`).
+
+A first visit (a listing read from the start, into a store that knows nothing settled) does not
+wait for the whole listing: each page's reports not stored are cut at the period as above and
+fetched while the next page is listed, the listing's request one of the requests in flight; once
+the cut is found, the later pages are only listed. The progress keeps its two phases: the listing's
+steps, then the fetch's, whose first step may already count reports fetched meanwhile.
 
 The database is one file per server (owner-only, 0600); it remembers which server,
 account and user filled it and starts empty when that changes.

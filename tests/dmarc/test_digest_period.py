@@ -292,3 +292,33 @@ async def test_a_period_cut_in_the_listings_first_pages_fetches_only_the_period(
     everything = DigestStore()
     await everything.sync(world.context().client.dmarc_reports)
     assert store.figures(first, TODAY, limit=5) == everything.figures(first, TODAY, limit=5)
+
+
+async def test_a_get_failing_while_the_listing_goes_on_fails_the_sync_and_leaves_nothing_out(
+        world: StubWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fetch runs beside the listing: its failure is the sync's (no hang, no get left out), and the
+    next sync fetches what it could not."""
+    from jmapclient.errors import JmapError
+
+    monkeypatch.setattr(digest_store, "LIST_PAGE", 40)
+    monkeypatch.setattr(digest_store, "GET_CHUNK", 10)
+    failed: list[bytes] = []
+
+    async def refused(request: httpx.Request) -> httpx.Response:
+        failed.append(request.content)
+        return httpx.Response(500, json={"detail": "refused"})
+
+    def second_fetch(request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
+        fetches = [body for body in world.transport.bodies if b'"report"]' in body]
+        return refused if b'"report"]' in request.content and len(fetches) == 2 and not failed else None
+
+    world.transport.intercept = second_fetch
+    store = DigestStore()
+    with pytest.raises(JmapError):
+        await asyncio.wait_for(store.sync(world.context().client.dmarc_reports, since=since_days(365)), 30)
+    stored = len(store)
+    assert failed and stored < 200
+    world.transport.intercept = None
+    result = await store.sync(world.context().client.dmarc_reports, since=since_days(365))
+    assert len(store) == 200 and result.fetched == 200 - stored
+    assert store.figures(*EVERYTHING, limit=1).overview.reports == 200
