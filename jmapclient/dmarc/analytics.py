@@ -217,11 +217,25 @@ def new_record(source_ip: str, count: int, disposition: str, dkim: str, spf: str
     return record
 
 
+def new_report(id: str, reporter: str, report_id: str, policy_domain: str, begin: datetime, end: datetime,
+               records: tuple[RecordDigest, ...], p: str, sp: str, np: str, adkim: str, aspf: str,
+               testing: bool) -> ReportDigest:
+    """``ReportDigest(...)`` the way :func:`new_record` makes a record (the store reads tens of thousands back)."""
+    report = _new(ReportDigest)
+    report.__dict__.update(id=id, reporter=reporter, report_id=report_id, policy_domain=policy_domain, begin=begin,
+                           end=end, records=records, p=p, sp=sp, np=np, adkim=adkim, aspf=aspf, testing=testing)
+    return report
+
+
 _new = object.__new__
 _RECORD_FIELDS = ("source_ip", "count", "disposition", "dkim", "spf", "header_from", "envelope_from", "overrides",
                   "dkim_auth", "spf_auth")
+_REPORT_FIELDS = ("id", "reporter", "report_id", "policy_domain", "begin", "end", "records", "p", "sp", "np", "adkim",
+                  "aspf", "testing")
 if tuple(RecordDigest.__dataclass_fields__) != _RECORD_FIELDS:  # pragma: no cover - a change of RecordDigest
     raise ImportError("RecordDigest's fields changed: update analytics.new_record")
+if tuple(ReportDigest.__dataclass_fields__) != _REPORT_FIELDS:  # pragma: no cover - a change of ReportDigest
+    raise ImportError("ReportDigest's fields changed: update analytics.new_report")
 
 
 def _plain_digest(wire: Any) -> ReportDigest | None:

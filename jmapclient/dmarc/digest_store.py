@@ -25,7 +25,14 @@ reports not stored yet, newest first, are cut where they start to have arrived b
 missing), and only the newer ones are fetched. A
 later sync of a wider period fetches the older ones it now needs. Reports are fetched a get per
 :data:`GET_CHUNK`, up to the server's ``maxConcurrentRequests`` less one in flight (one is left for
-whatever else the client asks meanwhile), each digested while the next ones are on their way.
+whatever else the client asks meanwhile), each stored while the next ones are on their way; a
+fetched report's rows are built straight from its wire form (:mod:`jmapclient.dmarc.digest_rows`).
+
+A first visit (a listing read from the start, into a store that knows nothing settled) does not
+wait for the whole listing: each page's reports not stored are cut at the period as above and
+fetched while the next page is listed, the listing's request one of the requests in flight; once
+the cut is found, the later pages are only listed. The progress keeps its two phases: the listing's
+steps, then the fetch's, whose first step may already count reports fetched meanwhile.
 
 The database is one file per server (owner-only, 0600); it remembers which server,
 account and user filled it and starts empty when that changes.
@@ -42,7 +49,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +57,16 @@ from jmapclient.dmarc.analytics import (
     RecordDigest,
     ReportDigest,
     ReportTotal,
-    classify,
     digest_report,
     new_record,
+    new_report,
 )
 from jmapclient.dmarc.digest_figures import DigestFigures
 from jmapclient.dmarc.digest_file import DamagedStore as DamagedStore  # raised by the store; named where it is used
+from jmapclient.dmarc.digest_rows import DECODED, Row, clean, digest_rows, wire_rows
+from jmapclient.dmarc.digest_rows import MAX_COUNT as MAX_COUNT  # the clamp on a record's count, named by tests
 from jmapclient.dmarc.figures import Figures as Figures  # the store's answer, named where it is used
-from jmapclient.encoding import format_utc, parse_utc
+from jmapclient.encoding import parse_utc
 from jmapclient.objects import GetResult, ObjectApi
 from jmapclient.paging import QueryPage, QueryPager
 
@@ -77,11 +86,6 @@ counted on the first day arrived at most two days before. A report claiming a pe
 arrival (a reporter's clock far ahead) is not fetched for the period."""
 READ_CHUNK = 500
 """Stored reports read back per query (their records in one more): few queries, flat memory."""
-MAX_COUNT = 2**40
-"""A record's message count is clamped here, so sums over a million records fit SQLite's integers."""
-DECODED = 4096
-"""Stored JSON lists remembered decoded: records repeat a few shapes (``[]``, one domain's pass), and
-reading back tens of thousands of reports decoded each one again."""
 NEWEST_FIRST = ({"property": "id", "isAscending": False},)
 """Ids grow with arrival; both servers sort reports by id (wire-notes), so new reports come first."""
 UNFILTERED = "{}"
@@ -126,17 +130,6 @@ def store_file(server: str) -> Path:
     return data_dir() / "dmarc-digests" / f"{name}.sqlite"
 
 
-def _clean(value: str) -> str:
-    """``value`` as SQLite can store it: a lone surrogate (valid in JSON) becomes U+FFFD."""
-    if value.isascii():  # nearly every value, at a fraction of the cost of encoding it
-        return value
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        return value.encode("utf-8", "replace").decode()
-    return value
-
-
 @lru_cache(maxsize=DECODED)
 def _pairs(value: str) -> tuple[tuple[str, str], ...]:
     return tuple((str(a), str(b)) for a, b in json.loads(value))
@@ -146,54 +139,8 @@ _utc = lru_cache(maxsize=DECODED)(parse_utc)
 """Report periods repeat too: a day's reports mostly share their begin and end."""
 
 
-def _cleaned(values: tuple[str, ...]) -> tuple[str, ...]:
-    """:func:`_clean` of each value; one test for all of them when they are ASCII, as nearly all are."""
-    return values if "".join(values).isascii() else tuple(map(_clean, values))
-
-
-@lru_cache(maxsize=DECODED)
-def _listed(items: tuple[Any, ...]) -> str:
-    """A record's list as stored (JSON); records repeat a few shapes, so each is written once."""
-    return _clean(json.dumps(list(items)))
-
-
-@lru_cache(maxsize=DECODED)
-def _derived(overrides: tuple[str, ...], dkim: str, spf: str, dkim_auth: tuple[tuple[str, str], ...],
-             spf_auth: tuple[tuple[str, str], ...]) -> tuple[str, str, str, int, str]:
-    """What a record's row holds besides its own strings, from its results (all they read): its lists as
-    stored, whether it passes and its hint (:func:`classify`). Remembered: records repeat a few shapes."""
-    record = RecordDigest(source_ip="", count=0, disposition="", dkim=dkim, spf=spf, header_from="",
-                          envelope_from="", overrides=overrides, dkim_auth=dkim_auth, spf_auth=spf_auth)
-    return (_listed(overrides), _listed(dkim_auth), _listed(spf_auth), int(record.passes),
-            str(classify(record) or ""))
-
-
-@lru_cache(maxsize=DECODED)
-def _period(begin: datetime, end: datetime, *zones: object) -> tuple[str, str, str]:
-    """A report's begin, end and day as stored; remembered, as a day's reports mostly share their period.
-
-    ``zones``: their time zones, in the key too, as equal moments in other zones may fall on other days."""
-    return format_utc(begin), format_utc(end), ReportDigest("", "", "", "", begin, end).day.isoformat()
-
-
-def _rows(key: int, digest: ReportDigest) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
-    """The row of a report (its messages and passed summed) and the rows of its records, under ``key``."""
-    messages = passed = 0
-    records = []
-    for r in digest.records:
-        count = min(r.count, MAX_COUNT)
-        ip, disposition, dkim, spf, header_from, envelope_from = _cleaned(
-            (r.source_ip, r.disposition, r.dkim, r.spf, r.header_from, r.envelope_from))
-        overrides, dkim_auth, spf_auth, passes, hint = _derived(r.overrides, r.dkim, r.spf, r.dkim_auth, r.spf_auth)
-        messages += count
-        if passes:
-            passed += count
-        records.append((key, ip, count, disposition, dkim, spf, header_from, envelope_from, overrides, dkim_auth,
-                        spf_auth, passes, hint))
-    return (key, *_cleaned((digest.id, digest.reporter, digest.report_id, digest.policy_domain)),
-            *_period(digest.begin, digest.end, digest.begin.tzinfo, digest.end.tzinfo),
-            *_cleaned((digest.p, digest.sp, digest.np, digest.adkim, digest.aspf)), int(digest.testing), messages,
-            passed), records
+def _rows_of_wire(wire: Mapping[str, Any], key: int) -> tuple[Row, list[Row]]:
+    return wire_rows(key, wire) or digest_rows(key, digest_report(wire))
 
 
 @lru_cache(maxsize=DECODED)
@@ -245,24 +192,62 @@ class DigestStore(DigestFigures):
 
     def put(self, digests: Sequence[ReportDigest], unreadable: Sequence[str] = ()) -> None:
         """Store digests (replacing any of the same id), and ids of reports this client cannot read."""
+        self._write([(digest.id, partial(digest_rows, digest=digest)) for digest in digests], unreadable)
+
+    def put_wires(self, wires: Iterable[Mapping[str, Any]]) -> tuple[int, list[str]]:
+        """Store reports as the server sent them (``id`` and ``report``): (how many, ids of those this
+        client cannot read, kept so they are not fetched again). Rows are built straight from the wire
+        form when it has the shape servers write (:func:`wire_rows`), else through a digest."""
+        bad: list[str] = []
+        readable: list[tuple[str, Callable[[int], tuple[Row, list[Row]]]]] = []
+        for wire in wires:
+            report_id = wire.get("id")
+            if type(report_id) is str:
+                readable.append((report_id, partial(_rows_of_wire, wire)))
+                continue
+            try:  # an id that is no text: the long way writes it as text
+                digest = digest_report(wire)
+            except (ValueError, TypeError, KeyError, AttributeError):
+                bad.append(str(report_id))
+                continue
+            readable.append((digest.id, partial(digest_rows, digest=digest)))
+        return self._write(readable, (), bad), bad
+
+    def _write(self, made: Sequence[tuple[str, Callable[[int], tuple[Row, list[Row]]]]], unreadable: Sequence[str],
+               bad: list[str] | None = None) -> int:
+        """Store the rows each of ``made`` builds under the key it is given; ``bad``: where the ids of those
+        that raise go (they are stored as unreadable), else they raise. Returns how many were stored."""
         with self._transaction() as db:
             self._changed(db)
-            # A chunk at a time (three statements, not three a report): the last digest of an id wins.
-            latest = {_clean(digest.id): digest for digest in digests}
-            db.executemany("DELETE FROM reports WHERE id=?", [(report_id,) for report_id in latest])
+            # A chunk at a time (three statements, not three a report): the last report of an id wins.
+            latest = {clean(report_id): build for report_id, build in made}
             first = int(db.execute("SELECT coalesce(max(key), 0) + 1 FROM reports").fetchone()[0])
-            reports, records = [], []
-            for key, digest in enumerate(latest.values(), first):
-                report, rows = _rows(key, digest)
+            reports: list[Row] = []
+            records: list[Row] = []
+            failed: list[str] = []
+            for report_id, build in latest.items():
+                key = first + len(reports)  # none taken by a report left out
+                if bad is None:
+                    report, rows = build(key)
+                else:
+                    try:
+                        report, rows = build(key)
+                    except (ValueError, TypeError, KeyError, AttributeError):
+                        failed.append(report_id)  # a report this client cannot read is left out, not fatal
+                        continue
                 reports.append(report)
                 records += rows
+            if bad is not None:
+                bad += failed
+            db.executemany("DELETE FROM reports WHERE id=?", [(report_id,) for report_id in latest])
             db.executemany("INSERT INTO reports(key, id, org, report_id, policy_domain, begin, end, day, p, sp, np,"
                            " adkim, aspf, testing, messages, passed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", reports)
             db.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", records)
-            for report_id in unreadable:
+            for report_id in (*unreadable, *failed):
                 db.execute("INSERT OR REPLACE INTO reports(id, org, report_id, policy_domain, begin, end, day, p, sp,"
                            " np, adkim, aspf, testing) VALUES (?,'','','','','',?,'','','','','',0)",
-                           (_clean(report_id), UNREADABLE_DAY))
+                           (clean(report_id), UNREADABLE_DAY))
+        return len(reports)
 
     def mark_listed(self, ids: Iterable[str]) -> None:
         """Count these reports, and only these, in the figures: a listing that says nothing of positions.
@@ -272,7 +257,7 @@ class DigestStore(DigestFigures):
         with self._transaction() as db:
             self._changed(db)
             db.execute("DELETE FROM listed")
-            db.executemany("INSERT OR IGNORE INTO listed VALUES (?, ?)", [(_clean(i), UNRANKED) for i in ids])
+            db.executemany("INSERT OR IGNORE INTO listed VALUES (?, ?)", [(clean(i), UNRANKED) for i in ids])
             db.execute("DELETE FROM meta WHERE key='listing'")
 
     def discard(self, ids: Iterable[str]) -> None:
@@ -283,7 +268,7 @@ class DigestStore(DigestFigures):
         """
         with self._transaction() as db:
             self._changed(db)
-            for (report_id,) in {(_clean(i),) for i in ids}:
+            for (report_id,) in {(clean(i),) for i in ids}:
                 db.execute("DELETE FROM reports WHERE id=?", (report_id,))
                 row = db.execute("DELETE FROM listed WHERE id=? RETURNING rank", (report_id,)).fetchone()
                 if row is not None and row[0] != UNRANKED:
@@ -362,9 +347,8 @@ class DigestStore(DigestFigures):
                     ip, count, disposition, dkim, spf, header_from, envelope_from, _strings(overrides),
                     _pairs(dkim_auth), _pairs(spf_auth)))
         return [
-            ReportDigest(id=report_id, reporter=org, report_id=rid, policy_domain=domain, begin=_utc(begin),
-                         end=_utc(end), records=tuple(records[key]), p=p, sp=sp, np=np, adkim=adkim, aspf=aspf,
-                         testing=bool(testing))
+            new_report(report_id, org, rid, domain, _utc(begin), _utc(end), tuple(records[key]), p, sp, np, adkim,
+                       aspf, bool(testing))
             for key, report_id, org, rid, domain, begin, end, p, sp, np, adkim, aspf, testing in rows
         ]
 
@@ -391,72 +375,159 @@ class DigestStore(DigestFigures):
                 if inspect.isawaitable(result):
                     await result
 
+        limits = session.limits
+        bound = None if since is None else datetime.combine(since - ARRIVAL_SLACK, time(), UTC)
+        width = max(2, min(PROBES, limits.max_objects_in_get))
         listing = _Listing(self, json.dumps(filter or {}, sort_keys=True, default=str))
         pager = QueryPager(api, filter, NEWEST_FIRST, ids_only=True, page_size=LIST_PAGE)
-        async for page in pager.pages(first=PROBE if listing.continues else None):
-            listing.add(page)
-            joined = listing.joined(page)  # what is older than this page is what was listed before
-            await report(SyncProgress("listing", pager.total if joined and pager.total else listing.count,
-                                      pager.total))
-            if joined:
-                break
-        forgotten = listing.commit(forget_unlisted=not filter)
-        bound = None if since is None else datetime.combine(since - ARRIVAL_SLACK, time(), UTC)
-        with self._lock:
-            generation = self._generation(self._db)
-            settled = generation == self._whole or (
-                bound is not None and self._older is not None and self._older[0] == generation
-                and self._older[1] <= bound)
-            missing = [] if settled else [report_id for (report_id,) in self._db.execute(_MISSING)]
-        limits = (await api.client.session()).limits
-        wanted = missing
-        if bound is not None and missing:
-            wanted = missing[:await _arrived_since(api, missing, bound, max(2, min(PROBES, limits.max_objects_in_get)))]
-        cached = listing.total - len(missing)
-        fetched = unreadable = lost = 0
-        await report(SyncProgress("fetching", 0, len(wanted), cached))
-        size = max(1, min(GET_CHUNK, limits.max_objects_in_get))
-        chunks = iter([wanted[at:at + size] for at in range(0, len(wanted), size)])
-        in_flight: deque[asyncio.Task[GetResult]] = deque()
-
-        def send_next() -> None:
-            chunk = next(chunks, None)
-            if chunk is not None:
-                in_flight.append(asyncio.create_task(api.get(chunk, properties=("id", "report"))))
-
+        fetch = _Fetch(self, api, max(1, min(GET_CHUNK, limits.max_objects_in_get)),
+                       max(1, limits.max_concurrent_requests - 1))
+        # A listing read from the start into a store that knows nothing settled: each page's reports not
+        # stored are fetched while the next page is listed, down to the period's cut (the pages are newest
+        # first). A continued listing stops at its first pages; what it misses is found after it, as before.
+        overlap = not listing.continues and self._whole is None and self._older is None
+        cut = False
+        """The period's cut was found: every listed report not stored from there on arrived before the bound."""
         try:
-            for _ in range(max(1, limits.max_concurrent_requests - 1)):
-                send_next()
-            while in_flight:
-                got = await in_flight.popleft()
-                send_next()  # the server works on it while this answer is digested
-                digests, bad = [], []
-                for wire in got.raw:
-                    try:
-                        digests.append(digest_report(wire))
-                    except (ValueError, TypeError, KeyError, AttributeError):
-                        bad.append(str(wire.get("id")))  # a report this client cannot read is left out, not fatal
-                self.put(digests, bad)
-                generation += 1  # what put() did; anything else changing the store meanwhile moves it further
-                fetched += len(digests)
-                unreadable += len(bad)
-                lost += len(got.not_found)
-                await report(SyncProgress("fetching", fetched + unreadable + lost, len(wanted), cached))
+            async for page in pager.pages(first=PROBE if listing.continues else None):
+                listing.add(page)
+                joined = listing.joined(page)  # what is older than this page is what was listed before
+                await report(SyncProgress("listing", pager.total if joined and pager.total else listing.count,
+                                          pager.total))
+                if overlap and not cut:
+                    candidates = [i for i in self._not_stored(page.ids) if i not in fetch.queued]
+                    arrived = len(candidates) if bound is None or not candidates else await _arrived_since(
+                        api, candidates, bound, width)
+                    fetch.add(candidates[:arrived])
+                    cut = arrived < len(candidates)
+                if joined:
+                    break
+            forgotten = listing.commit(forget_unlisted=not filter)
+            with self._lock:
+                generation = self._generation(self._db)
+                puts = fetch.puts  # what this sync wrote so far: in the generation already
+                settled = generation == self._whole or (
+                    bound is not None and self._older is not None and self._older[0] == generation
+                    and self._older[1] <= bound)
+                missing = [] if settled else [report_id for (report_id,) in self._db.execute(_MISSING)]
+            rest = [report_id for report_id in missing if report_id not in fetch.queued]
+            if cut:
+                rest = []
+            elif bound is not None and rest:
+                rest = rest[:await _arrived_since(api, rest, bound, width)]
+            missing_before = len(set(missing) | fetch.queued)  # fetched by this sync: not stored before it
+            cached = listing.total - missing_before
+            fetch.add(rest)
+            fetch.close()
+            shown = None
+            while True:  # a step a chunk stored, as the fetch goes
+                fetch.moved.clear()
+                done = fetch.done
+                if done != shown:
+                    await report(SyncProgress("fetching", done, len(fetch.queued), cached))
+                    shown = done
+                if fetch.task.done() and fetch.done == shown:
+                    fetch.task.result()  # raised what stopped it
+                    break
+                await fetch.moved.wait()
         finally:
-            for task in in_flight:  # stopped (x, esc) or failed: the gets still out are not waited for
-                task.cancel()
-                task.add_done_callback(_settled)  # one that failed meanwhile is not reported as unretrieved
+            fetch.cancel()  # stopped (x, esc) or failed: the gets still out are not waited for
         with self._lock:
             # Settled only if every wanted report was stored (none gone by the time it was asked for),
             # and nothing but this sync wrote meanwhile (the inbox may forget a report between two gets).
             # Already settled, nothing was looked at: what was known stays as it was.
-            if (not settled and not lost and fetched + unreadable == len(wanted)
+            generation += fetch.puts - puts
+            if (not settled and not fetch.lost and fetch.fetched + fetch.unreadable == len(fetch.queued)
                     and self._generation(self._db) == generation):
-                if len(wanted) == len(missing):
+                if len(fetch.queued) == missing_before:
                     self._whole = generation
                 elif bound is not None:
                     self._older = (generation, bound)
-        return SyncResult(listing.total, fetched, forgotten, unreadable)
+        return SyncResult(listing.total, fetch.fetched, forgotten, fetch.unreadable)
+
+    def _not_stored(self, ids: Sequence[str]) -> list[str]:
+        """``ids`` (in order, each once) of the reports not stored, unreadable ones counted as stored."""
+        wanted = list(dict.fromkeys(clean(i) for i in ids))
+        stored: set[str] = set()
+        with self._lock:
+            for at in range(0, len(wanted), READ_CHUNK):  # bound variables a statement, far below SQLite's limit
+                chunk = wanted[at:at + READ_CHUNK]
+                stored.update(i for (i,) in self._db.execute(
+                    f"SELECT id FROM reports WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+        return [i for i in wanted if i not in stored]
+
+
+class _Fetch:
+    """The gets of one sync: ids queued as they are found, a get per chunk, a few in flight, each answer
+    stored while the next ones are on their way (in a task of its own, so the listing goes on meanwhile).
+
+    Up to ``lanes`` requests in flight, the listing's one among them while it lasts: the server's
+    ``maxConcurrentRequests`` less one, one left for whatever else the client asks meanwhile.
+    """
+
+    def __init__(self, store: DigestStore, api: ObjectApi, size: int, lanes: int) -> None:
+        self.store, self.api, self.size, self.lanes = store, api, size, lanes
+        self.queued: set[str] = set()
+        """Every id queued by this sync (cleaned, as stored)."""
+        self.pending: deque[str] = deque()
+        self.in_flight: deque[asyncio.Task[GetResult]] = deque()
+        self.listing = True
+        """The listing still runs: it has a lane, and only whole chunks go (a short one waits for more ids)."""
+        self.fetched = self.unreadable = self.lost = self.puts = 0
+        self.moved = asyncio.Event()
+        """Set after each answer stored, and when the task ends."""
+        self.arrived = asyncio.Event()
+        self.task = asyncio.create_task(self._run())
+
+    @property
+    def done(self) -> int:
+        return self.fetched + self.unreadable + self.lost
+
+    def add(self, ids: Iterable[str]) -> None:
+        for report_id in ids:
+            if report_id not in self.queued:
+                self.queued.add(report_id)
+                self.pending.append(report_id)
+        self._send()
+
+    def close(self) -> None:
+        """No more ids: every lane is the fetch's, and a last short chunk goes too."""
+        self.listing = False
+        self._send()
+        self.arrived.set()
+
+    def _send(self) -> None:
+        lanes = self.lanes - 1 if self.listing else self.lanes
+        while len(self.in_flight) < lanes and (len(self.pending) >= self.size or (self.pending and not self.listing)):
+            chunk = [self.pending.popleft() for _ in range(min(self.size, len(self.pending)))]
+            self.in_flight.append(asyncio.create_task(self.api.get(chunk, properties=("id", "report"))))
+        if self.in_flight:
+            self.arrived.set()
+
+    async def _run(self) -> None:
+        try:
+            while self.listing or self.in_flight:
+                if not self.in_flight:
+                    self.arrived.clear()
+                    await self.arrived.wait()
+                    continue
+                got = await self.in_flight[0]
+                self.in_flight.popleft()
+                self._send()  # the server works on it while this answer is stored
+                stored, bad = self.store.put_wires(got.raw)  # a report this client cannot read is left out
+                self.puts += 1
+                self.fetched += stored
+                self.unreadable += len(bad)
+                self.lost += len(got.not_found)
+                self.moved.set()
+        finally:
+            self.moved.set()
+
+    def cancel(self) -> None:
+        self.task.cancel()
+        for task in self.in_flight:
+            task.cancel()
+            task.add_done_callback(_settled)  # one that failed meanwhile is not reported as unretrieved
 
 
 async def _arrived_since(api: ObjectApi, ids: Sequence[str], bound: datetime, width: int) -> int:
@@ -527,7 +598,7 @@ class _Listing:
         total = page.scanned_total
         self.ranked = self.ranked and not page.narrowed and total is not None
         self.server_total = total
-        rows = [(_clean(report_id), total - 1 - (page.position + n) if total is not None and self.ranked else UNRANKED)
+        rows = [(clean(report_id), total - 1 - (page.position + n) if total is not None and self.ranked else UNRANKED)
                 for n, report_id in enumerate(page.ids)]
         with self.store._transaction() as db:  # one transaction: row by row, a page costs 25× more
             db.executemany("INSERT OR IGNORE INTO fresh VALUES (?, ?)", rows)
@@ -543,7 +614,7 @@ class _Listing:
             return False
         rank = page.scanned_total - page.position - len(page.ids)
         with self.store._lock:
-            row = self.store._db.execute("SELECT rank FROM listed WHERE id=?", (_clean(page.ids[-1]),)).fetchone()
+            row = self.store._db.execute("SELECT rank FROM listed WHERE id=?", (clean(page.ids[-1]),)).fetchone()
         if row is None or row[0] != rank:
             return False
         self.stop = rank

@@ -245,3 +245,80 @@ def test_the_one_walk_digest_is_the_general_walks(world: StubWorld) -> None:
         walked += json.dumps(general) != json.dumps(wire)  # the same members, in another order
         assert digest_report(wire) == digest_report(general)
     assert walked > 100  # most reports have lists of more than one item, read both ways
+
+
+async def test_the_first_pages_reports_are_fetched_while_later_pages_are_listed(
+        world: StubWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first visit does not wait for the whole listing: the newest page's reports go out first, and the
+    listing's requests and the gets together stay within the server's allowance less one."""
+    monkeypatch.setattr(digest_store, "LIST_PAGE", 40)  # five pages of the 200 reports
+    monkeypatch.setattr(digest_store, "GET_CHUNK", 10)
+    in_flight = peak = 0
+
+    async def counted(request: httpx.Request) -> httpx.Response:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        try:
+            await asyncio.sleep(0.005)
+            return await world.transport.inner.handle_async_request(request)
+        finally:
+            in_flight -= 1
+
+    world.transport.intercept = lambda request: counted
+    store = DigestStore()
+    client = world.context().client
+    allowed = (await client.session()).limits.max_concurrent_requests
+    mark = len(world.transport.bodies)
+    result = await store.sync(client.dmarc_reports, since=since_days(365))
+    sent = [name if args.get("properties") != ["id", "report"] else "fetch" for name, args in calls(world, mark)]
+    assert result.fetched == 200 and sent.count(QUERY) == 5
+    assert sent.index("fetch") < len(sent) - 1 - sent[::-1].index(QUERY)  # a get before the last page
+    assert 2 <= peak <= allowed - 1
+    assert store.figures(*EVERYTHING, limit=1).overview.reports == 200
+
+
+async def test_a_period_cut_in_the_listings_first_pages_fetches_only_the_period(
+        world: StubWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cut found on a page while the listing goes on: later pages are listed, none of theirs fetched."""
+    monkeypatch.setattr(digest_store, "LIST_PAGE", 20)
+    monkeypatch.setattr(digest_store, "GET_CHUNK", 5)
+    store = DigestStore()
+    first = since_days(7)
+    result = await store.sync(world.context().client.dmarc_reports, since=first)
+    assert sorted(fetched_ids(calls(world))) == sorted(needed(world, first))
+    assert (result.listed, result.fetched) == (200, len(needed(world, first)))
+    assert store.seen_before(first) is None  # the older ones are listed, not held
+    everything = DigestStore()
+    await everything.sync(world.context().client.dmarc_reports)
+    assert store.figures(first, TODAY, limit=5) == everything.figures(first, TODAY, limit=5)
+
+
+async def test_a_get_failing_while_the_listing_goes_on_fails_the_sync_and_leaves_nothing_out(
+        world: StubWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fetch runs beside the listing: its failure is the sync's (no hang, no get left out), and the
+    next sync fetches what it could not."""
+    from jmapclient.errors import JmapError
+
+    monkeypatch.setattr(digest_store, "LIST_PAGE", 40)
+    monkeypatch.setattr(digest_store, "GET_CHUNK", 10)
+    failed: list[bytes] = []
+
+    async def refused(request: httpx.Request) -> httpx.Response:
+        failed.append(request.content)
+        return httpx.Response(500, json={"detail": "refused"})
+
+    def second_fetch(request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
+        fetches = [body for body in world.transport.bodies if b'"report"]' in body]
+        return refused if b'"report"]' in request.content and len(fetches) == 2 and not failed else None
+
+    world.transport.intercept = second_fetch
+    store = DigestStore()
+    with pytest.raises(JmapError):
+        await asyncio.wait_for(store.sync(world.context().client.dmarc_reports, since=since_days(365)), 30)
+    stored = len(store)
+    assert failed and stored < 200
+    world.transport.intercept = None
+    result = await store.sync(world.context().client.dmarc_reports, since=since_days(365))
+    assert len(store) == 200 and result.fetched == 200 - stored
+    assert store.figures(*EVERYTHING, limit=1).overview.reports == 200

@@ -311,26 +311,45 @@ def advise(
     policies: dict[str, dict[PolicySeen, int]] = {}
     latest: dict[str, ReportDigest] = {}
 
+    reporters: dict[str, tuple[str, str]] = {}
+    """A reporter as written → (as told apart, as shown): reports repeat a few reporters."""
+    seen_policies: dict[tuple[str, str, str, str, str, bool], PolicySeen] = {}
+
     def chosen() -> Iterator[ReportDigest]:
         """The period's reports, counted per domain as the judging reads them: one pass, none held."""
+        # Once a report of the period (tens of thousands): what repeats is made once, not once a report.
         for report in digests:
             if not first <= report.day <= last or (wanted is not None and report.policy_domain != wanted):
                 continue
-            entry = advice.setdefault(report.policy_domain, DomainAdvice(report.policy_domain, first, last))
+            entry = advice.get(report.policy_domain)
+            if entry is None:
+                entry = advice[report.policy_domain] = DomainAdvice(report.policy_domain, first, last)
             left_out = screening.left_out.get(report.id)
             if left_out is not None:
                 entry.left_out.append(left_out)
                 continue
-            view = entry.reporters.setdefault(normal_reporter(report.reporter),
-                                              ReporterView(" ".join(report.reporter.split())))
-            messages = report.messages  # a sum over the records: read once
+            named = reporters.get(report.reporter)
+            if named is None:
+                named = reporters[report.reporter] = (normal_reporter(report.reporter),
+                                                      " ".join(report.reporter.split()))
+            view = entry.reporters.get(named[0])
+            if view is None:
+                view = entry.reporters[named[0]] = ReporterView(named[1])
+            messages = passed = 0  # summed over the records once
+            for record in report.records:
+                messages += record.count
+                if record.passes:
+                    passed += record.count
             view.reports += 1
             view.messages += messages
             entry.reports += 1
             entry.messages += messages
-            entry.passed += report.passed
+            entry.passed += passed
             seen = policies.setdefault(report.policy_domain, {})
-            policy = _policy(report)
+            shape = (report.p, report.sp, report.np, report.adkim, report.aspf, report.testing)
+            policy = seen_policies.get(shape)
+            if policy is None:
+                policy = seen_policies[shape] = _policy(report)
             seen[policy] = seen.get(policy, 0) + 1
             if report.policy_domain not in latest or report.end > latest[report.policy_domain].end:
                 latest[report.policy_domain] = report
