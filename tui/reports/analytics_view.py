@@ -50,6 +50,7 @@ from tui.reports.insight_render import (
 )
 from tui.reports.insight_render import num as _num
 from tui.reports.insight_render import rate as _rate
+from tui.reports.progress_line import say_progress
 from tui.reports.query import InboxQuery
 from tui.widgets import outside
 from tui.widgets.outside import OutsideTable
@@ -60,9 +61,9 @@ PERIODS = ((7, "last 7 days"), (14, "last 14 days"), (30, "last 30 days"), (90, 
            (365, "last 365 days"))
 DEFAULT_PERIOD = 30
 STEP_EVERY = 0.25
-"""Seconds between two progress steps drawn within a phase: each draws the status line and the bar's
-percentage again, and each of those lays the whole screen out again (a first visit of 10,000 reports
-posts a step a chunk, 20 and more, on the loop its own fetch shares)."""
+"""Seconds between two progress steps drawn within a phase: each paints the status line and the bar
+again (a first visit of 10,000 reports posts a step a chunk, 20 and more, on the loop its own fetch
+shares); the line is laid out only when its height may change (:func:`say_progress`)."""
 
 
 class SyncStep(Message):
@@ -310,11 +311,12 @@ shared provider, not yours". **esc** goes back to the inbox.
         if step.phase == "listing":
             progress.update(total=step.total, progress=step.done)
             of = f" of {step.total:,}" if step.total is not None else ""
-            status.update(f"Listing reports: {step.done:,}{of}…")
+            say_progress(status, f"Listing reports: {step.done:,}{of}…")
             return
         total = (step.total or 0) + step.cached
         progress.update(total=total or 1, progress=step.cached + step.done if total else 1)
-        status.update(f"Fetching {step.total or 0:,} reports ({step.cached:,} already cached): {step.done:,} done…")
+        say_progress(status,
+                     f"Fetching {step.total or 0:,} reports ({step.cached:,} already cached): {step.done:,} done…")
 
     @on(SyncFailed)
     @while_attached

@@ -8,9 +8,11 @@ import sqlite3
 from collections.abc import Awaitable, Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import ProgressBar, Select, Static
 
@@ -23,6 +25,7 @@ from tests.support.transport import FlakyTransport
 from tests.support.waiting import settle, wait_until
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.cache import DigestCache
+from tui.reports.progress_line import say_progress
 
 SIZE = (120, 40)
 GET = b'"x:DmarcExternalReport/get"'
@@ -107,6 +110,56 @@ async def test_progress_shows_and_x_stops_with_what_was_fetched() -> None:
         assert "stopped" not in status(view)
         assert len(view.cache) == period  # the period's reports: the whole inbox's, not a capped part
     world.store.close()
+
+
+def count_layouts(line: Static) -> list[str]:
+    """The words ``line`` showed at each refresh of it that laid the screen out again, as they come."""
+    laid_out: list[str] = []
+    refresh = line.refresh
+
+    def counted(*regions: Any, **options: Any) -> Any:
+        if options.get("layout"):
+            laid_out.append(str(line.content))
+        return refresh(*regions, **options)
+
+    line.refresh = counted  # type: ignore[method-assign]
+    return laid_out
+
+
+async def test_progress_steps_repaint_the_status_line_without_laying_the_screen_out() -> None:
+    world = make_world("spec", reports=600)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        held = HeldGets(world.transport)
+        await pilot.press("a")
+        await wait_until(pilot, held.started.is_set, "the first get")
+        view = pilot.app.query_one(AnalyticsView)
+        laid_out = count_layouts(view.query_one("#status", Static))
+        await wait_until(pilot, lambda: "Fetching" in status(view), "the fetching status")
+        held.released.set()
+        await settle(pilot)
+        assert "DMARC pass" in status(view)
+        # Every step said on screen (listing, fetching, done), but only the figures laid it out.
+        assert laid_out and not [words for words in laid_out if words.startswith(("Listing", "Fetching"))]
+    world.store.close()
+
+
+class OneLine(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("Listing reports…", id="line")
+
+
+async def test_a_progress_line_is_laid_out_again_when_it_needs_more_rows_and_back() -> None:
+    async with OneLine().run_test(size=(40, 5)) as pilot:
+        line = pilot.app.query_one("#line", Static)
+        laid_out = count_layouts(line)
+        say_progress(line, "Fetching 600 reports: 500 done…")
+        say_progress(line, "Fetching 10,666 reports (0 already cached): 500 done…")  # wider than 40: two rows
+        say_progress(line, "Fetching 600 reports: 600 done…")  # back to one row
+        say_progress(line, "Fetching 600 reports: 600 done…")  # the same words: nothing to draw
+        await pilot.pause()
+        assert laid_out == ["Fetching 10,666 reports (0 already cached): 500 done…", "Fetching 600 reports: 600 done…"]
+        assert line.size.height == 1
 
 
 async def test_esc_while_fetching_cancels_and_a_new_visit_finishes() -> None:
