@@ -43,6 +43,7 @@ from tui.lifecycle import while_attached
 from tui.reports.access import learn
 from tui.reports.analytics_insight import JUDGE_GROUP, LIST_LIMIT, NAMES_GROUP, AnalyticsInsight, SyncFailed
 from tui.reports.chart import bar_chart
+from tui.reports.collector import collector_paused
 from tui.reports.detail import DETAIL_CSS, label
 from tui.reports.insight_render import (
     SOURCE_COLUMNS,
@@ -272,8 +273,9 @@ shared provider, not yours". **esc** goes back to the inbox.
         self.set_fetching(True)
         since = self.period()[0]
         try:
-            await self.cache.sync(self.context.client.dmarc_reports, self.inbox_query.filter(),
-                                  lambda step: self.post_message(SyncStep(step)), since=since)
+            with collector_paused():  # a fifth of the fetch's CPU in the console: tui/reports/collector.py
+                await self.cache.sync(self.context.client.dmarc_reports, self.inbox_query.filter(),
+                                      lambda step: self.post_message(SyncStep(step)), since=since)
         except (JmapError, sqlite3.Error) as error:
             self.post_message(SyncFailed(error))
             return

@@ -4,6 +4,7 @@ and its next visit: the view kept, only the listing checked, arrivals counted, a
 from __future__ import annotations
 
 import asyncio
+import gc
 import sqlite3
 from collections.abc import Awaitable, Callable
 from datetime import date
@@ -160,6 +161,25 @@ async def test_a_progress_line_is_laid_out_again_when_it_needs_more_rows_and_bac
         await pilot.pause()
         assert laid_out == ["Fetching 10,666 reports (0 already cached): 500 done…", "Fetching 600 reports: 600 done…"]
         assert line.size.height == 1
+
+
+async def test_the_cycle_collector_rests_while_fetching_and_runs_again_after() -> None:
+    world = make_world("spec", reports=600)
+    assert gc.isenabled()
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # The first visit to its end, then r fetches again: stopped by x, then by esc.
+        for key, stop, hold in (("a", None, HeldGets), ("r", "x", HeldQueries), ("r", "escape", HeldQueries)):
+            held = hold(world.transport)
+            await pilot.press(key)
+            await wait_until(pilot, held.started.is_set, f"the fetch after {key}")
+            assert not gc.isenabled()  # paused while fetching: tui/reports/collector.py
+            if stop is not None:
+                await pilot.press(stop)
+            held.released.set()
+            await settle(pilot)
+            assert gc.isenabled(), stop
+    world.store.close()
 
 
 async def test_esc_while_fetching_cancels_and_a_new_visit_finishes() -> None:
