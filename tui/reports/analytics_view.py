@@ -41,7 +41,14 @@ from tui.context import ConsoleContext
 from tui.keyboard import in_background
 from tui.lifecycle import while_attached
 from tui.reports.access import learn
-from tui.reports.analytics_insight import JUDGE_GROUP, LIST_LIMIT, NAMES_GROUP, AnalyticsInsight, SyncFailed
+from tui.reports.analytics_insight import (
+    DEFAULT_PERIOD,
+    JUDGE_GROUP,
+    LIST_LIMIT,
+    NAMES_GROUP,
+    AnalyticsInsight,
+    SyncFailed,
+)
 from tui.reports.chart import bar_chart
 from tui.reports.collector import collector_paused
 from tui.reports.detail import DETAIL_CSS, label
@@ -60,7 +67,6 @@ from tui.widgets.select import SteadySelect
 WORK_GROUP = in_background("dmarc-analytics")
 PERIODS = ((7, "last 7 days"), (14, "last 14 days"), (30, "last 30 days"), (90, "last 90 days"),
            (365, "last 365 days"))
-DEFAULT_PERIOD = 30
 STEP_EVERY = 0.25
 """Seconds between two progress steps drawn within a phase: each paints the status line and the bar
 again (a first visit of 10,000 reports posts a step a chunk, 20 and more, on the loop its own fetch
@@ -128,7 +134,11 @@ shared provider, not yours". **esc** goes back to the inbox.
         self.inbox_query = query
         self.cache = cache
         self.figures: Figures | None = None
-        self.fetching = False
+        self.fetching = True
+        """A fetch is under way (x stops it). From the start: the view fetches as it is composed, and the
+        inbox's refresh of the keys as it opens the view then says x at once, without a second one."""
+        self.started = False
+        """A fetch was started and not stopped by esc (as the view is composed; else once it is mounted)."""
         self.advice: list[DomainAdvice] = []
         self.names: dict[str, SourceName] = {}
         """Names this view got from the lookups (a timeout is kept here, not in the cache)."""
@@ -146,8 +156,13 @@ shared provider, not yours". **esc** goes back to the inbox.
         """The first day of the widest period whose reports were fetched (a narrower one needs no fetch)."""
         self.step_drawn: tuple[str, float] = ("", 0.0)
         """The phase of the progress step drawn last, and when (monotonic)."""
+        self.display = False
+        """Shown once mounted whole (:meth:`on_mount`): its parts mount over a dozen frames, and each
+        frame laid the whole screen out again around the parts mounted so far."""
 
     def compose(self) -> ComposeResult:
+        if self.visiting:
+            self.fetch()  # first: the listing is on its way while the view is built (a tenth of a second)
         with Horizontal(id="controls"):
             # A page key reaching the list as it opens, before its first layout, stopped the console.
             yield SteadySelect([(text, days) for days, text in PERIODS], value=DEFAULT_PERIOD, allow_blank=False,
@@ -155,7 +170,9 @@ shared provider, not yours". **esc** goes back to the inbox.
             yield ProgressBar(id="progress", show_eta=False)
         yield Static("Listing reports…", id="status", classes="status")
         yield Static("", id="overview")
-        yield Button("Retry", id="retry")
+        retry = Button("Retry", id="retry")
+        retry.display = False
+        yield retry
         with TabbedContent(id="tabs"):
             with TabPane("Domains", id="tab-domains"):
                 yield OutsideTable(id="domains", cursor_type="row", zebra_stripes=True)
@@ -173,7 +190,7 @@ shared provider, not yours". **esc** goes back to the inbox.
 
     @while_attached
     def on_mount(self) -> None:
-        self.query_one("#retry").display = False
+        self.display = self.visiting  # not when esc came before the mount
         self.query_one("#domains", DataTable).add_columns(
             label(DmarcReport, "policyDomain"), "Reports", label(DmarcReportRecord, "count"), "Pass", "Fail",
             "DMARC pass")
@@ -187,8 +204,10 @@ shared provider, not yours". **esc** goes back to the inbox.
             label(DmarcReportRecord, "evaluatedSpf"), label(DmarcReportRecord, "evaluatedDisposition"),
             label(DmarcReport, "orgName"), "Hint")
         self.query_one("#domains", DataTable).focus()
-        if self.visiting:  # not when esc came before the mount: the visit is over
+        if self.visiting and not self.started:  # esc, then a, came before the mount
             self.fetch()
+        elif not self.visiting:  # esc came before the mount: the visit is over
+            self.set_fetching(False)
 
     def revisit(self) -> None:
         """Shown again by the inbox: the figures it had stay on screen while the store checks the server."""
@@ -209,6 +228,8 @@ shared provider, not yours". **esc** goes back to the inbox.
         if any(worker.group in (JUDGE_GROUP, NAMES_GROUP) for worker in stopped):
             self.judged = None  # the judgement or its names were cut short: judged again next time
             self.to_look_up = 0
+        if any(worker.group == WORK_GROUP for worker in stopped):
+            self.started = False  # cut short before the mount: the mount of the next visit fetches
         if stopped and self.is_mounted:
             self.set_fetching(False)
             self.query_one("#progress", ProgressBar).display = False
@@ -260,18 +281,23 @@ shared provider, not yours". **esc** goes back to the inbox.
         self.set_fetching(False)
         self.compute(" · stopped: only the reports fetched so far are counted (r fetches again)")
 
+    def fetch(self) -> None:
+        """Fetch the period's reports the store lacks, then the figures: the progress shows, x stops it."""
+        self.started = True
+        self.step_drawn = ("", 0.0)  # this fetch's first step shows at once
+        self.set_fetching(True)
+        if self.is_mounted:  # else still as composed: the bar shown, waiting, Retry hidden
+            progress = self.query_one("#progress", ProgressBar)
+            progress.display = True
+            progress.update(total=None, progress=0)
+            self.query_one("#retry").display = False
+        self.keep_in_step(self.period()[0])
+
     # --- The worker: it only computes and posts messages --------------------------------------
 
     @work(exclusive=True, group=WORK_GROUP)
     @while_attached
-    async def fetch(self) -> None:
-        progress = self.query_one("#progress", ProgressBar)
-        progress.display = True
-        progress.update(total=None, progress=0)
-        self.step_drawn = ("", 0.0)  # this fetch's first step shows at once
-        self.query_one("#retry").display = False
-        self.set_fetching(True)
-        since = self.period()[0]
+    async def keep_in_step(self, since: date) -> None:
         try:
             with collector_paused():  # a fifth of the fetch's CPU in the console: tui/reports/collector.py
                 await self.cache.sync(self.context.client.dmarc_reports, self.inbox_query.filter(),

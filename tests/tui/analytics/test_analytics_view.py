@@ -15,7 +15,7 @@ import httpx
 import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
-from textual.widgets import ProgressBar, Select, Static
+from textual.widgets import DataTable, ProgressBar, Select, Static
 
 from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
@@ -179,6 +179,25 @@ async def test_the_cycle_collector_rests_while_fetching_and_runs_again_after() -
             held.released.set()
             await settle(pilot)
             assert gc.isenabled(), stop
+    world.store.close()
+
+
+async def test_the_listing_is_asked_while_the_view_is_built_and_the_view_shows_once_whole() -> None:
+    world = make_world("spec", reports=120)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        at_listing: list[tuple[bool, bool]] = []
+
+        def intercept(request: httpx.Request) -> None:
+            if QUERY in request.content:  # the inbox is idle: analytics' listing
+                view = pilot.app.query_one(AnalyticsView)
+                at_listing.append((view.is_mounted, view.display))
+
+        world.transport.intercept = intercept
+        view = await visit(pilot)
+        # Asked as the view was composed, before it was mounted, and the view not shown half built.
+        assert at_listing[:1] == [(False, False)]
+        assert view.display and view.query_one("#domains", DataTable).columns and "DMARC pass" in status(view)
     world.store.close()
 
 
