@@ -22,8 +22,6 @@ import sqlite3
 import time
 from datetime import date
 
-from rich.console import Group
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -49,7 +47,7 @@ from tui.reports.analytics_insight import (
     AnalyticsInsight,
     SyncFailed,
 )
-from tui.reports.chart import bar_chart
+from tui.reports.chart import daily_chart
 from tui.reports.collector import collector_paused
 from tui.reports.detail import DETAIL_CSS, label
 from tui.reports.insight_render import (
@@ -393,18 +391,5 @@ shared provider, not yours". **esc** goes back to the inbox.
             failures.add_row(record.source_ip or "–", _num(record.count), record.header_from, record.dkim,
                              record.spf, record.disposition, item.report.reporter,
                              item.hint.value if item.hint else "")
-        self.query_one("#chart", Static).update(self.chart(figures))
-
-    def chart(self, figures: Figures) -> Group:
-        series = figures.daily
-        days = [d.day for d in series]
-        volume = [d.messages for d in series]
-        compliance = [None if d.rate is None else d.rate * 100 for d in series]
-        return Group(
-            Text("Messages per day", style="bold"),
-            bar_chart(volume, height=8, style="cyan", days=days),
-            Text(""),
-            Text("DMARC pass % per day (weighted by messages; · = no report for that day)", style="bold"),
-            bar_chart(compliance, height=6, style="green", days=days, maximum=100, unit="%"),
-        )
+        self.query_one("#chart", Static).update(daily_chart(figures))
 
