@@ -37,6 +37,8 @@ JUDGE_GROUP = in_background("dmarc-analytics-judge")
 NAMES_GROUP = in_background("dmarc-analytics-names")
 NAMES_BATCH = 0.25
 """Seconds names gather before the table is told: a hundred answers make a few redraws, not a hundred."""
+DEFAULT_PERIOD = 30
+"""Days of the period a visit opens with."""
 LIST_LIMIT = 200
 """Rows per analytics table; the busiest come first."""
 
@@ -82,9 +84,12 @@ class AnalyticsInsight(DmarcDetail):
     judged: Figures | None
 
     def period(self) -> tuple[date, date]:
-        days = self.query_one("#period", Select).value
+        chosen = self.query("#period")
+        days = chosen.first(Select).value if chosen else DEFAULT_PERIOD
+        if not isinstance(days, int):  # not composed yet, or not mounted (no value yet): the default
+            days = DEFAULT_PERIOD
         last = self.context.now().date()
-        return last - timedelta(days=int(days) - 1), last  # type: ignore[arg-type]
+        return last - timedelta(days=days - 1), last
 
     @work(exclusive=True, group=JUDGE_GROUP)
     @while_attached

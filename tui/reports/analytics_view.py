@@ -22,8 +22,6 @@ import sqlite3
 import time
 from datetime import date
 
-from rich.console import Group
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -41,8 +39,16 @@ from tui.context import ConsoleContext
 from tui.keyboard import in_background
 from tui.lifecycle import while_attached
 from tui.reports.access import learn
-from tui.reports.analytics_insight import JUDGE_GROUP, LIST_LIMIT, NAMES_GROUP, AnalyticsInsight, SyncFailed
-from tui.reports.chart import bar_chart
+from tui.reports.analytics_insight import (
+    DEFAULT_PERIOD,
+    JUDGE_GROUP,
+    LIST_LIMIT,
+    NAMES_GROUP,
+    AnalyticsInsight,
+    SyncFailed,
+)
+from tui.reports.chart import daily_chart
+from tui.reports.collector import collector_paused
 from tui.reports.detail import DETAIL_CSS, label
 from tui.reports.insight_render import (
     SOURCE_COLUMNS,
@@ -50,6 +56,7 @@ from tui.reports.insight_render import (
 )
 from tui.reports.insight_render import num as _num
 from tui.reports.insight_render import rate as _rate
+from tui.reports.progress_line import say_progress
 from tui.reports.query import InboxQuery
 from tui.widgets import outside
 from tui.widgets.outside import OutsideTable
@@ -58,11 +65,10 @@ from tui.widgets.select import SteadySelect
 WORK_GROUP = in_background("dmarc-analytics")
 PERIODS = ((7, "last 7 days"), (14, "last 14 days"), (30, "last 30 days"), (90, "last 90 days"),
            (365, "last 365 days"))
-DEFAULT_PERIOD = 30
 STEP_EVERY = 0.25
-"""Seconds between two progress steps drawn within a phase: each draws the status line and the bar's
-percentage again, and each of those lays the whole screen out again (a first visit of 10,000 reports
-posts a step a chunk, 20 and more, on the loop its own fetch shares)."""
+"""Seconds between two progress steps drawn within a phase: each paints the status line and the bar
+again (a first visit of 10,000 reports posts a step a chunk, 20 and more, on the loop its own fetch
+shares); the line is laid out only when its height may change (:func:`say_progress`)."""
 
 
 class SyncStep(Message):
@@ -126,7 +132,11 @@ shared provider, not yours". **esc** goes back to the inbox.
         self.inbox_query = query
         self.cache = cache
         self.figures: Figures | None = None
-        self.fetching = False
+        self.fetching = True
+        """A fetch is under way (x stops it). From the start: the view fetches as it is composed, and the
+        inbox's refresh of the keys as it opens the view then says x at once, without a second one."""
+        self.started = False
+        """A fetch was started and not stopped by esc (as the view is composed; else once it is mounted)."""
         self.advice: list[DomainAdvice] = []
         self.names: dict[str, SourceName] = {}
         """Names this view got from the lookups (a timeout is kept here, not in the cache)."""
@@ -144,8 +154,13 @@ shared provider, not yours". **esc** goes back to the inbox.
         """The first day of the widest period whose reports were fetched (a narrower one needs no fetch)."""
         self.step_drawn: tuple[str, float] = ("", 0.0)
         """The phase of the progress step drawn last, and when (monotonic)."""
+        self.display = False
+        """Shown once mounted whole (:meth:`on_mount`): its parts mount over a dozen frames, and each
+        frame laid the whole screen out again around the parts mounted so far."""
 
     def compose(self) -> ComposeResult:
+        if self.visiting:
+            self.fetch()  # first: the listing is on its way while the view is built (a tenth of a second)
         with Horizontal(id="controls"):
             # A page key reaching the list as it opens, before its first layout, stopped the console.
             yield SteadySelect([(text, days) for days, text in PERIODS], value=DEFAULT_PERIOD, allow_blank=False,
@@ -153,7 +168,9 @@ shared provider, not yours". **esc** goes back to the inbox.
             yield ProgressBar(id="progress", show_eta=False)
         yield Static("Listing reports…", id="status", classes="status")
         yield Static("", id="overview")
-        yield Button("Retry", id="retry")
+        retry = Button("Retry", id="retry")
+        retry.display = False
+        yield retry
         with TabbedContent(id="tabs"):
             with TabPane("Domains", id="tab-domains"):
                 yield OutsideTable(id="domains", cursor_type="row", zebra_stripes=True)
@@ -171,7 +188,7 @@ shared provider, not yours". **esc** goes back to the inbox.
 
     @while_attached
     def on_mount(self) -> None:
-        self.query_one("#retry").display = False
+        self.display = self.visiting  # not when esc came before the mount
         self.query_one("#domains", DataTable).add_columns(
             label(DmarcReport, "policyDomain"), "Reports", label(DmarcReportRecord, "count"), "Pass", "Fail",
             "DMARC pass")
@@ -185,8 +202,10 @@ shared provider, not yours". **esc** goes back to the inbox.
             label(DmarcReportRecord, "evaluatedSpf"), label(DmarcReportRecord, "evaluatedDisposition"),
             label(DmarcReport, "orgName"), "Hint")
         self.query_one("#domains", DataTable).focus()
-        if self.visiting:  # not when esc came before the mount: the visit is over
+        if self.visiting and not self.started:  # esc, then a, came before the mount
             self.fetch()
+        elif not self.visiting:  # esc came before the mount: the visit is over
+            self.set_fetching(False)
 
     def revisit(self) -> None:
         """Shown again by the inbox: the figures it had stay on screen while the store checks the server."""
@@ -207,6 +226,8 @@ shared provider, not yours". **esc** goes back to the inbox.
         if any(worker.group in (JUDGE_GROUP, NAMES_GROUP) for worker in stopped):
             self.judged = None  # the judgement or its names were cut short: judged again next time
             self.to_look_up = 0
+        if any(worker.group == WORK_GROUP for worker in stopped):
+            self.started = False  # cut short before the mount: the mount of the next visit fetches
         if stopped and self.is_mounted:
             self.set_fetching(False)
             self.query_one("#progress", ProgressBar).display = False
@@ -258,21 +279,27 @@ shared provider, not yours". **esc** goes back to the inbox.
         self.set_fetching(False)
         self.compute(" · stopped: only the reports fetched so far are counted (r fetches again)")
 
+    def fetch(self) -> None:
+        """Fetch the period's reports the store lacks, then the figures: the progress shows, x stops it."""
+        self.started = True
+        self.step_drawn = ("", 0.0)  # this fetch's first step shows at once
+        self.set_fetching(True)
+        if self.is_mounted:  # else still as composed: the bar shown, waiting, Retry hidden
+            progress = self.query_one("#progress", ProgressBar)
+            progress.display = True
+            progress.update(total=None, progress=0)
+            self.query_one("#retry").display = False
+        self.keep_in_step(self.period()[0])
+
     # --- The worker: it only computes and posts messages --------------------------------------
 
     @work(exclusive=True, group=WORK_GROUP)
     @while_attached
-    async def fetch(self) -> None:
-        progress = self.query_one("#progress", ProgressBar)
-        progress.display = True
-        progress.update(total=None, progress=0)
-        self.step_drawn = ("", 0.0)  # this fetch's first step shows at once
-        self.query_one("#retry").display = False
-        self.set_fetching(True)
-        since = self.period()[0]
+    async def keep_in_step(self, since: date) -> None:
         try:
-            await self.cache.sync(self.context.client.dmarc_reports, self.inbox_query.filter(),
-                                  lambda step: self.post_message(SyncStep(step)), since=since)
+            with collector_paused():  # a fifth of the fetch's CPU in the console: tui/reports/collector.py
+                await self.cache.sync(self.context.client.dmarc_reports, self.inbox_query.filter(),
+                                      lambda step: self.post_message(SyncStep(step)), since=since)
         except (JmapError, sqlite3.Error) as error:
             self.post_message(SyncFailed(error))
             return
@@ -310,11 +337,12 @@ shared provider, not yours". **esc** goes back to the inbox.
         if step.phase == "listing":
             progress.update(total=step.total, progress=step.done)
             of = f" of {step.total:,}" if step.total is not None else ""
-            status.update(f"Listing reports: {step.done:,}{of}…")
+            say_progress(status, f"Listing reports: {step.done:,}{of}…")
             return
         total = (step.total or 0) + step.cached
         progress.update(total=total or 1, progress=step.cached + step.done if total else 1)
-        status.update(f"Fetching {step.total or 0:,} reports ({step.cached:,} already cached): {step.done:,} done…")
+        say_progress(status,
+                     f"Fetching {step.total or 0:,} reports ({step.cached:,} already cached): {step.done:,} done…")
 
     @on(SyncFailed)
     @while_attached
@@ -363,18 +391,5 @@ shared provider, not yours". **esc** goes back to the inbox.
             failures.add_row(record.source_ip or "–", _num(record.count), record.header_from, record.dkim,
                              record.spf, record.disposition, item.report.reporter,
                              item.hint.value if item.hint else "")
-        self.query_one("#chart", Static).update(self.chart(figures))
-
-    def chart(self, figures: Figures) -> Group:
-        series = figures.daily
-        days = [d.day for d in series]
-        volume = [d.messages for d in series]
-        compliance = [None if d.rate is None else d.rate * 100 for d in series]
-        return Group(
-            Text("Messages per day", style="bold"),
-            bar_chart(volume, height=8, style="cyan", days=days),
-            Text(""),
-            Text("DMARC pass % per day (weighted by messages; · = no report for that day)", style="bold"),
-            bar_chart(compliance, height=6, style="green", days=days, maximum=100, unit="%"),
-        )
+        self.query_one("#chart", Static).update(daily_chart(figures))
 

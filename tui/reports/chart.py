@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
+from rich.console import Group
 from rich.text import Text
+
+from jmapclient.dmarc.digest_store import Figures
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
 NO_DATA = "·"
@@ -77,3 +80,18 @@ def _axis_labels(days: Sequence[date], width: int) -> str:
             continue
         line[start:start + len(text)] = list(text)
     return "".join(line).rstrip()
+
+
+def daily_chart(figures: Figures) -> Group:
+    """Analytics' Daily tab: messages and the pass rate per day of the period."""
+    series = figures.daily
+    days = [d.day for d in series]
+    volume = [d.messages for d in series]
+    compliance = [None if d.rate is None else d.rate * 100 for d in series]
+    return Group(
+        Text("Messages per day", style="bold"),
+        bar_chart(volume, height=8, style="cyan", days=days),
+        Text(""),
+        Text("DMARC pass % per day (weighted by messages; · = no report for that day)", style="bold"),
+        bar_chart(compliance, height=6, style="green", days=days, maximum=100, unit="%"),
+    )

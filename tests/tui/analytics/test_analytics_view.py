@@ -4,15 +4,18 @@ and its next visit: the view kept, only the listing checked, arrivals counted, a
 from __future__ import annotations
 
 import asyncio
+import gc
 import sqlite3
 from collections.abc import Awaitable, Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from textual.app import App, ComposeResult
 from textual.pilot import Pilot
-from textual.widgets import ProgressBar, Select, Static
+from textual.widgets import DataTable, ProgressBar, Select, Static
 
 from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
@@ -23,6 +26,7 @@ from tests.support.transport import FlakyTransport
 from tests.support.waiting import settle, wait_until
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.cache import DigestCache
+from tui.reports.progress_line import say_progress
 
 SIZE = (120, 40)
 GET = b'"x:DmarcExternalReport/get"'
@@ -106,6 +110,94 @@ async def test_progress_shows_and_x_stops_with_what_was_fetched() -> None:
         await settle(pilot)
         assert "stopped" not in status(view)
         assert len(view.cache) == period  # the period's reports: the whole inbox's, not a capped part
+    world.store.close()
+
+
+def count_layouts(line: Static) -> list[str]:
+    """The words ``line`` showed at each refresh of it that laid the screen out again, as they come."""
+    laid_out: list[str] = []
+    refresh = line.refresh
+
+    def counted(*regions: Any, **options: Any) -> Any:
+        if options.get("layout"):
+            laid_out.append(str(line.content))
+        return refresh(*regions, **options)
+
+    line.refresh = counted  # type: ignore[method-assign]
+    return laid_out
+
+
+async def test_progress_steps_repaint_the_status_line_without_laying_the_screen_out() -> None:
+    world = make_world("spec", reports=600)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        held = HeldGets(world.transport)
+        await pilot.press("a")
+        await wait_until(pilot, held.started.is_set, "the first get")
+        view = pilot.app.query_one(AnalyticsView)
+        laid_out = count_layouts(view.query_one("#status", Static))
+        await wait_until(pilot, lambda: "Fetching" in status(view), "the fetching status")
+        held.released.set()
+        await settle(pilot)
+        assert "DMARC pass" in status(view)
+        # Every step said on screen (listing, fetching, done), but only the figures laid it out.
+        assert laid_out and not [words for words in laid_out if words.startswith(("Listing", "Fetching"))]
+    world.store.close()
+
+
+class OneLine(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("Listing reports…", id="line")
+
+
+async def test_a_progress_line_is_laid_out_again_when_it_needs_more_rows_and_back() -> None:
+    async with OneLine().run_test(size=(40, 5)) as pilot:
+        line = pilot.app.query_one("#line", Static)
+        laid_out = count_layouts(line)
+        say_progress(line, "Fetching 600 reports: 500 done…")
+        say_progress(line, "Fetching 10,666 reports (0 already cached): 500 done…")  # wider than 40: two rows
+        say_progress(line, "Fetching 600 reports: 600 done…")  # back to one row
+        say_progress(line, "Fetching 600 reports: 600 done…")  # the same words: nothing to draw
+        await pilot.pause()
+        assert laid_out == ["Fetching 10,666 reports (0 already cached): 500 done…", "Fetching 600 reports: 600 done…"]
+        assert line.size.height == 1
+
+
+async def test_the_cycle_collector_rests_while_fetching_and_runs_again_after() -> None:
+    world = make_world("spec", reports=600)
+    assert gc.isenabled()
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # The first visit to its end, then r fetches again: stopped by x, then by esc.
+        for key, stop, hold in (("a", None, HeldGets), ("r", "x", HeldQueries), ("r", "escape", HeldQueries)):
+            held = hold(world.transport)
+            await pilot.press(key)
+            await wait_until(pilot, held.started.is_set, f"the fetch after {key}")
+            assert not gc.isenabled()  # paused while fetching: tui/reports/collector.py
+            if stop is not None:
+                await pilot.press(stop)
+            held.released.set()
+            await settle(pilot)
+            assert gc.isenabled(), stop
+    world.store.close()
+
+
+async def test_the_listing_is_asked_while_the_view_is_built_and_the_view_shows_once_whole() -> None:
+    world = make_world("spec", reports=120)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        at_listing: list[tuple[bool, bool]] = []
+
+        def intercept(request: httpx.Request) -> None:
+            if QUERY in request.content:  # the inbox is idle: analytics' listing
+                view = pilot.app.query_one(AnalyticsView)
+                at_listing.append((view.is_mounted, view.display))
+
+        world.transport.intercept = intercept
+        view = await visit(pilot)
+        # Asked as the view was composed, before it was mounted, and the view not shown half built.
+        assert at_listing[:1] == [(False, False)]
+        assert view.display and view.query_one("#domains", DataTable).columns and "DMARC pass" in status(view)
     world.store.close()
 
 
