@@ -48,7 +48,6 @@ from tui.reports.analytics_insight import (
     SyncFailed,
 )
 from tui.reports.chart import daily_chart
-from tui.reports.collector import collector_paused
 from tui.reports.detail import DETAIL_CSS, label
 from tui.reports.insight_render import (
     SOURCE_COLUMNS,
@@ -297,9 +296,8 @@ shared provider, not yours". **esc** goes back to the inbox.
     @while_attached
     async def keep_in_step(self, since: date) -> None:
         try:
-            with collector_paused():  # a fifth of the fetch's CPU in the console: tui/reports/collector.py
-                await self.cache.sync(self.context.client.dmarc_reports, self.inbox_query.filter(),
-                                      lambda step: self.post_message(SyncStep(step)), since=since)
+            await self.cache.sync(self.context.client.dmarc_reports, self.inbox_query.filter(),
+                                  lambda step: self.post_message(SyncStep(step)), since=since)
         except (JmapError, sqlite3.Error) as error:
             self.post_message(SyncFailed(error))
             return

@@ -173,7 +173,7 @@ async def test_the_cycle_collector_rests_while_fetching_and_runs_again_after() -
             held = hold(world.transport)
             await pilot.press(key)
             await wait_until(pilot, held.started.is_set, f"the fetch after {key}")
-            assert not gc.isenabled()  # paused while fetching: tui/reports/collector.py
+            assert not gc.isenabled()  # paused while fetching: jmapclient/collector.py
             if stop is not None:
                 await pilot.press(stop)
             held.released.set()
