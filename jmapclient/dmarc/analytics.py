@@ -179,7 +179,7 @@ _utc = lru_cache(maxsize=4096)(parse_utc)
 """Report periods repeat: a day's reports mostly share their begin and end."""
 
 
-def _plain_items(value: Any) -> tuple[Any, ...] | None:
+def plain_items(value: Any) -> tuple[Any, ...] | None:
     """The objects of a wire list in the shape servers write (absent, an index map in order, an array
     of objects), or None for any other shape: then the general walk reads it or says what is wrong."""
     if value is None:
@@ -238,6 +238,16 @@ if tuple(ReportDigest.__dataclass_fields__) != _REPORT_FIELDS:  # pragma: no cov
     raise ImportError("ReportDigest's fields changed: update analytics.new_report")
 
 
+def plain_count(count: object) -> int | None:
+    """A record's ``count`` as servers write it (absent: 0); None for anything else (a float, text, a
+    bool, out of range), which the general walk reads or refuses with its reason."""
+    if count is None:
+        return 0
+    if type(count) is not int or not 0 <= count <= MAX_UNSIGNED_INT:
+        return None
+    return count
+
+
 def _plain_digest(wire: Any) -> ReportDigest | None:
     """:func:`digest_report` of a report in the shape servers write, in one walk (a fetch of many
     reports spent most of its time walking each list twice); None for anything else, which the
@@ -245,17 +255,15 @@ def _plain_digest(wire: Any) -> ReportDigest | None:
     if type(wire) is not dict:
         return None
     body = wire.get("report")
-    if type(body) is not dict or (wires := _plain_items(body.get("records"))) is None:
+    if type(body) is not dict or (wires := plain_items(body.get("records"))) is None:
         return None
     records = []
     for record in wires:
         get = record.get
-        count = get("count")
+        count = plain_count(get("count"))
         if count is None:
-            count = 0
-        elif type(count) is not int or not 0 <= count <= MAX_UNSIGNED_INT:
             return None
-        dkim, spf, overrides, extensions = [_plain_items(get(name)) for name in RECORD_LISTS]
+        dkim, spf, overrides, extensions = [plain_items(get(name)) for name in RECORD_LISTS]
         if dkim is None or spf is None or overrides is None or extensions is None:
             return None
         ip, disposition, dkim_result, spf_result, header_from, envelope_from = _texts(

@@ -17,9 +17,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from jmapclient.dmarc.analytics import RecordDigest, ReportDigest, classify
-from jmapclient.dmarc.wirelists import POSITIONS
-from jmapclient.encoding import MAX_UNSIGNED_INT, format_utc, parse_utc
+from jmapclient.dmarc.analytics import RecordDigest, ReportDigest, classify, plain_count, plain_items
+from jmapclient.encoding import format_utc, parse_utc
 
 MAX_COUNT = 2**40
 """A record's message count is clamped here, so sums over a million records fit SQLite's integers."""
@@ -97,27 +96,6 @@ def digest_rows(key: int, digest: ReportDigest) -> tuple[Row, list[Row]]:
             passed), records
 
 
-def _items(value: Any) -> tuple[dict[str, Any], ...] | None:
-    """The objects of a wire list as servers write it (absent, an index map in order), else None."""
-    if value is None:
-        return ()
-    if type(value) is not dict:  # an array too: rare, and the long way reads it
-        return None
-    if not value:  # most lists of a record are empty
-        return ()
-    if len(value) == 1:  # most others hold one item: no tuple of keys to compare
-        item = value.get("0")
-        return (item,) if type(item) is dict else None
-    keys = tuple(value)
-    if keys != POSITIONS[: len(keys)]:
-        return None
-    items = tuple(value.values())
-    for item in items:
-        if type(item) is not dict:
-            return None
-    return items
-
-
 def _raw_pairs(value: Any) -> tuple[tuple[str, str], ...] | None:
     """(domain, result) of each item of a wire list as servers write it (text, as sent); None for another
     shape or a value that is no text: then the long way writes it as text. Text only, as these key a cache,
@@ -128,7 +106,7 @@ def _raw_pairs(value: Any) -> tuple[tuple[str, str], ...] | None:
             return None
         domain, result = item.get("domain"), item.get("result")
         return ((domain, result),) if type(domain) is str and type(result) is str else None
-    items = _items(value)
+    items = plain_items(value)
     if items is None:
         return None
     pairs: tuple[tuple[Any, Any], ...] = tuple([(item.get("domain"), item.get("result")) for item in items])
@@ -155,7 +133,7 @@ def wire_rows(key: int, wire: Any) -> tuple[Row, list[Row]] | None:
     body = wire.get("report")
     if type(body) is not dict:
         return None
-    records = _items(body.get("records"))
+    records = plain_items(body.get("records"))
     if records is None:
         return None
     get = body.get
@@ -174,16 +152,14 @@ def wire_rows(key: int, wire: Any) -> tuple[Row, list[Row]] | None:
     rows = []
     for record in records:
         get = record.get
-        count = get("count")
+        count = plain_count(get("count"))
         if count is None:
-            count = 0
-        elif type(count) is not int or not 0 <= count <= MAX_UNSIGNED_INT:
             return None
         dkim_auth, spf_auth = _raw_pairs(get("dkimResults")), _raw_pairs(get("spfResults"))
         overrides = get("policyOverrideReasons")
         if overrides is None or (type(overrides) is dict and not overrides):  # nearly always: none
             overrides = ()
-        elif (items := _items(overrides)) is not None:
+        elif (items := plain_items(overrides)) is not None:
             overrides = tuple([item.get("overrideType") for item in items])
             try:
                 "".join(overrides)  # text only, as for the pairs
@@ -192,8 +168,7 @@ def wire_rows(key: int, wire: Any) -> tuple[Row, list[Row]] | None:
         else:
             return None
         extensions = get("extensions")
-        if dkim_auth is None or spf_auth is None or (
-                extensions is not None and (type(extensions) is not dict or extensions) and _items(extensions) is None):
+        if dkim_auth is None or spf_auth is None or plain_items(extensions) is None:
             return None
         strings: tuple[Any, ...] = (get("sourceIp"), get("evaluatedDisposition"), get("evaluatedDkim"),
                                     get("evaluatedSpf"), get("headerFrom"), get("envelopeFrom"))
