@@ -46,26 +46,22 @@ import inspect
 import json
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from jmapclient.collector import collector_paused
 from jmapclient.dmarc.analytics import (
-    RecordDigest,
     ReportDigest,
-    ReportTotal,
     digest_report,
-    new_record,
-    new_report,
 )
-from jmapclient.dmarc.digest_figures import DigestFigures
 from jmapclient.dmarc.digest_file import DamagedStore as DamagedStore  # raised by the store; named where it is used
-from jmapclient.dmarc.digest_rows import DECODED, Row, clean, digest_rows, wire_rows
+from jmapclient.dmarc.digest_reads import READ_CHUNK, DigestReads
 from jmapclient.dmarc.digest_rows import MAX_COUNT as MAX_COUNT  # the clamp on a record's count, named by tests
+from jmapclient.dmarc.digest_rows import Row, clean, digest_rows, wire_rows
 from jmapclient.dmarc.figures import Figures as Figures  # the store's answer, named where it is used
 from jmapclient.encoding import parse_utc
 from jmapclient.objects import GetResult, ObjectApi
@@ -85,8 +81,6 @@ ARRIVAL_SLACK = timedelta(days=2)
 on the day of its period's midpoint and arrives after its period began, so a report of up to four days
 counted on the first day arrived at most two days before. A report claiming a period after its own
 arrival (a reporter's clock far ahead) is not fetched for the period."""
-READ_CHUNK = 500
-"""Stored reports read back per query (their records in one more): few queries, flat memory."""
 NEWEST_FIRST = ({"property": "id", "isAscending": False},)
 """Ids grow with arrival; both servers sort reports by id (wire-notes), so new reports come first."""
 UNFILTERED = "{}"
@@ -131,25 +125,11 @@ def store_file(server: str) -> Path:
     return data_dir() / "dmarc-digests" / f"{name}.sqlite"
 
 
-@lru_cache(maxsize=DECODED)
-def _pairs(value: str) -> tuple[tuple[str, str], ...]:
-    return tuple((str(a), str(b)) for a, b in json.loads(value))
-
-
-_utc = lru_cache(maxsize=DECODED)(parse_utc)
-"""Report periods repeat too: a day's reports mostly share their begin and end."""
-
-
 def _rows_of_wire(wire: Mapping[str, Any], key: int) -> tuple[Row, list[Row]]:
     return wire_rows(key, wire) or digest_rows(key, digest_report(wire))
 
 
-@lru_cache(maxsize=DECODED)
-def _strings(value: str) -> tuple[str, ...]:
-    return tuple(str(item) for item in json.loads(value))
-
-
-class DigestStore(DigestFigures):
+class DigestStore(DigestReads):
     """Report digests of one server, on disk (``path``) or in memory (``None``).
 
     Every method may be called from a worker thread; one lock serialises them, so a
@@ -274,84 +254,6 @@ class DigestStore(DigestFigures):
                 row = db.execute("DELETE FROM listed WHERE id=? RETURNING rank", (report_id,)).fetchone()
                 if row is not None and row[0] != UNRANKED:
                     db.execute("UPDATE listed SET rank = rank - 1 WHERE rank > ?", (row[0],))
-
-    def get(self, report_id: str) -> ReportDigest | None:
-        with self._lock:
-            row = self._db.execute(f"SELECT {_REPORT_COLUMNS} FROM reports r WHERE id=? AND day != ''",
-                                   (report_id,)).fetchone()
-            with self._readable():
-                return None if row is None else self._digests([row])[0]
-
-    def digests(self, first: date, last: date) -> Iterator[ReportDigest]:
-        """Every listed report of the period, a chunk at a time (for figures this module does not compute)."""
-        key = 0
-        while True:
-            with self._lock:
-                rows = self._db.execute(
-                    f"SELECT {_REPORT_COLUMNS} FROM reports r JOIN listed USING(id)"
-                    " WHERE r.day BETWEEN ? AND ? AND r.key > ? ORDER BY r.key LIMIT ?",
-                    (first.isoformat(), last.isoformat(), key, READ_CHUNK)).fetchall()
-                with self._readable():
-                    batch = self._digests(rows)
-            if not batch:
-                return
-            yield from batch
-            key = rows[-1][0]
-
-    def report_totals(self, first: date, last: date) -> list[ReportTotal]:
-        """Who sent each listed report of the period, its id, domain, day and messages (no records read)."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT r.id, r.org, r.report_id, r.policy_domain, r.day, r.messages FROM reports r JOIN listed"
-                " USING(id) WHERE r.day BETWEEN ? AND ? ORDER BY r.key", (first.isoformat(), last.isoformat()))
-            return [ReportTotal(id, org, rid, domain, date.fromisoformat(day), messages)
-                    for id, org, rid, domain, day, messages in rows]
-
-    def source_ips(self, first: date, last: date) -> list[str]:
-        """The sources of the listed reports of the period, sorted (without reading the reports back)."""
-        with self._lock:
-            return [ip for (ip,) in self._db.execute(
-                "SELECT DISTINCT records.source_ip FROM reports r JOIN listed USING(id)"
-                " JOIN records ON records.report=r.key WHERE r.day BETWEEN ? AND ? ORDER BY 1",
-                (first.isoformat(), last.isoformat()))]
-
-    def seen_before(self, first: date, ips: Iterable[str] | None = None) -> set[tuple[str, str]] | None:
-        """(policy domain, source IP) of the listed reports whose day is before ``first``.
-
-        What tells a source new in a period from one seen before; ``ips`` narrows the
-        answer to these sources, so its size follows the period, not the history. None while
-        a listed report is not stored (a sync for a period fetches only what that period needs):
-        a source absent from the history held is then not known to be new.
-        """
-        with self._lock:
-            if self._db.execute(_ANY_MISSING).fetchone() is not None:
-                return None
-            rows = self._db.execute(
-                "SELECT DISTINCT r.policy_domain, records.source_ip FROM reports r JOIN listed USING(id)"
-                " JOIN records ON records.report=r.key WHERE r.day != '' AND r.day < ?",
-                (first.isoformat(),)).fetchall()
-        wanted = None if ips is None else set(ips)
-        return {(domain, ip) for domain, ip in rows if wanted is None or ip in wanted}
-
-    def _digests(self, rows: Sequence[Sequence[Any]]) -> list[ReportDigest]:
-        """The digests of these report rows, their records read in one query."""
-        records: dict[int, list[RecordDigest]] = {row[0]: [] for row in rows}
-        if records:
-            marks = ",".join("?" * len(records))
-            for (key, ip, count, disposition, dkim, spf, header_from, envelope_from, overrides, dkim_auth,
-                 spf_auth) in self._db.execute(
-                    "SELECT report, source_ip, count, disposition, dkim, spf, header_from, envelope_from, overrides,"
-                    f" dkim_auth, spf_auth FROM records WHERE report IN ({marks}) ORDER BY rowid", tuple(records)):
-                if type(count) is not int:  # SQLite keeps whatever a damaged row holds; sums need integers
-                    raise TypeError("a record's count is not an integer")
-                records[key].append(new_record(
-                    ip, count, disposition, dkim, spf, header_from, envelope_from, _strings(overrides),
-                    _pairs(dkim_auth), _pairs(spf_auth)))
-        return [
-            new_report(report_id, org, rid, domain, _utc(begin), _utc(end), tuple(records[key]), p, sp, np, adkim,
-                       aspf, bool(testing))
-            for key, report_id, org, rid, domain, begin, end, p, sp, np, adkim, aspf, testing in rows
-        ]
 
     # --- Keeping in step with the server -------------------------------------------------------
 
@@ -661,9 +563,6 @@ class _Listing:
         return int(forgotten)
 
 
-_REPORT_COLUMNS = ("r.key, r.id, r.org, r.report_id, r.policy_domain, r.begin, r.end, r.p, r.sp, r.np, r.adkim,"
-                   " r.aspf, r.testing")
-_ANY_MISSING = "SELECT 1 FROM listed WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.id = listed.id) LIMIT 1"
 _MISSING = ("SELECT listed.id FROM listed WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.id = listed.id)"
             " ORDER BY listed.rank DESC, listed.rowid")
 """The listed reports not stored, newest first (ids grow with arrival; an unranked listing is in its own order)."""

@@ -1,0 +1,121 @@
+"""Reading the stored digests back: a report, a period's reports, their totals, sources and history.
+
+Split out of :class:`~jmapclient.dmarc.digest_store.DigestStore` by job: the store writes and keeps in
+step with the server, this reads what it wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import date
+from functools import lru_cache
+from typing import Any
+
+from jmapclient.dmarc.analytics import RecordDigest, ReportDigest, ReportTotal, new_record, new_report
+from jmapclient.dmarc.digest_figures import DigestFigures
+from jmapclient.dmarc.digest_rows import DECODED
+from jmapclient.encoding import parse_utc
+
+READ_CHUNK = 500
+"""Stored reports read back per query (their records in one more): few queries, flat memory."""
+
+_REPORT_COLUMNS = ("r.key, r.id, r.org, r.report_id, r.policy_domain, r.begin, r.end, r.p, r.sp, r.np, r.adkim,"
+                   " r.aspf, r.testing")
+_ANY_MISSING = "SELECT 1 FROM listed WHERE NOT EXISTS (SELECT 1 FROM reports WHERE reports.id = listed.id) LIMIT 1"
+
+
+@lru_cache(maxsize=DECODED)
+def _pairs(value: str) -> tuple[tuple[str, str], ...]:
+    return tuple((str(a), str(b)) for a, b in json.loads(value))
+
+
+@lru_cache(maxsize=DECODED)
+def _strings(value: str) -> tuple[str, ...]:
+    return tuple(str(item) for item in json.loads(value))
+
+
+_utc = lru_cache(maxsize=DECODED)(parse_utc)
+"""Report periods repeat too: a day's reports mostly share their begin and end."""
+
+
+class DigestReads(DigestFigures):
+    """The store's digests read back (the figures of :class:`DigestFigures` add them up in SQL)."""
+
+    def get(self, report_id: str) -> ReportDigest | None:
+        with self._lock:
+            row = self._db.execute(f"SELECT {_REPORT_COLUMNS} FROM reports r WHERE id=? AND day != ''",
+                                   (report_id,)).fetchone()
+            with self._readable():
+                return None if row is None else self._digests([row])[0]
+
+    def digests(self, first: date, last: date) -> Iterator[ReportDigest]:
+        """Every listed report of the period, a chunk at a time (for figures this module does not compute)."""
+        key = 0
+        while True:
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT {_REPORT_COLUMNS} FROM reports r JOIN listed USING(id)"
+                    " WHERE r.day BETWEEN ? AND ? AND r.key > ? ORDER BY r.key LIMIT ?",
+                    (first.isoformat(), last.isoformat(), key, READ_CHUNK)).fetchall()
+                with self._readable():
+                    batch = self._digests(rows)
+            if not batch:
+                return
+            yield from batch
+            key = rows[-1][0]
+
+    def report_totals(self, first: date, last: date) -> list[ReportTotal]:
+        """Who sent each listed report of the period, its id, domain, day and messages (no records read)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT r.id, r.org, r.report_id, r.policy_domain, r.day, r.messages FROM reports r JOIN listed"
+                " USING(id) WHERE r.day BETWEEN ? AND ? ORDER BY r.key", (first.isoformat(), last.isoformat()))
+            return [ReportTotal(id, org, rid, domain, date.fromisoformat(day), messages)
+                    for id, org, rid, domain, day, messages in rows]
+
+    def source_ips(self, first: date, last: date) -> list[str]:
+        """The sources of the listed reports of the period, sorted (without reading the reports back)."""
+        with self._lock:
+            return [ip for (ip,) in self._db.execute(
+                "SELECT DISTINCT records.source_ip FROM reports r JOIN listed USING(id)"
+                " JOIN records ON records.report=r.key WHERE r.day BETWEEN ? AND ? ORDER BY 1",
+                (first.isoformat(), last.isoformat()))]
+
+    def seen_before(self, first: date, ips: Iterable[str] | None = None) -> set[tuple[str, str]] | None:
+        """(policy domain, source IP) of the listed reports whose day is before ``first``.
+
+        What tells a source new in a period from one seen before; ``ips`` narrows the
+        answer to these sources, so its size follows the period, not the history. None while
+        a listed report is not stored (a sync for a period fetches only what that period needs):
+        a source absent from the history held is then not known to be new.
+        """
+        with self._lock:
+            if self._db.execute(_ANY_MISSING).fetchone() is not None:
+                return None
+            rows = self._db.execute(
+                "SELECT DISTINCT r.policy_domain, records.source_ip FROM reports r JOIN listed USING(id)"
+                " JOIN records ON records.report=r.key WHERE r.day != '' AND r.day < ?",
+                (first.isoformat(),)).fetchall()
+        wanted = None if ips is None else set(ips)
+        return {(domain, ip) for domain, ip in rows if wanted is None or ip in wanted}
+
+    def _digests(self, rows: Sequence[Sequence[Any]]) -> list[ReportDigest]:
+        """The digests of these report rows, their records read in one query."""
+        records: dict[int, list[RecordDigest]] = {row[0]: [] for row in rows}
+        if records:
+            marks = ",".join("?" * len(records))
+            for (key, ip, count, disposition, dkim, spf, header_from, envelope_from, overrides, dkim_auth,
+                 spf_auth) in self._db.execute(
+                    "SELECT report, source_ip, count, disposition, dkim, spf, header_from, envelope_from, overrides,"
+                    f" dkim_auth, spf_auth FROM records WHERE report IN ({marks}) ORDER BY rowid", tuple(records)):
+                if type(count) is not int:  # SQLite keeps whatever a damaged row holds; sums need integers
+                    raise TypeError("a record's count is not an integer")
+                records[key].append(new_record(
+                    ip, count, disposition, dkim, spf, header_from, envelope_from, _strings(overrides),
+                    _pairs(dkim_auth), _pairs(spf_auth)))
+        return [
+            new_report(report_id, org, rid, domain, _utc(begin), _utc(end), tuple(records[key]), p, sp, np, adkim,
+                       aspf, bool(testing))
+            for key, report_id, org, rid, domain, begin, end, p, sp, np, adkim, aspf, testing in rows
+        ]
