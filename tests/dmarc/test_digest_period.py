@@ -121,25 +121,29 @@ async def test_reports_fetched_before_stay_and_deleted_ones_leave(world: StubWor
     assert store.figures(*EVERYTHING, limit=1).overview.reports == 198
 
 
+class InFlight:
+    """Every request to the stub held ``hold`` seconds (long enough for the client to send what it would
+    send meanwhile); ``peak``: the most under way at once."""
+
+    def __init__(self, world: StubWorld, hold: float) -> None:
+        self.world, self.hold = world, hold
+        self.now = self.peak = 0
+        world.transport.intercept = lambda request: self.counted
+
+    async def counted(self, request: httpx.Request) -> httpx.Response:
+        self.now += 1
+        self.peak = max(self.peak, self.now)
+        try:
+            await asyncio.sleep(self.hold)
+            return await self.world.transport.inner.handle_async_request(request)
+        finally:
+            self.now -= 1
+
+
 async def test_a_few_gets_in_flight_never_more_than_the_server_allows(
         world: StubWorld, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(digest_store, "GET_CHUNK", 10)  # 20 gets of the 200 reports
-    in_flight = peak = 0
-
-    async def counted(request: httpx.Request) -> httpx.Response:
-        nonlocal in_flight, peak
-        in_flight += 1
-        peak = max(peak, in_flight)
-        try:
-            await asyncio.sleep(0.01)  # long enough for the client to send what it would send meanwhile
-            return await world.transport.inner.handle_async_request(request)
-        finally:
-            in_flight -= 1
-
-    def every(request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]]:
-        return counted
-
-    world.transport.intercept = every
+    requests = InFlight(world, hold=0.01)
     store = DigestStore()
     client = world.context().client
     allowed = (await client.session()).limits.max_concurrent_requests
@@ -147,7 +151,7 @@ async def test_a_few_gets_in_flight_never_more_than_the_server_allows(
     assert len(wanted) > digest_store.GET_CHUNK * allowed  # enough gets for the bound to matter
     result = await store.sync(client.dmarc_reports, since=since_days(365))
     assert result.fetched == 200
-    assert 2 <= peak <= allowed - 1  # a few at once, one of the server's allowance left for the rest
+    assert 2 <= requests.peak <= allowed - 1  # a few at once, one of the server's allowance left for the rest
 
 
 async def test_stopping_a_sync_leaves_no_get_in_flight(world: StubWorld) -> None:
@@ -253,19 +257,7 @@ async def test_the_first_pages_reports_are_fetched_while_later_pages_are_listed(
     listing's requests and the gets together stay within the server's allowance less one."""
     monkeypatch.setattr(digest_store, "LIST_PAGE", 40)  # five pages of the 200 reports
     monkeypatch.setattr(digest_store, "GET_CHUNK", 10)
-    in_flight = peak = 0
-
-    async def counted(request: httpx.Request) -> httpx.Response:
-        nonlocal in_flight, peak
-        in_flight += 1
-        peak = max(peak, in_flight)
-        try:
-            await asyncio.sleep(0.005)
-            return await world.transport.inner.handle_async_request(request)
-        finally:
-            in_flight -= 1
-
-    world.transport.intercept = lambda request: counted
+    requests = InFlight(world, hold=0.005)
     store = DigestStore()
     client = world.context().client
     allowed = (await client.session()).limits.max_concurrent_requests
@@ -274,7 +266,7 @@ async def test_the_first_pages_reports_are_fetched_while_later_pages_are_listed(
     sent = [name if args.get("properties") != ["id", "report"] else "fetch" for name, args in calls(world, mark)]
     assert result.fetched == 200 and sent.count(QUERY) == 5
     assert sent.index("fetch") < len(sent) - 1 - sent[::-1].index(QUERY)  # a get before the last page
-    assert 2 <= peak <= allowed - 1
+    assert 2 <= requests.peak <= allowed - 1
     assert store.figures(*EVERYTHING, limit=1).overview.reports == 200
 
 

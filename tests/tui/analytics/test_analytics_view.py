@@ -85,14 +85,19 @@ def bindings(view: AnalyticsView) -> set[str]:
     return {b.binding.id or "" for b in view.app.active_bindings.values() if b.enabled}
 
 
+async def visit_with_gets_held(pilot: Pilot[int], world: StubWorld) -> tuple[HeldGets, AnalyticsView]:
+    """``a`` pressed on the inbox, the first get held at the server until ``held.released`` is set."""
+    await settle(pilot)
+    held = HeldGets(world.transport)
+    await pilot.press("a")
+    await wait_until(pilot, held.started.is_set, "the first get")
+    return held, pilot.app.query_one(AnalyticsView)
+
+
 async def test_progress_shows_and_x_stops_with_what_was_fetched() -> None:
     world = make_world("spec", reports=600)
     async with world.app().run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        held = HeldGets(world.transport)
-        await pilot.press("a")
-        await wait_until(pilot, held.started.is_set, "the first get")
-        view = pilot.app.query_one(AnalyticsView)
+        held, view = await visit_with_gets_held(pilot, world)
         await wait_until(pilot, lambda: "Fetching" in status(view), "the fetching status")
         bar = view.query_one("#progress", ProgressBar)
         assert bar.display and "0%" in pilot.app.export_screenshot()  # seen on screen, not just displayed
@@ -130,11 +135,7 @@ def count_layouts(line: Static) -> list[str]:
 async def test_progress_steps_repaint_the_status_line_without_laying_the_screen_out() -> None:
     world = make_world("spec", reports=600)
     async with world.app().run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        held = HeldGets(world.transport)
-        await pilot.press("a")
-        await wait_until(pilot, held.started.is_set, "the first get")
-        view = pilot.app.query_one(AnalyticsView)
+        held, view = await visit_with_gets_held(pilot, world)
         laid_out = count_layouts(view.query_one("#status", Static))
         await wait_until(pilot, lambda: "Fetching" in status(view), "the fetching status")
         held.released.set()
