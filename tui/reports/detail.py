@@ -403,13 +403,12 @@ class. **f** shows only records failing DMARC,
         record = self.item.report.records[index]
         insight = record_cells(judged) if judged is not None else BLANK_INSIGHT
         hint = classify_digest(judged.record) if judged is not None else None
+        # Strings: the table makes each a PlainCell (tui.widgets.outside.cell).
         return [
-            PlainCell(show(record.source_ip)), PlainCell(f"{record.count:,}"), _verdict(show(record.evaluated_dkim)),
-            _verdict(show(record.evaluated_spf)), *insight[:2], PlainCell(show(record.evaluated_disposition)),
-            PlainCell(record.header_from), PlainCell(record.envelope_from), PlainCell(show(record.envelope_to)),
-            PlainCell(overrides_text(record)),
-            PlainCell((hint.value if hint is not None else "") if judged is not None else hint_text(record)),
-            *insight[2:],
+            show(record.source_ip), f"{record.count:,}", _verdict(show(record.evaluated_dkim)),
+            _verdict(show(record.evaluated_spf)), *insight[:2], show(record.evaluated_disposition),
+            record.header_from, record.envelope_from, show(record.envelope_to), overrides_text(record),
+            (hint.value if hint is not None else "") if judged is not None else hint_text(record), *insight[2:],
         ]
 
     def _add_rows(self, count: int = PAGE_ROWS) -> None:

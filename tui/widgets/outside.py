@@ -16,6 +16,7 @@ from textual.widgets.data_table import CellType, ColumnKey, RowKey
 
 from jmapclient.display import LIST_MAX, MESSAGE_MAX, safe_text
 from tui.textual_compat import FreshWidths
+from tui.widgets.plain_cell import PlainCell
 
 
 def cut(value: Any, style: str = "", *, justify: Any = None, max_len: int = LIST_MAX) -> Text:
@@ -39,8 +40,9 @@ def plain(value: Any) -> str:
 
 
 def cell(value: Any) -> Any:
-    """A table cell: a string becomes safe ``Text``; anything already renderable is ours and kept."""
-    return cut(value) if isinstance(value, str) else value
+    """A table cell: a string becomes a safe :class:`PlainCell` (one line, drawn for less than ``Text``);
+    anything already renderable is ours and kept."""
+    return PlainCell(value) if isinstance(value, str) else value
 
 
 class OutsideTable(FreshWidths, DataTable[CellType]):

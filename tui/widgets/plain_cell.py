@@ -5,8 +5,8 @@ view too: at 120×40, 490 cells, the largest part of the CPU its first frame too
 report's records stopped costing (0.06 ms a cell as ``Text``, wrapped, justified and joined line by
 line, against 0.04 ms here). A cell is one line of one style, so it is drawn as one segment, cut or
 padded to the column's width, as ``Text`` would draw it, and measured as its width. The value passes
-:func:`jmapclient.display.safe_text` first, as every cell's does (:func:`tui.widgets.outside.cut`),
-and is never read as markup.
+:func:`jmapclient.display.safe_text` first and is never read as markup. Every table of outside text
+makes its string cells this way (:func:`tui.widgets.outside.cell`).
 """
 
 from __future__ import annotations
