@@ -9,15 +9,18 @@ what to change (an SPF include, DKIM signing with the domain).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from jmapclient.dmarc.analytics import FORWARDING_OVERRIDES, MAILING_LIST_OVERRIDES, RecordDigest, ReportDigest
 from jmapclient.dmarc.insight.alignment import STRICT, RecordAlignment, align_record
 from jmapclient.dmarc.insight.names import SourceName
 from jmapclient.dmarc.insight.services import SenderMap, Service, base_domain, load_senders
+
+if TYPE_CHECKING:
+    from jmapclient.dmarc.digest_reads import StoredRecord
 
 UNKNOWN_SERVICE = "unknown service"
 """The group of sources no name or authenticated domain ties to a known service."""
@@ -89,11 +92,17 @@ def judge_record(
 ) -> RecordJudgement:
     """The class of one record, its reason and fixes; ``service`` is what the source's name says it is."""
     senders = senders if senders is not None else load_senders()
+    return _judged(record, report.policy_domain, report.adkim, report.aspf, senders, service)
+
+
+def _judged(record: RecordDigest, policy_domain: str, adkim: str, aspf: str, senders: SenderMap,
+            service: Service | None) -> RecordJudgement:
+    """:func:`judge_record` under the policy of the record's report (all of the report it reads)."""
     if FORWARDING_OVERRIDES.intersection(record.overrides):
         return RecordJudgement(SourceClass.FORWARDED, "the reporter marked it forwarded")
     if MAILING_LIST_OVERRIDES.intersection(record.overrides):
         return RecordJudgement(SourceClass.FORWARDED, "the reporter marked it a mailing list")
-    seen = align_record(record, report.policy_domain, report.adkim, report.aspf)
+    seen = align_record(record, policy_domain, adkim, aspf)
     known = _service_of(seen.dkim_other + seen.spf_other, senders)
     if seen.dkim_ok and seen.spf_failed:
         return RecordJudgement(
@@ -103,7 +112,7 @@ def judge_record(
     if seen.aligned:
         return _aligned(seen, known)
     if seen.authenticated:
-        return _misaligned(seen, report, known, senders)
+        return _misaligned(seen, aspf, known, senders)
     reason = "neither DKIM nor SPF passed for any domain"
     if service is not None:
         reason += f"; sent from {service.name}'s servers — someone else's account there, or yours not set up"
@@ -121,9 +130,7 @@ def _aligned(seen: RecordAlignment, known: Service | None) -> RecordJudgement:
     return RecordJudgement(SourceClass.ALIGNED, reason, fixes, needs_dkim=not seen.dkim_ok, service=known)
 
 
-def _misaligned(
-    seen: RecordAlignment, report: ReportDigest, known: Service | None, senders: SenderMap
-) -> RecordJudgement:
+def _misaligned(seen: RecordAlignment, aspf: str, known: Service | None, senders: SenderMap) -> RecordJudgement:
     others = seen.dkim_other + seen.spf_other
     own = base_domain(seen.from_domain)
     ours = [d for d in others if own is not None and base_domain(d) == own]
@@ -141,7 +148,7 @@ def _misaligned(
     fixes = []
     if seen.spf_other:
         provider = known if not ours else None
-        fixes.append(_spf_fix(seen.from_domain, seen.spf_other, report.aspf == STRICT, provider))
+        fixes.append(_spf_fix(seen.from_domain, seen.spf_other, aspf == STRICT, provider))
     fixes.append(_dkim_fix(seen.from_domain, seen.dkim_other))
     who = known.name if known is not None else f"your own {_list(ours)}"
     reason = f"authenticated as {_list(others)} ({who}) but not aligned with {seen.from_domain}"
@@ -174,8 +181,8 @@ class JudgedSource:
     None when that cannot be told (the reports before the period are not all held)."""
     by_reporter: dict[str, dict[SourceClass, list[int]]] = field(default_factory=dict)
     """Per reporting organisation, per class: [messages, failing]; what each reporter's word rests on."""
-    _reasons: dict[SourceClass, tuple[int, str]] = field(default_factory=dict, repr=False)
-    """Per class, the reason of its biggest record (messages, reason)."""
+    _reasons: dict[SourceClass, tuple[int, int, str]] = field(default_factory=dict, repr=False)
+    """Per class, the reason of its biggest record, the first of them on a tie (messages, where, reason)."""
 
     @property
     def failed(self) -> int:
@@ -186,13 +193,20 @@ class JudgedSource:
         """The service group this source is listed under."""
         return self.service.name if self.service is not None else UNKNOWN_SERVICE
 
-    def add(self, record: RecordDigest, judgement: RecordJudgement, reporter: str = "") -> None:
-        # Called once a record of the period (tens of thousands): each step costs what one record adds.
-        count = record.count
-        passes = record.passes
+    def add(self, count: int, passes: bool, header_from: str, judgement: RecordJudgement, reporter: str = "",
+            biggest: int | None = None, at: int = 0) -> None:
+        """Records of one judgement, header From and reporter, added in the order their first came: ``count``
+        messages, which pass DMARC or not; ``biggest`` (one record's count by default) is the count of the
+        biggest of them and ``at`` where the first record of that count came among all (the earlier one
+        gives its class's reason on a tie)."""
         klass = judgement.klass
         self.messages += count
-        share = self.by_reporter.setdefault(reporter, {}).setdefault(klass, [0, 0])
+        by_reporter = self.by_reporter.get(reporter)
+        if by_reporter is None:
+            by_reporter = self.by_reporter[reporter] = {}
+        share = by_reporter.get(klass)
+        if share is None:
+            share = by_reporter[klass] = [0, 0]
         share[0] += count
         by_class = self.by_class
         by_class[klass] = by_class.get(klass, 0) + count
@@ -201,26 +215,44 @@ class JudgedSource:
         else:
             share[1] += count
             self.failing_by_class[klass] = self.failing_by_class.get(klass, 0) + count
-        if record.header_from:
-            self.header_from.add(record.header_from)
+        if header_from:
+            self.header_from.add(header_from)
         if self.service is None and judgement.service is not None:
             self.service = judgement.service
         if judgement.fixes and not all(fix in self.fixes for fix in judgement.fixes):
             self.fixes = tuple(dict.fromkeys(self.fixes + judgement.fixes))
         self.needs_dkim = self.needs_dkim or judgement.needs_dkim
+        biggest = count if biggest is None else biggest
         best = self._reasons.get(klass)
-        if best is None or count > best[0]:
-            self._reasons[klass] = (count, judgement.reason)
+        if best is None or biggest > best[0] or (biggest == best[0] and at < best[1]):
+            self._reasons[klass] = (biggest, at, judgement.reason)
         # The class covering most messages; on a tie the worse one, so a doubt is never hidden. Only this
         # record's class grew, so the leader is the one before or this one.
         current = self.klass
         if current not in by_class or (by_class[klass], _RANK[klass]) > (by_class[current], _RANK[current]):
             self.klass = klass
-        self.reason = self._reasons[self.klass][1]
+        self.reason = self._reasons[self.klass][2]
 
 
 _RANK = {klass: rank for rank, klass in enumerate(SourceClass)}
 """A class's place, best first: the later one wins a tie."""
+
+
+class _Tally:
+    """A source's records of one pattern and reporter: their messages, and the first of the biggest."""
+
+    __slots__ = ("at", "biggest", "header_from", "judgement", "messages", "passes", "reporter", "source")
+
+    def __init__(self, source: JudgedSource, judgement: RecordJudgement, passes: bool, header_from: str,
+                 reporter: str, at: int) -> None:
+        self.source, self.judgement, self.passes, self.header_from = source, judgement, passes, header_from
+        self.reporter, self.at = reporter, at
+        self.messages = 0
+        self.biggest = -1
+
+
+ReportContext = tuple[str, str, str, str]
+"""What judging reads of a record's report: (policy domain, adkim, aspf, reporter)."""
 
 
 def judge_sources(
@@ -230,27 +262,71 @@ def judge_sources(
     senders: SenderMap | None = None,
 ) -> list[JudgedSource]:
     """Every (policy domain, source IP) of ``digests``, judged; biggest first."""
+    contexts: dict[int, ReportContext] = {}
+
+    def records() -> Iterator[StoredRecord]:
+        for n, report in enumerate(digests):
+            contexts[n] = (report.policy_domain, report.adkim, report.aspf, report.reporter)
+            for r in report.records:
+                yield n, r.source_ip, r.count, r.dkim, r.spf, r.header_from, r.overrides, r.dkim_auth, r.spf_auth
+
+    return judge_records(records(), contexts, names, senders=senders)
+
+
+def judge_records(
+    records: Iterable[StoredRecord],
+    contexts: Mapping[int, ReportContext],
+    names: Mapping[str, SourceName] | None = None,
+    *,
+    senders: SenderMap | None = None,
+) -> list[JudgedSource]:
+    """:func:`judge_sources` of records as plain values (the store's, without an object a record), each under
+    the context of its report's key; a record whose key has no context is left out. Biggest first."""
     senders = senders if senders is not None else load_senders()
     names = names or {}
     sources: dict[tuple[str, str], JudgedSource] = {}
     # Records repeat the same few patterns (each sender authenticates the same way every day):
     # a judgement depends only on these fields, so each pattern is judged once.
-    judged: dict[tuple[object, ...], RecordJudgement] = {}
-    for report in digests:
-        for record in report.records:
-            key = (report.policy_domain, record.source_ip)
-            source = sources.get(key)
+    judged: dict[tuple[object, ...], tuple[RecordJudgement, bool]] = {}
+    # And a source's records of one pattern and reporter add up alike: they are tallied (one look-up a
+    # record), then added to their source a tally at a time, in the order of their first records.
+    tallies: dict[tuple[object, ...], _Tally] = {}
+    ordered: list[_Tally] = []
+    for at, (key, ip, count, dkim, spf, header_from, overrides, dkim_auth, spf_auth) in enumerate(records):
+        context = contexts.get(key)
+        if context is None:
+            continue
+        tally = tallies.get((context, ip, overrides, dkim, spf, header_from, dkim_auth, spf_auth))
+        if tally is None:
+            domain, adkim, aspf, reporter = context
+            source = sources.get((domain, ip))
             if source is None:
-                name = names.get(record.source_ip)
-                source = sources[key] = JudgedSource(
-                    record.source_ip, report.policy_domain, name=name,
-                    service=name.service if name is not None else None)
-            pattern = (record.overrides, record.dkim, record.spf, record.header_from, record.dkim_auth,
-                       record.spf_auth, report.policy_domain, report.adkim, report.aspf, source.service)
-            judgement = judged.get(pattern)
-            if judgement is None:
-                judgement = judged[pattern] = judge_record(record, report, senders=senders, service=source.service)
-            source.add(record, judgement, report.reporter)
+                name = names.get(ip)
+                source = sources[domain, ip] = JudgedSource(
+                    ip, domain, name=name, service=name.service if name is not None else None)
+            pattern = (overrides, dkim, spf, header_from, dkim_auth, spf_auth, domain, adkim, aspf, source.service)
+            found = judged.get(pattern)
+            if found is None:
+                record = RecordDigest(source_ip=ip, count=count, disposition="", dkim=dkim, spf=spf,
+                                      header_from=header_from, envelope_from="", overrides=overrides,
+                                      dkim_auth=dkim_auth, spf_auth=spf_auth)
+                found = judged[pattern] = (_judged(record, domain, adkim, aspf, senders, source.service),
+                                           record.passes)
+            tally = _Tally(source, found[0], found[1], header_from, reporter, at)
+            if source.service is None and found[0].service is not None:
+                # The source's service is known from here on, and the records after judged with it
+                # (:func:`judge_record`'s ``service``): its tallies so far take no more records.
+                source.service = found[0].service
+                for stale in [k for k, t in tallies.items() if t.source is source]:
+                    del tallies[stale]
+            tallies[context, ip, overrides, dkim, spf, header_from, dkim_auth, spf_auth] = tally
+            ordered.append(tally)
+        tally.messages += count
+        if count > tally.biggest:
+            tally.biggest, tally.at = count, at
+    for tally in ordered:
+        tally.source.add(tally.messages, tally.passes, tally.header_from, tally.judgement, tally.reporter,
+                         tally.biggest, tally.at)
     return sorted(sources.values(), key=lambda s: (s.policy_domain, -s.messages, s.ip))
 
 
