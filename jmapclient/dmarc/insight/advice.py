@@ -572,7 +572,9 @@ async def advise_stored(
     domain: str | None = None,
     senders: SenderMap | None = None,
 ) -> list[DomainAdvice]:
-    """:func:`advise` over the stored digests of the period, sources named by ``resolver``.
+    """:func:`advise` over the stored reports of the period, sources named by ``resolver``: the same
+    advice, from the stored rows (a report's sums are stored with it) and records as plain values, no
+    digest read back (that cost as much as the judging).
 
     Waits for the names, at most ``naming_budget`` seconds.
 
@@ -582,16 +584,18 @@ async def advise_stored(
     ips = store.source_ips(first, last)
     names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
     wanted = _wanted(domain)
-    # The reports' rows alone (their sums stored with them) are screened and counted; then the records of
-    # those counted stream from the store into the judging as plain values: memory follows the sources.
+    # The reports' rows alone are screened and counted; then the records of those counted stream from the
+    # store into the judging, a chunk of reports at a time. Held meanwhile: a shared context a report.
     reports = store.period_reports(first, last)
     counting = _Counting(first, last, wanted, screen_reports(reports, first, last, wanted))
     contexts: dict[int, ReportContext] = {}
+    shared: dict[ReportContext, ReportContext] = {}
     for report in reports:
         entry = counting.wanted_in(report)
         if entry is not None:
             counting.count(entry, report, report.messages, report.passed)
-            contexts[report.key] = (report.policy_domain, report.adkim, report.aspf, report.reporter)
+            context = (report.policy_domain, report.adkim, report.aspf, report.reporter)
+            contexts[report.key] = shared.setdefault(context, context)
     del reports
     sources = judge_records(store.records_of(list(contexts)), contexts, names, senders=senders)
     return counting.advice(sources, store.seen_before(first, ips))
