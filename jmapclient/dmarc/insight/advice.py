@@ -23,7 +23,7 @@ from jmapclient.dmarc.insight.judge import (
     JudgedSource,
     ReportContext,
     SourceClass,
-    judge_records,
+    Tallies,
     judge_sources,
 )
 from jmapclient.dmarc.insight.names import NameResolver, SourceName
@@ -581,11 +581,9 @@ async def advise_stored(
     A view that must not wait calls :func:`advise` with what :meth:`NameResolver.known`
     says now, and again as :meth:`NameResolver.stream` brings names in.
     """
-    ips = store.source_ips(first, last)
-    names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
     wanted = _wanted(domain)
     # The reports' rows alone are screened and counted; then the records of those counted stream from the
-    # store into the judging, a chunk of reports at a time. Held meanwhile: a shared context a report.
+    # store into tallies, a chunk of reports at a time. Held meanwhile: a shared context a report.
     reports = store.period_reports(first, last)
     counting = _Counting(first, last, wanted, screen_reports(reports, first, last, wanted))
     contexts: dict[int, ReportContext] = {}
@@ -597,5 +595,7 @@ async def advise_stored(
             context = (report.policy_domain, report.adkim, report.aspf, report.reporter)
             contexts[report.key] = shared.setdefault(context, context)
     del reports
-    sources = judge_records(store.records_of(list(contexts)), contexts, names, senders=senders)
-    return counting.advice(sources, store.seen_before(first, ips))
+    tallies = Tallies(store.records_of(list(contexts)), contexts, senders=senders)
+    ips = tallies.ips()  # the sources counted: names are looked up for them only
+    names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
+    return counting.advice(tallies.judge(names), store.seen_before(first, ips))

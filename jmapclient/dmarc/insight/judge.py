@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from jmapclient.dmarc.analytics import FORWARDING_OVERRIDES, MAILING_LIST_OVERRIDES, RecordDigest, ReportDigest
 from jmapclient.dmarc.insight.alignment import STRICT, RecordAlignment, align_record
@@ -241,12 +241,11 @@ _RANK = {klass: rank for rank, klass in enumerate(SourceClass)}
 class _Tally:
     """A source's records of one pattern and reporter: their messages, and the first of the biggest."""
 
-    __slots__ = ("at", "biggest", "header_from", "judgement", "messages", "passes", "reporter", "source")
+    __slots__ = ("at", "biggest", "context", "ip", "known", "messages", "pattern")
 
-    def __init__(self, source: JudgedSource, judgement: RecordJudgement, passes: bool, header_from: str,
-                 reporter: str, at: int) -> None:
-        self.source, self.judgement, self.passes, self.header_from = source, judgement, passes, header_from
-        self.reporter, self.at = reporter, at
+    def __init__(self, context: ReportContext, ip: str, pattern: tuple[Any, ...], known: Service | None,
+                 at: int) -> None:
+        self.context, self.ip, self.pattern, self.known, self.at = context, ip, pattern, known, at
         self.messages = 0
         self.biggest = -1
 
@@ -270,64 +269,87 @@ def judge_sources(
             for r in report.records:
                 yield n, r.source_ip, r.count, r.dkim, r.spf, r.header_from, r.overrides, r.dkim_auth, r.spf_auth
 
-    return judge_records(records(), contexts, names, senders=senders)
+    return Tallies(records(), contexts, senders=senders).judge(names)
 
 
-def judge_records(
-    records: Iterable[StoredRecord],
-    contexts: Mapping[int, ReportContext],
-    names: Mapping[str, SourceName] | None = None,
-    *,
-    senders: SenderMap | None = None,
-) -> list[JudgedSource]:
-    """:func:`judge_sources` of records as plain values (the store's, without an object a record), each under
-    the context of its report's key; a record whose key has no context is left out. Biggest first."""
-    senders = senders if senders is not None else load_senders()
-    names = names or {}
-    sources: dict[tuple[str, str], JudgedSource] = {}
-    # Records repeat the same few patterns (each sender authenticates the same way every day):
-    # a judgement depends only on these fields, so each pattern is judged once.
-    judged: dict[tuple[object, ...], tuple[RecordJudgement, bool]] = {}
-    # And a source's records of one pattern and reporter add up alike: they are tallied (one look-up a
-    # record), then added to their source a tally at a time, in the order of their first records.
-    tallies: dict[tuple[object, ...], _Tally] = {}
-    ordered: list[_Tally] = []
-    for at, (key, ip, count, dkim, spf, header_from, overrides, dkim_auth, spf_auth) in enumerate(records):
-        context = contexts.get(key)
-        if context is None:
-            continue
-        tally = tallies.get((context, ip, overrides, dkim, spf, header_from, dkim_auth, spf_auth))
-        if tally is None:
-            domain, adkim, aspf, reporter = context
-            source = sources.get((domain, ip))
+class Tallies:
+    """Records as plain values (the store's: no object a record), each under the context of its report's
+    key (a key without one is left out), tallied a source, pattern and reporter: one look-up a record.
+
+    Names are not needed to tally (the sources' addresses, :meth:`ips`, are what names are looked up
+    for); :meth:`judge` then judges each tally once and adds it to its source, in the order of their
+    first records, so what depends on the order comes out as record by record.
+    """
+
+    def __init__(self, records: Iterable[StoredRecord], contexts: Mapping[int, ReportContext], *,
+                 senders: SenderMap | None = None) -> None:
+        self.senders = senders if senders is not None else load_senders()
+        self._judged: dict[tuple[Any, ...], tuple[RecordJudgement, bool]] = {}
+        """Records repeat the same few patterns (each sender authenticates the same way every day): a
+        judgement depends only on its pattern and the source's service, so each is judged once."""
+        self._tallies: list[_Tally] = []
+        """In the order of their first records."""
+        self._known: dict[tuple[str, str], Service | None] = {}
+        """(domain, IP) → the service its records confirmed first (None: none yet)."""
+        live: dict[tuple[Any, ...], _Tally] = {}
+        opened: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+        """A source's keys in ``live`` while its records confirm no service."""
+        for at, (key, ip, count, dkim, spf, header_from, overrides, dkim_auth, spf_auth) in enumerate(records):
+            context = contexts.get(key)
+            if context is None:
+                continue
+            tally = live.get((context, ip, overrides, dkim, spf, header_from, dkim_auth, spf_auth))
+            if tally is None:
+                source = (context[0], ip)
+                known = self._known.setdefault(source, None)
+                pattern = (overrides, dkim, spf, header_from, dkim_auth, spf_auth, context[0], context[1],
+                           context[2])
+                tally = _Tally(context, ip, pattern, known, at)
+                if known is None and self._judgement(pattern, None)[0].service is not None:
+                    # A source unnamed is known by the service its first confirming record names, and the
+                    # records after are judged with it (:func:`judge_record`'s ``service``): its tallies so
+                    # far take no more records.
+                    self._known[source] = self._judgement(pattern, None)[0].service
+                    for stale in opened.pop(source, ()):
+                        del live[stale]
+                elif known is None:
+                    opened.setdefault(source, []).append((context, ip, overrides, dkim, spf, header_from,
+                                                          dkim_auth, spf_auth))
+                live[context, ip, overrides, dkim, spf, header_from, dkim_auth, spf_auth] = tally
+                self._tallies.append(tally)
+            tally.messages += count
+            if count > tally.biggest:
+                tally.biggest, tally.at = count, at
+
+    def ips(self) -> list[str]:
+        """The sources' addresses, sorted."""
+        return sorted({ip for _, ip in self._known})
+
+    def judge(self, names: Mapping[str, SourceName] | None = None) -> list[JudgedSource]:
+        """Every source judged, named by ``names``; biggest first."""
+        names = names or {}
+        sources: dict[tuple[str, str], JudgedSource] = {}
+        for tally in self._tallies:
+            domain, _, _, reporter = tally.context
+            source = sources.get((domain, tally.ip))
             if source is None:
-                name = names.get(ip)
-                source = sources[domain, ip] = JudgedSource(
-                    ip, domain, name=name, service=name.service if name is not None else None)
-            pattern = (overrides, dkim, spf, header_from, dkim_auth, spf_auth, domain, adkim, aspf, source.service)
-            found = judged.get(pattern)
-            if found is None:
-                record = RecordDigest(source_ip=ip, count=count, disposition="", dkim=dkim, spf=spf,
-                                      header_from=header_from, envelope_from="", overrides=overrides,
-                                      dkim_auth=dkim_auth, spf_auth=spf_auth)
-                found = judged[pattern] = (_judged(record, domain, adkim, aspf, senders, source.service),
-                                           record.passes)
-            tally = _Tally(source, found[0], found[1], header_from, reporter, at)
-            if source.service is None and found[0].service is not None:
-                # The source's service is known from here on, and the records after judged with it
-                # (:func:`judge_record`'s ``service``): its tallies so far take no more records.
-                source.service = found[0].service
-                for stale in [k for k, t in tallies.items() if t.source is source]:
-                    del tallies[stale]
-            tallies[context, ip, overrides, dkim, spf, header_from, dkim_auth, spf_auth] = tally
-            ordered.append(tally)
-        tally.messages += count
-        if count > tally.biggest:
-            tally.biggest, tally.at = count, at
-    for tally in ordered:
-        tally.source.add(tally.messages, tally.passes, tally.header_from, tally.judgement, tally.reporter,
-                         tally.biggest, tally.at)
-    return sorted(sources.values(), key=lambda s: (s.policy_domain, -s.messages, s.ip))
+                name = names.get(tally.ip)
+                source = sources[domain, tally.ip] = JudgedSource(
+                    tally.ip, domain, name=name, service=name.service if name is not None else None)
+            named = source.name.service if source.name is not None else None
+            judgement, passes = self._judgement(tally.pattern, named or tally.known)
+            source.add(tally.messages, passes, tally.pattern[3], judgement, reporter, tally.biggest, tally.at)
+        return sorted(sources.values(), key=lambda s: (s.policy_domain, -s.messages, s.ip))
+
+    def _judgement(self, pattern: tuple[Any, ...], service: Service | None) -> tuple[RecordJudgement, bool]:
+        found = self._judged.get((pattern, service))
+        if found is None:
+            overrides, dkim, spf, header_from, dkim_auth, spf_auth, domain, adkim, aspf = pattern
+            record = RecordDigest(source_ip="", count=0, disposition="", dkim=dkim, spf=spf, header_from=header_from,
+                                  envelope_from="", overrides=overrides, dkim_auth=dkim_auth, spf_auth=spf_auth)
+            found = self._judged[pattern, service] = (_judged(record, domain, adkim, aspf, self.senders, service),
+                                                      record.passes)
+        return found
 
 
 @dataclass(frozen=True)

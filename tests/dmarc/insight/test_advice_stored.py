@@ -8,7 +8,9 @@ order) must come out as the record-by-record path (``advise`` over ``store.diges
 
 from __future__ import annotations
 
+import json
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,8 @@ from jmapclient.dmarc.insight.services import load_senders
 from tests.support.insight_reports import aligned, record, report
 
 FIRST, LAST = date(2026, 3, 1), date(2026, 3, 7)
+EXPECTED = Path(__file__).with_name("advice_stored_expected.json")
+"""The advice on :func:`mixed`, as 7d84fe6 gave it (every digest read back, judged record by record)."""
 SPF_ALIGNED = dict(spf="pass", spf_auth=(("example.com", "pass"),))
 ESP = dict(dkim_auth=(("sendgrid.net", "pass"),), spf_auth=(("bounces.sendgrid.net", "pass"),))
 
@@ -63,6 +67,15 @@ def filled() -> DigestStore:
     store.put(reports)
     store.mark_listed([r.id for r in reports if r.id not in unlisted])
     return store
+
+
+@pytest.mark.parametrize("domain", [None, "example.com", "Example.ORG."])
+@pytest.mark.parametrize("owned", [(), ("sendgrid.net",)])
+async def test_the_stored_advice_is_what_it_was_before(domain: str | None, owned: tuple[str, ...]) -> None:
+    advice = await advise_stored(filled(), FIRST, LAST, resolver=NameResolver(offline=True), domain=domain,
+                                 senders=load_senders().with_owned(owned))
+    expected = json.loads(EXPECTED.read_text(encoding="utf-8"))[f"{domain}|{','.join(owned)}"]
+    assert [a.to_json() for a in advice] == expected
 
 
 @pytest.mark.parametrize("domain", [None, "example.com", "Example.ORG."])
