@@ -2,7 +2,7 @@
 
 Prints, for 1,000, 10,000 and 100,000 synthetic reports in an in-memory digest store
 (5 records each, 200 distinct sources, 4 policy domains): the time of ``advise_stored``
-offline (reading the period's digests twice, judging every record) and the process's
+offline (the period's stored rows and records read once, every record judged) and the process's
 peak memory. Then the time to name 1,000 sources through a fake resolver that answers
 each query after 20 ms, at the default concurrency and at 1, and how many were named:
 what the bound on concurrency buys, without touching the network.

@@ -7,6 +7,10 @@ fresh process on an empty data directory:
 - **raw**: gets of the period's reports, 500 a request, as many in flight as the sync has (the server's
   ``maxConcurrentRequests`` less one), properties ``id`` and ``report``, the answers decoded and thrown
   away (the floor: what the server and HTTP cost, overlapped with decoding as in the sync);
+- **raw-process**: the same gets as raw, in a process of their own started as a ``mailadmin`` command is
+  (``mailadmin.startup``) and timed as the advice is, from its exec to its exit: the interpreter, importing
+  the client (httpx, pydantic), the session and reading the ids included (the floor of a command that
+  fetches the same reports; ``dmarc-advice`` is printed against it too);
 - **sync**: the digest store's sync for the period (``DigestStore.sync(since=…)``, what the console's
   analytics and ``dmarc-advice`` both run): listing, finding the period's reports, fetching,
   digesting and storing;
@@ -17,8 +21,9 @@ fresh process on an empty data directory:
 
 "The period's reports" for raw are those the first (untimed) sync stored. Prints each round's
 seconds, then the medians and each one's ratio to raw's (the aim: at most 1.3), and the median of
-each round's own ratio; for raw and sync also the client's CPU seconds (its process time over the same
-span), which the machine's load moves less than the wall clock. ``--code DIR`` runs
+each round's own ratio (the advice's also to raw-process's); for raw and sync also the client's CPU
+seconds (its process time over the same span), for raw-process and advice the whole process's, which
+the machine's load moves less than the wall clock. ``--code DIR`` runs
 sync, advice and console from another checkout (an earlier commit, for the before figures; its sync
 without ``since`` fetches every report, as it did).
 
@@ -31,6 +36,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import sqlite3
 import statistics
 import subprocess
@@ -43,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SIDES = ("raw", "sync", "advice", "console")
+SIDES = ("raw", "raw-process", "sync", "advice", "console")
 RAW_CHUNK = 500
 TIMEOUT = 1800
 
@@ -101,7 +107,12 @@ async def side_sync(base_url: str, token: str, data: Path, first: str) -> dict[s
 
 
 CPU: dict[str, list[float]] = {}
-"""The client's CPU seconds of each raw, sync and console side run, by side."""
+"""The client's CPU seconds of each raw, raw-process, sync and console side run, by side."""
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_side(side: str, code: Path, base_url: str, data: Path, first: str, ids_file: Path) -> float:
@@ -117,7 +128,10 @@ def run_side(side: str, code: Path, base_url: str, data: Path, first: str, ids_f
     if side == "advice":
         today = datetime.now(UTC).date()
         days = (today - datetime.fromisoformat(first).date()).days + 1
-        return cli_run(base_url, TOKEN, data, code, days)[0]
+        cpu = _children_cpu()
+        wall = cli_run(base_url, TOKEN, data, code, days)[0]
+        CPU.setdefault(side, []).append(_children_cpu() - cpu)
+        return wall
     if side == "console":
         if (NOW.date() - datetime.fromisoformat(first).date()).days != 29:
             raise SystemExit("the console's first visit is of its default period, 30 days: use --days 30")
@@ -130,12 +144,17 @@ def run_side(side: str, code: Path, base_url: str, data: Path, first: str, ids_f
         if visit.get("cpus"):  # an earlier checkout's console does not say
             CPU.setdefault(side, []).append(float(visit["cpus"][0]))
         return float(visit["visits"][0])
-    where = ROOT if side == "raw" else code
+    where = ROOT if side in ("raw", "raw-process") else code
+    began, cpu = time.perf_counter(), _children_cpu()
     done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--side", side, base_url, TOKEN,
                            str(data), first, str(ids_file), "--code", str(where)],
                           capture_output=True, text=True, timeout=TIMEOUT, check=False, cwd=where)
+    wall, cpu = time.perf_counter() - began, _children_cpu() - cpu
     if done.returncode:
         raise RuntimeError(f"the {side} side failed:\n{done.stderr[-3000:]}")
+    if side == "raw-process":  # the whole process, as the advice's is timed (bench_dmarc_advice.cli_run)
+        CPU.setdefault(side, []).append(cpu)
+        return wall
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     CPU.setdefault(side, []).append(float(figures["cpu"]))
     return float(figures["seconds"])
@@ -158,7 +177,15 @@ def main() -> None:
     if args.side:
         sys.path.insert(0, str(code))
         side, base_url, token, data, first, ids_file = args.side
-        if side == "raw":
+        if side == "raw-process":
+            # Started as a mailadmin command is (mailadmin.startup, as dmarc-advice runs): a floor that
+            # skipped nothing the advice skips, and paid nothing the advice does not.
+            from mailadmin.startup import apply, resume_collector, skip_exit_collection
+
+            apply()
+            skip_exit_collection()
+            resume_collector()
+        if side in ("raw", "raw-process"):
             figures = asyncio.run(side_raw(base_url, token, Path(ids_file)))
         else:
             figures = asyncio.run(side_sync(base_url, token, Path(data), first))
@@ -191,20 +218,27 @@ def main() -> None:
                   + f" (load {loadavg()})", flush=True)
     medians = {side: statistics.median(values) for side, values in times.items()}
     raw = medians.get("raw")
+    process = medians.get("raw-process")
     print("medians: " + ", ".join(
         f"{side} {value:.2f}s" + (f" (×{value / raw:.2f} raw)" if raw and side != "raw" else "")
+        + (f" (×{value / process:.2f} raw-process)" if process and side == "advice" else "")
         for side, value in medians.items()))
     if "raw" in times:  # each round's own ratio: the load moves between rounds more than within one
         print("medians of each round's ratio to raw: " + ", ".join(
             f"{side} ×{statistics.median(t / r for t, r in zip(values, times['raw'], strict=True)):.2f}"
             for side, values in times.items() if side != "raw"))
+    if "raw-process" in times and "advice" in times:  # the advice is a whole process: against one too
+        ratios = [t / r for t, r in zip(times["advice"], times["raw-process"], strict=True)]
+        print(f"median of each round's ratio to raw-process: advice ×{statistics.median(ratios):.2f}")
     if CPU:
         print("client CPU, medians: " + ", ".join(
             f"{side} {statistics.median(values):.2f}s" for side, values in CPU.items())
               + (f" (sync ×{statistics.median(CPU['sync']) / statistics.median(CPU['raw']):.2f} raw)"
                  if "sync" in CPU and "raw" in CPU else "")
               + (f" (console ×{statistics.median(CPU['console']) / statistics.median(CPU['sync']):.2f} sync)"
-                 if "console" in CPU and "sync" in CPU else ""))
+                 if "console" in CPU and "sync" in CPU else "")
+              + (f" (advice ×{statistics.median(CPU['advice']) / statistics.median(CPU['raw-process']):.2f}"
+                 " raw-process)" if "advice" in CPU and "raw-process" in CPU else ""))
 
 
 if __name__ == "__main__":

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import date
+from datetime import date, datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from jmapclient.dmarc.analytics import RecordDigest, ReportDigest, ReportTotal, new_record, new_report
 from jmapclient.dmarc.digest_figures import DigestFigures
@@ -37,6 +37,37 @@ def _strings(value: str) -> tuple[str, ...]:
 
 _utc = lru_cache(maxsize=DECODED)(parse_utc)
 """Report periods repeat too: a day's reports mostly share their begin and end."""
+_day = lru_cache(maxsize=DECODED)(date.fromisoformat)
+
+
+class StoredReport(NamedTuple):
+    """A listed report of a period as its stored row holds it, records aside (their sums kept with it).
+
+    What the advice counts per report; its records are read by ``key`` (:meth:`DigestReads.records_of`).
+    """
+
+    key: int
+    id: str
+    reporter: str
+    report_id: str
+    policy_domain: str
+    day: date
+    end: datetime
+    p: str
+    sp: str
+    np: str
+    adkim: str
+    aspf: str
+    testing: bool
+    messages: int
+    passed: int
+
+
+StoredRecord = tuple[int, str, int, str, str, str, tuple[str, ...], tuple[tuple[str, str], ...],
+                     tuple[tuple[str, str], ...]]
+"""A record as :meth:`DigestReads.records_of` reads it: (report key, source IP, count, dkim, spf, header From,
+overrides, DKIM and SPF results), the fields of a
+:class:`~jmapclient.dmarc.analytics.RecordDigest` that judge it, as plain values (no object a record)."""
 
 
 class DigestReads(DigestFigures):
@@ -74,6 +105,33 @@ class DigestReads(DigestFigures):
             return [ReportTotal(id, org, rid, domain, date.fromisoformat(day), messages)
                     for id, org, rid, domain, day, messages in rows]
 
+    def period_reports(self, first: date, last: date) -> list[StoredReport]:
+        """Every listed report of the period, in the order :meth:`digests` gives them, without their records."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT r.key, r.id, r.org, r.report_id, r.policy_domain, r.day, r.end, r.p, r.sp, r.np,"
+                " r.adkim, r.aspf, r.testing, r.messages, r.passed FROM reports r JOIN listed USING(id)"
+                " WHERE r.day BETWEEN ? AND ? ORDER BY r.key", (first.isoformat(), last.isoformat())).fetchall()
+            with self._readable():
+                return [_stored_report(row) for row in rows]
+
+    def records_of(self, keys: Sequence[int]) -> Iterator[StoredRecord]:
+        """The records of the reports of these keys (ascending, as :meth:`period_reports` gives them), in the
+        order :meth:`digests` gives them; a chunk of reports a query."""
+        for at in range(0, len(keys), READ_CHUNK):
+            chunk = keys[at:at + READ_CHUNK]
+            with self._lock:
+                # The index records_report (report, rowid) gives this order without a sort.
+                rows = self._db.execute(
+                    "SELECT report, source_ip, count, dkim, spf, header_from, overrides, dkim_auth, spf_auth"
+                    f" FROM records WHERE report IN ({','.join('?' * len(chunk))}) ORDER BY report, rowid",
+                    chunk).fetchall()
+                with self._readable():
+                    decoded = [(key, ip, _count(count), dkim, spf, header_from, _strings(overrides), _pairs(dkim_auth),
+                                _pairs(spf_auth))
+                               for key, ip, count, dkim, spf, header_from, overrides, dkim_auth, spf_auth in rows]
+            yield from decoded
+
     def source_ips(self, first: date, last: date) -> list[str]:
         """The sources of the listed reports of the period, sorted (without reading the reports back)."""
         with self._lock:
@@ -109,13 +167,23 @@ class DigestReads(DigestFigures):
                  spf_auth) in self._db.execute(
                     "SELECT report, source_ip, count, disposition, dkim, spf, header_from, envelope_from, overrides,"
                     f" dkim_auth, spf_auth FROM records WHERE report IN ({marks}) ORDER BY rowid", tuple(records)):
-                if type(count) is not int:  # SQLite keeps whatever a damaged row holds; sums need integers
-                    raise TypeError("a record's count is not an integer")
                 records[key].append(new_record(
-                    ip, count, disposition, dkim, spf, header_from, envelope_from, _strings(overrides),
+                    ip, _count(count), disposition, dkim, spf, header_from, envelope_from, _strings(overrides),
                     _pairs(dkim_auth), _pairs(spf_auth)))
         return [
             new_report(report_id, org, rid, domain, _utc(begin), _utc(end), tuple(records[key]), p, sp, np, adkim,
                        aspf, bool(testing))
             for key, report_id, org, rid, domain, begin, end, p, sp, np, adkim, aspf, testing in rows
         ]
+
+
+def _count(count: object) -> int:
+    if type(count) is not int:  # SQLite keeps whatever a damaged row holds; sums need integers
+        raise TypeError("a record's count is not an integer")
+    return count
+
+
+def _stored_report(row: Sequence[Any]) -> StoredReport:
+    key, report_id, org, rid, domain, day, end, p, sp, np, adkim, aspf, testing, messages, passed = row
+    return StoredReport(key, report_id, org, rid, domain, _day(day), _utc(end), p, sp, np, adkim, aspf, bool(testing),
+                        _count(messages), _count(passed))

@@ -13,16 +13,24 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jmapclient.dmarc.analytics import ReportDigest, ReportTotal, format_rate, pass_rate
-from jmapclient.dmarc.insight.judge import AUTHORISED, JudgedSource, SourceClass, judge_sources
+from jmapclient.dmarc.insight.judge import (
+    AUTHORISED,
+    JudgedSource,
+    ReportContext,
+    SourceClass,
+    Tallies,
+    judge_sources,
+)
 from jmapclient.dmarc.insight.names import NameResolver, SourceName
 from jmapclient.dmarc.insight.services import SenderMap
 
 if TYPE_CHECKING:
+    from jmapclient.dmarc.digest_reads import StoredReport
     from jmapclient.dmarc.digest_store import DigestStore
 
 MIN_MESSAGES = 100
@@ -150,17 +158,26 @@ def totals_of(digests: Iterable[ReportDigest]) -> Iterator[ReportTotal]:
                           report.messages)
 
 
-def screen_reports(reports: Iterable[ReportTotal], first: date, last: date, domain: str | None = None) -> Screening:
+class _Reporters(dict[str, tuple[str, str]]):
+    """A reporter as written → (as told apart, as shown): reports repeat a few reporters, each made once."""
+
+    def __missing__(self, reporter: str) -> tuple[str, str]:
+        named = self[reporter] = (normal_reporter(reporter), " ".join(reporter.split()))
+        return named
+
+
+def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, last: date,
+                   domain: str | None = None) -> Screening:
     """Repeated and implausible reports of the period, from their totals alone (no records)."""
     screening = Screening()
     seen: set[tuple[str, str]] = set()
     totals: dict[str, dict[str, list[tuple[str, str, int]]]] = {}  # domain → reporter → (digest, report id, n)
     names: dict[str, str] = {}
+    reporters = _Reporters()
     for report in reports:
         if not first <= report.day <= last or (domain is not None and report.policy_domain != domain):
             continue
-        who, rid = normal_reporter(report.reporter), report.report_id.strip()
-        shown = " ".join(report.reporter.split())
+        (who, shown), rid = reporters[report.reporter], report.report_id.strip()
         if rid and (who, rid) in seen:
             screening.left_out[report.id] = LeftOut(shown, rid, report.messages,
                                                     "the same report (reporter and report id) stored again")
@@ -279,9 +296,118 @@ def _source_json(source: JudgedSource) -> dict[str, Any]:
     }
 
 
-def _policy(report: ReportDigest) -> PolicySeen:
+class CountedReport(Protocol):
+    """What the advice counts of a report besides its records: a digest, or a report's stored row."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def reporter(self) -> str: ...
+    @property
+    def policy_domain(self) -> str: ...
+    @property
+    def day(self) -> date: ...
+    @property
+    def end(self) -> datetime: ...
+    @property
+    def p(self) -> str: ...
+    @property
+    def sp(self) -> str: ...
+    @property
+    def np(self) -> str: ...
+    @property
+    def adkim(self) -> str: ...
+    @property
+    def aspf(self) -> str: ...
+    @property
+    def testing(self) -> bool: ...
+
+
+def _policy(report: CountedReport) -> PolicySeen:
     return PolicySeen(report.p if report.p not in ("", "unspecified") else UNPUBLISHED, report.sp, report.np,
                       report.adkim, report.aspf, report.testing)
+
+
+class _Counting:
+    """The advice per policy domain as the period's reports are counted, one at a time, none held; then
+    :meth:`advice` adds their judged sources and the verdicts."""
+
+    def __init__(self, first: date, last: date, wanted: str | None, screening: Screening) -> None:
+        self.first, self.last, self.wanted, self.screening = first, last, wanted, screening
+        self.domains: dict[str, DomainAdvice] = {}
+        self.policies: dict[str, dict[PolicySeen, int]] = {}
+        self.latest: dict[str, CountedReport] = {}
+        # Once a report of the period (tens of thousands): what repeats is made once, not once a report.
+        self.reporters = _Reporters()
+        self.seen_policies: dict[tuple[str, str, str, str, str, bool], PolicySeen] = {}
+
+    def wanted_in(self, report: CountedReport) -> DomainAdvice | None:
+        """The advice ``report`` counts in, or None: outside the period or the domain, or left out."""
+        if not self.first <= report.day <= self.last or (self.wanted is not None
+                                                         and report.policy_domain != self.wanted):
+            return None
+        entry = self.domains.get(report.policy_domain)
+        if entry is None:
+            entry = self.domains[report.policy_domain] = DomainAdvice(report.policy_domain, self.first, self.last)
+        left_out = self.screening.left_out.get(report.id)
+        if left_out is not None:
+            entry.left_out.append(left_out)
+            return None
+        return entry
+
+    def count(self, entry: DomainAdvice, report: CountedReport, messages: int, passed: int) -> None:
+        """Count ``report`` (of ``messages``, ``passed`` of them) in ``entry`` (:meth:`wanted_in`)."""
+        named = self.reporters[report.reporter]
+        view = entry.reporters.get(named[0])
+        if view is None:
+            view = entry.reporters[named[0]] = ReporterView(named[1])
+        view.reports += 1
+        view.messages += messages
+        entry.reports += 1
+        entry.messages += messages
+        entry.passed += passed
+        seen = self.policies.setdefault(report.policy_domain, {})
+        shape = (report.p, report.sp, report.np, report.adkim, report.aspf, report.testing)
+        policy = self.seen_policies.get(shape)
+        if policy is None:
+            policy = self.seen_policies[shape] = _policy(report)
+        seen[policy] = seen.get(policy, 0) + 1
+        latest = self.latest.get(report.policy_domain)
+        if latest is None or report.end > latest.end:
+            self.latest[report.policy_domain] = report
+
+    def advice(self, sources: Iterable[JudgedSource], seen_before: Collection[tuple[str, str]] | None
+               ) -> list[DomainAdvice]:
+        """The advice per domain with the judged sources of the counted reports, biggest domain first."""
+        advice = self.domains
+        for source in sources:
+            entry = advice[source.policy_domain]
+            source.new = None if seen_before is None else (source.policy_domain, source.ip) not in seen_before
+            entry.sources.append(source)
+            for klass, count in source.by_class.items():
+                share = entry.by_class.setdefault(klass, ClassShare())
+                share.messages += count
+                share.failing += source.failing_by_class.get(klass, 0)
+            for reporter, classes in source.by_reporter.items():
+                view = entry.reporters.setdefault(normal_reporter(reporter), ReporterView())
+                for klass, (messages, failing) in classes.items():
+                    if klass in AUTHORISED:
+                        view.authorised += messages
+                        view.authorised_failing += failing
+        for name, entry in advice.items():
+            entry.reporters = dict(sorted(entry.reporters.items(), key=lambda item: (-item[1].messages, item[0])))
+            if not entry.reports:  # every report of the domain was left out
+                entry.summary = _left_out_words(entry)
+                continue
+            policies = self.policies[name]
+            counted = sorted(policies.items(), key=lambda item: (-item[1], item[0].words()))
+            entry.policies = [_with_reports(policy, count) for policy, count in counted]
+            current = _policy(self.latest[name])
+            entry.current = _with_reports(current, policies[current])
+            entry.next_step = NEXT_STEP.get(entry.current.enforced, NEXT_STEP[UNPUBLISHED])
+            entry.by_class = {k: entry.by_class[k] for k in SourceClass if k in entry.by_class}
+            entry.verdict, entry.summary = judge_domain(entry)
+        return sorted(advice.values(), key=lambda a: (-a.messages, a.domain))
 
 
 def advise(
@@ -303,84 +429,31 @@ def advise(
     ``screening`` (:func:`screen_reports` of the same digests) says which reports count; without
     it the digests are held and screened here.
     """
-    wanted = domain.strip().rstrip(".").lower() if domain else None
+    wanted = _wanted(domain)
     if screening is None:
         digests = list(digests)
         screening = screen_reports(totals_of(digests), first, last, wanted)
-    advice: dict[str, DomainAdvice] = {}
-    policies: dict[str, dict[PolicySeen, int]] = {}
-    latest: dict[str, ReportDigest] = {}
-
-    reporters: dict[str, tuple[str, str]] = {}
-    """A reporter as written → (as told apart, as shown): reports repeat a few reporters."""
-    seen_policies: dict[tuple[str, str, str, str, str, bool], PolicySeen] = {}
+    counting = _Counting(first, last, wanted, screening)
 
     def chosen() -> Iterator[ReportDigest]:
         """The period's reports, counted per domain as the judging reads them: one pass, none held."""
-        # Once a report of the period (tens of thousands): what repeats is made once, not once a report.
         for report in digests:
-            if not first <= report.day <= last or (wanted is not None and report.policy_domain != wanted):
-                continue
-            entry = advice.get(report.policy_domain)
+            entry = counting.wanted_in(report)
             if entry is None:
-                entry = advice[report.policy_domain] = DomainAdvice(report.policy_domain, first, last)
-            left_out = screening.left_out.get(report.id)
-            if left_out is not None:
-                entry.left_out.append(left_out)
                 continue
-            named = reporters.get(report.reporter)
-            if named is None:
-                named = reporters[report.reporter] = (normal_reporter(report.reporter),
-                                                      " ".join(report.reporter.split()))
-            view = entry.reporters.get(named[0])
-            if view is None:
-                view = entry.reporters[named[0]] = ReporterView(named[1])
             messages = passed = 0  # summed over the records once
             for record in report.records:
                 messages += record.count
                 if record.passes:
                     passed += record.count
-            view.reports += 1
-            view.messages += messages
-            entry.reports += 1
-            entry.messages += messages
-            entry.passed += passed
-            seen = policies.setdefault(report.policy_domain, {})
-            shape = (report.p, report.sp, report.np, report.adkim, report.aspf, report.testing)
-            policy = seen_policies.get(shape)
-            if policy is None:
-                policy = seen_policies[shape] = _policy(report)
-            seen[policy] = seen.get(policy, 0) + 1
-            if report.policy_domain not in latest or report.end > latest[report.policy_domain].end:
-                latest[report.policy_domain] = report
+            counting.count(entry, report, messages, passed)
             yield report
 
-    for source in judge_sources(chosen(), names, senders=senders):
-        entry = advice[source.policy_domain]
-        source.new = None if seen_before is None else (source.policy_domain, source.ip) not in seen_before
-        entry.sources.append(source)
-        for klass, count in source.by_class.items():
-            share = entry.by_class.setdefault(klass, ClassShare())
-            share.messages += count
-            share.failing += source.failing_by_class.get(klass, 0)
-        for reporter, classes in source.by_reporter.items():
-            view = entry.reporters.setdefault(normal_reporter(reporter), ReporterView())
-            for klass, (messages, failing) in classes.items():
-                if klass in AUTHORISED:
-                    view.authorised += messages
-                    view.authorised_failing += failing
-    for name, entry in advice.items():
-        entry.reporters = dict(sorted(entry.reporters.items(), key=lambda item: (-item[1].messages, item[0])))
-        if not entry.reports:  # every report of the domain was left out
-            entry.summary = _left_out_words(entry)
-            continue
-        counted = sorted(policies[name].items(), key=lambda item: (-item[1], item[0].words()))
-        entry.policies = [_with_reports(policy, count) for policy, count in counted]
-        entry.current = _with_reports(_policy(latest[name]), policies[name][_policy(latest[name])])
-        entry.next_step = NEXT_STEP.get(entry.current.enforced, NEXT_STEP[UNPUBLISHED])
-        entry.by_class = {k: entry.by_class[k] for k in SourceClass if k in entry.by_class}
-        entry.verdict, entry.summary = judge_domain(entry)
-    return sorted(advice.values(), key=lambda a: (-a.messages, a.domain))
+    return counting.advice(judge_sources(chosen(), names, senders=senders), seen_before)
+
+
+def _wanted(domain: str | None) -> str | None:
+    return domain.strip().rstrip(".").lower() if domain else None
 
 
 def _with_reports(policy: PolicySeen, reports: int) -> PolicySeen:
@@ -499,18 +572,30 @@ async def advise_stored(
     domain: str | None = None,
     senders: SenderMap | None = None,
 ) -> list[DomainAdvice]:
-    """:func:`advise` over the stored digests of the period, sources named by ``resolver``.
+    """:func:`advise` over the stored reports of the period, sources named by ``resolver``: the same
+    advice, from the stored rows (a report's sums are stored with it) and records as plain values, no
+    digest read back (that cost as much as the judging).
 
     Waits for the names, at most ``naming_budget`` seconds.
 
     A view that must not wait calls :func:`advise` with what :meth:`NameResolver.known`
     says now, and again as :meth:`NameResolver.stream` brings names in.
     """
-    ips = store.source_ips(first, last)
+    wanted = _wanted(domain)
+    # The reports' rows alone are screened and counted; then the records of those counted stream from the
+    # store into tallies, a chunk of reports at a time. Held meanwhile: a shared context a report.
+    reports = store.period_reports(first, last)
+    counting = _Counting(first, last, wanted, screen_reports(reports, first, last, wanted))
+    contexts: dict[int, ReportContext] = {}
+    shared: dict[ReportContext, ReportContext] = {}
+    for report in reports:
+        entry = counting.wanted_in(report)
+        if entry is not None:
+            counting.count(entry, report, report.messages, report.passed)
+            context = (report.policy_domain, report.adkim, report.aspf, report.reporter)
+            contexts[report.key] = shared.setdefault(context, context)
+    del reports
+    tallies = Tallies(store.records_of(list(contexts)), contexts, senders=senders)
+    ips = tallies.ips()  # the sources counted: names are looked up for them only
     names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
-    wanted = domain.strip().rstrip(".").lower() if domain else None
-    # Screened from the stored totals (no records read), then the digests stream from the store
-    # into the judging: memory follows the sources, not the reports.
-    screening = screen_reports(store.report_totals(first, last), first, last, wanted)
-    return advise(store.digests(first, last), first, last, names=names, seen_before=store.seen_before(first, ips),
-                  domain=domain, senders=senders, screening=screening)
+    return counting.advice(tallies.judge(names), store.seen_before(first, ips))

@@ -9,15 +9,18 @@ what to change (an SPF include, DKIM signing with the domain).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from jmapclient.dmarc.analytics import FORWARDING_OVERRIDES, MAILING_LIST_OVERRIDES, RecordDigest, ReportDigest
 from jmapclient.dmarc.insight.alignment import STRICT, RecordAlignment, align_record
 from jmapclient.dmarc.insight.names import SourceName
 from jmapclient.dmarc.insight.services import SenderMap, Service, base_domain, load_senders
+
+if TYPE_CHECKING:
+    from jmapclient.dmarc.digest_reads import StoredRecord
 
 UNKNOWN_SERVICE = "unknown service"
 """The group of sources no name or authenticated domain ties to a known service."""
@@ -89,11 +92,17 @@ def judge_record(
 ) -> RecordJudgement:
     """The class of one record, its reason and fixes; ``service`` is what the source's name says it is."""
     senders = senders if senders is not None else load_senders()
+    return _judged(record, report.policy_domain, report.adkim, report.aspf, senders, service)
+
+
+def _judged(record: RecordDigest, policy_domain: str, adkim: str, aspf: str, senders: SenderMap,
+            service: Service | None) -> RecordJudgement:
+    """:func:`judge_record` under the policy of the record's report (all of the report it reads)."""
     if FORWARDING_OVERRIDES.intersection(record.overrides):
         return RecordJudgement(SourceClass.FORWARDED, "the reporter marked it forwarded")
     if MAILING_LIST_OVERRIDES.intersection(record.overrides):
         return RecordJudgement(SourceClass.FORWARDED, "the reporter marked it a mailing list")
-    seen = align_record(record, report.policy_domain, report.adkim, report.aspf)
+    seen = align_record(record, policy_domain, adkim, aspf)
     known = _service_of(seen.dkim_other + seen.spf_other, senders)
     if seen.dkim_ok and seen.spf_failed:
         return RecordJudgement(
@@ -103,7 +112,7 @@ def judge_record(
     if seen.aligned:
         return _aligned(seen, known)
     if seen.authenticated:
-        return _misaligned(seen, report, known, senders)
+        return _misaligned(seen, aspf, known, senders)
     reason = "neither DKIM nor SPF passed for any domain"
     if service is not None:
         reason += f"; sent from {service.name}'s servers — someone else's account there, or yours not set up"
@@ -121,9 +130,7 @@ def _aligned(seen: RecordAlignment, known: Service | None) -> RecordJudgement:
     return RecordJudgement(SourceClass.ALIGNED, reason, fixes, needs_dkim=not seen.dkim_ok, service=known)
 
 
-def _misaligned(
-    seen: RecordAlignment, report: ReportDigest, known: Service | None, senders: SenderMap
-) -> RecordJudgement:
+def _misaligned(seen: RecordAlignment, aspf: str, known: Service | None, senders: SenderMap) -> RecordJudgement:
     others = seen.dkim_other + seen.spf_other
     own = base_domain(seen.from_domain)
     ours = [d for d in others if own is not None and base_domain(d) == own]
@@ -141,7 +148,7 @@ def _misaligned(
     fixes = []
     if seen.spf_other:
         provider = known if not ours else None
-        fixes.append(_spf_fix(seen.from_domain, seen.spf_other, report.aspf == STRICT, provider))
+        fixes.append(_spf_fix(seen.from_domain, seen.spf_other, aspf == STRICT, provider))
     fixes.append(_dkim_fix(seen.from_domain, seen.dkim_other))
     who = known.name if known is not None else f"your own {_list(ours)}"
     reason = f"authenticated as {_list(others)} ({who}) but not aligned with {seen.from_domain}"
@@ -174,8 +181,8 @@ class JudgedSource:
     None when that cannot be told (the reports before the period are not all held)."""
     by_reporter: dict[str, dict[SourceClass, list[int]]] = field(default_factory=dict)
     """Per reporting organisation, per class: [messages, failing]; what each reporter's word rests on."""
-    _reasons: dict[SourceClass, tuple[int, str]] = field(default_factory=dict, repr=False)
-    """Per class, the reason of its biggest record (messages, reason)."""
+    _reasons: dict[SourceClass, tuple[int, int, str]] = field(default_factory=dict, repr=False)
+    """Per class, the reason of its biggest record, the first of them on a tie (messages, where, reason)."""
 
     @property
     def failed(self) -> int:
@@ -186,13 +193,20 @@ class JudgedSource:
         """The service group this source is listed under."""
         return self.service.name if self.service is not None else UNKNOWN_SERVICE
 
-    def add(self, record: RecordDigest, judgement: RecordJudgement, reporter: str = "") -> None:
-        # Called once a record of the period (tens of thousands): each step costs what one record adds.
-        count = record.count
-        passes = record.passes
+    def add(self, count: int, passes: bool, header_from: str, judgement: RecordJudgement, reporter: str = "",
+            biggest: int | None = None, at: int = 0) -> None:
+        """Records of one judgement, header From and reporter, added in the order their first came: ``count``
+        messages, which pass DMARC or not; ``biggest`` (one record's count by default) is the count of the
+        biggest of them and ``at`` where the first record of that count came among all (the earlier one
+        gives its class's reason on a tie)."""
         klass = judgement.klass
         self.messages += count
-        share = self.by_reporter.setdefault(reporter, {}).setdefault(klass, [0, 0])
+        by_reporter = self.by_reporter.get(reporter)
+        if by_reporter is None:
+            by_reporter = self.by_reporter[reporter] = {}
+        share = by_reporter.get(klass)
+        if share is None:
+            share = by_reporter[klass] = [0, 0]
         share[0] += count
         by_class = self.by_class
         by_class[klass] = by_class.get(klass, 0) + count
@@ -201,26 +215,43 @@ class JudgedSource:
         else:
             share[1] += count
             self.failing_by_class[klass] = self.failing_by_class.get(klass, 0) + count
-        if record.header_from:
-            self.header_from.add(record.header_from)
+        if header_from:
+            self.header_from.add(header_from)
         if self.service is None and judgement.service is not None:
             self.service = judgement.service
         if judgement.fixes and not all(fix in self.fixes for fix in judgement.fixes):
             self.fixes = tuple(dict.fromkeys(self.fixes + judgement.fixes))
         self.needs_dkim = self.needs_dkim or judgement.needs_dkim
+        biggest = count if biggest is None else biggest
         best = self._reasons.get(klass)
-        if best is None or count > best[0]:
-            self._reasons[klass] = (count, judgement.reason)
+        if best is None or biggest > best[0] or (biggest == best[0] and at < best[1]):
+            self._reasons[klass] = (biggest, at, judgement.reason)
         # The class covering most messages; on a tie the worse one, so a doubt is never hidden. Only this
         # record's class grew, so the leader is the one before or this one.
         current = self.klass
         if current not in by_class or (by_class[klass], _RANK[klass]) > (by_class[current], _RANK[current]):
             self.klass = klass
-        self.reason = self._reasons[self.klass][1]
+        self.reason = self._reasons[self.klass][2]
 
 
 _RANK = {klass: rank for rank, klass in enumerate(SourceClass)}
 """A class's place, best first: the later one wins a tie."""
+
+
+class _Tally:
+    """A source's records of one pattern and reporter: their messages, and the first of the biggest."""
+
+    __slots__ = ("at", "biggest", "context", "ip", "known", "messages", "pattern")
+
+    def __init__(self, context: ReportContext, ip: str, pattern: tuple[Any, ...], known: Service | None,
+                 at: int) -> None:
+        self.context, self.ip, self.pattern, self.known, self.at = context, ip, pattern, known, at
+        self.messages = 0
+        self.biggest = -1
+
+
+ReportContext = tuple[str, str, str, str]
+"""What judging reads of a record's report: (policy domain, adkim, aspf, reporter)."""
 
 
 def judge_sources(
@@ -230,28 +261,95 @@ def judge_sources(
     senders: SenderMap | None = None,
 ) -> list[JudgedSource]:
     """Every (policy domain, source IP) of ``digests``, judged; biggest first."""
-    senders = senders if senders is not None else load_senders()
-    names = names or {}
-    sources: dict[tuple[str, str], JudgedSource] = {}
-    # Records repeat the same few patterns (each sender authenticates the same way every day):
-    # a judgement depends only on these fields, so each pattern is judged once.
-    judged: dict[tuple[object, ...], RecordJudgement] = {}
-    for report in digests:
-        for record in report.records:
-            key = (report.policy_domain, record.source_ip)
-            source = sources.get(key)
+    contexts: dict[int, ReportContext] = {}
+
+    def records() -> Iterator[StoredRecord]:
+        for n, report in enumerate(digests):
+            contexts[n] = (report.policy_domain, report.adkim, report.aspf, report.reporter)
+            for r in report.records:
+                yield n, r.source_ip, r.count, r.dkim, r.spf, r.header_from, r.overrides, r.dkim_auth, r.spf_auth
+
+    return Tallies(records(), contexts, senders=senders).judge(names)
+
+
+class Tallies:
+    """Records as plain values (the store's: no object a record), each under the context of its report's
+    key (a key without one is left out), tallied a source, pattern and reporter: one look-up a record.
+
+    Names are not needed to tally (the sources' addresses, :meth:`ips`, are what names are looked up
+    for); :meth:`judge` then judges each tally once and adds it to its source, in the order of their
+    first records, so what depends on the order comes out as record by record.
+    """
+
+    def __init__(self, records: Iterable[StoredRecord], contexts: Mapping[int, ReportContext], *,
+                 senders: SenderMap | None = None) -> None:
+        self.senders = senders if senders is not None else load_senders()
+        self._judged: dict[tuple[Any, ...], tuple[RecordJudgement, bool]] = {}
+        """Records repeat the same few patterns (each sender authenticates the same way every day): a
+        judgement depends only on its pattern and the source's service, so each is judged once."""
+        self._tallies: list[_Tally] = []
+        """In the order of their first records."""
+        self._known: dict[tuple[str, str], Service | None] = {}
+        """(domain, IP) → the service its records confirmed first (None: none yet)."""
+        live: dict[tuple[Any, ...], _Tally] = {}
+        opened: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+        """A source's keys in ``live`` while its records confirm no service."""
+        for at, (key, ip, count, dkim, spf, header_from, overrides, dkim_auth, spf_auth) in enumerate(records):
+            context = contexts.get(key)
+            if context is None:
+                continue
+            tally = live.get((context, ip, overrides, dkim, spf, header_from, dkim_auth, spf_auth))
+            if tally is None:
+                source = (context[0], ip)
+                known = self._known.setdefault(source, None)
+                pattern = (overrides, dkim, spf, header_from, dkim_auth, spf_auth, context[0], context[1],
+                           context[2])
+                tally = _Tally(context, ip, pattern, known, at)
+                if known is None and self._judgement(pattern, None)[0].service is not None:
+                    # A source unnamed is known by the service its first confirming record names, and the
+                    # records after are judged with it (:func:`judge_record`'s ``service``): its tallies so
+                    # far take no more records.
+                    self._known[source] = self._judgement(pattern, None)[0].service
+                    for stale in opened.pop(source, ()):
+                        del live[stale]
+                elif known is None:
+                    opened.setdefault(source, []).append((context, ip, overrides, dkim, spf, header_from,
+                                                          dkim_auth, spf_auth))
+                live[context, ip, overrides, dkim, spf, header_from, dkim_auth, spf_auth] = tally
+                self._tallies.append(tally)
+            tally.messages += count
+            if count > tally.biggest:
+                tally.biggest, tally.at = count, at
+
+    def ips(self) -> list[str]:
+        """The sources' addresses, sorted."""
+        return sorted({ip for _, ip in self._known})
+
+    def judge(self, names: Mapping[str, SourceName] | None = None) -> list[JudgedSource]:
+        """Every source judged, named by ``names``; biggest first."""
+        names = names or {}
+        sources: dict[tuple[str, str], JudgedSource] = {}
+        for tally in self._tallies:
+            domain, _, _, reporter = tally.context
+            source = sources.get((domain, tally.ip))
             if source is None:
-                name = names.get(record.source_ip)
-                source = sources[key] = JudgedSource(
-                    record.source_ip, report.policy_domain, name=name,
-                    service=name.service if name is not None else None)
-            pattern = (record.overrides, record.dkim, record.spf, record.header_from, record.dkim_auth,
-                       record.spf_auth, report.policy_domain, report.adkim, report.aspf, source.service)
-            judgement = judged.get(pattern)
-            if judgement is None:
-                judgement = judged[pattern] = judge_record(record, report, senders=senders, service=source.service)
-            source.add(record, judgement, report.reporter)
-    return sorted(sources.values(), key=lambda s: (s.policy_domain, -s.messages, s.ip))
+                name = names.get(tally.ip)
+                source = sources[domain, tally.ip] = JudgedSource(
+                    tally.ip, domain, name=name, service=name.service if name is not None else None)
+            named = source.name.service if source.name is not None else None
+            judgement, passes = self._judgement(tally.pattern, named or tally.known)
+            source.add(tally.messages, passes, tally.pattern[3], judgement, reporter, tally.biggest, tally.at)
+        return sorted(sources.values(), key=lambda s: (s.policy_domain, -s.messages, s.ip))
+
+    def _judgement(self, pattern: tuple[Any, ...], service: Service | None) -> tuple[RecordJudgement, bool]:
+        found = self._judged.get((pattern, service))
+        if found is None:
+            overrides, dkim, spf, header_from, dkim_auth, spf_auth, domain, adkim, aspf = pattern
+            record = RecordDigest(source_ip="", count=0, disposition="", dkim=dkim, spf=spf, header_from=header_from,
+                                  envelope_from="", overrides=overrides, dkim_auth=dkim_auth, spf_auth=spf_auth)
+            found = self._judged[pattern, service] = (_judged(record, domain, adkim, aspf, self.senders, service),
+                                                      record.passes)
+        return found
 
 
 @dataclass(frozen=True)
