@@ -38,12 +38,18 @@ class PlainCell:
         return f"PlainCell({self.text!r}, {self.style!r})"
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
-        width, text = options.max_width, self.text
+        yield from self.line(console, options.max_width)
+
+    def line(self, console: Console, width: int) -> list[Segment]:
+        """The cell drawn ``width`` cells wide (a table draws it so without Rich's rendering around it:
+        :class:`tui.textual_compat.PlainCellLines`)."""
+        text = self.text
         if cell_len(text) > width:
             text = set_cell_size(text, width)  # cut, as Text folds a line that may not wrap
-        yield Segment(text, console.get_style(self.style) if self.style else None)
+        line = [Segment(text, console.get_style(self.style) if self.style else None)]
         if cell_len(text) < width:
-            yield Segment(" " * (width - cell_len(text)))  # padded unstyled, as Text pads its line
+            line.append(Segment(" " * (width - cell_len(text))))  # padded unstyled, as Text pads its line
+        return line
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         width = cell_len(self.text)
