@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from rich.console import RenderableType
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
@@ -232,7 +233,8 @@ class ColumnsInView(DataTable[Any]):
 
 
 class PlainCellLines(DataTable[Any]):
-    """A DataTable that draws a :class:`PlainCell` in a one-line row itself, as DataTable would.
+    """A DataTable that draws a :class:`PlainCell` in a one-line row itself, as DataTable would (and a
+    ``Text`` of one line and one style, as the PlainCell it draws like).
 
     DataTable draws every cell through Rich (``_render_cell``: the cell padded, styled before and
     after, rendered to lines, split and cropped): about 0.1 ms a cell, most of a records table's
@@ -256,6 +258,8 @@ class PlainCellLines(DataTable[Any]):
         if cached is not None:
             return cached
         cell = self._get_row_renderables(row_index).cells[column_index]
+        if isinstance(cell, Text):
+            cell = PlainCell.drawn_as(cell) or cell  # one line of one style (a service, a class): drawn alike
         if not isinstance(cell, PlainCell) or self.rows[row_key].height != 1:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         fixed = row_index < self.fixed_rows or column_index < self.fixed_columns

@@ -18,6 +18,8 @@ from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions
 from rich.measure import Measurement
 from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
 
 from jmapclient.display import LIST_MAX, safe_text
 
@@ -27,9 +29,19 @@ class PlainCell:
 
     __slots__ = ("style", "text")
 
-    def __init__(self, value: Any, style: str = "") -> None:
+    def __init__(self, value: Any, style: str | Style = "") -> None:
         self.text = safe_text(value, max_len=LIST_MAX)
         self.style = style
+
+    @classmethod
+    def drawn_as(cls, text: Text) -> PlainCell | None:
+        """A cell drawn as ``text`` is, when it is one line of one style (no spans, tabs, justify or
+        overflow of its own), else None. Its words were made safe when ``text`` was made: kept as they are."""
+        if text.spans or text.justify or text.overflow or text.no_wrap or "\n" in text.plain or "\t" in text.plain:
+            return None
+        cell = cls.__new__(cls)
+        cell.text, cell.style = text.plain, text.style
+        return cell
 
     def __str__(self) -> str:
         return self.text

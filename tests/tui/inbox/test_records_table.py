@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.padding import Padding
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.pilot import Pilot
 
@@ -356,18 +357,22 @@ async def test_the_records_table_renders_the_columns_in_view_only() -> None:
 
 
 async def test_the_records_tables_plain_cells_are_drawn_without_rich(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Plain cells and one-style Text cells (its service and class) are drawn directly, not through Rich.
     drawn_by_rich: list[str] = []
-    rich_console = PlainCell.__rich_console__
+    plain_cell, text = PlainCell.__rich_console__, Text.__rich_console__
 
-    def counted(self: PlainCell, console: Console, options: object) -> object:
-        drawn_by_rich.append(self.text)
-        return rich_console(self, console, options)  # type: ignore[arg-type]
+    def counted(self: PlainCell | Text, console: Console, options: object) -> object:
+        drawn_by_rich.append(str(self) if isinstance(self, PlainCell) else self.plain)
+        return (plain_cell if isinstance(self, PlainCell) else text)(self, console, options)  # type: ignore[arg-type]
 
     async with big_report() as pilot:
         monkeypatch.setattr(PlainCell, "__rich_console__", counted)
+        monkeypatch.setattr(Text, "__rich_console__", counted)
         await pilot.press("enter")
         await settle(pilot)
-        view = pilot.app.query_one(RecordsView)
-        assert view.query_one("#records", ListTable).row_count
-        assert "10.0.0.1" in "".join(strips_text(screen_strips(pilot.app)))  # its first record on screen
-        assert drawn_by_rich == []
+        table = pilot.app.query_one(RecordsView).query_one("#records", ListTable)
+        first = [str(cell) for cell in table.get_row_at(1)]
+        assert first[0] == "10.0.0.0" and first[0] in "".join(strips_text(screen_strips(pilot.app)))  # on screen
+        klass = first[5]  # a Text cell (the service beside it is blank: none known)
+        assert klass and klass in "".join(strips_text(screen_strips(pilot.app)))
+        assert not {first[0], klass} & set(drawn_by_rich)
