@@ -18,6 +18,9 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from rich.console import RenderableType
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
@@ -27,6 +30,8 @@ from textual.events import Mount
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Input, OptionList, Select
 from textual.widgets.data_table import ColumnKey, RowKey
+
+from tui.widgets.plain_cell import PlainCell
 
 TEXTUAL_PINNED = "8.2.8"
 
@@ -188,6 +193,89 @@ class FreshWidths(DataTable[Any]):
 
 
 
+class ColumnsInView(DataTable[Any]):
+    """A DataTable that renders the cells of the columns in view only (no fixed columns, no row labels).
+
+    DataTable renders every column of each row on screen and then crops the line to the view
+    (``_render_line_in_row``): a report's records table has 14 columns, 8 of which show at 120
+    columns and 6 at 80, so about half the cells of its first frame were rendered to be cut off.
+    Here a cell wholly outside the view is a blank of its width (cropped off all the same, and never
+    kept in the cell cache). The rows' renders are cached by row, not by where the view is, so they
+    are dropped whenever the columns in view change (a horizontal scroll, a resize, a wider column).
+    """
+
+    _in_view: tuple[int, int, tuple[int, ...]] | None = None
+    """The view's first and last x and the columns' widths of the last frame (the cached rows' view)."""
+
+    def render_lines(self, crop: Any) -> Any:
+        scroll_x = int(self.scroll_x)
+        view = (scroll_x, scroll_x + self.size.width, tuple(c.get_render_width(self) for c in self.ordered_columns))
+        if view != self._in_view:
+            if self._in_view is not None:
+                self._row_render_cache.clear()  # rows rendered for another view: their blanks may now show
+            self._in_view = view
+        return super().render_lines(crop)
+
+    def column_in_view(self, column_index: int) -> bool:
+        """Whether any cell of the column at ``column_index`` falls in the view of the frame drawn."""
+        if self._in_view is None or self.fixed_columns or column_index < 0 or self._should_render_row_labels:
+            return True  # fixed columns and row labels move the columns' offsets: every cell rendered
+        first, last, widths = self._in_view
+        start = sum(widths[:column_index])
+        return column_index >= len(widths) or (start < last and start + widths[column_index] > first)
+
+    def _render_cell(self, row_index: int, column_index: int, base_style: Any, width: int,
+                     cursor: bool = False, hover: bool = False) -> Any:
+        if self.column_in_view(column_index):
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        height = self.header_height if row_index < 0 else self.ordered_rows[row_index].height
+        return [[Segment(" " * width, base_style)]] * max(height, 1)
+
+
+class PlainCellLines(DataTable[Any]):
+    """A DataTable that draws a :class:`PlainCell` in a one-line row itself, as DataTable would (and a
+    ``Text`` of one line and one style, as the PlainCell it draws like).
+
+    DataTable draws every cell through Rich (``_render_cell``: the cell padded, styled before and
+    after, rendered to lines, split and cropped): about 0.1 ms a cell, most of a records table's
+    first frame (36 rows of 8 or 9 columns in view). A PlainCell is one segment of text and one of
+    padding: here the same segments are made directly, with the styles DataTable would give them
+    (``_get_styles_to_render_cell``), kept in its cell cache under its own key. Every other cell
+    (headers, ``Text``, taller rows) is DataTable's. ``tests/tui/inbox/test_records_table.py``
+    compares the two drawings, so a Textual that draws cells otherwise fails there.
+    """
+
+    def _render_cell(self, row_index: int, column_index: int, base_style: Any, width: int,
+                     cursor: bool = False, hover: bool = False) -> Any:
+        if row_index < 0 or column_index < 0 or width - 2 * self.cell_padding < 1:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        row_key = self._row_locations.get_key(row_index)
+        if row_key is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        key: Any = (row_key, self._column_locations.get_key(column_index), base_style, cursor, hover,
+                    self._show_hover_cursor, self._update_count, self._pseudo_class_state)  # DataTable's key
+        cached = self._cell_render_cache.get(key)
+        if cached is not None:
+            return cached
+        cell = self._get_row_renderables(row_index).cells[column_index]
+        if isinstance(cell, Text):
+            cell = PlainCell.drawn_as(cell) or cell  # one line of one style (a service, a class): drawn alike
+        if not isinstance(cell, PlainCell) or self.rows[row_key].height != 1:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        fixed = row_index < self.fixed_rows or column_index < self.fixed_columns
+        component, post = self._get_styles_to_render_cell(
+            False, False, fixed, hover, cursor, self.show_cursor, self._show_hover_cursor,
+            self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+        pre = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component
+        console = self.app.console
+        padding = self.cell_padding
+        around = Segment(" " * padding, console.get_style("none"))  # as rich's Padding pads
+        line = cell.line(console, width - 2 * padding)
+        lines = [list(Segment.apply_style([around, *line, around] if padding else line, pre, post))]
+        self._cell_render_cache[key] = lines
+        return lines
+
+
 def replace_cell_quietly(table: DataTable[Any], row_key: RowKey, column_key: ColumnKey, value: Any) -> None:
     """Put ``value`` in one cell and drop only that row's cached renders (a value of the same width).
 
@@ -311,6 +399,10 @@ _METHODS: tuple[tuple[type[Any], str], ...] = (
     (Footer, "_bindings_ready"),
     (DataTable, "_update_dimensions"),
     (DataTable, "_clear_caches"),
+    (DataTable, "_render_cell"),
+    (DataTable, "_should_render_row_labels"),
+    (DataTable, "_get_row_renderables"),
+    (DataTable, "_get_styles_to_render_cell"),
 )
 """Class attributes and methods this module overrides or calls."""
 _SET_IN_INIT: tuple[tuple[type[Any], str], ...] = (
@@ -329,6 +421,9 @@ _SET_IN_INIT: tuple[tuple[type[Any], str], ...] = (
     (DataTable, "_row_renderable_cache"),
     (DataTable, "_update_count"),
     (DataTable, "_line_cache"),
+    (DataTable, "_column_locations"),
+    (DataTable, "_show_hover_cursor"),
+    (DataTable, "_pseudo_class_state"),
 )
 """Instance attributes this module reads, each set by its class's ``__init__`` (checked without building one)."""
 
@@ -371,8 +466,8 @@ check_textual()
 
 
 __all__ = [
-    "CrashHooks", "FooterKey", "FreshWidths", "GatedBindings", "MountGuardedSelect", "PageGuard", "PaletteHooks",
-    "SelectCurrent", "SelectOverlay", "TextualMoved", "bindings_ready", "check_textual", "closing",
-    "installed_screens", "keyed_bindings", "moved_names", "refresh_callbacks_pending",
+    "ColumnsInView", "CrashHooks", "FooterKey", "FreshWidths", "GatedBindings", "MountGuardedSelect", "PageGuard",
+    "PaletteHooks", "PlainCellLines", "SelectCurrent", "SelectOverlay", "TextualMoved", "bindings_ready",
+    "check_textual", "closing", "installed_screens", "keyed_bindings", "moved_names", "refresh_callbacks_pending",
     "replace_cell_quietly", "show_key_state", "type_to_search",
 ]

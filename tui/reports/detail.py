@@ -43,6 +43,7 @@ from tui.reports.insight_render import BLANK_INSIGHT, group_cells, record_cells
 from tui.reports.owned_senders import senders_of
 from tui.reports.record_rows import RecordGroups, RecordRows, heading_key
 from tui.reports.source_names import names_of, say_set_aside
+from tui.textual_compat import ColumnsInView, PlainCellLines
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
 from tui.widgets.plain_cell import PlainCell
@@ -316,8 +317,9 @@ MARGIN_ROWS = 10
 records: building and measuring 80 rows was 20-30 ms of the first frame)."""
 
 
-class RecordsTable(ListTable):
-    """The records table: G (and ctrl+end) go to the report's last record, adding the rows still to come."""
+class RecordsTable(ColumnsInView, PlainCellLines, ListTable):
+    """The records table: G (and ctrl+end) go to the report's last record, adding the rows still to come.
+    Of its 14 columns only those in view are rendered (8 at 120 columns, 6 at 80), its plain cells directly."""
 
     def __init__(self, add_all: Callable[[], None], *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -18,6 +18,8 @@ from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions
 from rich.measure import Measurement
 from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
 
 from jmapclient.display import LIST_MAX, safe_text
 
@@ -27,9 +29,19 @@ class PlainCell:
 
     __slots__ = ("style", "text")
 
-    def __init__(self, value: Any, style: str = "") -> None:
+    def __init__(self, value: Any, style: str | Style = "") -> None:
         self.text = safe_text(value, max_len=LIST_MAX)
         self.style = style
+
+    @classmethod
+    def drawn_as(cls, text: Text) -> PlainCell | None:
+        """A cell drawn as ``text`` is, when it is one line of one style (no spans, tabs, justify or
+        overflow of its own), else None. Its words were made safe when ``text`` was made: kept as they are."""
+        if text.spans or text.justify or text.overflow or text.no_wrap or "\n" in text.plain or "\t" in text.plain:
+            return None
+        cell = cls.__new__(cls)
+        cell.text, cell.style = text.plain, text.style
+        return cell
 
     def __str__(self) -> str:
         return self.text
@@ -38,12 +50,18 @@ class PlainCell:
         return f"PlainCell({self.text!r}, {self.style!r})"
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
-        width, text = options.max_width, self.text
+        yield from self.line(console, options.max_width)
+
+    def line(self, console: Console, width: int) -> list[Segment]:
+        """The cell drawn ``width`` cells wide (a table draws it so without Rich's rendering around it:
+        :class:`tui.textual_compat.PlainCellLines`)."""
+        text = self.text
         if cell_len(text) > width:
             text = set_cell_size(text, width)  # cut, as Text folds a line that may not wrap
-        yield Segment(text, console.get_style(self.style) if self.style else None)
+        line = [Segment(text, console.get_style(self.style) if self.style else None)]
         if cell_len(text) < width:
-            yield Segment(" " * (width - cell_len(text)))  # padded unstyled, as Text pads its line
+            line.append(Segment(" " * (width - cell_len(text))))  # padded unstyled, as Text pads its line
+        return line
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         width = cell_len(self.text)

@@ -16,7 +16,9 @@ from datetime import UTC, datetime
 import pytest
 from rich.console import Console
 from rich.padding import Padding
+from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.pilot import Pilot
 
@@ -24,6 +26,7 @@ from jmapclient.dmarc import load_bytes
 from jmapclient.models.dmarc import DmarcReport
 from tests.support.console import make_world
 from tests.support.dmarc_xml import feedback, record
+from tests.support.textual_probe import cached_cell_renders, screen_strips
 from tests.support.waiting import settle, settle_work
 from tui.reports import detail
 from tui.reports.detail import MARGIN_ROWS, PAGE_ROWS, RecordsView, ReportView
@@ -46,7 +49,7 @@ async def open_records(pilot) -> RecordsView:  # type: ignore[no-untyped-def]
 
 
 @asynccontextmanager
-async def big_report(records: int = RECORDS) -> AsyncIterator[Pilot[None]]:
+async def big_report(records: int = RECORDS, size: tuple[int, int] = SIZE) -> AsyncIterator[Pilot[None]]:
     """The console on a report of ``records`` records, one service's (one heading row), the report open."""
     world = make_world(reports=0)
     rows = "".join(record(ip=f"10.0.{index // 256}.{index % 256}", count=str(index + 1)) for index in range(records))
@@ -54,7 +57,7 @@ async def big_report(records: int = RECORDS) -> AsyncIterator[Pilot[None]]:
     assert wire is not None
     context = world.context()
     await context.client.dmarc_reports.create(wire)
-    async with world.app(context).run_test(size=SIZE) as pilot:
+    async with world.app(context).run_test(size=size) as pilot:
         await settle(pilot)
         await pilot.press("enter")
         await settle_work(pilot)  # its records judged in the background
@@ -293,3 +296,83 @@ def test_a_plain_cell_is_drawn_as_its_text_would_be(value: str, style: str, widt
     assert drawn(PlainCell(value, style)) == drawn(outside.cut(value, style))
     assert str(PlainCell(value, style)) == outside.cut(value, style).plain
     assert console.measure(PlainCell(value, style)).maximum == console.measure(outside.cut(value, style)).maximum
+
+
+class DataTablesOwnDrawing(ListTable):
+    """The records table as DataTable draws it: every column of a row rendered, every cell through Rich."""
+
+    def __init__(self, add_all: object, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+
+
+async def records_screens(size: tuple[int, int], drawn_by: type[ListTable]) -> list[list[list[Segment]]]:
+    """A big report's records on screen: at first, the cursor moved down, scrolled to the right end and back."""
+    async with big_report(size=size) as pilot:
+        await pilot.press("enter")
+        await settle(pilot)
+        table = pilot.app.query_one(RecordsView).query_one("#records", ListTable)
+        assert type(table) is drawn_by
+        screens = [screen_strips(pilot.app)]
+        await pilot.press("down", "down", "down")
+        await settle(pilot)
+        screens.append(screen_strips(pilot.app))
+        table.scroll_to(x=table.max_scroll_x, animate=False)
+        await settle(pilot)
+        assert table.scroll_x > 0
+        screens.append(screen_strips(pilot.app))
+        table.scroll_to(x=0, animate=False)
+        await settle(pilot)
+        screens.append(screen_strips(pilot.app))
+        return screens
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_the_records_table_looks_as_datatable_draws_it(monkeypatch, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    # The records table renders the columns in view only and its plain cells itself (its first frame
+    # was half cells cut off and Rich's rendering around each cell): the same screen, scrolled too.
+    ours = await records_screens(size, detail.RecordsTable)
+    monkeypatch.setattr(detail, "RecordsTable", DataTablesOwnDrawing)
+    datatables = await records_screens(size, DataTablesOwnDrawing)
+    assert [strips_text(screen) for screen in ours] == [strips_text(screen) for screen in datatables]
+    assert ours == datatables  # styles too
+
+
+def strips_text(screen: list[list[Segment]]) -> list[str]:
+    return ["".join(segment.text for segment in line) for line in screen]
+
+
+async def test_the_records_table_renders_the_columns_in_view_only() -> None:
+    async with big_report_records() as (pilot, view):
+        table = view.query_one("#records", ListTable)
+        in_view, edge = set(), 0
+        for key, column in table.columns.items():
+            if edge < table.size.width:
+                in_view.add(key.value)
+            edge += column.get_render_width(table)
+        assert "reason" not in in_view  # the test measures a cut-off table
+        assert {key[1].value for key in cached_cell_renders(table)} == in_view
+        table.scroll_to(x=table.max_scroll_x, animate=False)
+        await settle(pilot)
+        assert "reason" in {key[1].value for key in cached_cell_renders(table)}
+
+
+async def test_the_records_tables_plain_cells_are_drawn_without_rich(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Plain cells and one-style Text cells (its service and class) are drawn directly, not through Rich.
+    drawn_by_rich: list[str] = []
+    plain_cell, text = PlainCell.__rich_console__, Text.__rich_console__
+
+    def counted(self: PlainCell | Text, console: Console, options: object) -> object:
+        drawn_by_rich.append(str(self) if isinstance(self, PlainCell) else self.plain)
+        return (plain_cell if isinstance(self, PlainCell) else text)(self, console, options)  # type: ignore[arg-type]
+
+    async with big_report() as pilot:
+        monkeypatch.setattr(PlainCell, "__rich_console__", counted)
+        monkeypatch.setattr(Text, "__rich_console__", counted)
+        await pilot.press("enter")
+        await settle(pilot)
+        table = pilot.app.query_one(RecordsView).query_one("#records", ListTable)
+        first = [str(cell) for cell in table.get_row_at(1)]
+        assert first[0] == "10.0.0.0" and first[0] in "".join(strips_text(screen_strips(pilot.app)))  # on screen
+        klass = first[5]  # a Text cell (the service beside it is blank: none known)
+        assert klass and klass in "".join(strips_text(screen_strips(pilot.app)))
+        assert not {first[0], klass} & set(drawn_by_rich)
