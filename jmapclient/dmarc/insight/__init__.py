@@ -10,6 +10,8 @@ digest), in small modules with one job each:
   confirms it; asynchronous, bounded, cached (0600), and an offline switch.
 - :mod:`.alignment`: DMARC identifier alignment under relaxed and strict modes.
 - :mod:`.judge`: the class of each source, with its reason in words, grouped by service.
+- :mod:`.screening`: which reports count: each once (reporter and report id), none implausible
+  for its reporter (reports are unauthenticated mail; their counts can be forged or repeated).
 - :mod:`.advice`: per policy domain, the published policy, what the next step would
   affect, and a verdict in words with its evidence.
 

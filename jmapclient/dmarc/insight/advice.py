@@ -17,7 +17,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
-from jmapclient.dmarc.analytics import ReportDigest, ReportTotal, format_rate, pass_rate
+from jmapclient.dmarc.analytics import ReportDigest, format_rate, pass_rate
 from jmapclient.dmarc.insight.judge import (
     AUTHORISED,
     JudgedSource,
@@ -27,10 +27,17 @@ from jmapclient.dmarc.insight.judge import (
     judge_sources,
 )
 from jmapclient.dmarc.insight.names import NameResolver, SourceName
+from jmapclient.dmarc.insight.screening import (
+    LeftOut,
+    Reporters,
+    Screening,
+    normal_reporter,
+    screen_reports,
+    totals_of,
+)
 from jmapclient.dmarc.insight.services import SenderMap
 
 if TYPE_CHECKING:
-    from jmapclient.dmarc.digest_reads import StoredReport
     from jmapclient.dmarc.digest_store import DigestStore
 
 MIN_MESSAGES = 100
@@ -45,14 +52,6 @@ sender (or one receiver's odd view) must not decide alone."""
 MAX_AUTHORISED_FAILING = 5
 """Messages an authorised source may fail DMARC by and the domain still be called ready (a stray
 misconfigured relay); any source failing more is a sender to fix first, whatever the share."""
-IMPLAUSIBLE_FACTOR = 20
-"""A report holding this many times more messages than its baseline is implausible and left out:
-the baseline is the median report of the same reporter for the domain (with at least
-:data:`MIN_HISTORY` of its reports in the period), else the median report of the other reporters."""
-IMPLAUSIBLE_FLOOR = 1000
-"""Below this many messages a report is never called implausible: small counts vary by nature."""
-MIN_HISTORY = 3
-"""Reports of one reporter for a domain that make its own median a baseline."""
 LISTED_SOURCES = 5
 """Sources named in a verdict's sentence; the JSON and the table list them all."""
 NEXT_STEP = {"none": "quarantine", "quarantine": "reject", "reject": None}
@@ -117,89 +116,6 @@ class ReporterView:
     @property
     def authorised_rate(self) -> float | None:
         return pass_rate(self.authorised - self.authorised_failing, self.authorised)
-
-
-@dataclass(frozen=True)
-class LeftOut:
-    """A report left out of the figures, and why (repeated, or implausible for its reporter)."""
-
-    reporter: str
-    report_id: str
-    messages: int
-    why: str
-
-
-@dataclass
-class Screening:
-    """Which reports of a period count: once per (reporter, report id), and none implausible."""
-
-    left_out: dict[str, LeftOut] = field(default_factory=dict)
-    """Digest id → why it is left out."""
-
-    def for_domain(self, domain: str, kept: Mapping[str, str]) -> list[LeftOut]:
-        return [why for digest, why in self.left_out.items() if kept.get(digest) == domain]
-
-
-def _median(values: list[int]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return float(ordered[middle]) if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
-def normal_reporter(name: str) -> str:
-    """A reporting organisation as the reports name it, case and spaces aside."""
-    return " ".join(name.split()).lower()
-
-
-def totals_of(digests: Iterable[ReportDigest]) -> Iterator[ReportTotal]:
-    """What screening reads of each digest."""
-    for report in digests:
-        yield ReportTotal(report.id, report.reporter, report.report_id, report.policy_domain, report.day,
-                          report.messages)
-
-
-class _Reporters(dict[str, tuple[str, str]]):
-    """A reporter as written → (as told apart, as shown): reports repeat a few reporters, each made once."""
-
-    def __missing__(self, reporter: str) -> tuple[str, str]:
-        named = self[reporter] = (normal_reporter(reporter), " ".join(reporter.split()))
-        return named
-
-
-def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, last: date,
-                   domain: str | None = None) -> Screening:
-    """Repeated and implausible reports of the period, from their totals alone (no records)."""
-    screening = Screening()
-    seen: set[tuple[str, str]] = set()
-    totals: dict[str, dict[str, list[tuple[str, str, int]]]] = {}  # domain → reporter → (digest, report id, n)
-    names: dict[str, str] = {}
-    reporters = _Reporters()
-    for report in reports:
-        if not first <= report.day <= last or (domain is not None and report.policy_domain != domain):
-            continue
-        (who, shown), rid = reporters[report.reporter], report.report_id.strip()
-        if rid and (who, rid) in seen:
-            screening.left_out[report.id] = LeftOut(shown, rid, report.messages,
-                                                    "the same report (reporter and report id) stored again")
-            continue
-        seen.add((who, rid))
-        totals.setdefault(report.policy_domain, {}).setdefault(who, []).append((report.id, rid, report.messages))
-        names.setdefault(who, shown)
-    for by_reporter in totals.values():
-        for who, kept_reports in by_reporter.items():
-            if len(kept_reports) >= MIN_HISTORY:
-                baseline, against = _median([n for _, _, n in kept_reports]), "its own median report"
-            else:
-                others = [n for other, kept in by_reporter.items() if other != who for _, _, n in kept]
-                if not others:
-                    continue
-                baseline, against = _median(others), "the other reporters' median report"
-            for digest, rid, messages in kept_reports:
-                if messages > IMPLAUSIBLE_FLOOR and messages > IMPLAUSIBLE_FACTOR * max(baseline, 1):
-                    screening.left_out[digest] = LeftOut(
-                        names[who], rid, messages, f"{messages:,} messages, over {IMPLAUSIBLE_FACTOR}× {against}"
-                                            f" ({baseline:,.0f})")
-    return screening
 
 
 @dataclass
@@ -338,7 +254,7 @@ class _Counting:
         self.policies: dict[str, dict[PolicySeen, int]] = {}
         self.latest: dict[str, CountedReport] = {}
         # Once a report of the period (tens of thousands): what repeats is made once, not once a report.
-        self.reporters = _Reporters()
+        self.reporters = Reporters()
         self.seen_policies: dict[tuple[str, str, str, str, str, bool], PolicySeen] = {}
 
     def wanted_in(self, report: CountedReport) -> DomainAdvice | None:

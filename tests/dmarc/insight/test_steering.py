@@ -12,7 +12,6 @@ from rich.console import Console
 
 from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.dmarc.insight.advice import (
-    IMPLAUSIBLE_FACTOR,
     MAX_AUTHORISED_FAILING,
     MIN_REPORTERS,
     Verdict,
@@ -21,6 +20,7 @@ from jmapclient.dmarc.insight.advice import (
 )
 from jmapclient.dmarc.insight.judge import SourceClass
 from jmapclient.dmarc.insight.names import NameResolver
+from jmapclient.dmarc.insight.screening import IMPLAUSIBLE_FACTOR
 from jmapclient.dmarc.insight.services import load_senders
 from mailadmin.cli.advice_cmd import human_lines
 from tests.support.insight_reports import aligned, record, report

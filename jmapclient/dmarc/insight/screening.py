@@ -1,0 +1,114 @@
+"""Which of a period's reports count: each once, and none implausible for its reporter.
+
+A DMARC report is unauthenticated mail: anyone can send one, send it twice, or write any count
+into it. Before the advisor adds anything up, a report stored again under the same reporter and
+report id is left out, and so is one holding far more messages than its reporter's (or the other
+reporters') median report for the domain. Both are read from the reports' totals alone, so the
+screening needs no records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from typing import TYPE_CHECKING
+
+from jmapclient.dmarc.analytics import ReportDigest, ReportTotal
+
+if TYPE_CHECKING:
+    from jmapclient.dmarc.digest_reads import StoredReport
+
+IMPLAUSIBLE_FACTOR = 20
+"""A report holding this many times more messages than its baseline is implausible and left out:
+the baseline is the median report of the same reporter for the domain (with at least
+:data:`MIN_HISTORY` of its reports in the period), else the median report of the other reporters."""
+IMPLAUSIBLE_FLOOR = 1000
+"""Below this many messages a report is never called implausible: small counts vary by nature."""
+MIN_HISTORY = 3
+"""Reports of one reporter for a domain that make its own median a baseline."""
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A report left out of the figures, and why (repeated, or implausible for its reporter)."""
+
+    reporter: str
+    report_id: str
+    messages: int
+    why: str
+
+
+@dataclass
+class Screening:
+    """Which reports of a period count: once per (reporter, report id), and none implausible."""
+
+    left_out: dict[str, LeftOut] = field(default_factory=dict)
+    """Digest id → why it is left out."""
+
+    def for_domain(self, domain: str, kept: Mapping[str, str]) -> list[LeftOut]:
+        return [why for digest, why in self.left_out.items() if kept.get(digest) == domain]
+
+
+def _median(values: list[int]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return float(ordered[middle]) if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def normal_reporter(name: str) -> str:
+    """A reporting organisation as the reports name it, case and spaces aside."""
+    return " ".join(name.split()).lower()
+
+
+def totals_of(digests: Iterable[ReportDigest]) -> Iterator[ReportTotal]:
+    """What screening reads of each digest."""
+    for report in digests:
+        yield ReportTotal(report.id, report.reporter, report.report_id, report.policy_domain, report.day,
+                          report.messages)
+
+
+class Reporters(dict[str, tuple[str, str]]):
+    """A reporter as written → (as told apart, as shown): reports repeat a few reporters, each made once."""
+
+    def __missing__(self, reporter: str) -> tuple[str, str]:
+        named = self[reporter] = (normal_reporter(reporter), " ".join(reporter.split()))
+        return named
+
+
+def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, last: date,
+                   domain: str | None = None) -> Screening:
+    """Repeated and implausible reports of the period, from their totals alone (no records)."""
+    screening = Screening()
+    seen: set[tuple[str, str]] = set()
+    totals: dict[str, dict[str, list[tuple[str, str, int]]]] = {}  # domain → reporter → (digest, report id, n)
+    names: dict[str, str] = {}
+    reporters = Reporters()
+    for report in reports:
+        if not first <= report.day <= last or (domain is not None and report.policy_domain != domain):
+            continue
+        (who, shown), rid = reporters[report.reporter], report.report_id.strip()
+        if rid and (who, rid) in seen:
+            screening.left_out[report.id] = LeftOut(shown, rid, report.messages,
+                                                    "the same report (reporter and report id) stored again")
+            continue
+        seen.add((who, rid))
+        totals.setdefault(report.policy_domain, {}).setdefault(who, []).append((report.id, rid, report.messages))
+        names.setdefault(who, shown)
+    for by_reporter in totals.values():
+        for who, kept_reports in by_reporter.items():
+            if len(kept_reports) >= MIN_HISTORY:
+                baseline, against = _median([n for _, _, n in kept_reports]), "its own median report"
+            else:
+                others = [n for other, kept in by_reporter.items() if other != who for _, _, n in kept]
+                if not others:
+                    continue
+                baseline, against = _median(others), "the other reporters' median report"
+            for digest, rid, messages in kept_reports:
+                if messages > IMPLAUSIBLE_FLOOR and messages > IMPLAUSIBLE_FACTOR * max(baseline, 1):
+                    screening.left_out[digest] = LeftOut(
+                        names[who], rid, messages, f"{messages:,} messages, over {IMPLAUSIBLE_FACTOR}× {against}"
+                                            f" ({baseline:,.0f})")
+    return screening
+
+
