@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from jmapclient.collector import collector_paused
 from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import Action, ObjectType
@@ -264,7 +265,12 @@ def set_(context: CallContext, object_type: ObjectType, arguments: dict[str, Any
     if not real and if_in_state is not None and if_in_state != old_state:  # the real server ignores it
         raise MethodFailure("stateMismatch", f"the state is {old_state}, not {if_in_state}")
 
-    created, not_created = _create_all(context, object_type, create)
+    # The cycle collector rests while the creates are checked and stored: each report builds some 40 models and
+    # their dumps, freed by their reference counts, and the collector's passes over them (and over the whole
+    # server's heap) were a sixth of a report's create. What one call builds is bounded by maxObjectsInSet and
+    # maxSizeRequest, and the collector runs again when the call is done.
+    with collector_paused():
+        created, not_created = _create_all(context, object_type, create)
 
     destroying = {resolve_creation_id(context, i) for i in destroy}
     updated: dict[str, Any] = {}
