@@ -14,6 +14,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable
+from datetime import datetime
 from enum import Enum
 from typing import Any
 
@@ -41,13 +42,21 @@ class _Unknown(Exception):
 
 def stored_wire(model: WireModel) -> dict[str, Any]:
     """``model.to_wire()``, by the walk where the model's class and every value in it are of known kinds."""
+    walked = walked_wire(model)
+    return model.to_wire() if walked is None else walked
+
+
+def walked_wire(model: WireModel) -> dict[str, Any] | None:
+    """``model.to_wire()`` by the walk, or None where the walk does not know the model's class or a value in
+    it. The walk visits every model the object holds (in a field, or in a list) and stops at one carrying
+    an undeclared property: so when it gives the stored form, no model in the object holds one."""
     plan = _plan_of(type(model))
     if plan is None:
-        return model.to_wire()
+        return None
     try:
         wire = _dump(model, plan)
     except _Unknown:
-        return model.to_wire()
+        return None
     for key in _server_set(type(model)):  # as to_wire: a server-set property not set yet is left out
         if wire.get(key) is None:
             wire.pop(key, None)
@@ -75,8 +84,10 @@ def _dump(model: WireModel, plan: Plan) -> dict[str, Any]:
             wire[key] = _nested(value, nested)
         elif kind == _SET:
             wire[key] = set_to_wire(item if type(item) is str else _enum_value(item) for item in value) if value else {}
-        else:
+        elif type(value) is datetime:
             wire[key] = format_utc(value)
+        else:
+            raise _Unknown
     return wire
 
 

@@ -20,7 +20,8 @@ from jmapclient.dmarc.loader import load_bytes, load_file, load_reports
 from jmapclient.models import WireModel
 from jmapclient.models.dmarc import DmarcExternalReport, DmarcReport
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT, OBJECT_TYPES, ObjectType
-from server_stub.validation import stored_form
+from server_stub import validation
+from server_stub.validation import InvalidObject, stored_form, validate_incoming, validated_and_stored
 from server_stub.wire_dump import stored_wire
 from tests.support.fuzz_strategies import mutated_object, whole_object
 from tests.support.samples import samples_or_skip
@@ -116,6 +117,45 @@ def _checked_if_valid(object_type: ObjectType, wire: dict[str, Any]) -> None:
         except (ValidationError, ValueError, TypeError):
             continue
         _same_as_to_wire(model)
+    _same_verdict(object_type, wire)
+
+
+def _verdict(check: Any) -> Any:
+    try:
+        return "stored", json.dumps(check())
+    except InvalidObject as invalid:
+        return "refused", [(problem.path, problem.kind, problem.message) for problem in invalid.problems]
+
+
+def _same_verdict(object_type: ObjectType, wire: dict[str, Any]) -> None:
+    """The create's one walk refuses what validating then looking for undeclared properties refuses, alike."""
+    for mask in (True, False):
+        separate = _verdict(lambda mask=mask: stored_form(validate_incoming(object_type, wire, refuse_mask=mask)))
+        together = _verdict(lambda mask=mask: validated_and_stored(object_type, wire, refuse_mask=mask)[1])
+        assert together == separate
+
+
+def test_an_undeclared_property_anywhere_in_a_report_is_refused_as_before() -> None:
+    for where in ([], ["report"], ["report", "records", "0"], ["report", "records", "0", "dkimResults", "0"]):
+        wire = _report()
+        inner = wire
+        for key in where:
+            inner = inner[key]
+        inner["sneaky"] = 1
+        _same_verdict(DMARC_EXTERNAL_REPORT, wire)
+        with pytest.raises(InvalidObject) as refused:
+            validated_and_stored(DMARC_EXTERNAL_REPORT, wire)
+        assert [problem.path for problem in refused.value.problems] == ["/".join([*where, "sneaky"])]
+
+
+def test_a_valid_report_is_walked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk that writes the stored form is the look for undeclared properties: no second walk for it."""
+    def refuse(model: Any) -> bool:
+        raise AssertionError("walked again for undeclared properties")
+
+    monkeypatch.setattr(validation, "_holds_unknown", refuse)
+    model, stored = validated_and_stored(DMARC_EXTERNAL_REPORT, _report())
+    assert json.dumps(stored) == json.dumps(model.to_wire())
 
 
 @pytest.mark.parametrize("object_type", list(OBJECT_TYPES.values()), ids=lambda t: t.name)
