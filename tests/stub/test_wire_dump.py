@@ -75,6 +75,7 @@ def test_values_pydantic_writes_otherwise_are_stored_as_it_writes_them() -> None
     records[0]["sourceIp"] = "2001:DB8:0:0:0:0:0:1"
     report["records"] = {str(index): record for index, record in reversed(list(enumerate(records)))}
     report["extensions"] = [{"name": "x", "definition": "y"}]
+    report["orgName"], wire["subject"] = "a\ud800b\x00c", "\udfff"  # a lone surrogate and a NUL, as JSON can carry
     walked = _same_as_to_wire(DMARC_EXTERNAL_REPORT.validate(wire))
     assert walked["report"]["version"] == 1.0 and isinstance(walked["report"]["version"], float)
     assert walked["report"]["records"]["0"]["sourceIp"] == "2001:db8::1"
