@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import statistics
 import sys
@@ -89,8 +90,33 @@ def duplicate_check(small_url: str, large_url: str, samples: Path, rounds: int) 
     return statistics.median(times[small_url]), statistics.median(times[large_url])
 
 
-def end_to_end(base_url: str, work: Path, files: int, rounds: int) -> tuple[float, float]:
+def server_cpu(data: Path) -> float | None:
+    """CPU seconds the stub serving ``data`` has used so far (Linux: its /proc entry), None where unknown."""
+    marker = f"ready-{data.name}".encode()  # the ready file stub_serving names after it, in its command line
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            if b"--serve" not in command or marker not in command:
+                continue
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return None
+
+
+def _per_file(seconds: float | None, files: int) -> str:
+    return "?" if seconds is None else f"{seconds / files * 1e6:,.0f}"
+
+
+def end_to_end(base_url: str, work: Path, files: int, rounds: int, data: Path | None = None) -> tuple[float, float]:
     """Median files/s of the import and of in-process parsing of the same fresh files, alternating.
+
+    Each round also prints the CPU a file took: parsing here, and the import's client (this process: parse,
+    encode, HTTP) and server (the stub serving ``data``): on busy cores the two processes' CPU adds up,
+    on idle ones it overlaps, so the speed ratio follows the load and the CPU says what each side costs.
 
     Every round's files come from the same reporter, alike but for their ids: from the second round on
     the server holds the earlier rounds' (1,000, then 2,000 alike), and finding that a new one is not
@@ -101,13 +127,21 @@ def end_to_end(base_url: str, work: Path, files: int, rounds: int) -> tuple[floa
     for round_index in range(rounds):
         folder = work / f"import-files-{stamp}-{round_index}"
         write_files(folder, files, f"e2e-{stamp}-{round_index}")
+        parse_cpu = time.process_time()
         parses.append(files / parse_in_process(folder))
+        parse_cpu = time.process_time() - parse_cpu
+        server_before, client_cpu = server_cpu(data) if data else None, time.process_time()
         seconds, imported, _ = asyncio.run(import_into(base_url, folder))
+        client_cpu = time.process_time() - client_cpu
+        server_after = server_cpu(data) if data else None
+        server = server_after - server_before if server_after is not None and server_before is not None else None
         if imported != files:
             raise RuntimeError(f"imported {imported} of {files} files")
         imports.append(files / seconds)
         print(f"  round {round_index + 1}: {round_index * files:,} alike held before, import {imports[-1]:,.0f} "
-              f"files/s, parse {parses[-1]:,.0f} files/s: {imports[-1] / parses[-1]:.0%}", flush=True)
+              f"files/s, parse {parses[-1]:,.0f} files/s: {imports[-1] / parses[-1]:.0%}; CPU a file (µs): parse "
+              f"{_per_file(parse_cpu, files)}, import client {_per_file(client_cpu, files)} + server "
+              f"{_per_file(server, files)}; load {os.getloadavg()[0]:.1f}", flush=True)
         for path in folder.iterdir():
             path.unlink()
         folder.rmdir()
@@ -168,7 +202,7 @@ def main() -> int:
         small_s, large_s = duplicate_check(small, large, samples, rounds)
         print(f"re-import of the corpus (all duplicates): {args.small:,} stored {small_s:.3f}s, "
               f"{args.large:,} stored {large_s:.3f}s: ×{large_s / small_s:.2f} (target ≤ 1.5)", flush=True)
-        imported, parsed = end_to_end(small, work, args.files, rounds)
+        imported, parsed = end_to_end(small, work, args.files, rounds, work / "import-data-small")
         print(f"{args.files:,} files: import {imported:,.0f} files/s, parse in process {parsed:,.0f} files/s: "
               f"{imported / parsed:.0%} of parse speed (target ≥ 60%)")
     return 0

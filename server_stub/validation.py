@@ -20,6 +20,7 @@ from jmapclient.models.introspect import unknown_properties
 from jmapclient.models.objects import ObjectType
 from jmapclient.validation import field_issues
 from server_stub.profiles import ServerProfile
+from server_stub.wire_dump import stored_wire, walked_wire
 
 # pydantic's error types → the real server's validation error types.
 _STALWART_TYPES = {
@@ -108,6 +109,27 @@ def validate_incoming(object_type: ObjectType, wire: dict[str, Any], *, refuse_m
     the mask sent back as a secret (unless ``refuse_mask`` is off: the real server has no such
     guard) and properties no model declares, in the profile's terms.
     """
+    model = _valid_model(object_type, wire, refuse_mask=refuse_mask)
+    _refuse_unknown(model)
+    return model
+
+
+def validated_and_stored(
+    object_type: ObjectType, wire: dict[str, Any], *, refuse_mask: bool = True
+) -> tuple[WireModel, dict[str, Any]]:
+    """:func:`validate_incoming` and :func:`stored_form` in one walk: the walk that writes the stored form
+    meets every model the object holds and stops at one with an undeclared property, so a valid object
+    (every report of a bulk create) is not walked a second time to look for them."""
+    model = _valid_model(object_type, wire, refuse_mask=refuse_mask)
+    stored = walked_wire(model)
+    if stored is None:  # a class the walk does not know, or an undeclared property met: as validate_incoming
+        _refuse_unknown(model)
+        stored = model.to_wire()
+    return model, stored
+
+
+def _valid_model(object_type: ObjectType, wire: dict[str, Any], *, refuse_mask: bool) -> WireModel:
+    """The model of ``wire`` held to the models' rules (and the mask's), its undeclared properties not yet looked at."""
     model_class = model_of(object_type, wire) if refuse_mask else None
     # A report declares no secret: nothing to look for. Else a cheap test first: bulk loads validate thousands.
     if model_class is not None and holds_secrets(model_class) and MASKED_SECRET in json.dumps(wire):
@@ -122,10 +144,13 @@ def validate_incoming(object_type: ObjectType, wire: dict[str, Any], *, refuse_m
             Problem(issue.path, _problem_kind(issue.type, item), issue.message, _bound(item))
             for issue, item in zip(field_issues(error), error.errors(include_url=False), strict=True)
         ]) from None
+    return model
+
+
+def _refuse_unknown(model: WireModel) -> None:
     unknown = unknown_properties(model) if _holds_unknown(model) else []
     if unknown:
         raise InvalidObject([Problem(path, "Invalid", "is not a known property") for path in unknown])
-    return model
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
@@ -162,5 +187,6 @@ def _holds_unknown(model: BaseModel) -> bool:
 
 
 def stored_form(model: WireModel) -> dict[str, Any]:
-    """The full wire JSON with every default filled in, as it is stored and read back."""
-    return model.to_wire()
+    """The full wire JSON with every default filled in, as it is stored and read back: ``model.to_wire()``,
+    written by a walk of the fields where they are of known kinds (a report: a sixth of its create)."""
+    return stored_wire(model)

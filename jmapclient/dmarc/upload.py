@@ -130,6 +130,9 @@ class StoredKeys:
         self._spent: dict[str, int] = {}
         """Reports read so far for one reporter and domain by narrowed searches."""
         self._by_words = True
+        self._reporters: dict[tuple[str, str], tuple[str, str]] = {}
+        """(words, the search's key) by reporter's address and policy domain as sent: an import's files
+        mostly share a few reporters, and working the words out again cost about 3% of a file's import."""
 
     async def holds(self, wire: Mapping[str, Any], *, by_totals: bool = True) -> bool:
         return duplicate_key(wire) in await self.keys_like(wire, by_totals=by_totals)
@@ -137,7 +140,7 @@ class StoredKeys:
     async def keys_like(self, wire: Mapping[str, Any], *, by_totals: bool = True) -> set[DuplicateKey]:
         """The keys of the stored reports from ``wire``'s reporter about its domain (asked once),
         or of those that meet ``wire``'s narrowed search, when that reporter and domain have many."""
-        words = reporter_words(wire) if self._by_words else ""
+        words, pair = self._reporter(wire) if self._by_words else ("", "")
         domain = str(wire.get("report", wire).get("policyDomain", "")).strip().rstrip(".")
         try:
             if not words:  # nothing narrower to ask by: the domain's reports, read once
@@ -145,7 +148,6 @@ class StoredKeys:
                 if asked not in self._asked:
                     self._asked[asked] = await self._ask({"domain": domain})
                 return self._asked[asked] or set()
-            pair = json.dumps({"text": words})
             known = await self._few({"text": words}, pair, read=False)
             if known is not None:
                 return known
@@ -169,6 +171,19 @@ class StoredKeys:
                 raise
             self._by_words = False
             return await self.keys_like(wire, by_totals=by_totals)
+
+    def _reporter(self, wire: Mapping[str, Any]) -> tuple[str, str]:
+        """``wire``'s :func:`reporter_words` and the key its search is kept by, worked out once a reporter."""
+        report = wire.get("report", wire)
+        email, domain = report.get("email"), report.get("policyDomain")
+        if not (isinstance(email, str) and isinstance(domain, str)):
+            words = reporter_words(wire)
+            return words, json.dumps({"text": words})
+        found = self._reporters.get((email, domain))
+        if found is None:
+            words = reporter_words(wire)
+            found = self._reporters[email, domain] = (words, json.dumps({"text": words}))
+        return found
 
     async def _narrowed(self, filter: Mapping[str, Any], pair: str, *, read: bool = True) -> set[DuplicateKey] | None:
         """The keys of the reports a narrowed search finds: read once, however many, unless the reads for

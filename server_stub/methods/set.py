@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from jmapclient.collector import collector_paused
 from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import Action, ObjectType
@@ -21,7 +22,7 @@ from server_stub.methods.get import resolve_creation_id
 from server_stub.methods.properties import server_set_properties
 from server_stub.patching import PatchError, apply_patch
 from server_stub.real_rules import BLANK, trimmed, unknown_tenant, unparsable, with_server_defaults
-from server_stub.validation import InvalidObject, Problem, stored_form, validate_incoming
+from server_stub.validation import InvalidObject, Problem, stored_form, validated_and_stored
 
 WELL_FORMED_ID = re.compile(r"[a-z0-9]+")
 """Ids the stalwart profile answers for in update and destroy. The real server's ids use a base-32
@@ -89,7 +90,7 @@ def _validated(
             raise SetRefused(foreign)
     try:
         # The real server has no guard against the mask: it stores "****" as the secret (wire-notes.md).
-        model = validate_incoming(object_type, wire, refuse_mask=not real)
+        return validated_and_stored(object_type, wire, refuse_mask=not real)
     except InvalidObject as invalid:
         sent = [p for p in invalid.problems if changed is None or _touches(p.path, changed)]
         if sent:
@@ -98,7 +99,7 @@ def _validated(
             model = object_type.read(wire)  # only stored outside data broke a rule: keep it as stored
         except ValidationError:
             raise SetRefused(invalid.to_set_error(context.profile)) from None
-    return model, stored_form(model)
+        return model, stored_form(model)
 
 
 def _touches(path: str, changed: list[str]) -> bool:
@@ -264,7 +265,12 @@ def set_(context: CallContext, object_type: ObjectType, arguments: dict[str, Any
     if not real and if_in_state is not None and if_in_state != old_state:  # the real server ignores it
         raise MethodFailure("stateMismatch", f"the state is {old_state}, not {if_in_state}")
 
-    created, not_created = _create_all(context, object_type, create)
+    # The cycle collector rests while the creates are checked and stored: each report builds some 40 models and
+    # their dumps, freed by their reference counts, and the collector's passes over them (and over the whole
+    # server's heap) were a sixth of a report's create. What one call builds is bounded by maxObjectsInSet and
+    # maxSizeRequest, and the collector runs again when the call is done.
+    with collector_paused():
+        created, not_created = _create_all(context, object_type, create)
 
     destroying = {resolve_creation_id(context, i) for i in destroy}
     updated: dict[str, Any] = {}

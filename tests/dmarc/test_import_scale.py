@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -160,3 +161,27 @@ async def test_stored_reports_are_found_by_conditions_both_servers_offer(profile
                 assert await stored.holds(wire), duplicate_key(wire)
                 other = {**wire, "report": {**wire["report"], "reportId": "never-sent"}}
                 assert not await stored.holds(other)
+
+
+async def test_a_reporters_search_words_are_worked_out_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each file's duplicate check asks by its reporter's words: worked out once a reporter, not once a file."""
+    from jmapclient.dmarc import upload
+
+    for index in range(6):
+        (tmp_path / f"r{index}.xml").write_bytes(feedback(report_id=f"words-{index}"))
+    (tmp_path / "other.xml").write_bytes(feedback(report_id="words-other").replace(b"Reporter Inc", b"Other Inc")
+                                         .replace(b"dmarc@reporter.example", b"dmarc@other.example"))
+    worked: list[str] = []
+    real = upload.reporter_words
+
+    def counted(wire: Any) -> str:
+        worked.append(real(wire))
+        return worked[-1]
+
+    monkeypatch.setattr(upload, "reporter_words", counted)
+    with StubServer(reports=0) as stub:
+        async with JmapClient(stub.base_url, stub.admin_token, timeout=30) as client:
+            first = await import_reports(client.dmarc_reports, [tmp_path], now=NOW)
+            again = await import_reports(client.dmarc_reports, [tmp_path], now=NOW)
+    assert len(first.summary.imported) == 7 and len(again.summary.duplicates) == 7
+    assert sorted(worked) == sorted(["com dmarc example reporter"] * 2 + ["com dmarc example other"] * 2)

@@ -9,15 +9,24 @@ from __future__ import annotations
 
 import ipaddress
 import random
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Annotated
+from typing import Annotated, Any
 
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from jmapclient import encoding
 from jmapclient.models._base import WireModel
-from jmapclient.models._types import READING, _check_ip
+from jmapclient.models._types import (
+    _SPACE,
+    READING,
+    _check_domain,
+    _check_email,
+    _check_ip,
+    _check_uri,
+    _index_list_from_wire,
+)
 from jmapclient.models.dmarc import DmarcDkimResult, DmarcExternalReport
 from jmapclient.models.introspect import field_by_wire, fields_of
 from jmapclient.models.objects import OBJECT_TYPES
@@ -151,3 +160,37 @@ def test_every_declared_default_is_what_the_field_writes_on_the_wire() -> None:
                 assert [type(key) for key in spec.default] == [type(key) for key in reference]
             checked += 1
     assert checked > 50  # the walk reached the nested models
+
+
+def test_the_space_pattern_finds_exactly_what_isspace_names() -> None:
+    """Domains, addresses and URLs are checked for white space by one pattern scan: the same characters
+    ``str.isspace`` names, every code point, so no value passes or fails that did not before."""
+    differing = [point for point in range(0x110000) if bool(_SPACE.match(chr(point))) != chr(point).isspace()]
+    assert differing == []
+
+
+@pytest.mark.parametrize("check", [_check_domain, _check_email, _check_uri])
+def test_a_white_space_anywhere_is_refused(check: Callable[[str], str]) -> None:
+    good = {_check_domain: "mail.example.com", _check_email: "a@example.com", _check_uri: "https://example.com"}[check]
+    assert check(good) == good
+    for space in (" ", "\t", "\n", "\x0b", "\x1c", "\x85", "\xa0", "\u2003", "\u2028", "\u3000"):
+        for where in (0, len(good) // 2, len(good)):
+            with pytest.raises(ValueError):
+                check(good[:where] + space + good[where:])
+
+
+INDEX_LISTS: list[Any] = [
+    {}, {"0": {"a": 1}}, {"1": {"a": 1}}, {"0": 1, "1": 2}, {"1": 2, "0": 1}, {"0": None}, {"00": 1}, {"a": 1},
+    {"0": 1, "2": 3}, [], [{"a": 1}], (1, 2), "0", 5, None, {"-1": 1}, {" 0": 1},
+]
+
+
+@pytest.mark.parametrize("value", INDEX_LISTS, ids=repr)
+def test_the_index_list_shortcut_reads_as_list_from_wire(value: Any) -> None:
+    def read(reader: Callable[[Any], Any]) -> Any:
+        try:
+            return ("ok", reader(value))
+        except ValueError as error:
+            return ("refused", str(error))
+
+    assert read(_index_list_from_wire) == read(encoding.list_from_wire)
