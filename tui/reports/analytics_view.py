@@ -68,10 +68,11 @@ from tui.widgets.select import SteadySelect
 WORK_GROUP = in_background("dmarc-analytics")
 PERIODS = ((7, "last 7 days"), (14, "last 14 days"), (30, "last 30 days"), (90, "last 90 days"),
            (365, "last 365 days"))
-STEP_EVERY = 0.25
+STEP_EVERY = 0.5
 """Seconds between two progress steps drawn within a phase: each paints the status line and the bar
 again (a first visit of 10,000 reports posts a step a chunk, 20 and more, on the loop its own fetch
-shares); the line is laid out only when its height may change (:func:`say_progress`)."""
+shares: every frame drawn is CPU the digesting waits for); the line is laid out only when its height
+may change (:func:`say_progress`). Two a second still move visibly; a phase's first and last show."""
 
 
 class SyncStep(Message):
