@@ -87,9 +87,9 @@ class AnalyticsInsight(DmarcDetail):
     names_note: str
     judged: Figures | None
     advised: list[DomainAdvice] | None
+    """The advice shown last (None before the first): a tab built later is filled with it."""
     parts: dict[str, Widget]
     """The parts of the tabs built later, by id, as each is built."""
-    """The advice shown last (None before the first): a tab built later is filled with it."""
 
     def built(self, part: str, kind: type[W]) -> W | None:
         """The part of a tab built so far (by id: :mod:`tui.reports.analytics_tabs`), else None."""
@@ -172,11 +172,13 @@ class AnalyticsInsight(DmarcDetail):
         self.judged = None if message.names_pending else message.figures
         self.fill_advice(message.advice)
 
-    def fill_advice(self, advice: list[DomainAdvice]) -> None:
-        """The judged sources and the advice into the Sources and Advice tabs built so far, the note on both."""
-        self.rows_by_ip = {}
+    def fill_advice(self, advice: list[DomainAdvice], parts: tuple[str, ...] = ("sources", "advice")) -> None:
+        """The judged sources and the advice into those of ``parts`` built so far, the note on both tabs.
+
+        A tab built later is filled alone: the other keeps its rows and its cursor."""
         sources = sorted((s for a in advice for s in a.sources), key=lambda s: -s.messages)
-        if table := self.built("sources", DataTable):
+        if "sources" in parts and (table := self.built("sources", DataTable)):
+            self.rows_by_ip = {}
             table.clear()
             for service, members in grouped(sources[:LIST_LIMIT]):
                 table.add_row(*group_row(service, members), key=f"group\x00{service}")
@@ -185,7 +187,7 @@ class AnalyticsInsight(DmarcDetail):
                     name = self.names.get(source.ip) or source.name
                     table.add_row(*source_row(source, name), key=key)
                     self.rows_by_ip.setdefault(source.ip, []).append(key)
-        if shown_advice := self.built("advice", Static):
+        if "advice" in parts and (shown_advice := self.built("advice", Static)):
             shown_advice.update(advice_group(advice))
         shown = min(len(sources), LIST_LIMIT)
         notes = [f"{shown:,} of {len(sources):,} sources (the busiest)"] if len(sources) > shown else []

@@ -383,7 +383,10 @@ shared provider, not yours". **esc** goes back to the inbox.
         if tab in ("tab-sources", "tab-advice"):
             self.show_names_status()
             if self.advised is not None:
-                self.fill_advice(self.advised)
-        elif self.drawn is not None:
-            self.draw(self.drawn)
+                self.fill_advice(self.advised, tuple(parts))
+        elif self.drawn is not None:  # the figures drawn into the new tab alone: Domains keeps its cursor
+            if tab == "tab-failures":
+                draw_failures(self.query_one("#failures", DataTable), self.drawn)
+            elif chart := self.built("chart", Static):
+                draw_chart(chart, self.drawn)
 

@@ -357,6 +357,8 @@ async def test_hidden_tabs_are_built_when_first_shown_by_keys_or_a_click(world: 
         view = await visit(pilot)
         assert view.drawn is not None and view.advice and view.drawn.failing
         assert not view.query(LATER_PARTS)  # the first visit built the Domains tab only
+        domains = view.query_one("#domains", DataTable)
+        domains.move_cursor(row=1)
         # The keyboard: from the tabs, right goes to Sources, built then with the judged sources.
         view.query_one(TabbedContent).query_one(Tabs).focus()
         await pilot.press("right")
@@ -372,6 +374,7 @@ async def test_hidden_tabs_are_built_when_first_shown_by_keys_or_a_click(world: 
         view.query_one(TabbedContent).active = "tab-daily"
         await settle(pilot)
         assert "Messages per day" in "\n".join(screen_lines(pilot.app))
+        assert domains.cursor_row == 1  # each tab built filled itself alone: Domains was not drawn again
 
 
 async def test_a_tab_built_while_fetching_takes_the_figures_when_they_come(world: StubWorld) -> None:
