@@ -11,6 +11,9 @@ size (as in ``bench_dmarc_console.py``); each console run is a fresh process run
 the real app headless, the first on an empty data directory, so neither the stub's data
 nor an earlier run counts.
 
+For the first visit it also prints where its seconds went: until the sync ended, the figures'
+computation (SQL in a thread, after the sync), and from the figures to the view showing them.
+
 Run: ``python bench/bench_dmarc_analytics.py [--sizes 1000,10000,100000]``.
 """
 
@@ -53,7 +56,52 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-async def timed_visit(app: Any, pilot: Any, cpu: list[float] | None = None) -> float:
+MARKS: list[tuple[str, float]] = []
+"""When the store's sync and figures of this process began and ended (``perf_counter``), in order."""
+
+
+@contextmanager
+def phases_marked() -> Iterator[None]:
+    """Mark the sync's and the figures' begin and end (the view's flow: sync, then figures, then drawing),
+    so a first visit says where its seconds went; the methods are put back after."""
+    from jmapclient.dmarc.digest_store import DigestStore
+
+    sync, figures = DigestStore.sync, DigestStore.figures
+
+    async def marked_sync(self: DigestStore, *args: Any, **options: Any) -> Any:
+        MARKS.append(("sync", time.perf_counter()))
+        try:
+            return await sync(self, *args, **options)
+        finally:
+            MARKS.append(("synced", time.perf_counter()))
+
+    def marked_figures(self: DigestStore, *args: Any, **options: Any) -> Any:
+        MARKS.append(("figures", time.perf_counter()))
+        try:
+            return figures(self, *args, **options)
+        finally:
+            MARKS.append(("figured", time.perf_counter()))
+
+    DigestStore.sync, DigestStore.figures = marked_sync, marked_figures  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        DigestStore.sync, DigestStore.figures = sync, figures  # type: ignore[method-assign]
+
+
+def phases(began: float, ended: float) -> dict[str, float]:
+    """A visit's seconds: until the sync ended, the figures' computation, then until the figures showed
+    (the last sync and figures before ``ended``: a visit may compute again after a period change)."""
+    marks = [(what, at) for what, at in MARKS if began <= at <= ended]
+    last = {what: at for what, at in marks}
+    if not {"synced", "figures", "figured"} <= last.keys():
+        return {}
+    return {"to_synced": last["synced"] - began, "figures": last["figured"] - last["figures"],
+            "to_shown": ended - last["figured"]}
+
+
+async def timed_visit(app: Any, pilot: Any, cpu: list[float] | None = None,
+                      parts: list[dict[str, float]] | None = None) -> float:
     """Seconds from pressing ``a`` until the view shows its figures (and, into ``cpu``, the console's
     CPU seconds over the same span: its process time, threads included, which the load moves less).
 
@@ -83,7 +131,10 @@ async def timed_visit(app: Any, pilot: Any, cpu: list[float] | None = None) -> f
     began, cpu_began = time.perf_counter(), time.process_time()
     watcher = asyncio.create_task(seen())
     await pilot.press("a")
-    return await watcher - began
+    ended = await watcher
+    if parts is not None:
+        parts.append(phases(began, ended))
+    return ended - began
 
 
 async def console_visits(base_url: str, visits: int) -> dict[str, Any]:
@@ -91,28 +142,39 @@ async def console_visits(base_url: str, visits: int) -> dict[str, Any]:
     from jmapclient import JmapClient
     from tui.app import MailAdminApp
     from tui.context import ConsoleContext
-    from tui.reports.analytics_view import AnalyticsView
-    from tui.reports.inbox import DmarcInbox
 
     client = JmapClient(base_url, TOKEN)
     context = ConsoleContext(client=client, server_label=base_url, username="admin", now=lambda: NOW)
     app = MailAdminApp(context, start_section="dmarc")
     times: list[float] = []
     cpus: list[float] = []
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(lambda: app.query(DmarcInbox) and app.query_one(DmarcInbox).page is not None, "first page")
-        await app.workers.wait_for_complete()
-        before = rss_mib()
-        for _ in range(visits):
-            times.append(await timed_visit(app, pilot, cpus))
-            reports = app.query_one(AnalyticsView).figures.overview.reports  # type: ignore[union-attr]
-            await app.workers.wait_for_complete()  # the advice too, before leaving
-            await pilot.press("escape")
-            await pilot.pause()
-        memory = rss_mib()
+    parts: list[dict[str, float]] = []
+    with phases_marked():
+        async with app.run_test(size=(120, 40)) as pilot:
+            before, reports = await _visits(app, pilot, visits, times, cpus, parts)
+            memory = rss_mib()
     await client.aclose()
-    return {"visits": times, "cpus": cpus, "rss_before_mib": before, "rss_mib": memory, "peak_mib": peak_rss_mib(),
-            "reports": reports}
+    return {"visits": times, "cpus": cpus, "phases": parts, "rss_before_mib": before, "rss_mib": memory,
+            "peak_mib": peak_rss_mib(), "reports": reports}
+
+
+async def _visits(app: Any, pilot: Any, visits: int, times: list[float], cpus: list[float],
+                  parts: list[dict[str, float]]) -> tuple[float, int]:
+    """``visits`` visits to analytics, each back to the inbox after; the RSS before them and the reports counted."""
+    from tui.reports.analytics_view import AnalyticsView
+    from tui.reports.inbox import DmarcInbox
+
+    await wait_for(lambda: app.query(DmarcInbox) and app.query_one(DmarcInbox).page is not None, "first page")
+    await app.workers.wait_for_complete()
+    before = rss_mib()
+    reports = 0
+    for _ in range(visits):
+        times.append(await timed_visit(app, pilot, cpus, parts))
+        reports = app.query_one(AnalyticsView).figures.overview.reports  # type: ignore[union-attr]
+        await app.workers.wait_for_complete()  # the advice too, before leaving
+        await pilot.press("escape")
+        await pilot.pause()
+    return before, reports
 
 
 def console_run(base_url: str, data: Path, visits: int) -> dict[str, Any]:
@@ -151,7 +213,7 @@ def stub_serving(size: int, work: Path, data: Path, name: str = "dmarc-bench") -
         shutil.rmtree(data, ignore_errors=True)
 
 
-def run_size(size: int, work: Path) -> dict[str, float]:
+def run_size(size: int, work: Path) -> dict[str, Any]:
     data = work / f"console-data-{size}"
     with stub_serving(size, work, data) as base_url:
         # A console with an empty cache visits twice; then a restarted console (a new process, the
@@ -161,7 +223,8 @@ def run_size(size: int, work: Path) -> dict[str, float]:
         figures = {"first_ms": first["visits"][0] * 1000, "second_ms": first["visits"][1] * 1000,
                    "restart_ms": restarted["visits"][0] * 1000, "rss_before_mib": first["rss_before_mib"],
                    "rss_mib": first["rss_mib"], "peak_mib": first["peak_mib"],
-                   "restart_peak_mib": restarted["peak_mib"], "reports": first["reports"]}
+                   "restart_peak_mib": restarted["peak_mib"], "reports": first["reports"],
+                   "first_phases": first["phases"][0]}
         figures["cache_mib"] = sum(p.stat().st_size for p in data.rglob("*") if p.is_file()) / 2**20
         return figures
 
@@ -195,6 +258,9 @@ def main() -> None:
               f"{figures['restart_peak_mib']:>9.0f} MiB  "
               f"{figures['cache_mib']:>6.1f} MiB",
               flush=True)
+        if part := figures["first_phases"]:
+            print(f"{'':>9}  first visit: synced at {part['to_synced']:.2f}s, figures {part['figures']:.2f}s, "
+                  f"shown {part['to_shown']:.2f}s after them", flush=True)
     smallest, largest = results[min(sizes)], results[max(sizes)]
     print(f"largest / smallest: RSS after ×{largest['rss_mib'] / smallest['rss_mib']:.2f}, "
           f"peak RSS ×{largest['peak_mib'] / smallest['peak_mib']:.2f}, "

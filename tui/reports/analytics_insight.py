@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from datetime import date, timedelta
+from typing import TypeVar
 
 from textual import on, work
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import DataTable, Select, Static, TabbedContent
 
 from jmapclient.dmarc.digest_store import DigestStore, Figures
@@ -32,6 +34,8 @@ from tui.reports.insight_render import (
 )
 from tui.reports.owned_senders import senders_of, toggle_provider
 from tui.reports.source_names import names_of, say_set_aside, set_offline
+
+W = TypeVar("W", bound=Widget)
 
 JUDGE_GROUP = in_background("dmarc-analytics-judge")
 NAMES_GROUP = in_background("dmarc-analytics-names")
@@ -82,6 +86,15 @@ class AnalyticsInsight(DmarcDetail):
     to_look_up: int
     names_note: str
     judged: Figures | None
+    advised: list[DomainAdvice] | None
+    """The advice shown last (None before the first): a tab built later is filled with it."""
+    parts: dict[str, Widget]
+    """The parts of the tabs built later, by id, as each is built."""
+
+    def built(self, part: str, kind: type[W]) -> W | None:
+        """The part of a tab built so far (by id: :mod:`tui.reports.analytics_tabs`), else None."""
+        widget = self.parts.get(part)
+        return widget if isinstance(widget, kind) else None
 
     def period(self) -> tuple[date, date]:
         chosen = self.query("#period")
@@ -133,10 +146,12 @@ class AnalyticsInsight(DmarcDetail):
     @on(NamesArrived)
     @while_attached
     def show_names(self, message: NamesArrived) -> None:
-        table = self.query_one("#sources", DataTable)
+        table = self.built("sources", DataTable)
         for name in message.names:
             self.names[name.ip] = name
             self.looked_up += 1
+            if table is None:
+                continue  # the Sources tab not built yet: it shows the names it finds here when built
             for key in self.rows_by_ip.get(name.ip, ()):
                 service = str(table.get_cell(key, "service"))
                 for column, value in zip(NAME_COLUMNS, name_cells(name, service), strict=True):
@@ -153,20 +168,27 @@ class AnalyticsInsight(DmarcDetail):
         if message.period != self.period():
             return  # the period changed: its own judgement follows
         say_set_aside(self.context, self)
-        self.advice = message.advice
+        self.advice = self.advised = message.advice
         self.judged = None if message.names_pending else message.figures
-        table = self.query_one("#sources", DataTable)
-        table.clear()
-        self.rows_by_ip = {}
-        sources = sorted((s for a in message.advice for s in a.sources), key=lambda s: -s.messages)
-        for service, members in grouped(sources[:LIST_LIMIT]):
-            table.add_row(*group_row(service, members), key=f"group\x00{service}")
-            for source in members:
-                key = source_key(source)
-                name = self.names.get(source.ip) or source.name
-                table.add_row(*source_row(source, name), key=key)
-                self.rows_by_ip.setdefault(source.ip, []).append(key)
-        self.query_one("#advice", Static).update(advice_group(message.advice))
+        self.fill_advice(message.advice)
+
+    def fill_advice(self, advice: list[DomainAdvice], parts: tuple[str, ...] = ("sources", "advice")) -> None:
+        """The judged sources and the advice into those of ``parts`` built so far, the note on both tabs.
+
+        A tab built later is filled alone: the other keeps its rows and its cursor."""
+        sources = sorted((s for a in advice for s in a.sources), key=lambda s: -s.messages)
+        if "sources" in parts and (table := self.built("sources", DataTable)):
+            self.rows_by_ip = {}
+            table.clear()
+            for service, members in grouped(sources[:LIST_LIMIT]):
+                table.add_row(*group_row(service, members), key=f"group\x00{service}")
+                for source in members:
+                    key = source_key(source)
+                    name = self.names.get(source.ip) or source.name
+                    table.add_row(*source_row(source, name), key=key)
+                    self.rows_by_ip.setdefault(source.ip, []).append(key)
+        if "advice" in parts and (shown_advice := self.built("advice", Static)):
+            shown_advice.update(advice_group(advice))
         shown = min(len(sources), LIST_LIMIT)
         notes = [f"{shown:,} of {len(sources):,} sources (the busiest)"] if len(sources) > shown else []
         if any(source.new is None for source in sources):
@@ -206,8 +228,8 @@ class AnalyticsInsight(DmarcDetail):
     @while_attached
     def action_toggle_provider(self) -> None:
         """The highlighted source's provider sends for the owner's domains, or no longer; judged again."""
-        table = self.query_one("#sources", DataTable)
-        if self.query_one(TabbedContent).active != "tab-sources" or not table.row_count:
+        table = self.built("sources", DataTable)
+        if self.query_one(TabbedContent).active != "tab-sources" or table is None or not table.row_count:
             self.notify("In the Sources tab, p on a source says its provider sends for your domains",
                         severity="warning")
             return

@@ -25,8 +25,9 @@ from datetime import date
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Button, DataTable, ProgressBar, Select, Static, TabbedContent, TabPane, Tabs
 
 from jmapclient.dmarc.analytics import format_rate
@@ -34,7 +35,6 @@ from jmapclient.dmarc.digest_store import DigestStore, Figures, SyncProgress
 from jmapclient.dmarc.insight.advice import DomainAdvice
 from jmapclient.dmarc.insight.names import SourceName
 from jmapclient.errors import JmapError
-from jmapclient.models.dmarc import DmarcReport, DmarcReportRecord
 from tui.context import ConsoleContext
 from tui.keyboard import in_background
 from tui.lifecycle import while_attached
@@ -47,12 +47,16 @@ from tui.reports.analytics_insight import (
     AnalyticsInsight,
     SyncFailed,
 )
-from tui.reports.chart import daily_chart
-from tui.reports.detail import DETAIL_CSS, label
-from tui.reports.insight_render import (
-    SOURCE_COLUMNS,
-    SOURCE_KEYS,
+from tui.reports.analytics_tabs import (
+    FIRST_TAB,
+    LATER_TABS,
+    LazyTabs,
+    domain_columns,
+    draw_chart,
+    draw_failures,
+    later_pane,
 )
+from tui.reports.detail import DETAIL_CSS
 from tui.reports.insight_render import num as _num
 from tui.reports.insight_render import rate as _rate
 from tui.reports.progress_line import say_progress
@@ -64,10 +68,11 @@ from tui.widgets.select import SteadySelect
 WORK_GROUP = in_background("dmarc-analytics")
 PERIODS = ((7, "last 7 days"), (14, "last 14 days"), (30, "last 30 days"), (90, "last 90 days"),
            (365, "last 365 days"))
-STEP_EVERY = 0.25
+STEP_EVERY = 0.5
 """Seconds between two progress steps drawn within a phase: each paints the status line and the bar
 again (a first visit of 10,000 reports posts a step a chunk, 20 and more, on the loop its own fetch
-shares); the line is laid out only when its height may change (:func:`say_progress`)."""
+shares: every frame drawn is CPU the digesting waits for); the line is laid out only when its height
+may change (:func:`say_progress`). Two a second still move visibly; a phase's first and last show."""
 
 
 class SyncStep(Message):
@@ -149,6 +154,8 @@ shared provider, not yours". **esc** goes back to the inbox.
         """The figures the tables and the chart show."""
         self.judged: Figures | None = None
         """The figures whose sources and advice are judged with every name there is to look up."""
+        self.advised: list[DomainAdvice] | None = None
+        self.parts: dict[str, Widget] = {}
         self.synced_since: date | None = None
         """The first day of the widest period whose reports were fetched (a narrower one needs no fetch)."""
         self.step_drawn: tuple[str, float] = ("", 0.0)
@@ -170,36 +177,16 @@ shared provider, not yours". **esc** goes back to the inbox.
         retry = Button("Retry", id="retry")
         retry.display = False
         yield retry
-        with TabbedContent(id="tabs"):
-            with TabPane("Domains", id="tab-domains"):
+        with LazyTabs(self.build_tab, id="tabs"):
+            with TabPane("Domains", id=FIRST_TAB):
                 yield OutsideTable(id="domains", cursor_type="row", zebra_stripes=True)
-            with TabPane("Sources", id="tab-sources"):
-                yield Static("", classes="names-status")
-                yield OutsideTable(id="sources", cursor_type="row", zebra_stripes=True)
-            with TabPane("Advice", id="tab-advice"):
-                yield Static("", classes="names-status")
-                with VerticalScroll(id="advice-scroll"):
-                    yield Static("Working out the advice…", id="advice")
-            with TabPane("Daily", id="tab-daily"), VerticalScroll():
-                yield Static(id="chart")
-            with TabPane("Failures", id="tab-failures"):
-                yield OutsideTable(id="failures", cursor_type="row", zebra_stripes=True)
+            for title, tab in zip(("Sources", "Advice", "Daily", "Failures"), LATER_TABS, strict=True):
+                yield TabPane(title, id=tab)  # built when first shown: :mod:`tui.reports.analytics_tabs`
 
     @while_attached
     def on_mount(self) -> None:
         self.display = self.visiting  # not when esc came before the mount
-        self.query_one("#domains", DataTable).add_columns(
-            label(DmarcReport, "policyDomain"), "Reports", label(DmarcReportRecord, "count"), "Pass", "Fail",
-            "DMARC pass")
-        sources = self.query_one("#sources", DataTable)
-        for title, key in zip(SOURCE_COLUMNS, SOURCE_KEYS, strict=True):
-            sources.add_column(title, key=key)
-        self.show_names_status()
-        self.query_one("#failures", DataTable).add_columns(
-            label(DmarcReportRecord, "sourceIp"), label(DmarcReportRecord, "count"),
-            label(DmarcReportRecord, "headerFrom"), label(DmarcReportRecord, "evaluatedDkim"),
-            label(DmarcReportRecord, "evaluatedSpf"), label(DmarcReportRecord, "evaluatedDisposition"),
-            label(DmarcReport, "orgName"), "Hint")
+        domain_columns(self.query_one("#domains", DataTable))
         self.query_one("#domains", DataTable).focus()
         if self.visiting and not self.started:  # esc, then a, came before the mount
             self.fetch()
@@ -376,18 +363,30 @@ shared provider, not yours". **esc** goes back to the inbox.
             self.judge(figures)
 
     def draw(self, figures: Figures) -> None:
+        """The figures into the tables and the chart built so far (the others take them when built)."""
         self.drawn = figures
         domains = self.query_one("#domains", DataTable)
         domains.clear()
         for entry in figures.domains:
             domains.add_row(entry.domain, _num(entry.reports), _num(entry.messages), _num(entry.passed),
                             _num(entry.failed), _rate(entry.rate))
-        failures = self.query_one("#failures", DataTable)
-        failures.clear()
-        for item in figures.failing:
-            record = item.record
-            failures.add_row(record.source_ip or "–", _num(record.count), record.header_from, record.dkim,
-                             record.spf, record.disposition, item.report.reporter,
-                             item.hint.value if item.hint else "")
-        self.query_one("#chart", Static).update(daily_chart(figures))
+        if failures := self.built("failures", DataTable):
+            draw_failures(failures, figures)
+        if chart := self.built("chart", Static):
+            draw_chart(chart, figures)
+
+    def build_tab(self, tab: str) -> None:
+        """Build ``tab``, shown for the first time (:class:`LazyTabs`), and fill it from what this view holds."""
+        widgets, parts = later_pane(tab)
+        self.parts.update(parts)
+        self.query_one(f"#{tab}", TabPane).mount_all(widgets)
+        if tab in ("tab-sources", "tab-advice"):
+            self.show_names_status()
+            if self.advised is not None:
+                self.fill_advice(self.advised, tuple(parts))
+        elif self.drawn is not None:  # the figures drawn into the new tab alone: Domains keeps its cursor
+            if tab == "tab-failures":
+                draw_failures(self.query_one("#failures", DataTable), self.drawn)
+            elif chart := self.built("chart", Static):
+                draw_chart(chart, self.drawn)
 

@@ -15,12 +15,13 @@ import httpx
 import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
-from textual.widgets import DataTable, ProgressBar, Select, Static
+from textual.widgets import DataTable, ProgressBar, Select, Static, TabbedContent, Tabs
 
 from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.validation import stored_form
 from tests.support.console import StubWorld, make_world, reports_for_period
+from tests.support.hostile import screen_lines
 from tests.support.inbox_steps import type_into
 from tests.support.transport import FlakyTransport
 from tests.support.waiting import settle, wait_until
@@ -344,3 +345,47 @@ async def test_a_failing_cache_is_said_not_crashed(monkeypatch: pytest.MonkeyPat
         assert "analytics cache failed" in status(view) and "disk is full" in status(view)
         assert "dmarc.analytics.stop" not in bindings(view)
     world.store.close()
+
+
+LATER_PARTS = "#sources, #advice-scroll, #chart, #failures"
+"""The widgets of the four tabs a visit does not show at first."""
+
+
+async def test_hidden_tabs_are_built_when_first_shown_by_keys_or_a_click(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = await visit(pilot)
+        assert view.drawn is not None and view.advice and view.drawn.failing
+        assert not view.query(LATER_PARTS)  # the first visit built the Domains tab only
+        domains = view.query_one("#domains", DataTable)
+        domains.move_cursor(row=1)
+        # The keyboard: from the tabs, right goes to Sources, built then with the judged sources.
+        view.query_one(TabbedContent).query_one(Tabs).focus()
+        await pilot.press("right")
+        await settle(pilot)
+        assert view.query_one(TabbedContent).active == "tab-sources"
+        assert view.query_one("#sources", DataTable).row_count >= len(view.advice[0].sources)
+        assert "Names:" in str(view.query_one(".names-status", Static).render())
+        # The mouse: a click on Failures builds it with the failing records of the figures drawn.
+        await pilot.click("#--content-tab-tab-failures")
+        await settle(pilot)
+        assert view.query_one("#failures", DataTable).row_count == len(view.drawn.failing)
+        assert len(view.query("#chart, #advice-scroll")) == 0  # not shown yet: still not built
+        view.query_one(TabbedContent).active = "tab-daily"
+        await settle(pilot)
+        assert "Messages per day" in "\n".join(screen_lines(pilot.app))
+        assert domains.cursor_row == 1  # each tab built filled itself alone: Domains was not drawn again
+
+
+async def test_a_tab_built_while_fetching_takes_the_figures_when_they_come(world: StubWorld) -> None:
+    async with world.app().run_test(size=SIZE) as pilot:
+        held, view = await visit_with_gets_held(pilot, world)
+        tabs = view.query_one(TabbedContent)
+        for tab in ("tab-failures", "tab-advice"):
+            tabs.active = tab
+        await pilot.pause()
+        assert view.query("#failures") and view.figures is None
+        held.released.set()
+        await settle(pilot)
+        assert view.drawn is not None and view.query_one("#failures", DataTable).row_count == len(view.drawn.failing)
+        assert "Published: p=" in "\n".join(screen_lines(pilot.app))  # the Advice tab, shown, has the advice

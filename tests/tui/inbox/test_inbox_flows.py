@@ -8,7 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from jmapclient.dmarc import COLUMNS
 from jmapclient.encoding import parse_utc
@@ -358,6 +358,7 @@ async def test_analytics_computes_and_caches(world: StubWorld, private_data_dir:
         view = pilot.app.query_one(AnalyticsView)
         assert len(view.cache) == len(reports_for_period(world, view.period()[0]))  # the period's, not all 120
         assert view.query_one("#domains", DataTable).row_count >= 1
+        view.query_one(TabbedContent).active = "tab-sources"  # built when first shown
         assert view.query_one("#sources", DataTable).row_count >= 1
         assert "DMARC pass" in str(view.query_one("#status", Static).render())
         cache_files = list((private_data_dir / "dmarc-digests").glob("*.sqlite"))
