@@ -58,6 +58,12 @@ def test_records(snap_compare: Any, world: Any) -> None:
     assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps("enter", "enter"))
 
 
+def test_records_scrolled_right(snap_compare: Any, world: Any) -> None:
+    """The records table scrolled to its right-hand columns: the table draws only the columns in view
+    (``textual_compat.ColumnsInView``), so the columns come into view whole as it scrolls."""
+    assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps("enter", "enter", *["right"] * 12))
+
+
 def test_record(snap_compare: Any, world: Any) -> None:
     assert snap_compare(world.app(), terminal_size=SIZE, run_before=steps("enter", "enter", "enter"))
 
@@ -87,6 +93,11 @@ def test_inbox_narrow(snap_compare: Any, world: Any) -> None:
 
 def test_report_narrow(snap_compare: Any, world: Any) -> None:
     assert snap_compare(world.app(), terminal_size=NARROW, run_before=steps("enter"))
+
+
+def test_records_narrow(snap_compare: Any, world: Any) -> None:
+    """80×24: the address, count, DKIM and SPF beside the menu; the columns past them cut off at the edge."""
+    assert snap_compare(world.app(), terminal_size=NARROW, run_before=steps("enter", "enter"))
 
 
 def test_inbox_narrow_on_the_real_server(snap_compare: Any) -> None:
