@@ -6,6 +6,7 @@ Part of :class:`tui.app.MailAdminApp`, split out by job.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from textual.app import SystemCommand
 from textual.command import CommandListItem
@@ -38,14 +39,24 @@ class ShellCommands(SectionShell):
         view = self.section_view
         in_section = view is not None and focused is not None and view in focused.ancestors_with_self
         view_help = view.help_text() if view is not None and in_section else ""
-        keys = [
-            (binding.key_display or self.get_key_display(binding), binding.description, binding.id or "")
-            for _, binding, enabled, _ in self.screen.active_bindings.values()
-            if binding.description and binding.id and enabled
-        ]
         from tui.screens.help import HelpScreen  # Markdown is not needed for the first frame
 
-        self.push_screen(HelpScreen(view_help or APP_HELP, keys))
+        self.push_screen(HelpScreen(view_help or APP_HELP, self._keys_here()))
+
+    def _keys_here(self) -> list[tuple[str, str, str]]:
+        """The keys active on the screen, a line a binding id: a binding of several keys ("?" and F1) is
+        active once a key, and was listed once a key, all under its one display ("? Help" twice)."""
+        by_id: dict[str, tuple[list[str], str]] = {}
+        for _, binding, enabled, _ in self.screen.active_bindings.values():
+            if not (binding.description and binding.id and enabled):
+                continue
+            shown, _ = by_id.setdefault(binding.id, ([], binding.description))
+            if binding.key_display and not shown:
+                shown.append(binding.key_display)  # as the footer shows it, first
+            key = self.get_key_display(replace(binding, key_display=None))
+            if key not in shown and key.lower() not in (display.lower() for display in shown):
+                shown.append(key)
+        return [(" / ".join(shown), description, binding_id) for binding_id, (shown, description) in by_id.items()]
 
     def action_command_palette(self) -> None:
         from tui.widgets.option_list import SteadyCommandPalette

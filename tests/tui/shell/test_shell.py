@@ -57,6 +57,19 @@ async def test_help_names_keys_and_binding_ids(console: Console) -> None:
         assert isinstance(pilot.app.screen, HelpScreen)
 
 
+async def test_help_lists_a_binding_once_with_every_key_it_answers_to(console: Console) -> None:
+    """"?" and F1 are one binding (app.help): one line, both keys; each binding id on one line."""
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, HelpScreen)
+        ids = [binding_id for _, _, binding_id in pilot.app.screen.keys]
+        assert len(ids) == len(set(ids)) and "app.help" in ids
+        assert ("? / f1", "Help", "app.help") in [(key.lower(), what, binding_id)
+                                                   for key, what, binding_id in pilot.app.screen.keys]
+
+
 async def test_palette_lists_actions_and_sections(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
