@@ -40,3 +40,41 @@ def test_any_records_give_consistent_advice(rows: list) -> None:
     assert sum(share.messages for share in advice.by_class.values()) == advice.messages
     assert sum(share.failing for share in advice.by_class.values()) == advice.affected
     assert set(advice.by_class) <= set(SourceClass) and advice.summary
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(names, st.integers(0, 2**50), results, results, names,
+                          st.lists(st.tuples(names, results), max_size=3),
+                          st.lists(st.tuples(names, results), max_size=3),
+                          st.lists(st.sampled_from(["Forwarded", "MailingList", "Other", "\u202e"]), max_size=2),
+                          st.sampled_from(["Google", "google ", "Yahoo", "\x00", "\ud800", "a\u202eb"])),
+                min_size=1, max_size=8))
+def test_hostile_records_through_the_store_give_the_digests_advice(rows: list) -> None:
+    """``dmarc-advice`` judges the store's rows as plain values (``advise_stored``); over outside text of every
+    kind (lone surrogates, NULs, controls, counts past SQLite's sums) it says what the digests' advice says."""
+    import asyncio
+
+    from jmapclient.dmarc.digest_store import DigestStore
+    from jmapclient.dmarc.insight.advice import advise_stored
+    from jmapclient.dmarc.insight.names import NameResolver
+
+    first, last = date(2026, 3, 1), date(2026, 3, 7)
+    reports = [report(record(ip, count, dkim=dkim, spf=spf, header_from=header, dkim_auth=tuple(da),
+                             spf_auth=tuple(sa), overrides=tuple(ov)),
+                      day=date(2026, 3, 1 + index % 7), reporter=reporter, rid=f"r{index}")
+               for index, (ip, count, dkim, spf, header, da, sa, ov, reporter) in enumerate(rows)]
+    store = DigestStore(None)
+    store.put(reports)
+    store.mark_listed([r.id for r in reports])
+
+    async def both() -> tuple[list[object], list[object]]:
+        stored = await advise_stored(store, first, last, resolver=NameResolver(offline=True))
+        ips = store.source_ips(first, last)
+        names_known = await NameResolver(offline=True).resolve_all(ips)
+        digests = advise(store.digests(first, last), first, last, names=names_known,
+                         seen_before=store.seen_before(first, ips))
+        return [a.to_json() for a in stored], [a.to_json() for a in digests]
+
+    stored, digests = asyncio.run(both())
+    assert stored and stored == digests
+    store.close()
