@@ -12,7 +12,7 @@ from datetime import date, datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from jmapclient.dmarc.analytics import RecordDigest, ReportDigest, ReportTotal, new_record, new_report
+from jmapclient.dmarc.analytics import RecordDigest, ReportDigest, new_record, new_report
 from jmapclient.dmarc.digest_figures import DigestFigures
 from jmapclient.dmarc.digest_rows import DECODED
 from jmapclient.encoding import parse_utc
@@ -95,15 +95,6 @@ class DigestReads(DigestFigures):
                 return
             yield from batch
             key = rows[-1][0]
-
-    def report_totals(self, first: date, last: date) -> list[ReportTotal]:
-        """Who sent each listed report of the period, its id, domain, day and messages (no records read)."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT r.id, r.org, r.report_id, r.policy_domain, r.day, r.messages FROM reports r JOIN listed"
-                " USING(id) WHERE r.day BETWEEN ? AND ? ORDER BY r.key", (first.isoformat(), last.isoformat()))
-            return [ReportTotal(id, org, rid, domain, date.fromisoformat(day), messages)
-                    for id, org, rid, domain, day, messages in rows]
 
     def period_reports(self, first: date, last: date) -> list[StoredReport]:
         """Every listed report of the period, in the order :meth:`digests` gives them, without their records."""

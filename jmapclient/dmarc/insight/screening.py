@@ -9,7 +9,7 @@ screening needs no records.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
@@ -45,9 +45,6 @@ class Screening:
 
     left_out: dict[str, LeftOut] = field(default_factory=dict)
     """Digest id → why it is left out."""
-
-    def for_domain(self, domain: str, kept: Mapping[str, str]) -> list[LeftOut]:
-        return [why for digest, why in self.left_out.items() if kept.get(digest) == domain]
 
 
 def _median(values: list[int]) -> float:

@@ -108,6 +108,5 @@ async def test_the_stored_advice_reads_no_digest_back(monkeypatch: pytest.Monkey
         raise AssertionError("the advice read the digests back")
 
     monkeypatch.setattr(store, "digests", no_digests)
-    monkeypatch.setattr(store, "report_totals", no_digests)
     assert [a.to_json() for a in await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True))] \
         == expected
