@@ -16,6 +16,8 @@ from jmapclient.display import LIST_MAX, safe_text
 from jmapclient.dmarc.loader import ParsedFile
 
 DuplicateKey = tuple[str, str, str, str, str]
+LISTED_WARNINGS = 20
+"""Warnings the summary lists one by one (a folder of reports from one odd reporter has one a file)."""
 
 
 def duplicate_key(wire: Mapping[str, Any]) -> DuplicateKey:
@@ -68,7 +70,9 @@ class ImportSummary:
     imported: list[Path] = field(default_factory=list)
     duplicates: list[tuple[Path, str]] = field(default_factory=list)
     rejected: list[tuple[Path, str]] = field(default_factory=list)
-    warnings: int = 0
+    warned: list[tuple[Path, str]] = field(default_factory=list)
+    """What reading each file changed or left out (XML repaired, a record skipped): what the server is
+    given then differs from what the file says, and the summary says so (it once only counted them)."""
     _records: dict[Path, int] = field(default_factory=dict, repr=False)
 
     @property
@@ -77,9 +81,9 @@ class ImportSummary:
         return sum(self._records.get(path, 0) for path in self.imported)
 
     def add(self, result: ParsedFile) -> None:
-        self.warnings += len(result.warnings)
         if result.status == "ok":
             self.imported.append(result.path)
+            self.warned += [(result.path, warning) for warning in result.warnings]
             if result.wire is not None:
                 self._records[result.path] = len(result.wire["report"].get("records", {}))
         elif result.status == "duplicate":
@@ -100,9 +104,17 @@ class ImportSummary:
             f"duplicates: {len(self.duplicates)}",
             f"rejected: {len(self.rejected)}",
         ]
-        # Rejections first: they are what a person has to act on; duplicates only inform.
-        # File names, zip member names and reasons come from outside: shown visibly, cut.
+        imported = set(self.imported)
+        warned = [(path, why) for path, why in self.warned if path in imported]  # not those refused later
+        if warned:
+            out.append(f"warnings: {len(warned)} (imported otherwise than the file says)")
+        # Rejections first: they are what a person has to act on; then what was changed on the way in;
+        # duplicates only inform. File names, zip member names and reasons come from outside: shown
+        # visibly, cut.
         out += [f"  rejected {_shown(path)}: {_shown(why)}" for path, why in self.rejected]
+        out += [f"  warning {_shown(path)}: {_shown(why)}" for path, why in warned[:LISTED_WARNINGS]]
+        if len(warned) > LISTED_WARNINGS:
+            out.append(f"  … and {len(warned) - LISTED_WARNINGS:,} more warnings")
         out += [f"  duplicate {_shown(path)}: {_shown(why)}" for path, why in self.duplicates]
         return out
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from jmapclient.dmarc import dedupe, duplicate_key, load_bytes, summarize
+from jmapclient.dmarc.batch import LISTED_WARNINGS
 from jmapclient.dmarc.loader import ParsedFile
 from tests.support.clock import FROZEN_NOW
 from tests.support.dmarc_xml import feedback, record
@@ -87,3 +89,21 @@ def test_summary_counts_and_reasons() -> None:
     assert summary.records == 2
     assert lines[:3] == ["imported: 1 (2 records)", "duplicates: 1", "rejected: 2"]
     assert "  rejected b.xml: server refused: forbidden" in lines
+
+
+def test_the_summary_says_what_reading_changed_in_an_imported_file() -> None:
+    # A record skipped, or XML repaired, was only counted: "imported: 1 (5 records)" read as the whole file.
+    skipped = parsed("odd.xml", feedback(records=record() + record().replace("<header_from>", "<x>")
+                                         .replace("</header_from>", "</x>")))
+    assert skipped.status == "ok" and skipped.warnings
+    many = [replace(parsed(f"m{n}.xml", feedback(report_id=f"<report_id>m{n}</report_id>")),
+                    warnings=[f"note {n}"]) for n in range(LISTED_WARNINGS + 3)]
+    summary = summarize([skipped, *many])
+    lines = summary.lines()
+    assert lines[3] == f"warnings: {len(skipped.warnings) + len(many)} (imported otherwise than the file says)"
+    assert any(line.startswith("  warning odd.xml: record 2 skipped") for line in lines)
+    assert lines[-1] == "  … and 4 more warnings"  # listed one by one up to a bound, the rest counted
+    summary.reject(Path("odd.xml"), "server refused")  # refused later: its warnings no longer apply
+    assert not any("odd.xml: record" in line for line in summary.lines())
+    clean = summarize([parsed("a.xml", feedback())]).lines()
+    assert len(clean) == 3 and not any("warning" in line for line in clean)
