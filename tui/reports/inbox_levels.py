@@ -46,7 +46,13 @@ class InboxLevels(Vertical):
         """
         if opener is not (self.levels[-1] if self.levels else None):
             return
-        (self.levels[-1] if self.levels else self.query_one("#dmarc-list")).display = False
+        covered = self.levels[-1] if self.levels else self.query_one("#dmarc-list")
+        if covered.has_focus_within:
+            # Nothing holds the keyboard until the level is mounted and takes it (a level mounts
+            # over several frames, longer on a loaded machine): the keys typed meanwhile wait in
+            # the key path, and a dialog opened meanwhile gave the keyboard back to the hidden list.
+            self.screen.set_focus(None)
+        covered.display = False
         self.levels.append(level)
         if level is self.analytics and level.is_attached:
             level.display = True  # kept from an earlier visit (perhaps still mounting): shown again

@@ -6,6 +6,7 @@ from bench.explore_engine import burst
 from tests.support.console import Console, make_console, make_world
 from tests.support.waiting import settle
 from tui.focus_guard import shown
+from tui.reports.inbox import DmarcInbox
 from tui.widgets.nav import NavTree
 
 
@@ -60,3 +61,21 @@ async def test_a_key_never_goes_to_a_hidden_widget(store: object) -> None:
         await pilot.press("f12")  # a key nothing binds: it only has to land somewhere shown
         await settle(pilot)
         assert pilot.app.focused is select
+
+
+async def test_a_level_opening_over_the_list_takes_the_keyboard_off_it_at_once() -> None:
+    # Analytics mounts over several frames (longer on a loaded machine) and is shown once mounted.
+    # Until then the keyboard stayed on the hidden list, and a dialog opened and closed meanwhile
+    # gave it back there (the exploration's "palette taken down before it mounted", under load).
+    world = make_world("spec", reports=0)
+    async with world.app().run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        inbox = pilot.app.query_one(DmarcInbox)
+        focused = pilot.app.focused
+        assert focused is not None and focused.id == "dmarc-empty"
+        inbox.action_analytics()
+        assert pilot.app.focused is None  # nothing hidden holds it while the level mounts
+        await settle(pilot)
+        focused = pilot.app.focused
+        assert focused is not None and focused.id == "domains" and shown(focused)
+    world.store.close()
