@@ -63,6 +63,17 @@ class Server:
 
         return {str(wire.get("description")): wire for wire in asyncio.run(fetch())}
 
+    def remove(self, description: str) -> None:
+        """Destroy the directory described so (one a test created), leaving the demo's three."""
+        found = self.directories().get(description)
+        assert found is not None, f"no directory {description!r} to remove"
+
+        async def destroy() -> None:
+            async with JmapClient(self.url, ADMIN_TOKEN) as client:
+                await client.directories.destroy([str(found["id"])])
+
+        asyncio.run(destroy())
+
 
 @contextlib.contextmanager
 def serving(home: Path) -> Iterator[Server]:

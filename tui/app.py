@@ -20,6 +20,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.driver import Driver
 from textual.geometry import Size
 from textual.message import Message
 from textual.notifications import SeverityLevel
@@ -38,7 +39,7 @@ from tui.sections import Section
 from tui.shell_commands import APP_HELP, ShellCommands  # noqa: F401  (APP_HELP: the tests name it here)
 from tui.terminal_size import at_least_min, resize_at_least_min
 from tui.text_caps import cap_field
-from tui.textual_compat import GatedBindings, keyed_bindings
+from tui.textual_compat import GatedBindings, keep_escapes_apart, keyed_bindings
 from tui.widgets import outside
 from tui.widgets.footer import ShellFooter
 from tui.widgets.header import ShellHeader
@@ -123,6 +124,12 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
         """Every key and paste the terminal delivers, in order, once the console caught up (see ``on_event``)."""
 
     # --- Outside text and crashes ------------------------------------------------------------
+
+    def get_driver_class(self) -> type[Driver]:
+        # Esc and the keys typed behind it in one read (over SSH) are read as keys, in order: Textual's
+        # parser lost the Esc of a long burst, so the burst landed in the form Esc should close.
+        keep_escapes_apart()
+        return super().get_driver_class()
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:

@@ -143,22 +143,6 @@ class AsksFirst(Screen[Any]):
         self.shown_at = monotonic()
 
 
-def split_alt(event: Typed) -> list[Typed]:
-    """``alt+j`` as the two keys a person typed: Esc, then ``j``.
-
-    A terminal sends Alt+J as the bytes of Esc and ``j``, and Esc then ``j`` typed fast (over SSH,
-    in one read) arrive as the very same bytes; Textual reads them as ``alt+j``. The console binds
-    no Alt key, so these are always Esc and a key: read as one, the Esc was lost and the ``j``
-    typed into the form it should have closed.
-    """
-    if not isinstance(event, events.Key) or not event.key.startswith("alt+"):
-        return [event]
-    escape = events.Key("escape", "\x1b")
-    key = events.Key(event.key.removeprefix("alt+"), event.character)
-    escape.time = key.time = event.time
-    return [escape, key]
-
-
 def _asked_after(screen: Screen[Any], event: Typed) -> bool:
     """True when ``screen`` is a question that appeared after ``event`` was typed."""
     return not getattr(screen, "TAKES_TYPE_AHEAD", True) and event.time < getattr(screen, "shown_at", inf)
@@ -189,10 +173,6 @@ class KeyPath:
 
     async def take(self, event: Typed) -> None:
         """A key or paste from the terminal: handled now if the console is settled, else queued."""
-        for typed in split_alt(event):
-            await self._take(typed)
-
-    async def _take(self, event: Typed) -> None:
         if self._leaving():
             return  # typed behind a q: the app is going, nothing is left to act on it
         if not self.busy and self._state(since_key=False) == "ready":

@@ -382,6 +382,56 @@ class MountGuardedSelect(Select[Any]):
             event.prevent_default()
 
 
+# --- The terminal's keys ---------------------------------------------------------------------------
+
+
+ESCAPE = "\x1b"
+SEQUENCE_INTRODUCERS = frozenset("[O]P_^X")
+"""What may follow Esc to begin a sequence a terminal sends for one key or report (CSI, SS3, OSC, DCS,
+APC, PM, SOS): after Esc and one of these, the parser waits for the rest."""
+
+
+def escape_kept_parser() -> type[Any]:
+    """Textual's terminal parser, keeping Esc when a key follows it in the same read.
+
+    Over SSH, Esc and the keys typed after it arrive in one read, and Esc then ``n`` is the very bytes
+    a terminal sends for Alt+N. Textual's parser waits for more after Esc while nothing it knows
+    matches, and then lost the Esc two ways: with 32 characters or more behind it in the read (a
+    burst such as Esc ``n`` Enter and a directory's fields) it gave up and typed Esc as ``^``, so
+    ``^n`` and the fields went into the form Esc should have closed (and ctrl+s saved them there);
+    and a key with no Alt name (``/``, ctrl+p) came out alone. The console binds no Alt key, so
+    Esc and a key are two keys: read so at once, not after ``ESCDELAY``. Esc pairs Textual maps to
+    a key of their own (``Esc b``: ctrl+left, as macOS's Option+Left) keep Textual's meaning, and so
+    does a sequence begun by :data:`SEQUENCE_INTRODUCERS` (arrows, the mouse, pastes, reports).
+    """
+    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+    from textual._xterm_parser import XTermParser
+    from textual.events import Key
+
+    class EscapeKeptParser(XTermParser):
+        keeps_escapes = True
+
+        def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Any:
+            if alt:  # Esc, then a key within ESCDELAY: Textual's "Alt" reading of the two
+                yield Key("escape", ESCAPE)
+            elif (len(sequence) == 2 and sequence[0] == ESCAPE and sequence[1] not in SEQUENCE_INTRODUCERS
+                  and sequence not in ANSI_SEQUENCES_KEYS):
+                yield Key("escape", ESCAPE)
+                sequence = sequence[1]
+            yield from super()._sequence_to_key_events(sequence)
+
+    return EscapeKeptParser
+
+
+def keep_escapes_apart() -> None:
+    """Have the terminal driver read keys with :func:`escape_kept_parser` (it builds its parser from
+    its module's ``XTermParser`` when its input thread starts)."""
+    from textual.drivers import linux_driver
+
+    if not getattr(linux_driver.XTermParser, "keeps_escapes", False):
+        linux_driver.XTermParser = escape_kept_parser()  # type: ignore[misc]
+
+
 # --- The self-check -----------------------------------------------------------------------------------
 
 _METHODS: tuple[tuple[type[Any], str], ...] = (
@@ -449,6 +499,28 @@ def moved_names() -> list[str]:
 
     moved += [f"MessagePump.{name}" for name in ("_closing",) if name not in _init_names(MessagePump)]
     moved += [f"DOMNode.{name}" for name in ("_nodes",) if name not in _init_names(DOMNode)]
+    moved += _parser_moved()
+    return moved
+
+
+def _parser_moved() -> list[str]:
+    import importlib
+
+    names = (("textual._xterm_parser", "XTermParser"), ("textual._ansi_sequences", "ANSI_SEQUENCES_KEYS"),
+             ("textual.drivers.linux_driver", "XTermParser"))
+    moved = []
+    for module_name, name in names:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            moved.append(module_name)
+            continue
+        if not hasattr(module, name):
+            moved.append(f"{module_name}.{name}")
+    from textual._xterm_parser import XTermParser
+
+    if not hasattr(XTermParser, "_sequence_to_key_events"):
+        moved.append("XTermParser._sequence_to_key_events")
     return moved
 
 
@@ -468,6 +540,7 @@ check_textual()
 __all__ = [
     "ColumnsInView", "CrashHooks", "FooterKey", "FreshWidths", "GatedBindings", "MountGuardedSelect", "PageGuard",
     "PaletteHooks", "PlainCellLines", "SelectCurrent", "SelectOverlay", "TextualMoved", "bindings_ready",
-    "check_textual", "closing", "installed_screens", "keyed_bindings", "moved_names", "refresh_callbacks_pending",
+    "check_textual", "closing", "escape_kept_parser", "installed_screens", "keep_escapes_apart", "keyed_bindings",
+    "moved_names", "refresh_callbacks_pending",
     "replace_cell_quietly", "show_key_state", "type_to_search",
 ]

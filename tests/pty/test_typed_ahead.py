@@ -155,6 +155,33 @@ def test_a_save_then_esc_saves_and_leaves(server: Server, terminal: Terminal) ->
         terminal.wait_for(on_list)
 
 
+def test_esc_n_and_a_new_directory_typed_in_one_burst_from_an_open_form(server: Server, terminal: Terminal) -> None:
+    """From the open OpenID directory, ``Esc n Enter`` and a new LDAP directory's fields, then ctrl+s,
+    in one write. Textual read Esc with 32 characters or more behind it as ``^``: "^nPartner…" and
+    the LDAP URL were saved into the OpenID directory (its description, issuer and audience)."""
+    oidc = DIRECTORIES[2][0]
+    for run in range(REPEAT):
+        before = next(wire for name, wire in server.directories().items() if name.startswith(oidc))
+        terminal.type(DOWN * 2 + ENTER)
+        terminal.wait_for(f"{DIRECTORIES[2][1]}:", "the OpenID directory's form")
+        description = f"Partner LDAP directory {run}"
+        terminal.type(ESC + b"n" + ENTER + description.encode() + TAB + b"ldap://partner.example" + TAB
+                      + b"dc=partner" + CTRL_S)
+        assert stored_within(lambda description=description: description in server.directories()), \
+            f"run {run}: no new directory {description!r}; stored: {sorted(server.directories())}"
+        created = server.directories()[description]
+        assert (created["@type"], created["url"], created["baseDn"]) == ("Ldap", "ldap://partner.example", "dc=partner")
+        after = next(wire for name, wire in server.directories().items() if name.startswith(oidc))
+        assert after == before, f"run {run}: the OpenID directory changed"
+        terminal.wait_for(lambda text, description=description: on_list(text) and description in text,
+                          "the list with the new directory")
+        server.remove(description)
+        terminal.type(b"r")
+        terminal.wait_for(lambda text: on_list(text) and "3 directories" in text, "the list reloaded")
+        terminal.type(UP * 3)
+        terminal.steady()
+
+
 def test_text_typed_behind_n_enter_fills_the_new_form(terminal: Terminal) -> None:
     """``n`` (down to the kind) ``Enter some-text``: the new form opens with its Description typed in."""
     for run in range(REPEAT):
