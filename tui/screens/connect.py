@@ -183,7 +183,10 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         Binding("a", "add", "Add", id="connect.add"),
         Binding("e", "edit", "Edit", id="connect.edit"),
         Binding("d", "remove", "Remove", id="connect.remove"),
-        Binding("q,escape", "quit", "Quit", id="connect.quit"),
+        # q quits the console, here as everywhere (the footer says so); Esc closes this screen: back
+        # to the console it was opened over (ctrl+o), or, at the start, with nothing behind, out.
+        Binding("q", "quit", "Quit", id="connect.quit"),
+        Binding("escape", "close", "Close", id="connect.close", show=False),
         Binding("j", "cursor(1)", show=False, id="list.down"),
         Binding("k", "cursor(-1)", show=False, id="list.up"),
     ]
@@ -299,9 +302,17 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             await context.client.aclose()  # closed while connecting: nobody will use this connection
             return
         self._busy(False)
-        if not self.is_active:
-            self.pop_until_active()  # a dialog opened meanwhile (e.g. the palette) gives way to the answer
+        await self._give_way()
         self.dismiss(context)
+
+    async def _give_way(self) -> None:
+        """Close what was opened over this screen while it connected (the palette, the jump): the answer
+        is given under none. Textual's ``pop_until_active`` closes them later, and the answer given
+        meanwhile was dropped (not on top): ``:`` typed as the console started left it on
+        "Connecting…" for good."""
+        stack = self.app.screen_stack
+        for above in reversed(stack[stack.index(self) + 1:]):
+            await above.dismiss()
 
     @on(Button.Pressed, "#connect-add")
     def action_add(self) -> None:
@@ -354,5 +365,8 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         self._explain("")
         self._fill()
 
-    def action_quit(self) -> None:
+    async def action_quit(self) -> None:
+        await self.app.run_action("quit")  # the console's own quit: it asks first about unsaved edits
+
+    def action_close(self) -> None:
         self.dismiss(None)

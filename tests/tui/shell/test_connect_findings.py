@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from pathlib import Path
@@ -18,7 +19,9 @@ from textual.widgets import Input, Static
 from jmapclient.config import ConfigError, Profile
 from jmapclient.transport_security import TransportSecurity
 from tests.support.console import make_console_with_a_profile
-from tests.support.waiting import settle
+from tests.support.waiting import settle, wait_until
+from tui.app import MailAdminApp
+from tui.context import ConsoleContext
 from tui.screens.connect import ConnectScreen, ProfileScreen, connect_profile
 
 
@@ -93,3 +96,50 @@ async def test_a_connect_worker_that_runs_after_esc_shows_nothing(store: object,
         await settle(pilot)
         await ConnectScreen._connect.__wrapped__(screen, profile)  # type: ignore[attr-defined]
         assert pilot.app.is_running and pilot.app.section_view is not None
+
+
+async def test_a_dialog_opened_while_connecting_gives_way_to_the_connection(store: object, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # ``:`` typed as the console started opened the jump over "Connecting…"; the connection then
+    # answered under the jump, the answer was dropped, and the screen said "Connecting…" for good.
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console_with_a_profile(store)  # type: ignore[arg-type]
+    assert made.app.config is not None
+    answer = asyncio.Event()
+
+    async def connector(profile: Profile) -> ConsoleContext:
+        await answer.wait()  # the server answers once the jump is open
+        return made.reconnect()
+
+    app = MailAdminApp(config=made.app.config, profile="stub", connector=connector)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the connection screen")
+        await pilot.press("colon")  # while it connects: the jump opens over it
+        assert any(isinstance(screen, ConnectScreen) for screen in app.screen_stack[:-1])
+        answer.set()
+        await wait_until(pilot, lambda: not any(isinstance(s, ConnectScreen) for s in app.screen_stack),
+                         "the connection screen to give its answer", timeout=15)
+        await settle(pilot)
+        assert len(app.screen_stack) == 1 and app.section_view is not None and app.context is not None
+
+
+async def test_q_on_the_connection_screen_quits_and_esc_goes_back(store: object, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # Over a console (ctrl+o), q went back to it, though the footer said "q Quit": the next command
+    # typed blind went into the console.
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console_with_a_profile(store)  # type: ignore[arg-type]
+    async with made.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ConnectScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, ConnectScreen) and pilot.app.is_running
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ConnectScreen)
+        await pilot.press("q")
+        await settle(pilot)
+        assert not pilot.app.is_running and pilot.app.return_code == 0
