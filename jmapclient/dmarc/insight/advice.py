@@ -17,6 +17,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
+from jmapclient.display import LIST_MAX, safe_text
 from jmapclient.dmarc.analytics import ReportDigest, format_rate, pass_rate
 from jmapclient.dmarc.insight.judge import (
     AUTHORISED,
@@ -390,9 +391,15 @@ def _verb(subjects: list[JudgedSource], verb: str) -> str:
     return f"{verb}s" if len(subjects) == 1 else verb
 
 
+def _named_by_outsider(name: str) -> str:
+    """A name a report gave (its reporter, its id) in a sentence: one line, cut as lists cut it.
+    A 100,000-character organisation name made the verdict one line of 100,475 characters."""
+    return safe_text(name, max_len=LIST_MAX)
+
+
 def _reporters_words(advice: DomainAdvice) -> str:
     views = list(advice.reporters.items())[:LISTED_SOURCES]
-    shown = [f"{view.name} ({_count(view.reports, 'report')})" for _, view in views]
+    shown = [f"{_named_by_outsider(view.name)} ({_count(view.reports, 'report')})" for _, view in views]
     more = len(advice.reporters) - LISTED_SOURCES
     listed = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
     return f"on the word of {_count(len(advice.reporters), 'reporter')}: {listed}"
@@ -407,7 +414,8 @@ def _left_out_words(advice: DomainAdvice) -> str:
     if repeated:
         parts.append(f"{_count(len(repeated), 'repeated report')} counted once")
     if odd:
-        shown = "; ".join(f"{r.reporter} report {r.report_id}: {r.why}" for r in odd[:LISTED_SOURCES])
+        shown = "; ".join(f"{_named_by_outsider(r.reporter)} report {_named_by_outsider(r.report_id)}: {r.why}"
+                          for r in odd[:LISTED_SOURCES])
         parts.append(f"{_count(len(odd), 'implausible report')} left out ({shown})")
     return "Left out: " + "; ".join(parts) + "."
 
@@ -460,13 +468,20 @@ def _verdict(advice: DomainAdvice) -> tuple[Verdict, str]:
     if over:
         evidence.append(f"{_count(len(over), 'authorised source')} {_verb(over, 'fail')} more than"
                         f" {MAX_AUTHORISED_FAILING} messages")
-    doubting = [view.name for view in advice.reporters.values()
+    doubting = [_named_by_outsider(view.name) for view in advice.reporters.values()
                 if view.authorised >= MIN_MESSAGES and (view.authorised_rate or 0.0) < READY_SHARE]
     if doubting:
         evidence.append(f"authorised mail passes less than {format_rate(READY_SHARE)} as seen by "
                         + ", ".join(doubting[:LISTED_SOURCES]))
     if rate is None or rate < READY_SHARE or over or doubting:
         return Verdict.NOT_READY, f"Not ready for {step}: " + "; ".join(evidence) + "."
+    if advice.authorised_messages < MIN_MESSAGES:
+        # Spoofed mail counts towards the data, not towards knowing the domain's own mail: three
+        # forged reports (4 authorised messages beside 1,000 spoofed ones) read as ready.
+        return Verdict.TOO_LITTLE_DATA, (
+            f"Too little of the domain's own mail seen to call it ready for {step}:"
+            f" {_count(advice.authorised_messages, 'message')} from authorised sources (at least {MIN_MESSAGES}"
+            " are needed); " + "; ".join(evidence) + ".")
     if len(advice.reporters) < MIN_REPORTERS:
         return Verdict.TOO_LITTLE_DATA, (
             f"Too little data to call it ready for {step}: {_count(len(advice.reporters), 'reporter')} reported"

@@ -10,9 +10,11 @@ from datetime import date
 
 from rich.console import Console
 
+from jmapclient.display import LIST_MAX
 from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.dmarc.insight.advice import (
     MAX_AUTHORISED_FAILING,
+    MIN_MESSAGES,
     MIN_REPORTERS,
     Verdict,
     advise,
@@ -139,6 +141,30 @@ def hostile_advice():
                for i in range(2)]
     [advice] = advise(reports, FIRST, LAST)
     return advice
+
+
+def test_forged_spoofing_beside_a_few_authorised_messages_is_too_little_to_be_ready() -> None:
+    # Three forged reports, three made-up reporters: 1,000 spoofed messages and 4 authorised ones,
+    # all passing. The 100 messages the advice needs counted the spoofed ones: it read "Ready".
+    reports = [report(aligned("192.0.2.11", 2), record("198.51.100.5", 500), day=date(2026, 3, 2), reporter="a"),
+               report(aligned("192.0.2.11", 1), record("198.51.100.5", 500), day=date(2026, 3, 3), reporter="b"),
+               report(aligned("192.0.2.17", 1), day=date(2026, 3, 4), reporter="c")]
+    [advice] = advise(reports, FIRST, LAST)
+    assert (advice.messages, advice.authorised_messages, advice.authorised_rate) == (1004, 4, 1.0)
+    assert advice.verdict is Verdict.TOO_LITTLE_DATA
+    assert advice.summary.startswith("Too little of the domain's own mail seen to call it ready for p=quarantine:"
+                                     f" 4 messages from authorised sources (at least {MIN_MESSAGES} are needed);")
+
+
+def test_a_reporter_s_name_is_cut_in_the_verdict() -> None:
+    # A 100,000-character organisation name made the verdict one line of 100,475 characters, and
+    # the console wrapped it over a thousand lines: the reports left out fell out of sight.
+    long_name = "L" * 100_000
+    reports = [*honest(), *forged(long_name, 2)]
+    [advice] = advise(reports, FIRST, LAST, senders=OWNS_SENDGRID)
+    assert "2 implausible reports left out" in advice.summary and len(advice.summary) < 2_000
+    assert "L" * LIST_MAX not in advice.summary and "L" * (LIST_MAX - 1) + "…" in advice.summary
+    assert advice.left_out[0].reporter == long_name  # the data keeps it whole (--json shows it so)
 
 
 def test_a_line_break_from_a_report_stays_on_its_line_in_the_cli() -> None:
