@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date, timedelta
 
 from jmapclient.dmarc.analytics import DayStat, DomainRate, Hint, Overview, RecordDigest, SourceStat
 from jmapclient.dmarc.digest_file import UNREADABLE, DigestFile
-from jmapclient.dmarc.figures import Figures, failing_record, figures_from_json, figures_json
+from jmapclient.dmarc.figures import Figures, Headline, failing_record, figures_from_json, figures_json
 
 MEMO_SIZE = 8
 """Figures remembered: every period of the view, for the latest listing."""
@@ -26,12 +26,14 @@ MAX_KEPT_FIGURES = 16 << 20
 class DigestFigures(DigestFile):
     """Figures over the file of :class:`DigestFile`."""
 
-    def figures(self, first: date, last: date, limit: int) -> Figures:
+    def figures(self, first: date, last: date, limit: int,
+                early: Callable[[Headline], object] | None = None) -> Figures:
         """The figures of the listed reports whose day is in the period; lists cut at ``limit`` rows.
 
         Remembered (in memory, and in the file for a console started again) until what is
         stored or listed changes: a visit that fetched nothing new costs no aggregation,
-        however many reports there are.
+        however many reports there are. ``early`` is told the headline as soon as it is added
+        up, before the records are (only when the figures are aggregated: remembered ones come at once).
         """
         with self._lock:
             generation = self._generation(self._db)
@@ -39,7 +41,7 @@ class DigestFigures(DigestFile):
             known = self._memo.get(key)
             if known is None:
                 with self._readable():
-                    known = self._kept(*key) or self._aggregate(first, last, limit)
+                    known = self._kept(*key) or self._aggregate(first, last, limit, early)
                 self._keep(generation, known, limit)
                 if len(self._memo) >= MEMO_SIZE:
                     self._memo.pop(next(iter(self._memo)))
@@ -73,24 +75,16 @@ class DigestFigures(DigestFile):
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
 
-    def _aggregate(self, first: date, last: date, limit: int) -> Figures:
+    def _aggregate(self, first: date, last: date, limit: int, early: Callable[[Headline], object] | None) -> Figures:
         db = self._db
         db.execute("DROP TABLE IF EXISTS temp.chosen")
         db.execute("CREATE TEMP TABLE chosen AS SELECT r.key, r.id, r.org, r.policy_domain, r.day, r.messages,"
                    " r.passed FROM reports r JOIN listed USING(id) WHERE r.day BETWEEN ? AND ?",
                    (first.isoformat(), last.isoformat()))
+        headline = self._headline(first, last, limit)
+        if early is not None:
+            early(headline)  # the records' part below is four fifths of the work
         db.execute("CREATE INDEX temp.chosen_key ON chosen(key)")
-        summary = Overview(*db.execute(f"SELECT count(*), {_REPORT_TALLY} FROM chosen").fetchone())
-        domains = [
-            DomainRate(domain, messages=messages, passed=passed, reports=count)
-            for domain, count, messages, passed in db.execute(
-                f"SELECT policy_domain, count(*), {_REPORT_TALLY} FROM chosen GROUP BY policy_domain"
-                " ORDER BY 3 DESC, 1 LIMIT ?", (limit,))
-        ]
-        totals = {
-            date.fromisoformat(day): (messages, passed)
-            for day, messages, passed in db.execute(f"SELECT day, {_REPORT_TALLY} FROM chosen GROUP BY day")
-        }
         top = heapq.nsmallest(limit, self._sources(), key=_busiest_first)
         failing = [
             failing_record(report_id, org, domain,
@@ -103,9 +97,25 @@ class DigestFigures(DigestFile):
                 " ORDER BY count DESC, source_ip, c.id LIMIT ?", (limit,))
         ]
         db.execute("DROP TABLE temp.chosen")
+        return Figures.of(headline, top, failing)
+
+    def _headline(self, first: date, last: date, limit: int) -> Headline:
+        """The headline of the reports in ``temp.chosen``: from their stored sums, no record read."""
+        db = self._db
+        summary = Overview(*db.execute(f"SELECT count(*), {_REPORT_TALLY} FROM chosen").fetchone())
+        domains = [
+            DomainRate(domain, messages=messages, passed=passed, reports=count)
+            for domain, count, messages, passed in db.execute(
+                f"SELECT policy_domain, count(*), {_REPORT_TALLY} FROM chosen GROUP BY policy_domain"
+                " ORDER BY 3 DESC, 1 LIMIT ?", (limit,))
+        ]
+        totals = {
+            date.fromisoformat(day): (messages, passed)
+            for day, messages, passed in db.execute(f"SELECT day, {_REPORT_TALLY} FROM chosen GROUP BY day")
+        }
         days = [first + timedelta(days=n) for n in range(max(0, (last - first).days + 1))]
         series = [DayStat(day, *totals.get(day, (0, 0))) for day in days]
-        return Figures(first, last, summary, domains, top, series, failing)
+        return Headline(first, last, summary, domains, series)
 
     def _sources(self) -> Iterator[SourceStat]:
         """Every source of the chosen reports with who it sent as, who saw it and its hints, one at a time.

@@ -4,7 +4,7 @@ A first visit fills only what is on screen: the Domains tab. The other four (Sou
 Daily, Failures) were a third of the view's widgets, composed, styled and mounted on the loop
 the fetch shares, though hidden until chosen. Each is built when it first becomes the active
 tab, however it got there (a click, the keys on the tabs, a pane focused, ``active`` set), and
-filled then from what the view holds: the figures drawn, the judged sources, the names known.
+filled then from what the view holds: the headline and figures drawn, the judged sources, the names known.
 Built in the same call that makes it active (a watcher of ``active``), so it is in the DOM
 before the next frame, and a query right after the switch finds it.
 """
@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static, TabbedContent
 
 from jmapclient.dmarc.digest_store import Figures
+from jmapclient.dmarc.figures import Headline
 from jmapclient.models.dmarc import DmarcReport, DmarcReportRecord
 from tui.reports.chart import daily_chart
 from tui.reports.detail import label
@@ -86,5 +87,5 @@ def draw_failures(table: DataTable[object], figures: Figures) -> None:
                       item.hint.value if item.hint else "")
 
 
-def draw_chart(chart: Static, figures: Figures) -> None:
-    chart.update(daily_chart(figures))
+def draw_chart(chart: Static, headline: Headline) -> None:
+    chart.update(daily_chart(headline))

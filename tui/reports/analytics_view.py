@@ -2,11 +2,13 @@
 
 A worker keeps the digest store in step with the server (ids only for what is stored,
 the reports only for what is not: :meth:`DigestStore.sync`), then has the figures
-computed by SQL in a thread. Only the reports that can count in the chosen period are
-fetched (``since``); a wider period chosen later fetches the older ones it needs, a narrower
-one recomputes from the store. It reports by messages (progress, figures, failure) and
-never touches a widget itself; the view's handlers do. Changing the period recomputes
-from the store without fetching. The work stops when the view goes (esc) or on **x**.
+computed by SQL in a thread: their headline (totals, domains, days: all a visit shows at
+first) is drawn as soon as it is added up, while the sources and failing records still are.
+Only the reports that can count in the chosen period are fetched (``since``); a wider period
+chosen later fetches the older ones it needs, a narrower one recomputes from the store. It
+reports by messages (progress, figures, failure) and never touches a widget itself; the
+view's handlers do. Changing the period recomputes from the store without fetching. The work
+stops when the view goes (esc) or on **x**.
 
 The inbox keeps the view after esc, hidden (:meth:`AnalyticsView.leave`): building it
 again (three tables, five tabs, the chart) was most of a second visit. The next visit
@@ -32,6 +34,7 @@ from textual.widgets import Button, DataTable, ProgressBar, Select, Static, Tabb
 
 from jmapclient.dmarc.analytics import format_rate
 from jmapclient.dmarc.digest_store import DigestStore, Figures, SyncProgress
+from jmapclient.dmarc.figures import Headline
 from jmapclient.dmarc.insight.advice import DomainAdvice
 from jmapclient.dmarc.insight.names import SourceName
 from jmapclient.errors import JmapError
@@ -82,10 +85,21 @@ class SyncStep(Message):
 
 
 class FiguresReady(Message):
-    def __init__(self, figures: Figures, note: str) -> None:
+    def __init__(self, figures: Figures, note: str, run: int) -> None:
         super().__init__()
         self.figures = figures
         self.note = note
+        self.run = run
+
+
+class HeadlineReady(Message):
+    """The headline of figures still being added up (posted from their thread), from the run ``run``."""
+
+    def __init__(self, headline: Headline, note: str, run: int) -> None:
+        super().__init__()
+        self.headline = headline
+        self.note = note
+        self.run = run
 
 
 ANALYTICS_CSS = DETAIL_CSS.replace("DmarcDetail", "AnalyticsView") + """
@@ -151,7 +165,15 @@ shared provider, not yours". **esc** goes back to the inbox.
         self.visiting = True
         """On screen (not kept hidden by the inbox between visits): only then does it fetch."""
         self.drawn: Figures | None = None
-        """The figures the tables and the chart show."""
+        """The figures whose failing records the Failures tab shows (and whose headline is drawn)."""
+        self.headline: Headline | None = None
+        """The headline the status line, the Domains table and the chart show: a first visit draws it
+        before the figures are whole."""
+        self.figures_run = 0
+        """Counts the figures' computations: a headline from one cut short (x, esc, another period)
+        comes from its thread all the same, and is dropped."""
+        self.said_run = 0
+        """The computation whose headline the status line says (its figures need not say it again)."""
         self.judged: Figures | None = None
         """The figures whose sources and advice are judged with every name there is to look up."""
         self.advised: list[DomainAdvice] | None = None
@@ -208,6 +230,7 @@ shared provider, not yours". **esc** goes back to the inbox.
     def leave(self) -> None:
         """Hidden by the inbox (esc): its work stops, as when the view went."""
         self.visiting = False
+        self.figures_run += 1  # a headline still on its way is not drawn into the hidden view
         stopped = [worker for worker in self.workers.cancel_node(self) if not worker.is_finished]
         if any(worker.group in (JUDGE_GROUP, NAMES_GROUP) for worker in stopped):
             self.judged = None  # the judgement or its names were cut short: judged again next time
@@ -297,14 +320,22 @@ shared provider, not yours". **esc** goes back to the inbox.
         await self.compute_figures(note)
 
     async def compute_figures(self, note: str) -> None:
-        """Aggregate in a thread (SQL over every listed report), then hand the figures to the handler."""
+        """Aggregate in a thread (SQL over every listed report), then hand the figures to the handler; their
+        headline as soon as it is added up (posted from the thread: the loop draws it while the records are
+        added up)."""
         first, last = self.period()
+        self.figures_run += 1
+        run = self.figures_run
+
+        def early(headline: Headline) -> None:
+            self.post_message(HeadlineReady(headline, note, run))  # post_message is safe from a thread
+
         try:
-            figures = await asyncio.to_thread(self.cache.figures, first, last, LIST_LIMIT)
+            figures = await asyncio.to_thread(self.cache.figures, first, last, LIST_LIMIT, early)
         except sqlite3.Error as error:  # the cache file broke under us (disk full, removed)
             self.post_message(SyncFailed(error))
             return
-        self.post_message(FiguresReady(figures, note))
+        self.post_message(FiguresReady(figures, note, run))
 
     # --- What the worker reports ------------------------------------------------------------------
 
@@ -342,6 +373,16 @@ shared provider, not yours". **esc** goes back to the inbox.
         self.query_one("#status", Static).update(outside.message(f"{what}: {message.error}", "bold red"))
         self.query_one("#retry").display = True
 
+    @on(HeadlineReady)
+    @while_attached
+    def show_headline(self, message: HeadlineReady) -> None:
+        """The figures' headline, before they are whole: the visit ends here for what is on screen."""
+        headline = message.headline
+        if message.run != self.figures_run or (headline.first, headline.last) != self.period():
+            return  # from a computation cut short; or the period changed: its figures recompute
+        self.said_run = message.run
+        self.say_headline(headline, message.note)
+
     @on(FiguresReady)
     @while_attached
     def show_figures(self, message: FiguresReady) -> None:
@@ -349,31 +390,40 @@ shared provider, not yours". **esc** goes back to the inbox.
         if (figures.first, figures.last) != self.period():
             self.compute(message.note)  # the period changed while these were computed
             return
-        self.query_one("#progress", ProgressBar).display = False
-        self.set_fetching(False)
-        summary = figures.overview
-        self.query_one("#status", Static).update(
-            f"{figures.first:%Y-%m-%d} to {figures.last:%Y-%m-%d}: {summary.reports:,} reports, "
-            f"{summary.messages:,} messages, DMARC pass {format_rate(summary.rate)} (weighted by messages)"
-            f"{message.note}"
-        )
+        if message.run != self.said_run:  # no headline came first (remembered figures): said now
+            self.said_run = message.run
+            self.say_headline(figures.headline, message.note)
         if figures is not self.drawn:  # the store answers an unchanged period with the figures it gave
-            self.draw(figures)
+            self.drawn = figures
+            if failures := self.built("failures", DataTable):
+                draw_failures(failures, figures)
         if figures is not self.judged:
             self.judge(figures)
 
-    def draw(self, figures: Figures) -> None:
-        """The figures into the tables and the chart built so far (the others take them when built)."""
-        self.drawn = figures
+    def say_headline(self, headline: Headline, note: str) -> None:
+        """The fetch over: the status line says the period's totals, the Domains table and the chart show
+        ``headline`` (drawn again only when it changed: a table drawn again loses its cursor)."""
+        self.query_one("#progress", ProgressBar).display = False
+        self.set_fetching(False)
+        summary = headline.overview
+        self.query_one("#status", Static).update(
+            f"{headline.first:%Y-%m-%d} to {headline.last:%Y-%m-%d}: {summary.reports:,} reports, "
+            f"{summary.messages:,} messages, DMARC pass {format_rate(summary.rate)} (weighted by messages)"
+            f"{note}"
+        )
+        if headline != self.headline:
+            self.draw(headline)
+
+    def draw(self, headline: Headline) -> None:
+        """The headline into the Domains table and the chart, if built (the Daily tab takes it when built)."""
+        self.headline = headline
         domains = self.query_one("#domains", DataTable)
         domains.clear()
-        for entry in figures.domains:
+        for entry in headline.domains:
             domains.add_row(entry.domain, _num(entry.reports), _num(entry.messages), _num(entry.passed),
                             _num(entry.failed), _rate(entry.rate))
-        if failures := self.built("failures", DataTable):
-            draw_failures(failures, figures)
         if chart := self.built("chart", Static):
-            draw_chart(chart, figures)
+            draw_chart(chart, headline)
 
     def build_tab(self, tab: str) -> None:
         """Build ``tab``, shown for the first time (:class:`LazyTabs`), and fill it from what this view holds."""
@@ -384,9 +434,9 @@ shared provider, not yours". **esc** goes back to the inbox.
             self.show_names_status()
             if self.advised is not None:
                 self.fill_advice(self.advised, tuple(parts))
-        elif self.drawn is not None:  # the figures drawn into the new tab alone: Domains keeps its cursor
-            if tab == "tab-failures":
+        elif tab == "tab-failures":  # the figures drawn into the new tab alone: Domains keeps its cursor
+            if self.drawn is not None:
                 draw_failures(self.query_one("#failures", DataTable), self.drawn)
-            elif chart := self.built("chart", Static):
-                draw_chart(chart, self.drawn)
+        elif self.headline is not None and (chart := self.built("chart", Static)):
+            draw_chart(chart, self.headline)
 

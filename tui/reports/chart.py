@@ -13,6 +13,7 @@ from rich.console import Group
 from rich.text import Text
 
 from jmapclient.dmarc.digest_store import Figures
+from jmapclient.dmarc.figures import Headline
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
 NO_DATA = "·"
@@ -82,7 +83,7 @@ def _axis_labels(days: Sequence[date], width: int) -> str:
     return "".join(line).rstrip()
 
 
-def daily_chart(figures: Figures) -> Group:
+def daily_chart(figures: Figures | Headline) -> Group:
     """Analytics' Daily tab: messages and the pass rate per day of the period."""
     series = figures.daily
     days = [d.day for d in series]
