@@ -119,6 +119,25 @@ async def test_progress_shows_and_x_stops_with_what_was_fetched() -> None:
     world.store.close()
 
 
+async def test_what_x_stopped_is_said_whole_at_80_columns() -> None:
+    # The shell's status line rule (two lines at most) matched the view's status line too: at 80
+    # columns "· stopped: only the reports fetched so far…" was cut off.
+    world = make_world("spec", reports=600)
+    async with world.app().run_test(size=(80, 24)) as pilot:
+        held, view = await visit_with_gets_held(pilot, world)
+        await pilot.press("x")
+        held.released.set()
+        await settle(pilot)
+        said = status(view)
+        width = view.query_one("#status").size.width
+        assert "stopped" in said and len(said) > 2 * width  # more than two lines of the view's width
+        shown = " ".join(" ".join(screen_lines(pilot.app)).split())
+        assert " ".join(said.split()[-4:]) in shown
+        shell_status = pilot.app.screen.query_one("#status")
+        assert shell_status.parent is pilot.app.screen and shell_status.styles.max_height is not None
+    world.store.close()
+
+
 def count_layouts(line: Static) -> list[str]:
     """The words ``line`` showed at each refresh of it that laid the screen out again, as they come."""
     laid_out: list[str] = []
