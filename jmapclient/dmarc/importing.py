@@ -174,13 +174,13 @@ async def _read_all(
                 if parsed.ok and parsed.recovered:
                     recovered.append(parsed)
                 else:
-                    await taker.take(parsed)
+                    await taker.take(parsed, coming=len(files) - done + len(recovered))
                 if progress:
                     progress(done, len(files))
     finally:
         parser.cancel()  # stopped early: the files after this one are not read
-    for parsed in recovered:
-        await taker.take(parsed)
+    for index, parsed in enumerate(recovered, 1):
+        await taker.take(parsed, coming=len(recovered) - index)
 
 
 @dataclass
@@ -192,7 +192,10 @@ class _Taker:
     stored: StoredKeys | None = None
     seen: set[DuplicateKey] = field(default_factory=set)
 
-    async def take(self, parsed: ParsedFile) -> None:
+    async def take(self, parsed: ParsedFile, *, coming: int | None = None) -> None:
+        """``coming``: how many files are still to come after this one (the uploader's last batches shrink)."""
+        if self.uploader is not None:
+            self.uploader.coming = coming
         for result in dedupe([parsed], seen=self.seen):
             if (result.ok and result.wire is not None and self.stored
                     and await self.stored.holds(result.wire, by_totals=not result.recovered)):
