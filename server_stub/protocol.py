@@ -141,11 +141,16 @@ class _DuplicateName(ValueError):
 
 
 def _refuse_duplicate_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for name, value in pairs:
-        if name in result:
-            raise _DuplicateName(name)
-        result[name] = value
+    # Built in one C call, the names compared by count: a step per member in Python was a fifth of
+    # reading a report's create (a report holds about 50 objects). The first name met twice is then
+    # found by the loop, for the refusal only.
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise _DuplicateName(name)
+            seen.add(name)
     return result
 
 

@@ -11,6 +11,7 @@ the sample corpus, hostile files, generated reports and the demo data of every t
 
 from __future__ import annotations
 
+import threading
 import types
 import typing
 from collections.abc import Callable
@@ -50,11 +51,11 @@ def walked_wire(model: WireModel) -> dict[str, Any] | None:
     """``model.to_wire()`` by the walk, or None where the walk does not know the model's class or a value in
     it. The walk visits every model the object holds (in a field, or in a list) and stops at one carrying
     an undeclared property: so when it gives the stored form, no model in the object holds one."""
-    plan = _plan_of(type(model))
-    if plan is None:
+    dump = _dumper_of(type(model))
+    if dump is None:
         return None
     try:
-        wire = _dump(model, plan)
+        wire = dump(model)
     except _Unknown:
         return None
     for key in _server_set(type(model)):  # as to_wire: a server-set property not set yet is left out
@@ -63,46 +64,81 @@ def walked_wire(model: WireModel) -> dict[str, Any] | None:
     return wire
 
 
-def _dump(model: WireModel, plan: Plan) -> dict[str, Any]:
-    if model.__pydantic_extra__:
-        raise _Unknown
-    values = model.__dict__
-    wire: dict[str, Any] = {}
-    for name, key, kind, nested in plan:  # a plain loop: it runs for every record of every report created
-        value = values[name]
-        if value is None:
-            wire[key] = None
-        elif kind == _PLAIN:
-            if type(value) not in _PLAIN_TYPES:  # only what pydantic writes unchanged
-                raise _Unknown
-            wire[key] = value
-        elif kind == _ENUM:
-            wire[key] = value if type(value) is str else _enum_value(value)
-        elif kind == _LIST:  # most of a report's lists are empty: no call for those
-            wire[key] = list_to_wire([_nested(item, nested) for item in value]) if value else {}
-        elif kind == _MODEL:
-            wire[key] = _nested(value, nested)
-        elif kind == _SET:
-            wire[key] = set_to_wire(item if type(item) is str else _enum_value(item) for item in value) if value else {}
-        elif type(value) is datetime:
-            wire[key] = format_utc(value)
-        else:
-            raise _Unknown
-    return wire
-
-
-def _nested(value: Any, model_class: type[WireModel]) -> dict[str, Any]:
-    if type(value) is not model_class:  # pydantic would dump it by the declared class's schema: not guessed here
-        raise _Unknown
-    plan = _PLANS[model_class]
-    assert plan is not None  # a class is planned only when every nested class is
-    return _dump(value, plan)
+def _unknown() -> Any:
+    raise _Unknown
 
 
 def _enum_value(value: Any) -> Any:
     if isinstance(value, Enum):  # a default is not validated: the member itself, written as its value
         return value.value
     raise _Unknown
+
+
+# --- each planned class's walk, written once as a function of its own -------------------------------
+#
+# A loop over the plan read each field's kind and branched on it for every record of every report created
+# (a report's twenty models); a function written from the plan holds only its fields' own steps: a third of
+# the walk's cost. Each field's value is written as the loop wrote it (``x`` is the field's value):
+
+_STEPS = {
+    # Only what pydantic writes unchanged.
+    _PLAIN: "x if (x := v[{name}]) is None or type(x) in _PLAIN_TYPES else _unknown()",
+    _ENUM: "x if (x := v[{name}]) is None or type(x) is str else _enum_value(x)",
+    _LIST: "None if (x := v[{name}]) is None else (list_to_wire([{nested}(i) if type(i) is {cls} else _unknown() "
+           "for i in x]) if x else {{}})",  # most of a report's lists are empty: no call for those
+    _MODEL: "None if (x := v[{name}]) is None else ({nested}(x) if type(x) is {cls} else _unknown())",
+    _SET: "None if (x := v[{name}]) is None else (set_to_wire([i if type(i) is str else _enum_value(i) for i in x]) "
+          "if x else {{}})",
+    _DATETIME: "None if (x := v[{name}]) is None else (format_utc(x) if type(x) is datetime else _unknown())",
+}
+"""A nested model's class must be the declared one: pydantic would dump another by the declared class's
+schema, which is not guessed here."""
+
+_DUMPERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
+_NAMES: dict[type, int] = {}
+"""Each planned class's number: its walk is ``d<n>`` and the class ``c<n>`` in the generated functions' globals."""
+_WRITING = threading.RLock()
+_NAMESPACE: dict[str, Any] = {"_PLAIN_TYPES": _PLAIN_TYPES, "_unknown": _unknown, "_enum_value": _enum_value,
+                              "_Unknown": _Unknown, "list_to_wire": list_to_wire, "set_to_wire": set_to_wire,
+                              "format_utc": format_utc, "datetime": datetime}
+
+
+def _dumper_of(model_class: type) -> Callable[[Any], dict[str, Any]] | None:
+    """The walk of ``model_class``'s objects, written on first use; None for a class the walk does not know."""
+    found = _DUMPERS.get(model_class)
+    if found is None:
+        with _WRITING:  # two threads writing walks at once could number two classes alike
+            found = _DUMPERS.get(model_class)
+            if found is None:
+                plan = _plan_of(model_class)
+                if plan is None:
+                    return None
+                found = _DUMPERS[model_class] = _written(model_class, plan)
+    return found
+
+
+def _written(model_class: type, plan: Plan) -> Callable[[Any], dict[str, Any]]:
+    """The walk of one class, written from its plan: only our models' own field names go into the source,
+    each as its ``repr``; nothing from outside does."""
+    members = []
+    for name, key, kind, nested in plan:
+        nested_number = None
+        if nested is not None:
+            nested_dump = _dumper_of(nested)  # written first: a class is planned only when every nested class is
+            assert nested_dump is not None
+            nested_number = _NAMES[nested]
+        step = _STEPS[kind].format(name=repr(name), nested=f"d{nested_number}", cls=f"c{nested_number}")
+        members.append(f"{key!r}: ({step})")
+    number = _NAMES[model_class] = len(_NAMES)
+    _NAMESPACE[f"c{number}"] = model_class
+    source = (f"def d{number}(model):\n"
+              f"    if model.__pydantic_extra__:\n"
+              f"        raise _Unknown\n"
+              f"    v = model.__dict__\n"
+              f"    return {{{', '.join(members)}}}\n")
+    exec(compile(source, f"<wire_dump of {model_class.__name__}>", "exec"), _NAMESPACE)
+    dump: Callable[[Any], dict[str, Any]] = _NAMESPACE[f"d{number}"]
+    return dump
 
 
 _SERVER_SET: dict[type, tuple[str, ...]] = {}

@@ -10,6 +10,7 @@ import pytest
 from jmapclient.models.objects import DIRECTORY
 from jmapclient.session import CORE_CAPABILITY
 from server_stub import protocol
+from server_stub.profiles import server_profile
 from tests.support.stub import Stub
 
 PROBLEM = "urn:ietf:params:jmap:error:"
@@ -184,3 +185,20 @@ async def test_created_ids_are_returned_and_usable_across_calls(spec_stub: Stub)
     new_id = body["createdIds"]["new"]
     assert body["methodResponses"][1][1]["list"] == [{"id": new_id, "@type": "Oidc", "description": "IdP"}]
     assert body["methodResponses"][2][1]["updated"] == {new_id: None}
+
+
+@pytest.mark.parametrize(("body", "named"), [
+    ('{"a": 1, "b": 2, "a": 3, "b": 4}', "a"),
+    ('{"using": [], "methodCalls": [["Core/echo", {"x": {"k": 1, "j": 2, "j": 3, "k": 4}}, "c0"]]}', "j"),
+    ('{"using": [], "methodCalls": [], "using": []}', "using"),
+])
+def test_a_repeated_member_name_is_refused_by_the_first_name_met_twice(body: str, named: str):
+    with pytest.raises(protocol.RequestProblem) as refused:
+        protocol.parse_request(body.encode(), server_profile("spec"))
+    assert refused.value.type == "notJSON" and f"{named!r} appears twice" in refused.value.detail
+
+
+def test_members_of_distinct_names_parse_as_sent():
+    echoed = {"b": {"y": 1, "x": [{"q": None}]}, "a": 2}
+    body = {"using": [CORE_CAPABILITY], "methodCalls": [["Core/echo", echoed, "c"]]}
+    assert protocol.parse_request(json.dumps(body).encode(), server_profile("spec")) == body
