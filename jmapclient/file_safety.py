@@ -51,10 +51,14 @@ def readable_by_others(path: Path, what: str) -> str | None:
 
 
 class NotAFile(Exception):
-    """The path names a device or a socket where only a file (or a FIFO) makes sense."""
+    """The path names a device or a socket where only a file (or a FIFO) makes sense, or a symbolic
+    link where none is followed."""
 
 
-def read_bounded(path: Path, limit: int, *, devices: bool = True) -> bytes | None:
+LINK_NOT_FOLLOWED = "a symbolic link, not followed"
+
+
+def read_bounded(path: Path, limit: int, *, devices: bool = True, follow: bool = True) -> bytes | None:
     """The bytes at ``path``, or None past ``limit``; a FIFO (``<(pass show mail)``, ``/dev/stdin``
     of a pipe) is read like a file. OSError when it cannot be read.
 
@@ -62,13 +66,22 @@ def read_bounded(path: Path, limit: int, *, devices: bool = True) -> bytes | Non
     FIFO with no writer blocked for ever. A FIFO is opened without waiting for a writer (with
     none, it reads as empty) and every read stops one byte past the limit. With ``devices``
     False, a device or socket is refused (NotAFile) before it is opened: ``/dev/tty`` in a
-    report folder would wait for the keyboard.
+    report folder would wait for the keyboard. With ``follow`` False a symbolic link is refused
+    (NotAFile), at the open itself (``O_NOFOLLOW``): one swapped in after a check is refused too.
     """
     if not devices:
-        kind = os.stat(path).st_mode
+        kind = os.stat(path, follow_symlinks=follow).st_mode
+        if stat.S_ISLNK(kind):
+            raise NotAFile(LINK_NOT_FOLLOWED)
         if stat.S_ISCHR(kind) or stat.S_ISBLK(kind) or stat.S_ISSOCK(kind):
             raise NotAFile("not a file (a device or a socket)")
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | (0 if follow else os.O_NOFOLLOW)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        if error.errno == errno.ELOOP and not follow:
+            raise NotAFile(LINK_NOT_FOLLOWED) from None
+        raise
     with os.fdopen(descriptor, "rb", buffering=0) as handle:
         opened = os.fstat(descriptor)
         if not devices and not (stat.S_ISREG(opened.st_mode) or stat.S_ISFIFO(opened.st_mode)):

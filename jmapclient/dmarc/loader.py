@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from pathlib import Path, PosixPath
 from typing import Any, Literal
 
 from jmapclient.dmarc.containers import MAX_DECOMPRESSED_BYTES, MailHeaders, open_bytes
@@ -71,17 +71,31 @@ def load_reports(
         yield load_file(path, now=moment, retain=retain, limit=limit)
 
 
+class FoundInFolder(PosixPath):
+    """A file found by walking a folder, not named by the person: read only if it is no symbolic link.
+
+    A report folder is often filled by others (a mail filter, a shared drop): a link planted there
+    (to ``/etc/shadow``, a key) was followed and read. A path named on the command line is followed:
+    the person chose it.
+    """
+
+
 def iter_report_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
-    """Expand directories (recursively, sorted) and pass files through."""
+    """Expand directories (recursively, sorted) and pass files through.
+
+    Symbolic links inside a folder are listed as :class:`FoundInFolder` and refused when read (never
+    walked into), so the summary says each was left out.
+    """
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
+                linked = [d for d in dirs if os.path.islink(os.path.join(root, d))]
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in linked)
+                for name in sorted([*files, *linked]):
                     # Hidden files and our sample corpus's notes are not reports.
                     if not name.startswith(".") and not name.lower().endswith(".md"):
-                        yield Path(root) / name
+                        yield FoundInFolder(root, name)
         else:
             yield path
 
@@ -94,9 +108,9 @@ def load_file(
     limit: int = MAX_DECOMPRESSED_BYTES,
 ) -> ParsedFile:
     """Read one file; never raises for bad content (the result says what failed)."""
-    path = Path(path)
+    path = path if isinstance(path, Path) else Path(path)
     try:
-        data = read_bounded(path, limit, devices=False)
+        data = read_bounded(path, limit, devices=False, follow=not isinstance(path, FoundInFolder))
     except NotAFile as refusal:
         return ParsedFile(path, "rejected", reason=str(refusal))
     except OSError as exc:

@@ -1,0 +1,54 @@
+"""A symbolic link planted in a report folder is never followed (the folder is often filled by others).
+
+``import-dmarc /var/reports`` read ``/var/reports/x.xml → /etc/passwd`` and said only that it held no
+report. A link inside a folder is now refused, at the open itself, and named in the summary; a path
+named on the command line is the person's choice and is followed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from jmapclient.dmarc import iter_report_files, load_file
+from jmapclient.dmarc.loader import FoundInFolder
+from tests.support.clock import FROZEN_NOW
+from tests.support.dmarc_xml import feedback
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A report folder with one report, a link to a report outside it, and a linked folder of reports."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.xml").write_bytes(feedback())
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "real.xml").write_bytes(feedback())
+    (inbox / "planted.xml").symlink_to(outside / "secret.xml")
+    (inbox / "planted-folder").symlink_to(outside)
+    return inbox
+
+
+def test_links_in_a_folder_are_listed_and_refused_unread(folder: Path) -> None:
+    listed = sorted(iter_report_files([folder]))
+    assert [path.name for path in listed] == ["planted-folder", "planted.xml", "real.xml"]  # not walked into
+    outcomes = {path.name: load_file(path, now=FROZEN_NOW) for path in listed}
+    assert outcomes["real.xml"].ok
+    for name in ("planted.xml", "planted-folder"):
+        assert (outcomes[name].status, outcomes[name].reason) == ("rejected", "a symbolic link, not followed")
+
+
+def test_a_link_swapped_in_after_the_listing_is_refused_at_the_open(folder: Path) -> None:
+    [real] = [path for path in iter_report_files([folder]) if path.name == "real.xml"]
+    assert isinstance(real, FoundInFolder)
+    os.replace(folder / "planted.xml", real)  # the regular file replaced by the link, after the walk saw it
+    assert load_file(real, now=FROZEN_NOW).reason == "a symbolic link, not followed"
+
+
+def test_a_link_named_by_the_person_is_followed(folder: Path) -> None:
+    [named] = iter_report_files([folder / "planted.xml"])
+    assert not isinstance(named, FoundInFolder)
+    assert load_file(named, now=FROZEN_NOW).ok
