@@ -82,7 +82,10 @@ class ModelForm(VerticalGroup):
         if self.tabs and len(groups) > 1:
             with TabbedContent(id="form-tabs"):
                 for title, specs in groups:
-                    with TabPane(title, id=f"tab-{slug(title)}"), VerticalScroll(classes="form-pane"):
+                    # The pane scrolls to the field that has the keyboard, and takes none itself: it
+                    # was an invisible stop between the tab bar and the fields (shift+tab from the
+                    # first field landed on it, so left/right changed no group and a key typed was lost).
+                    with TabPane(title, id=f"tab-{slug(title)}"), VerticalScroll(classes="form-pane", can_focus=False):
                         for spec in specs:
                             yield self._editor(spec)
             return

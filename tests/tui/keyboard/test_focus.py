@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, TabbedContent, Tabs
 
 from server_stub.demo_data import seed_store
 from server_stub.store import Store
@@ -116,6 +116,25 @@ async def test_typing_after_a_failed_save_stays_in_the_form(console: Console) ->
         await pilot.pause()
         assert not isinstance(pilot.app.screen, JumpScreen)
         assert in_section(pilot.app)
+
+
+async def test_shift_tab_from_a_form_s_first_field_reaches_its_tab_bar_and_tab_the_next_group_s_field(
+        console: Console) -> None:
+    # The group's scrolling pane took the keyboard between them, unseen: the tester's "1" typed after
+    # Tab was lost there, "2" went into the next field, and right did not change the group.
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        form = await open_directory(pilot, LDAP)
+        tabs = form.query_one(TabbedContent)
+        assert isinstance(pilot.app.focused, Input) and pilot.app.focused.value == LDAP  # Description
+        await pilot.press("shift+tab")
+        await settle(pilot)
+        assert isinstance(pilot.app.focused, Tabs)
+        await pilot.press("right", "tab")
+        await settle(pilot)
+        assert tabs.active == "tab-bind"
+        focused = pilot.app.focused
+        assert isinstance(focused, Input) and focused in tabs.query_one("#tab-bind").query(Input)
 
 
 async def test_screenshot_goes_to_the_data_directory_and_says_where(console: Console, private_data_dir: Path,
