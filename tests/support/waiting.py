@@ -15,6 +15,8 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.worker import Worker
 
+from tui.textual_compat import refresh_callbacks_pending
+
 
 async def wait_until(pilot: Pilot, condition: Callable[[], bool], what: str, timeout: float = 30) -> None:
     """Return once ``condition()`` holds; fail naming ``what`` after ``timeout`` seconds."""
@@ -67,6 +69,10 @@ async def settle_work(pilot: Pilot, timeout: float = 60) -> None:
 def _messages_queued(app: App[object]) -> bool:
     if getattr(getattr(app, "key_path", None), "busy", False):
         return True  # keys still waiting in the console's key path (tui/keyboard.py)
+    if app.screen_stack and refresh_callbacks_pending(app.screen):
+        # Work waiting for the next frame (Textual's tab underline is placed so): a snapshot taken
+        # before it ran showed the Domains tab without its underline, once, under load.
+        return True
     nodes = [app, *(node for screen in app.screen_stack for node in screen.walk_children(with_self=True))]
     return any(node.message_queue_size for node in nodes)
 
