@@ -265,9 +265,12 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
     if row is None:
         raise RecordSkipped("no <row>")
     identifiers = child_texts(element.find("identifiers"))
-    header_from = clean_domain(identifiers.get("header_from"))
+    given = identifiers.get("header_from")
+    header_from = clean_domain(given)
     if header_from is None:
-        raise RecordSkipped("no <header_from>")
+        # Empty is "no"; a value that is no domain (a line break in it) is said as such, quoted.
+        raise RecordSkipped(f"<header_from> is not a domain: {_short(given)}" if given and given.strip()
+                            else "no <header_from>")
 
     row_texts = child_texts(row)
     count_text = row_texts.get("count")

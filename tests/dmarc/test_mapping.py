@@ -401,6 +401,13 @@ def test_bad_record_is_skipped_and_reported() -> None:
     assert "record 3 skipped: no <header_from>" in result.warnings
 
 
+def test_a_header_from_that_is_no_domain_is_said_so() -> None:
+    # A line break in it was reported as "no <header_from>", as if the element were missing.
+    broken = record(identifiers="<header_from>line1\nline2.example</header_from>")
+    result = parse(feedback(records=record(count="7") + broken))
+    assert "record 2 skipped: <header_from> is not a domain: 'line1\\nline2.example'" in result.warnings
+
+
 def test_report_whose_records_are_all_bad_is_rejected() -> None:
     result = parse(feedback(records=record(count="-1")))
     assert result.status == "rejected"
