@@ -49,7 +49,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +124,11 @@ def store_file(server: str) -> Path:
     return data_dir() / "dmarc-digests" / f"{name}.sqlite"
 
 
-def _rows_of_wire(wire: Mapping[str, Any], key: int) -> tuple[Row, list[Row]]:
+_Build = Callable[[int, Any], tuple[Row, list[Row]]]
+"""A report's rows under a key, from what it was given (its wire form, or its digest)."""
+
+
+def _rows_of_wire(key: int, wire: Mapping[str, Any]) -> tuple[Row, list[Row]]:
     return wire_rows(key, wire) or digest_rows(key, digest_report(wire))
 
 
@@ -173,46 +176,47 @@ class DigestStore(DigestReads):
 
     def put(self, digests: Sequence[ReportDigest], unreadable: Sequence[str] = ()) -> None:
         """Store digests (replacing any of the same id), and ids of reports this client cannot read."""
-        self._write([(digest.id, partial(digest_rows, digest=digest)) for digest in digests], unreadable)
+        self._write([(digest.id, digest_rows, digest) for digest in digests], unreadable)
 
     def put_wires(self, wires: Iterable[Mapping[str, Any]]) -> tuple[int, list[str]]:
         """Store reports as the server sent them (``id`` and ``report``): (how many, ids of those this
         client cannot read, kept so they are not fetched again). Rows are built straight from the wire
         form when it has the shape servers write (:func:`wire_rows`), else through a digest."""
         bad: list[str] = []
-        readable: list[tuple[str, Callable[[int], tuple[Row, list[Row]]]]] = []
+        readable: list[tuple[str, _Build, Any]] = []
         for wire in wires:
             report_id = wire.get("id")
             if type(report_id) is str:
-                readable.append((report_id, partial(_rows_of_wire, wire)))
+                readable.append((report_id, _rows_of_wire, wire))
                 continue
             try:  # an id that is no text: the long way writes it as text
                 digest = digest_report(wire)
             except (ValueError, TypeError, KeyError, AttributeError):
                 bad.append(str(report_id))
                 continue
-            readable.append((digest.id, partial(digest_rows, digest=digest)))
+            readable.append((digest.id, digest_rows, digest))
         return self._write(readable, (), bad), bad
 
-    def _write(self, made: Sequence[tuple[str, Callable[[int], tuple[Row, list[Row]]]]], unreadable: Sequence[str],
+    def _write(self, made: Sequence[tuple[str, _Build, Any]], unreadable: Sequence[str],
                bad: list[str] | None = None) -> int:
-        """Store the rows each of ``made`` builds under the key it is given; ``bad``: where the ids of those
-        that raise go (they are stored as unreadable), else they raise. Returns how many were stored."""
+        """Store the rows each of ``made`` (id, build, what it builds from) builds under the key it is given;
+        ``bad``: where the ids of those that raise go (they are stored as unreadable), else they raise.
+        Returns how many were stored."""
         with self._transaction() as db:
             self._changed(db)
             # A chunk at a time (three statements, not three a report): the last report of an id wins.
-            latest = {clean(report_id): build for report_id, build in made}
+            latest = {clean(report_id): (build, item) for report_id, build, item in made}
             first = int(db.execute("SELECT coalesce(max(key), 0) + 1 FROM reports").fetchone()[0])
             reports: list[Row] = []
             records: list[Row] = []
             failed: list[str] = []
-            for report_id, build in latest.items():
+            for report_id, (build, item) in latest.items():
                 key = first + len(reports)  # none taken by a report left out
                 if bad is None:
-                    report, rows = build(key)
+                    report, rows = build(key, item)
                 else:
                     try:
-                        report, rows = build(key)
+                        report, rows = build(key, item)
                     except (ValueError, TypeError, KeyError, AttributeError):
                         failed.append(report_id)  # a report this client cannot read is left out, not fatal
                         continue
@@ -220,7 +224,7 @@ class DigestStore(DigestReads):
                 records += rows
             if bad is not None:
                 bad += failed
-            db.executemany("DELETE FROM reports WHERE id=?", [(report_id,) for report_id in latest])
+            db.executemany("DELETE FROM reports WHERE id=?", zip(latest))
             db.executemany("INSERT INTO reports(key, id, org, report_id, policy_domain, begin, end, day, p, sp, np,"
                            " adkim, aspf, testing, messages, passed) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", reports)
             db.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", records)
