@@ -569,7 +569,11 @@ class _Listing:
                     " AND id NOT IN (SELECT id FROM fresh))", since).rowcount
             if forgotten or not fresh == kept == stored:
                 db.execute(f"DELETE FROM listed WHERE {replaced}", since)
-                db.execute("INSERT OR REPLACE INTO listed SELECT id, rank FROM fresh")
+                # Ranked, in the order of listed's key (fresh's own index gives it): its pages fill one after
+                # another instead of each id landing on a page of its own (100,000 ids: 0.15 -> 0.10 s).
+                # Unranked, in the listing's order: the rowid is then the order the missing are fetched in.
+                db.execute("INSERT OR REPLACE INTO listed SELECT id, rank FROM fresh"
+                           + (" ORDER BY id" if self.ranked else ""))
                 self.store._changed(db)
             db.execute("DELETE FROM fresh")
             self.total, top = db.execute("SELECT count(*), coalesce(max(rank), -1) FROM listed").fetchone()

@@ -13,6 +13,7 @@ import pytest
 from jmapclient.dmarc import digest_store
 from jmapclient.dmarc.digest_store import DigestStore, SyncProgress
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+from jmapclient.paging import QueryPage
 from tests.support.clock import FROZEN_NOW
 from tests.support.console import PROFILES, StubWorld, make_world, reports_for_period
 
@@ -51,3 +52,18 @@ async def test_a_cut_first_visit_counts_the_held_reports_as_cached(
     assert fetching[-1].done == fetching[-1].total == len(wanted) - len(held)
     assert len(store) == len(wanted)
     assert fetching[0].done > 0  # some were stored before the listing ended: counted as fetched, not cached
+
+
+def test_an_unranked_listing_keeps_its_own_order_for_the_reports_it_lacks() -> None:
+    """A listing the client narrowed has no ranks: the reports not stored are then fetched (and cut at the
+    period) in the listing's order, newest first, not in the order of their ids as text."""
+    store = DigestStore()
+    ids = ["r10", "r9", "r3", "r21", "r1"]  # newest first; as text: r1 < r10 < r21 < r3 < r9
+    listing = digest_store._Listing(store, '{"domain": "example.org"}')
+    listing.add(QueryPage(position=0, ids=ids, scanned=5, scanned_total=None, narrowed=True))
+    listing.commit(forget_unlisted=False)
+    assert [i for (i,) in store._db.execute(digest_store._MISSING)] == ids
+    ranked = digest_store._Listing(store, "{}")  # ranked: by rank, whatever the order rows were laid in
+    ranked.add(QueryPage(position=0, ids=ids, scanned=5, total=5, scanned_total=5))
+    ranked.commit(forget_unlisted=True)
+    assert [i for (i,) in store._db.execute(digest_store._MISSING)] == ids
