@@ -13,12 +13,14 @@ the long way (:func:`~jmapclient.dmarc.analytics.digest_report`, which reads or 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
-from jmapclient.dmarc.analytics import RecordDigest, ReportDigest, classify, plain_count, plain_items
-from jmapclient.encoding import format_utc, parse_utc
+from jmapclient.dmarc.analytics import RecordDigest, ReportDigest, classify, plain_items
+from jmapclient.encoding import MAX_UNSIGNED_INT, format_utc, parse_utc
 
 MAX_COUNT = 2**40
 """A record's message count is clamped here, so sums over a million records fit SQLite's integers."""
@@ -125,6 +127,36 @@ def _wire_derived(overrides: tuple[str, ...], dkim: str, spf: str, dkim_auth: tu
                     tuple((domain.lower(), result) for domain, result in spf_auth))
 
 
+_REPORT_TEXTS = ("orgName", "reportId", "policyDomain", "policyDisposition", "policySubdomainDisposition", "policyNp",
+                 "policyAdkim", "policyAspf")
+_RECORD_TEXTS = ("sourceIp", "evaluatedDisposition", "evaluatedDkim", "evaluatedSpf", "headerFrom", "envelopeFrom")
+_RECORD_LISTS = ("count", "dkimResults", "spfResults", "policyOverrideReasons", "extensions")
+_report_texts, _record_texts, _record_lists = itemgetter(*_REPORT_TEXTS), itemgetter(*_RECORD_TEXTS), itemgetter(
+    *_RECORD_LISTS)
+"""A report's or record's fields in one call each (a record's eleven ``get``s took a fifth of the walk); servers
+write every field (null when unset), so a missing one is rare and read by ``get`` (:func:`_fields`)."""
+
+
+def _fields(take: Callable[[dict[str, Any]], tuple[Any, ...]], names: tuple[str, ...],
+            wire: dict[str, Any]) -> tuple[Any, ...]:
+    """``take(wire)``, with None for a field absent (what ``get`` gives)."""
+    try:
+        return take(wire)
+    except KeyError:
+        return tuple(map(wire.get, names))
+
+
+def _one_pair(value: Any) -> tuple[tuple[str, str], ...] | None:
+    """:func:`_raw_pairs` of the usual DKIM or SPF list, one item of text (None: ask :func:`_raw_pairs`)."""
+    if type(value) is dict and len(value) == 1:
+        item = value.get("0")
+        if type(item) is dict:
+            domain, result = item.get("domain"), item.get("result")
+            if type(domain) is str and type(result) is str:
+                return ((domain, result),)
+    return None
+
+
 def wire_rows(key: int, wire: Any) -> tuple[Row, list[Row]] | None:
     """``digest_rows(key, digest_report(wire))`` for a report in the shape servers write, in one walk;
     None for anything else (ValueError for dates that do not read, as :func:`digest_report` raises)."""
@@ -136,27 +168,37 @@ def wire_rows(key: int, wire: Any) -> tuple[Row, list[Row]] | None:
     records = plain_items(body.get("records"))
     if records is None:
         return None
-    get = body.get
-    texts: tuple[Any, ...] = (
-        wire.get("id"), get("orgName"), get("reportId"), get("policyDomain"), get("policyDisposition"),
-        get("policySubdomainDisposition"), get("policyNp"), get("policyAdkim"), get("policyAspf"))
+    report_id: Any = wire.get("id")
+    texts = _fields(_report_texts, _REPORT_TEXTS, body)
     try:
-        joined = "".join(texts)
+        joined = report_id + "".join(texts)
     except TypeError:  # an absent or non-text field: the long way writes it as text
         return None
     if not joined.isascii():  # the long way cleans what SQLite cannot store
         return None
-    report_id, org, rid, domain, p, sp, np, adkim, aspf = texts
-    begin, end, day = _wire_period(str(get("dateRangeBegin")), str(get("dateRangeEnd")))
+    org, rid, domain, p, sp, np, adkim, aspf = texts
+    begin, end, day = _wire_period(str(body.get("dateRangeBegin")), str(body.get("dateRangeEnd")))
     messages = passed = 0
     rows = []
     for record in records:
-        get = record.get
-        count = plain_count(get("count"))
-        if count is None:
+        strings = _fields(_record_texts, _RECORD_TEXTS, record)
+        count, dkim_results, spf_results, overrides, extensions = _fields(_record_lists, _RECORD_LISTS, record)
+        try:
+            joined = "".join(strings)
+        except TypeError:
             return None
-        dkim_auth, spf_auth = _raw_pairs(get("dkimResults")), _raw_pairs(get("spfResults"))
-        overrides = get("policyOverrideReasons")
+        if not joined.isascii():
+            return None
+        if type(count) is not int:  # plain_count, inline: it runs for every record
+            if count is not None:
+                return None
+            count = 0
+        elif not 0 <= count <= MAX_UNSIGNED_INT:
+            return None
+        dkim_auth = _one_pair(dkim_results) or _raw_pairs(dkim_results)
+        spf_auth = _one_pair(spf_results) or _raw_pairs(spf_results)
+        if dkim_auth is None or spf_auth is None:
+            return None
         if overrides is None or (type(overrides) is dict and not overrides):  # nearly always: none
             overrides = ()
         elif (items := plain_items(overrides)) is not None:
@@ -167,21 +209,13 @@ def wire_rows(key: int, wire: Any) -> tuple[Row, list[Row]] | None:
                 return None
         else:
             return None
-        extensions = get("extensions")
-        if dkim_auth is None or spf_auth is None or plain_items(extensions) is None:
-            return None
-        strings: tuple[Any, ...] = (get("sourceIp"), get("evaluatedDisposition"), get("evaluatedDkim"),
-                                    get("evaluatedSpf"), get("headerFrom"), get("envelopeFrom"))
-        try:
-            joined = "".join(strings)
-        except TypeError:
-            return None
-        if not joined.isascii():
+        if (type(extensions) is not dict or extensions) and plain_items(extensions) is None:
             return None
         ip, disposition, dkim, spf, header_from, envelope_from = strings
         stored_overrides, stored_dkim, stored_spf, passes, hint = _wire_derived(overrides, dkim, spf, dkim_auth,
                                                                                 spf_auth)
-        count = min(count, MAX_COUNT)
+        if count > MAX_COUNT:
+            count = MAX_COUNT
         messages += count
         if passes:
             passed += count
