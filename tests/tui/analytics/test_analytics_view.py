@@ -3,10 +3,8 @@ and its next visit: the view kept, only the listing checked, arrivals counted, a
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import sqlite3
-from collections.abc import Awaitable, Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -21,46 +19,15 @@ from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from server_stub.validation import stored_form
 from tests.support.console import StubWorld, make_world, reports_for_period
+from tests.support.held_requests import QUERY, HeldGets, HeldQueries
 from tests.support.hostile import screen_lines
 from tests.support.inbox_steps import type_into
-from tests.support.transport import FlakyTransport
 from tests.support.waiting import settle, wait_until
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.cache import DigestCache
 from tui.reports.progress_line import say_progress
 
 SIZE = (120, 40)
-GET = b'"x:DmarcExternalReport/get"'
-QUERY = b'"x:DmarcExternalReport/query"'
-
-
-class HeldGets:
-    """Every plain get of reports (what analytics fetches; the inbox always queries too) waits for release;
-    not the gets of arrival times that find which reports the period needs."""
-
-    def __init__(self, transport: FlakyTransport) -> None:
-        self.transport = transport
-        self.started = asyncio.Event()
-        self.released = asyncio.Event()
-        transport.intercept = self._intercept
-
-    def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
-        body = request.content
-        return self._held if GET in body and QUERY not in body and b'"receivedAt"' not in body else None
-
-    async def _held(self, request: httpx.Request) -> httpx.Response:
-        self.started.set()
-        await self.released.wait()
-        return await self.transport.inner.handle_async_request(request)
-
-
-class HeldQueries(HeldGets):
-    """Every query of reports (what a listing asks) waits for release."""
-
-    def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
-        return self._held if QUERY in request.content else None
-
-
 async def visit(pilot: Pilot[int]) -> AnalyticsView:
     """Press ``a`` and let the visit finish; the analytics view it shows."""
     await pilot.press("a")

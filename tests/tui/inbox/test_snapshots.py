@@ -13,7 +13,8 @@ from textual.pilot import Pilot
 from textual.widgets import TabbedContent
 
 from tests.support.console import make_world
-from tests.support.waiting import settle, settle_work
+from tests.support.held_requests import HeldGets
+from tests.support.waiting import settle, settle_work, wait_until
 
 SIZE = (120, 40)
 Step = Callable[[Pilot], Awaitable[None]]
@@ -105,3 +106,20 @@ def test_inbox_narrow_on_the_real_server(snap_compare: Any) -> None:
     made = make_world("stalwart", reports=30)
     assert snap_compare(made.app(), terminal_size=NARROW, run_before=steps())
     made.store.close()
+
+
+def test_analytics_stopped_narrow(snap_compare: Any, world: Any) -> None:
+    """80×24, analytics stopped by x before any report came: the status line says the whole sentence,
+    "stopped: only the reports fetched so far are counted (r fetches again)" (the shell's two-line
+    cap on its own status line once cut it off here)."""
+
+    async def run(pilot: Pilot) -> None:
+        await settle(pilot)
+        held = HeldGets(world.transport)
+        await pilot.press("a")
+        await wait_until(pilot, held.started.is_set, "the first get")
+        await pilot.press("x")
+        held.released.set()
+        await settle_work(pilot)
+
+    assert snap_compare(world.app(), terminal_size=NARROW, run_before=run)
