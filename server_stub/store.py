@@ -201,13 +201,6 @@ class Store(StoreTables, StoreLinks):
 
     # --- writes -------------------------------------------------------------------------------
 
-    @staticmethod
-    def _next_seq(db: sqlite3.Connection, schema: TableSchema) -> int:
-        # Inside the write transaction nobody else can take this number. AUTOINCREMENT keeps
-        # the high-water mark, so an id is never reused after a destroy.
-        row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (schema.table,)).fetchone()
-        return int(row[0]) + 1 if row else 1
-
     def _insert_rows(
         self,
         db: sqlite3.Connection,
@@ -239,13 +232,6 @@ class Store(StoreTables, StoreLinks):
             db.executemany(f"INSERT INTO {schema.table} (seq, id{columns}) VALUES (?, ?{marks})", rows)
             db.executemany(f"INSERT INTO {schema.table}_data (seq, data) VALUES (?, ?)", data)
         return ids
-
-    @staticmethod
-    def _write_words(db: sqlite3.Connection, schema: TableSchema, seq: int, words: list[str]) -> None:
-        if schema.words is None:
-            return
-        db.execute(f"DELETE FROM {schema.table}_words WHERE seq = ?", (seq,))  # no-op on insert
-        db.executemany(f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)", [(w, seq) for w in words])
 
     def insert(self, object_type: ObjectType, model: WireModel, wire: dict[str, Any]) -> str:
         """Store a new object (one transaction) and return its id. ``wire`` is ``model``'s stored form:

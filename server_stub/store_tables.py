@@ -16,7 +16,7 @@ from server_stub.schema import TableSchema
 
 
 class StoreTables:
-    """Creating a type's tables, and the tally keys of its rows."""
+    """Creating a type's tables, their row numbers, a row's search words and its tally keys."""
 
     @staticmethod
     def _create_table(db: sqlite3.Connection, schema: TableSchema) -> None:
@@ -71,3 +71,17 @@ class StoreTables:
         if schema.words is not None:
             words = [w for (w,) in db.execute(f"SELECT word FROM {schema.table}_words WHERE seq = ?", (seq,))]
         return StoreTables._keys(schema, seq, dict(zip(names, row[1:], strict=True)), words)
+
+    @staticmethod
+    def _next_seq(db: sqlite3.Connection, schema: TableSchema) -> int:
+        # Inside the write transaction nobody else can take this number. AUTOINCREMENT keeps
+        # the high-water mark, so an id is never reused after a destroy.
+        row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (schema.table,)).fetchone()
+        return int(row[0]) + 1 if row else 1
+
+    @staticmethod
+    def _write_words(db: sqlite3.Connection, schema: TableSchema, seq: int, words: list[str]) -> None:
+        if schema.words is None:
+            return
+        db.execute(f"DELETE FROM {schema.table}_words WHERE seq = ?", (seq,))  # no-op on insert
+        db.executemany(f"INSERT INTO {schema.table}_words (word, seq) VALUES (?, ?)", [(w, seq) for w in words])

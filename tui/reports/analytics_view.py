@@ -21,19 +21,16 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import time
 from datetime import date
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, DataTable, ProgressBar, Select, Static, TabbedContent, TabPane, Tabs
 
-from jmapclient.dmarc.analytics import format_rate
-from jmapclient.dmarc.digest_store import DigestStore, Figures, SyncProgress
+from jmapclient.dmarc.digest_store import DigestStore, Figures
 from jmapclient.dmarc.figures import Headline
 from jmapclient.dmarc.insight.advice import DomainAdvice
 from jmapclient.dmarc.insight.names import SourceName
@@ -41,13 +38,12 @@ from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
 from tui.keyboard import in_background
 from tui.lifecycle import while_attached
-from tui.reports.access import learn
+from tui.reports.analytics_figures import AnalyticsFigures, FiguresReady, HeadlineReady, SyncStep
 from tui.reports.analytics_insight import (
     DEFAULT_PERIOD,
     JUDGE_GROUP,
     LIST_LIMIT,
     NAMES_GROUP,
-    AnalyticsInsight,
     SyncFailed,
 )
 from tui.reports.analytics_tabs import (
@@ -60,48 +56,13 @@ from tui.reports.analytics_tabs import (
     later_pane,
 )
 from tui.reports.detail import DETAIL_CSS
-from tui.reports.insight_render import num as _num
-from tui.reports.insight_render import rate as _rate
-from tui.reports.progress_line import say_progress
 from tui.reports.query import InboxQuery
-from tui.widgets import outside
 from tui.widgets.outside import OutsideTable
 from tui.widgets.select import SteadySelect
 
 WORK_GROUP = in_background("dmarc-analytics")
 PERIODS = ((7, "last 7 days"), (14, "last 14 days"), (30, "last 30 days"), (90, "last 90 days"),
            (365, "last 365 days"))
-STEP_EVERY = 0.5
-"""Seconds between two progress steps drawn within a phase: each paints the status line and the bar
-again (a first visit of 10,000 reports posts a step a chunk, 20 and more, on the loop its own fetch
-shares: every frame drawn is CPU the digesting waits for); the line is laid out only when its height
-may change (:func:`say_progress`). Two a second still move visibly; a phase's first and last show."""
-
-
-class SyncStep(Message):
-    def __init__(self, step: SyncProgress) -> None:
-        super().__init__()
-        self.step = step
-
-
-class FiguresReady(Message):
-    def __init__(self, figures: Figures, note: str, run: int) -> None:
-        super().__init__()
-        self.figures = figures
-        self.note = note
-        self.run = run
-
-
-class HeadlineReady(Message):
-    """The headline of figures still being added up (posted from their thread), from the run ``run``."""
-
-    def __init__(self, headline: Headline, note: str, run: int) -> None:
-        super().__init__()
-        self.headline = headline
-        self.note = note
-        self.run = run
-
-
 ANALYTICS_CSS = DETAIL_CSS.replace("DmarcDetail", "AnalyticsView") + """
 AnalyticsView #controls { height: auto; padding: 0 1; }
 AnalyticsView #period { width: 24; }
@@ -112,7 +73,7 @@ AnalyticsView TabPane { padding: 0; }
 """
 
 
-class AnalyticsView(AnalyticsInsight):
+class AnalyticsView(AnalyticsFigures):
     DEFAULT_CSS = ANALYTICS_CSS
     BINDINGS = [Binding("x", "stop", "Stop fetching", id="dmarc.analytics.stop"),
                 Binding("o", "toggle_offline", "Offline names", id="dmarc.analytics.offline"),
@@ -336,94 +297,6 @@ shared provider, not yours". **esc** goes back to the inbox.
             self.post_message(SyncFailed(error))
             return
         self.post_message(FiguresReady(figures, note, run))
-
-    # --- What the worker reports ------------------------------------------------------------------
-
-    @on(SyncStep)
-    @while_attached
-    def show_step(self, message: SyncStep) -> None:
-        step = message.step
-        now = time.monotonic()
-        phase, drawn_at = self.step_drawn
-        if step.phase == phase and now - drawn_at < STEP_EVERY and step.done != step.total:
-            return  # the next one, or the figures, say it soon: a phase's first and last steps always show
-        self.step_drawn = (step.phase, now)
-        progress = self.query_one("#progress", ProgressBar)
-        status = self.query_one("#status", Static)
-        if step.phase == "listing":
-            progress.update(total=step.total, progress=step.done)
-            of = f" of {step.total:,}" if step.total is not None else ""
-            say_progress(status, f"Listing reports: {step.done:,}{of}…")
-            return
-        total = (step.total or 0) + step.cached
-        progress.update(total=total or 1, progress=step.cached + step.done if total else 1)
-        say_progress(status,
-                     f"Fetching {step.total or 0:,} reports ({step.cached:,} already cached): {step.done:,} done…")
-
-    @on(SyncFailed)
-    @while_attached
-    def show_failure(self, message: SyncFailed) -> None:
-        if isinstance(message.error, JmapError):
-            learn(self.context, "list", message.error)
-            what = "Could not fetch the reports"
-        else:
-            what = "The analytics cache failed (r tries again)"
-        self.set_fetching(False)
-        self.query_one("#progress", ProgressBar).display = False
-        self.query_one("#status", Static).update(outside.message(f"{what}: {message.error}", "bold red"))
-        self.query_one("#retry").display = True
-
-    @on(HeadlineReady)
-    @while_attached
-    def show_headline(self, message: HeadlineReady) -> None:
-        """The figures' headline, before they are whole: the visit ends here for what is on screen."""
-        headline = message.headline
-        if message.run != self.figures_run or (headline.first, headline.last) != self.period():
-            return  # from a computation cut short; or the period changed: its figures recompute
-        self.said_run = message.run
-        self.say_headline(headline, message.note)
-
-    @on(FiguresReady)
-    @while_attached
-    def show_figures(self, message: FiguresReady) -> None:
-        figures = self.figures = message.figures
-        if (figures.first, figures.last) != self.period():
-            self.compute(message.note)  # the period changed while these were computed
-            return
-        if message.run != self.said_run:  # no headline came first (remembered figures): said now
-            self.said_run = message.run
-            self.say_headline(figures.headline, message.note)
-        if figures is not self.drawn:  # the store answers an unchanged period with the figures it gave
-            self.drawn = figures
-            if failures := self.built("failures", DataTable):
-                draw_failures(failures, figures)
-        if figures is not self.judged:
-            self.judge(figures)
-
-    def say_headline(self, headline: Headline, note: str) -> None:
-        """The fetch over: the status line says the period's totals, the Domains table and the chart show
-        ``headline`` (drawn again only when it changed: a table drawn again loses its cursor)."""
-        self.query_one("#progress", ProgressBar).display = False
-        self.set_fetching(False)
-        summary = headline.overview
-        self.query_one("#status", Static).update(
-            f"{headline.first:%Y-%m-%d} to {headline.last:%Y-%m-%d}: {summary.reports:,} reports, "
-            f"{summary.messages:,} messages, DMARC pass {format_rate(summary.rate)} (weighted by messages)"
-            f"{note}"
-        )
-        if headline != self.headline:
-            self.draw(headline)
-
-    def draw(self, headline: Headline) -> None:
-        """The headline into the Domains table and the chart, if built (the Daily tab takes it when built)."""
-        self.headline = headline
-        domains = self.query_one("#domains", DataTable)
-        domains.clear()
-        for entry in headline.domains:
-            domains.add_row(entry.domain, _num(entry.reports), _num(entry.messages), _num(entry.passed),
-                            _num(entry.failed), _rate(entry.rate))
-        if chart := self.built("chart", Static):
-            draw_chart(chart, headline)
 
     def build_tab(self, tab: str) -> None:
         """Build ``tab``, shown for the first time (:class:`LazyTabs`), and fill it from what this view holds."""
