@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.validation import Failure, ValidationResult, Validator
 from textual.widgets import Input, Select, Static, Switch
 
+from jmapclient.display import safe_text
 from jmapclient.encoding import (
     MASKED_SECRET,
     bound_message,
@@ -19,7 +20,7 @@ from jmapclient.encoding import (
     set_to_wire,
 )
 from jmapclient.models.introspect import KIND_WORDS, FieldSpec
-from tui.forms.base import OMIT, FieldEditor
+from tui.forms.base import OMIT, REQUIRED, FieldEditor
 from tui.forms.taglist import TagList
 from tui.text_caps import TEXT_MAX, number_cap
 from tui.widgets.select import FormSelect
@@ -46,13 +47,30 @@ def sent_state(text: str, default_text: str) -> str:
     return " (default)" if text.strip() == default_text else ""
 
 
+ESCAPED_NOTE = ("shown escaped: it holds characters a terminal cannot show (a line break, a control, bidi); "
+                "left as it is it keeps them, an edit stores what is shown")
+
+
 class TextEditor(FieldEditor):
     def shown(self, initial: Any) -> str:
-        return "" if initial is None else str(initial)
+        """The value as the field shows it: outside text (the server's, another administrator's) on one
+        line of visible characters. Shown raw, a Bind DN of ``ESC [2J`` wiped the screen, a description
+        with a line break spilled over the menu, and an OSC set the terminal's title."""
+        return "" if initial is None else safe_text(str(initial))
+
+    @property
+    def escaped(self) -> bool:
+        """The value as read holds characters the field shows escaped (:data:`ESCAPED_NOTE`)."""
+        initial = self.initial
+        return isinstance(initial, str) and self.shown(initial) != initial
 
     def control(self) -> ComposeResult:
         yield Input(self.shown(self.initial), compact=True, classes="field-input")
         yield from self.state_line()
+
+    def below(self) -> ComposeResult:
+        if self.escaped:
+            yield Static(ESCAPED_NOTE, classes="field-help field-escaped", markup=False)
 
     def state_line(self) -> ComposeResult:
         """Beside a field that :func:`clears_a_default`: whether saving sends null or the default."""
@@ -65,8 +83,21 @@ class TextEditor(FieldEditor):
         return self.query_one(Input).value
 
     def wire_value(self) -> Any:
+        if self.escaped and self.text == self.shown(self.initial):
+            return self.initial  # left as it is: the value as read, its hidden characters kept
         text = self.text.strip()
         return text if text else _empty(self)
+
+    def missing(self) -> str | None:
+        """Also an emptied field that always holds a value (not nullable, a default): left out of the
+        patch, the server kept its value and the form said "Nothing changed" (sent in full, it would
+        hold the default). Emptying it is refused, in the CLI's words."""
+        if super().missing() is not None:
+            return REQUIRED
+        if self.spec.nullable or self.initial is None or self.read() is not OMIT:
+            return None
+        default = "" if self.spec.default is None else f"; its default is {self.shown(self.spec.default)}"
+        return f"cannot be empty: it always holds a value{default}"
 
     @on(Input.Blurred)
     def _show_start(self, event: Input.Blurred) -> None:

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import HorizontalGroup
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Input
+
+from jmapclient.display import LIST_MAX, safe_text
 
 
 class TagChip(Button):
     """One member; pressing it (enter, space or click) removes it."""
 
     def __init__(self, tag: str) -> None:
-        super().__init__(f"{tag} ✕", compact=True, classes="tag", tooltip=f"Remove {tag}")
+        # A member the server holds is outside text: shown visible and never read as markup.
+        shown = safe_text(tag, max_len=LIST_MAX)
+        super().__init__(Content(f"{shown} ✕"), compact=True, classes="tag", tooltip=Text(f"Remove {shown}"))
         self.tag = tag
 
 

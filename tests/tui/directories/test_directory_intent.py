@@ -46,3 +46,22 @@ async def test_an_http_issuer_directory_opens_with_a_warning_and_saves(store: St
         await fill(pilot, "claimGroups", "groups")
         await save(pilot)
         assert console.store.get(DIRECTORY, [new_id])[new_id]["claimGroups"] == "groups"
+
+
+async def test_an_emptied_field_that_always_holds_a_value_is_refused_not_kept(store: Store) -> None:
+    # Login filter emptied and saved: left out of the patch, the server kept the old filter and the
+    # form said "Nothing changed" (the tester's finding, on both profiles).
+    console = make_console(store, profile="stalwart")
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, "Corporate OpenLDAP (service account)")
+        before = stored(console.store, "Corporate OpenLDAP (service account)")["filterLogin"]
+        await fill(pilot, "filterLogin", "")
+        await fill(pilot, "timeout", "")
+        await save(pilot)
+        errors = {path: str(field(pilot, path).query_one(".field-error", Static).render())
+                  for path in ("filterLogin", "timeout")}
+        assert errors["filterLogin"].startswith("cannot be empty: it always holds a value; its default is (&(")
+        assert errors["timeout"] == "cannot be empty: it always holds a value; its default is 30s"
+        assert stored(console.store, "Corporate OpenLDAP (service account)")["filterLogin"] == before
+        assert "Nothing changed" not in str(pilot.app.screen.query_one("#status", Static).render())

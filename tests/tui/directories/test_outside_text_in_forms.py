@@ -1,0 +1,74 @@
+"""A directory's values in its form are outside text (the server's, another administrator's): shown
+as one line of visible characters, never as terminal control, and kept as they are unless edited.
+
+The tester wrote ``bindDn = "cn=x\\r\\n\\x1b[2J\\x1b[HPWNED"`` with the CLI: opening the Bind group
+wiped the screen; a description with a line break spilled over the menu; an OSC in a Base DN set
+the terminal's title.
+"""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Static
+
+from jmapclient.display import is_hidden
+from jmapclient.models.objects import DIRECTORY
+from server_stub.store import Store
+from tests.support.console import make_console
+from tests.support.directory_steps import field, fill, open_directory, save
+from tests.support.hostile import screen_lines
+from tests.support.waiting import settle
+from tui.forms.taglist import TagChip
+
+DESCRIPTION = "Evil\nline2\x1b[31mRED\u202eabc [b]bold[/b]"
+BIND_DN = "cn=x\r\n\x1b[2J\x1b[HPWNED"
+BASE_DN = "dc=a\x1b]0;TITLE\x07b"
+
+
+def planted(store: Store) -> str:
+    ldap = {"@type": "Ldap", "description": DESCRIPTION, "url": "ldap://ldap.example", "baseDn": BASE_DN,
+            "bindDn": BIND_DN, "bindSecret": {"@type": "None"}}
+    model = DIRECTORY.read(ldap)
+    return store.insert(DIRECTORY, model, model.to_wire())
+
+
+def shown_value(pilot, path: str) -> str:  # type: ignore[no-untyped-def]
+    return field(pilot, path).query_one(Input).value
+
+
+async def test_hidden_characters_are_shown_escaped_and_kept_unless_edited(store: Store) -> None:
+    new_id = planted(store)
+    console = make_console(store, profile="stalwart")
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, "Evil\\nline2\\u001b[31mRED\\u202eabc [b]bold[/b]")
+        assert shown_value(pilot, "description") == "Evil\\nline2\\u001b[31mRED\\u202eabc [b]bold[/b]"
+        assert shown_value(pilot, "bindDn") == "cn=x\\r\\n\\u001b[2J\\u001b[HPWNED"
+        assert shown_value(pilot, "baseDn") == "dc=a\\u001b]0;TITLE\\u0007b"
+        note = str(field(pilot, "bindDn").query_one(".field-escaped", Static).render())
+        assert note.startswith("shown escaped")
+        assert not field(pilot, "url").query(".field-escaped")  # a plain value has no note
+        screen = "".join(screen_lines(pilot.app))
+        assert not any(is_hidden(char) for char in screen)
+        # Another field saved: the escaped ones are not sent, the server keeps them as they were.
+        await fill(pilot, "url", "ldap://ldap2.example")
+        await save(pilot)
+        wire = console.store.get(DIRECTORY, [new_id])[new_id]
+        assert (wire["url"], wire["description"], wire["bindDn"], wire["baseDn"]) == (
+            "ldap://ldap2.example", DESCRIPTION, BIND_DN, BASE_DN)
+
+
+async def test_an_escaped_value_edited_stores_what_is_shown(store: Store) -> None:
+    new_id = planted(store)
+    console = make_console(store, profile="stalwart")
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, "Evil\\nline2\\u001b[31mRED\\u202eabc [b]bold[/b]")
+        await fill(pilot, "baseDn", shown_value(pilot, "baseDn") + ",o=x")
+        await save(pilot)
+        assert console.store.get(DIRECTORY, [new_id])[new_id]["baseDn"] == "dc=a\\u001b]0;TITLE\\u0007b,o=x"
+
+
+def test_a_set_member_is_shown_visible_and_never_as_markup() -> None:
+    chip = TagChip("[b]mail[/b]\x1b[2J")
+    assert str(chip.label) == "[b]mail[/b]\\u001b[2J ✕"  # its markup shown, its ESC escaped
+    assert chip.tag == "[b]mail[/b]\x1b[2J"  # the member itself, as the server holds it
