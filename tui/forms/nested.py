@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import HorizontalGroup, VerticalGroup
 from textual.widgets import Button, Select, Static
 
-from jmapclient.encoding import iter_masked_paths
+from jmapclient.encoding import MASKED_SECRET, iter_masked_paths
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of, kind_label
 from tui.forms.base import OMIT, FieldEditor, FormEdited
@@ -116,8 +116,10 @@ def carry(old_model: type[WireModel], new_model: type[WireModel], old: Mapping[s
 
     Only values that differ from the old kind's default move across: a default port (5432)
     must not become MySQL's port, not even a read replica's (list items are carried field by
-    field). A masked stored secret never moves: it belongs to the old kind's object on the
-    server and could not be sent back.
+    field). A masked stored secret's value never moves (it belongs to the old kind's object on
+    the server and could not be sent back), but its kind does, empty: saving then asks for the
+    secret (it is required) instead of storing the new kind with none. It moved as nothing, and a
+    store switched from PostgreSQL to MySQL was saved with no password, its replicas' too.
     """
     old_specs = {spec.wire: spec for spec in fields_of(old_model)}
     new_specs = {spec.wire: spec for spec in fields_of(new_model)}
@@ -130,9 +132,16 @@ def carry(old_model: type[WireModel], new_model: type[WireModel], old: Mapping[s
         if both_lists and before.item_model and after.item_model:
             value = {index: carry(before.item_model, after.item_model, item) for index, item in value.items()}
         elif any(iter_masked_paths(value)):
-            continue
+            value = _masked_left_out(value)
         carried[key] = value
     return carried
+
+
+def _masked_left_out(value: Any) -> Any:
+    """``value`` without its masked secrets (``"****"``), the rest as it is (a secret's kind)."""
+    if isinstance(value, Mapping):
+        return {key: _masked_left_out(item) for key, item in value.items() if item != MASKED_SECRET}
+    return value
 
 
 class ObjectEditor(SubformEditor):

@@ -8,6 +8,7 @@ from textual.widgets import Button, Input, Select, Static
 
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY
+from server_stub.store import Store
 from tests.support.console import READONLY_TOKEN, Console, make_console
 from tests.support.directory_steps import (
     add_item,
@@ -410,3 +411,35 @@ async def test_a_field_left_by_tab_shows_the_start_of_its_text(console: Console)
         assert not issuer.has_focus and issuer.scroll_offset.x == 0
         line = next(line for line in screen_lines(pilot.app) if "Issuer URL" in line)
         assert "https://sso.example.com" in line
+
+
+async def test_switching_the_store_kind_asks_again_for_a_stored_password(store: Store) -> None:
+    # A Value password is masked by the server: it cannot move to the new kind. It moved as nothing,
+    # the form showed "None" and saved MySQL with no password, its replica's too (the tester's finding).
+    def value(secret: str) -> dict[str, str]:
+        return {"@type": "Value", "secret": secret}
+
+    sql = {"@type": "Sql", "description": "Passwords stored", "queryLogin": "SELECT 1",
+           "store": {"@type": "PostgreSql", "host": "pg.test", "database": "mail", "authUsername": "reader",
+                     "authSecret": value("PrimPw"),
+                     "readReplicas": {"0": {"host": "replica.test", "authSecret": value("RepPw")}}}}
+    model = DIRECTORY.read(sql)
+    new_id = store.insert(DIRECTORY, model, model.to_wire())
+    console = make_console(store)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, "Passwords stored")
+        await fill(pilot, "store", "MySql")
+        moved = editor(pilot).form.to_wire()["store"]
+        assert moved["authSecret"] == {"@type": "Value"} and moved["readReplicas"]["0"]["authSecret"] == {
+            "@type": "Value"}  # the kind of secret moves, empty; never "****", never None
+        await save(pilot)
+        assert store.get(DIRECTORY, [new_id])[new_id]["store"]["@type"] == "PostgreSql"  # refused
+        error = str(field(pilot, "store/authSecret/secret").query_one(".field-error", Static).render())
+        assert error == "is required"
+        await fill(pilot, "store/authSecret/secret", "NewPw")
+        await fill(pilot, "store/readReplicas/0/authSecret/secret", "NewRepPw")
+        await save(pilot)
+        saved = store.get(DIRECTORY, [new_id])[new_id]["store"]
+        assert (saved["@type"], saved["authSecret"], saved["readReplicas"]["0"]["authSecret"]) == (
+            "MySql", value("NewPw"), value("NewRepPw"))
