@@ -201,9 +201,21 @@ def _create_step(item: FileObject) -> Step:
     return Step(Action.CREATE, item.variant, item.description, key=item.key, payload=payload, notes=notes)
 
 
+def as_stored(given: Any, held: Any) -> Any:
+    """``given`` with each string that equals the server's ``held`` but for the white space around it
+    taken as held: the real server trims strings (wire-notes), so a description with a trailing space
+    was updated at every apply and never read "unchanged". (Set members it trims too are map keys here:
+    one with a space around it still differs.)"""
+    if isinstance(given, str) and isinstance(held, str) and given.strip() == held.strip():
+        return held
+    if isinstance(given, Mapping) and isinstance(held, Mapping):
+        return {key: as_stored(value, held.get(key)) for key, value in given.items()}
+    return given
+
+
 def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
     before = {key: value for key, value in wire.items() if key != "id"}
-    given = {key: value for key, value in item.value.items() if key != "id"}
+    given = as_stored({key: value for key, value in item.value.items() if key != "id"}, before)
     after = copy.deepcopy({**before, **given})
     notes = []
     for path in list(left_out_paths(after)):

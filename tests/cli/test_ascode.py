@@ -296,3 +296,16 @@ def test_a_tenant_administrator_applies_a_snapshot_to_an_empty_server(
     file_nulls = {key for _, value in objects_of(snapshot) for key, item in value.items()
                   if item is None and key != "memberTenantId"}
     assert sent_nulls == file_nulls
+
+
+def test_a_value_the_server_trims_converges(run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # The real server trims strings: "SSO two  " in the file was updated at every apply, never unchanged.
+    source = tmp_path / "a.ndjson"
+    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    lines = lines_of(source)
+    (_, ldap), = lines[1]["value"].items()
+    ldap["description"] = "  " + ldap["description"] + "  "
+    edited = tmp_path / "edited.ndjson"
+    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
+    assert code == EXIT_OK and "plan: 3 unchanged" in out, out
