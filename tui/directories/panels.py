@@ -37,11 +37,12 @@ class LdapLoginPanel(RulePanel):
 
     def follow(self, wire: Mapping[str, Any]) -> None:
         explanation = explain_ldap_login(wire)
-        # Steps and warnings quote what was typed (a Base DN may hold "[/"): Content, never markup.
+        # Steps and warnings quote what was typed (a Base DN may hold "[/"): Content, never markup; each
+        # one line (a line break in a Bind DN split a step as if it were the panel's own).
         parts: list[str | tuple[str, str]] = ["Mode: ", (safe_text(explanation.mode), "bold"), "\n"]
-        parts += [f"\n{safe_text(step, single_line=False)}" for step in explanation.steps]
+        parts += [f"\n{safe_text(step)}" for step in explanation.steps]
         for warning in explanation.warnings:
-            parts += ["\n\n", (f"⚠ {safe_text(warning, single_line=False)}", "bold $warning")]
+            parts += ["\n\n", (f"⚠ {safe_text(warning)}", "bold $warning")]
         update_steadily(self.query_one("#l1-text", Static), Content.assemble(*parts))
         self.set_class(bool(explanation.warnings), "-warning")
 
@@ -82,11 +83,11 @@ class OidcTryPanel(RulePanel):
         result = self.query_one("#o1-result", Static)
         if outcome.login is not None:
             update_steadily(result, Content.assemble((f"Login name: {safe_text(outcome.login)}", "bold $success"),
-                                                     "\n", safe_text(outcome.reason, single_line=False)))
+                                                     "\n", safe_text(outcome.reason)))
         else:
             reason = outcome.reason.removeprefix("rejected: ")
             update_steadily(result, Content.assemble(("Rejected", "bold $error"), "\n",
-                                                     safe_text(reason, single_line=False)))
+                                                     safe_text(reason)))
         self.set_class(outcome.login is None, "-rejected")
 
 

@@ -49,6 +49,8 @@ async def test_hidden_characters_are_shown_escaped_and_kept_unless_edited(store:
         assert not field(pilot, "url").query(".field-escaped")  # a plain value has no note
         screen = "".join(screen_lines(pilot.app))
         assert not any(is_hidden(char) for char in screen)
+        steps = str(pilot.app.query_one("#l1-text", Static).render())
+        assert "Connects as cn=x\\r\\n\\u001b[2J\\u001b[HPWNED and searches" in steps  # one line
         # Another field saved: the escaped ones are not sent, the server keeps them as they were.
         await fill(pilot, "url", "ldap://ldap2.example")
         await save(pilot)
