@@ -179,6 +179,8 @@ def _put(value: dict[str, Any], path: str, new: Any) -> None:
 
 
 _ABSENT = object()
+CREATED_WITH_NONE = ("the file leaves this secret out, so it is created with none; set it in the console, or give "
+                     "it in the file as an EnvironmentVariable or File secret")
 
 
 def _held(before: Mapping[str, Any], path: str) -> Any:
@@ -196,8 +198,7 @@ def _create_step(item: FileObject) -> Step:
     notes = []
     for path in list(left_out_paths(payload)):
         _put(payload, path, dict(NO_SECRET))
-        notes.append(f"{path}: the file leaves this secret out, so it is created with none; set it in the "
-                     f"console, or give it in the file as an EnvironmentVariable or File secret")
+        notes.append(f"{path}: {CREATED_WITH_NONE}")
     return Step(Action.CREATE, item.variant, item.description, key=item.key, payload=payload, notes=notes)
 
 
@@ -220,6 +221,13 @@ def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
     notes = []
     for path in list(left_out_paths(after)):
         held = _held(before, path)
+        if held is _ABSENT:
+            # Where the server holds nothing (a read replica it lacks), the secret is made as a create
+            # makes it: none. Left out of the patch, the real server refused the new item ("authSecret:
+            # is required") after a plan that said the server's secret was kept.
+            _put(after, path, dict(NO_SECRET))
+            notes.append(f"{path}: {CREATED_WITH_NONE}")
+            continue
         _put(after, path, held)  # `after` is a copy: sharing with `before` is safe
         if not is_left_out(held):
             kind = held.get(TYPE_KEY) if isinstance(held, Mapping) else "no"  # _ABSENT, None: none

@@ -309,3 +309,25 @@ def test_a_value_the_server_trims_converges(run: Run, server_a: StubServer, tmp_
     edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
     code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
     assert code == EXIT_OK and "plan: 3 unchanged" in out, out
+
+
+def test_a_new_read_replica_whose_secret_the_file_leaves_out_is_created_with_none(
+        run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # The plan said "the server's (no) secret is kept", and the real server refused the new replica:
+    # "store/readReplicas/1/authSecret: is required" (the tester's finding).
+    source = tmp_path / "a.ndjson"
+    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    lines = lines_of(source)
+    (sql_key, sql), = lines[2]["value"].items()
+    assert sql["@type"] == "Sql" and list(sql["store"]["readReplicas"]) == ["0"]
+    sql["store"]["readReplicas"]["1"] = {"host": "replica-2.test", "authSecret": {"@type": "Value"}}
+    edited = tmp_path / "edited.ndjson"
+    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
+    assert code == EXIT_OK and "store/readReplicas/1/authSecret: the file leaves this secret out, so it is " \
+        "created with none" in out, out
+    code, out, err = run(server_a, "apply", str(edited))
+    assert code == EXIT_OK, out + err
+    sql_id = sql_key.removeprefix("directory-")
+    replica = server_a.store.get(DIRECTORY, [sql_id])[sql_id]["store"]["readReplicas"]["1"]
+    assert (replica["host"], replica["authSecret"]) == ("replica-2.test", {"@type": "None"})
