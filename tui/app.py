@@ -48,6 +48,9 @@ from tui.widgets.nav import NavTree
 if TYPE_CHECKING:
     from tui.screens.connect import Connector
 
+SECTION_ACTIONS = frozenset({"jump", "filter", "refresh"})
+"""The shell's keys that act on the section under them (``:``, ``/``, ``r``); a screen that says
+``TAKES_SECTION_KEYS = False`` hides them."""
 EXPECTED_FAILURES = (JmapError, ConfigError, OSError)
 """What a worker may fail with that a person can be told in words (the console stays open)."""
 STYLESHEET = Path(__file__).with_name("mailadmin.tcss")
@@ -293,6 +296,8 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
         keys = [key for key, binding in self._keyed_bindings() if binding.action == action]
         if focused is not None and keys and all(typed_into(focused, key) for key in keys):
             return False
+        if action in SECTION_ACTIONS and not getattr(self.screen, "TAKES_SECTION_KEYS", True):
+            return False  # a screen over no section (the connections): the footer offered them for nothing
         view = self.section_view
         if view is not None and action == "refresh" and self.context is not None:
             return view.can_reload()

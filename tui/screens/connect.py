@@ -177,6 +177,9 @@ class ProfileScreen(Dialog[Profile | None]):
 class ConnectScreen(AnswersOnce[ConsoleContext | None]):
     """Lists profiles; dismisses with a working :class:`ConsoleContext`, or None to quit."""
 
+    TAKES_SECTION_KEYS: ClassVar[bool] = False
+    """The shell's ``: Jump``, ``/ Filter`` and ``r Refresh`` act on no section here (tui.app.SECTION_ACTIONS)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         # Not a priority binding: Enter on a focused button presses that button (it connected).
         Binding("enter", "connect", "Connect", id="connect.connect"),
