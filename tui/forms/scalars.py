@@ -20,7 +20,7 @@ from jmapclient.encoding import (
     set_to_wire,
 )
 from jmapclient.models.introspect import KIND_WORDS, FieldSpec
-from tui.forms.base import OMIT, REQUIRED, FieldEditor
+from tui.forms.base import OMIT, FieldEditor
 from tui.forms.taglist import TagList
 from tui.text_caps import TEXT_MAX, number_cap
 from tui.widgets.select import FormSelect
@@ -92,8 +92,9 @@ class TextEditor(FieldEditor):
         """Also an emptied field that always holds a value (not nullable, a default): left out of the
         patch, the server kept its value and the form said "Nothing changed" (sent in full, it would
         hold the default). Emptying it is refused, in the CLI's words."""
-        if super().missing() is not None:
-            return REQUIRED
+        required = super().missing()
+        if required is not None:
+            return required
         if self.spec.nullable or self.initial is None or self.read() is not OMIT:
             return None
         default = "" if self.spec.default is None else f"; its default is {self.shown(self.spec.default)}"

@@ -35,12 +35,17 @@ def shown_value(pilot, path: str) -> str:  # type: ignore[no-untyped-def]
     return field(pilot, path).query_one(Input).value
 
 
+async def open_planted(pilot) -> None:  # type: ignore[no-untyped-def]
+    """The planted directory's form, opened from the list (where its description shows escaped)."""
+    await settle(pilot)
+    await open_directory(pilot, "Evil\\nline2\\u001b[31mRED\\u202eabc [b]bold[/b]")
+
+
 async def test_hidden_characters_are_shown_escaped_and_kept_unless_edited(store: Store) -> None:
     new_id = planted(store)
     console = make_console(store, profile="stalwart")
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await open_directory(pilot, "Evil\\nline2\\u001b[31mRED\\u202eabc [b]bold[/b]")
+        await open_planted(pilot)
         assert shown_value(pilot, "description") == "Evil\\nline2\\u001b[31mRED\\u202eabc [b]bold[/b]"
         assert shown_value(pilot, "bindDn") == "cn=x\\r\\n\\u001b[2J\\u001b[HPWNED"
         assert shown_value(pilot, "baseDn") == "dc=a\\u001b]0;TITLE\\u0007b"
@@ -63,8 +68,7 @@ async def test_an_escaped_value_edited_stores_what_is_shown(store: Store) -> Non
     new_id = planted(store)
     console = make_console(store, profile="stalwart")
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await open_directory(pilot, "Evil\\nline2\\u001b[31mRED\\u202eabc [b]bold[/b]")
+        await open_planted(pilot)
         await fill(pilot, "baseDn", shown_value(pilot, "baseDn") + ",o=x")
         await save(pilot)
         assert console.store.get(DIRECTORY, [new_id])[new_id]["baseDn"] == "dc=a\\u001b]0;TITLE\\u0007b,o=x"
