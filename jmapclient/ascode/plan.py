@@ -204,14 +204,24 @@ def _create_step(item: FileObject) -> Step:
 
 def as_stored(given: Any, held: Any) -> Any:
     """``given`` with each string that equals the server's ``held`` but for the white space around it
-    taken as held: the real server trims strings (wire-notes), so a description with a trailing space
-    was updated at every apply and never read "unchanged". (Set members it trims too are map keys here:
-    one with a space around it still differs.)"""
+    taken as held: the real server trims strings and set members (wire-notes), so a description with a
+    trailing space was updated at every apply and never read "unchanged". A set is ``{member: true}``
+    on the wire: a member is a key, taken as the held member it equals but for that white space."""
     if isinstance(given, str) and isinstance(held, str) and given.strip() == held.strip():
         return held
     if isinstance(given, Mapping) and isinstance(held, Mapping):
-        return {key: as_stored(value, held.get(key)) for key, value in given.items()}
+        members = _held_members(given, held)
+        return {members.get(key, key): as_stored(value, held.get(members.get(key, key)))
+                for key, value in given.items()}
     return given
+
+
+def _held_members(given: Mapping[str, Any], held: Mapping[str, Any]) -> dict[str, str]:
+    """Each set member of ``given`` (a key whose value is ``true``) the server holds trimmed, to the held
+    one; a field's name never has white space around it, so no field is taken for a member."""
+    trimmed = {key.strip(): key for key, value in held.items() if value is True}
+    return {key: trimmed[key.strip()] for key, value in given.items()
+            if value is True and key not in held and key.strip() in trimmed and trimmed[key.strip()] not in given}
 
 
 def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:

@@ -311,6 +311,29 @@ def test_a_value_the_server_trims_converges(run: Run, server_a: StubServer, tmp_
     assert code == EXIT_OK and "plan: 3 unchanged" in out, out
 
 
+def test_a_set_member_the_server_trims_converges(run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # Set members are trimmed too; a member is a key of {member: true}, so " mail " stayed a change.
+    source = tmp_path / "a.ndjson"
+    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    lines = lines_of(source)
+    (_, ldap), = lines[1]["value"].items()
+    email = ldap["attrEmail"]
+    assert email and all(value is True for value in email.values())
+    ldap["attrEmail"] = {f"  {member} ": True for member in email}
+    edited = tmp_path / "edited.ndjson"
+    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
+    assert code == EXIT_OK and "plan: 3 unchanged" in out, out
+    # A member really added is still a change, spaces and all.
+    ldap["attrEmail"] = {**email, " otherMail ": True}
+    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
+    assert code == EXIT_OK and "plan: 1 update, 2 unchanged" in out and "otherMail" in out, out
+    assert run(server_a, "apply", str(edited))[0] == EXIT_OK
+    code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
+    assert code == EXIT_OK and "plan: 3 unchanged" in out, out
+
+
 def test_a_new_read_replica_whose_secret_the_file_leaves_out_is_created_with_none(
         run: Run, server_a: StubServer, tmp_path: Path) -> None:
     # The plan said "the server's (no) secret is kept", and the real server refused the new replica:
