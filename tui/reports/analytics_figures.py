@@ -95,8 +95,10 @@ class AnalyticsFigures(AnalyticsInsight):
             return
         total = (step.total or 0) + step.cached
         progress.update(total=total or 1, progress=step.cached + step.done if total else 1)
-        say_progress(status,
-                     f"Fetching {step.total or 0:,} reports ({step.cached:,} already cached): {step.done:,} done…")
+        if not step.total:  # a visit that finds nothing new: "Fetching 0 reports" said what was not done
+            say_progress(status, f"Nothing new to fetch: {step.cached:,} reports cached…")
+            return
+        say_progress(status, f"Fetching {step.total:,} reports ({step.cached:,} already cached): {step.done:,} done…")
 
     @on(SyncFailed)
     @while_attached

@@ -23,6 +23,7 @@ from tests.support.held_requests import QUERY, HeldGets, HeldQueries
 from tests.support.hostile import screen_lines
 from tests.support.inbox_steps import type_into
 from tests.support.waiting import settle, wait_until
+from tui.reports import analytics_figures
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.cache import DigestCache
 from tui.reports.progress_line import say_progress
@@ -258,6 +259,25 @@ async def test_a_second_visit_shows_the_kept_view_and_only_checks_the_listing(wo
         assert world.transport.requests - requests == 1  # the listing's first page, nothing fetched
         assert view.drawn is drawn and view.advice is advice  # nothing drawn or judged again
         assert "DMARC pass" in status(view) and not view.fetching
+
+
+async def test_a_visit_with_nothing_to_fetch_never_says_it_fetches_0_reports(
+        world: StubWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A second visit flashed "Fetching 0 reports (600 already cached): 0 done…" (the console helper's finding).
+    said: list[str] = []
+    monkeypatch.setattr(analytics_figures, "say_progress",
+                        lambda line, words: (said.append(words), say_progress(line, words))[1])
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await visit(pilot)
+        assert any(words.startswith("Fetching ") for words in said)
+        await leave(pilot)
+        said.clear()
+        await pilot.press("a")
+        await settle(pilot)
+        fetching = [words for words in said if "fetch" in words.lower()]
+        cached = len(world.store.all_ids(DMARC_EXTERNAL_REPORT))
+        assert fetching == [f"Nothing new to fetch: {cached:,} reports cached…"], said
 
 
 async def test_x_stops_the_check_of_a_second_visit_and_keeps_the_figures(world: StubWorld) -> None:
