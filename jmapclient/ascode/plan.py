@@ -28,6 +28,7 @@ from typing import Any
 from jmapclient.ascode.ndjson import FileObject, SnapshotFile, is_left_out
 from jmapclient.encoding import escape_pointer, unescape_pointer
 from jmapclient.errors import LocalValidationError
+from jmapclient.masking import secret_field_names, secrets_in
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.patch import compute_patch
 
@@ -192,9 +193,43 @@ def _held(before: Mapping[str, Any], path: str) -> Any:
     return parent[unescape_pointer(last)]
 
 
+def dense_lists(value: dict[str, Any], path: str = "") -> Iterator[tuple[str, str]]:
+    """Renumber, in place, each list in ``value`` whose labels are not 0, 1, 2…; yield each moved item's
+    (new path, path in the file).
+
+    A list is an index map on the wire (``{"0": {...}, "1": {...}}``, wire-notes) and the server keeps
+    its labels dense: a file that removes replica 0 and keeps ``"1"`` means one replica, which the
+    server holds as ``"0"``. Compared label by label, it never converged.
+    """
+    for key, item in list(value.items()):
+        if not isinstance(item, dict):
+            continue
+        here = f"{path}/{escape_pointer(key)}" if path else escape_pointer(key)
+        if item and all(label.isdigit() and isinstance(entry, dict) for label, entry in item.items()):
+            order = sorted(item, key=int)
+            value[key] = {str(at): item[label] for at, label in enumerate(order)}
+            yield from ((f"{here}/{at}", f"{here}/{label}") for at, label in enumerate(order) if str(at) != label)
+        yield from dense_lists(value[key], here)
+
+
+def _moved_from(path: str, moved: Mapping[str, str]) -> str:
+    """``path`` as the file wrote it, before :func:`dense_lists` renumbered a list on the way."""
+    for new, old in moved.items():
+        if path == new or path.startswith(new + "/"):
+            return old + path[len(new):]
+    return path
+
+
+MOVED_SECRET = ("this list item moves up from {origin} (one before it is removed), and its secret cannot move "
+                "with it: the server never shows a Value secret. Give the secret in the file, or remove the last "
+                "item instead")
+SENT_EVERY_TIME = "the file gives this secret; the server never shows one to compare, so it is sent at every apply"
+
+
 def _create_step(item: FileObject) -> Step:
     payload = copy.deepcopy(item.value)
     payload.pop("id", None)
+    list(dense_lists(payload))
     notes = []
     for path in list(left_out_paths(payload)):
         _put(payload, path, dict(NO_SECRET))
@@ -228,9 +263,16 @@ def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
     before = {key: value for key, value in wire.items() if key != "id"}
     given = as_stored({key: value for key, value in item.value.items() if key != "id"}, before)
     after = copy.deepcopy({**before, **given})
-    notes = []
+    moved = dict(dense_lists(after))
+    notes, refusals = [], []
     for path in list(left_out_paths(after)):
-        held = _held(before, path)
+        held = _held(before, _moved_from(path, moved))
+        if held is not _ABSENT and _moved_from(path, moved) != path and is_left_out(held):
+            # The server renumbers a list when an item before the end goes; the secret of an item that
+            # moves cannot follow it, as the server never shows a Value. Kept, the item now at ``path``
+            # would keep the secret of the one that was there (the tester's replica took another's).
+            refusals.append(f"{path}: {MOVED_SECRET.format(origin=_moved_from(path, moved))}")
+            continue
         if held is _ABSENT:
             # Where the server holds nothing (a read replica it lacks), the secret is made as a create
             # makes it: none. Left out of the patch, the real server refused the new item ("authSecret:
@@ -243,12 +285,17 @@ def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
             kind = held.get(TYPE_KEY) if isinstance(held, Mapping) else "no"  # _ABSENT, None: none
             notes.append(f"{path}: the file leaves this secret out; the server's ({kind}) secret is kept")
     object_id = str(wire.get("id"))
+    if refusals:
+        return Step(Action.REFUSED, item.variant, item.description, key=item.key, object_id=object_id,
+                    notes=notes + refusals)
     try:
         patch = compute_patch(before, after)
     except LocalValidationError as error:
         reasons = [f"{path}: {reason}" for path, reason in error.fields.items()]
         return Step(Action.REFUSED, item.variant, item.description, key=item.key, object_id=object_id,
                     notes=notes + reasons)
+    notes += [f"{path}: {SENT_EVERY_TIME}" for path, value in patch.items()
+              if secrets_in({path: value}, secret_field_names())]
     action = Action.UPDATE if patch else Action.UNCHANGED
     return Step(action, item.variant, item.description, key=item.key, object_id=object_id, payload=patch,
                 notes=notes)

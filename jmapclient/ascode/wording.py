@@ -15,10 +15,11 @@ from jmapclient.masking import mask_text, secret_field_names, secrets_in
 INDENT = " " * 12
 
 
-def shown(value: Any) -> str:
-    """A patch value as one JSON text, with any secret the file gives masked."""
+def shown(value: Any, path: str | None = None) -> str:
+    """A patch value as one JSON text, with any secret the file gives masked; ``path`` is the patch's
+    key for it: ``bindSecret/secret`` names a secret whose value is a bare string."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return mask_text(text, secrets_in(value, secret_field_names()))
+    return mask_text(text, secrets_in(value if path is None else {path: value}, secret_field_names()))
 
 
 def plan_lines(plan: Plan) -> list[str]:
@@ -27,7 +28,7 @@ def plan_lines(plan: Plan) -> list[str]:
     for step in plan.steps:
         lines.append(f"{step.action.value:<9} {step.subject}")
         if step.action is Action.UPDATE:
-            lines += [f"{INDENT}{path} = {shown(value)}" for path, value in step.payload.items()]
+            lines += [f"{INDENT}{path} = {shown(value, path)}" for path, value in step.payload.items()]
         lines += [f"{INDENT}note: {text}" for text in step.notes]
     lines.append(f"plan: {plan.summary()}")
     return lines

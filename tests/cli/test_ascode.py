@@ -272,6 +272,12 @@ def test_a_secret_given_at_apply_time_passes_through_and_a_plain_one_is_never_pr
     edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
     code, out, err = run(server_a, "apply", str(edited), "--dry-run")
     assert code == EXIT_OK and "typed-in-the-file-9d1" not in out + err and "bindSecret" in out
+    assert run(server_a, "apply", str(edited))[0] == EXIT_OK
+    # Now the server holds a Value too: the patch is the path bindSecret/secret and its bare string.
+    ldap["bindSecret"] = {"@type": "Value", "secret": "typed-again-5e7"}
+    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = run(server_a, "apply", str(edited), "--dry-run")
+    assert code == EXIT_OK and "bindSecret/secret = " in out and "typed-again-5e7" not in out + err, out
 
 
 def test_a_tenant_administrator_applies_a_snapshot_to_an_empty_server(
@@ -354,3 +360,52 @@ def test_a_new_read_replica_whose_secret_the_file_leaves_out_is_created_with_non
     sql_id = sql_key.removeprefix("directory-")
     replica = server_a.store.get(DIRECTORY, [sql_id])[sql_id]["store"]["readReplicas"]["1"]
     assert (replica["host"], replica["authSecret"]) == ("replica-2.test", {"@type": "None"})
+
+
+def two_replicas(run: Run, server: StubServer, tmp_path: Path, second_secret: dict[str, Any]) -> tuple[Path, str]:
+    """The SQL directory given a second read replica (its secret ``second_secret``); a fresh snapshot
+    of the server then, and the SQL directory's id."""
+    source = tmp_path / "a.ndjson"
+    assert run(server, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    lines = lines_of(source)
+    (sql_key, sql), = lines[2]["value"].items()
+    sql["store"]["readReplicas"]["1"] = {"host": "replica-2.test", "authSecret": second_secret}
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = run(server, "apply", str(source))
+    assert code == EXIT_OK, out + err
+    assert run(server, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    return source, sql_key.removeprefix("directory-")
+
+
+def without_first_replica(source: Path) -> None:
+    lines = lines_of(source)
+    (_, sql), = lines[2]["value"].items()
+    del sql["store"]["readReplicas"]["0"]
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_removing_a_read_replica_ahead_of_another_converges(run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # The server keeps a list's labels dense: the file's "1" is its one replica "0" after the apply. Compared
+    # label by label, every later apply planned "readReplicas/1 = {…}, readReplicas/0 = null" (the tester's).
+    reference = {"@type": "EnvironmentVariable", "variableName": "REPLICA_TWO_PASSWORD"}
+    source, sql_id = two_replicas(run, server_a, tmp_path, reference)
+    without_first_replica(source)
+    code, out, err = run(server_a, "apply", str(source))
+    assert code == EXIT_OK, out + err
+    replicas = server_a.store.get(DIRECTORY, [sql_id])[sql_id]["store"]["readReplicas"]
+    assert list(replicas) == ["0"] and (replicas["0"]["host"], replicas["0"]["authSecret"]) == (
+        "replica-2.test", reference)
+    code, out, _ = run(server_a, "apply", str(source), "--dry-run")
+    assert code == EXIT_OK and "plan: 3 unchanged" in out, out
+
+
+def test_a_replica_whose_hidden_secret_would_move_is_refused_not_given_another_ones(
+        run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # On the real server the replica that moved up kept the secret of the one removed.
+    source, sql_id = two_replicas(run, server_a, tmp_path, {"@type": "Value", "secret": "second-replica-pw"})
+    held = server_a.store.get(DIRECTORY, [sql_id])[sql_id]["store"]["readReplicas"]
+    without_first_replica(source)
+    code, out, err = run(server_a, "apply", str(source))
+    assert code != EXIT_OK and "refused" in out, out + err
+    assert "store/readReplicas/0/authSecret: this list item moves up from store/readReplicas/1" in out, out
+    assert server_a.store.get(DIRECTORY, [sql_id])[sql_id]["store"]["readReplicas"] == held
