@@ -130,13 +130,21 @@ def read_snapshot(text: str) -> SnapshotFile:
     objects: list[FileObject] = []
     clears: set[str] = set()
     keys: set[tuple[str, str]] = set()
-    for number, raw in enumerate(text.splitlines(), start=1):
+    lines = text.removeprefix("\ufeff").splitlines()  # a byte-order mark, as some editors write one
+    if not any(raw.strip() for raw in lines):
+        raise SnapshotFileError("the file is empty: a snapshot holds at least its header line "
+                                "(did the command that wrote it fail?)")
+    for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            line = json.loads(raw)
+            line = json.loads(raw, object_pairs_hook=_once_each)
         except json.JSONDecodeError as error:
             raise SnapshotFileError(f"line {number}: not JSON ({error.msg})") from None
+        except RecursionError:
+            raise SnapshotFileError(f"line {number}: nested too deep") from None
+        except _TwiceGiven as twice:
+            raise SnapshotFileError(f"line {number}: the name {twice} is given twice in one object") from None
         if not isinstance(line, dict):
             raise SnapshotFileError(f"line {number}: not a JSON object")
         kind = line.get("@type")
@@ -157,6 +165,23 @@ def read_snapshot(text: str) -> SnapshotFile:
             keys.add((type_.name, key))
             objects.append(FileObject(str(key), type_, dict(item), number))
     return SnapshotFile(objects, frozenset(clears))
+
+
+class _TwiceGiven(ValueError):
+    pass
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose names are each given once: JSON takes the last of two silently, and a file that
+    says a field twice says two things."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise _TwiceGiven(json.dumps(name, ensure_ascii=False)[:80])
+            seen.add(name)
+    return value
 
 
 def _type_of(name: Any, number: int) -> ObjectType:

@@ -14,7 +14,10 @@ A matched object is updated with the patch the console would send
 (:func:`jmapclient.patch.compute_patch`), field by field; a key absent from the file is left as
 the server has it. A secret the file leaves out (:func:`~jmapclient.ascode.ndjson.is_left_out`) is
 never sent: the server keeps the one it has, and a created object gets none (the plan says so).
-Server objects no file object matched are destroyed only when pruning.
+Server objects no file object matched are destroyed only when pruning, and never one an ambiguous
+file object may be, nor all of them for a file that holds none. Two file objects of one kind and
+description that no key tells apart are refused: created, no later apply could tell them apart.
+Lists are compared as the server keeps them, labelled 0, 1, 2… (:func:`dense_lists`).
 """
 
 from __future__ import annotations
@@ -93,13 +96,30 @@ class Plan:
         return ", ".join(parts) or "nothing"
 
 
+class PlanRefused(ValueError):
+    """The file cannot be applied at all; nothing is sent."""
+
+
 def make_plan(snapshot: SnapshotFile, server: Sequence[Mapping[str, Any]], *, prune: bool) -> Plan:
     """The plan that brings ``server`` (every object of the type, as read) to ``snapshot``."""
+    if prune and not snapshot.objects and server:
+        # An empty file is most often a snapshot that failed (the shell made the file before the command
+        # ran): pruning to it destroyed every directory, without a question.
+        raise PlanRefused(f"the file holds no directory, so --prune would destroy all {len(server)} on the server; "
+                          "nothing was sent (mailadmin delete removes directories)")
     by_id = {str(wire.get("id")): wire for wire in server}
     claimed: set[str] = set()
+    candidates: dict[str, str] = {}
+    """Server objects an ambiguous file object may be (id → the file's key): never pruned."""
+    twins = _twins(snapshot.objects, by_id)
     steps: list[Step] = []
     for item in snapshot.objects:
+        if item.key in twins:
+            steps.append(Step(Action.REFUSED, item.variant, item.description, key=item.key, notes=[twins[item.key]]))
+            continue
         matched, notes = _match(item, server, by_id, claimed)
+        if isinstance(matched, Step) and matched.action is Action.AMBIGUOUS:
+            candidates.update({str(wire.get("id")): item.key for wire in _alike(item, server, claimed)})
         if isinstance(matched, Step):
             steps.append(matched)
             continue
@@ -113,6 +133,11 @@ def make_plan(snapshot: SnapshotFile, server: Sequence[Mapping[str, Any]], *, pr
     for wire in server:
         object_id = str(wire.get("id"))
         if object_id in claimed:
+            continue
+        if object_id in candidates:
+            kept = f"may be the file's {candidates[object_id]} (ambiguous): kept"
+            steps.append(Step(Action.KEEP, str(wire.get(TYPE_KEY) or ""), str(wire.get("description") or ""),
+                              object_id=object_id, notes=[kept]))
             continue
         action = Action.DESTROY if prune else Action.KEEP
         notes = [] if prune else ["not in the file: kept (--prune would destroy it)"]
@@ -134,11 +159,7 @@ def _match(
         keyed = None
     if keyed is not None and keyed.get("description") == item.value.get("description"):
         return keyed, []
-    alike = [
-        wire for wire in server
-        if str(wire.get("id")) not in claimed and _same_kind(item, wire)
-        and wire.get("description") == item.value.get("description")
-    ]
+    alike = _alike(item, server, claimed)
     if len(alike) == 1:
         return alike[0], []
     if len(alike) > 1:
@@ -149,6 +170,28 @@ def _match(
     if keyed is not None:
         return keyed, [f"matched by its key only: the server's description is {keyed.get('description')!r}"]
     return None, []
+
+
+def _alike(item: FileObject, server: Sequence[Mapping[str, Any]], claimed: set[str]) -> list[Mapping[str, Any]]:
+    """The server objects not yet matched of ``item``'s kind and description."""
+    return [wire for wire in server if str(wire.get("id")) not in claimed and _same_kind(item, wire)
+            and wire.get("description") == item.value.get("description")]
+
+
+def _twins(objects: Sequence[FileObject], by_id: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """File objects of one kind and description that no key tells apart (key → why refused).
+
+    Created, they would be ambiguous at every later apply, and a prune then destroyed both.
+    """
+    unkeyed: dict[tuple[str, str], list[FileObject]] = {}
+    for item in objects:
+        keyed = by_id.get(item.kept_id or "")
+        if keyed is None or not _same_kind(item, keyed):
+            unkeyed.setdefault((item.variant, item.description), []).append(item)
+    return {item.key: (f"the file holds {len(same)} {variant} directories described {description!r} "
+                       f"({', '.join(i.key for i in same)}): no later apply could tell them apart; "
+                       "give each its own description")
+            for (variant, description), same in unkeyed.items() if len(same) > 1 for item in same}
 
 
 def left_out_paths(value: Any, path: str = "") -> Iterator[str]:
@@ -246,8 +289,11 @@ def as_stored(given: Any, held: Any) -> Any:
         return held
     if isinstance(given, Mapping) and isinstance(held, Mapping):
         members = _held_members(given, held)
+        # A member given as false is one the set does not hold: the server leaves it out of a whole set.
+        absent = {key for key, value in given.items()
+                  if value is False and key not in held and all(member is True for member in held.values())}
         return {members.get(key, key): as_stored(value, held.get(members.get(key, key)))
-                for key, value in given.items()}
+                for key, value in given.items() if key not in absent}
     return given
 
 

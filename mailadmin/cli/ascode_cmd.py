@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from jmapclient.ascode.ndjson import LEFT_OUT_MARK, SnapshotFile, SnapshotFileError, read_snapshot
-from jmapclient.ascode.plan import Plan, make_plan
+from jmapclient.ascode.plan import Plan, PlanRefused, make_plan
 from jmapclient.ascode.runner import Outcome, read_all, run_plan, take_snapshot
 from jmapclient.ascode.wording import all_applied, applied_line, outcome_line, plan_lines
 from jmapclient.client import JmapClient
@@ -87,7 +87,10 @@ async def apply(args: argparse.Namespace, client: JmapClient) -> int:
     for item in snapshot_file.objects:
         snapshot_type(item.type.name)
     api = client.objects(DIRECTORY)
-    plan = make_plan(snapshot_file, await read_all(api), prune=args.prune)
+    try:
+        plan = make_plan(snapshot_file, await read_all(api), prune=args.prune)
+    except PlanRefused as refused:
+        raise ConfigError(f"cannot apply {args.file}: {refused}") from None
     for line in plan_lines(plan):
         out(line)
     if args.dry_run:

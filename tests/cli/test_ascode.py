@@ -409,3 +409,85 @@ def test_a_replica_whose_hidden_secret_would_move_is_refused_not_given_another_o
     assert code != EXIT_OK and "refused" in out, out + err
     assert "store/readReplicas/0/authSecret: this list item moves up from store/readReplicas/1" in out, out
     assert server_a.store.get(DIRECTORY, [sql_id])[sql_id]["store"]["readReplicas"] == held
+
+
+def directory_line(value: dict[str, Any]) -> str:
+    return json.dumps({"@type": "create", "object": "Directory", "value": value}) + "\n"
+
+
+HEADER = '{"@type":"destroy","object":"Directory"}\n'
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", HEADER], ids=["empty", "blank lines", "header only"])
+def test_prune_to_a_file_with_no_directory_destroys_nothing(run: Run, server_a: StubServer, tmp_path: Path,
+                                                            text: str) -> None:
+    # A snapshot that failed leaves the file the shell made, empty: `apply --prune` then destroyed every
+    # directory, exit 0, without a question (the tester's finding).
+    path = tmp_path / "d.ndjson"
+    path.write_text(text)
+    held = server_a.store.all_ids(DIRECTORY)
+    recorder = SetRecorder()
+    code, out, err = run(server_a, "apply", "--prune", str(path), transport=recorder)
+    assert code != EXIT_OK and not recorder.sets and "destroy" not in out, out + err
+    assert ("the file is empty" in err) if not text.strip() else ("would destroy all 3 on the server" in err), err
+    assert server_a.store.all_ids(DIRECTORY) == held
+
+
+def test_the_candidates_of_an_ambiguous_match_are_never_pruned(run: Run, server_b: StubServer,
+                                                                tmp_path: Path) -> None:
+    for _ in range(2):
+        run(server_b, "create", "Directory/Oidc", "--field", "description=Same name",
+            "--field", "issuerUrl=https://sso.example.org")
+    twins = set(server_b.store.all_ids(DIRECTORY))
+    path = tmp_path / "one.ndjson"
+    path.write_text(directory_line({"b": {"@type": "Oidc", "description": "Same name",
+                                          "issuerUrl": "https://sso.example.org"}}))
+    code, out, _ = run(server_b, "apply", "--prune", str(path))
+    assert code == EXIT_FAILED and "ambiguous b" in out and "destroy " not in out, out
+    assert out.count("may be the file's b (ambiguous): kept") == 2
+    assert set(server_b.store.all_ids(DIRECTORY)) == twins
+
+
+def test_two_file_objects_no_key_tells_apart_are_refused(run: Run, server_b: StubServer, tmp_path: Path) -> None:
+    # Created, they were ambiguous at every later apply, and a prune then destroyed both.
+    same = {"@type": "Oidc", "description": "Same name", "issuerUrl": "https://sso.example.org"}
+    path = tmp_path / "twins.ndjson"
+    path.write_text(directory_line({"a": same, "b": same}))
+    recorder = SetRecorder()
+    code, out, _ = run(server_b, "apply", str(path), transport=recorder)
+    assert code == EXIT_FAILED and not recorder.sets, out
+    assert out.count("the file holds 2 Oidc directories described 'Same name' (a, b)") == 2, out
+
+
+def test_a_set_member_given_false_converges(run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # {"mail": false} in a whole set means "not a member"; the server leaves it out, and every later plan
+    # sent "attrEmail/mail = false" again (the tester's, on stalwart).
+    source = tmp_path / "a.ndjson"
+    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    lines = lines_of(source)
+    (_, ldap), = lines[1]["value"].items()
+    ldap["attrEmail"] = {**ldap["attrEmail"], "formerMail": False}
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, _ = run(server_a, "apply", str(source), "--dry-run")
+    assert code == EXIT_OK and "plan: 3 unchanged" in out, out
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('{"@type":"create","object":"Directory","value":{"a":{"@type":"Oidc","description":"x","description":"y"}}}',
+     'line 1: the name "description" is given twice in one object'),
+    ("[" * 100_000 + "]" * 100_000, "line 1: nested too deep"),
+], ids=["a name twice", "deep"])
+def test_a_file_that_says_two_things_or_nests_too_deep_is_refused_in_words(
+        run: Run, server_b: StubServer, tmp_path: Path, text: str, said: str) -> None:
+    path = tmp_path / "bad.ndjson"
+    path.write_text(text + "\n")
+    code, _, err = run(server_b, "apply", str(path))
+    assert code != EXIT_OK and said in err and "Traceback" not in err, err
+
+
+def test_a_byte_order_mark_is_read_past(run: Run, server_b: StubServer, tmp_path: Path) -> None:
+    path = tmp_path / "bom.ndjson"
+    oidc = {"@type": "Oidc", "description": "SSO", "issuerUrl": "https://sso.example.org"}
+    path.write_text("\ufeff" + HEADER + directory_line({"directory-c": oidc}), encoding="utf-8")
+    code, out, err = run(server_b, "apply", str(path), "--dry-run")
+    assert code == EXIT_OK and "plan: 1 create" in out, out + err
