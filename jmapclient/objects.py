@@ -269,9 +269,19 @@ class ObjectApi:
 
         ``typed=False``: the objects are kept only as read (``raw``), not validated into models
         (``items`` and ``invalid`` stay empty); for a reader that shows the wire objects anyway.
+
+        The get takes every id the query gives, so the page is at most the server's maxObjectsInGet:
+        a listing of 5,000 ids a page, narrowed on the client (a domain on the real server), was refused
+        ("at most 500 ids per get"). The answer's ``limit`` then says the bound, so a reader reads on.
         """
-        arguments = query_arguments(filter, sort, position, anchor, anchor_offset, limit, calculate_total)
-        return await self._query(arguments, fetch=True, properties=properties, typed=typed)
+        most = (await self.client.session()).limits.max_objects_in_get
+        bounded = limit is None or limit > most
+        arguments = query_arguments(filter, sort, position, anchor, anchor_offset, most if bounded else limit,
+                                    calculate_total)
+        result, fetched = await self._query(arguments, fetch=True, properties=properties, typed=typed)
+        if bounded and result.limit is None:
+            result.limit = most
+        return result, fetched
 
     async def _query(
         self, arguments: dict[str, Any], *, fetch: bool, properties: Sequence[str] | None = None, typed: bool = True
