@@ -74,6 +74,12 @@ class WrappedLog(Log):
     DEFAULT_CSS = """
     WrappedLog { overflow-x: hidden; overflow-y: scroll; }
     """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "scroll_down", "Down", show=False, id="list.down"),
+        Binding("k", "scroll_up", "Up", show=False, id="list.up"),
+        Binding("g", "scroll_home", "Top", show=False, id="list.top"),
+        Binding("G", "scroll_end", "Bottom", show=False, id="list.bottom"),
+    ]
     # A vertical scrollbar always shown keeps the width the same before and after writing.
 
     def __init__(self, *, id: str | None = None) -> None:

@@ -37,20 +37,10 @@ class ListTable(OutsideTable[str]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select_cursor", "Open", id="list.open"),
-        Binding("j", "cursor_down", "Down", show=False, id="list.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="list.up"),
-        Binding("g", "scroll_top", "Top", show=False, id="list.top"),
-        Binding("G", "scroll_bottom", "Bottom", show=False, id="list.bottom"),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-
-    def action_scroll_top(self) -> None:
-        self.move_cursor(row=0)
-
-    def action_scroll_bottom(self) -> None:
-        self.move_cursor(row=max(self.row_count - 1, 0))
 
     @property
     def selected_key(self) -> str | None:

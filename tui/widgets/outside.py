@@ -8,9 +8,10 @@ not read markup either, so ``[/x]`` or ``[@click=...]`` in a report is shown, ne
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellType, ColumnKey, RowKey
 
@@ -49,7 +50,21 @@ class OutsideTable(FreshWidths, DataTable[CellType]):
     """A DataTable whose string cells are outside text: never markup, hidden characters shown.
 
     DataTable reads a ``str`` cell as markup; here every one is turned into ``Text`` first.
+    j / k / g / G move as the arrows, Home and End do, in every table (the README's promise).
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", show=False, id="list.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="list.up"),
+        Binding("g", "scroll_top", "Top", show=False, id="list.top"),
+        Binding("G", "scroll_bottom", "Bottom", show=False, id="list.bottom"),
+    ]
+
+    def action_scroll_top(self) -> None:
+        self.move_cursor(row=0)
+
+    def action_scroll_bottom(self) -> None:
+        self.move_cursor(row=max(self.row_count - 1, 0))
 
     def add_row(self, *cells: Any, height: int | None = 1, key: str | None = None,
                 label: Any = None) -> RowKey:

@@ -1,0 +1,55 @@
+"""j / k / g / G move as the arrows, Home and End do, wherever the README promises them: every table
+(analytics' Sources and Failures, the connection screen's profiles, besides the lists) and the JSON viewer.
+They did nothing in analytics' tables, g and G on the connection screen, G in the JSON viewer (the new
+user's finding)."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from tests.support.waiting import settle
+from tui.screens.json_view import JsonView, WrappedLog
+from tui.widgets.outside import OutsideTable
+
+
+class OneTable(App[None]):
+    def compose(self) -> ComposeResult:
+        yield OutsideTable(id="sources", cursor_type="row")
+
+    def on_mount(self) -> None:
+        table = self.query_one(OutsideTable)
+        table.add_column("source")
+        for n in range(30):
+            table.add_row(f"192.0.2.{n}")
+        table.focus()
+
+
+async def test_every_table_moves_with_j_k_g_and_G() -> None:
+    async with OneTable().run_test(size=(60, 12)) as pilot:
+        table = pilot.app.query_one(OutsideTable)
+        await pilot.press("j", "j")
+        assert table.cursor_row == 2
+        await pilot.press("k")
+        assert table.cursor_row == 1
+        await pilot.press("G")
+        assert table.cursor_row == 29
+        await pilot.press("g")
+        assert table.cursor_row == 0
+
+
+async def test_the_json_viewer_goes_to_its_end_with_G_and_back_with_g() -> None:
+    text = "{\n" + ",\n".join(f'  "field{n}": {n}' for n in range(200)) + "\n}"
+    async with App[None]().run_test(size=(80, 20)) as pilot:
+        await pilot.app.push_screen(JsonView("a report", text))
+        await settle(pilot)
+        log = pilot.app.screen.query_one(WrappedLog)
+        log.focus()
+        await pilot.press("G")
+        await settle(pilot)
+        assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y
+        await pilot.press("g")
+        await settle(pilot)
+        assert log.scroll_y == 0
+        await pilot.press("j")
+        await settle(pilot)
+        assert log.scroll_y > 0
