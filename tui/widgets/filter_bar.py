@@ -1,4 +1,4 @@
-"""The `/` filter line above a list: hidden until asked for, esc clears and hides it; and
+"""The `/` filter line above a list: hidden until asked for, esc clears it, and esc again hides it; and
 :class:`Debounce`, for a filter that costs a request and applies when typing pauses."""
 
 from __future__ import annotations
@@ -33,7 +33,12 @@ class FilterBar(Input):
         focus_now(self)
 
     def action_clear(self) -> None:
-        self.value = ""
+        """The first esc empties the filter and keeps the keyboard here; the next one leaves, as in the DMARC
+        inbox. Clearing and leaving at once sent the next letters typed to the list, as commands
+        ("/sql esc" then "n" opened a new directory)."""
+        if self.value:
+            self.value = ""
+            return
         self.display = False
         self.post_message(self.Done())
 

@@ -46,6 +46,23 @@ async def test_list_shows_directories_and_filters(console: Console) -> None:
         assert len(table_rows(pilot)) == 3
 
 
+async def test_esc_in_the_filter_clears_it_first_and_leaves_it_second_as_in_the_inbox(console: Console) -> None:
+    # "/sql esc n": the esc cleared the filter and left it at once, so n opened a new directory (the new
+    # user's finding); the DMARC inbox's filter takes two.
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"sql", "escape")
+        await pilot.pause()
+        bar = pilot.app.query_one("#dir-filter", Input)
+        assert bar.has_focus and bar.value == "" and len(table_rows(pilot)) == 3
+        await pilot.press("n")
+        await settle(pilot)
+        assert bar.value == "n" and not isinstance(pilot.app.screen, VariantPicker)
+        await pilot.press("escape", "escape")
+        await settle(pilot)
+        assert not bar.display and not bar.has_focus
+
+
 async def test_create_ldap_with_nested_secret_variant(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
