@@ -23,6 +23,7 @@ from jmapclient.errors import JmapError
 from jmapclient.transport_security import TransportSecurity
 from tui.context import ConsoleContext
 from tui.lifecycle import gone, while_attached
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.dialog import AnswersOnce, Dialog
 from tui.widgets import outside
 from tui.widgets.field_label import FieldLabel
@@ -73,12 +74,23 @@ def _check_profile(profile: Profile) -> None:
 class ProfileScreen(Dialog[Profile | None]):
     """Add or edit one profile. A stored token is never shown; blank keeps it."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="profile.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="profile.save"),
+        Binding("escape", "cancel", "Cancel", id="profile.cancel"),
+    ]
 
     def __init__(self, profile: Profile | None, taken: set[str]) -> None:
         super().__init__()
         self.profile = profile
         self.taken = taken
+        self.opened_with: tuple[object, ...] = ()
+        """What the fields held when the form opened: Esc asks before it throws an edit away."""
+
+    def on_mount(self) -> None:
+        self.opened_with = self._fields()
+
+    def _fields(self) -> tuple[object, ...]:
+        return (*(field.value for field in self.query(Input)), *(switch.value for switch in self.query(Switch)))
 
     def compose(self) -> ComposeResult:
         existing = self.profile
@@ -123,7 +135,7 @@ class ProfileScreen(Dialog[Profile | None]):
 
     @on(Button.Pressed, "#profile-save")
     @on(Input.Submitted)
-    def _save(self) -> None:
+    def action_save(self) -> None:
         name, url = self._value("profile-name"), self._value("profile-url")
         token = self._value("profile-token") or (self.profile.token if self.profile else None)
         token_file = self._value("profile-token-file") or None
@@ -171,7 +183,16 @@ class ProfileScreen(Dialog[Profile | None]):
 
     @on(Button.Pressed, "#profile-cancel")
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if self._fields() == self.opened_with:
+            self.dismiss(None)
+            return
+        # The directory form asks too: a profile typed over SSH is as much work to type again.
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmScreen("Discard the changes to this profile?", yes="Discard", no="Keep editing"),
+                             answered)
 
 
 class ConnectScreen(AnswersOnce[ConsoleContext | None]):

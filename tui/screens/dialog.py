@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from textual import on
 from textual.await_complete import AwaitComplete
+from textual.events import Mount
 from textual.screen import ModalScreen, Screen
+
+from tui.widgets.footer import ShellFooter
 
 ResultType = TypeVar("ResultType")
 
@@ -30,4 +34,12 @@ class AnswersOnce(Screen[ResultType]):
 
 class Dialog(ModalScreen[ResultType], AnswersOnce[ResultType]):
     """The base of every modal dialog. ModalScreen comes first: Textual's CSS type names follow
-    the first base only, and the stylesheet styles ``ModalScreen``."""
+    the first base only, and the stylesheet styles ``ModalScreen``.
+
+    A dialog has a footer of its own, with its keys: the screen's beneath, seen through, offered keys
+    that act only there ("a Add e Edit d Remove" over the profile form, whose fields took them as text).
+    """
+
+    @on(Mount)
+    async def _footer_of_its_own(self) -> None:
+        await self.mount(ShellFooter())

@@ -72,7 +72,7 @@ class MessageDialog(FormDialog[None]):
     """Lines of text to read, e.g. an import summary; enter or esc closes."""
 
     DEFAULT_CSS = """
-    MessageDialog #message-scroll { height: auto; max-height: 50vh; }
+    MessageDialog #message-scroll { height: auto; max-height: 45vh; }
     """
 
     BINDINGS = [Binding("enter", "cancel", "Close", id="dmarc.message.close")]

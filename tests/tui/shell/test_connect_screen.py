@@ -88,3 +88,43 @@ async def test_a_ca_file_that_is_not_a_certificate_is_refused_in_the_form(tmp_pa
         await wait_until(pilot, lambda: bool(str(error.render())), "the form's answer on the CA file")
         assert isinstance(app.screen, ProfileScreen)
         assert "not a PEM certificate" in str(error.render())
+
+
+async def test_the_profile_form_saves_with_ctrl_s_asks_before_esc_drops_an_edit_and_shows_its_own_keys(
+        tmp_path: Path) -> None:
+    # The new user's finding: ctrl+s did nothing (the directory form saves with it); Esc threw typed values
+    # away without asking; the footer offered the connection screen's a / e / d, which the fields took as text.
+    from tests.support.hostile import screen_lines
+    from tui.screens.confirm import ConfirmScreen
+
+    app = MailAdminApp(config=Config(path=tmp_path / "config.toml"), connector=None)  # type: ignore[arg-type]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, ProfileScreen)
+        footer = screen_lines(app)[-1]
+        assert "Save" in footer and "Cancel" in footer and "Add" not in footer and "Remove" not in footer, footer
+        await pilot.press(*"lab")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)  # asked, not dropped
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, ProfileScreen) and app.screen.query_one("#profile-name", Input).value == "lab"
+        app.screen.query_one("#profile-url", Input).value = "https://lab.example"
+        app.screen.query_one("#profile-token", Input).value = "API_lab"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ProfileScreen), "the saved form to close")
+    assert Config.load(tmp_path / "config.toml").profiles["lab"].url == "https://lab.example"
+
+
+async def test_esc_on_an_untouched_profile_form_closes_it_without_a_question(tmp_path: Path) -> None:
+    app = MailAdminApp(config=Config(path=tmp_path / "config.toml"), connector=None)  # type: ignore[arg-type]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, ProfileScreen)
