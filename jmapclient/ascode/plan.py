@@ -263,9 +263,6 @@ def _moved_from(path: str, moved: Mapping[str, str]) -> str:
     return path
 
 
-MOVED_SECRET = ("this list item moves up from {origin} (one before it is removed), and its secret cannot move "
-                "with it: the server never shows a Value secret. Give the secret in the file, or remove the last "
-                "item instead")
 SENT_EVERY_TIME = "the file gives this secret; the server never shows one to compare, so it is sent at every apply"
 
 
@@ -309,16 +306,12 @@ def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
     before = {key: value for key, value in wire.items() if key != "id"}
     given = as_stored({key: value for key, value in item.value.items() if key != "id"}, before)
     after = copy.deepcopy({**before, **given})
+    # A list item that moves up takes the secret it had, from where the file had it: a reference
+    # (EnvironmentVariable, File) moves with it; a hidden Value cannot, and the patch refuses it.
     moved = dict(dense_lists(after))
-    notes, refusals = [], []
+    notes = []
     for path in list(left_out_paths(after)):
         held = _held(before, _moved_from(path, moved))
-        if held is not _ABSENT and _moved_from(path, moved) != path and is_left_out(held):
-            # The server renumbers a list when an item before the end goes; the secret of an item that
-            # moves cannot follow it, as the server never shows a Value. Kept, the item now at ``path``
-            # would keep the secret of the one that was there (the tester's replica took another's).
-            refusals.append(f"{path}: {MOVED_SECRET.format(origin=_moved_from(path, moved))}")
-            continue
         if held is _ABSENT:
             # Where the server holds nothing (a read replica it lacks), the secret is made as a create
             # makes it: none. Left out of the patch, the real server refused the new item ("authSecret:
@@ -331,9 +324,6 @@ def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
             kind = held.get(TYPE_KEY) if isinstance(held, Mapping) else "no"  # _ABSENT, None: none
             notes.append(f"{path}: the file leaves this secret out; the server's ({kind}) secret is kept")
     object_id = str(wire.get("id"))
-    if refusals:
-        return Step(Action.REFUSED, item.variant, item.description, key=item.key, object_id=object_id,
-                    notes=notes + refusals)
     try:
         patch = compute_patch(before, after)
     except LocalValidationError as error:

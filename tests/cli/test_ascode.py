@@ -407,7 +407,8 @@ def test_a_replica_whose_hidden_secret_would_move_is_refused_not_given_another_o
     without_first_replica(source)
     code, out, err = run(server_a, "apply", str(source))
     assert code != EXIT_OK and "refused" in out, out + err
-    assert "store/readReplicas/0/authSecret: this list item moves up from store/readReplicas/1" in out, out
+    assert "store/readReplicas/0/authSecret/secret: the item above it was removed, so this stored secret would " \
+        "now belong to another entry" in out, out
     assert server_a.store.get(DIRECTORY, [sql_id])[sql_id]["store"]["readReplicas"] == held
 
 
