@@ -32,8 +32,9 @@ from jmapclient.ascode.ndjson import FileObject, SnapshotFile, is_left_out
 from jmapclient.encoding import escape_pointer, unescape_pointer
 from jmapclient.errors import LocalValidationError
 from jmapclient.masking import secret_field_names, secrets_in
-from jmapclient.models.introspect import TYPE_KEY
+from jmapclient.models.introspect import TYPE_KEY, unknown_properties
 from jmapclient.patch import compute_patch
+from jmapclient.validation import validate_object
 
 NO_SECRET = {TYPE_KEY: "None"}
 """What a created object gets where the file left a secret out."""
@@ -274,7 +275,23 @@ def _create_step(item: FileObject) -> Step:
     for path in list(left_out_paths(payload)):
         _put(payload, path, dict(NO_SECRET))
         notes.append(f"{path}: {CREATED_WITH_NONE}")
+    if problems := _invalid(item, payload, None):
+        return Step(Action.REFUSED, item.variant, item.description, key=item.key, notes=notes + problems)
     return Step(Action.CREATE, item.variant, item.description, key=item.key, payload=payload, notes=notes)
+
+
+def _invalid(item: FileObject, value: Mapping[str, Any], patch: Mapping[str, Any] | None) -> list[str]:
+    """What the models refuse in what the step would send, said before anything is sent: a bad value
+    (``"timeout": "fast"``, an unknown key) passed the plan and the server refused it with the rest of
+    the file half applied. For an update, only the fields the patch changes count: a value the server
+    holds, which the file leaves as it is, is not the file's to fix."""
+    try:
+        reasons = {path: "unknown property" for path in unknown_properties(validate_object(item.type, value))}
+    except LocalValidationError as error:
+        reasons = error.fields
+    return [f"{path}: {reason}" for path, reason in reasons.items()
+            if patch is None or any(path == key or path.startswith(f"{key}/") or key.startswith(f"{path}/")
+                                    for key in patch)]
 
 
 def as_stored(given: Any, held: Any) -> Any:
@@ -330,6 +347,9 @@ def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
         reasons = [f"{path}: {reason}" for path, reason in error.fields.items()]
         return Step(Action.REFUSED, item.variant, item.description, key=item.key, object_id=object_id,
                     notes=notes + reasons)
+    if problems := _invalid(item, after, patch):
+        return Step(Action.REFUSED, item.variant, item.description, key=item.key, object_id=object_id,
+                    notes=notes + problems)
     notes += [f"{path}: {SENT_EVERY_TIME}" for path, value in patch.items()
               if secrets_in({path: value}, secret_field_names())]
     action = Action.UPDATE if patch else Action.UNCHANGED

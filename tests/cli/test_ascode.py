@@ -492,3 +492,22 @@ def test_a_byte_order_mark_is_read_past(run: Run, server_b: StubServer, tmp_path
     path.write_text("\ufeff" + HEADER + directory_line({"directory-c": oidc}), encoding="utf-8")
     code, out, err = run(server_b, "apply", str(path), "--dry-run")
     assert code == EXIT_OK and "plan: 1 create" in out, out + err
+
+
+def test_a_value_the_models_refuse_is_refused_in_the_plan_before_anything_is_sent(
+        run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # A dry run said "update" for "timeout": "fast" and "create" for an unknown key; the server refused
+    # them at apply time, with the file's other changes sent (the tester's finding).
+    source = tmp_path / "a.ndjson"
+    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    lines = lines_of(source)
+    (_, ldap), = lines[1]["value"].items()
+    ldap["timeout"] = "fast"
+    lines.append({"@type": "create", "object": "Directory", "value": {"zz": {
+        "@type": "Oidc", "description": "New SSO", "issuerUrl": "https://sso.example.org", "colour": "blue"}}})
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    recorder = SetRecorder()
+    code, out, _ = run(server_a, "apply", str(source), transport=recorder)
+    assert code == EXIT_FAILED and not recorder.sets, out
+    assert "refused   directory-d1" in out and "timeout: " in out, out
+    assert "refused   zz" in out and "colour: unknown property" in out, out
