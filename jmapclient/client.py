@@ -274,17 +274,27 @@ class JmapClient:
     async def _send(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         if self.on_request is not None:
             self.on_request()
+        progress = _Progress()
+        if not self.blocking:  # the blocking transport's httpcore is synchronous: no async trace there
+            kwargs["extensions"] = {"trace": progress.trace}
         try:
             # httpx times each read on its own, so a server trickling a byte at a time would never
             # time out; the timeout also bounds the whole exchange.
             async with self._bounded(), self._http.stream(method, url, **kwargs) as response:
                 return await _read_capped(url, response, self.max_response)
-        except (httpx.TimeoutException, TimeoutError):
+        except (httpx.ConnectTimeout, httpx.PoolTimeout):
+            raise RequestTimeout(url, self.timeout, sent=False) from None
+        except httpx.TimeoutException:
             raise RequestTimeout(url, self.timeout) from None
+        except TimeoutError:  # the whole exchange's bound: it may have ended a connect or a wait for the answer
+            raise RequestTimeout(url, self.timeout, sent=progress.sent) from None
         except httpx.DecodingError:
             raise ProtocolError(f"the server at {url} sent a body that does not decompress") from None
-        except (httpx.ConnectError, httpx.NetworkError, httpx.RemoteProtocolError) as error:
+        except httpx.ConnectError as error:
             raise ServerUnreachable(url, _reason(error)) from None
+        except (httpx.NetworkError, httpx.RemoteProtocolError) as error:
+            # Dropped once connected: the request may have gone out, and a write been done.
+            raise ServerUnreachable(url, _reason(error), sent=True) from None
         except httpx.HTTPError as error:
             raise ServerUnreachable(url, _reason(error)) from None
 
@@ -322,6 +332,28 @@ class JmapClient:
         if status in LOGIN_REFUSED:
             raise AuthenticationFailed(url, f"{LOGIN_REFUSED[status]} (HTTP {status}){': ' + detail if detail else ''}")
         raise ProtocolError(f"the server at {url} answered HTTP {status}{': ' + detail if detail else ''}")
+
+
+class _Progress:
+    """How far one request got, told by httpcore's ``trace`` extension: whether it began to go out.
+
+    A write whose answer is lost may have been done; one that never left was not. Only a timeout
+    of the whole exchange needs this (httpx's own errors say where they happened).
+    """
+
+    def __init__(self) -> None:
+        self.traced = False
+        self.sending = False
+
+    async def trace(self, event: str, info: Mapping[str, Any]) -> None:
+        self.traced = True
+        if "send_request" in event:  # http11.send_request_headers.started, http2.send_request_headers...
+            self.sending = True
+
+    @property
+    def sent(self) -> bool:
+        # A transport that traces nothing (a test's, a proxy's) may have sent it: say so.
+        return self.sending or not self.traced
 
 
 async def _read_capped(url: str, response: httpx.Response, limit: int) -> httpx.Response:

@@ -36,16 +36,22 @@ class LocalValidationError(JmapError, ValueError):
 class TransportError(JmapError):
     """The exchange with the server failed below JMAP."""
 
+    sent = False
+    """True when the request went out and no answer came back: the server may have carried it out
+    (a write may be stored). False when it never left: nothing was done."""
+
 
 class ServerUnreachable(TransportError):
-    def __init__(self, url: str, reason: str) -> None:
+    def __init__(self, url: str, reason: str, *, sent: bool = False) -> None:
         self.url = url
+        self.sent = sent  # a connection dropped after the request went out, not one never made
         super().__init__(f"cannot reach the server at {url}: {reason}")
 
 
 class RequestTimeout(TransportError):
-    def __init__(self, url: str, seconds: float | None) -> None:
+    def __init__(self, url: str, seconds: float | None, *, sent: bool = True) -> None:
         self.url = url
+        self.sent = sent  # False: the connection itself was never made in time
         after = f" after {seconds:g}s" if seconds else ""
         super().__init__(f"the server at {url} did not answer{after}")
 

@@ -288,7 +288,8 @@ class DirectoriesSection(DirectoryObjectActions):
     def open_editor(self, wire: dict[str, Any] | None, variant: str) -> None:
         if self.editor is not None:
             return  # a burst of Enters: one editor is already open
-        self.editor = DirectoryEditor(self.context, variant, wire)
+        known = frozenset(str(row.get("id")) for row in self.rows)  # a lost create's check skips these
+        self.editor = DirectoryEditor(self.context, variant, wire, known)
         self.query_one("#dir-list-view").display = False
         self.mount(self.editor)
         self.call_after_refresh(self.editor.focus)

@@ -1,0 +1,223 @@
+"""A save whose answer never comes: the form tells the truth, and saving again makes no second directory.
+
+The tester's finding: a create sent to a stopped server was stored once the server woke, yet the
+form said "Not saved ... press ctrl+s to try again", and that retry made a second directory. Here
+the stub stores the request and its answer is lost (a timeout), or the answer is held until esc.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import httpx
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+
+from jmapclient.models.objects import DIRECTORY
+from server_stub.store import Store
+from tests.support.console import make_console
+from tests.support.directory_steps import (
+    editor,
+    field,
+    fill,
+    open_directory,
+    save,
+    sent_calls,
+    start_create,
+    stored,
+    table_rows,
+)
+from tests.support.transport import FlakyTransport
+from tests.support.waiting import settle
+from tui.directories.editor import DirectoryEditor
+from tui.textual_compat import FooterKey
+
+SET = b'"x:Directory/set"'
+OIDC = "Staff single sign-on (Keycloak)"
+NEW = "Dup test SSO"
+MAY_HAVE = "No answer from the server: the directory may have been saved."
+
+
+class LostAnswers:
+    """The next ``Directory/set`` gets no answer (a read timeout), after the stub carried it out or before."""
+
+    def __init__(self, transport: FlakyTransport, *, stored: bool) -> None:
+        self.transport = transport
+        self.stored = stored
+        self.armed = True
+        transport.intercept = self._intercept
+
+    def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
+        if self.armed and SET in request.content:
+            self.armed = False
+            return self._lose
+        return None
+
+    async def _lose(self, request: httpx.Request) -> httpx.Response:
+        if self.stored:
+            await self.transport.inner.handle_async_request(request)
+        raise httpx.ReadTimeout("no answer", request=request)
+
+
+class HeldAnswer:
+    """The next ``Directory/set`` is carried out at once; its answer waits until released (never, here)."""
+
+    def __init__(self, transport: FlakyTransport) -> None:
+        self.transport = transport
+        self.armed = True
+        self.started = asyncio.Event()
+        self.released = asyncio.Event()
+        transport.intercept = self._intercept
+
+    def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
+        if self.armed and SET in request.content:
+            self.armed = False
+            return self._held
+        return None
+
+    async def _held(self, request: httpx.Request) -> httpx.Response:
+        answer = await self.transport.inner.handle_async_request(request)
+        self.started.set()
+        await asyncio.wait_for(self.released.wait(), 30)  # bounded: a test that forgets fails, never hangs
+        return answer
+
+
+def named(store: Store, description: str) -> list[str]:
+    objects = store.get(DIRECTORY, store.all_ids(DIRECTORY))
+    return [key for key, wire in objects.items() if wire.get("description") == description]
+
+
+def message(pilot: Pilot) -> str:
+    return str(editor(pilot).query_one("#editor-message", Static).render())
+
+
+def status(pilot: Pilot) -> str:
+    return str(pilot.app.query_one("#status", Static).render())
+
+
+def footer_keys(pilot: Pilot) -> list[tuple[str, str]]:
+    return [(key.key_display, key.description) for key in pilot.app.query(FooterKey)]
+
+
+async def new_oidc(pilot: Pilot, issuer: str = "https://sso.example/realm") -> None:
+    await start_create(pilot, "Oidc")
+    await fill(pilot, "description", NEW)
+    await fill(pilot, "issuerUrl", issuer)
+
+
+async def test_a_create_stored_without_an_answer_is_found_not_made_twice(store: Store, profile: str) -> None:
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await new_oidc(pilot)
+        LostAnswers(console.transport, stored=True)
+        await save(pilot)
+        assert named(store, NEW), "the stub stored it; only the answer was lost"
+        assert message(pilot).startswith(MAY_HAVE) and "Not saved" not in message(pilot)
+        assert "creates it only if it is not there" in message(pilot)
+        assert field(pilot, "issuerUrl").query_one(Input).value == "https://sso.example/realm"
+        await save(pilot)
+        assert len(named(store, NEW)) == 1, "saving again found the stored directory instead of making a second"
+        assert not pilot.app.query(DirectoryEditor), "the form closed as saved"
+        assert [row[0] for row in table_rows(pilot)].count(NEW) == 1
+        assert len(sent_calls(console.transport.bodies, "x:Directory/set")) == 1
+
+
+async def test_a_create_lost_before_it_was_stored_is_made_once(store: Store, profile: str) -> None:
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await new_oidc(pilot)
+        LostAnswers(console.transport, stored=False)
+        await save(pilot)
+        assert message(pilot).startswith(MAY_HAVE)
+        await save(pilot)
+        assert len(named(store, NEW)) == 1
+        assert not pilot.app.query(DirectoryEditor)
+
+
+async def test_a_create_edited_after_its_lost_answer_saves_the_edit_to_the_stored_one(
+    store: Store, profile: str
+) -> None:
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await new_oidc(pilot)
+        LostAnswers(console.transport, stored=True)
+        await save(pilot)
+        await fill(pilot, "issuerUrl", "https://sso.example/other")
+        await save(pilot)
+        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)
+        assert len(named(store, NEW)) == 1
+        assert stored(store, NEW)["issuerUrl"] == "https://sso.example/other"
+        creates = [c for c in sent_calls(console.transport.bodies, "x:Directory/set") if c.get("create")]
+        assert len(creates) == 1, "the edit went as an update of the one stored"
+        assert not pilot.app.query(DirectoryEditor)
+
+
+async def test_an_update_without_an_answer_says_it_may_be_saved_and_sends_the_same_patch(
+    store: Store, profile: str
+) -> None:
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, OIDC)
+        await fill(pilot, "claimName", "display_name")
+        LostAnswers(console.transport, stored=True)
+        await save(pilot)
+        assert stored(store, OIDC)["claimName"] == "display_name"
+        assert message(pilot).startswith(MAY_HAVE) and "Not saved" not in message(pilot)
+        assert "sends the same changes again" in message(pilot)
+        assert field(pilot, "claimName").query_one(Input).value == "display_name"
+        await save(pilot)
+        first, second = [c["update"] for c in sent_calls(console.transport.bodies, "x:Directory/set")]
+        assert first == second, "the same patch again: sent twice, it changes nothing"
+        assert not pilot.app.query(DirectoryEditor)
+        assert stored(store, OIDC)["claimName"] == "display_name"
+
+
+async def test_waiting_for_an_answer_shows_the_form_and_esc_stops_waiting(store: Store, profile: str) -> None:
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await new_oidc(pilot)
+        held = HeldAnswer(console.transport)
+        await pilot.press("ctrl+s")
+        await asyncio.wait_for(held.started.wait(), 10)
+        await settle(pilot)
+        form = editor(pilot)
+        assert not form.query_one("#editor-body").loading, "the form stays in view while it waits"
+        assert field(pilot, "description").query_one(Input).value == NEW
+        assert ("esc", "Stop waiting") in footer_keys(pilot), footer_keys(pilot)
+        assert "Saving" in status(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert pilot.app.query(DirectoryEditor), "esc stopped the wait; the form is still open"
+        assert message(pilot).startswith("Stopped waiting for the server: the directory may have been saved.")
+        assert status(pilot).startswith("Stopped waiting for the server")
+        assert field(pilot, "issuerUrl").query_one(Input).value == "https://sso.example/realm"
+        assert pilot.app.focused is not None and form.form in pilot.app.focused.ancestors, "a field has the keys"
+        assert ("esc", "Stop waiting") not in footer_keys(pilot)
+        await save(pilot)
+        assert len(named(store, NEW)) == 1, "the create held at the server was found, not made again"
+        assert not pilot.app.query(DirectoryEditor)
+
+
+async def test_a_save_that_never_reached_the_server_still_says_not_saved(store: Store, profile: str) -> None:
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await new_oidc(pilot)
+        console.transport.down = True  # connection refused: nothing went out
+        await save(pilot)
+        assert message(pilot).startswith("Not saved: cannot reach the server")
+        console.transport.down = False
+        gets_before = len(sent_calls(console.transport.bodies, "x:Directory/get"))
+        await save(pilot)
+        assert len(named(store, NEW)) == 1
+        # Nothing to look for before creating: the first never reached the server (the list's reload after).
+        bodies = console.transport.bodies
+        second_create = max(i for i, body in enumerate(bodies) if SET in body)
+        assert len(sent_calls(bodies[:second_create], "x:Directory/get")) == gets_before

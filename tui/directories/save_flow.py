@@ -1,0 +1,261 @@
+"""The save of a directory form: sending it, and what its answer, or the lack of one, means.
+
+The whole object (create) or a minimal patch (update) goes in a worker. While it waits the form
+stays in view, dimmed, with what was typed, and esc stops waiting. A request that went out and got
+no answer may have been carried out: the form says so, and before it creates again it looks for
+the directory the lost create would have made (lost_save.py), so none is made twice. Server
+errors are shown next to their fields.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Button, Static, TabbedContent, TabPane
+
+from jmapclient.errors import JmapError, LocalValidationError, SetFailed
+from jmapclient.models.introspect import fields_of
+from jmapclient.models.objects import DIRECTORY, Action
+from jmapclient.validation import validate_object
+from tui.context import ConsoleContext
+from tui.directories.lost_save import (
+    CREATE_AGAIN,
+    MAY_HAVE_SAVED,
+    STOPPED,
+    UPDATE_AGAIN,
+    answer_lost,
+    created_meanwhile,
+)
+from tui.directories.object_actions import directory_label
+from tui.directories.variant_picker import kind_name
+from tui.forms import ModelForm
+from tui.forms.base import FieldEditor
+from tui.keyboard import focus_now
+from tui.lifecycle import gone, while_attached
+from tui.section_view import Breadcrumb, EditorDone, Status
+from tui.widgets import outside
+
+if TYPE_CHECKING:
+    from jmapclient.dirtest.lint import Finding
+
+
+def normalised(wire: dict[str, Any]) -> dict[str, Any]:
+    """The object as the models read it (defaults filled in), or as it came if they cannot."""
+    try:
+        return validate_object(DIRECTORY, wire).to_wire()
+    except LocalValidationError:
+        return dict(wire)
+
+
+class DirectorySaveFlow(Vertical):
+    """A directory form's save; the form itself (its fields, panel, lint and leaving) is the subclass's."""
+
+    def __init__(self, context: ConsoleContext, variant: str, wire: dict[str, Any] | None,
+                 known: frozenset[str] = frozenset()) -> None:
+        super().__init__(id="dir-editor")
+        self.context = context
+        self.variant = variant
+        self.wire = wire
+        self.before = normalised(wire) if wire is not None else None
+        self.model = DIRECTORY.model_for(variant)
+        self.known = known
+        """The ids listed when the form opened: a directory found after a lost create is none of them."""
+        self.busy = False
+        """A save is waiting for the server: the form is dimmed and esc stops waiting."""
+        self.lost_create: dict[str, Any] | None = None
+        """What a create whose answer never came sent: the next save looks for it before creating."""
+        self._sending: dict[str, Any] | None = None
+        """The create on its way (None for an update): esc leaves it possibly stored."""
+        self._focus_before_save: Widget | None = None
+        action: Action = "update" if wire is not None else "create"
+        self.allowed, self.denied_reason = context.can_do(DIRECTORY, action)
+
+    @property
+    def creating(self) -> bool:
+        return self.wire is None
+
+    @property
+    def title(self) -> str:
+        kind = kind_name(self.variant)
+        if self.wire is None:
+            return f"New {kind} directory"
+        return f"{kind} directory: {self.wire.get('description') or self.wire.get('id')}"
+
+    @property
+    def form(self) -> ModelForm:
+        return self.query_one("#directory-form", ModelForm)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop_waiting":
+            return self.busy  # otherwise esc goes back, as everywhere
+        if action == "save" and self.busy:
+            return None  # shown, dimmed: one save at a time
+        return True
+
+    def action_save(self) -> None:
+        raise NotImplementedError  # the form's checks come first: the subclass's
+
+    def _labels(self) -> dict[str, str]:
+        return {spec.wire: spec.label for spec in fields_of(self.model)}
+
+    @work(exclusive=True, group="directory-save")
+    @while_attached
+    async def _send(
+        self, create: dict[str, Any] | None, patch: dict[str, Any] | None, findings: list[Finding] | None = None
+    ) -> None:
+        api = self.context.client.directories
+        action: Action = "create" if create is not None else "update"
+        self._saving(True)
+        try:
+            if create is not None and self.lost_create is not None:
+                # The last create's answer never came: it may be stored. Look before making a second.
+                found = created_meanwhile((await api.get(None)).raw, self.lost_create, self.known)
+                if found:
+                    self._saving(False)
+                    self._found(found, create, findings)
+                    return
+                self.lost_create = None  # not there: this create is the only one
+            if create is not None:
+                self._sending = create
+                saved_id = await api.create(create)
+            else:
+                assert self.wire is not None and patch is not None
+                saved_id = str(self.wire["id"])
+                await api.update(saved_id, patch)
+        except SetFailed as failed:
+            self._saving(False)
+            error = next(iter(failed.failures.values()))
+            if self.context.learn_forbidden(DIRECTORY, action, error):
+                self._forbidden(action)
+                return
+            self._field_errors(error.field_messages(), f"Not saved: {error.message}")
+            return
+        except JmapError as error:
+            sending = self._sending  # None while the check before a create still ran: nothing new went out
+            self._saving(False)
+            if self.context.learn_forbidden(DIRECTORY, action, error):
+                self._forbidden(action)
+                return
+            if answer_lost(error):
+                self._answer_lost(sending, f"{MAY_HAVE_SAVED} ({error})")
+                return
+            self._message(f"Not saved: {error}. Your changes are kept; press ctrl+s to try again.")
+            self.post_message(Status("Saving failed; the form keeps what you typed.", "error"))
+            return
+        self._saving(False)
+        self.lost_create = None
+        label = (create or {}).get("description") or (self.wire or {}).get("description") or saved_id
+        self._saved(saved_id, f"{'Created' if create is not None else 'Saved'} {label}.", findings)
+
+    def _saved(self, saved_id: str, said: str, findings: list[Finding] | None) -> None:
+        if findings:
+            labels = self._labels()
+            named = ", ".join(dict.fromkeys(labels.get(f.field, f.field) for f in findings))
+            said += f" The directory test's lint found {len(findings)} problem(s): {named}; open it and press t."
+        self.post_message(Status(said, "warning" if findings else "information"))
+        self.post_message(EditorDone(saved_id))
+
+    # --- A save without an answer -------------------------------------------------------------------
+
+    def _answer_lost(self, create: dict[str, Any] | None, headline: str) -> None:
+        """The request may have been carried out: say so, and make the next save check before it creates."""
+        if create is not None:
+            self.lost_create = create
+        self._message(f"{headline} {CREATE_AGAIN if self.creating else UPDATE_AGAIN}", severity="warning")
+        self.post_message(Status(STOPPED if headline == STOPPED else MAY_HAVE_SAVED, "warning"))
+
+    def action_stop_waiting(self) -> None:
+        if not self.busy:
+            return
+        sending = self._sending  # a create that went out (None: an update, or the check before a create)
+        self.workers.cancel_group(self, "directory-save")
+        self._saving(False)
+        self._answer_lost(sending, STOPPED)
+
+    def _found(self, found: list[dict[str, Any]], create: dict[str, Any], findings: list[Finding] | None) -> None:
+        """The lost create was stored after all: this form edits that directory; none is created."""
+        if len(found) > 1:
+            self._message(f"{len(found)} directories named {create.get('description')!r} were created since this "
+                          "form opened; none more is created. Go back to the list (esc) to see them.",
+                          severity="warning")
+            return
+        wire = found[0]
+        saved_id, sent = str(wire["id"]), self.lost_create
+        self.lost_create = None
+        if create == sent:  # the form holds what was stored: it is saved
+            self._saved(saved_id, f"Created {directory_label(wire)} (found on the server: its answer had been "
+                                  "lost; no second one was made).", findings)
+            return
+        # Changed since the lost create: the form now edits the stored directory, and saves the changes to it.
+        self.wire, self.before = wire, normalised(wire)
+        self.allowed, self.denied_reason = self.context.can_do(DIRECTORY, "update")
+        self.query_one("#editor-title", Static).update(outside.cut(self.title, "bold"))
+        self.post_message(Breadcrumb((directory_label(wire),)))
+        self._message(f"Found {directory_label(wire)} on the server (its create had been stored); saving your "
+                      "later changes to it.", severity="information")
+        self.call_later(self.action_save)
+
+    def _forbidden(self, action: str) -> None:
+        _, reason = self.context.can_do(DIRECTORY, action)  # type: ignore[arg-type]
+        self.allowed, self.denied_reason = False, reason
+        save = self.query_one("#editor-save", Button)
+        save.disabled, save.tooltip = True, reason
+        self._message(f"Not saved: the server does not allow this token to {action} directories ({reason}).")
+        self.post_message(Status(f"Not allowed to {action} directories.", "error"))
+
+    def _saving(self, busy: bool) -> None:
+        # The form stays in view, dimmed, with what was typed: no overlay hides it. The dimmed
+        # fields take no keys, so the editor itself holds the keyboard meanwhile (the footer then
+        # names esc, which stops waiting); afterwards the field that had it gets it back, or the
+        # advertised "ctrl+s" would reach no widget.
+        self.busy, self._sending = busy, None
+        if busy:
+            self._focus_before_save = self.app.focused
+            self.can_focus = True
+            focus_now(self)
+            self._message("Saving: waiting for the server. esc stops waiting; the form keeps what you typed.",
+                          severity="information")
+            self.post_message(Status("Saving the directory…"))
+        self.form.disabled = busy
+        self.query_one("#editor-save", Button).disabled = busy or not self.allowed
+        if not busy:
+            self._message("")
+            self.can_focus = False
+            previous = self._focus_before_save
+            self._focus_before_save = None
+            self.call_after_refresh(self._refocus, previous)
+        self.refresh_bindings()
+
+    @while_attached  # after a save the form closes: the list has the keyboard, and keeps it
+    def _refocus(self, previous: Widget | None) -> None:
+        if previous is not None and not gone(previous) and previous.focusable:
+            focus_now(previous)
+        else:
+            self.focus()
+
+    def _message(self, text: str, *, severity: str = "error") -> None:
+        message = self.query_one("#editor-message", Static)
+        message.update(outside.message(text))
+        message.display = bool(text)
+        message.set_classes(f"error -{severity}" if text else "error")
+
+    def _field_errors(self, errors: dict[str, str], headline: str) -> None:
+        form = self.form
+        leftover = form.show_errors(errors)
+        shown = list(dict.fromkeys(editor.spec.label for editor in form.iter_error_editors()))
+        details = ([f"see {', '.join(shown)}"] if shown else []) + [f"{p}: {t}" for p, t in leftover.items()]
+        self._message(f"{headline} — {'; '.join(details)}" if details else headline)
+        self._reveal_first_error()
+
+    def _reveal_first_error(self) -> None:
+        first: FieldEditor | None = next(self.form.iter_error_editors(), None)
+        if first is None:
+            return
+        pane = next((a for a in first.ancestors if isinstance(a, TabPane)), None)
+        tabs = self.form.query(TabbedContent)
+        if pane is not None and tabs and pane.id:
+            tabs.first().active = pane.id
+        self.call_after_refresh(first.focus_control)
