@@ -17,6 +17,7 @@ from jmapclient.ascode.runner import Outcome, read_all, run_plan, take_snapshot
 from jmapclient.ascode.wording import all_applied, applied_line, outcome_line, plan_lines
 from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError, write_private
+from jmapclient.errors import TransportError
 from jmapclient.failures import emit_error
 from jmapclient.models.objects import DIRECTORY, ObjectType
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out
@@ -96,7 +97,13 @@ async def apply(args: argparse.Namespace, client: JmapClient) -> int:
     if args.dry_run:
         note("dry run: nothing was sent")
         return exit_code([], plan)
-    outcomes = await run_plan(api, plan)
+    try:
+        outcomes = await run_plan(api, plan)
+    except TransportError as error:
+        if error.sent:  # the changes went out and no answer came: the server may have made them
+            note(f"the connection failed with the plan sent: some or all of it may be on the server; "
+                 f"`mailadmin apply {args.file} --dry-run` shows what is left")
+        raise
     for outcome in outcomes:
         out(outcome_line(outcome))
     note(applied_line(outcomes, plan))

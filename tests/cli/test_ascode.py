@@ -511,3 +511,29 @@ def test_a_value_the_models_refuse_is_refused_in_the_plan_before_anything_is_sen
     assert code == EXIT_FAILED and not recorder.sets, out
     assert "refused   directory-d1" in out and "timeout: " in out, out
     assert "refused   zz" in out and "colour: unknown property" in out, out
+
+
+class AnswerLost(SetRecorder):
+    """Carries a Directory/set to the server, then drops the connection before the answer."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await super().handle_async_request(request)
+        if self.sets:
+            await response.aread()
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.", request=request)
+        return response
+
+
+def test_an_answer_lost_after_the_plan_went_out_says_it_may_be_applied(
+        run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # "cannot reach the server" after the server had applied the whole plan (the tester's finding).
+    source = tmp_path / "a.ndjson"
+    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    lines = lines_of(source)
+    (key, ldap), = lines[1]["value"].items()
+    ldap["description"] = "Renamed while the answer was lost"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, _, err = run(server_a, "apply", str(source), transport=AnswerLost())
+    assert code != EXIT_OK and "some or all of it may be on the server" in err and "--dry-run" in err, err
+    object_id = key.removeprefix("directory-")
+    assert server_a.store.get(DIRECTORY, [object_id])[object_id]["description"] == "Renamed while the answer was lost"
