@@ -29,6 +29,7 @@ from enum import Enum
 from typing import Any
 
 from jmapclient.ascode.ndjson import FileObject, SnapshotFile, is_left_out
+from jmapclient.display import LIST_MAX, safe_text
 from jmapclient.encoding import escape_pointer, unescape_pointer
 from jmapclient.errors import LocalValidationError
 from jmapclient.masking import secret_field_names, secrets_in
@@ -73,7 +74,7 @@ class Step:
     def subject(self) -> str:
         """How a person finds the object: its key and id, its kind and description."""
         names = " = ".join(n for n in (self.key, self.object_id) if n)
-        return f"{names} ({self.variant} {self.description!r})"
+        return f"{names} ({self.variant} {safe_text(repr(self.description), max_len=LIST_MAX)})"
 
 
 @dataclass

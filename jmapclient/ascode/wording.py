@@ -10,6 +10,7 @@ from typing import Any
 
 from jmapclient.ascode.plan import Action, Plan
 from jmapclient.ascode.runner import Outcome
+from jmapclient.display import LIST_MAX, safe_text
 from jmapclient.masking import mask_text, secret_field_names, secrets_in
 
 INDENT = " " * 12
@@ -18,8 +19,11 @@ INDENT = " " * 12
 def shown(value: Any, path: str | None = None) -> str:
     """A patch value as one JSON text, with any secret the file gives masked; ``path`` is the patch's
     key for it: ``bindSecret/secret`` names a secret whose value is a bare string."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return mask_text(text, secrets_in(value if path is None else {path: value}, secret_field_names()))
+    text = mask_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")),
+                     secrets_in(value if path is None else {path: value}, secret_field_names()))
+    # One line a value: hidden characters escaped, and cut (a 5 MB description was printed whole).
+    shown = safe_text(text, max_len=LIST_MAX)
+    return shown if len(shown) == len(text) else f"{shown} ({len(text):,} characters in all)"
 
 
 def plan_lines(plan: Plan) -> list[str]:

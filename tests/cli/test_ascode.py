@@ -537,3 +537,19 @@ def test_an_answer_lost_after_the_plan_went_out_says_it_may_be_applied(
     assert code != EXIT_OK and "some or all of it may be on the server" in err and "--dry-run" in err, err
     object_id = key.removeprefix("directory-")
     assert server_a.store.get(DIRECTORY, [object_id])[object_id]["description"] == "Renamed while the answer was lost"
+
+
+def test_a_long_value_is_cut_in_the_plan_and_sent_whole(run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # A 5 MB description was printed whole, twice (in the object's line and its patch).
+    source = tmp_path / "a.ndjson"
+    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    lines = lines_of(source)
+    (key, ldap), = lines[1]["value"].items()
+    long = "x" * 50_000 + "\u202e"
+    ldap["description"] = long
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, _ = run(server_a, "apply", str(source))
+    assert code == EXIT_OK and len(out) < 2_000 and "\u202e" not in out, out[:500]
+    assert "(50,003 characters in all)" in out, out
+    object_id = key.removeprefix("directory-")
+    assert server_a.store.get(DIRECTORY, [object_id])[object_id]["description"] == long
