@@ -255,7 +255,7 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
         passed = sum(r.count for r in report.records if r.passes_dmarc)
         records_label = label(DmarcReport, "records")
         self.query_one("#status", Static).update(
-            f"{records_label}: {len(report.records)} · {label(DmarcReportRecord, 'count')}: {messages:,} · "
+            f"{records_label}: {len(report.records):,} · {label(DmarcReportRecord, 'count')}: {messages:,} · "
             f"DMARC pass {format_rate(passed / messages if messages else None)} · enter: {records_label.lower()}"
         )
         self.query_one("#reporter", Static).update(panel("Report", field_rows(report, REPORTER_FIELDS)))

@@ -384,7 +384,7 @@ def _named(sources: list[JudgedSource]) -> str:
 
 
 def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def _verb(subjects: list[JudgedSource], verb: str) -> str:

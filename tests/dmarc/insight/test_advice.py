@@ -152,3 +152,9 @@ def test_exactly_98_percent_of_authorised_mail_passing_is_ready(passing: int, ve
     [advice] = advise(reports, FIRST, LAST, senders=OWNS_SENDGRID)
     assert advice.messages == 100 and advice.authorised_rate == pytest.approx(passing / 100)
     assert advice.verdict is verdict
+
+
+def test_counts_in_the_advice_sentences_are_grouped_as_the_tables_are() -> None:
+    # "65048 messages" in the prose beside "65,048" in the tables (the new user's finding).
+    [advice] = advise([report(aligned("192.0.2.10", 1234), day=date(2026, 3, 2))], FIRST, LAST)
+    assert advice.summary.startswith("Too little data to judge: 1,234 messages in 1 report"), advice.summary

@@ -379,3 +379,10 @@ async def test_the_records_tables_plain_cells_are_drawn_without_rich(monkeypatch
         klass = first[5]  # a Text cell (the service beside it is blank: none known)
         assert klass and klass in "".join(strips_text(screen_strips(pilot.app)))
         assert not {first[0], klass} & set(drawn_by_rich)
+
+
+async def test_a_reports_status_line_groups_its_record_count() -> None:
+    # "Records: 2286" beside "Messages: 2,286" (the new user's finding).
+    async with big_report(1234) as pilot:
+        said = str(pilot.app.query_one(ReportView).query_one("#status").render())
+        assert said.startswith("Records: 1,234 · "), said
