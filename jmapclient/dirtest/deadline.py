@@ -102,9 +102,11 @@ class Worker:
             finally:
                 done.set()
 
-        threading.Thread(target=work, name="dirtest-call", daemon=True).start()
         try:
-            finished = done.wait(seconds)  # Ctrl-C lands here, in this thread, not inside the driver
+            # Ctrl-C lands here, in this thread, not inside the driver: in the wait, or already in start()
+            # (which waits for the thread to run: on a busy machine the call may be sent, and hang, by then).
+            threading.Thread(target=work, name="dirtest-call", daemon=True).start()
+            finished = done.wait(seconds)
         except KeyboardInterrupt:
             self._cut(done)
             raise
