@@ -12,7 +12,7 @@ import contextlib
 import math
 import re
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from jmapclient.dirtest import hashes, steps
@@ -78,7 +78,7 @@ def probe_sql(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
 class _Database:
     """One connection, read-only, and how to run a ``$1`` query on it, each within ``timeout`` seconds."""
 
-    def __init__(self, connection: Any, style: str, timeout: float, cut: Any) -> None:
+    def __init__(self, connection: Any, style: str, timeout: float, cut: Callable[[], None]) -> None:
         self.connection, self.style, self.timeout = connection, style, timeout
         self.worker = Worker(cut)
 
