@@ -5,15 +5,17 @@ from __future__ import annotations
 import contextlib
 import socket
 import ssl
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from jmapclient.dirtest import hashes, steps
+from jmapclient.dirtest.deadline import NO_ANSWER_FIX, no_answer, timed_out
 from jmapclient.dirtest.inputs import LiveInput, resolve_secret, step_timeout
 from jmapclient.dirtest.ldap_entry import EntryChecks
 from jmapclient.dirtest.lint import ldap_is_cleartext
 from jmapclient.dirtest.steps import Outcome, Report
+from jmapclient.dirtest.tls_words import CA_FIX, plain_words, tls_failure
 from jmapclient.rules import members
 
 if TYPE_CHECKING:
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
 
 _BIND_FIX = "check the bind DN and the bind secret (the test asks for the secret: the server shows only ****)"
 _LOGIN_FIX = "check the base DN and the login filter; the address must be in the attribute the filter compares"
+_TLS_PORT_FIX = "ldaps:// needs the server's TLS port (usually 636), ldap:// with Use TLS its plain one (usually 389)"
 
 
 class _Stop(Exception):
@@ -69,16 +72,35 @@ class _Probe(EntryChecks):
         import ldap3
 
         self._connect()
-        connection = self._open(ldap3)
+        with self._answered(steps.TLS):
+            connection = self._open(ldap3)
         try:
-            self._service_bind(connection)
-            self._search_login(ldap3, connection)
+            with self._answered(steps.SERVICE_BIND):
+                self._service_bind(connection)
+            with self._answered(steps.LOGIN_SEARCH):
+                self._search_login(ldap3, connection)
             self._attributes()
-            self._groups(ldap3, connection)
-            self._aliases(ldap3, connection)
+            with self._answered(steps.GROUPS):
+                self._groups(ldap3, connection)
+            with self._answered(steps.ALIASES):
+                self._aliases(ldap3, connection)
         finally:
             _close(connection)
-        self._user_bind(ldap3)
+        with self._answered(steps.USER_BIND):
+            self._user_bind(ldap3)
+
+    @contextlib.contextmanager
+    def _answered(self, name: str) -> Iterator[None]:
+        """The step ``name`` fails in words when the server let ldap3's receive timeout pass (each read is
+        bounded by it); the steps after it are not run, since the server stopped answering."""
+        try:
+            yield
+        except _Stop:
+            raise
+        except Exception as error:
+            if not timed_out(error):
+                raise
+            raise self.fail(name, no_answer(self.timeout), NO_ANSWER_FIX) from None
 
     # --- connect, TLS -------------------------------------------------------------------------
 
@@ -114,9 +136,14 @@ class _Probe(EntryChecks):
         try:
             connection.open()
         except LDAPException as error:
-            raise self.fail(steps.TLS, f"the TLS handshake of ldaps:// failed: {error}",
-                            "trust the directory's CA on this machine (--ca-file) and on the mail server, or "
-                            "turn on Allow invalid TLS certificates for a lab server") from None
+            if timed_out(error):
+                raise
+            if not self.implicit_tls:
+                raise self.fail(steps.TLS, f"cannot open the connection: {plain_words(error)}",
+                                "check that the server still listens on this port") from None
+            failure = tls_failure(error)
+            raise self.fail(steps.TLS, f"the TLS handshake of ldaps:// failed: {failure.words}",
+                            CA_FIX if failure.untrusted else _TLS_PORT_FIX) from None
         if self.starttls:
             self._starttls(connection, LDAPException)
         elif self.implicit_tls:
@@ -131,10 +158,15 @@ class _Probe(EntryChecks):
         return connection
 
     def _starttls(self, connection: Any, ldap_exception: type[Exception]) -> None:
+        untrusted = False
         try:
             started = connection.start_tls()
         except ldap_exception as error:
-            started, words = False, str(error)
+            if timed_out(error):
+                _close(connection)
+                raise
+            failure = tls_failure(error)
+            started, words, untrusted = False, failure.words, failure.untrusted
         else:
             result = connection.result or {}
             words = str(result.get("message") or result.get("description") or "refused")
@@ -146,8 +178,7 @@ class _Probe(EntryChecks):
             raise self.fail(steps.TLS, f"STARTTLS on an ldaps:// connection, which is already TLS: {words}",
                             "turn Use TLS off to keep ldaps://, or use ldap:// with Use TLS on")
         raise self.fail(steps.TLS, f"STARTTLS failed: {words}",
-                        "check that the server offers STARTTLS with a certificate this machine trusts (--ca-file), "
-                        "or use ldaps://")
+                        CA_FIX if untrusted else "check that the server offers STARTTLS (Use TLS), or use ldaps://")
 
     def _cleared(self, what: str) -> bool:
         """Before a password goes out unencrypted: the warning first; False when the person stops it."""
@@ -263,6 +294,8 @@ class _Probe(EntryChecks):
             raise self.fail(steps.LOGIN_SEARCH, f"the search {search_filter} under {self.base!r} failed: {error}",
                             _LOGIN_FIX) from None
         except Exception as error:  # ldap3 raises its own for a filter it cannot send
+            if timed_out(error):  # sent, but no answer came: the step says so (_answered)
+                raise
             raise self.fail(steps.LOGIN_SEARCH, f"the login filter cannot be sent: {error}",
                             "correct the login filter (see the lint above)") from None
         if not entries:
@@ -297,7 +330,9 @@ def _bound(connection: Any) -> bool:
     try:
         return bool(connection.bind())
     except LDAPException as error:
-        connection.result = {"description": type(error).__name__, "message": str(error)}
+        if timed_out(error):  # no answer is no refusal: the step says so (_answered)
+            raise
+        connection.result = {"description": type(error).__name__, "message": plain_words(error)}
         return False
 
 

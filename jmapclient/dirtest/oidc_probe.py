@@ -12,9 +12,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from jmapclient.dirtest import steps
+from jmapclient.dirtest.deadline import NO_ANSWER_FIX, no_answer, timed_out
 from jmapclient.dirtest.inputs import LiveInput
 from jmapclient.dirtest.lint import DEFAULT_AUDIENCE
 from jmapclient.dirtest.steps import Outcome, Report
+from jmapclient.dirtest.tls_words import CA_FIX, tls_failure
 from jmapclient.rules import members, oidc_login_name
 
 AUDIENCE = "audience"
@@ -62,7 +64,11 @@ class _Probe:
             answer.raise_for_status()
             body = answer.json()
         except errors as error:
-            raise self.fail(name, f"cannot fetch {url} from this machine: {error}", fix) from None
+            if timed_out(error):  # httpx bounds each connect, read and write by the test's timeout
+                raise self.fail(name, f"{url}: {no_answer(self.inputs.timeout)}", NO_ANSWER_FIX) from None
+            failure = tls_failure(error)
+            raise self.fail(name, f"cannot fetch {url} from this machine: {failure.words}",
+                            CA_FIX if failure.untrusted else fix) from None
         except ValueError:
             raise self.fail(name, f"{url} does not answer JSON", fix) from None
         if not isinstance(body, dict):

@@ -2,22 +2,26 @@
 
 PostgreSQL through psycopg (its raw cursor takes the server's own ``$1``), MySQL/MariaDB through
 PyMySQL, SQLite through the standard library (the file opened read-only). Each driver loads
-only when a directory of its kind is tested.
+only when a directory of its kind is tested. Each statement is bounded on this side too
+(:mod:`~jmapclient.dirtest.deadline`): a server that stops answering fails the step in words.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from jmapclient.dirtest import hashes, steps
+from jmapclient.dirtest.deadline import NO_ANSWER_FIX, Worker, no_answer, shut_socket, timed_out
 from jmapclient.dirtest.inputs import LiveInput, resolve_secret, step_timeout
 from jmapclient.dirtest.lint import mapped_columns
 from jmapclient.dirtest.sqlcheck import has_placeholder
 from jmapclient.dirtest.steps import Outcome, Report
+from jmapclient.dirtest.tls_words import CA_FIX, tls_failure
 from jmapclient.models._base import SERVICE_NAME
 
 Row = dict[str, Any]
@@ -30,6 +34,10 @@ _CONNECT_FIX = (
 
 class _Stop(Exception):
     pass
+
+
+class _Silent(Exception):
+    """A statement got no answer: the connection is cut, the steps after it are not run."""
 
 
 def probe_sql(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
@@ -46,12 +54,19 @@ def probe_sql(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
         report.skip_rest(steps.SQL_PLAN, "not run: the connection failed")
         return report
     except Exception as error:  # each driver has its own error classes
-        report.add(steps.CONNECT, Outcome.FAILED, f"cannot connect: {_words(error)}", _CONNECT_FIX)
+        if timed_out(error):
+            seconds = step_timeout(store.get("timeout"), inputs, _DEFAULT_TIMEOUT_MS)
+            report.add(steps.CONNECT, Outcome.FAILED, no_answer(seconds), NO_ANSWER_FIX)
+        else:
+            report.add(steps.CONNECT, Outcome.FAILED, f"cannot connect: {_words(error)}",
+                       CA_FIX if tls_failure(error).untrusted else _CONNECT_FIX)
         report.skip_rest(steps.SQL_PLAN, "not run: the connection failed")
         return report
-    report.add(steps.CONNECT, Outcome.PASSED, f"connected to {_where(kind, store)} (read-only)")
     try:
+        report.add(steps.CONNECT, Outcome.PASSED, f"connected to {_where(kind, store)} (read-only)")
         _Queries(wire, inputs, report, database).run()
+    except _Silent:
+        report.skip_rest(steps.SQL_PLAN, "not run: the server stopped answering")
     finally:
         database.close()
     return report
@@ -61,12 +76,17 @@ def probe_sql(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
 
 
 class _Database:
-    """One connection, read-only, and how to run a ``$1`` query on it."""
+    """One connection, read-only, and how to run a ``$1`` query on it, each within ``timeout`` seconds."""
 
-    def __init__(self, connection: Any, style: str, timeout: float) -> None:
+    def __init__(self, connection: Any, style: str, timeout: float, cut: Callable[[], None]) -> None:
         self.connection, self.style, self.timeout = connection, style, timeout
+        self.worker = Worker(cut)
 
     def query(self, text: str, address: str) -> list[Row]:
+        """The first rows; :class:`NoAnswer` when the server is silent for ``timeout`` seconds."""
+        return self.worker.within(self.timeout, lambda: self._query(text, address))
+
+    def _query(self, text: str, address: str) -> list[Row]:
         if self.style == "postgresql":
             sql, params = text, ((address,) if has_placeholder(text) else ())
         elif self.style == "mysql":
@@ -90,27 +110,35 @@ class _Database:
             self.connection.rollback()
 
     def close(self) -> None:
-        self._rollback()  # nothing was written; nothing is kept
-        self.connection.close()
+        if self.worker.stuck:  # the driver still holds it in the worker: left to the worker, which ends
+            return
+        if not self.worker.cut_done:  # a cut connection has nothing to roll back, and must not wait for it
+            self._rollback()  # nothing was written; nothing is kept
+        with contextlib.suppress(Exception):  # a cut connection may say so as it closes
+            self.connection.close()
 
 
 def _secret(store: Mapping[str, Any], inputs: LiveInput) -> str | None:
     return resolve_secret(store.get("authSecret"), "database password", inputs)
 
 
+_DEFAULT_TIMEOUT_MS = 15000
+
+
 def _open(kind: str, store: Mapping[str, Any], inputs: LiveInput) -> _Database:
-    timeout = step_timeout(store.get("timeout"), inputs, 15000)
+    timeout = step_timeout(store.get("timeout"), inputs, _DEFAULT_TIMEOUT_MS)
     use_tls = store.get("useTls") is True
     verify = store.get("allowInvalidCerts") is not True
     if kind == "Sqlite":
         path = str(store.get("path") or "")
         try:
-            local = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout)
+            # Queried from the bound's worker thread, one call at a time; interrupt() is its cut.
+            local = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout, check_same_thread=False)
             local.execute("SELECT count(*) FROM sqlite_master")
         except sqlite3.Error as error:
             raise _Stop(f"cannot open {path} read-only on this machine: {error} (the server opens its own path; "
                         "test from a machine holding a copy)") from None
-        return _Database(local, "sqlite", timeout)
+        return _Database(local, "sqlite", timeout, local.interrupt)
     if kind == "PostgreSql":
         import psycopg
 
@@ -123,21 +151,24 @@ def _open(kind: str, store: Mapping[str, Any], inputs: LiveInput) -> _Database:
             options=f"-c statement_timeout={int(timeout * 1000)} -c default_transaction_read_only=on",
             cursor_factory=psycopg.RawCursor,
         )
-        return _Database(connection, "postgresql", timeout)
+        return _Database(connection, "postgresql", timeout, lambda: shut_socket(connection.pgconn.socket))
     import pymysql
 
     tls: dict[str, Any] | None = None
     if use_tls:
         tls = {"ca": inputs.ca_file} if inputs.ca_file else {}
         tls["check_hostname"] = verify
+    # PyMySQL bounds each read and write itself (whole seconds, rounded up): its socket times out, and the
+    # worker's call ends with it; the bound's cut has nothing more to do.
+    seconds = max(1, math.ceil(timeout))
     connection = pymysql.connect(
         host=str(store.get("host") or "localhost"), port=int(store.get("port") or 3306),
         database=str(store.get("database") or SERVICE_NAME), user=str(store.get("authUsername") or SERVICE_NAME),
-        password=_secret(store, inputs) or "", connect_timeout=max(1, int(timeout)),
-        read_timeout=max(1, int(timeout)), ssl=tls,
+        password=_secret(store, inputs) or "", connect_timeout=seconds, read_timeout=seconds, write_timeout=seconds,
+        ssl=tls,
     )
     connection.cursor().execute("SET SESSION TRANSACTION READ ONLY")  # every transaction, after a rollback too
-    return _Database(connection, "mysql", timeout)
+    return _Database(connection, "mysql", timeout, lambda: None)
 
 
 def _where(kind: str, store: Mapping[str, Any]) -> str:
@@ -190,6 +221,9 @@ class _Queries:
         try:
             return self.database.query(str(text), login)
         except Exception as error:
+            if timed_out(error):  # the bound here, or the driver's own (PyMySQL's read timeout)
+                self.report.add(name, Outcome.FAILED, no_answer(self.database.timeout), NO_ANSWER_FIX)
+                raise _Silent from None
             self.report.add(name, Outcome.FAILED, f"the database refuses the query: {_words(error)}",
                             "correct the SQL (and the table and column names) for this database")
             return None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from jmapclient.dirtest import steps
 from jmapclient.dirtest.inputs import LiveInput
 from jmapclient.dirtest.live import WHERE_IT_RUNS, run_live
@@ -59,10 +61,25 @@ def test_starttls_on_an_ldaps_url_is_named_with_its_fix(slapd: Slapd, directory_
     assert report.step(steps.SERVICE_BIND).outcome is Outcome.SKIPPED
 
 
-def test_a_certificate_this_machine_does_not_trust_fails_the_tls_step(slapd: Slapd, directory_ca: PrivateCa) -> None:
-    report = run_live(ldap_settings(slapd.url), LiveInput(login=ALICE, timeout=5))  # no --ca-file
-    assert report.step(steps.TLS).outcome is Outcome.FAILED
-    assert "--ca-file" in report.step(steps.TLS).fix
+@pytest.mark.parametrize("use_ldaps", [False, True], ids=["starttls", "ldaps"])
+def test_a_certificate_this_machine_does_not_trust_fails_the_tls_step(slapd: Slapd, use_ldaps: bool) -> None:
+    # The tester's finding: the fix named --ca-file (the JMAP connection's), and the reason was ldap3's
+    # wrapped tuples, ("('socket ssl wrapping error: [SSL: CERTIFICATE_VERIFY_FAILED] ...',)",).
+    wire = ldap_settings(slapd.tls_url, useTls=False) if use_ldaps else ldap_settings(slapd.url)
+    tls = run_live(wire, LiveInput(login=ALICE, timeout=5)).step(steps.TLS)  # no --directory-ca-file
+    assert tls.outcome is Outcome.FAILED
+    assert tls.reason.endswith("the server's certificate is signed by a CA this machine does not trust "
+                               "(unable to get local issuer certificate)")
+    assert not any(mark in tls.reason for mark in ("('", "',)", "[SSL:", "_ssl.c")), tls.reason
+    assert "(--directory-ca-file, or CA file in the console's test)" in tls.fix
+    assert "--ca-file" not in tls.fix.replace("--directory-ca-file", "")
+
+
+def test_the_tls_port_spoken_to_in_plain_ldap_says_so(slapd: Slapd) -> None:
+    tls = run_live(ldap_settings(f"ldaps://127.0.0.1:{slapd.port}", useTls=False), LiveInput(login=ALICE, timeout=5))
+    step = tls.step(steps.TLS)
+    assert step.outcome is Outcome.FAILED and "did not answer in TLS on this port" in step.reason
+    assert "usually 636" in step.fix and "--directory-ca-file" not in step.fix
 
 
 def test_a_wrong_bind_secret_fails_the_service_bind(slapd: Slapd, directory_ca: PrivateCa) -> None:

@@ -92,4 +92,7 @@ def test_without_a_token_discovery_and_keys_still_run(oidc_provider: OidcProvide
 def test_a_provider_this_machine_does_not_trust_fails_discovery(oidc_provider: OidcProvider) -> None:
     report = run_live(oidc_provider.settings(), LiveInput(password=oidc_provider.token(), timeout=5))
     assert report.step(steps.DISCOVERY).outcome is Outcome.FAILED
-    assert "CERTIFICATE_VERIFY_FAILED" in report.step(steps.DISCOVERY).reason
+    discovery = report.step(steps.DISCOVERY)
+    assert discovery.reason.endswith(": the server's certificate is signed by a CA this machine does not trust "
+                                     "(unable to get local issuer certificate)")
+    assert "--directory-ca-file" in discovery.fix
