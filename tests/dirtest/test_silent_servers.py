@@ -114,11 +114,12 @@ def test_ctrl_c_on_a_silent_database_ends_the_command_at_once_and_quietly(
         try:
             assert peer.stalled.wait(HANG_LIMIT), "the command never reached the query"
             process.send_signal(signal.SIGINT)
-            # Far below the check's own bound (30 s) and psycopg's cancel wait (5 s): only Ctrl-C ends it here.
-            _, err = process.communicate(timeout=4)
+            # Below the check's own bound (30 s): only Ctrl-C ends it here. Generous, for a busy machine:
+            # what tells psycopg's own wait from ours is its "cancel" warning, not the time.
+            _, err = process.communicate(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
-            raise AssertionError(f"still running 4 s after Ctrl-C: {process.communicate()}") from None
+            raise AssertionError(f"still running 20 s after Ctrl-C: {process.communicate()}") from None
         finally:
             process.kill()
     assert process.returncode == EXIT_INTERRUPTED
