@@ -41,6 +41,9 @@ from tui.widgets import outside
 if TYPE_CHECKING:
     from jmapclient.dirtest.lint import Finding
 
+CHANGED_ELSEWHERE = ("Not saved: {fields} changed on the server since this form opened. Press ctrl+s again to "
+                     "put your values over them, or esc to go back and see the server's.")
+
 
 def normalised(wire: dict[str, Any]) -> dict[str, Any]:
     """The object as the models read it (defaults filled in), or as it came if they cannot."""
@@ -70,6 +73,10 @@ class DirectorySaveFlow(Vertical):
         self._sending: dict[str, Any] | None = None
         """The create on its way (None for an update): esc leaves it possibly stored."""
         self._focus_before_save: Widget | None = None
+        self._patching: dict[str, Any] | None = None
+        """The update on its way: an answer lost leaves its fields possibly changed by this form."""
+        self.overwriting: set[str] = set()
+        """Fields changed on the server since the form opened that the person chose to overwrite."""
         action: Action = "update" if wire is not None else "create"
         self.allowed, self.denied_reason = context.can_do(DIRECTORY, action)
 
@@ -124,6 +131,12 @@ class DirectorySaveFlow(Vertical):
             else:
                 assert self.wire is not None and patch is not None
                 saved_id = str(self.wire["id"])
+                if changed := await self._changed_elsewhere(saved_id, patch):
+                    self._saving(False)
+                    self._message(CHANGED_ELSEWHERE.format(fields=changed), severity="warning")
+                    self.post_message(Status("Not saved: changed on the server meanwhile.", "warning"))
+                    return
+                self._patching = patch
                 await api.update(saved_id, patch)
         except SetFailed as failed:
             self._saving(False)
@@ -146,9 +159,25 @@ class DirectorySaveFlow(Vertical):
             self.post_message(Status("Saving failed; the form keeps what you typed.", "error"))
             return
         self._saving(False)
-        self.lost_create = None
+        self.lost_create, self._patching = None, None
         label = (create or {}).get("description") or (self.wire or {}).get("description") or saved_id
         self._saved(saved_id, f"{'Created' if create is not None else 'Saved'} {label}.", findings)
+
+    async def _changed_elsewhere(self, saved_id: str, patch: dict[str, Any]) -> str:
+        """The labels of the fields this save changes that someone changed on the server since the form
+        opened ("" for none, or for those the person already chose to overwrite): the real server keeps
+        no state to refuse a stale update with (wire-notes), so a save erased a change made elsewhere
+        without a word (the new user's finding). Fields this save leaves alone keep the server's values."""
+        assert self.before is not None
+        held = (await self.context.client.directories.get([saved_id])).raw
+        if not held:
+            return ""  # gone: the update says so
+        now = normalised(held[0])
+        changed = {path.split("/")[0] for path in patch} - self.overwriting
+        changed = {key for key in changed if now.get(key) != self.before.get(key)}
+        self.overwriting |= changed  # ctrl+s again puts this form's values over them
+        labels = self._labels()
+        return ", ".join(labels.get(key, key) for key in sorted(changed))
 
     def _saved(self, saved_id: str, said: str, findings: list[Finding] | None) -> None:
         if findings:
@@ -164,6 +193,9 @@ class DirectorySaveFlow(Vertical):
         """The request may have been carried out: say so, and make the next save check before it creates."""
         if create is not None:
             self.lost_create = create
+        elif self._patching is not None:
+            # The server may hold this update already: its fields changed there by this form, not elsewhere.
+            self.overwriting |= {path.split("/")[0] for path in self._patching}
         self._message(f"{headline} {CREATE_AGAIN if self.creating else UPDATE_AGAIN}", severity="warning")
         self.post_message(Status(STOPPED if headline == STOPPED else MAY_HAVE_SAVED, "warning"))
 
