@@ -18,7 +18,7 @@ DEFAULT_ADVICE_DAYS = 30
 PROG = "mailadmin"
 EPILOG = (
     "Object names are case-insensitive, with or without x: (Directory, DmarcExternalReport). "
-    "Connection: flags > MAILADMIN_URL/MAILADMIN_TOKEN > --profile > the default profile. "
+    "Connection: flags > --profile > MAILADMIN_URL/MAILADMIN_TOKEN > the default profile. "
     "Exit codes: " + "; ".join(f"{code} {words}" for code, words in EXIT_CODES) + "."
 )
 
@@ -49,7 +49,8 @@ def _connection_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
                        help="do not verify the server's TLS certificate (lab servers; warned on every connection)")
     group.add_argument("--allow-http", action="store_true", default=default,
                        help="allow cleartext http to a host that is not loopback (warned)")
-    group.add_argument("--profile", default=default, metavar="NAME", help="a profile of the config file")
+    group.add_argument("--profile", default=default, metavar="NAME",
+                       help="a profile of the config file (beats MAILADMIN_URL, MAILADMIN_TOKEN, MAILADMIN_USER)")
     group.add_argument("--timeout", default=default, type=float, metavar="SECONDS", help="per request (default 30)")
 
 
