@@ -23,6 +23,23 @@ EPILOG = (
 )
 
 
+MAX_TIMEOUT = 3600.0
+"""The longest wait for one request: an hour. Past it a server is down, not slow; and sockets refuse a
+wait beyond the platform's time_t (``inf`` was an OverflowError traceback)."""
+
+
+def timeout_seconds(text: str) -> float:
+    """``--timeout``: a number of seconds above 0, at most :data:`MAX_TIMEOUT`; anything else is a usage error
+    (``nan`` was a ValueError traceback, ``-1`` and ``0`` failed every request with "did not answer")."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < seconds <= MAX_TIMEOUT:  # NaN fails every comparison, so it lands here too
+        raise argparse.ArgumentTypeError(f"give seconds above 0 and at most {MAX_TIMEOUT:g}, not {text!r}")
+    return seconds
+
+
 def _connection_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     # Sub-parsers use SUPPRESS so a flag given before the subcommand is not reset after it.
     default = None if top else argparse.SUPPRESS
@@ -51,7 +68,8 @@ def _connection_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
                        help="allow cleartext http to a host that is not loopback (warned)")
     group.add_argument("--profile", default=default, metavar="NAME",
                        help="a profile of the config file (beats MAILADMIN_URL, MAILADMIN_TOKEN, MAILADMIN_USER)")
-    group.add_argument("--timeout", default=default, type=float, metavar="SECONDS", help="per request (default 30)")
+    group.add_argument("--timeout", default=default, type=timeout_seconds, metavar="SECONDS",
+                       help=f"per request, above 0 and at most {MAX_TIMEOUT:g} (default 30)")
 
 
 def _json_option(parser: argparse.ArgumentParser, help_text: str) -> None:
