@@ -155,17 +155,29 @@ class JsonRows:
 
 
 class CsvRows:
-    """CSV rows written a page at a time, the header first (open ``out`` with newline="")."""
+    """CSV rows written a page at a time, the header first (open ``out`` with newline="").
+
+    The header is written with the first page (or at the close of an export that found none), never
+    before: an export that fails before its first page leaves standard output empty, not a header
+    a script would take for an export of no records.
+    """
 
     def __init__(self, out: TextIO) -> None:
         self.writer = csv.writer(out)
-        self.writer.writerow(COLUMNS)
         self.count = 0
+        self.started = False
+
+    def _start(self) -> None:
+        if not self.started:
+            self.started = True
+            self.writer.writerow(COLUMNS)
 
     def write(self, rows: Iterable[Row]) -> None:
+        self._start()
         for row in rows:
             self.writer.writerow([_csv_cell(c, row.get(c)) for c in COLUMNS])
             self.count += 1
 
     def close(self) -> int:
+        self._start()
         return self.count
