@@ -3,7 +3,9 @@
 Input is what x:DmarcExternalReport/get returns (``{"id": ..., "report": {...}}``);
 lists may be index maps (the wire form) or arrays (lenient reading). In CSV,
 the per-record auth results are joined with ";" in matching order; in JSON they
-stay lists.
+stay lists. A CSV cell writes hidden characters in their JSON spelling (a line break
+as ``\\n``, ESC as ``\\u001b``) and a backslash as ``\\\\``, so an escape is never taken for
+the characters it spells; a cell a spreadsheet would run as a formula starts with ``'``.
 """
 
 from __future__ import annotations
@@ -114,8 +116,10 @@ def _csv_cell(column: str, value: Any) -> str:
         text = "true" if value else "false"
     else:
         text = "" if value is None else str(value)
-    # A cell is read in a terminal as often as in a spreadsheet: hidden characters are shown visibly.
-    return neutralise_formula(safe_text(text))
+    # A cell is read in a terminal as often as in a spreadsheet: hidden characters are shown visibly,
+    # in their JSON spelling (a line break as \n). A backslash is doubled first, so each escape reads
+    # back as one thing: a literal backslash-n and a line break were the same two characters.
+    return neutralise_formula(safe_text(text.replace("\\", "\\\\")))
 
 
 def write_csv(rows: Iterable[Row], out: TextIO) -> int:

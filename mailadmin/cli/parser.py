@@ -251,7 +251,9 @@ def _import_dmarc(imports: argparse.ArgumentParser) -> None:
 def _export_dmarc(export: argparse.ArgumentParser) -> None:
     _where_option(export)
     export.add_argument("--format", choices=("csv", "json"), default=None,
-                        help="default: the -o file's extension (.json, .csv), else csv")
+                        help="default: the -o file's extension (.json, .csv), else csv. A CSV cell shows hidden "
+                             "characters as JSON escapes (a line break as \\n) and a backslash as \\\\; "
+                             "one starting =, +, -, @ is prefixed with '")
     export.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
 
 
