@@ -39,7 +39,7 @@ def parse_retention(text: str) -> timedelta:
 
 
 class _FileBar:
-    """The import's progress callback: files read so far, and a bar on stderr when a person watches many."""
+    """The import's progress callback: files read so far, and a bar on stderr when a person watches."""
 
     def __init__(self) -> None:
         self.bar: Progress | None = None
@@ -67,13 +67,14 @@ def interrupted_line(outcome: ImportOutcome, bar: _FileBar, *, dry_run: bool) ->
     summary = outcome.summary
     done = f"import-dmarc interrupted after {bar.done} of {bar.total} files:"
     counts = f"{len(summary.duplicates)} duplicates, {len(summary.rejected)} rejected"
-    if dry_run or outcome.stored is None:
+    if dry_run:
         return f"{done} {len(summary.imported)} would be imported, {counts} (a dry run: nothing was sent)"
+    stored = outcome.stored or 0  # None: stopped before the uploads began
     if outcome.refused:
-        return f"{done} {outcome.stored} reports stored, {counts}; the server refused the rest: {outcome.refused}"
-    unanswered = len(summary.imported) - outcome.stored
+        return f"{done} {stored} reports stored, {counts}; the server refused the rest: {outcome.refused}"
+    unanswered = len(summary.imported) - stored
     maybe = f" ({unanswered} more were on their way: the server may have stored them)" if unanswered > 0 else ""
-    return (f"{done} {outcome.stored} reports stored{maybe}, {counts}; importing the same files again "
+    return (f"{done} {stored} reports stored{maybe}, {counts}; importing the same files again "
             f"stores the rest (those stored count as duplicates)")
 
 

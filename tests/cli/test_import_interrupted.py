@@ -72,3 +72,17 @@ def test_ctrl_c_in_a_dry_run_says_what_would_be_imported(
     said = re.search(rf"import-dmarc interrupted after (\d+) of {FILES + 1} files: (\d+) would be imported, "
                      r"1 duplicates, 0 rejected \(a dry run: nothing was sent\)", capsys.readouterr().err)
     assert said and int(said[2]) == int(said[1]) - 1
+
+
+def test_a_stop_before_the_files_or_at_a_refusing_server_is_said_so() -> None:
+    from jmapclient.dmarc.importing import ImportOutcome
+
+    bar = dmarc_cmd._FileBar()
+    assert dmarc_cmd.interrupted_line(ImportOutcome(), bar, dry_run=False) == (
+        "import-dmarc interrupted before any file was read: nothing was imported")
+    bar(0, 10)
+    bar(3, 10)
+    refused = ImportOutcome(refused="Reports cannot be created", stored=0)
+    assert dmarc_cmd.interrupted_line(refused, bar, dry_run=False) == (
+        "import-dmarc interrupted after 3 of 10 files: 0 reports stored, 0 duplicates, 0 rejected; "
+        "the server refused the rest: Reports cannot be created")
