@@ -138,9 +138,16 @@ class Start(NamedTuple):
     listed: float | None
 
 
+def behind_pipes(env: dict[str, str]) -> dict[str, str]:
+    """``env`` for an app run headless behind pipes: the console's terminal check is told a driver is chosen,
+    the one Textual picks here anyway (nothing measured changes; a tree without the check ignores it)."""
+    return {**env, "TEXTUAL_DRIVER": "textual.drivers.linux_driver:LinuxDriver"}
+
+
 def time_to_first_frame(code: str, env: dict[str, str]) -> Start:
     """When one fresh process of ``code`` was ready and (if it has a list) filled its list."""
     started = time.time()
+    env = behind_pipes(env)
     # Run in the tree measured: ``python -c`` puts its working directory first on the import path.
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                           cwd=env.get("PYTHONPATH", ROOT), timeout=300)
@@ -160,7 +167,7 @@ def heaviest_imports(
     seen: dict[str, list[int]] = {}
     for _ in range(rounds):
         done = subprocess.run([sys.executable, "-X", "importtime", "-c", code, *args], capture_output=True, text=True,
-                              env=env, cwd=ROOT, timeout=120)
+                              env=behind_pipes(env), cwd=ROOT, timeout=120)
         if done.returncode != 0:
             raise RuntimeError(done.stderr.strip().splitlines()[-1])
         for line in done.stderr.splitlines():

@@ -1,11 +1,16 @@
 """Where to connect, how to log in, and how safely: the one decision the CLI and the console share.
 
 Precedence per setting: flags (``--url``, ``--token``/``--token-file``/``--token-stdin``,
-``--user`` with ``--password-file``/``--password-stdin``) > environment (``MAILADMIN_URL``,
-``MAILADMIN_TOKEN``, ``MAILADMIN_USER``, ``MAILADMIN_PASSWORD``, ``MAILADMIN_CA_FILE``) >
-``--profile NAME`` > the default profile. A user name means Basic login (the real server's
-recovery administrator has only that); its password comes from a file, the environment,
-standard input, or a prompt when a person is at a terminal; so does a token when none is given.
+``--user`` with ``--password-file``/``--password-stdin``) > ``--profile NAME`` > environment
+(``MAILADMIN_URL``, ``MAILADMIN_TOKEN``, ``MAILADMIN_USER``, ``MAILADMIN_CA_FILE``) > the default
+profile. A profile named on the command line is what the person asked for at that moment: the
+environment's server and credentials, set long before, never replace it (an exported
+``MAILADMIN_URL`` once sent ``--profile prod`` elsewhere, past a read-only profile too); they are
+left aside, with a warning. ``MAILADMIN_CA_FILE`` and ``MAILADMIN_PASSWORD`` still fill in what
+the profile leaves out (a CA only adds trust; a password is its user's).
+A user name means Basic login (the real server's recovery administrator has only that); its
+password comes from a file, the environment, standard input, or a prompt when a person is at a
+terminal; so does a token when none is given.
 
 A profile is *in effect* only for its own URL: pointing ``--url`` at another server never
 hands that server the profile's secret, CA, read-only flag or cleartext permission.
@@ -172,13 +177,36 @@ FLAG_NAMES = ("url", "token", "token_file", "token_stdin", "user", "password_fil
 """The command line's connection flags, by their ``argparse`` names."""
 
 
+ENVIRONMENT_TARGET = (URL_ENV, TOKEN_ENV, USER_ENV)
+"""Where and as whom the environment connects: all left aside for a named ``--profile``."""
+
+
+def _from_environment(env: Mapping[str, str], profile: str | None,
+                      warn: Warn) -> tuple[str | None, str | None, str | None]:
+    """The environment's URL, token and user; none of them when ``--profile`` names a profile."""
+    if profile is None:
+        url, token, user = (env.get(name) or None for name in ENVIRONMENT_TARGET)
+        return url, token, user
+    given = [name for name in ENVIRONMENT_TARGET if env.get(name)]
+    if given:
+        warn(f"--profile {profile} is used: {', '.join(given)} from the environment left aside")
+    return None, None, None
+
+
+def _ca_file(env_ca: str | None, in_effect: Profile | None, *, named: bool) -> str | None:
+    """The CA the environment or the profile names: a named profile's first (a CA only adds trust, so the
+    environment's still fills in for a profile without one)."""
+    profile_ca = in_effect.ca_file if in_effect else None
+    return (profile_ca or env_ca) if named else (env_ca or profile_ca)
+
+
 def resolve(request: ConnectionRequest) -> Connection:
     """The connection in effect; ``request.warn`` hears every unsafe choice, once each."""
     url, token, token_file, token_stdin = request.url, request.token, request.token_file, request.token_stdin
     user, password_file, password_stdin = request.user, request.password_file, request.password_stdin
     profile, ca_file, warn = request.profile, request.ca_file, request.warn
     env = os.environ if request.environ is None else request.environ
-    env_url, env_token, env_user = env.get(URL_ENV) or None, env.get(TOKEN_ENV) or None, env.get(USER_ENV) or None
+    env_url, env_token, env_user = _from_environment(env, profile, warn)
     if sum(1 for given in (token, token_file, token_stdin) if given) > 1:
         raise ConfigError("give one of --token, --token-file and --token-stdin")
     flag_token = bool(token or token_file or token_stdin)
@@ -197,7 +225,7 @@ def resolve(request: ConnectionRequest) -> Connection:
         )
     in_effect = chosen if chosen is not None and _same_server(chosen.url, final_url) else None
     security = TransportSecurity(
-        ca_file=ca_file or env.get(CA_FILE_ENV) or (in_effect.ca_file if in_effect else None),
+        ca_file=ca_file or _ca_file(env.get(CA_FILE_ENV), in_effect, named=profile is not None),
         insecure=request.insecure or bool(in_effect and in_effect.insecure),
         allow_http=request.allow_http or bool(in_effect and in_effect.allow_http),
     )
@@ -251,11 +279,13 @@ def resolve_profile(chosen: Profile, warn: Warn = _ignore) -> Connection:
 
 
 def given_explicitly(args: Any, environ: Mapping[str, str] | None = None) -> bool:
-    """Whether flags or the environment say where or how to connect (so no profile list is shown)."""
+    """Whether flags or the environment say where or how to connect (so no profile list is shown);
+    the environment says nothing past a named ``--profile`` (:func:`resolve` leaves it aside)."""
     env = os.environ if environ is None else environ
     flags = (name for name in FLAG_NAMES if name not in ("profile", "timeout"))
-    return any(getattr(args, name, None) for name in flags) or any(
+    from_environment = getattr(args, "profile", None) is None and any(
         env.get(name) for name in (URL_ENV, TOKEN_ENV, USER_ENV))
+    return any(getattr(args, name, None) for name in flags) or from_environment
 
 
 def resolve_args(args: Any, **sources: Any) -> Connection:

@@ -7,12 +7,13 @@ parses and exits without textual, httpx, pydantic or the stub.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING
 
-from jmapclient.outcome import EXIT_FAILED, EXIT_OK
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from mailadmin.cli import LocalCommand, parse, run, shell_files
-from mailadmin.cli.parser import EPILOG, object_commands
+from mailadmin.cli.parser import EPILOG, PROG, object_commands
 from mailadmin.startup import apply as start_up
 from mailadmin.startup import resume_collector
 
@@ -56,11 +57,41 @@ def main(argv: list[str] | None = None, *, transport: httpx.AsyncBaseTransport |
         resume_collector()
 
 
+NO_TERMINAL = f"the console needs a terminal (stdin and stdout); for commands see {PROG} --help"
+OTHER_DRIVER_ENV = "TEXTUAL_DRIVER"
+"""Textual's own setting for a driver other than the terminal's (textual-serve's, drawing in a browser)."""
+
+
+def has_terminal() -> bool:
+    """Whether a person can type into the console and see it: standard input and output are a terminal.
+
+    Without one (``mailadmin --url X < /dev/null > out``: a subcommand forgotten in cron) the console
+    drew its screens into the file and waited for keys that never come, for ever. A driver named in
+    ``TEXTUAL_DRIVER`` draws elsewhere, over pipes: then no terminal is needed.
+    """
+    if os.environ.get(OTHER_DRIVER_ENV):
+        return True
+    try:
+        return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
+    except ValueError:  # a closed stream
+        return False
+
+
+def _no_terminal() -> int:
+    from jmapclient.failures import emit_error
+
+    emit_error(NO_TERMINAL)
+    return EXIT_USAGE
+
+
 def _console(args: argparse.Namespace) -> int:
     try:
         from tui.launch import run_console  # textual only when the console is asked for
     except ImportError as error:
         return _unavailable("the console", error)
+    # Checked once the console has loaded: a Textual that moved a name the console needs says so first.
+    if not has_terminal():
+        return _no_terminal()
     return run_console(args, after_first_frame=resume_collector)
 
 
@@ -69,6 +100,8 @@ def _demo(args: argparse.Namespace) -> int:
         from mailadmin.demo import run_demo
     except ImportError as error:
         return _unavailable("the console", error)
+    if not has_terminal():  # before the demo's server is seeded and started
+        return _no_terminal()
     return run_demo(args.fresh, args.reports, offline=args.offline, after_first_frame=resume_collector)
 
 

@@ -3,7 +3,9 @@
 Input is what x:DmarcExternalReport/get returns (``{"id": ..., "report": {...}}``);
 lists may be index maps (the wire form) or arrays (lenient reading). In CSV,
 the per-record auth results are joined with ";" in matching order; in JSON they
-stay lists.
+stay lists. A CSV cell writes hidden characters in their JSON spelling (a line break
+as ``\\n``, ESC as ``\\u001b``) and a backslash as ``\\\\``, so an escape is never taken for
+the characters it spells; a cell a spreadsheet would run as a formula starts with ``'``.
 """
 
 from __future__ import annotations
@@ -114,8 +116,10 @@ def _csv_cell(column: str, value: Any) -> str:
         text = "true" if value else "false"
     else:
         text = "" if value is None else str(value)
-    # A cell is read in a terminal as often as in a spreadsheet: hidden characters are shown visibly.
-    return neutralise_formula(safe_text(text))
+    # A cell is read in a terminal as often as in a spreadsheet: hidden characters are shown visibly,
+    # in their JSON spelling (a line break as \n). A backslash is doubled first, so each escape reads
+    # back as one thing: a literal backslash-n and a line break were the same two characters.
+    return neutralise_formula(safe_text(text.replace("\\", "\\\\")))
 
 
 def write_csv(rows: Iterable[Row], out: TextIO) -> int:
@@ -155,17 +159,29 @@ class JsonRows:
 
 
 class CsvRows:
-    """CSV rows written a page at a time, the header first (open ``out`` with newline="")."""
+    """CSV rows written a page at a time, the header first (open ``out`` with newline="").
+
+    The header is written with the first page (or at the close of an export that found none), never
+    before: an export that fails before its first page leaves standard output empty, not a header
+    a script would take for an export of no records.
+    """
 
     def __init__(self, out: TextIO) -> None:
         self.writer = csv.writer(out)
-        self.writer.writerow(COLUMNS)
         self.count = 0
+        self.started = False
+
+    def _start(self) -> None:
+        if not self.started:
+            self.started = True
+            self.writer.writerow(COLUMNS)
 
     def write(self, rows: Iterable[Row]) -> None:
+        self._start()
         for row in rows:
             self.writer.writerow([_csv_cell(c, row.get(c)) for c in COLUMNS])
             self.count += 1
 
     def close(self) -> int:
+        self._start()
         return self.count

@@ -44,6 +44,8 @@ class ImportOutcome:
     """True when the refusal is the real server's rule of never creating reports."""
     error: MethodError | None = None
     """The method error behind ``refused`` (e.g. ``forbidden``), for callers that learn from it."""
+    stored: int | None = None
+    """Reports the server said it created (None for a dry run): set as the import ends or is stopped."""
 
 
 def list_report_files(paths: Iterable[str | PathLike[str]], cap: int | None = None) -> list[Path]:
@@ -59,23 +61,27 @@ async def import_reports(
     retain: timedelta = DEFAULT_RETENTION,
     file_cap: int | None = None,
     progress: ImportProgress | None = None,
+    outcome: ImportOutcome | None = None,
 ) -> ImportOutcome:
     """Import the report files under ``paths``; ``api`` None parses only (a dry run).
 
     A retention that is not in the future raises ValueError before anything is read.
     A :class:`~jmapclient.errors.JmapError` before the first upload (reading the
     session or the reports already held) propagates; later refusals land in the outcome.
+    ``outcome``, when given, is filled as the import goes: a caller stopped midway (Ctrl-C)
+    still says what was done.
     """
     check_retention(retain)
     with collector_paused():  # see YOUNG_PASS_FILES
-        return await _import(api, paths, now=now, retain=retain, file_cap=file_cap, progress=progress)
+        return await _import(api, paths, now=now, retain=retain, file_cap=file_cap, progress=progress,
+                             outcome=ImportOutcome() if outcome is None else outcome)
 
 
 async def _import(api: ObjectApi | None, paths: Sequence[str | PathLike[str]], *, now: datetime, retain: timedelta,
-                  file_cap: int | None, progress: ImportProgress | None) -> ImportOutcome:
+                  file_cap: int | None, progress: ImportProgress | None, outcome: ImportOutcome) -> ImportOutcome:
     listed = await asyncio.to_thread(list_report_files, paths, None if file_cap is None else file_cap + 1)
     files = listed[:file_cap] if file_cap is not None else listed
-    outcome = ImportOutcome(files=len(files), capped=len(listed) > len(files))
+    outcome.files, outcome.capped = len(files), len(listed) > len(files)
     taker = _Taker(outcome.summary)
     if api is not None:
         taker.uploader = uploader = await Uploader.for_api(api, outcome.summary)
@@ -91,10 +97,10 @@ async def _import(api: ObjectApi | None, paths: Sequence[str | PathLike[str]], *
     finally:
         if taker.uploader is not None:
             taker.uploader.cancel()  # stopped early: no batch goes on in the background
-    if taker.uploader is not None:
-        outcome.refused, outcome.refused_reports, outcome.error = (
-            taker.uploader.refused, taker.uploader.refused_reports, taker.uploader.error
-        )
+            # Said also when stopped midway (Ctrl-C): what was stored, and whether the server refused.
+            outcome.stored, outcome.refused, outcome.refused_reports, outcome.error = (
+                taker.uploader.stored, taker.uploader.refused, taker.uploader.refused_reports, taker.uploader.error
+            )
     return outcome
 
 

@@ -260,6 +260,9 @@ class Uploader:
         """True when the refusal is the real server's policy of never creating reports."""
         self.error: MethodError | None = None
         """The method error that stopped the import (e.g. ``forbidden``), for callers that learn from it."""
+        self.stored = 0
+        """Reports the server said it created: an import stopped midway says how many (the summary's
+        ``imported`` also holds those still waiting or on their way)."""
 
     async def probe(self) -> None:
         """Learn whether the server accepts reports at all, before any bulk work.
@@ -376,6 +379,7 @@ class Uploader:
                 self.summary.reject(item.path, unknown)
                 continue
             if held:
+                self.stored += 1
                 continue  # stored by the failed call: imported, as the summary already says
             if self.refused:
                 self.summary.reject(item.path, self.refused)
@@ -389,6 +393,7 @@ class Uploader:
             self._record([item], result)
 
     def _record(self, batch: list[ParsedFile], result: SetResult) -> None:
+        self.stored += len(result.created)
         for key, set_error in result.not_created.items():
             reason = str(set_error)
             if is_write_refusal(set_error):

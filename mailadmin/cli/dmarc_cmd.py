@@ -8,6 +8,7 @@ prints the summary. An export file is created 0600, like every file this tool wr
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 from datetime import UTC, datetime, timedelta
@@ -18,6 +19,7 @@ from jmapclient import encoding
 from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError
 from jmapclient.dmarc.exporting import ExportFormat, export_reports
+from jmapclient.dmarc.importing import ImportOutcome
 from jmapclient.dmarc.importing import import_reports as import_files
 from jmapclient.dmarc.retention import check_retention
 from jmapclient.errors import LocalValidationError
@@ -37,12 +39,16 @@ def parse_retention(text: str) -> timedelta:
 
 
 class _FileBar:
-    """The import's progress callback: a bar on stderr when a person watches many files."""
+    """The import's progress callback: files read so far, and a bar on stderr when a person watches."""
 
     def __init__(self) -> None:
         self.bar: Progress | None = None
+        self.done = 0
+        self.total: int | None = None
+        """None until the files are listed."""
 
     def __call__(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
         if done == 0:
             self.bar = Progress.maybe(total, "files")
         elif self.bar:
@@ -51,14 +57,38 @@ class _FileBar:
     def close(self) -> None:
         if self.bar:
             self.bar.close()
+            self.bar = None
+
+
+def interrupted_line(outcome: ImportOutcome, bar: _FileBar, *, dry_run: bool) -> str:
+    """What an import stopped by Ctrl-C had done: a person (or cron's mail) learns whether to run it again."""
+    if bar.total is None:
+        return "import-dmarc interrupted before any file was read: nothing was imported"
+    summary = outcome.summary
+    done = f"import-dmarc interrupted after {bar.done} of {bar.total} files:"
+    counts = f"{len(summary.duplicates)} duplicates, {len(summary.rejected)} rejected"
+    if dry_run:
+        return f"{done} {len(summary.imported)} would be imported, {counts} (a dry run: nothing was sent)"
+    stored = outcome.stored or 0  # None: stopped before the uploads began
+    if outcome.refused:
+        return f"{done} {stored} reports stored, {counts}; the server refused the rest: {outcome.refused}"
+    unanswered = len(summary.imported) - stored
+    maybe = f" ({unanswered} more were on their way: the server may have stored them)" if unanswered > 0 else ""
+    return (f"{done} {stored} reports stored{maybe}, {counts}; importing the same files again "
+            f"stores the rest (those stored count as duplicates)")
 
 
 async def import_reports(args: argparse.Namespace, client: JmapClient | None) -> int:
     retain = parse_retention(args.retain)
     api = client.objects(DMARC_EXTERNAL_REPORT) if client is not None else None
     bar = _FileBar()
+    outcome = ImportOutcome()  # filled as the import goes: Ctrl-C still says what was done
     try:
-        outcome = await import_files(api, args.paths, now=datetime.now(UTC), retain=retain, progress=bar)
+        await import_files(api, args.paths, now=datetime.now(UTC), retain=retain, progress=bar, outcome=outcome)
+    except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: asyncio.run cancels the command, then raises
+        bar.close()
+        note(interrupted_line(outcome, bar, dry_run=args.dry_run))
+        raise
     finally:
         bar.close()
     summary = outcome.summary

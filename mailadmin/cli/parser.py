@@ -18,9 +18,26 @@ DEFAULT_ADVICE_DAYS = 30
 PROG = "mailadmin"
 EPILOG = (
     "Object names are case-insensitive, with or without x: (Directory, DmarcExternalReport). "
-    "Connection: flags > MAILADMIN_URL/MAILADMIN_TOKEN > --profile > the default profile. "
+    "Connection: flags > --profile > MAILADMIN_URL/MAILADMIN_TOKEN > the default profile. "
     "Exit codes: " + "; ".join(f"{code} {words}" for code, words in EXIT_CODES) + "."
 )
+
+
+MAX_TIMEOUT = 3600.0
+"""The longest wait for one request: an hour. Past it a server is down, not slow; and sockets refuse a
+wait beyond the platform's time_t (``inf`` was an OverflowError traceback)."""
+
+
+def timeout_seconds(text: str) -> float:
+    """``--timeout``: a number of seconds above 0, at most :data:`MAX_TIMEOUT`; anything else is a usage error
+    (``nan`` was a ValueError traceback, ``-1`` and ``0`` failed every request with "did not answer")."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < seconds <= MAX_TIMEOUT:  # NaN fails every comparison, so it lands here too
+        raise argparse.ArgumentTypeError(f"give seconds above 0 and at most {MAX_TIMEOUT:g}, not {text!r}")
+    return seconds
 
 
 def _connection_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
@@ -49,8 +66,10 @@ def _connection_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
                        help="do not verify the server's TLS certificate (lab servers; warned on every connection)")
     group.add_argument("--allow-http", action="store_true", default=default,
                        help="allow cleartext http to a host that is not loopback (warned)")
-    group.add_argument("--profile", default=default, metavar="NAME", help="a profile of the config file")
-    group.add_argument("--timeout", default=default, type=float, metavar="SECONDS", help="per request (default 30)")
+    group.add_argument("--profile", default=default, metavar="NAME",
+                       help="a profile of the config file (beats MAILADMIN_URL, MAILADMIN_TOKEN, MAILADMIN_USER)")
+    group.add_argument("--timeout", default=default, type=timeout_seconds, metavar="SECONDS",
+                       help=f"per request, above 0 and at most {MAX_TIMEOUT:g} (default 30)")
 
 
 def _json_option(parser: argparse.ArgumentParser, help_text: str) -> None:
@@ -232,7 +251,9 @@ def _import_dmarc(imports: argparse.ArgumentParser) -> None:
 def _export_dmarc(export: argparse.ArgumentParser) -> None:
     _where_option(export)
     export.add_argument("--format", choices=("csv", "json"), default=None,
-                        help="default: the -o file's extension (.json, .csv), else csv")
+                        help="default: the -o file's extension (.json, .csv), else csv. A CSV cell shows hidden "
+                             "characters as JSON escapes (a line break as \\n) and a backslash as \\\\; "
+                             "one starting =, +, -, @ is prefixed with '")
     export.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
 
 

@@ -178,7 +178,8 @@ def test_object_types_are_hashable_constants():
 
 def test_progress_bar_only_for_a_terminal_and_counts_up():
     stream = io.StringIO()
-    bar = Progress(4, "files", stream)
+    seconds = iter(range(100))  # a second between files: a run slow enough to be shown (mailadmin.cli.progress)
+    bar = Progress(4, "files", stream, clock=lambda: float(next(seconds)))
     for _ in range(4):
         bar.advance()
     bar.close()

@@ -42,6 +42,7 @@ def test_serve_after_other_options_is_a_usage_error(capsys: pytest.CaptureFixtur
 
 
 def test_console_and_demo_dispatch_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("mailadmin.main.has_terminal", lambda: True)  # as at a person's terminal
     calls: list[tuple[object, ...]] = []
     console = type(sys)("tui.launch")
     console.run_console = (  # type: ignore[attr-defined]
@@ -65,6 +66,7 @@ def test_a_missing_console_is_an_error_line_not_a_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setitem(sys.modules, "tui.launch", None)  # what a failed import looks like
+    monkeypatch.setattr("mailadmin.main.has_terminal", lambda: True)
     assert main([]) == 1
     assert capsys.readouterr().err.startswith("error: the console is not available: ")
 

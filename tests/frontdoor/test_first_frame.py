@@ -83,6 +83,7 @@ def test_the_demo_draws_its_first_frame_with_the_collector_paused_and_the_shell_
     monkeypatch.setattr(mailadmin.demo, "demo_server", lambda fresh, reports: Handed(stub_server))
     seen: dict[str, object] = {}
     monkeypatch.setattr(tui.launch, "MailAdminApp", driven(seen))
+    monkeypatch.setattr("mailadmin.main.has_terminal", lambda: True)  # the app runs headless here
     assert main(["demo"]) == 0
     assert seen == {
         "collector while composing": False, "sections css while composing": False,
@@ -99,6 +100,7 @@ def test_the_console_on_a_server_named_by_the_environment_does_the_same(
     monkeypatch.setenv("MAILADMIN_TOKEN", stub_server.admin_token)
     seen: dict[str, object] = {}
     monkeypatch.setattr(tui.launch, "MailAdminApp", driven(seen))
+    monkeypatch.setattr("mailadmin.main.has_terminal", lambda: True)  # the app runs headless here
     assert main([]) == 0
     assert seen == {
         "collector while composing": False, "sections css while composing": False,

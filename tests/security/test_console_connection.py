@@ -84,9 +84,10 @@ async def test_an_unverified_tls_connection_is_said_in_the_header(tmp_path: Path
 
 
 @pytest.mark.parametrize("flag", ["--token-stdin", "--password-stdin"])
-def test_the_console_refuses_a_secret_on_standard_input_it_needs_for_keys(flag: str, capsys) -> None:
+def test_the_console_refuses_a_secret_on_standard_input_it_needs_for_keys(flag: str, capsys, monkeypatch) -> None:
     from mailadmin.main import main
 
+    monkeypatch.setattr("mailadmin.main.has_terminal", lambda: True)  # stdin a terminal, yet the flag asks for it
     assert main(["--url", "https://mail.example", "--user", "admin", flag]) == 1
     assert capsys.readouterr().err == (
         "error: the console reads its keys from standard input: give the secret with --token-file, "

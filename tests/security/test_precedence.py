@@ -1,4 +1,4 @@
-"""One decision for the CLI and the console: flags > environment > --profile > the default profile.
+"""One decision for the CLI and the console: flags > --profile > environment > the default profile.
 
 A profile is in effect only for its own URL: its token, read-only flag, CA and cleartext
 permission never follow ``--url`` to another server.
@@ -42,9 +42,12 @@ def decide(*argv: str, env: dict[str, str] | None = None):  # type: ignore[no-un
     ((), {}, (A, "API_admin", "admin", False)),
     # --profile beats the default profile
     (("--profile", "viewer"), {}, (C, "API_viewer", "viewer", True)),
-    # the environment beats --profile, for what it names
-    (("--profile", "viewer"), {"MAILADMIN_URL": B, "MAILADMIN_TOKEN": "API_env"}, (B, "API_env", None, False)),
-    (("--profile", "viewer"), {"MAILADMIN_TOKEN": "API_env"}, (C, "API_env", "viewer", True)),
+    # a named --profile beats the environment: its server, its token, its read-only flag
+    (("--profile", "viewer"), {"MAILADMIN_URL": B, "MAILADMIN_TOKEN": "API_env"}, (C, "API_viewer", "viewer", True)),
+    (("--profile", "viewer"), {"MAILADMIN_TOKEN": "API_env"}, (C, "API_viewer", "viewer", True)),
+    # the environment beats the default profile
+    ((), {"MAILADMIN_URL": B, "MAILADMIN_TOKEN": "API_env"}, (B, "API_env", None, False)),
+    ((), {"MAILADMIN_TOKEN": "API_env"}, (A, "API_env", "admin", False)),
     # flags beat the environment
     (("--url", B, "--token=API_flag"), {"MAILADMIN_URL": C, "MAILADMIN_TOKEN": "API_env"},
      (B, "API_flag", None, False)),
@@ -71,6 +74,7 @@ def test_a_profile_insecure_flag_does_not_follow_url_to_another_server() -> None
     ((), {}, False), (("--profile", "viewer"), {}, False), (("--url", B), {}, True),
     (("--token-file", "/t"), {}, True), (("-k",), {}, True), ((), {"MAILADMIN_URL": B}, True),
     ((), {"MAILADMIN_TOKEN": "t"}, True), ((), {"MAILADMIN_PASSWORD": "p"}, False),
+    (("--profile", "viewer"), {"MAILADMIN_URL": B, "MAILADMIN_TOKEN": "t"}, False),
 ])
 def test_the_console_connects_at_once_exactly_when_flags_or_environment_say_where(
     argv: tuple[str, ...], env: dict[str, str], explicit: bool
