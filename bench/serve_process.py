@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 STARTUP_SECONDS = 15
-PRINTED = re.compile(r"(database|credentials file): (.+)")
+PRINTED = re.compile(r"(database|credentials file|console|profile): (.+)")
 
 
 def start_serve(

@@ -25,6 +25,23 @@ def credentials_path(db: str, port: int) -> Path:
     return database.with_name(database.name + SUFFIX)
 
 
+def token_path(credentials: Path) -> Path:
+    """``<credentials>`` 's admin token alone, as ``--token-file`` and a profile's token file read one."""
+    return credentials.with_name(credentials.name.removesuffix(SUFFIX) + TOKEN_SUFFIX)
+
+
+TOKEN_SUFFIX = ".admin-token"
+
+
+def write_token(path: Path, token: str) -> Path:
+    """The admin token alone on its one line, owner-only and never through a planted link, as
+    :func:`write_credentials` writes: the credentials file holds more, and ``--token-file`` refused it."""
+    make_private_folder(path.parent)
+    with os.fdopen(open_to_write(path), "w", encoding="utf-8") as file:
+        file.write(f"{token}\n")
+    return path
+
+
 def write_credentials(path: Path, lines: Sequence[tuple[str, str]]) -> Path:
     """Write ``name: value`` lines, owner-only from the first byte (an older file's mode is reset too).
 

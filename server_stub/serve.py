@@ -16,9 +16,10 @@ from jmapclient.config import data_dir
 from jmapclient.failures import emit_error
 from jmapclient.file_safety import make_private_folder
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK
+from jmapclient.transport_security import is_loopback_host
 from server_stub.app import create_app, default_public_url
 from server_stub.auth import ADMIN_USER, new_password, new_token, standard_registry
-from server_stub.credentials import credentials_path, write_credentials
+from server_stub.credentials import credentials_path, token_path, write_credentials, write_token
 from server_stub.demo_data import current_hour, seed_store
 from server_stub.limits import LIMITS_HELP, server_config
 from server_stub.profiles import PROFILES, server_profile
@@ -152,6 +153,11 @@ def _serve(args: argparse.Namespace) -> int:
             written = write_credentials(credentials_path(db, port), credentials)
             print(f"credentials file: {written}", flush=True)
             print(f"  (owner-only: the url, {', '.join(name for name, _ in credentials[1:])})", flush=True)
+            # A new user had to copy the token out of that file by hand: the next steps, ready to paste.
+            token_file = write_token(token_path(written), admin_token)
+            plain = "" if is_loopback_host(host) else " --allow-http"
+            print(f"console: mailadmin --url {url} --token-file {token_file}{plain}", flush=True)
+            print(f"profile: mailadmin profile add stub --url {url} --token-file {token_file}{plain}", flush=True)
         except OSError as error:
             emit_error(f"cannot write the credentials file: {error.strerror or error}; "
                        "give --admin-token (and --admin-password) to know the login")

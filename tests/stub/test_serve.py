@@ -188,3 +188,27 @@ def test_a_stop_signal_whose_interrupt_was_lost_still_stops_the_server() -> None
     fresh = GracefulServer(uvicorn.Config(app=None))
     with stop_signals_interrupt(), fresh.capture_signals():
         assert not fresh.should_exit  # a signal is acted on once, not by every later server
+
+
+def test_serve_prints_a_console_command_that_connects_as_printed(tmp_path: Path) -> None:
+    # A new user had to copy the token out of the credentials file by hand: --token-file refused that file
+    # ("it must hold the secret alone"), and nothing printed a line to start from.
+    import shlex
+    import subprocess
+    import sys
+
+    env = {**os.environ, "MAILADMIN_DATA": str(tmp_path), "PYTHONPATH": str(Path.cwd())}
+    process, lines = start_serve(["--port", "0", "--reports", "0"], env, until="profile")
+    try:
+        console = shlex.split(lines["console"])
+        assert console[:2] == ["mailadmin", "--url"] and "--token-file" in console, lines["printed"]
+        token_file = Path(console[console.index("--token-file") + 1])
+        assert token_file.stat().st_mode & 0o777 == 0o600 and token_file.read_text() not in lines["printed"]
+        env.pop("MAILADMIN_TOKEN", None)
+        env.pop("MAILADMIN_URL", None)
+        done = subprocess.run([sys.executable, "-m", "mailadmin", *console[1:], "query", "Directory"],
+                              capture_output=True, text=True, timeout=60, env=env, check=False)
+        assert done.returncode == 0 and "Customer accounts in PostgreSQL" in done.stdout, done.stderr
+        assert shlex.split(lines["profile"])[:4] == ["mailadmin", "profile", "add", "stub"]
+    finally:
+        stop_serve(process)
