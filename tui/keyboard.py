@@ -65,6 +65,25 @@ def focus_now(widget: Widget) -> None:
         return
 
 
+def done_loading(widget: Widget) -> None:
+    """``widget`` out of its loading state, given the keyboard back if nothing holds it.
+
+    A loading widget cannot take the keyboard: a dialog that closed while it loaded (the delete's
+    confirmation, which starts the delete) left nothing focused, and the footer showed only the app's
+    keys while the list's still worked (the new user's finding)."""
+    widget.loading = False
+    try:
+        screen = widget.screen
+    except NoScreen:
+        return
+    if screen.is_active:
+        if screen.focused is None:
+            screen.set_focus(widget)
+        # Textual gives the keyboard back on its own at times, without telling the footer, which
+        # kept the keys of no focus (the footer recomposes only when its keys change).
+        screen.refresh_bindings()
+
+
 def character_of(key: str) -> str | None:
     """The character a key name types (``slash`` → ``/``), or None for a key that types none.
 

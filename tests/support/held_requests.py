@@ -38,3 +38,10 @@ class HeldQueries(HeldGets):
 
     def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
         return self._held if QUERY in request.content else None
+
+
+class HeldSets(HeldGets):
+    """Every set of reports (a delete, a keep-longer) waits for release."""
+
+    def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
+        return self._held if b'"x:DmarcExternalReport/set"' in request.content else None

@@ -27,6 +27,7 @@ from tui.context import ConsoleContext
 from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_file
 from tui.directories.raw import editor_command, object_json, read_edit, run_editor, write_for_editing
 from tui.directories.variant_picker import kind_name
+from tui.keyboard import done_loading
 from tui.lifecycle import gone, while_attached
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form_dialog import MessageDialog
@@ -90,12 +91,12 @@ class DirectoryObjectActions(SectionView):
         try:
             result = await self.context.client.directories.destroy([directory_id])
         except JmapError as error:
-            table.loading = False
+            done_loading(table)
             if self.context.learn_forbidden(DIRECTORY, "destroy", error):
                 self._show_permissions()
             self.post_message(Status(f"Could not delete {name}: {error}", "error"))
             return
-        table.loading = False
+        done_loading(table)
         failure: SetError | None = result.not_destroyed.get(directory_id)
         if failure is not None:
             if self.context.learn_forbidden(DIRECTORY, "destroy", failure):

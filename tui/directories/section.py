@@ -21,7 +21,7 @@ from tui.context import ConsoleContext
 from tui.directories.editor import DirectoryEditor
 from tui.directories.object_actions import DirectoryObjectActions, directory_label
 from tui.directories.variant_picker import VariantPicker, kind_name
-from tui.keyboard import focus_now
+from tui.keyboard import done_loading, focus_now
 from tui.lifecycle import gone, while_attached
 from tui.section_view import Breadcrumb, EditorDone, Status
 from tui.widgets import outside
@@ -165,7 +165,7 @@ class DirectoriesSection(DirectoryObjectActions):
             self.post_message(Status("Loading failed; press r or Retry to try again.", "error"))
             return
         finally:
-            table.loading = False
+            done_loading(table)
             # The loading overlay took the focus from the table; give it back, so enter,
             # j/k and n keep working.
             self.settle_focus()

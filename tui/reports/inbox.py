@@ -22,7 +22,7 @@ from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 from jmapclient.dmarc.digest_store import store_file
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
-from tui.keyboard import focus_now, in_background
+from tui.keyboard import done_loading, focus_now, in_background
 from tui.lifecycle import gone, while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
@@ -238,12 +238,12 @@ class DmarcInbox(InboxDisplay, InboxLevels, InboxFilters, InboxActions, InboxJso
         try:
             page = await self.pager.page(max(0, index))
         except JmapError as error:
-            table.loading = False
+            done_loading(table)
             learn(self.context, "list", error)
             self.show_error(f"Could not load the reports: {error}")
             self.settle_focus()
             return
-        table.loading = False
+        done_loading(table)
         self.show_page(page, cursor)
         if self.list_wants_focus:
             # The filter was applied with enter: typing is done, whatever the page shows.

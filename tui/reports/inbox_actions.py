@@ -23,7 +23,7 @@ from jmapclient.models.dmarc import DmarcExternalReport
 from jmapclient.patch import compute_patch
 from jmapclient.refusals import write_refusal
 from tui.context import ConsoleContext
-from tui.keyboard import in_background
+from tui.keyboard import done_loading, in_background
 from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import ReportAction, allowed, learn, permission
@@ -167,10 +167,10 @@ class InboxActions(Vertical):
         try:
             result = await self.context.client.dmarc_reports.destroy(ids)
         except JmapError as error:
-            table.loading = False
+            done_loading(table)
             self.report_failure("delete", "Could not delete", error)
             return
-        table.loading = False
+        done_loading(table)
         self.digests.discard(result.destroyed)
         self.state.marked.difference_update(result.destroyed)
         if result.not_destroyed:
