@@ -50,6 +50,9 @@ async def test_inside_the_filter_field_the_footer_drops_the_key_that_types_there
         await pilot.press(keys.get("list.filter", "slash"))
         await settle(pilot)
         assert field.value == shown, "the key types its character in the field"
+        await pilot.press("escape")  # empties the field, which keeps the keyboard
+        await settle(pilot)
+        assert field.value == "" and pilot.app.focused is field
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(pilot.app.focused, ListTable)
