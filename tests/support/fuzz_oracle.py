@@ -139,6 +139,9 @@ def _expected_changes(calls: list[Any], responses: list[list[Any]]) -> tuple[Cou
         changes[type_name] += len(created) + len(updated) + len(destroyed)
         net[type_name] += len(created) - len(destroyed)
         touched |= {(type_name, i) for i in [*updated, *destroyed]}
+        # An object this request created may be refused an update by a later part of it ("#new"): it did
+        # not exist before, so that it exists after is the create's doing, not the refusal's.
+        touched |= {(type_name, str(made.get("id"))) for made in created.values() if isinstance(made, dict)}
         refused |= {(type_name, i) for i in [*(result.get("notUpdated") or {}), *(result.get("notDestroyed") or {})]}
     return changes, net, refused - touched
 
