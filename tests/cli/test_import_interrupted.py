@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,9 @@ def _ctrl_c_after(files: int, monkeypatch: pytest.MonkeyPatch) -> None:
         # At or past: the parser reads runs of files, so a busy machine may report 18, then 24.
         if done >= files and not sent:
             sent.append(done)
-            signal.raise_signal(signal.SIGINT)
+            # To the main thread, where the terminal's key is acted on: raise_signal goes to the calling
+            # thread, and this callback may run in the parser's.
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
 
     monkeypatch.setattr(dmarc_cmd._FileBar, "__call__", ctrl_c_midway)
 
