@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from jmapclient.encoding import bound_message
 from jmapclient.errors import LocalValidationError
 from jmapclient.models._base import WireModel
+from jmapclient.models.introspect import unknown_properties
 from jmapclient.models.objects import ObjectType
 
 
@@ -69,3 +70,12 @@ def validate_object(object_type: ObjectType, wire: Any) -> WireModel:
         return object_type.validate(wire)
     except ValidationError as error:
         raise LocalValidationError(field_errors(error)) from None
+
+
+def validate_written(object_type: ObjectType, wire: Any) -> WireModel:
+    """:func:`validate_object` for what this client writes: a property the models do not declare is
+    refused too (the server would refuse it, after the rest of a batch was sent)."""
+    validated = validate_object(object_type, wire)
+    if unknown := unknown_properties(validated):
+        raise LocalValidationError({path: "unknown property" for path in unknown})
+    return validated

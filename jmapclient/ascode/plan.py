@@ -33,9 +33,9 @@ from jmapclient.display import LIST_MAX, safe_text
 from jmapclient.encoding import escape_pointer, unescape_pointer
 from jmapclient.errors import LocalValidationError
 from jmapclient.masking import secret_field_names, secrets_in
-from jmapclient.models.introspect import TYPE_KEY, unknown_properties
+from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.patch import compute_patch
-from jmapclient.validation import validate_object
+from jmapclient.validation import validate_written
 
 NO_SECRET = {TYPE_KEY: "None"}
 """What a created object gets where the file left a secret out."""
@@ -287,7 +287,8 @@ def _invalid(item: FileObject, value: Mapping[str, Any], patch: Mapping[str, Any
     the file half applied. For an update, only the fields the patch changes count: a value the server
     holds, which the file leaves as it is, is not the file's to fix."""
     try:
-        reasons = {path: "unknown property" for path in unknown_properties(validate_object(item.type, value))}
+        validate_written(item.type, value)
+        reasons: Mapping[str, str] = {}
     except LocalValidationError as error:
         reasons = error.fields
     return [f"{path}: {reason}" for path, reason in reasons.items()

@@ -10,12 +10,12 @@ from jmapclient.errors import LocalValidationError, SetFailed
 from jmapclient.failures import REFUSAL_HINT, emit_error, emit_notes, set_failures_lines
 from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models._base import WireModel
-from jmapclient.models.introspect import TYPE_KEY, field_warnings, fields_of, unknown_properties
+from jmapclient.models.introspect import TYPE_KEY, field_warnings, fields_of
 from jmapclient.models.objects import ObjectType, object_type
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out
 from jmapclient.paging import QueryPager
 from jmapclient.refusals import is_write_refusal
-from jmapclient.validation import validate_object
+from jmapclient.validation import validate_written
 from mailadmin.cli import columns as cols
 from mailadmin.cli.filters import parse_sort, parse_where
 from mailadmin.cli.render import column_widths, compact_json, object_lines, table_lines
@@ -90,10 +90,7 @@ def create_payload(found: ObjectType, variant: str | None, fields: list[tuple[st
     except ValueError as error:
         raise UsageError(str(error)) from None
     wire = build_object(model, fields)
-    validated = validate_object(found, wire)
-    unknown = unknown_properties(validated)
-    if unknown:
-        raise LocalValidationError({path: "unknown property" for path in unknown})
+    validated = validate_written(found, wire)
     # Send what was given, in its canonical wire form (index maps, UTC, sets) and no more.
     canonical = validated.to_wire()
     payload = {key: canonical.get(key, wire[key]) for key in wire}
