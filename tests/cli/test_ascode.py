@@ -71,6 +71,17 @@ def lines_of(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+def snapshot_of(run: Run, server: StubServer, tmp_path: Path) -> tuple[Path, list[dict[str, Any]]]:
+    """The server's snapshot, written to a file, and its lines to edit."""
+    source = tmp_path / "a.ndjson"
+    assert run(server, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
+    return source, lines_of(source)
+
+
+def write_lines(path: Path, lines: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
 def objects_of(path: Path) -> list[tuple[str, dict[str, Any]]]:
     """(key, value) of every create line, in file order."""
     return [item for line in lines_of(path)[1:] for item in line["value"].items()]
@@ -145,9 +156,7 @@ def test_round_trip_to_an_empty_server(run: Run, server_a: StubServer, server_b:
 
 
 def test_a_plan_with_each_kind_of_change(run: Run, server_a: StubServer, tmp_path: Path) -> None:
-    source = tmp_path / "a.ndjson"
-    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
-    lines = lines_of(source)
+    _, lines = snapshot_of(run, server_a, tmp_path)
     (ldap_key, ldap), = lines[1]["value"].items()
     assert ldap["@type"] == "Ldap"
     ldap["timeout"] = 20000  # update
@@ -158,7 +167,7 @@ def test_a_plan_with_each_kind_of_change(run: Run, server_a: StubServer, tmp_pat
            "memberTenantId": None}
     lines.append({"@type": "create", "object": "Directory", "value": {"directory-new": new}})
     edited = tmp_path / "edited.ndjson"
-    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(edited, lines)
     before = sorted(server_a.store.all_ids(DIRECTORY))
 
     code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
@@ -254,14 +263,12 @@ def test_a_read_only_profile_may_plan_but_not_apply(tmp_path: Path) -> None:
 def test_a_secret_given_at_apply_time_passes_through_and_a_plain_one_is_never_printed(
     run: Run, server_a: StubServer, tmp_path: Path
 ) -> None:
-    source = tmp_path / "a.ndjson"
-    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
-    lines = lines_of(source)
+    _, lines = snapshot_of(run, server_a, tmp_path)
     (key, ldap), = lines[1]["value"].items()
     reference = {"@type": "EnvironmentVariable", "variableName": "LDAP_BIND_PASSWORD"}
     ldap["bindSecret"] = reference
     edited = tmp_path / "env.ndjson"
-    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(edited, lines)
     recorder = SetRecorder()
     code, out, err = run(server_a, "apply", str(edited), transport=recorder)
     assert code == EXIT_OK, err
@@ -269,13 +276,13 @@ def test_a_secret_given_at_apply_time_passes_through_and_a_plain_one_is_never_pr
     assert recorder.sets[0]["update"] == {object_id: {"bindSecret": reference}}  # untouched, whole
 
     ldap["bindSecret"] = {"@type": "Value", "secret": "typed-in-the-file-9d1"}
-    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(edited, lines)
     code, out, err = run(server_a, "apply", str(edited), "--dry-run")
     assert code == EXIT_OK and "typed-in-the-file-9d1" not in out + err and "bindSecret" in out
     assert run(server_a, "apply", str(edited))[0] == EXIT_OK
     # Now the server holds a Value too: the patch is the path bindSecret/secret and its bare string.
     ldap["bindSecret"] = {"@type": "Value", "secret": "typed-again-5e7"}
-    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(edited, lines)
     code, out, err = run(server_a, "apply", str(edited), "--dry-run")
     assert code == EXIT_OK and "bindSecret/secret = " in out and "typed-again-5e7" not in out + err, out
 
@@ -306,33 +313,29 @@ def test_a_tenant_administrator_applies_a_snapshot_to_an_empty_server(
 
 def test_a_value_the_server_trims_converges(run: Run, server_a: StubServer, tmp_path: Path) -> None:
     # The real server trims strings: "SSO two  " in the file was updated at every apply, never unchanged.
-    source = tmp_path / "a.ndjson"
-    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
-    lines = lines_of(source)
+    _, lines = snapshot_of(run, server_a, tmp_path)
     (_, ldap), = lines[1]["value"].items()
     ldap["description"] = "  " + ldap["description"] + "  "
     edited = tmp_path / "edited.ndjson"
-    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(edited, lines)
     code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
     assert code == EXIT_OK and "plan: 3 unchanged" in out, out
 
 
 def test_a_set_member_the_server_trims_converges(run: Run, server_a: StubServer, tmp_path: Path) -> None:
     # Set members are trimmed too; a member is a key of {member: true}, so " mail " stayed a change.
-    source = tmp_path / "a.ndjson"
-    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
-    lines = lines_of(source)
+    _, lines = snapshot_of(run, server_a, tmp_path)
     (_, ldap), = lines[1]["value"].items()
     email = ldap["attrEmail"]
     assert email and all(value is True for value in email.values())
     ldap["attrEmail"] = {f"  {member} ": True for member in email}
     edited = tmp_path / "edited.ndjson"
-    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(edited, lines)
     code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
     assert code == EXIT_OK and "plan: 3 unchanged" in out, out
     # A member really added is still a change, spaces and all.
     ldap["attrEmail"] = {**email, " otherMail ": True}
-    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(edited, lines)
     code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
     assert code == EXIT_OK and "plan: 1 update, 2 unchanged" in out and "otherMail" in out, out
     assert run(server_a, "apply", str(edited))[0] == EXIT_OK
@@ -344,14 +347,12 @@ def test_a_new_read_replica_whose_secret_the_file_leaves_out_is_created_with_non
         run: Run, server_a: StubServer, tmp_path: Path) -> None:
     # The plan said "the server's (no) secret is kept", and the real server refused the new replica:
     # "store/readReplicas/1/authSecret: is required" (the tester's finding).
-    source = tmp_path / "a.ndjson"
-    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
-    lines = lines_of(source)
+    _, lines = snapshot_of(run, server_a, tmp_path)
     (sql_key, sql), = lines[2]["value"].items()
     assert sql["@type"] == "Sql" and list(sql["store"]["readReplicas"]) == ["0"]
     sql["store"]["readReplicas"]["1"] = {"host": "replica-2.test", "authSecret": {"@type": "Value"}}
     edited = tmp_path / "edited.ndjson"
-    edited.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(edited, lines)
     code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
     assert code == EXIT_OK and "store/readReplicas/1/authSecret: the file leaves this secret out, so it is " \
         "created with none" in out, out
@@ -365,12 +366,10 @@ def test_a_new_read_replica_whose_secret_the_file_leaves_out_is_created_with_non
 def two_replicas(run: Run, server: StubServer, tmp_path: Path, second_secret: dict[str, Any]) -> tuple[Path, str]:
     """The SQL directory given a second read replica (its secret ``second_secret``); a fresh snapshot
     of the server then, and the SQL directory's id."""
-    source = tmp_path / "a.ndjson"
-    assert run(server, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
-    lines = lines_of(source)
+    source, lines = snapshot_of(run, server, tmp_path)
     (sql_key, sql), = lines[2]["value"].items()
     sql["store"]["readReplicas"]["1"] = {"host": "replica-2.test", "authSecret": second_secret}
-    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(source, lines)
     code, out, err = run(server, "apply", str(source))
     assert code == EXIT_OK, out + err
     assert run(server, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
@@ -381,7 +380,7 @@ def without_first_replica(source: Path) -> None:
     lines = lines_of(source)
     (_, sql), = lines[2]["value"].items()
     del sql["store"]["readReplicas"]["0"]
-    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(source, lines)
 
 
 def test_removing_a_read_replica_ahead_of_another_converges(run: Run, server_a: StubServer, tmp_path: Path) -> None:
@@ -463,12 +462,10 @@ def test_two_file_objects_no_key_tells_apart_are_refused(run: Run, server_b: Stu
 def test_a_set_member_given_false_converges(run: Run, server_a: StubServer, tmp_path: Path) -> None:
     # {"mail": false} in a whole set means "not a member"; the server leaves it out, and every later plan
     # sent "attrEmail/mail = false" again (the tester's, on stalwart).
-    source = tmp_path / "a.ndjson"
-    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
-    lines = lines_of(source)
+    source, lines = snapshot_of(run, server_a, tmp_path)
     (_, ldap), = lines[1]["value"].items()
     ldap["attrEmail"] = {**ldap["attrEmail"], "formerMail": False}
-    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(source, lines)
     code, out, _ = run(server_a, "apply", str(source), "--dry-run")
     assert code == EXIT_OK and "plan: 3 unchanged" in out, out
 
@@ -498,14 +495,12 @@ def test_a_value_the_models_refuse_is_refused_in_the_plan_before_anything_is_sen
         run: Run, server_a: StubServer, tmp_path: Path) -> None:
     # A dry run said "update" for "timeout": "fast" and "create" for an unknown key; the server refused
     # them at apply time, with the file's other changes sent (the tester's finding).
-    source = tmp_path / "a.ndjson"
-    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
-    lines = lines_of(source)
+    source, lines = snapshot_of(run, server_a, tmp_path)
     (_, ldap), = lines[1]["value"].items()
     ldap["timeout"] = "fast"
     lines.append({"@type": "create", "object": "Directory", "value": {"zz": {
         "@type": "Oidc", "description": "New SSO", "issuerUrl": "https://sso.example.org", "colour": "blue"}}})
-    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(source, lines)
     recorder = SetRecorder()
     code, out, _ = run(server_a, "apply", str(source), transport=recorder)
     assert code == EXIT_FAILED and not recorder.sets, out
@@ -527,12 +522,10 @@ class AnswerLost(SetRecorder):
 def test_an_answer_lost_after_the_plan_went_out_says_it_may_be_applied(
         run: Run, server_a: StubServer, tmp_path: Path) -> None:
     # "cannot reach the server" after the server had applied the whole plan (the tester's finding).
-    source = tmp_path / "a.ndjson"
-    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
-    lines = lines_of(source)
+    source, lines = snapshot_of(run, server_a, tmp_path)
     (key, ldap), = lines[1]["value"].items()
     ldap["description"] = "Renamed while the answer was lost"
-    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(source, lines)
     code, _, err = run(server_a, "apply", str(source), transport=AnswerLost())
     assert code != EXIT_OK and "some or all of it may be on the server" in err and "--dry-run" in err, err
     object_id = key.removeprefix("directory-")
@@ -541,13 +534,11 @@ def test_an_answer_lost_after_the_plan_went_out_says_it_may_be_applied(
 
 def test_a_long_value_is_cut_in_the_plan_and_sent_whole(run: Run, server_a: StubServer, tmp_path: Path) -> None:
     # A 5 MB description was printed whole, twice (in the object's line and its patch).
-    source = tmp_path / "a.ndjson"
-    assert run(server_a, "snapshot", "Directory", "-o", str(source))[0] == EXIT_OK
-    lines = lines_of(source)
+    source, lines = snapshot_of(run, server_a, tmp_path)
     (key, ldap), = lines[1]["value"].items()
     long = "x" * 50_000 + "\u202e"
     ldap["description"] = long
-    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    write_lines(source, lines)
     code, out, _ = run(server_a, "apply", str(source))
     assert code == EXIT_OK and len(out) < 2_000 and "\u202e" not in out, out[:500]
     assert "(50,003 characters in all)" in out, out

@@ -7,7 +7,10 @@ no state to refuse a stale update with, so the form checks the fields it changes
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from jmapclient.models.objects import DIRECTORY
@@ -25,16 +28,23 @@ def changed_on_the_server(store: Store, which: str, **fields: object) -> str:
     return str(wire["id"])
 
 
+async def saved_after_a_change_elsewhere(pilot: Pilot[Any], store: Store, **fields: object) -> str:
+    """The OIDC directory opened, ``fields`` changed on the server meanwhile, its description edited in the
+    form and saved; its id."""
+    await settle(pilot)
+    await open_directory(pilot, OIDC)
+    object_id = changed_on_the_server(store, OIDC, **fields)
+    await fill(pilot, "description", "Console's SSO")
+    await save(pilot)
+    return object_id
+
+
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_field_changed_on_the_server_since_the_form_opened_is_not_overwritten_unasked(
         store: Store, profile: str) -> None:
     console = make_console(store, profile=profile)
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await open_directory(pilot, OIDC)
-        object_id = changed_on_the_server(store, OIDC, description="CLI wins?")
-        await fill(pilot, "description", "Console's SSO")
-        await save(pilot)
+        object_id = await saved_after_a_change_elsewhere(pilot, store, description="CLI wins?")
         said = str(editor(pilot).query_one("#editor-message", Static).render())
         assert "Not saved: Description changed on the server since this form opened" in said, said
         assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "CLI wins?"
@@ -45,11 +55,7 @@ async def test_a_field_changed_on_the_server_since_the_form_opened_is_not_overwr
 async def test_a_change_elsewhere_to_a_field_the_save_leaves_alone_is_kept_without_a_question(store: Store) -> None:
     console = make_console(store)
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await open_directory(pilot, OIDC)
-        object_id = changed_on_the_server(store, OIDC, usernameDomain="cli.example")
-        await fill(pilot, "description", "Console's SSO")
-        await save(pilot)
+        object_id = await saved_after_a_change_elsewhere(pilot, store, usernameDomain="cli.example")
         held = store.get(DIRECTORY, [object_id])[object_id]
         assert (held["description"], held["usernameDomain"]) == ("Console's SSO", "cli.example")
         updates = sent_calls(console.transport.bodies, "x:Directory/set")

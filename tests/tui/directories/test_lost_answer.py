@@ -39,44 +39,46 @@ NEW = "Dup test SSO"
 MAY_HAVE = "No answer from the server: the directory may have been saved."
 
 
-class LostAnswers:
-    """The next ``Directory/set`` gets no answer (a read timeout), after the stub carried it out or before."""
+class NextSet:
+    """The next ``Directory/set`` goes to :meth:`answer` instead of straight to the stub; later ones pass."""
 
-    def __init__(self, transport: FlakyTransport, *, stored: bool) -> None:
+    def __init__(self, transport: FlakyTransport) -> None:
         self.transport = transport
-        self.stored = stored
         self.armed = True
         transport.intercept = self._intercept
 
     def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
         if self.armed and SET in request.content:
             self.armed = False
-            return self._lose
+            return self.answer
         return None
 
-    async def _lose(self, request: httpx.Request) -> httpx.Response:
+    async def answer(self, request: httpx.Request) -> httpx.Response:
+        raise NotImplementedError
+
+
+class LostAnswers(NextSet):
+    """The next ``Directory/set`` gets no answer (a read timeout), after the stub carried it out or before."""
+
+    def __init__(self, transport: FlakyTransport, *, stored: bool) -> None:
+        super().__init__(transport)
+        self.stored = stored
+
+    async def answer(self, request: httpx.Request) -> httpx.Response:
         if self.stored:
             await self.transport.inner.handle_async_request(request)
         raise httpx.ReadTimeout("no answer", request=request)
 
 
-class HeldAnswer:
+class HeldAnswer(NextSet):
     """The next ``Directory/set`` is carried out at once; its answer waits until released (never, here)."""
 
     def __init__(self, transport: FlakyTransport) -> None:
-        self.transport = transport
-        self.armed = True
+        super().__init__(transport)
         self.started = asyncio.Event()
         self.released = asyncio.Event()
-        transport.intercept = self._intercept
 
-    def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
-        if self.armed and SET in request.content:
-            self.armed = False
-            return self._held
-        return None
-
-    async def _held(self, request: httpx.Request) -> httpx.Response:
+    async def answer(self, request: httpx.Request) -> httpx.Response:
         answer = await self.transport.inner.handle_async_request(request)
         self.started.set()
         await asyncio.wait_for(self.released.wait(), 30)  # bounded: a test that forgets fails, never hangs

@@ -11,9 +11,11 @@ mount handler when its parts were gone (``NoMatches``). Each turn count below hi
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from textual import events
+from textual.pilot import Pilot
 
 from tests.support.console import Console
 from tests.support.textual_probe import exception_of
@@ -34,16 +36,21 @@ async def test_leaving_while_a_new_form_is_being_built(console: Console, then: s
         await settle(pilot)
         options = pilot.app.screen.query_one("#variant-options")
         options.highlighted = next(i for i, o in enumerate(options.options) if o.id == "Sql")
-        # Keys as the terminal driver hands them over: posted, nobody waits for the app.
-        pilot.app.post_message(events.Key("enter", "\r"))
-        for _ in range(turns):
-            await asyncio.sleep(0)
-        if then == "quit":
-            pilot.app.exit()
-        else:
-            pilot.app.post_message(events.Key(then, None))
-        await asyncio.sleep(0.2)
-        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
+        await then_after(pilot, events.Key("enter", "\r"), turns, then)
+
+
+async def then_after(pilot: Pilot[Any], key: events.Key, turns: int, then: str) -> None:
+    """``key`` posted, as the terminal driver hands keys over (nobody waits for the app); ``turns`` turns of
+    the loop later, ``then`` (a key, or "quit"); and no crash."""
+    pilot.app.post_message(key)
+    for _ in range(turns):
+        await asyncio.sleep(0)
+    if then == "quit":
+        pilot.app.exit()
+    else:
+        pilot.app.post_message(events.Key(then, None))
+    await asyncio.sleep(0.2)
+    assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
 
 
 @pytest.mark.parametrize("turns", range(2, 40, 3))
@@ -57,13 +64,5 @@ async def test_leaving_while_analytics_is_being_built(then: str, turns: int) -> 
     world = make_world("spec", reports=30)
     async with world.app().run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        pilot.app.post_message(events.Key("a", "a"))
-        for _ in range(turns):
-            await asyncio.sleep(0)
-        if then == "quit":
-            pilot.app.exit()
-        else:
-            pilot.app.post_message(events.Key(then, None))
-        await asyncio.sleep(0.2)
-        assert exception_of(pilot.app) is None, repr(exception_of(pilot.app))
+        await then_after(pilot, events.Key("a", "a"), turns, then)
     world.store.close()
