@@ -114,6 +114,7 @@ def make_plan(snapshot: SnapshotFile, server: Sequence[Mapping[str, Any]], *, pr
     candidates: dict[str, str] = {}
     """Server objects an ambiguous file object may be (id → the file's key): never pruned."""
     twins = _twins(snapshot.objects, by_id)
+    other_kind = _other_kind(snapshot.objects, by_id)
     steps: list[Step] = []
     for item in snapshot.objects:
         if item.key in twins:
@@ -142,7 +143,10 @@ def make_plan(snapshot: SnapshotFile, server: Sequence[Mapping[str, Any]], *, pr
                               object_id=object_id, notes=[kept]))
             continue
         action = Action.DESTROY if prune else Action.KEEP
-        notes = [] if prune else ["not in the file: kept (--prune would destroy it)"]
+        why = other_kind.get(object_id)
+        notes = [why] if why else []
+        if not prune:
+            notes = [f"{why or 'not in the file'}: kept (--prune would destroy it)"]
         steps.append(Step(action, str(wire.get(TYPE_KEY) or ""), str(wire.get("description") or ""),
                           object_id=object_id, notes=notes))
     return Plan(steps)
@@ -194,6 +198,21 @@ def _twins(objects: Sequence[FileObject], by_id: Mapping[str, Mapping[str, Any]]
                        f"({', '.join(i.key for i in same)}): no later apply could tell them apart; "
                        "give each its own description")
             for (variant, description), same in unkeyed.items() if len(same) > 1 for item in same}
+
+
+def _other_kind(objects: Sequence[FileObject], by_id: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Server objects a file key names with another kind (id → why the file's is another object).
+
+    A kind is not changed in place: the server the protocol describes refuses it, so the file's
+    object is created beside this one, which a person reading "not in the file" alone would take
+    for a missed match.
+    """
+    return {
+        str(wire.get("id")): (f"the file gives {item.key} the kind {item.variant}, and this one is "
+                              f"{wire.get(TYPE_KEY)}; a kind is not changed in place, so the file's is created")
+        for item in objects
+        if (wire := by_id.get(item.kept_id or "")) is not None and not _same_kind(item, wire)
+    }
 
 
 def left_out_paths(value: Any, path: str = "") -> Iterator[str]:

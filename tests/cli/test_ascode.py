@@ -544,3 +544,19 @@ def test_a_long_value_is_cut_in_the_plan_and_sent_whole(run: Run, server_a: Stub
     assert "(50,003 characters in all)" in out, out
     object_id = key.removeprefix("directory-")
     assert server_a.store.get(DIRECTORY, [object_id])[object_id]["description"] == long
+
+
+def test_a_kind_changed_under_a_key_says_why_the_old_one_is_kept(run: Run, server_a: StubServer,
+                                                                   tmp_path: Path) -> None:
+    # The plan created the file's object and said of the server's only "not in the file": the tester
+    # read it as a missed match.
+    source, lines = snapshot_of(run, server_a, tmp_path)
+    ((key, ldap),) = lines[1]["value"].items()
+    assert ldap["@type"] == "Ldap"
+    lines[1]["value"] = {key: {"@type": "Oidc", "description": ldap["description"],
+                               "issuerUrl": "https://sso.example.org"}}
+    write_lines(source, lines)
+    code, out, _ = run(server_a, "apply", str(source), "--dry-run")
+    assert code == EXIT_OK and "1 create" in out and "1 keep" in out, out
+    assert (f"the file gives {key} the kind Oidc, and this one is Ldap; a kind is not changed in place, "
+            "so the file's is created: kept (--prune would destroy it)") in out, out
