@@ -2,10 +2,11 @@
 
 Input is what x:DmarcExternalReport/get returns (``{"id": ..., "report": {...}}``);
 lists may be index maps (the wire form) or arrays (lenient reading). In CSV,
-the per-record auth results are joined with ";" in matching order; in JSON they
-stay lists. A CSV cell writes hidden characters in their JSON spelling (a line break
-as ``\\n``, ESC as ``\\u001b``) and a backslash as ``\\\\``, so an escape is never taken for
-the characters it spells; a cell a spreadsheet would run as a formula starts with ``'``.
+the per-record auth results are joined with ";" in matching order (a ";" inside one
+is written ``\\u003b``); in JSON they stay lists. A CSV cell writes hidden characters in
+their JSON spelling (a line break as ``\\n``, ESC as ``\\u001b``) and a backslash as
+``\\\\``, so an escape is never taken for the characters it spells; a cell a spreadsheet
+would run as a formula starts with ``'``.
 """
 
 from __future__ import annotations
@@ -109,17 +110,27 @@ def neutralise_formula(cell: str) -> str:
     return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
 
 
+SEPARATOR_IN_MEMBER = "\\u003b"
+"""A ``;`` inside one member of a list cell, in its JSON spelling: written plain, a member holding
+one (a hostile report's DKIM domain) read back as two members."""
+
+
 def _csv_cell(column: str, value: Any) -> str:
-    if column in LIST_COLUMNS:
-        text = CSV_SEPARATOR.join("" if v is None else str(v) for v in value)
-    elif isinstance(value, bool):
-        text = "true" if value else "false"
-    else:
-        text = "" if value is None else str(value)
     # A cell is read in a terminal as often as in a spreadsheet: hidden characters are shown visibly,
     # in their JSON spelling (a line break as \n). A backslash is doubled first, so each escape reads
     # back as one thing: a literal backslash-n and a line break were the same two characters.
-    return neutralise_formula(safe_text(text.replace("\\", "\\\\")))
+    if column in LIST_COLUMNS:
+        text = CSV_SEPARATOR.join(_escaped("" if v is None else str(v)).replace(CSV_SEPARATOR, SEPARATOR_IN_MEMBER)
+                                  for v in value)
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    else:
+        text = _escaped("" if value is None else str(value))
+    return neutralise_formula(safe_text(text))
+
+
+def _escaped(text: str) -> str:
+    return text.replace("\\", "\\\\")
 
 
 def write_csv(rows: Iterable[Row], out: TextIO) -> int:

@@ -48,3 +48,11 @@ def test_each_value_reads_back_from_its_cell(value: str) -> None:
 def test_a_literal_backslash_n_and_a_line_break_export_differently() -> None:
     assert _cells("lit\\nbackslash")["header_from"] == "lit\\\\nbackslash"
     assert _cells("lit\nbackslash")["header_from"] == "lit\\nbackslash"
+
+
+@pytest.mark.parametrize("value", ["a;b", "a\\;b", "a\\u003bb", ";"])
+def test_a_separator_inside_a_list_member_reads_back_as_one_member(value: str) -> None:
+    # A hostile report's DKIM domain "a;b" exported as "a;b": read back, two domains.
+    members = _cells(value)["dkim_domains"].split(";")
+    assert [_read_back(member) for member in members] == [value]
+    assert _read_back(_cells(value)["header_from"]) == value  # a plain cell keeps its ";"
