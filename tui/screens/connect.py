@@ -256,7 +256,8 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         table.clear()
         for name, profile in sorted(self.config.profiles.items()):
             marker = " (default)" if name == self.config.default else ""
-            access = "read-only" if profile.read_only else "full"
+            # The token's rights are known only once connected: "full" was said of a read-only token.
+            access = "read-only" if profile.read_only else "as the token allows"
             if profile.insecure:
                 access += ", TLS not verified"
             # Strings: OutsideTable shows them as safe text (a name's title or clipboard escape reached the

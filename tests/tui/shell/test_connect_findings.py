@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from jmapclient.config import ConfigError, Profile
 from jmapclient.transport_security import TransportSecurity
@@ -148,3 +148,19 @@ async def test_q_on_the_connection_screen_quits_and_esc_goes_back(store: object,
         await pilot.press("q")
         await settle(pilot)
         assert not pilot.app.is_running and pilot.app.return_code == 0
+
+
+async def test_the_profile_list_claims_no_rights_the_token_may_lack(store: object, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # A profile not marked read-only said "Access: full" of a read-only token: its rights are known
+    # only once connected (the new user's finding).
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console_with_a_profile(store)  # type: ignore[arg-type]
+    async with made.app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, ConnectScreen)
+        table = screen.query_one(DataTable)
+        assert str(table.get_row("stub")[2]) == "as the token allows"
