@@ -25,7 +25,10 @@ Keys are dropped, with a bell, never delivered elsewhere, when:
 - a question is on top that was not there when they were typed (:class:`AsksFirst`, the yes/no
   question): ``dy`` typed at once asks, and waits for an answer typed once it is seen;
 - more than ``HOLD_LIMIT`` keys wait, or the console has not caught up after ``HOLD_PATIENCE``
-  (a screen that never finishes composing): acting on them then would surprise.
+  (a screen that never finishes composing): acting on them then would surprise. Past the limit,
+  every later key of the burst is dropped too, until the waiting keys are handed over, and the
+  console says how many: a burst that lost its middle sent its Tab and the text after it into
+  the field before (the tester's, at 128 keys).
 
 Work a key started is waited for at most ``WORK_PATIENCE``: a slow server must not take the
 keyboard away (Esc still reaches a slow load); the keys then go to what has the keyboard. Work
@@ -54,6 +57,7 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from tui.lifecycle import ready
+from tui.text_caps import TEXT_MAX
 from tui.textual_compat import refresh_callbacks_pending
 
 
@@ -113,10 +117,11 @@ def is_text_field(widget: Widget) -> bool:
         cls.__name__ == "TextArea" and cls.__module__.startswith("textual.") for cls in type(widget).__mro__)
 
 
-HOLD_LIMIT = 128
-"""At most this many keys wait. Typing ahead is a name, a path or a few keys; more is a key held
-down, and acting on all of it later would do far more than anyone meant. Keys past the limit are
-dropped, with a bell."""
+HOLD_LIMIT = 2 * TEXT_MAX
+"""At most this many keys wait. A terminal without bracketed paste (or a person typing ahead over
+a slow link) delivers a paste as keys, every one in the same read, and the app takes every key of
+a read before it hands any over: a burst must fit whole, a field's longest value (``TEXT_MAX``)
+and the keys after it. At 128, a 200-character description lost its end and its Tab."""
 HOLD_PATIENCE = 5.0
 """Seconds keys wait for the console to catch up while nothing more gets built (a screen composing,
 a form mounting: each widget mounted starts the count again). Stuck that long, the console is
@@ -184,6 +189,9 @@ class KeyPath:
         """The screen and text field the last key typed a character into; None after any other key."""
         self.dropped = 0
         """Keys dropped so far (each with a bell): for the tests and the benches."""
+        self.overflowed = 0
+        """Keys of the burst now waiting that were dropped past ``HOLD_LIMIT``: while any were, every
+        later key is dropped too, until the waiting keys are handed over."""
 
     @property
     def busy(self) -> bool:
@@ -198,7 +206,9 @@ class KeyPath:
             await self._hand_over(event)
             self._start()
             return
-        if len(self.queue) >= HOLD_LIMIT:
+        if self.overflowed or len(self.queue) >= HOLD_LIMIT:
+            # Never a key after a dropped one: it would land where the dropped ones should have taken it.
+            self.overflowed += 1
             self._drop(1)
             return
         self.queue.append(event)
@@ -251,8 +261,10 @@ class KeyPath:
                 if verdict != "send":  # leaving, or stuck: nothing typed is acted on later
                     self._drop(len(self.queue))
                     self.queue.clear()
+                    self.overflowed = 0
                     return
                 if not self.queue:
+                    self._say_overflow()
                     return
                 top = self.app.screen
                 late = [event for event in self.queue if _asked_after(top, event)]
@@ -264,6 +276,7 @@ class KeyPath:
                 await self._in_app(self.queue.popleft())
         except Exception as error:  # the app's own crash handling reports it, as for any handler
             self.queue.clear()
+            self.overflowed = 0
             self.app.call_later(_raise, error)
 
     async def _in_app(self, event: Typed) -> None:
@@ -282,6 +295,12 @@ class KeyPath:
             return
         while not done.done() and not self._leaving():
             await asyncio.wait({done}, timeout=0.1)
+
+    def _say_overflow(self) -> None:
+        if self.overflowed:
+            self.app.notify(f"{self.overflowed:,} keys typed ahead were not used: more than {HOLD_LIMIT:,} waited. "
+                            "Check the field you typed into.", severity="warning", timeout=10)
+            self.overflowed = 0
 
     def _drop(self, count: int) -> None:
         if count:

@@ -182,6 +182,26 @@ def test_esc_n_and_a_new_directory_typed_in_one_burst_from_an_open_form(server: 
         terminal.steady()
 
 
+def test_a_long_burst_reaches_its_fields_whole(server: Server, terminal: Terminal) -> None:
+    """A 300-character description, Tab, a URL, Tab, a base DN and ctrl+s in one write (a paste over
+    SSH without bracketed paste): every field stored as typed. At 128 keys held, the description
+    lost its middle, and the URL and base DN went into it (the tester's, on both profiles)."""
+    for run in range(REPEAT):
+        description = f"Burst {run} " + "u" * 300 + " end"
+        terminal.type(b"n" + ENTER + description.encode() + TAB + b"ldap://burst.example" + TAB
+                      + "dc=例え,dc=jp".encode() + CTRL_S)
+        assert stored_within(lambda description=description: description in server.directories()), \
+            f"run {run}: not stored as typed; stored: {sorted(server.directories())}"
+        created = server.directories()[description]
+        assert (created["url"], created["baseDn"]) == ("ldap://burst.example", "dc=例え,dc=jp")
+        terminal.wait_for(lambda text: on_list(text) and "4 directories" in text, "the list with the new directory")
+        server.remove(description)
+        terminal.type(b"r")
+        terminal.wait_for(lambda text: on_list(text) and "3 directories" in text, "the list reloaded")
+        terminal.type(UP * 3)
+        terminal.steady()
+
+
 def test_text_typed_behind_n_enter_fills_the_new_form(terminal: Terminal) -> None:
     """``n`` (down to the kind) ``Enter some-text``: the new form opens with its Description typed in."""
     for run in range(REPEAT):

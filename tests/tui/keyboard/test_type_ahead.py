@@ -24,7 +24,6 @@ from tests.support.console import Console, make_console, make_console_with_a_pro
 from tests.support.directory_steps import editor, fill, open_directory
 from tests.support.textual_probe import exception_of
 from tests.support.waiting import settle, wait_until
-from tui.keyboard import HOLD_LIMIT
 from tui.lifecycle import ready
 from tui.reports.dialogs import ExportDialog
 from tui.reports.inbox import DmarcInbox
@@ -135,18 +134,43 @@ async def test_keys_typed_while_a_screen_composes_reach_it_in_order(console: Con
 
 
 async def test_no_more_than_the_limit_is_held(console: Console, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tui.keyboard.HOLD_LIMIT", 16)  # the same path as the real limit, in fewer keys
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         pilot.app.push_screen(JumpScreen([]))
         rang: list[bool] = []
         monkeypatch.setattr(pilot.app, "bell", lambda: rang.append(True))
-        for _ in range(HOLD_LIMIT + 10):  # held: the screen is still composing
+        for _ in range(16 + 10):  # held: the screen is still composing
             await pilot.app.on_event(events.Key("a", "a"))
-        assert len(pilot.app.key_path.queue) == HOLD_LIMIT
+        assert len(pilot.app.key_path.queue) == 16
         assert len(rang) == 10  # each key past the limit dropped with a bell
         await settle(pilot)
         assert isinstance(pilot.app.screen, JumpScreen)
-        assert pilot.app.screen.query_one("#jump-input").value == "a" * HOLD_LIMIT
+        assert pilot.app.screen.query_one("#jump-input").value == "a" * 16
+
+
+async def test_no_key_after_a_dropped_one_is_used_and_the_drop_is_said(console: Console,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # At the limit, a burst lost its middle while its later keys went on: the Tab was dropped and the
+    # text meant for the next field went into the Description (the tester's, at 128 keys).
+    monkeypatch.setattr("tui.keyboard.HOLD_LIMIT", 16)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pilot.app.push_screen(JumpScreen([]))
+        said: list[str] = []
+        monkeypatch.setattr(pilot.app, "notify", lambda message, **_: said.append(str(message)))
+        for _ in range(20):  # held: the screen is still composing; 4 past the limit
+            await pilot.app.on_event(events.Key("a", "a"))
+        pilot.app.key_path.queue.popleft()  # room again, as when the console takes a key meanwhile
+        await pilot.app.on_event(events.Key("b", "b"))
+        assert "b" not in [event.key for event in pilot.app.key_path.queue if isinstance(event, events.Key)]
+        await settle(pilot)
+        assert pilot.app.screen.query_one("#jump-input").value == "a" * 15
+        assert said == ["5 keys typed ahead were not used: more than 16 waited. Check the field you typed into."]
+        await pilot.app.on_event(events.Key("c", "c"))  # the burst is over: keys are used again
+        await settle(pilot)
+        assert pilot.app.screen.query_one("#jump-input").value == "a" * 15 + "c"
+
 
 
 async def test_keys_never_wait_for_good(console: Console, monkeypatch: pytest.MonkeyPatch) -> None:
