@@ -117,6 +117,14 @@ def is_text_field(widget: Widget) -> bool:
         cls.__name__ == "TextArea" and cls.__module__.startswith("textual.") for cls in type(widget).__mro__)
 
 
+def _takes_runs(field: Widget | None) -> bool:
+    """Whether ``field`` takes a run of characters as it takes them one by one: a plain text ``Input``
+    (a number field refuses a run holding one character it would have refused alone)."""
+    from textual.widgets import Input  # loaded with the command palette, before any console
+
+    return isinstance(field, Input) and field.type == "text" and not field.restrict
+
+
 HOLD_LIMIT = 2 * TEXT_MAX
 """At most this many keys wait. A terminal without bracketed paste (or a person typing ahead over
 a slow link) delivers a paste as keys, every one in the same read, and the app takes every key of
@@ -136,6 +144,7 @@ BARRIER_TIMEOUT = 1.0
 """Seconds one round waits for the widgets to run its callbacks (a widget closing never runs it)."""
 
 Typed = events.Key | events.Paste
+
 
 _BACKGROUND_GROUPS: set[str] = set()
 
@@ -189,6 +198,8 @@ class KeyPath:
         """The screen and text field the last key typed a character into; None after any other key."""
         self.dropped = 0
         """Keys dropped so far (each with a bell): for the tests and the benches."""
+        self._runs: set[Typed] = set()
+        """Runs of typed keys made into one paste (:meth:`_typed_on`), not yet handed over."""
         self.overflowed = 0
         """Keys of the burst now waiting that were dropped past ``HOLD_LIMIT``: while any were, every
         later key is dropped too, until the waiting keys are handed over."""
@@ -223,7 +234,10 @@ class KeyPath:
     async def _hand_over(self, event: Typed) -> None:
         self._known = set(self.app.workers)
         self._stack = self._screens()
-        self._typing = self._typed_character(event)
+        if event in self._runs:  # a run types on where its keys did
+            self._runs.discard(event)
+        else:
+            self._typing = self._typed_character(event)
         await self.dispatch(event)
 
     def _typed_character(self, event: Typed) -> tuple[Screen[Any], Widget] | None:
@@ -251,11 +265,37 @@ class KeyPath:
         typing = self._typed_character(event)
         return typing is not None and typing == self._typing and typing[1].is_mounted
 
+    def _typed_on(self) -> Typed:
+        """The next key, with the keys typing on behind it into a plain text field as one paste (a *run*).
+
+        Each key into an ``Input`` measured and redrew its whole value: a 4,000-character burst (a paste
+        without bracketed paste) took 52 s to go in, key by key. A run is what its keys would have made:
+        printable characters only, into a field that restricts nothing but its length, within it. (A
+        plain ``Paste``: Textual finds a message's handler by its class's name.)
+        """
+        from textual.widgets import Input
+
+        first = self.queue.popleft()
+        field = self._typing[1] if self._typing is not None else None
+        if not isinstance(first, events.Key) or not isinstance(field, Input) or not _takes_runs(field):
+            return first
+        start, end = sorted(field.selection)
+        room = (field.max_length or inf) - (len(field.value) - (end - start))
+        characters = [str(first.character)]
+        while (self.queue and len(characters) < room and isinstance(head := self.queue[0], events.Key)
+               and self._types_on(head)):
+            characters.append(str(head.character))
+            self.queue.popleft()
+        if len(characters) == 1:
+            return first
+        self._runs.add(run := events.Paste("".join(characters)))
+        return run
+
     async def _run(self) -> None:
         try:
             while True:
                 if self.queue and self._types_on(self.queue[0]):
-                    await self._in_app(self.queue.popleft())
+                    await self._in_app(self._typed_on())
                     continue
                 verdict = await self._caught_up()
                 if verdict != "send":  # leaving, or stuck: nothing typed is acted on later

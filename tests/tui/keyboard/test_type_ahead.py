@@ -12,10 +12,13 @@ import asyncio
 from collections import deque
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual import events
-from textual.widgets import Switch
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Input, Switch
 
 from bench.explore_engine import burst, key_of
 from jmapclient.models.objects import DIRECTORY
@@ -323,3 +326,44 @@ async def test_a_fields_lines_are_not_drawn_again_for_the_same_words(
         assert warning.display and "plain http" in str(warning.content)
         # redrawn only when the warning changes (no URL yet, then plain http), not for each of 32 keys
         assert len(updates) < 8 and all(before != after for before, after in pairwise(updates)), updates
+
+
+class _Fields(Screen[None]):
+    """A text field and a number field, as a form has them."""
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="text")
+        yield Input(id="number", type="integer")
+
+
+async def _typed_ahead(pilot: Any, field: str, keys: str) -> tuple[str, int]:
+    """``keys`` typed ahead into ``field``: its value, and how many changes it saw."""
+    changes: list[str] = []
+    screen = _Fields()
+    pilot.app.push_screen(screen)
+    await settle(pilot)
+    target = screen.query_one(f"#{field}", Input)
+    target.focus()
+    await settle(pilot)
+    screen.watch(target, "value", lambda value: changes.append(value), init=False)
+    for character in keys:  # all taken before any is handed over, as a terminal's read is
+        await pilot.app.on_event(events.Key(character, character))
+    await settle(pilot)
+    return target.value, len(changes)
+
+
+async def test_characters_typed_ahead_go_into_a_text_field_as_one_insert(console: Console) -> None:
+    # Key by key, each character measured and redrew the whole value: 4,000 characters took 52 s.
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        typed = "Big-" + "v" * 300 + "-end"
+        value, changes = await _typed_ahead(pilot, "text", typed)
+        assert value == typed and changes <= 3, (value, changes)
+
+
+async def test_a_number_field_takes_typed_ahead_characters_as_it_takes_them_one_by_one(console: Console) -> None:
+    # In one insert, the letter would have refused the digits with it.
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        value, _ = await _typed_ahead(pilot, "number", "12a34")
+        assert value == "1234"
