@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from jmapclient.display import LIST_MAX, safe_text
 from jmapclient.dmarc.analytics import ReportDigest, format_rate, pass_rate
+from jmapclient.dmarc.digest_reads import stored_lists
 from jmapclient.dmarc.insight.judge import (
     AUTHORISED,
     JudgedSource,
@@ -526,7 +527,7 @@ async def advise_stored(
             context = (report.policy_domain, report.adkim, report.aspf, report.reporter)
             contexts[report.key] = shared.setdefault(context, context)
     del reports
-    tallies = Tallies(store.records_of(list(contexts)), contexts, senders=senders)
+    tallies = Tallies(store.records_of(list(contexts)), contexts, senders=senders, lists=stored_lists)
     ips = tallies.ips()  # the sources counted: names are looked up for them only
     names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
     return counting.advice(tallies.judge(names), store.seen_before(first, ips))
