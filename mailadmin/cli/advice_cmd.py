@@ -62,7 +62,6 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
     from jmapclient.dmarc.attention import mark_new_since, read_previous, run_record, state_file
     from jmapclient.dmarc.digest_store import DamagedStore, DigestStore, store_file
     from jmapclient.dmarc.insight.advice import advise_stored
-    from jmapclient.dmarc.insight.services import suffixes_behind
     from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 
     first, last = period(args.days, today())
@@ -70,7 +69,6 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
     store = DigestStore(store_file(client.base_url))
     if store.set_aside:
         note(f"warning: {store.set_aside}")
-    suffixes_behind()  # built while the sync's first pages keep the command waiting for the server
     try:
         for attempt in range(2):
             try:
