@@ -8,7 +8,6 @@ name another sender.
 
 from __future__ import annotations
 
-import threading
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -31,29 +30,11 @@ class Service:
     kind: str
 
 
-_built: list[PublicSuffixList] = []
-"""The list once built (0.04 s: its 10,000 rules parsed), kept for the process."""
-_building = threading.Lock()
-
-
+@lru_cache(maxsize=1)
 def _suffixes() -> PublicSuffixList:
-    if not _built:
-        with _building:  # built once: a caller meanwhile waits for the build under way (suffixes_behind)
-            if not _built:
-                from publicsuffixlist import PublicSuffixList
+    from publicsuffixlist import PublicSuffixList
 
-                _built.append(PublicSuffixList())
-    return _built[0]
-
-
-def suffixes_behind() -> None:
-    """Build the Public Suffix List in a thread now, so it is ready when the judging first asks.
-
-    ``dmarc-advice`` starts it with its sync, whose first pages keep the command waiting for the
-    server: the build (Python, under the interpreter's lock) takes those waits, not the judging's time.
-    A first :func:`base_domain` before it ends waits for it; the list is never built twice."""
-    if not _built:
-        threading.Thread(target=_suffixes, name="public-suffix-list", daemon=True).start()
+    return PublicSuffixList()
 
 
 def _normal(name: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
@@ -56,32 +55,3 @@ def test_a_map_is_easy_to_extend(tmp_path: Path) -> None:
 def test_a_malformed_entry_is_named(text: str) -> None:
     with pytest.raises(ValueError, match=r"senders\.toml"):
         SenderMap.parse(text)
-
-
-def test_the_suffix_list_built_behind_is_built_once_and_shared(monkeypatch: pytest.MonkeyPatch) -> None:
-    # dmarc-advice builds the list in a thread while its sync waits for the server (0.04 s out of the judging);
-    # the judging asking while that build is under way waits for it: one list, never a second build.
-    import publicsuffixlist
-
-    from jmapclient.dmarc.insight import services
-
-    monkeypatch.setattr(services, "_built", [])
-    started, release = threading.Event(), threading.Event()
-    built: list[object] = []
-
-    class Slow:
-        def __init__(self) -> None:
-            built.append(self)
-            started.set()
-            release.wait(10)
-
-    monkeypatch.setattr(publicsuffixlist, "PublicSuffixList", Slow)
-    services.suffixes_behind()
-    assert started.wait(10)
-    asked: list[object] = []
-    asking = threading.Thread(target=lambda: asked.append(services._suffixes()))
-    asking.start()
-    release.set()
-    asking.join(10)
-    services.suffixes_behind()  # built: no thread, no build
-    assert len(built) == 1 and asked == built
