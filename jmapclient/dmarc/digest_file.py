@@ -82,6 +82,8 @@ class DigestFile:
     _memo: dict[tuple[Any, ...], Figures]
     _whole: int | None
     set_aside: str | None
+    _behind: threading.Thread | None = None
+    """The thread of :meth:`checkpoint_behind`, while it runs (joined by :meth:`close`)."""
 
     def _open(self, path: Path | None) -> sqlite3.Connection:
         """The database at ``path``; a damaged one is set aside, and one that cannot be had is kept in memory.
@@ -221,6 +223,40 @@ class DigestFile:
                 raise
             self._db.execute("COMMIT")
 
+    def checkpoint_behind(self) -> None:
+        """Copy the write-ahead log into the file now, in a thread through a connection of its own, while this
+        connection reads on; :meth:`close` waits for it.
+
+        A fill leaves up to :data:`PAGE_SIZE` x 1,000 bytes of log (SQLite's automatic checkpoint), which the
+        last connection to close copies back, on the way out of ``dmarc-advice`` (0.03 s at 10,666 reports).
+        After a sync the server is idle: SQLite does this copy without Python's lock, on the core the
+        server no longer needs, while the advice judges. Nothing changes what is read (a checkpoint moves
+        committed pages only); a failure leaves the copy to the close, as before.
+        """
+        if self.path is None or self._behind is not None:
+            return
+        with self._lock:
+            if self._db.execute("PRAGMA database_list").fetchone()[2] == "":  # kept in memory: no file to copy to
+                return
+        path = self.path
+
+        def copy() -> None:
+            try:
+                # mode=rw: never makes a file; the store's own connection made and checked this one.
+                db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=rw", uri=True)
+                try:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                finally:
+                    db.close()
+            except sqlite3.Error:
+                pass
+
+        self._behind = threading.Thread(target=copy, name="dmarc-cache-checkpoint", daemon=True)
+        self._behind.start()
+
     def close(self) -> None:
+        if self._behind is not None:
+            self._behind.join()
+            self._behind = None
         with self._lock:
             self._db.close()

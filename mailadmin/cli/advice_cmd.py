@@ -73,6 +73,7 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
         for attempt in range(2):
             try:
                 result = await store.sync(client.objects(DMARC_EXTERNAL_REPORT), since=first)
+                store.checkpoint_behind()  # the log copied into the file while the advice judges
                 if result.unreadable:
                     note(f"note: {result.unreadable} reports could not be read and are left out")
                 advice = await advise_stored(store, first, last, resolver=name_resolver(args.offline),

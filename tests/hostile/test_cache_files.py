@@ -31,6 +31,26 @@ def test_a_damaged_row_empties_the_store_and_says_so(tmp_path: Path, damage: str
     assert isinstance(DamagedStore("x"), sqlite3.Error)  # what the console's analytics already handles
 
 
+@pytest.mark.parametrize("damage", [
+    "UPDATE records SET overrides='not json'",
+    "UPDATE records SET dkim_auth='[1]'",
+    "UPDATE records SET spf_auth='[[1]]'",
+    "UPDATE records SET count='many'",
+], ids=["json", "pairs", "spf", "count"])
+def test_records_read_as_stored_still_empty_a_damaged_store(tmp_path: Path, damage: str) -> None:
+    # The advice reads a record's lists as stored and each shape once (records_of); a value that does not read
+    # must still empty the store there, not end the command in a traceback where the tallies read it.
+    path = tmp_path / "d.sqlite"
+    filled(path)
+    with sqlite3.connect(path) as db:
+        db.execute(damage)
+    store = DigestStore(path)
+    keys = [report.key for report in store.period_reports(*EVERYTHING)]
+    with pytest.raises(DamagedStore, match="it has been emptied"):
+        list(store.records_of(keys))
+    assert len(store) == 0
+
+
 def test_a_damaged_generation_counts_again(tmp_path: Path) -> None:
     path = tmp_path / "d.sqlite"
     filled(path)

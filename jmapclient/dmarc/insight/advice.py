@@ -17,8 +17,10 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
+from jmapclient.collector import collector_paused
 from jmapclient.display import LIST_MAX, safe_text
 from jmapclient.dmarc.analytics import ReportDigest, format_rate, pass_rate
+from jmapclient.dmarc.digest_reads import stored_lists
 from jmapclient.dmarc.insight.judge import (
     AUTHORISED,
     JudgedSource,
@@ -514,19 +516,24 @@ async def advise_stored(
     """
     wanted = _wanted(domain)
     # The reports' rows alone are screened and counted; then the records of those counted stream from the
-    # store into tallies, a chunk of reports at a time. Held meanwhile: a shared context a report.
-    reports = store.period_reports(first, last)
-    counting = _Counting(first, last, wanted, screen_reports(reports, first, last, wanted))
-    contexts: dict[int, ReportContext] = {}
-    shared: dict[ReportContext, ReportContext] = {}
-    for report in reports:
-        entry = counting.wanted_in(report)
-        if entry is not None:
-            counting.count(entry, report, report.messages, report.passed)
-            context = (report.policy_domain, report.adkim, report.aspf, report.reporter)
-            contexts[report.key] = shared.setdefault(context, context)
-    del reports
-    tallies = Tallies(store.records_of(list(contexts)), contexts, senders=senders)
-    ips = tallies.ips()  # the sources counted: names are looked up for them only
+    # store into tallies, a chunk of reports at a time. Held meanwhile: a shared context a report. The cycle
+    # collector rests while they are counted and judged (not while names are awaited): tens of thousands of
+    # rows and tallies, none of them in a cycle, made its passes a fifth of the judging (0.05 of 0.27 s CPU at
+    # 9,666 reports) right after a sync, whose own survivors its first young pass went over.
+    with collector_paused():
+        reports = store.period_reports(first, last)
+        counting = _Counting(first, last, wanted, screen_reports(reports, first, last, wanted))
+        contexts: dict[int, ReportContext] = {}
+        shared: dict[ReportContext, ReportContext] = {}
+        for report in reports:
+            entry = counting.wanted_in(report)
+            if entry is not None:
+                counting.count(entry, report, report.messages, report.passed)
+                context = (report.policy_domain, report.adkim, report.aspf, report.reporter)
+                contexts[report.key] = shared.setdefault(context, context)
+        del reports
+        tallies = Tallies(store.records_of(list(contexts)), contexts, senders=senders, lists=stored_lists)
+        ips = tallies.ips()  # the sources counted: names are looked up for them only
     names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
-    return counting.advice(tallies.judge(names), store.seen_before(first, ips))
+    with collector_paused():
+        return counting.advice(tallies.judge(names), store.seen_before(first, ips))

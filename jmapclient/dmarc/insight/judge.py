@@ -9,7 +9,7 @@ what to change (an SPF include, DKIM signing with the domain).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -20,7 +20,7 @@ from jmapclient.dmarc.insight.names import SourceName
 from jmapclient.dmarc.insight.services import SenderMap, Service, base_domain, load_senders
 
 if TYPE_CHECKING:
-    from jmapclient.dmarc.digest_reads import StoredRecord
+    from jmapclient.dmarc.digest_reads import StoredLists, StoredRecord
 
 UNKNOWN_SERVICE = "unknown service"
 """The group of sources no name or authenticated domain ties to a known service."""
@@ -282,7 +282,11 @@ class Tallies:
     """
 
     def __init__(self, records: Iterable[StoredRecord], contexts: Mapping[int, ReportContext], *,
-                 senders: SenderMap | None = None) -> None:
+                 senders: SenderMap | None = None, lists: Callable[[Any, Any, Any], StoredLists] | None = None
+                 ) -> None:
+        """``lists``: how a record's overrides and DKIM and SPF results read as values (the store's
+        :func:`~jmapclient.dmarc.digest_reads.stored_lists`), once a tally, not once a record; without it
+        they are values already (a digest's)."""
         self.senders = senders if senders is not None else load_senders()
         self._judged: dict[tuple[Any, ...], tuple[RecordJudgement, bool]] = {}
         """Records repeat the same few patterns (each sender authenticates the same way every day): a
@@ -302,8 +306,8 @@ class Tallies:
             if tally is None:
                 source = (context[0], ip)
                 known = self._known.setdefault(source, None)
-                pattern = (overrides, dkim, spf, header_from, dkim_auth, spf_auth, context[0], context[1],
-                           context[2])
+                read = (overrides, dkim_auth, spf_auth) if lists is None else lists(overrides, dkim_auth, spf_auth)
+                pattern = (read[0], dkim, spf, header_from, read[1], read[2], context[0], context[1], context[2])
                 tally = _Tally(context, ip, pattern, known, at)
                 if known is None and self._judgement(pattern, None)[0].service is not None:
                     # A source unnamed is known by the service its first confirming record names, and the
