@@ -32,6 +32,11 @@ def aligned(authenticated: str, from_domain: str, mode: str) -> bool:
     return base is not None and base == base_domain(b)
 
 
+def under(name: str, domain: str) -> bool:
+    """True when ``name`` is ``domain`` or a name under it (both normalised)."""
+    return name == domain or name.endswith("." + domain)
+
+
 @dataclass(frozen=True)
 class RecordAlignment:
     """What authenticated a record's mail, split by whether it aligns with its From domain."""
@@ -73,13 +78,21 @@ def align_record(record: RecordDigest, policy_domain: str, adkim: str, aspf: str
 
     The raw DKIM/SPF results decide; when a reporter sent none, its own evaluated
     (already aligned) results stand in, credited to the From domain.
+
+    A record whose From domain is not the policy domain or under it is not the domain's mail
+    (a receiver reports a message under the policy it looked up for its From domain): its
+    authentication is held against the policy domain, and its evaluated results stand in for
+    nothing. A forged report of 900 messages "From" another domain, signed and passing for that
+    domain, was counted as the policy domain's authorised, aligned mail, and made it ready.
     """
-    from_domain = _normal(record.header_from) or _normal(policy_domain)
+    header, policy = _normal(record.header_from), _normal(policy_domain)
+    foreign = bool(header and policy) and not under(header, policy)
+    from_domain = policy if foreign or not header else header
     dkim = _passing(record.dkim_auth)
     spf = _passing(record.spf_auth)
-    if not record.dkim_auth and record.dkim == AUTH_PASS:
+    if not record.dkim_auth and record.dkim == AUTH_PASS and not foreign:
         dkim = [from_domain]
-    if not record.spf_auth and record.spf == AUTH_PASS:
+    if not record.spf_auth and record.spf == AUTH_PASS and not foreign:
         spf = [from_domain]
     # Only a raw SPF failure counts: an evaluated "fail" alone says no more than "not aligned".
     spf_failed = not spf and any(r in SPF_AUTH_FAILURES for _, r in record.spf_auth)

@@ -158,3 +158,33 @@ def test_counts_in_the_advice_sentences_are_grouped_as_the_tables_are() -> None:
     # "65048 messages" in the prose beside "65,048" in the tables (the new user's finding).
     [advice] = advise([report(aligned("192.0.2.10", 1234), day=date(2026, 3, 2))], FIRST, LAST)
     assert advice.summary.startswith("Too little data to judge: 1,234 messages in 1 report"), advice.summary
+
+
+@pytest.mark.parametrize("raw_results", [True, False], ids=["signed for the other domain", "evaluated pass only"])
+async def test_a_forged_report_of_another_from_domain_does_not_make_a_domain_ready(raw_results: bool) -> None:
+    # The tester's: three true reports of 20 messages (too little data), then one from a made-up reporter
+    # whose 900 messages are "From" another domain, signed and passing for it: "Ready for p=quarantine".
+    true = [report(aligned("192.0.2.10", 20), day=date(2026, 3, day), reporter="google.com") for day in (2, 3, 4)]
+    other = (record("198.51.100.99", 900, dkim="pass", spf="pass", header_from="other.example",
+                    dkim_auth=(("other.example", "pass"),), spf_auth=(("other.example", "pass"),))
+             if raw_results else record("198.51.100.99", 900, dkim="pass", spf="pass", header_from="other.example"))
+    forged = report(other, day=date(2026, 3, 5), reporter="Outlook")
+    [alone] = advise(true, FIRST, LAST)
+    [advice] = advise([*true, forged], FIRST, LAST)
+    assert alone.verdict is Verdict.TOO_LITTLE_DATA
+    assert advice.verdict is not Verdict.READY, advice.summary
+    assert SourceClass.ALIGNED not in {source.klass for source in advice.sources if source.ip == "198.51.100.99"}
+    store = DigestStore(None)
+    store.put([*true, forged])
+    store.mark_listed([r.id for r in [*true, forged]])
+    [stored] = await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True))
+    assert stored.verdict is advice.verdict  # the command's path judges alike
+
+
+def test_mail_from_a_subdomain_of_the_policy_domain_is_the_domain_s_own() -> None:
+    sub = record("192.0.2.11", 200, dkim="pass", spf="pass", header_from="news.example.com",
+                 dkim_auth=(("news.example.com", "pass"),), spf_auth=(("example.com", "pass"),))
+    reports = [report(sub, day=date(2026, 3, 2), reporter="google.com"),
+               report(sub, day=date(2026, 3, 3), reporter="Yahoo")]
+    [advice] = advise(reports, FIRST, LAST)
+    assert advice.verdict is Verdict.READY, advice.summary
