@@ -23,6 +23,7 @@ from jmapclient.collector import collector_paused
 from jmapclient.display import wire_json
 from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, as_duplicate, dedupe
 from jmapclient.dmarc.loader import ParsedFile, iter_report_files, load_file
+from jmapclient.dmarc.parser_thread import Parsed, ParserThread
 from jmapclient.dmarc.retention import DEFAULT_RETENTION, check_retention
 from jmapclient.dmarc.upload import StoredKeys, Uploader
 from jmapclient.errors import MethodError
@@ -112,10 +113,10 @@ a 1,000-file import). The collector's own passes, moving the listed paths and a 
 to be looked at again and again, then over the whole heap, took about 50 µs a file, a fifth of the client's
 CPU beyond parsing. A pass every 256 files keeps what could pile up bounded, however many files there are."""
 
-PARSED_AHEAD = 2
-"""Runs of files parsed ahead of the run handed on: while a file waits for its duplicate check or for a free
-request, the next ones parse, so the parser never waits for the server. Few: each parsed file is held
-in memory until it is handed on."""
+PARSED_AHEAD = 3
+"""Runs of files parsed and not yet handed on (the one being parsed among them): while a file waits for its
+duplicate check or for a free request, the next ones parse, so the parser never waits for the server. Few:
+each parsed file is held in memory until it is handed on."""
 
 RUN_FILES = 8
 RUN_SECONDS = 0.005
@@ -139,10 +140,6 @@ def parse_for_upload(path: Path, now: datetime, retain: timedelta) -> ParsedFile
     return parsed
 
 
-Parsed = ParsedFile | BaseException
-"""A file parsed, or what parsing it raised (handed on in its place: the reader raises it there)."""
-
-
 def parse_run(paths: Sequence[Path], now: datetime, retain: timedelta) -> list[Parsed]:
     """The first of ``paths`` parsed one after the other (at least one; :data:`RUN_FILES` and :data:`RUN_SECONDS`
     at most), ending at the first that raises, which is handed on in its place."""
@@ -159,24 +156,6 @@ def parse_run(paths: Sequence[Path], now: datetime, retain: timedelta) -> list[P
     return run
 
 
-async def _parse_in_order(files: Sequence[Path], out: asyncio.Queue[list[Parsed]], *, now: datetime,
-                          retain: timedelta) -> None:
-    """Parse ``files`` in order in a thread, a run at a time (one thread: parsers in several threads would
-    only take turns holding the interpreter), each run put in ``out`` as it is done, up to the first failure."""
-    start = 0
-    for _ in range(len(files)):  # each run holds at least one file: at most one run a file
-        if start >= len(files):
-            return
-        try:
-            run = await asyncio.to_thread(parse_run, files[start:start + RUN_FILES], now, retain)
-        except Exception as error:
-            run = [error]
-        await out.put(run)
-        if isinstance(run[-1], BaseException):
-            return
-        start += len(run)
-
-
 async def _read_all(
     files: Sequence[Path], taker: _Taker, *, now: datetime, retain: timedelta, progress: ImportProgress | None
 ) -> None:
@@ -184,12 +163,12 @@ async def _read_all(
     # A copy that needed XML recovery may have lost content: it waits until every file
     # is read, so a clean copy of the same report wins whatever the file order.
     recovered: list[ParsedFile] = []
-    runs: asyncio.Queue[list[Parsed]] = asyncio.Queue(maxsize=PARSED_AHEAD)
-    parser = asyncio.create_task(_parse_in_order(files, runs, now=now, retain=retain))
+    parser = ParserThread(files, lambda run: parse_run(run, now, retain), run_files=RUN_FILES,
+                          ahead=PARSED_AHEAD).start()
     try:
         done = 0
         while done < len(files):  # every run holds at least one file
-            for parsed in await runs.get():
+            for parsed in await parser.next_run():
                 if isinstance(parsed, BaseException):
                     raise parsed
                 done += 1
@@ -202,7 +181,7 @@ async def _read_all(
                 if progress:
                     progress(done, len(files))
     finally:
-        parser.cancel()  # stopped early: the files after this one are not read
+        parser.stop()  # stopped early: the files after this one are not read
     for index, parsed in enumerate(recovered, 1):
         await taker.take(parsed, coming=len(recovered) - index)
 
