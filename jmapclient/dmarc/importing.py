@@ -84,18 +84,22 @@ async def _import(api: ObjectApi | None, paths: Sequence[str | PathLike[str]], *
     files = listed[:file_cap] if file_cap is not None else listed
     outcome.files, outcome.capped = len(files), len(listed) > len(files)
     taker = _Taker(outcome.summary)
-    if api is not None:
-        taker.uploader = uploader = await Uploader.for_api(api, outcome.summary)
-        await uploader.probe()
-        if uploader.refused is None:  # only a server that takes reports is worth asking about duplicates
-            taker.stored = StoredKeys(api)
-    if progress:
-        progress(0, len(files))
+    # Parsing starts at once: the first runs are parsed while the server is asked for its limits and probed.
+    parser = ParserThread(files, lambda run: parse_run(run, now, retain), run_files=RUN_FILES,
+                          ahead=PARSED_AHEAD).start()
     try:
-        await _read_all(files, taker, now=now, retain=retain, progress=progress)
+        if api is not None:
+            taker.uploader = uploader = await Uploader.for_api(api, outcome.summary)
+            await uploader.probe()
+            if uploader.refused is None:  # only a server that takes reports is worth asking about duplicates
+                taker.stored = StoredKeys(api)
+        if progress:
+            progress(0, len(files))
+        await _read_all(files, parser, taker, progress=progress)
         if taker.uploader is not None:
             await taker.uploader.flush()
     finally:
+        parser.stop()  # stopped early: the files after this one are not read
         if taker.uploader is not None:
             taker.uploader.cancel()  # stopped early: no batch goes on in the background
             # Said also when stopped midway (Ctrl-C): what was stored, and whether the server refused.
@@ -156,32 +160,28 @@ def parse_run(paths: Sequence[Path], now: datetime, retain: timedelta) -> list[P
     return run
 
 
-async def _read_all(
-    files: Sequence[Path], taker: _Taker, *, now: datetime, retain: timedelta, progress: ImportProgress | None
-) -> None:
-    """Parse each file (in a thread, ahead of the one handed on, while earlier batches upload) and hand it on."""
+async def _read_all(files: Sequence[Path], parser: ParserThread, taker: _Taker, *,
+                    progress: ImportProgress | None) -> None:
+    """Hand on each file as ``parser`` parsed it (in its thread, ahead of the one handed on, while earlier batches
+    upload)."""
     # A copy that needed XML recovery may have lost content: it waits until every file
     # is read, so a clean copy of the same report wins whatever the file order.
     recovered: list[ParsedFile] = []
-    parser = ParserThread(files, lambda run: parse_run(run, now, retain), run_files=RUN_FILES,
-                          ahead=PARSED_AHEAD).start()
-    try:
-        done = 0
-        while done < len(files):  # every run holds at least one file
-            for parsed in await parser.next_run():
-                if isinstance(parsed, BaseException):
-                    raise parsed
-                done += 1
-                if done % YOUNG_PASS_FILES == 0:
-                    gc.collect(1)  # the young generations only: what was made since the last pass
-                if parsed.ok and parsed.recovered:
-                    recovered.append(parsed)
-                else:
-                    await taker.take(parsed, coming=len(files) - done + len(recovered))
-                if progress:
-                    progress(done, len(files))
-    finally:
-        parser.stop()  # stopped early: the files after this one are not read
+    done = 0
+    while done < len(files):  # every run holds at least one file
+        for parsed in await parser.next_run():
+            if isinstance(parsed, BaseException):
+                raise parsed
+            done += 1
+            if done % YOUNG_PASS_FILES == 0:
+                gc.collect(1)  # the young generations only: what was made since the last pass
+            if parsed.ok and parsed.recovered:
+                recovered.append(parsed)
+            else:
+                await taker.take(parsed, coming=len(files) - done + len(recovered))
+            if progress:
+                progress(done, len(files))
+    parser.stop()
     for index, parsed in enumerate(recovered, 1):
         await taker.take(parsed, coming=len(recovered) - index)
 

@@ -5,6 +5,7 @@ Handing each file over alone (a thread's turn, a future, the loop woken) cost a 
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -133,3 +134,47 @@ async def test_an_import_stopped_early_stops_its_parser(tmp_path: Path, monkeypa
         thread.join(WAIT)
     assert not any(thread.is_alive() for thread in parser)
     assert len(runs) <= 2 + importing.PARSED_AHEAD  # the two taken, and those parsed ahead of them
+
+
+class _SlowProbe:
+    """An uploader whose probe waits (bounded) until the parser has parsed a run: the server's probe answering
+    only once the parser has begun. It stores nothing."""
+
+    stored, refused, refused_reports, error, coming = 0, None, False, None, None
+
+    def __init__(self, runs: list[int]) -> None:
+        self.runs = runs
+        self.parsed_during_probe = False
+
+    async def probe(self) -> None:
+        for _ in range(int(WAIT / 0.01)):
+            if self.runs:
+                self.parsed_during_probe = True
+                return
+            await asyncio.sleep(0.01)
+
+    async def add(self, parsed: Any) -> None:
+        pass
+
+    async def flush(self) -> None:
+        pass
+
+    def cancel(self) -> None:
+        pass
+
+
+async def test_parsing_begins_while_the_server_is_probed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first runs are parsed while the server's limits and its refusal of reports are asked: those round trips
+    no longer come before the first parse."""
+    _files(tmp_path)
+    runs = _counted_runs(monkeypatch)
+    uploader = _SlowProbe(runs)
+
+    async def for_api(api: Any, summary: Any) -> _SlowProbe:
+        return uploader
+
+    monkeypatch.setattr(importing.Uploader, "for_api", for_api)
+    monkeypatch.setattr(importing, "StoredKeys", lambda api: None)
+    outcome = await import_reports(object(), [tmp_path], now=NOW)  # type: ignore[arg-type]
+    assert len(outcome.summary.imported) == FILES
+    assert uploader.parsed_during_probe
