@@ -1,6 +1,6 @@
 """A JSON object encoded already, carried into a request body as it is.
 
-An import's parser encodes each report once, in its own process (``jmapclient.dmarc.parse_worker``); the
+An import's parser encodes each report once, in its own thread (``jmapclient.dmarc.parser_thread``); the
 request that creates it splices those bytes in instead of walking the report twice more (the masked-secret
 check and the body). Read as a mapping, the object is decoded, only when something asks (a refusal worded
 by the paths that were sent).

@@ -23,6 +23,7 @@ from jmapclient.collector import collector_paused
 from jmapclient.display import wire_json
 from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, as_duplicate, dedupe
 from jmapclient.dmarc.loader import ParsedFile, iter_report_files, load_file
+from jmapclient.dmarc.parser_thread import Parsed, ParserThread
 from jmapclient.dmarc.retention import DEFAULT_RETENTION, check_retention
 from jmapclient.dmarc.upload import StoredKeys, Uploader
 from jmapclient.errors import MethodError
@@ -83,18 +84,22 @@ async def _import(api: ObjectApi | None, paths: Sequence[str | PathLike[str]], *
     files = listed[:file_cap] if file_cap is not None else listed
     outcome.files, outcome.capped = len(files), len(listed) > len(files)
     taker = _Taker(outcome.summary)
-    if api is not None:
-        taker.uploader = uploader = await Uploader.for_api(api, outcome.summary)
-        await uploader.probe()
-        if uploader.refused is None:  # only a server that takes reports is worth asking about duplicates
-            taker.stored = StoredKeys(api)
-    if progress:
-        progress(0, len(files))
+    # Parsing starts at once: the first runs are parsed while the server is asked for its limits and probed.
+    parser = ParserThread(files, lambda run: parse_run(run, now, retain), run_files=RUN_FILES,
+                          ahead=PARSED_AHEAD).start()
     try:
-        await _read_all(files, taker, now=now, retain=retain, progress=progress)
+        if api is not None:
+            taker.uploader = uploader = await Uploader.for_api(api, outcome.summary)
+            await uploader.probe()
+            if uploader.refused is None:  # only a server that takes reports is worth asking about duplicates
+                taker.stored = StoredKeys(api)
+        if progress:
+            progress(0, len(files))
+        await _read_all(files, parser, taker, progress=progress)
         if taker.uploader is not None:
             await taker.uploader.flush()
     finally:
+        parser.stop()  # stopped early: the files after this one are not read
         if taker.uploader is not None:
             taker.uploader.cancel()  # stopped early: no batch goes on in the background
             # Said also when stopped midway (Ctrl-C): what was stored, and whether the server refused.
@@ -112,10 +117,10 @@ a 1,000-file import). The collector's own passes, moving the listed paths and a 
 to be looked at again and again, then over the whole heap, took about 50 µs a file, a fifth of the client's
 CPU beyond parsing. A pass every 256 files keeps what could pile up bounded, however many files there are."""
 
-PARSED_AHEAD = 2
-"""Runs of files parsed ahead of the run handed on: while a file waits for its duplicate check or for a free
-request, the next ones parse, so the parser never waits for the server. Few: each parsed file is held
-in memory until it is handed on."""
+PARSED_AHEAD = 3
+"""Runs of files parsed and not yet handed on (the one being parsed among them): while a file waits for its
+duplicate check or for a free request, the next ones parse, so the parser never waits for the server. Few:
+each parsed file is held in memory until it is handed on."""
 
 RUN_FILES = 8
 RUN_SECONDS = 0.005
@@ -139,10 +144,6 @@ def parse_for_upload(path: Path, now: datetime, retain: timedelta) -> ParsedFile
     return parsed
 
 
-Parsed = ParsedFile | BaseException
-"""A file parsed, or what parsing it raised (handed on in its place: the reader raises it there)."""
-
-
 def parse_run(paths: Sequence[Path], now: datetime, retain: timedelta) -> list[Parsed]:
     """The first of ``paths`` parsed one after the other (at least one; :data:`RUN_FILES` and :data:`RUN_SECONDS`
     at most), ending at the first that raises, which is handed on in its place."""
@@ -159,50 +160,28 @@ def parse_run(paths: Sequence[Path], now: datetime, retain: timedelta) -> list[P
     return run
 
 
-async def _parse_in_order(files: Sequence[Path], out: asyncio.Queue[list[Parsed]], *, now: datetime,
-                          retain: timedelta) -> None:
-    """Parse ``files`` in order in a thread, a run at a time (one thread: parsers in several threads would
-    only take turns holding the interpreter), each run put in ``out`` as it is done, up to the first failure."""
-    start = 0
-    for _ in range(len(files)):  # each run holds at least one file: at most one run a file
-        if start >= len(files):
-            return
-        try:
-            run = await asyncio.to_thread(parse_run, files[start:start + RUN_FILES], now, retain)
-        except Exception as error:
-            run = [error]
-        await out.put(run)
-        if isinstance(run[-1], BaseException):
-            return
-        start += len(run)
-
-
-async def _read_all(
-    files: Sequence[Path], taker: _Taker, *, now: datetime, retain: timedelta, progress: ImportProgress | None
-) -> None:
-    """Parse each file (in a thread, ahead of the one handed on, while earlier batches upload) and hand it on."""
+async def _read_all(files: Sequence[Path], parser: ParserThread, taker: _Taker, *,
+                    progress: ImportProgress | None) -> None:
+    """Hand on each file as ``parser`` parsed it (in its thread, ahead of the one handed on, while earlier batches
+    upload)."""
     # A copy that needed XML recovery may have lost content: it waits until every file
     # is read, so a clean copy of the same report wins whatever the file order.
     recovered: list[ParsedFile] = []
-    runs: asyncio.Queue[list[Parsed]] = asyncio.Queue(maxsize=PARSED_AHEAD)
-    parser = asyncio.create_task(_parse_in_order(files, runs, now=now, retain=retain))
-    try:
-        done = 0
-        while done < len(files):  # every run holds at least one file
-            for parsed in await runs.get():
-                if isinstance(parsed, BaseException):
-                    raise parsed
-                done += 1
-                if done % YOUNG_PASS_FILES == 0:
-                    gc.collect(1)  # the young generations only: what was made since the last pass
-                if parsed.ok and parsed.recovered:
-                    recovered.append(parsed)
-                else:
-                    await taker.take(parsed, coming=len(files) - done + len(recovered))
-                if progress:
-                    progress(done, len(files))
-    finally:
-        parser.cancel()  # stopped early: the files after this one are not read
+    done = 0
+    while done < len(files):  # every run holds at least one file
+        for parsed in await parser.next_run():
+            if isinstance(parsed, BaseException):
+                raise parsed
+            done += 1
+            if done % YOUNG_PASS_FILES == 0:
+                gc.collect(1)  # the young generations only: what was made since the last pass
+            if parsed.ok and parsed.recovered:
+                recovered.append(parsed)
+            else:
+                await taker.take(parsed, coming=len(files) - done + len(recovered))
+            if progress:
+                progress(done, len(files))
+    parser.stop()
     for index, parsed in enumerate(recovered, 1):
         await taker.take(parsed, coming=len(recovered) - index)
 
