@@ -8,6 +8,7 @@ Split out of the store by job: this is the file; the store keeps it in step with
 from __future__ import annotations
 
 import os
+import shlex
 import sqlite3
 import stat
 import threading
@@ -63,6 +64,24 @@ UNREADABLE = (ValueError, TypeError, KeyError, IndexError, OverflowError, Recurs
 """What decoding a stored value raises when it is not what this version writes (JSON errors are ValueErrors)."""
 
 
+def untrusted_folder(folder: Path) -> str | None:
+    """Why the cache must not be kept in ``folder`` (where a link leads, as a link is followed), or None.
+
+    A folder another user owns, or that group or others can write to, lets them put a cache file of
+    their own in place of ours: its figures are then theirs (a planted file made ``dmarc-advice`` say
+    "0 pass" of a report the server holds as passing). A folder not made yet is made owner-only.
+    """
+    try:
+        found = folder.stat()
+    except OSError:
+        return None  # not there yet (made 0700), or unreadable: the open says why
+    if found.st_uid != os.getuid():
+        return f"its folder {folder} belongs to another user"
+    if found.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"group or others can write to its folder {folder} (fix it with `chmod go-w {shlex.quote(str(folder))}`)"
+    return None
+
+
 class DamagedStore(sqlite3.DatabaseError):
     """The file held values this version cannot read back: it has been emptied, and a sync fills it again.
 
@@ -92,6 +111,10 @@ class DigestFile:
         """
         if path is None:
             return DigestFile._prepare(sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None))
+        untrusted = untrusted_folder(path.parent)
+        if untrusted:
+            self.set_aside = f"the DMARC cache is kept in memory: {untrusted}"
+            return self._open(None)
         for _ in range(2):
             try:
                 return DigestFile._prepare(DigestFile._connect(path))
@@ -116,8 +139,11 @@ class DigestFile:
         # SQLite database, its `meta` table emptied), and never a FIFO or device (O_NONBLOCK: no wait).
         descriptor = os.open(path, os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, OWNER_ONLY)
         try:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            found = os.fstat(descriptor)
+            if not stat.S_ISREG(found.st_mode):
                 raise NotRegular("it is not a regular file")
+            if found.st_uid != os.getuid():  # planted: its figures would be another's word
+                raise NotRegular("it belongs to another user")
             os.fchmod(descriptor, OWNER_ONLY)
         finally:
             os.close(descriptor)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -60,3 +61,30 @@ def test_a_damaged_generation_counts_again(tmp_path: Path) -> None:
     assert store.figures(*EVERYTHING, limit=10).overview.messages == 5
     store.discard(["a"])  # a change moves the generation on from the damaged value
     assert store.figures(*EVERYTHING, limit=10).overview.reports == 0
+
+
+def test_a_cache_in_a_folder_others_can_write_is_not_used(tmp_path: Path) -> None:
+    # Another user swapped in a cache of their own (a planted file, or a link to a 0777 folder), and
+    # dmarc-advice said "0 pass" of a report the server holds as passing (the tester's).
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    path = folder / "d.sqlite"
+    filled(path)
+    folder.chmod(0o777)
+    link = tmp_path / "dmarc-digests"
+    link.symlink_to(folder)
+    store = DigestStore(link / "d.sqlite")
+    assert len(store) == 0  # kept in memory: the planted rows are not read
+    assert store.set_aside is not None and "group or others can write to its folder" in store.set_aside
+    assert path.exists()  # left as it was
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a file to another user takes root")
+def test_a_cache_file_another_user_owns_is_set_aside(tmp_path: Path) -> None:
+    path = tmp_path / "d.sqlite"
+    filled(path)
+    os.chown(path, 65534, 65534)  # nobody
+    store = DigestStore(path)
+    assert len(store) == 0
+    assert store.set_aside is not None and "it belongs to another user" in store.set_aside
+    assert (tmp_path / "d.sqlite.damaged").exists() and path.stat().st_uid == os.getuid()
