@@ -110,7 +110,8 @@ class ReporterView:
     """One reporting organisation's word on a domain: its reports, and its view of authorised mail."""
 
     name: str = ""
-    """As the first of its reports wrote it (spaces collapsed); reporters are told apart without case."""
+    """As the first of its reports wrote it (but for spaces at its ends); reporters are told apart without case
+    or runs of spaces."""
     reports: int = 0
     messages: int = 0
     authorised: int = 0

@@ -69,7 +69,9 @@ class Reporters(dict[str, tuple[str, str]]):
     """A reporter as written → (as told apart, as shown): reports repeat a few reporters, each made once."""
 
     def __missing__(self, reporter: str) -> tuple[str, str]:
-        named = self[reporter] = (normal_reporter(reporter), " ".join(reporter.split()))
+        # Shown as written but for the ends: a line break inside is outside text's, shown as ``\n`` in the
+        # sentence and kept in ``--json`` (it was shown as a space, which hid it).
+        named = self[reporter] = (normal_reporter(reporter), reporter.strip())
         return named
 
 

@@ -188,3 +188,12 @@ def test_mail_from_a_subdomain_of_the_policy_domain_is_the_domain_s_own() -> Non
                report(sub, day=date(2026, 3, 3), reporter="Yahoo")]
     [advice] = advise(reports, FIRST, LAST)
     assert advice.verdict is Verdict.READY, advice.summary
+
+
+def test_a_line_break_in_a_reporter_s_name_is_shown_not_hidden() -> None:
+    # It was shown as a space, in the sentence and in --json's reporters (the tester's "Org second line").
+    reports = [report(aligned("192.0.2.10", 80), day=date(2026, 3, 2), reporter="Org\nsecond line"),
+               report(aligned("192.0.2.10", 80), day=date(2026, 3, 3), reporter="google.com")]
+    [advice] = advise(reports, FIRST, LAST)
+    assert "Org\\nsecond line (1 report)" in advice.summary and "\n" not in advice.summary
+    assert "Org\nsecond line" in advice.to_json()["reporters"]
