@@ -9,6 +9,7 @@ here are the only code that puts them on screen.
 from __future__ import annotations
 
 import time
+from datetime import date
 
 from textual import on
 from textual.message import Message
@@ -69,6 +70,10 @@ class AnalyticsFigures(AnalyticsInsight):
     """The computation whose headline the status line says."""
     headline: Headline | None
     drawn: Figures | None
+    status_note: str = ""
+    """What the status line says after the totals (a fetch's note)."""
+    left_out: tuple[tuple[date, date], int] | None = None
+    """The period the advice last judged, and how many of its reports it left out (repeated or implausible)."""
 
     def compute(self, note: str) -> object:
         """The figures of the period computed again (the view's worker)."""
@@ -145,14 +150,28 @@ class AnalyticsFigures(AnalyticsInsight):
         ``headline`` (drawn again only when it changed: a table drawn again loses its cursor)."""
         self.query_one("#progress", ProgressBar).display = False
         self.set_fetching(False)
+        self.status_note = note
+        self.say_totals(headline)
+        if headline != self.headline:
+            self.draw(headline)
+
+    def say_totals(self, headline: Headline) -> None:
         summary = headline.overview
+        left_out = self.left_out[1] if self.left_out and self.left_out[0] == (headline.first, headline.last) else 0
+        # Reports are unauthenticated mail: the totals are the reports' own word, a forged count of 2^53
+        # included, while the advice leaves such reports out. Said, so the two never read as one figure.
+        warning = (f" · the totals include {left_out:,} report{'' if left_out == 1 else 's'} the advice leaves"
+                   " out (repeated, or implausible for its reporter)" if left_out else "")
         self.query_one("#status", Static).update(
             f"{headline.first:%Y-%m-%d} to {headline.last:%Y-%m-%d}: {summary.reports:,} reports, "
             f"{summary.messages:,} messages, DMARC pass {format_rate(summary.rate)} (weighted by messages)"
-            f"{note}"
+            f"{self.status_note}{warning}"
         )
-        if headline != self.headline:
-            self.draw(headline)
+
+    def say_left_out(self, period: tuple[date, date], count: int) -> None:
+        self.left_out = (period, count)
+        if self.headline is not None and (self.headline.first, self.headline.last) == period:
+            self.say_totals(self.headline)
 
     def draw(self, headline: Headline) -> None:
         """The headline into the Domains table and the chart, if built (the Daily tab takes it when built)."""

@@ -171,6 +171,11 @@ class AnalyticsInsight(DmarcDetail):
         self.advice = self.advised = message.advice
         self.judged = None if message.names_pending else message.figures
         self.fill_advice(message.advice)
+        self.say_left_out(message.period, sum(len(advice.left_out) for advice in message.advice))
+
+    def say_left_out(self, period: tuple[date, date], count: int) -> None:
+        """Say that the period's totals include ``count`` reports its advice leaves out (the figures' status line)."""
+        raise NotImplementedError
 
     def fill_advice(self, advice: list[DomainAdvice], parts: tuple[str, ...] = ("sources", "advice")) -> None:
         """The judged sources and the advice into those of ``parts`` built so far, the note on both tabs.

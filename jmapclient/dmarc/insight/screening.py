@@ -15,6 +15,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from jmapclient.dmarc.analytics import ReportDigest, ReportTotal
+from jmapclient.dmarc.digest_rows import MAX_COUNT
 
 if TYPE_CHECKING:
     from jmapclient.dmarc.digest_reads import StoredReport
@@ -51,6 +52,12 @@ def _median(values: list[int]) -> float:
     ordered = sorted(values)
     middle = len(ordered) // 2
     return float(ordered[middle]) if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _claimed(messages: int) -> str:
+    """A report's stored total in words: a total at the store's cap on one record's count may stand for
+    more (each record is counted up to it), so it is said as a floor, never as the report's own figure."""
+    return f"at least {messages:,}" if messages >= MAX_COUNT else f"{messages:,}"
 
 
 def normal_reporter(name: str) -> str:
@@ -106,8 +113,8 @@ def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, l
             for digest, rid, messages in kept_reports:
                 if messages > IMPLAUSIBLE_FLOOR and messages > IMPLAUSIBLE_FACTOR * max(baseline, 1):
                     screening.left_out[digest] = LeftOut(
-                        names[who], rid, messages, f"{messages:,} messages, over {IMPLAUSIBLE_FACTOR}× {against}"
-                                            f" ({baseline:,.0f})")
+                        names[who], rid, messages, f"{_claimed(messages)} messages, over {IMPLAUSIBLE_FACTOR}×"
+                                                   f" {against} ({baseline:,.0f})")
     return screening
 
 

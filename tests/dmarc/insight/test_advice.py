@@ -197,3 +197,15 @@ def test_a_line_break_in_a_reporter_s_name_is_shown_not_hidden() -> None:
     [advice] = advise(reports, FIRST, LAST)
     assert "Org\\nsecond line (1 report)" in advice.summary and "\n" not in advice.summary
     assert "Org\nsecond line" in advice.to_json()["reporters"]
+
+
+async def test_a_count_past_the_store_s_cap_is_said_as_a_floor() -> None:
+    # "Hugeco report P40: 1,099,511,627,776 messages" of a report that claims 1,099,511,640,121: the
+    # store counts a record up to 2^40, and the capped sum was said as the report's own (the tester's).
+    usual = [report(aligned("192.0.2.10", 50), day=date(2026, 3, day), reporter="Hugeco") for day in (2, 3, 4)]
+    huge = report(aligned("192.0.2.10", 2**40 + 12_345), day=date(2026, 3, 5), reporter="Hugeco", report_id="P40")
+    store = DigestStore(None)
+    store.put([*usual, huge])
+    store.mark_listed([r.id for r in [*usual, huge]])
+    [advice] = await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True))
+    assert "Hugeco report P40: at least 1,099,511,627,776 messages, over 20×" in advice.summary, advice.summary

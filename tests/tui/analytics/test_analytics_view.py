@@ -395,3 +395,22 @@ async def test_a_tab_built_while_fetching_takes_the_figures_when_they_come(world
         await settle(pilot)
         assert view.drawn is not None and view.query_one("#failures", DataTable).row_count == len(view.drawn.failing)
         assert "Published: p=" in "\n".join(screen_lines(pilot.app))  # the Advice tab, shown, has the advice
+
+
+async def test_the_totals_say_they_include_reports_the_advice_leaves_out(world: StubWorld) -> None:
+    # A forged count of a billion ruled the headline, the Domains table and the chart, while the Advice tab
+    # left its report out; nothing on the first tab said so (the tester's).
+    reports = world.store.get(DMARC_EXTERNAL_REPORT, world.store.all_ids(DMARC_EXTERNAL_REPORT)).values()
+    newest = max(reports, key=lambda wire: wire["report"]["dateRangeEnd"])
+    forged = {key: value for key, value in newest.items() if key != "id"}
+    forged["report"] = {**forged["report"], "reportId": "forged-1"}
+    first = next(iter(forged["report"]["records"]))
+    forged["report"]["records"] = {first: {**forged["report"]["records"][first], "count": 10**9}}
+    model = DMARC_EXTERNAL_REPORT.read(forged)
+    world.store.insert(DMARC_EXTERNAL_REPORT, model, stored_form(model))
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = await visit(pilot)
+        await wait_until(pilot, lambda: "leaves out" in status(view), "the note on the totals")
+        assert "the totals include 1 report the advice leaves out (repeated, or implausible for its reporter)" \
+            in status(view)
