@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from jmapclient.display import LIST_MAX, safe_text
+from jmapclient.dmarc.counting import total_messages
 from jmapclient.dmarc.loader import ParsedFile
 
 DuplicateKey = tuple[str, str, str, str, str]
@@ -36,13 +37,18 @@ def duplicate_key(wire: Mapping[str, Any]) -> DuplicateKey:
     )
 
 
-def dedupe(results: Iterable[ParsedFile], *, seen: set[DuplicateKey] | None = None) -> Iterator[ParsedFile]:
+Earlier = dict[DuplicateKey, tuple[Path | None, int]]
+"""The first file of this import with a report (by its key), and the messages that report holds."""
+
+
+def dedupe(results: Iterable[ParsedFile], *, seen: set[DuplicateKey] | None = None,
+           earlier: Earlier | None = None) -> Iterator[ParsedFile]:
     """Pass results through, turning repeats of an earlier report into "duplicate".
 
-    ``seen`` may be pre-filled (e.g. with keys of reports already on the server)
-    and is updated in place, so several batches can share it.
+    ``seen`` may be pre-filled (e.g. with keys of reports already on the server) and ``earlier``
+    holds this import's first files; both are updated in place, so several batches can share them.
     """
-    first_path: dict[DuplicateKey, Path | None] = {}
+    first = earlier if earlier is not None else {}
     known = seen if seen is not None else set()
     for result in results:
         if result.status != "ok" or result.wire is None:
@@ -50,17 +56,26 @@ def dedupe(results: Iterable[ParsedFile], *, seen: set[DuplicateKey] | None = No
             continue
         key = duplicate_key(result.wire)
         if key in known:
-            yield as_duplicate(result, first_path.get(key))
+            path, messages = first.get(key, (None, None))
+            yield as_duplicate(result, path, messages)
             continue
         known.add(key)
-        first_path[key] = result.path
+        first[key] = (result.path, total_messages(result.wire))
         yield result
 
 
-def as_duplicate(result: ParsedFile, earlier: Path | None = None) -> ParsedFile:
-    """``result`` as a repeat of a report imported from ``earlier``, or before this import (None)."""
-    where = f"as {earlier}" if earlier is not None else "before"
-    return replace(result, status="duplicate", reason=f"same report already imported {where}")
+def as_duplicate(result: ParsedFile, earlier: Path | None = None, messages: int | None = None) -> ParsedFile:
+    """``result`` as a repeat of a report imported from ``earlier`` (holding ``messages``), or before this
+    import (None).
+
+    A report is unauthenticated mail: a second copy with other counts is said, not passed over as the
+    same (100 passing messages and 90,000 failing ones under one report id read as one duplicate).
+    """
+    where = f"as {earlier}" if earlier is not None else "before this import"
+    reason = f"same report already imported {where}"
+    if messages is not None and result.wire is not None and (here := total_messages(result.wire)) != messages:
+        reason += f", with other counts ({messages:,} messages there, {here:,} here): the first one stands"
+    return replace(result, status="duplicate", reason=reason)
 
 
 @dataclass

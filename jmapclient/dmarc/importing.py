@@ -21,7 +21,7 @@ from pathlib import Path
 
 from jmapclient.collector import collector_paused
 from jmapclient.display import wire_json
-from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, as_duplicate, dedupe
+from jmapclient.dmarc.batch import DuplicateKey, Earlier, ImportSummary, as_duplicate, dedupe
 from jmapclient.dmarc.loader import ParsedFile, iter_report_files, load_file
 from jmapclient.dmarc.parser_thread import Parsed, ParserThread
 from jmapclient.dmarc.retention import DEFAULT_RETENTION, check_retention
@@ -194,12 +194,13 @@ class _Taker:
     uploader: Uploader | None = None
     stored: StoredKeys | None = None
     seen: set[DuplicateKey] = field(default_factory=set)
+    earlier: Earlier = field(default_factory=dict)
 
     async def take(self, parsed: ParsedFile, *, coming: int | None = None) -> None:
         """``coming``: how many files are still to come after this one (the uploader's last batches shrink)."""
         if self.uploader is not None:
             self.uploader.coming = coming
-        for result in dedupe([parsed], seen=self.seen):
+        for result in dedupe([parsed], seen=self.seen, earlier=self.earlier):
             if (result.ok and result.wire is not None and self.stored
                     and await self.stored.holds(result.wire, by_totals=not result.recovered)):
                 result = as_duplicate(result)

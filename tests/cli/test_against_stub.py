@@ -26,7 +26,7 @@ from jmapclient.session import Session
 from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.cli_fields import dmarc_fields
-from tests.support.dmarc_xml import feedback
+from tests.support.dmarc_xml import feedback, record
 from tests.support.env_login import token_in_env
 
 STUB_REPORTS = 40
@@ -299,6 +299,18 @@ def write_reports(folder: Path, count: int) -> list[Path]:
         path.write_bytes(feedback(report_id=f"<report_id>cli-import-{index}</report_id>"))
         paths.append(path)
     return paths
+
+
+def test_a_copy_with_other_counts_in_the_same_import_is_said(cli, stub_server, tmp_path):
+    # It said "same report already imported before" of a copy in the same folder, with 100 times the counts.
+    if stub_server.profile == "stalwart":
+        pytest.skip("the real server refuses report creates: test_import_refused_by_the_real_server_says_so")
+    (tmp_path / "a.xml").write_bytes(feedback(report_id="<report_id>twice</report_id>"))
+    (tmp_path / "b.xml").write_bytes(feedback(report_id="<report_id>twice</report_id>", records=record(count="300")))
+    code, out, _ = cli("import-dmarc", str(tmp_path / "a.xml"), str(tmp_path / "b.xml"))
+    assert code == 0 and "imported: 1" in out and "duplicates: 1" in out, out
+    assert (f"same report already imported as {tmp_path / 'a.xml'}, with other counts (3 messages there, 300 here): "
+            "the first one stands") in out, out
 
 
 def test_import_in_batches_then_duplicates_then_export(cli, stub_server, tmp_path, monkeypatch):

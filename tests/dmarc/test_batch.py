@@ -55,7 +55,13 @@ def test_dedupe_skips_repeats_with_a_note_and_keeps_order() -> None:
         ("again.xml", "duplicate"),
         ("other.xml", "ok"),
     ]
-    assert out[2].reason == "same report already imported as first.xml"
+    assert out[2].reason == ("same report already imported as first.xml, with other counts (3 messages there, 9 here): "
+                             "the first one stands")
+
+
+def test_a_second_copy_with_the_same_counts_is_a_plain_duplicate() -> None:
+    out = list(dedupe([parsed("first.xml", feedback()), parsed("again.xml", feedback())]))
+    assert out[1].reason == "same report already imported as first.xml"
 
 
 def test_dedupe_with_known_keys_from_the_server() -> None:
@@ -64,7 +70,7 @@ def test_dedupe_with_known_keys_from_the_server() -> None:
     seen = {duplicate_key(first.wire)}
     out = list(dedupe([parsed("again.xml", feedback())], seen=seen))
     assert out[0].status == "duplicate"
-    assert out[0].reason == "same report already imported before"
+    assert out[0].reason == "same report already imported before this import"
 
 
 def test_summary_counts_and_reasons() -> None:
@@ -81,7 +87,8 @@ def test_summary_counts_and_reasons() -> None:
     summary = summarize(results)
     assert summary.imported == [Path("a.xml"), Path("b.xml")]
     assert summary.records == 3
-    assert summary.duplicates == [(Path("a-copy.xml"), "same report already imported as a.xml")]
+    assert summary.duplicates == [(Path("a-copy.xml"), "same report already imported as a.xml, with other counts "
+                                                       "(6 messages there, 3 here): the first one stands")]
     assert summary.rejected == [(Path("empty.xml"), "empty file")]
     summary.reject(Path("b.xml"), "server refused: forbidden")
     assert summary.imported == [Path("a.xml")]
