@@ -51,6 +51,19 @@ def count(value: int) -> str:
     return f"{value:,}"
 
 
+FIGURE_WIDTH = len("999,999,999")
+"""A list's count column: what is left of the 80-column console's main area, beside the menu, for
+the inbox's Messages column after the columns before it."""
+
+
+def figure(value: int, width: int = FIGURE_WIDTH) -> str:
+    """A count for a list column: whole when it fits ``width``, else rounded and marked ≈
+    (``≈9.01e+15``). A column is as wide as its widest count, and one cut at the screen's edge
+    showed ``9,007,199,25`` or, right-aligned out of view, an empty cell: read as other numbers."""
+    whole = count(value)
+    return whole if len(whole) <= width else f"≈{value:.2e}"
+
+
 def rate_style(rate: float | None) -> str:
     """Green from 98 %, yellow from 90 %, red below: how alarming a pass rate looks."""
     if rate is None:
