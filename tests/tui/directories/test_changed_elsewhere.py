@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import PROFILES, make_console
-from tests.support.directory_steps import editor, fill, open_directory, save, sent_calls, stored
+from tests.support.directory_steps import editor, field, fill, open_directory, save, sent_calls, stored
 from tests.support.waiting import settle
 
 OIDC = "Staff single sign-on (Keycloak)"
@@ -60,3 +60,53 @@ async def test_a_change_elsewhere_to_a_field_the_save_leaves_alone_is_kept_witho
         assert (held["description"], held["usernameDomain"]) == ("Console's SSO", "cli.example")
         updates = sent_calls(console.transport.bodies, "x:Directory/set")
         assert [list(call["update"][object_id]) for call in updates] == [["description"]]
+
+
+LDAP = "Corporate OpenLDAP (service account)"
+SQL = "Customer accounts in PostgreSQL"
+
+
+def message(pilot: Pilot[Any]) -> str:
+    return str(editor(pilot).query_one("#editor-message", Static).render())
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_kind_changed_on_the_server_is_said_and_no_save_goes_over_it(store: Store, profile: str) -> None:
+    # Another admin sets the OpenID directory's whole value with the kind LDAP: the server rebuilds it.
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, OIDC)
+        oidc = stored(store, OIDC)
+        ldap = {**stored(store, LDAP), "id": oidc["id"], "description": oidc["description"]}
+        store.replace(DIRECTORY, oidc["id"], DIRECTORY.read(ldap), ldap)
+        await fill(pilot, "description", "Console's SSO")
+        for _ in range(2):  # asked again, it says it again: no overwrite is offered
+            await save(pilot)
+            said = message(pilot)
+            assert "its kind changed on the server from OpenID Connect to LDAP" in said, said
+            assert "ctrl+s again" not in said and "still in the form" in said, said
+            assert field(pilot, "description").query_one(Input).value == "Console's SSO"
+        held = store.get(DIRECTORY, [oidc["id"]])[oidc["id"]]
+        assert (held["@type"], held["description"]) == ("Ldap", oidc["description"])
+        assert not sent_calls(console.transport.bodies, "x:Directory/set")
+
+
+async def test_a_store_switched_to_another_backend_on_the_server_is_said_and_not_saved_over(store: Store) -> None:
+    console = make_console(store)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, SQL)
+        sql = stored(store, SQL)
+        mysql = {"@type": "MySql", "host": "my.db.example.com", "port": 3306, "database": "mail",
+                 "authUsername": "mail_reader", "authSecret": sql["store"]["authSecret"]}
+        switched = {**sql, "store": mysql}
+        store.replace(DIRECTORY, sql["id"], DIRECTORY.read(switched), switched)
+        await fill(pilot, "store/host", "pg-new.db.example.com")
+        await save(pilot)
+        said = message(pilot)
+        assert "the kind of its Storage backend changed on the server from PostgreSQL to MySQL" in said, said
+        assert "ctrl+s again" not in said, said
+        await save(pilot)
+        assert stored(store, SQL)["store"]["host"] == "my.db.example.com"
+        assert not sent_calls(console.transport.bodies, "x:Directory/set")
