@@ -147,6 +147,7 @@ class DirectorySaveFlow(Vertical):
                 self._forbidden(action)
                 return
             self._field_errors(error.field_messages(), f"Not saved: {error.message}")
+            self.post_message(Status(f"Not saved: {error.message}", "error"))
             return
         except JmapError as error:
             sending = self._sending  # None while the check before a create still ran: nothing new went out
@@ -263,6 +264,9 @@ class DirectorySaveFlow(Vertical):
         self.form.disabled = busy
         self.query_one("#editor-save", Button).disabled = busy or not self.allowed
         if not busy:
+            # "Saving the directory…" stayed under dialogs and back in the list after a failed save:
+            # the outcome's own status, when it has one, follows this.
+            self.post_message(Status(""))
             self._message("")
             self.can_focus = False
             previous = self._focus_before_save

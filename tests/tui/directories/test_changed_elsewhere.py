@@ -110,3 +110,23 @@ async def test_a_store_switched_to_another_backend_on_the_server_is_said_and_not
         await save(pilot)
         assert stored(store, SQL)["store"]["host"] == "my.db.example.com"
         assert not sent_calls(console.transport.bodies, "x:Directory/set")
+
+
+def status_line(pilot: Pilot[Any]) -> str:
+    return str(pilot.app.query_one("#status", Static).render())
+
+
+async def test_a_save_that_fails_says_so_on_the_status_line_not_saving(store: Store) -> None:
+    # The directory was deleted elsewhere: "Saving the directory…" stayed, under dialogs and in the list.
+    console = make_console(store)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, OIDC)
+        store.delete(DIRECTORY, str(stored(store, OIDC)["id"]))
+        await fill(pilot, "description", "Console's SSO")
+        await save(pilot)
+        assert "Not saved" in message(pilot)
+        assert status_line(pilot).startswith("Not saved"), status_line(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "Saving" not in status_line(pilot), status_line(pilot)
