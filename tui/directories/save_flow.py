@@ -76,6 +76,9 @@ class DirectorySaveFlow(Vertical):
         self._focus_before_save: Widget | None = None
         self._patching: dict[str, Any] | None = None
         """The update on its way: an answer lost leaves its fields possibly changed by this form."""
+        self.changed_kind: str | None = None
+        """The id of the directory whose kind changed on the server: the list, reloaded on leaving,
+        opens it as it now is (as the form says)."""
         self.overwriting: set[str] = set()
         """Fields changed on the server since the form opened that the person chose to overwrite."""
         action: Action = "update" if wire is not None else "create"
@@ -181,6 +184,7 @@ class DirectorySaveFlow(Vertical):
         labels = self._labels()
         touched = {path.split("/")[0] for path in patch}
         if kind := kind_changed(self.before, now, touched, self.model):
+            self.changed_kind = saved_id
             return KIND_CHANGED.format(what=kind), KIND_CHANGED_STATUS  # asked again, it says it again
         changed = {key for key in touched - self.overwriting if now.get(key) != self.before.get(key)}
         if not changed:

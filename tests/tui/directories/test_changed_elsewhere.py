@@ -90,6 +90,12 @@ async def test_a_kind_changed_on_the_server_is_said_and_no_save_goes_over_it(sto
         held = store.get(DIRECTORY, [oidc["id"]])[oidc["id"]]
         assert (held["@type"], held["description"]) == ("Ldap", oidc["description"])
         assert not sent_calls(console.transport.bodies, "x:Directory/set")
+        await pilot.press("escape")  # discard? yes: the list is read again, and opens it as it now is
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        reopened = await open_directory(pilot, OIDC)
+        assert reopened.variant == "Ldap", reopened.variant
 
 
 async def test_a_store_switched_to_another_backend_on_the_server_is_said_and_not_saved_over(store: Store) -> None:
