@@ -15,10 +15,10 @@ from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of, kind_label
 from tui.directories.variant_picker import kind_name
 
-KIND_CHANGED = ("Not saved: since this form opened, {what}; this form was made for the kind it had and "
-                "cannot be saved onto it. What you typed is still in the form (copy what you need); esc goes "
-                "back to the list, where the directory opens as it now is.")
-KIND_CHANGED_STATUS = "Not saved: the directory's kind changed on the server."
+KIND_CHANGED = ("Not saved: {what} since the form opened; it cannot be saved onto another kind. "
+                "What you typed stays here; esc goes back to the list, which opens it as it is now.")
+"""Four lines at 80 columns beside the menu (the form's message shows no more)."""
+KIND_CHANGED_STATUS = "Not saved: a kind changed on the server meanwhile."
 
 
 def kind_changed(before: dict[str, Any], now: dict[str, Any], touched: Iterable[str], model: type[WireModel]) -> str:
@@ -26,8 +26,7 @@ def kind_changed(before: dict[str, Any], now: dict[str, Any], touched: Iterable[
     the form's ``model`` that this save changes (``touched``: the top-level wire names of its patch),
     such as its store."""
     if now.get(TYPE_KEY) != before.get(TYPE_KEY):
-        return (f"its kind changed on the server from {kind_name(before.get(TYPE_KEY))} "
-                f"to {kind_name(now.get(TYPE_KEY))}")
+        return f"its kind changed on the server ({kind_name(before.get(TYPE_KEY))} → {kind_name(now.get(TYPE_KEY))})"
     for spec in fields_of(model):
         old, new = before.get(spec.wire), now.get(spec.wire)
         if spec.wire not in touched or not isinstance(old, dict) or not isinstance(new, dict):
@@ -35,5 +34,5 @@ def kind_changed(before: dict[str, Any], now: dict[str, Any], touched: Iterable[
         if old.get(TYPE_KEY) != new.get(TYPE_KEY):
             kinds = [spec.variants.get(str(o.get(TYPE_KEY))) for o in (old, new)]
             first, then = (kind_label(k) if k else str(o.get(TYPE_KEY)) for k, o in zip(kinds, (old, new), strict=True))
-            return f"the kind of its {spec.label} changed on the server from {first} to {then}"
+            return f"its {spec.label} changed on the server ({first} → {then})"
     return ""

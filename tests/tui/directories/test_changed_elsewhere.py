@@ -84,8 +84,8 @@ async def test_a_kind_changed_on_the_server_is_said_and_no_save_goes_over_it(sto
         for _ in range(2):  # asked again, it says it again: no overwrite is offered
             await save(pilot)
             said = message(pilot)
-            assert "its kind changed on the server from OpenID Connect to LDAP" in said, said
-            assert "ctrl+s again" not in said and "still in the form" in said, said
+            assert "its kind changed on the server (OpenID Connect → LDAP)" in said, said
+            assert "ctrl+s again" not in said and "What you typed stays here" in said, said
             assert field(pilot, "description").query_one(Input).value == "Console's SSO"
         held = store.get(DIRECTORY, [oidc["id"]])[oidc["id"]]
         assert (held["@type"], held["description"]) == ("Ldap", oidc["description"])
@@ -111,7 +111,7 @@ async def test_a_store_switched_to_another_backend_on_the_server_is_said_and_not
         await fill(pilot, "store/host", "pg-new.db.example.com")
         await save(pilot)
         said = message(pilot)
-        assert "the kind of its Storage backend changed on the server from PostgreSQL to MySQL" in said, said
+        assert "its Storage backend changed on the server (PostgreSQL → MySQL)" in said, said
         assert "ctrl+s again" not in said, said
         await save(pilot)
         assert stored(store, SQL)["store"]["host"] == "my.db.example.com"
