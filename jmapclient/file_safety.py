@@ -117,6 +117,18 @@ def is_stream(path: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
+STDOUT_NAME = "standard output"
+
+
+def naming(error: OSError, target: Path | str) -> OSError:
+    """``error`` with ``target`` (a path, or :data:`STDOUT_NAME`) as its file when it names none: a
+    write on a full disk says only "No space left on device", and the error lines said "cannot use:
+    No space left on device" without the file. A broken pipe is kept as it is (a reader that left)."""
+    if error.filename is not None or isinstance(error, BrokenPipeError):
+        return error
+    return OSError(error.errno, error.strerror or str(error), str(target))
+
+
 def write_stream(path: Path, content: bytes) -> None:
     """Write ``content`` into the device or FIFO at ``path``; OSError says why it could not.
 
