@@ -193,11 +193,29 @@ PRIVATE_FOLDER = 0o700
 
 
 def make_private_folder(folder: Path) -> None:
-    """Create ``folder`` (and missing parents) 0700: data and config folders hold tokens and caches.
+    """Create ``folder`` and its missing parents 0700: data and config folders hold tokens and caches.
 
-    A folder that already exists keeps its mode: the person may have chosen it.
+    ``mkdir(parents=True)`` makes the parents with the default mode, so the data folder made for its
+    cache folder was 0755. A folder that already exists keeps its mode: the person may have chosen
+    it (:func:`folder_writable_by_others` says when others can write into it).
     """
-    folder.mkdir(mode=PRIVATE_FOLDER, parents=True, exist_ok=True)
+    missing = [folder, *(parent for parent in folder.parents)]
+    missing = missing[:next((i for i, path in enumerate(missing) if path.is_dir()), len(missing))]
+    for path in reversed(missing):  # the outermost first; at most as many as the path has parts
+        path.mkdir(mode=PRIVATE_FOLDER, exist_ok=True)
+
+
+def folder_writable_by_others(folder: Path, what: str) -> str | None:
+    """The warning for a folder of ours that group or others may write into (they could replace its
+    caches and files), or None when it is private or not there yet."""
+    try:
+        mode = folder.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISDIR(mode) and mode & _OTHERS_WRITE:
+        return (f"the {what} folder {folder} can be written by group or others; "
+                f"fix it with `chmod go-w {shlex.quote(str(folder))}`")
+    return None
 
 
 MAX_JSON_DEPTH = 64
