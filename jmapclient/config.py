@@ -24,6 +24,7 @@ from jmapclient.file_safety import (
     is_stream,
     local_path,
     make_private_folder,
+    naming,
     read_bounded,
     read_regular,
     readable_by_others,
@@ -176,7 +177,10 @@ def open_private(path: Path, *, create_parent: bool = True) -> Iterator[BinaryIO
     if is_stream(path):
         buffer = io.BytesIO()
         yield buffer
-        write_stream(path, buffer.getvalue())
+        try:
+            write_stream(path, buffer.getvalue())
+        except OSError as error:
+            raise naming(error, path) from error
         return
     if create_parent:
         make_private_folder(path.parent)
@@ -186,9 +190,13 @@ def open_private(path: Path, *, create_parent: bool = True) -> Iterator[BinaryIO
         with os.fdopen(descriptor, "wb") as handle:
             yield handle
         os.replace(temporary, path)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise naming(error, path) from error
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
 
 
 def check_server_url(url: str) -> None:

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jmapclient.auth import BasicLogin, BearerToken, Credentials
-from jmapclient.config import PASSWORD_ENV, Config, ConfigError, Profile, Warn, read_secret_file
+from jmapclient.config import PASSWORD_ENV, Config, ConfigError, Profile, Warn, data_dir, read_secret_file
+from jmapclient.file_safety import folder_writable_by_others
 from jmapclient.transport_security import TransportSecurity
 
 if TYPE_CHECKING:
@@ -234,6 +235,8 @@ def resolve(request: ConnectionRequest) -> Connection:
         warn(argv_secret_warning("--token"))
     for line in security.warnings(final_url):
         warn(line)
+    if problem := folder_writable_by_others(data_dir(), "data"):
+        warn(problem)  # an existing folder is left as it is: said, as an unsafe choice
     common: dict[str, Any] = {
         "timeout": request.timeout if request.timeout is not None else DEFAULT_TIMEOUT,
         "profile": in_effect.name if in_effect else None,

@@ -117,6 +117,18 @@ def is_stream(path: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
+STDOUT_NAME = "standard output"
+
+
+def naming(error: OSError, target: Path | str) -> OSError:
+    """``error`` with ``target`` (a path, or :data:`STDOUT_NAME`) as its file when it names none: a
+    write on a full disk says only "No space left on device", and the error lines said "cannot use:
+    No space left on device" without the file. A broken pipe is kept as it is (a reader that left)."""
+    if error.filename is not None or isinstance(error, BrokenPipeError):
+        return error
+    return OSError(error.errno, error.strerror or str(error), str(target))
+
+
 def write_stream(path: Path, content: bytes) -> None:
     """Write ``content`` into the device or FIFO at ``path``; OSError says why it could not.
 
@@ -181,11 +193,29 @@ PRIVATE_FOLDER = 0o700
 
 
 def make_private_folder(folder: Path) -> None:
-    """Create ``folder`` (and missing parents) 0700: data and config folders hold tokens and caches.
+    """Create ``folder`` and its missing parents 0700: data and config folders hold tokens and caches.
 
-    A folder that already exists keeps its mode: the person may have chosen it.
+    ``mkdir(parents=True)`` makes the parents with the default mode, so the data folder made for its
+    cache folder was 0755. A folder that already exists keeps its mode: the person may have chosen
+    it (:func:`folder_writable_by_others` says when others can write into it).
     """
-    folder.mkdir(mode=PRIVATE_FOLDER, parents=True, exist_ok=True)
+    missing = [folder, *(parent for parent in folder.parents)]
+    missing = missing[:next((i for i, path in enumerate(missing) if path.is_dir()), len(missing))]
+    for path in reversed(missing):  # the outermost first; at most as many as the path has parts
+        path.mkdir(mode=PRIVATE_FOLDER, exist_ok=True)
+
+
+def folder_writable_by_others(folder: Path, what: str) -> str | None:
+    """The warning for a folder of ours that group or others may write into (they could replace its
+    caches and files), or None when it is private or not there yet."""
+    try:
+        mode = folder.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISDIR(mode) and mode & _OTHERS_WRITE:
+        return (f"the {what} folder {folder} can be written by group or others; "
+                f"fix it with `chmod go-w {shlex.quote(str(folder))}`")
+    return None
 
 
 MAX_JSON_DEPTH = 64

@@ -125,6 +125,11 @@ def oidc_login_name(
         if email is None:
             return LoginOutcome(None, f"rejected: {missing}, and there is no email claim to fall back on")
         candidate, how = email, f"{missing}, so the email claim is used"
+    if candidate.count("@") > 1:
+        # The models' address check splits at the last @ (a report's odd address is still shown), so
+        # "a@b@c" passed as local part "a@b": an @ outside quotes makes no valid address (RFC 5321).
+        return LoginOutcome(None, f"rejected: {how}, but {candidate!r} is not a valid e-mail address "
+                                  "(it holds more than one @)")
     if not is_email_address(candidate):
         return LoginOutcome(None, f"rejected: {how}, but {candidate!r} is not a valid e-mail address")
     return LoginOutcome(candidate, how)

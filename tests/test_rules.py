@@ -45,6 +45,14 @@ def test_o1_rejects_an_invalid_address():
     assert o1({"preferred_username": "ann"}, domain="bad domain").login is None
 
 
+def test_o1_rejects_a_login_name_with_more_than_one_at() -> None:
+    # The panel accepted "a@b@c" while it rejected "jane@" and "@": no valid address holds two @.
+    for claims in ({"preferred_username": "a@b@c"}, {"preferred_username": "ann", "email": "a@b@c.example"}):
+        outcome = o1(claims)
+        assert outcome.login is None, claims
+        assert "not a valid e-mail address (it holds more than one @)" in outcome.reason, outcome.reason
+
+
 def test_email_check_matches_the_models():
     assert is_email_address("a@b.example")
     assert not is_email_address("a b@c")

@@ -50,7 +50,8 @@ class Status(Message):
 
 
 class EditorDone(Message):
-    """An editor is finished: its owner closes it, and reloads with ``saved_id`` selected if one was saved."""
+    """An editor is finished: its owner closes it, and reloads with ``saved_id`` selected if one was saved
+    (or found changed on the server meanwhile)."""
 
     def __init__(self, saved_id: str | None = None) -> None:
         super().__init__()

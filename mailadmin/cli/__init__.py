@@ -19,7 +19,8 @@ import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
 
-from jmapclient.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, note, out
+from jmapclient.file_safety import STDOUT_NAME
+from jmapclient.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, flush_stdout, note, out
 from mailadmin.cli.parser import PROG
 from mailadmin.startup import resume_collector, skip_exit_collection
 
@@ -63,10 +64,12 @@ def run(
         if local is not None and args.command in local:
             # The console and the demo turn the collector back on once their first frame is drawn
             # (mailadmin.startup); the others are one-shot, and main() turns it on as they end.
-            return local[args.command](args)
+            code = local[args.command](args)
+            flush_stdout()  # a full disk named here, not an unnamed error at exit
+            return code
         skip_exit_collection()  # the process ends with this command
         code = _dispatch(args, transport)
-        sys.stdout.flush()  # a reader that left (a pipe) shows here, not in the flush at exit
+        flush_stdout()  # a reader that left (a pipe) shows here, not in the flush at exit
         return code
     except UsageError as error:
         chosen = usage_parser(parser, args.command)
@@ -82,7 +85,9 @@ def run(
     except BrokenPipeError:  # `mailadmin query ... | head`: the reader left; that is not an error
         _discard_stdout()
         return EXIT_OK
-    except OSError as error:  # a file the person named: missing, a folder, not writable
+    except OSError as error:  # a file the person named: missing, a folder, not writable; or stdout
+        if error.filename == STDOUT_NAME:
+            _discard_stdout()  # what is still buffered would fail again at exit
         emit_error(os_error_line(error))
         return EXIT_FAILED
     except KeyboardInterrupt:

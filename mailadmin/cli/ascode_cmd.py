@@ -20,7 +20,7 @@ from jmapclient.config import ConfigError, write_private
 from jmapclient.errors import TransportError
 from jmapclient.failures import emit_error
 from jmapclient.models.objects import DIRECTORY, ObjectType
-from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out, write_stdout
 
 SNAPSHOT_TYPES = (DIRECTORY,)
 """Configuration that a file can hold; DMARC reports are data (``export-dmarc``)."""
@@ -65,7 +65,7 @@ async def snapshot(args: argparse.Namespace, client: JmapClient) -> int:
     if args.output:
         write_private(Path(args.output).expanduser(), taken.text.encode(), create_parent=False)
     else:
-        sys.stdout.write(taken.text)
+        write_stdout(taken.text)
     where = f" to {args.output}" if args.output else ""
     note(f"wrote {taken.count} {found.label.lower()}{where}")
     if taken.left_out:

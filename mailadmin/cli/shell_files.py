@@ -8,9 +8,8 @@ both walk every subcommand, so every one is declared first.
 from __future__ import annotations
 
 import argparse
-import sys
 
-from jmapclient.outcome import EXIT_CODES, EXIT_OK
+from jmapclient.outcome import EXIT_CODES, EXIT_OK, write_stdout
 from mailadmin.cli.parser import PROG, CommandLine
 
 SHELLS = ("bash", "zsh")
@@ -71,10 +70,10 @@ def add_commands(line: CommandLine) -> None:
 
 
 def run_completion(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    sys.stdout.write(completion_script(parser, args.shell))  # as made: a script is no text to clean
+    write_stdout(completion_script(parser, args.shell))  # as made: a script is no text to clean
     return EXIT_OK
 
 
 def run_manpage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    sys.stdout.write(manpage_text(parser))
+    write_stdout(manpage_text(parser))
     return EXIT_OK

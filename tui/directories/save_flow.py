@@ -21,6 +21,7 @@ from jmapclient.models.introspect import fields_of
 from jmapclient.models.objects import DIRECTORY, Action
 from jmapclient.validation import validate_object
 from tui.context import ConsoleContext
+from tui.directories.kind_change import KIND_CHANGED, KIND_CHANGED_STATUS, kind_changed
 from tui.directories.lost_save import (
     CREATE_AGAIN,
     MAY_HAVE_SAVED,
@@ -75,6 +76,9 @@ class DirectorySaveFlow(Vertical):
         self._focus_before_save: Widget | None = None
         self._patching: dict[str, Any] | None = None
         """The update on its way: an answer lost leaves its fields possibly changed by this form."""
+        self.changed_kind: str | None = None
+        """The id of the directory whose kind changed on the server: the list, reloaded on leaving,
+        opens it as it now is (as the form says)."""
         self.overwriting: set[str] = set()
         """Fields changed on the server since the form opened that the person chose to overwrite."""
         action: Action = "update" if wire is not None else "create"
@@ -131,10 +135,11 @@ class DirectorySaveFlow(Vertical):
             else:
                 assert self.wire is not None and patch is not None
                 saved_id = str(self.wire["id"])
-                if changed := await self._changed_elsewhere(saved_id, patch):
+                if stale := await self._changed_elsewhere(saved_id, patch):
                     self._saving(False)
-                    self._message(CHANGED_ELSEWHERE.format(fields=changed), severity="warning")
-                    self.post_message(Status("Not saved: changed on the server meanwhile.", "warning"))
+                    said, status = stale
+                    self._message(said, severity="warning")
+                    self.post_message(Status(status, "warning"))
                     return
                 self._patching = patch
                 await api.update(saved_id, patch)
@@ -145,6 +150,7 @@ class DirectorySaveFlow(Vertical):
                 self._forbidden(action)
                 return
             self._field_errors(error.field_messages(), f"Not saved: {error.message}")
+            self.post_message(Status(f"Not saved: {error.message}", "error"))
             return
         except JmapError as error:
             sending = self._sending  # None while the check before a create still ran: nothing new went out
@@ -163,21 +169,29 @@ class DirectorySaveFlow(Vertical):
         label = (create or {}).get("description") or (self.wire or {}).get("description") or saved_id
         self._saved(saved_id, f"{'Created' if create is not None else 'Saved'} {label}.", findings)
 
-    async def _changed_elsewhere(self, saved_id: str, patch: dict[str, Any]) -> str:
-        """The labels of the fields this save changes that someone changed on the server since the form
-        opened ("" for none, or for those the person already chose to overwrite): the real server keeps
-        no state to refuse a stale update with (wire-notes), so a save erased a change made elsewhere
-        without a word (the new user's finding). Fields this save leaves alone keep the server's values."""
+    async def _changed_elsewhere(self, saved_id: str, patch: dict[str, Any]) -> tuple[str, str] | None:
+        """Why this save is held back, for the form and the status line (None to send it): the fields it
+        changes that someone changed on the server since the form opened (but for those the person
+        already chose to overwrite), or a kind changed there, which no save of this form can go over.
+        The real server keeps no state to refuse a stale update with (wire-notes), so a save erased a
+        change made elsewhere without a word (the new user's finding). Fields this save leaves alone
+        keep the server's values."""
         assert self.before is not None
         held = (await self.context.client.directories.get([saved_id])).raw
         if not held:
-            return ""  # gone: the update says so
+            return None  # gone: the update says so
         now = normalised(held[0])
-        changed = {path.split("/")[0] for path in patch} - self.overwriting
-        changed = {key for key in changed if now.get(key) != self.before.get(key)}
-        self.overwriting |= changed  # ctrl+s again puts this form's values over them
         labels = self._labels()
-        return ", ".join(labels.get(key, key) for key in sorted(changed))
+        touched = {path.split("/")[0] for path in patch}
+        if kind := kind_changed(self.before, now, touched, self.model):
+            self.changed_kind = saved_id
+            return KIND_CHANGED.format(what=kind), KIND_CHANGED_STATUS  # asked again, it says it again
+        changed = {key for key in touched - self.overwriting if now.get(key) != self.before.get(key)}
+        if not changed:
+            return None
+        self.overwriting |= changed  # ctrl+s again puts this form's values over them
+        fields = ", ".join(labels.get(key, key) for key in sorted(changed))
+        return CHANGED_ELSEWHERE.format(fields=fields), "Not saved: changed on the server meanwhile."
 
     def _saved(self, saved_id: str, said: str, findings: list[Finding] | None) -> None:
         if findings:
@@ -254,6 +268,9 @@ class DirectorySaveFlow(Vertical):
         self.form.disabled = busy
         self.query_one("#editor-save", Button).disabled = busy or not self.allowed
         if not busy:
+            # "Saving the directory…" stayed under dialogs and back in the list after a failed save:
+            # the outcome's own status, when it has one, follows this.
+            self.post_message(Status(""))
             self._message("")
             self.can_focus = False
             previous = self._focus_before_save

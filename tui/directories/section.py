@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, DataTable, Static
 
+from jmapclient.display import LIST_MAX
 from jmapclient.errors import JmapError
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
@@ -26,7 +27,7 @@ from tui.lifecycle import gone, while_attached
 from tui.section_view import Breadcrumb, EditorDone, Status
 from tui.widgets import outside
 from tui.widgets.filter_bar import FilterBar, matches
-from tui.widgets.list_table import ListTable, clicked, sort_label
+from tui.widgets.list_table import ListTable, clicked, room_left, sort_label
 
 HELP = """\
 ### Directories
@@ -71,6 +72,8 @@ class DirectoriesSection(DirectoryObjectActions):
         self.editor: DirectoryEditor | None = None
         self.sort_key = "description"
         self.sort_descending = False
+        self.fitted_to = 0
+        """The table's width the descriptions were last cut for."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dir-list-view"):
@@ -191,6 +194,7 @@ class DirectoriesSection(DirectoryObjectActions):
             if key != "tenant" or with_tenant:
                 table.add_column(sort_label(label, key, (self.sort_key, self.sort_descending)), key=key)
         words = self.query_one(FilterBar).value
+        shown: list[tuple[str, list[str]]] = []
         for wire in sorted(self.rows, key=self._sort_value, reverse=self.sort_descending):
             kind = kind_name(wire.get(TYPE_KEY, "?"))
             if str(wire.get("id")) in self.unreadable:
@@ -199,11 +203,29 @@ class DirectoriesSection(DirectoryObjectActions):
             if with_tenant:
                 cells.append(str(wire.get("memberTenantId") or ""))
             if matches(words, *cells):
-                table.add_row(*cells, key=str(wire.get("id")))
+                shown.append((str(wire.get("id")), cells))
+        # The description takes what the other columns leave, cut with "…": they stay in view.
+        headers = [column.label.plain for column in table.columns.values()]
+        room = room_left(table, ([headers[i], *(c[i] for _, c in shown)] for i in range(1, len(headers))))
+        self.fitted_to = table.scrollable_content_region.width
+        for key, cells in shown:
+            table.add_row(outside.cut(cells[0], max_len=room or LIST_MAX), *cells[1:], key=key)
+        if room is None:  # not laid out yet (a loading table has no size): fitted once it is
+            self.call_after_refresh(self._refit)
         if keep is not None and keep in table.rows:
             table.move_cursor(row=table.get_row_index(keep))
         if not self.rows:
             self._message("No directories yet. Press n to create one.")
+
+    def on_resize(self) -> None:
+        self._refit()  # the menu shown or hidden, the terminal resized
+
+    @while_attached
+    def _refit(self) -> None:
+        """The descriptions cut again for the table's width, when it changed since they were."""
+        width = self.query_one(ListTable).scrollable_content_region.width
+        if self.rows and width and width != self.fitted_to:
+            self._fill()
 
     def _sort_value(self, wire: dict[str, Any]) -> str:
         if self.sort_key == "kind":

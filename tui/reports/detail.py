@@ -258,7 +258,11 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
             f"{records_label}: {len(report.records):,} · {label(DmarcReportRecord, 'count')}: {messages:,} · "
             f"DMARC pass {format_rate(passed / messages if messages else None)} · enter: {records_label.lower()}"
         )
-        self.query_one("#reporter", Static).update(panel("Report", field_rows(report, REPORTER_FIELDS)))
+        reporter = field_rows(report, REPORTER_FIELDS)
+        if report.date_range_end < report.date_range_begin:  # shown as sent, and flagged: not a period
+            end = REPORTER_FIELDS.index("dateRangeEnd")
+            reporter[end] = (reporter[end][0], f"{reporter[end][1]}  {fmt.BACKWARDS}")
+        self.query_one("#reporter", Static).update(panel("Report", reporter))
         self.query_one("#policy", Static).update(panel("Published policy", field_rows(report, POLICY_FIELDS)))
         extensions = [(e.name, e.definition) for e in report.extensions]
         problems = [(label(DmarcReport, "errors"), show(report.errors))]

@@ -31,15 +31,24 @@ def when_short(text: str, year: int) -> str:
 
 
 def period(begin: str, end: str, year: int | None = None) -> str:
-    """A report period: its first day and length, e.g. ``2026-03-13 +1d`` (``03-13 +1d`` in ``year``)."""
+    """A report period: its first day and length, e.g. ``2026-03-13 +1d`` (``03-13 +1d`` in ``year``);
+    one that ends before it begins, ``03-13 ⚠−3d``."""
     try:
         start, stop = parse_utc(begin), parse_utc(end)
     except ValueError:
         return f"{begin} – {end}"
     seconds = (stop - start).total_seconds()
-    length = f"{round(seconds / 86400)}d" if seconds >= 43200 else f"{max(1, round(seconds / 3600))}h"
     first = f"{start:%m-%d}" if start.year == year else f"{start:%Y-%m-%d}"
-    return f"{first} +{length}"
+    # A report that ends before it begins showed as "+1h", a plausible period: here it is marked and
+    # its length negative, as long as a period's (the column beside the menu at 120 columns holds it).
+    sign, seconds = ("+", seconds) if seconds >= 0 else (f"{BACKWARDS_MARK}−", -seconds)
+    length = f"{round(seconds / 86400)}d" if seconds >= 43200 else f"{max(1, round(seconds / 3600))}h"
+    return f"{first} {sign}{length}"
+
+
+BACKWARDS_MARK = "⚠"
+BACKWARDS = f"{BACKWARDS_MARK} before the period begins"
+"""Beside a report's period end when it comes before its start (the report as the reporter sent it)."""
 
 
 def clip(text: str, width: int) -> str:
@@ -49,6 +58,19 @@ def clip(text: str, width: int) -> str:
 
 def count(value: int) -> str:
     return f"{value:,}"
+
+
+FIGURE_WIDTH = len("999,999,999")
+"""A list's count column: what is left of the 80-column console's main area, beside the menu, for
+the inbox's Messages column after the columns before it."""
+
+
+def figure(value: int, width: int = FIGURE_WIDTH) -> str:
+    """A count for a list column: whole when it fits ``width``, else rounded and marked ≈
+    (``≈9.01e+15``). A column is as wide as its widest count, and one cut at the screen's edge
+    showed ``9,007,199,25`` or, right-aligned out of view, an empty cell: read as other numbers."""
+    whole = count(value)
+    return whole if len(whole) <= width else f"≈{value:.2e}"
 
 
 def rate_style(rate: float | None) -> str:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from textual.binding import Binding, BindingType
+from textual.widgets import DataTable
 
 from tui.widgets.outside import OutsideTable
 
@@ -30,6 +33,24 @@ def clicked(key: str, sorted_by: SortedBy | None, *, first_descending: bool = Fa
     if sorted_by is not None and sorted_by[0] == key:
         return key, not sorted_by[1]
     return key, first_descending
+
+
+ROOM_MIN = 16
+"""The least a column fitted by :func:`room_left` is given: a few words, even on a narrow screen."""
+
+
+def room_left(table: DataTable[Any], others: Iterable[Sequence[str]]) -> int | None:
+    """The cells one column's text may take so that the ``others`` (each a column's header and cells)
+    show whole beside it; None while the table has no width yet.
+
+    A column is as wide as its widest cell: one long directory description pushed the Kind column off
+    the screen for every row, and the descriptions were cut at the screen's edge, with no ``…``."""
+    width = table.scrollable_content_region.width
+    if width <= 0:
+        return None
+    padding = 2 * table.cell_padding
+    taken = sum(max(map(cell_len, column), default=0) + padding for column in others)
+    return max(ROOM_MIN, width - taken - padding)
 
 
 class ListTable(OutsideTable[str]):

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import PROFILES, make_console
-from tests.support.directory_steps import editor, fill, open_directory, save, sent_calls, stored
+from tests.support.directory_steps import editor, field, fill, open_directory, save, sent_calls, stored
 from tests.support.waiting import settle
 
 OIDC = "Staff single sign-on (Keycloak)"
@@ -60,3 +60,79 @@ async def test_a_change_elsewhere_to_a_field_the_save_leaves_alone_is_kept_witho
         assert (held["description"], held["usernameDomain"]) == ("Console's SSO", "cli.example")
         updates = sent_calls(console.transport.bodies, "x:Directory/set")
         assert [list(call["update"][object_id]) for call in updates] == [["description"]]
+
+
+LDAP = "Corporate OpenLDAP (service account)"
+SQL = "Customer accounts in PostgreSQL"
+
+
+def message(pilot: Pilot[Any]) -> str:
+    return str(editor(pilot).query_one("#editor-message", Static).render())
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_kind_changed_on_the_server_is_said_and_no_save_goes_over_it(store: Store, profile: str) -> None:
+    # Another admin sets the OpenID directory's whole value with the kind LDAP: the server rebuilds it.
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, OIDC)
+        oidc = stored(store, OIDC)
+        ldap = {**stored(store, LDAP), "id": oidc["id"], "description": oidc["description"]}
+        store.replace(DIRECTORY, oidc["id"], DIRECTORY.read(ldap), ldap)
+        await fill(pilot, "description", "Console's SSO")
+        for _ in range(2):  # asked again, it says it again: no overwrite is offered
+            await save(pilot)
+            said = message(pilot)
+            assert "its kind changed on the server (OpenID Connect → LDAP)" in said, said
+            assert "ctrl+s again" not in said and "What you typed stays here" in said, said
+            assert field(pilot, "description").query_one(Input).value == "Console's SSO"
+        held = store.get(DIRECTORY, [oidc["id"]])[oidc["id"]]
+        assert (held["@type"], held["description"]) == ("Ldap", oidc["description"])
+        assert not sent_calls(console.transport.bodies, "x:Directory/set")
+        await pilot.press("escape")  # discard? yes: the list is read again, and opens it as it now is
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        reopened = await open_directory(pilot, OIDC)
+        assert reopened.variant == "Ldap", reopened.variant
+
+
+async def test_a_store_switched_to_another_backend_on_the_server_is_said_and_not_saved_over(store: Store) -> None:
+    console = make_console(store)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, SQL)
+        sql = stored(store, SQL)
+        mysql = {"@type": "MySql", "host": "my.db.example.com", "port": 3306, "database": "mail",
+                 "authUsername": "mail_reader", "authSecret": sql["store"]["authSecret"]}
+        switched = {**sql, "store": mysql}
+        store.replace(DIRECTORY, sql["id"], DIRECTORY.read(switched), switched)
+        await fill(pilot, "store/host", "pg-new.db.example.com")
+        await save(pilot)
+        said = message(pilot)
+        assert "its Storage backend changed on the server (PostgreSQL → MySQL)" in said, said
+        assert "ctrl+s again" not in said, said
+        await save(pilot)
+        assert stored(store, SQL)["store"]["host"] == "my.db.example.com"
+        assert not sent_calls(console.transport.bodies, "x:Directory/set")
+
+
+def status_line(pilot: Pilot[Any]) -> str:
+    return str(pilot.app.query_one("#status", Static).render())
+
+
+async def test_a_save_that_fails_says_so_on_the_status_line_not_saving(store: Store) -> None:
+    # The directory was deleted elsewhere: "Saving the directory…" stayed, under dialogs and in the list.
+    console = make_console(store)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, OIDC)
+        store.delete(DIRECTORY, str(stored(store, OIDC)["id"]))
+        await fill(pilot, "description", "Console's SSO")
+        await save(pilot)
+        assert "Not saved" in message(pilot)
+        assert status_line(pilot).startswith("Not saved"), status_line(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "Saving" not in status_line(pilot), status_line(pilot)

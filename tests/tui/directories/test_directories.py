@@ -122,6 +122,9 @@ async def test_create_oidc_and_try_a_login(console: Console) -> None:
         panel.query_one("#o1-username", Input).value = "ann"
         await pilot.pause()
         assert "ann@corp.test" in str(panel.query_one("#o1-result", Static).render())
+        panel.query_one("#o1-username", Input).value = "a@b@c"  # accepted before: used as is, two @
+        await pilot.pause()
+        assert "more than one @" in str(panel.query_one("#o1-result", Static).render())
         await fill(pilot, "usernameDomain", "")
         panel.query_one("#o1-email", Input).value = ""
         await pilot.pause()
