@@ -8,7 +8,6 @@ Split out of the store by job: this is the file; the store keeps it in step with
 from __future__ import annotations
 
 import os
-import shlex
 import sqlite3
 import stat
 import threading
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from jmapclient.dmarc.figures import Figures
-from jmapclient.file_safety import NotAFile, NotRegular, make_private_folder, set_aside
+from jmapclient.file_safety import NotAFile, NotRegular, folder_writable_by_others, make_private_folder, set_aside
 
 SCHEMA_VERSION = "3"
 """Raised whenever a column or a derived value (the hint) changes meaning: the store then starts empty."""
@@ -77,9 +76,7 @@ def untrusted_folder(folder: Path) -> str | None:
         return None  # not there yet (made 0700), or unreadable: the open says why
     if found.st_uid != os.getuid():
         return f"its folder {folder} belongs to another user"
-    if found.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return f"group or others can write to its folder {folder} (fix it with `chmod go-w {shlex.quote(str(folder))}`)"
-    return None
+    return folder_writable_by_others(folder, "DMARC cache")
 
 
 class DamagedStore(sqlite3.DatabaseError):
