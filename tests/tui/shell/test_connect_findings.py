@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
 from jmapclient.config import ConfigError, Profile
@@ -85,11 +86,7 @@ async def test_a_connect_worker_that_runs_after_esc_shows_nothing(store: object,
 
     made.app.connector = fails_fast  # type: ignore[assignment]
     async with made.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
-        await pilot.press("ctrl+o")
-        await settle(pilot)
-        screen = pilot.app.screen
-        assert isinstance(screen, ConnectScreen)
+        screen = await connection_screen(pilot)
         profile = screen.selected
         assert profile is not None
         await pilot.press("escape")
@@ -128,6 +125,16 @@ async def test_a_dialog_opened_while_connecting_gives_way_to_the_connection(stor
         assert len(app.screen_stack) == 1 and app.section_view is not None and app.context is not None
 
 
+async def connection_screen(pilot: Pilot[int]) -> ConnectScreen:
+    """ctrl+o from the console, once it has started: the connection screen it opens."""
+    await pilot.pause(0.3)
+    await pilot.press("ctrl+o")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ConnectScreen)
+    return screen
+
+
 async def test_q_on_the_connection_screen_quits_and_esc_goes_back(store: object, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     # Over a console (ctrl+o), q went back to it, though the footer said "q Quit": the next command
@@ -135,10 +142,7 @@ async def test_q_on_the_connection_screen_quits_and_esc_goes_back(store: object,
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
     made = make_console_with_a_profile(store)  # type: ignore[arg-type]
     async with made.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
-        await pilot.press("ctrl+o")
-        await settle(pilot)
-        assert isinstance(pilot.app.screen, ConnectScreen)
+        await connection_screen(pilot)
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(pilot.app.screen, ConnectScreen) and pilot.app.is_running
@@ -157,10 +161,5 @@ async def test_the_profile_list_claims_no_rights_the_token_may_lack(store: objec
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
     made = make_console_with_a_profile(store)  # type: ignore[arg-type]
     async with made.app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(0.3)
-        await pilot.press("ctrl+o")
-        await settle(pilot)
-        screen = pilot.app.screen
-        assert isinstance(screen, ConnectScreen)
-        table = screen.query_one(DataTable)
+        table = (await connection_screen(pilot)).query_one(DataTable)
         assert str(table.get_row("stub")[2]) == "as the token allows"
