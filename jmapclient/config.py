@@ -25,6 +25,7 @@ from jmapclient.file_safety import (
     local_path,
     make_private_folder,
     naming,
+    naming_target,
     read_bounded,
     read_regular,
     readable_by_others,
@@ -177,10 +178,8 @@ def open_private(path: Path, *, create_parent: bool = True) -> Iterator[BinaryIO
     if is_stream(path):
         buffer = io.BytesIO()
         yield buffer
-        try:
+        with naming_target(path):
             write_stream(path, buffer.getvalue())
-        except OSError as error:
-            raise naming(error, path) from error
         return
     if create_parent:
         make_private_folder(path.parent)
@@ -196,7 +195,6 @@ def open_private(path: Path, *, create_parent: bool = True) -> Iterator[BinaryIO
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
 
 
 def check_server_url(url: str) -> None:

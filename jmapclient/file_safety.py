@@ -14,6 +14,8 @@ import os
 import re
 import shlex
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -127,6 +129,15 @@ def naming(error: OSError, target: Path | str) -> OSError:
     if error.filename is not None or isinstance(error, BrokenPipeError):
         return error
     return OSError(error.errno, error.strerror or str(error), str(target))
+
+
+@contextmanager
+def naming_target(target: Path | str) -> Iterator[None]:
+    """An OSError raised inside, with ``target`` as its file (:func:`naming`)."""
+    try:
+        yield
+    except OSError as error:
+        raise naming(error, target) from error
 
 
 def write_stream(path: Path, content: bytes) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from jmapclient.display import safe_text
-from jmapclient.file_safety import STDOUT_NAME, naming
+from jmapclient.file_safety import STDOUT_NAME, naming_target
 
 # The exit codes of every command (README, "Exit codes"; the man page's EXIT STATUS). A script
 # tells "try again later" (network) from "fix your token" (login) from "fix the request" (refused).
@@ -47,26 +47,20 @@ class UsageError(ValueError):
 
 def out(line: str = "") -> None:
     """One result line on stdout; outside text in it can never reach the terminal as controls."""
-    try:
+    with naming_target(STDOUT_NAME):
         print(safe_text(line, single_line=False), file=sys.stdout)
-    except OSError as error:
-        raise naming(error, STDOUT_NAME) from error
 
 
 def flush_stdout() -> None:
     """Write out what stdout holds; an error names it (a full disk said only "No space left")."""
-    try:
+    with naming_target(STDOUT_NAME):
         sys.stdout.flush()
-    except OSError as error:
-        raise naming(error, STDOUT_NAME) from error
 
 
 def write_stdout(text: str) -> None:
     """``text`` as it is on stdout (a script, a snapshot); an error names stdout, as :func:`flush_stdout`."""
-    try:
+    with naming_target(STDOUT_NAME):
         sys.stdout.write(text)
-    except OSError as error:
-        raise naming(error, STDOUT_NAME) from error
 
 
 def note(line: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from jmapclient.models._base import WireModel
+from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of, kind_label
 from tui.directories.variant_picker import kind_name
 

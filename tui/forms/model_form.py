@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalGroup, VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
-from jmapclient.models._base import WireModel
+from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of, groups_of, variant_name
 from tui.forms.base import OMIT, FieldEditor
 from tui.forms.scalars import SCALAR_EDITORS, SecretEditor, TextEditor

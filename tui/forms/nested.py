@@ -11,7 +11,7 @@ from textual.containers import HorizontalGroup, VerticalGroup
 from textual.widgets import Button, Select, Static
 
 from jmapclient.encoding import MASKED_SECRET, iter_masked_paths
-from jmapclient.models._base import WireModel
+from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of, kind_label
 from tui.forms.base import OMIT, FieldEditor, FormEdited
 from tui.forms.model_form import ModelForm

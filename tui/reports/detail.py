@@ -25,7 +25,7 @@ from jmapclient.dmarc.analytics import classify as classify_digest
 from jmapclient.dmarc.analytics import digest_record, digest_report, format_rate
 from jmapclient.dmarc.insight.judge import JudgedRecord, group_by_service, judge_report
 from jmapclient.errors import JmapError
-from jmapclient.models._base import WireModel
+from jmapclient.models import WireModel
 from jmapclient.models.dmarc import (
     DmarcDkimResult,
     DmarcExternalReport,

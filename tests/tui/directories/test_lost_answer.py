@@ -8,7 +8,8 @@ the stub stores the request and its answer is lost (a timeout), or the answer is
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 
 import httpx
 from textual.pilot import Pilot
@@ -16,7 +17,7 @@ from textual.widgets import Input, Static
 
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
-from tests.support.console import make_console
+from tests.support.console import Console, make_console
 from tests.support.directory_steps import (
     editor,
     field,
@@ -102,6 +103,15 @@ def footer_keys(pilot: Pilot) -> list[tuple[str, str]]:
     return [(key.key_display, key.description) for key in pilot.app.query(FooterKey)]
 
 
+@asynccontextmanager
+async def started(store: Store, profile: str) -> AsyncIterator[tuple[Console, Pilot]]:
+    """The console on ``store`` in ``profile``, started and settled."""
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        yield console, pilot
+
+
 async def new_oidc(pilot: Pilot, issuer: str = "https://sso.example/realm") -> None:
     await start_create(pilot, "Oidc")
     await fill(pilot, "description", NEW)
@@ -109,9 +119,7 @@ async def new_oidc(pilot: Pilot, issuer: str = "https://sso.example/realm") -> N
 
 
 async def test_a_create_stored_without_an_answer_is_found_not_made_twice(store: Store, profile: str) -> None:
-    console = make_console(store, profile=profile)
-    async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with started(store, profile) as (console, pilot):
         await new_oidc(pilot)
         LostAnswers(console.transport, stored=True)
         await save(pilot)
@@ -127,9 +135,7 @@ async def test_a_create_stored_without_an_answer_is_found_not_made_twice(store: 
 
 
 async def test_a_create_lost_before_it_was_stored_is_made_once(store: Store, profile: str) -> None:
-    console = make_console(store, profile=profile)
-    async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with started(store, profile) as (console, pilot):
         await new_oidc(pilot)
         LostAnswers(console.transport, stored=False)
         await save(pilot)
@@ -142,9 +148,7 @@ async def test_a_create_lost_before_it_was_stored_is_made_once(store: Store, pro
 async def test_a_create_edited_after_its_lost_answer_saves_the_edit_to_the_stored_one(
     store: Store, profile: str
 ) -> None:
-    console = make_console(store, profile=profile)
-    async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with started(store, profile) as (console, pilot):
         await new_oidc(pilot)
         LostAnswers(console.transport, stored=True)
         await save(pilot)
@@ -162,9 +166,7 @@ async def test_a_create_edited_after_its_lost_answer_saves_the_edit_to_the_store
 async def test_an_update_without_an_answer_says_it_may_be_saved_and_sends_the_same_patch(
     store: Store, profile: str
 ) -> None:
-    console = make_console(store, profile=profile)
-    async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with started(store, profile) as (console, pilot):
         await open_directory(pilot, OIDC)
         await fill(pilot, "claimName", "display_name")
         LostAnswers(console.transport, stored=True)
@@ -181,9 +183,7 @@ async def test_an_update_without_an_answer_says_it_may_be_saved_and_sends_the_sa
 
 
 async def test_waiting_for_an_answer_shows_the_form_and_esc_stops_waiting(store: Store, profile: str) -> None:
-    console = make_console(store, profile=profile)
-    async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with started(store, profile) as (console, pilot):
         await new_oidc(pilot)
         held = HeldAnswer(console.transport)
         await pilot.press("ctrl+s")
@@ -208,9 +208,7 @@ async def test_waiting_for_an_answer_shows_the_form_and_esc_stops_waiting(store:
 
 
 async def test_a_save_that_never_reached_the_server_still_says_not_saved(store: Store, profile: str) -> None:
-    console = make_console(store, profile=profile)
-    async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with started(store, profile) as (console, pilot):
         await new_oidc(pilot)
         console.transport.down = True  # connection refused: nothing went out
         await save(pilot)
