@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 import httpcore
 import httpx
 
+from jmapclient.keepalive import CONNECTION_LIMITS
+
 T = TypeVar("T")
 
 
@@ -126,7 +128,7 @@ class BlockingTransport(httpx.AsyncBaseTransport):
         self._timeout = timeout
         self._deadline = _Deadline()
         self._client = httpx.Client(verify=verify, timeout=httpx.Timeout(timeout), follow_redirects=False,
-                                    trust_env=trust_env)
+                                    trust_env=trust_env, limits=CONNECTION_LIMITS)
         # httpx has no public hook for a network backend; its pools read this attribute for each
         # new connection (an httpx upgrade that renames it fails tests/hostile/test_slow_server.py).
         for transport in [self._client._transport, *self._client._mounts.values()]:

@@ -34,6 +34,7 @@ from jmapclient.errors import (
     ServerUnreachable,
     TooManyAttempts,
 )
+from jmapclient.keepalive import CONNECTION_LIMITS
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, ObjectType
 from jmapclient.objects import ObjectApi
 from jmapclient.request import Batch, Responses
@@ -148,6 +149,7 @@ class JmapClient:
             trust_env=proxied,
             verify=verify,
             timeout=httpx.Timeout(timeout),
+            limits=CONNECTION_LIMITS,
             # Only encodings the client decodes itself, under the size cap (see _read_capped).
             headers={"Authorization": self._credentials.header, "Accept": "application/json",
                      "Accept-Encoding": "gzip, deflate"},
@@ -260,7 +262,8 @@ class JmapClient:
         if len(payload) > session.limits.max_size_request:
             raise RequestError("limit", 0, f"{len(payload)} bytes", limit="maxSizeRequest")
         response = await self._send(
-            "POST", session.api_url, content=payload, headers={"Content-Type": "application/json"}
+            "POST", session.api_url, content=payload, headers={"Content-Type": "application/json"},
+            reads_only=batch.reads_only,
         )
         self._raise_for_status(session.api_url, response)
         return Responses.from_wire(_json_body(session.api_url, response))
@@ -271,7 +274,19 @@ class JmapClient:
             call[1] = {"accountId": session.account_id, **call[1]}
         return call
 
-    async def _send(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+    async def _send(self, method: str, url: str, *, reads_only: bool = True, **kwargs: Any) -> httpx.Response:
+        """The answer to one request. One that only reads is sent once more when its connection
+        drops before the answer: sent twice it changes nothing, and the drop is most often a kept-alive
+        connection the server closed as the request left (jmapclient.keepalive). A write is never
+        sent again: it may have been carried out (the error's ``sent`` says so)."""
+        try:
+            return await self._exchange(method, url, **kwargs)
+        except ServerUnreachable as error:
+            if not (reads_only and error.dropped):
+                raise
+        return await self._exchange(method, url, **kwargs)
+
+    async def _exchange(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         if self.on_request is not None:
             self.on_request()
         progress = _Progress()
@@ -294,7 +309,7 @@ class JmapClient:
             raise ServerUnreachable(url, _reason(error)) from None
         except (httpx.NetworkError, httpx.RemoteProtocolError) as error:
             # Dropped once connected: the request may have gone out, and a write been done.
-            raise ServerUnreachable(url, _reason(error), sent=True) from None
+            raise ServerUnreachable(url, _reason(error), sent=True, dropped=True) from None
         except httpx.HTTPError as error:
             raise ServerUnreachable(url, _reason(error)) from None
 

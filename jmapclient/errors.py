@@ -42,9 +42,11 @@ class TransportError(JmapError):
 
 
 class ServerUnreachable(TransportError):
-    def __init__(self, url: str, reason: str, *, sent: bool = False) -> None:
+    def __init__(self, url: str, reason: str, *, sent: bool = False, dropped: bool = False) -> None:
         self.url = url
         self.sent = sent  # a connection dropped after the request went out, not one never made
+        self.dropped = dropped
+        """The connection was made and then dropped before the answer (reset, or closed early)."""
         super().__init__(f"cannot reach the server at {url}: {reason}")
 
 

@@ -8,6 +8,9 @@ from typing import Any
 
 from jmapclient.errors import MethodError, ProtocolError
 
+READ_METHODS = frozenset({"get", "changes", "query", "queryChanges"})
+"""The standard methods' names (after the type's ``/``) that change nothing on the server."""
+
 
 @dataclass(frozen=True)
 class Call:
@@ -38,6 +41,14 @@ class Batch:
 
     def __len__(self) -> int:
         return len(self.calls)
+
+    @property
+    def reads_only(self) -> bool:
+        """Every call only reads (RFC 8620's get, changes, query, queryChanges, and Core/echo): sent
+        twice, the batch changes nothing, so a request whose connection dropped may go again."""
+        return bool(self.calls) and all(
+            call.method == "Core/echo" or call.method.rpartition("/")[2] in READ_METHODS for call in self.calls
+        )
 
 
 @dataclass

@@ -15,6 +15,7 @@ from jmapclient.models.introspect import TYPE_KEY
 
 MAY_HAVE_SAVED = "No answer from the server: the directory may have been saved."
 STOPPED = "Stopped waiting for the server: the directory may have been saved."
+NOT_SENT = "Stopped before the save went out: nothing was saved."
 CREATE_AGAIN = (
     "Your changes are kept; ctrl+s first looks for it on the server, and creates it only if it is not there."
 )

@@ -25,6 +25,7 @@ from tui.directories.kind_change import KIND_CHANGED, KIND_CHANGED_STATUS, kind_
 from tui.directories.lost_save import (
     CREATE_AGAIN,
     MAY_HAVE_SAVED,
+    NOT_SENT,
     STOPPED,
     UPDATE_AGAIN,
     answer_lost,
@@ -76,6 +77,8 @@ class DirectorySaveFlow(Vertical):
         self._focus_before_save: Widget | None = None
         self._patching: dict[str, Any] | None = None
         """The update on its way: an answer lost leaves its fields possibly changed by this form."""
+        self._wrote = False
+        """This save's create or update went out (before it, only reads: its checks of the server)."""
         self.changed_kind: str | None = None
         """The id of the directory whose kind changed on the server: the list, reloaded on leaving,
         opens it as it now is (as the form says)."""
@@ -120,6 +123,7 @@ class DirectorySaveFlow(Vertical):
         api = self.context.client.directories
         action: Action = "create" if create is not None else "update"
         self._saving(True)
+        self._wrote = False
         try:
             if create is not None and self.lost_create is not None:
                 # The last create's answer never came: it may be stored. Look before making a second.
@@ -130,7 +134,7 @@ class DirectorySaveFlow(Vertical):
                     return
                 self.lost_create = None  # not there: this create is the only one
             if create is not None:
-                self._sending = create
+                self._sending, self._wrote = create, True
                 saved_id = await api.create(create)
             else:
                 assert self.wire is not None and patch is not None
@@ -141,7 +145,7 @@ class DirectorySaveFlow(Vertical):
                     self._message(said, severity="warning")
                     self.post_message(Status(status, "warning"))
                     return
-                self._patching = patch
+                self._patching, self._wrote = patch, True
                 await api.update(saved_id, patch)
         except SetFailed as failed:
             self._saving(False)
@@ -158,7 +162,7 @@ class DirectorySaveFlow(Vertical):
             if self.context.learn_forbidden(DIRECTORY, action, error):
                 self._forbidden(action)
                 return
-            if answer_lost(error):
+            if self._wrote and answer_lost(error):  # a check's read lost says nothing of a save
                 self._answer_lost(sending, f"{MAY_HAVE_SAVED} ({error})")
                 return
             self._message(f"Not saved: {error}. Your changes are kept; press ctrl+s to try again.")
@@ -219,6 +223,10 @@ class DirectorySaveFlow(Vertical):
         sending = self._sending  # a create that went out (None: an update, or the check before a create)
         self.workers.cancel_group(self, "directory-save")
         self._saving(False)
+        if not self._wrote:  # stopped during the checks: nothing of this save went out
+            self._message(f"{NOT_SENT} Your changes are kept; press ctrl+s to save.", severity="warning")
+            self.post_message(Status(NOT_SENT, "warning"))
+            return
         self._answer_lost(sending, STOPPED)
 
     def _found(self, found: list[dict[str, Any]], create: dict[str, Any], findings: list[Finding] | None) -> None:

@@ -35,22 +35,25 @@ from tui.directories.editor import DirectoryEditor
 from tui.textual_compat import FooterKey
 
 SET = b'"x:Directory/set"'
+GET = b'"x:Directory/get"'
 OIDC = "Staff single sign-on (Keycloak)"
 NEW = "Dup test SSO"
 MAY_HAVE = "No answer from the server: the directory may have been saved."
 
 
 class NextSet:
-    """The next ``Directory/set`` goes to :meth:`answer` instead of straight to the stub; later ones pass."""
+    """The next ``Directory/set`` (or ``times`` requests holding ``method``) goes to :meth:`answer`
+    instead of straight to the stub; later ones pass."""
 
-    def __init__(self, transport: FlakyTransport) -> None:
+    def __init__(self, transport: FlakyTransport, method: bytes = SET, times: int = 1) -> None:
         self.transport = transport
-        self.armed = True
+        self.method = method
+        self.armed = times
         transport.intercept = self._intercept
 
     def _intercept(self, request: httpx.Request) -> Callable[[httpx.Request], Awaitable[httpx.Response]] | None:
-        if self.armed and SET in request.content:
-            self.armed = False
+        if self.armed and self.method in request.content:
+            self.armed -= 1
             return self.answer
         return None
 
@@ -71,11 +74,19 @@ class LostAnswers(NextSet):
         raise httpx.ReadTimeout("no answer", request=request)
 
 
-class HeldAnswer(NextSet):
-    """The next ``Directory/set`` is carried out at once; its answer waits until released (never, here)."""
+class DroppedConnections(NextSet):
+    """The next ``times`` requests holding ``method`` have their connection reset before any answer."""
 
-    def __init__(self, transport: FlakyTransport) -> None:
-        super().__init__(transport)
+    async def answer(self, request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadError("connection reset by peer", request=request)
+
+
+class HeldAnswer(NextSet):
+    """The next ``Directory/set`` (or request holding ``method``) is carried out at once; its answer
+    waits until released (never, here)."""
+
+    def __init__(self, transport: FlakyTransport, method: bytes = SET) -> None:
+        super().__init__(transport, method)
         self.started = asyncio.Event()
         self.released = asyncio.Event()
 
@@ -110,6 +121,12 @@ async def started(store: Store, profile: str) -> AsyncIterator[tuple[Console, Pi
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         yield console, pilot
+
+
+async def edit_claim(pilot: Pilot) -> None:
+    """The OpenID directory open, its claim name changed to ``display_name`` (not saved yet)."""
+    await open_directory(pilot, OIDC)
+    await fill(pilot, "claimName", "display_name")
 
 
 async def new_oidc(pilot: Pilot, issuer: str = "https://sso.example/realm") -> None:
@@ -167,8 +184,7 @@ async def test_an_update_without_an_answer_says_it_may_be_saved_and_sends_the_sa
     store: Store, profile: str
 ) -> None:
     async with started(store, profile) as (console, pilot):
-        await open_directory(pilot, OIDC)
-        await fill(pilot, "claimName", "display_name")
+        await edit_claim(pilot)
         LostAnswers(console.transport, stored=True)
         await save(pilot)
         assert stored(store, OIDC)["claimName"] == "display_name"
@@ -221,3 +237,49 @@ async def test_a_save_that_never_reached_the_server_still_says_not_saved(store: 
         bodies = console.transport.bodies
         second_create = max(i for i, body in enumerate(bodies) if SET in body)
         assert len(sent_calls(bodies[:second_create], "x:Directory/get")) == gets_before
+
+
+async def test_a_check_before_an_update_that_gets_no_answer_says_nothing_was_saved(
+    store: Store, profile: str
+) -> None:
+    # The CI failure: the get a save makes before its update lost its connection, and the form said
+    # "the directory may have been saved" of an update that never went out.
+    async with started(store, profile) as (console, pilot):
+        await edit_claim(pilot)
+        DroppedConnections(console.transport, GET, times=2)  # the read, and the client's one more try
+        await save(pilot)
+        assert message(pilot).startswith("Not saved: cannot reach the server"), message(pilot)
+        assert "may have been saved" not in message(pilot) and "may have been saved" not in status(pilot)
+        assert not sent_calls(console.transport.bodies, "x:Directory/set"), "the update never went out"
+        assert field(pilot, "claimName").query_one(Input).value == "display_name"
+        await save(pilot)
+        assert stored(store, OIDC)["claimName"] == "display_name"
+        assert not pilot.app.query(DirectoryEditor)
+
+
+async def test_a_check_whose_connection_drops_once_is_asked_again_and_the_save_goes_through(
+    store: Store, profile: str
+) -> None:
+    async with started(store, profile) as (console, pilot):
+        await edit_claim(pilot)
+        DroppedConnections(console.transport, GET, times=1)
+        await save(pilot)
+        assert stored(store, OIDC)["claimName"] == "display_name"
+        assert not pilot.app.query(DirectoryEditor), "saved at the first ctrl+s"
+        assert len(sent_calls(console.transport.bodies, "x:Directory/set")) == 1
+
+
+async def test_esc_while_the_check_before_an_update_waits_says_nothing_was_saved(store: Store, profile: str) -> None:
+    async with started(store, profile) as (console, pilot):
+        await edit_claim(pilot)
+        held = HeldAnswer(console.transport, GET)
+        await pilot.press("ctrl+s")
+        await asyncio.wait_for(held.started.wait(), 10)
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert message(pilot).startswith("Stopped before the save went out: nothing was saved."), message(pilot)
+        assert status(pilot).startswith("Stopped before the save went out")
+        assert not sent_calls(console.transport.bodies, "x:Directory/set")
+        await save(pilot)
+        assert stored(store, OIDC)["claimName"] == "display_name"
