@@ -56,7 +56,14 @@ class Proxy:
         self.url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
         self._ready.set()
         self._loop.run_forever()
+        # Stopped: the relays still open end here, inside their own loop, before it closes.
+        pending = asyncio.all_tasks(self._loop)
+        for task in pending:
+            task.cancel()
+        self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         server.close()
+        self._loop.run_until_complete(server.wait_closed())
+        self._loop.close()
 
     async def _relay(self, client_in: asyncio.StreamReader, client_out: asyncio.StreamWriter) -> None:
         self.connections += 1
@@ -86,6 +93,7 @@ class Proxy:
         finally:
             relaying.cancel()
             server_out.close()
+            client_out.close()
 
 
 @pytest.fixture
