@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import resource
 import subprocess
@@ -96,11 +97,48 @@ CLI_DAYS = 3660
 """The whole of the stub's data, whatever today is: the command judges every report."""
 
 
-def cli_run(base_url: str, token: str, data: Path, code: Path, days: int = CLI_DAYS) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB) of one ``dmarc-advice`` run in its own process, over the last ``days``."""
-    command = [sys.executable, "-c",
-               "import resource, sys; from mailadmin.main import main; code = main(sys.argv[1:]);"
-               " print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)",
+PHASED = """
+import json, resource, sys, time
+began, cpu = time.perf_counter(), time.process_time()
+from mailadmin.main import main
+import jmapclient.dmarc.digest_store as store
+import jmapclient.dmarc.insight.advice as advice
+marks = {"boot_cpu": cpu}
+def timed(owner, name, label):
+    inner = getattr(owner, name, None)
+    if inner is None:
+        return
+    async def phase(*args, **kwargs):
+        marks[label + "_from"] = time.perf_counter() - began
+        marks[label + "_from_cpu"] = time.process_time()
+        try:
+            return await inner(*args, **kwargs)
+        finally:
+            marks[label] = time.perf_counter() - began - marks[label + "_from"]
+            marks[label + "_cpu"] = time.process_time() - marks[label + "_from_cpu"]
+    setattr(owner, name, phase)
+timed(store.DigestStore, "sync", "sync")
+timed(advice, "advise_stored", "judging")
+code = main(sys.argv[1:])
+marks["main"], marks["main_cpu"] = time.perf_counter() - began, time.process_time()
+print(json.dumps(marks), file=sys.stderr)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+sys.exit(code)
+"""
+"""``dmarc-advice`` run with the start and end of its sync and its judging marked (wall and CPU seconds in the
+process), for :func:`cli_run`'s ``phases``: where a run's time went, without changing what it runs."""
+
+
+def cli_run(base_url: str, token: str, data: Path, code: Path, days: int = CLI_DAYS,
+            phases: dict[str, list[float]] | None = None) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one ``dmarc-advice`` run in its own process, over the last ``days``.
+
+    ``phases``: the run's split is appended to it (:func:`phase_split`), the sync and judging marked
+    (:data:`PHASED`)."""
+    program = PHASED if phases is not None else (
+        "import resource, sys; from mailadmin.main import main; code = main(sys.argv[1:]);"
+        " print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); sys.exit(code)")
+    command = [sys.executable, "-c", program,
                "dmarc-advice", "--offline", "--json", f"--days={days}", f"--url={base_url}"]
     env = {**os.environ, "MAILADMIN_DATA": str(data), "MAILADMIN_TOKEN": token, "PYTHONPATH": str(code)}
     began = time.perf_counter()
@@ -108,7 +146,27 @@ def cli_run(base_url: str, token: str, data: Path, code: Path, days: int = CLI_D
     wall = time.perf_counter() - began
     if done.returncode:
         raise RuntimeError(f"dmarc-advice failed:\n{done.stderr[-3000:]}")
-    return wall, int(done.stderr.strip().splitlines()[-1]) / 1024
+    lines = done.stderr.strip().splitlines()
+    if phases is not None:
+        for name, seconds in phase_split(json.loads(lines[-2]), wall).items():
+            phases.setdefault(name, []).append(seconds)
+    return wall, int(lines[-1]) / 1024
+
+
+def phase_split(marks: dict[str, float], wall: float) -> dict[str, float]:
+    """A marked run's wall and CPU seconds by phase: up to the sync (the interpreter, imports, session, store),
+    the sync, the judging, what follows until the command returns (output, history), and the process's
+    start and exit outside ``main`` (wall only: the interpreter before the first mark, and after the last)."""
+    if "sync" not in marks or "judging" not in marks:
+        return {}
+    return {
+        "start wall": marks["sync_from"], "start cpu": marks["sync_from_cpu"],
+        "sync wall": marks["sync"], "sync cpu": marks["sync_cpu"],
+        "judging wall": marks["judging"], "judging cpu": marks["judging_cpu"],
+        "output wall": marks["main"] - marks["judging_from"] - marks["judging"],
+        "output cpu": marks["main_cpu"] - marks["judging_from_cpu"] - marks["judging_cpu"],
+        "outside main wall": wall - marks["main"],
+    }
 
 
 def cli_figures(size: int, code: Path) -> None:

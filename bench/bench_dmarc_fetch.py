@@ -110,6 +110,8 @@ CPU: dict[str, list[float]] = {}
 """The client's CPU seconds of each raw, raw-process, sync and console side run, by side."""
 WHOLE: list[float] = []
 """The console's seconds until its figures were whole (the visit ends at their headline), where it says."""
+PHASES: dict[str, list[float]] = {}
+"""With ``--phases``: the advice's seconds by phase, each run's (``bench_dmarc_advice.phase_split``)."""
 
 
 def _children_cpu() -> float:
@@ -117,9 +119,10 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_side(side: str, code: Path, base_url: str, data: Path, first: str, ids_file: Path) -> float:
+def run_side(side: str, code: Path, base_url: str, data: Path, first: str, ids_file: Path,
+             phases: bool = False) -> float:
     """One side in a fresh process on the empty data directory ``data``; its seconds (raw's and sync's
-    CPU seconds into :data:`CPU`)."""
+    CPU seconds into :data:`CPU`); ``phases``: the advice's split into :data:`PHASES`."""
     from bench.bench_dmarc_advice import cli_run
     from bench.bench_dmarc_console import NOW, TOKEN
 
@@ -131,7 +134,7 @@ def run_side(side: str, code: Path, base_url: str, data: Path, first: str, ids_f
         today = datetime.now(UTC).date()
         days = (today - datetime.fromisoformat(first).date()).days + 1
         cpu = _children_cpu()
-        wall = cli_run(base_url, TOKEN, data, code, days)[0]
+        wall = cli_run(base_url, TOKEN, data, code, days, phases=PHASES if phases else None)[0]
         CPU.setdefault(side, []).append(_children_cpu() - cpu)
         return wall
     if side == "console":
@@ -188,6 +191,8 @@ def main() -> None:
     parser.add_argument("--sides", default=",".join(SIDES))
     parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose sync, advice and console run")
     parser.add_argument("--side", nargs=6, help=argparse.SUPPRESS)
+    parser.add_argument("--phases", action="store_true",
+                        help="also print where the advice's time went: start-up, sync, judging, output")
     args = parser.parse_args()
     code = args.code.resolve()
     if args.side:
@@ -231,7 +236,7 @@ def main() -> None:
         for round_ in range(args.rounds):
             order = sides if round_ % 2 == 0 else sides[::-1]
             for side in order:
-                times[side].append(run_side(side, code, base_url, data, first, ids_file))
+                times[side].append(run_side(side, code, base_url, data, first, ids_file, args.phases))
             print(f"round {round_ + 1}: " + ", ".join(f"{s} {times[s][-1]:.2f}s" for s in sides)
                   + f" (load {loadavg()})", flush=True)
     medians = {side: statistics.median(values) for side, values in times.items()}
@@ -260,6 +265,9 @@ def main() -> None:
                  if "console" in CPU and "sync" in CPU else "")
               + (f" (advice ×{statistics.median(CPU['advice']) / statistics.median(CPU['raw-process']):.2f}"
                  " raw-process)" if "advice" in CPU and "raw-process" in CPU else ""))
+    if PHASES:  # the start's wall leaves out the interpreter's own start, counted with its exit
+        print("advice by phase, medians: " + ", ".join(
+            f"{name} {statistics.median(values):.3f}s" for name, values in PHASES.items()))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ SMALL_RUNS: dict[str, list[str]] = {
     "bench_dmarc_advice": ["--sizes", "210"],
     "bench_dmarc_analytics": ["--sizes", "220"],
     "bench_dmarc_console": ["--sizes", "400"],
-    "bench_dmarc_fetch": ["--size", "270", "--rounds", "1"],
+    "bench_dmarc_fetch": ["--size", "270", "--rounds", "1", "--phases"],
     "bench_dmarc_import": ["--rounds", "1"],
     "bench_export_memory": ["--sizes", "250,260", "--rounds", "1"],
     "bench_hostile_files": [],
