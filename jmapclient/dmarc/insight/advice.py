@@ -400,9 +400,14 @@ def _named_by_outsider(name: str) -> str:
     return safe_text(name, max_len=LIST_MAX)
 
 
+NONE_OWN = "; none of the domain's own mail"
+"""Said of a reporter that saw no mail from the domain's authorised sources: it vouches for none."""
+
+
 def _reporters_words(advice: DomainAdvice) -> str:
     views = list(advice.reporters.items())[:LISTED_SOURCES]
-    shown = [f"{_named_by_outsider(view.name)} ({_count(view.reports, 'report')})" for _, view in views]
+    shown = [f"{_named_by_outsider(view.name)} ({_count(view.reports, 'report')}{'' if view.authorised else NONE_OWN})"
+             for _, view in views]
     more = len(advice.reporters) - LISTED_SOURCES
     listed = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
     return f"on the word of {_count(len(advice.reporters), 'reporter')}: {listed}"
@@ -485,10 +490,13 @@ def _verdict(advice: DomainAdvice) -> tuple[Verdict, str]:
             f"Too little of the domain's own mail seen to call it ready for {step}:"
             f" {_count(advice.authorised_messages, 'message')} from authorised sources (at least {MIN_MESSAGES}"
             " are needed); " + "; ".join(evidence) + ".")
-    if len(advice.reporters) < MIN_REPORTERS:
+    # A reporter that saw none of the domain's own mail vouches for none of it: a made-up one whose
+    # records were all "From" another domain was the second reporter that made a domain ready.
+    vouching = [view for view in advice.reporters.values() if view.authorised]
+    if len(vouching) < MIN_REPORTERS:
         return Verdict.TOO_LITTLE_DATA, (
-            f"Too little data to call it ready for {step}: {_count(len(advice.reporters), 'reporter')} reported"
-            f" (at least {MIN_REPORTERS} independent reporters are needed); " + "; ".join(evidence) + ".")
+            f"Too little data to call it ready for {step}: {_count(len(vouching), 'reporter')} saw the domain's own"
+            f" mail (at least {MIN_REPORTERS} independent reporters are needed); " + "; ".join(evidence) + ".")
     return Verdict.READY, f"Ready for {step}: " + "; ".join(evidence) + "."
 
 

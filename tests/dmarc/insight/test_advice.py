@@ -209,3 +209,27 @@ async def test_a_count_past_the_store_s_cap_is_said_as_a_floor() -> None:
     store.mark_listed([r.id for r in [*usual, huge]])
     [advice] = await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True))
     assert "Hugeco report P40: at least 1,099,511,627,776 messages, over 20×" in advice.summary, advice.summary
+
+
+async def test_a_reporter_that_saw_none_of_the_domain_s_own_mail_is_not_the_second_reporter() -> None:
+    # Enough of the domain's own mail, from one true reporter; a made-up second reporter whose records
+    # are all "From" another domain made it "Ready for p=quarantine ... on the word of 2 reporters".
+    true = [report(aligned("192.0.2.10", 60), day=date(2026, 3, day), reporter="google.com") for day in (2, 3, 4)]
+    other = record("198.51.100.99", 900, dkim="pass", spf="pass", header_from="other.example",
+                   dkim_auth=(("other.example", "pass"),), spf_auth=(("other.example", "pass"),))
+    forged = report(other, day=date(2026, 3, 5), reporter="Outlook")
+    [advice] = advise([*true, forged], FIRST, LAST)
+    assert advice.authorised_messages == 180 and advice.authorised_rate == 1.0
+    assert advice.verdict is Verdict.TOO_LITTLE_DATA, advice.summary
+    assert "1 reporter saw the domain's own mail (at least 2 independent reporters are needed)" in advice.summary
+    assert "Outlook (1 report; none of the domain's own mail)" in advice.summary
+    assert "google.com (3 reports)." in advice.summary
+    store = DigestStore(None)
+    store.put([*true, forged])
+    store.mark_listed([r.id for r in [*true, forged]])
+    [stored] = await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True))
+    assert (stored.verdict, stored.summary) == (advice.verdict, advice.summary)  # the command's path alike
+    # A true second reporter that saw the domain's own mail makes it ready.
+    [both] = advise([*true, forged, report(aligned("192.0.2.10", 10), day=date(2026, 3, 6), reporter="yahoo")],
+                    FIRST, LAST)
+    assert both.verdict is Verdict.READY, both.summary
