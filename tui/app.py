@@ -327,6 +327,8 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
             self._start()
             return
         if self.section_view is not None:
+            if self.context is not None:
+                self.context.forget_refusals()  # a reload asks the server afresh, rights included
             self.section_view.reload()
 
     def action_filter(self) -> None:

@@ -70,6 +70,21 @@ class ConsoleContext:
             return False, reason
         return self.can(object_type.permission(action))
 
+    def ask_again(self, object_type: ObjectType, action: Action) -> bool:
+        """Forget a refusal of ``action`` learned from a ``forbidden`` answer, and say whether nothing else
+        refuses it now: the server is then asked again. A token's rights change on the server (a refused
+        save stayed refused for the whole session, its edit lost to a restart); a read-only profile and
+        the rights told up front still refuse."""
+        permission = object_type.permission(action)
+        if permission not in self.denied:
+            return False
+        self.denied.discard(permission)
+        return self.can_do(object_type, action)[0]
+
+    def forget_refusals(self) -> None:
+        """Every refusal learned from the server forgotten (a reload asks it afresh)."""
+        self.denied.clear()
+
     def learn_forbidden(self, object_type: ObjectType, action: Action, error: Exception | SetError) -> bool:
         """Remember a ``forbidden`` answer to ``action``; True if it was one."""
         forbidden = (isinstance(error, MethodError) and error.forbidden) or (

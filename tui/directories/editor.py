@@ -148,6 +148,9 @@ class DirectoryEditor(DirectorySaveFlow):
     def action_save(self) -> None:
         if self.busy:
             return
+        if not self.allowed and self.context.ask_again(DIRECTORY, "create" if self.creating else "update"):
+            self.allowed, self.denied_reason = True, ""  # refused before, by the server: it decides again
+            self.query_one("#editor-save", Button).disabled = False
         if not self.allowed:
             self._message(f"Cannot save: {self.denied_reason}.", severity="warning")
             return

@@ -257,7 +257,8 @@ class DirectorySaveFlow(Vertical):
         self.allowed, self.denied_reason = False, reason
         save = self.query_one("#editor-save", Button)
         save.disabled, save.tooltip = True, reason
-        self._message(f"Not saved: the server does not allow this token to {action} directories ({reason}).")
+        self._message(f"Not saved: the server does not allow this token to {action} directories ({reason}). "
+                      "Your changes are kept; once the token is allowed, ctrl+s asks the server again.")
         self.post_message(Status(f"Not allowed to {action} directories.", "error"))
 
     def _saving(self, busy: bool) -> None:

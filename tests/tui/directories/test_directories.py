@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx
 from textual.widgets import Button, Input, Select, Static
 
 from jmapclient.encoding import MASKED_SECRET
@@ -293,6 +294,49 @@ async def test_forbidden_save_is_explained_and_disables_save(store) -> None:
         assert editor(pilot).query_one("#editor-save", Button).disabled
         assert "sysDirectoryUpdate" in console.context.denied
         assert field(pilot, "claimGroups").query_one(Input).value == "roles"
+
+
+async def test_a_refused_save_is_asked_again_once_the_token_is_allowed(console: Console) -> None:
+    # The tester's: a token refused an update (made read-only on the server), then made admin again:
+    # every later ctrl+s said "Cannot save: ... refused" without asking, and only a restart (losing
+    # the edit) saved it. The server decides each save; what it refused once is asked again.
+    refused = []
+
+    async def forbid(request: httpx.Request) -> httpx.Response:
+        refused.append(request)
+        error = {"type": "forbidden", "description": "the token lacks sysDirectoryUpdate"}
+        return httpx.Response(200, json={"methodResponses": [["error", error, "c0"]], "sessionState": "s"})
+
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, OIDC)
+        await fill(pilot, "claimGroups", "roles")
+        console.transport.intercept = lambda request: forbid if b"x:Directory/set" in request.content else None
+        await save(pilot)
+        assert len(refused) == 1 and "sysDirectoryUpdate" in console.context.denied
+        assert "ctrl+s asks the server again" in str(editor(pilot).query_one("#editor-message", Static).render())
+        console.transport.intercept = None  # the token is allowed again on the server
+        await save(pilot)
+        assert stored(console.store, OIDC)["claimGroups"] == "roles"
+        assert not pilot.app.query("DirectoryEditor"), "saved and closed"
+
+
+async def test_a_reload_forgets_refusals_learned_from_the_server(store) -> None:
+    console = make_console(store, token=READONLY_TOKEN)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, OIDC)
+        await fill(pilot, "claimGroups", "roles")
+        await save(pilot)
+        assert "sysDirectoryUpdate" in console.context.denied
+        await pilot.press("escape")
+        await settle(pilot)
+        if isinstance(pilot.app.screen, ConfirmScreen):  # leaving asks before the edit is dropped
+            await pilot.press("y")
+            await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert not console.context.denied, "the reload asks the server afresh"
 
 
 async def test_read_only_profile_disables_actions_with_reason(store) -> None:
