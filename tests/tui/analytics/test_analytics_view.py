@@ -425,21 +425,21 @@ async def test_the_views_messages_stay_with_the_view(monkeypatch: pytest.MonkeyP
     from tui.reports.analytics_insight import AdviceReady
 
     kinds = (SyncStep, HeadlineReady, FiguresReady, AdviceReady)
-    handled: list[tuple[str, str]] = []
-    dispatch = MessagePump._dispatch_message
+    posted: list[tuple[str, str]] = []
+    post = MessagePump.post_message
 
-    async def noted(pump: MessagePump, message: Any) -> Any:
-        if isinstance(message, kinds):
-            handled.append((type(pump).__name__, type(message).__name__))
-        return await dispatch(pump, message)
+    def noted(pump: MessagePump, message: Any) -> bool:
+        if isinstance(message, kinds):  # a bubbling message is posted again to each ancestor
+            posted.append((type(pump).__name__, type(message).__name__))
+        return post(pump, message)
 
-    monkeypatch.setattr(MessagePump, "_dispatch_message", noted)
+    monkeypatch.setattr(MessagePump, "post_message", noted)
     world = make_world("spec", reports=120)
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
         view = await visit(pilot)
         assert "DMARC pass" in status(view)
         await wait_until(pilot, lambda: view.advised is not None, "the advice")
-    assert {kind for _, kind in handled} >= {"SyncStep", "HeadlineReady", "FiguresReady", "AdviceReady"}
-    assert {pump for pump, _ in handled} == {"AnalyticsView"}, handled
+    assert {kind for _, kind in posted} >= {"SyncStep", "HeadlineReady", "FiguresReady", "AdviceReady"}
+    assert {pump for pump, _ in posted} == {"AnalyticsView"}, posted
     world.store.close()
