@@ -12,7 +12,6 @@ import time
 from datetime import date
 
 from textual import on
-from textual.message import Message
 from textual.widgets import DataTable, ProgressBar, Static
 
 from jmapclient.dmarc.analytics import format_rate
@@ -21,7 +20,7 @@ from jmapclient.dmarc.figures import Headline
 from jmapclient.errors import JmapError
 from tui.lifecycle import while_attached
 from tui.reports.access import learn
-from tui.reports.analytics_insight import AnalyticsInsight, SyncFailed
+from tui.reports.analytics_insight import AnalyticsInsight, SyncFailed, ViewMessage
 from tui.reports.analytics_tabs import draw_chart, draw_failures
 from tui.reports.insight_render import num as _num
 from tui.reports.insight_render import rate as _rate
@@ -35,13 +34,13 @@ shares: every frame drawn is CPU the digesting waits for); the line is laid out 
 may change (:func:`say_progress`). Two a second still move visibly; a phase's first and last show."""
 
 
-class SyncStep(Message):
+class SyncStep(ViewMessage):
     def __init__(self, step: SyncProgress) -> None:
         super().__init__()
         self.step = step
 
 
-class FiguresReady(Message):
+class FiguresReady(ViewMessage):
     def __init__(self, figures: Figures, note: str, run: int) -> None:
         super().__init__()
         self.figures = figures
@@ -49,7 +48,7 @@ class FiguresReady(Message):
         self.run = run
 
 
-class HeadlineReady(Message):
+class HeadlineReady(ViewMessage):
     """The headline of figures still being added up (posted from their thread), from the run ``run``."""
 
     def __init__(self, headline: Headline, note: str, run: int) -> None:

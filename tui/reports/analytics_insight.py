@@ -47,7 +47,21 @@ LIST_LIMIT = 200
 """Rows per analytics table; the busiest come first."""
 
 
-class AdviceReady(Message):
+class ViewMessage(Message, bubble=False):
+    """A message of the view's own workers to the view: handled there, never by its ancestors.
+
+    Textual bubbles a message up to the app by default: a first visit's progress went through six
+    message queues (the view's row, the inbox's levels, the inbox, the screen, the app) a step, each a
+    task woken on the loop the fetch shares, for handlers none of them has. (Textual sets ``bubble`` at
+    each subclass's definition, True unless told: hence the default here, not a class attribute.)
+    """
+
+    def __init_subclass__(cls, bubble: bool | None = False, verbose: bool = False, no_dispatch: bool | None = False,
+                          namespace: str | None = None) -> None:
+        super().__init_subclass__(bubble=bubble, verbose=verbose, no_dispatch=no_dispatch, namespace=namespace)
+
+
+class AdviceReady(ViewMessage):
     def __init__(self, advice: list[DomainAdvice], figures: Figures, names_pending: bool) -> None:
         super().__init__()
         self.advice = advice
@@ -60,14 +74,14 @@ class AdviceReady(Message):
         return self.figures.first, self.figures.last
 
 
-class NamesArrived(Message):
+class NamesArrived(ViewMessage):
     def __init__(self, names: list[SourceName], done: bool) -> None:
         super().__init__()
         self.names = names
         self.done = done
 
 
-class SyncFailed(Message):
+class SyncFailed(ViewMessage):
     def __init__(self, error: JmapError | sqlite3.Error) -> None:
         super().__init__()
         self.error = error

@@ -57,7 +57,15 @@ class ShellHeader(Static):
         if crumbs:
             room = self.content_region.width - head.cell_len - len(" │ ") if self.size.width else LIST_MAX * 2
             head.append_text(Text.assemble(" │ ", fit_trail(crumbs, min(room, LIST_MAX * 2))))
-        self.update(head)
+        self.update(head, layout=not self._height_fixed())
+
+    def _height_fixed(self) -> bool:
+        # Static.update lays the whole screen out again by default (it cannot know the new words keep
+        # the line's height): each breadcrumb change, a visit to analytics among them, paid a layout of
+        # every widget on screen. The shell's stylesheet fixes the header's height in cells; a header
+        # whose height follows its content (none in the console) is laid out as before.
+        height = self.styles.height
+        return height is not None and height.is_cells
 
     def on_resize(self, event: events.Resize) -> None:
         self._paint()

@@ -414,3 +414,32 @@ async def test_the_totals_say_they_include_reports_the_advice_leaves_out(world: 
         await wait_until(pilot, lambda: "leaves out" in status(view), "the note on the totals")
         assert "the totals include 1 report the advice leaves out (repeated, or implausible for its reporter)" \
             in status(view)
+
+
+async def test_the_views_messages_stay_with_the_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Progress, headline, figures, advice and names are handled by the view alone: none goes up through the
+    inbox, the screen and the app (six message queues a progress step, each woken on the fetch's loop)."""
+    from textual.message_pump import MessagePump
+
+    from tui.reports.analytics_figures import FiguresReady, HeadlineReady, SyncStep
+    from tui.reports.analytics_insight import AdviceReady
+
+    kinds = (SyncStep, HeadlineReady, FiguresReady, AdviceReady)
+    posted: list[tuple[str, str]] = []
+    post = MessagePump.post_message
+
+    def noted(pump: MessagePump, message: Any) -> bool:
+        if isinstance(message, kinds):  # a bubbling message is posted again to each ancestor
+            posted.append((type(pump).__name__, type(message).__name__))
+        return post(pump, message)
+
+    monkeypatch.setattr(MessagePump, "post_message", noted)
+    world = make_world("spec", reports=120)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = await visit(pilot)
+        assert "DMARC pass" in status(view)
+        await wait_until(pilot, lambda: view.advised is not None, "the advice")
+    assert {kind for _, kind in posted} >= {"SyncStep", "HeadlineReady", "FiguresReady", "AdviceReady"}
+    assert {pump for pump, _ in posted} == {"AnalyticsView"}, posted
+    world.store.close()

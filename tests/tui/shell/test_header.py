@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 from rich.cells import cell_len
+from textual.widgets import Static
 
 from jmapclient.transport_security import CLEARTEXT_LABEL, INSECURE_LABEL
 from server_stub.store import Store
@@ -87,3 +88,28 @@ async def test_an_unsafe_connection_is_said_first_whatever_the_url(store: Store,
         line = visible_header(pilot)
         assert label in line, line
         assert "mailadmin" in line and line.index(label) < line.find(made.context.server_label[:20]), line
+
+
+async def test_a_new_breadcrumb_is_painted_without_laying_the_screen_out() -> None:
+    """The header's height is fixed (one row): a breadcrumb change (a visit to analytics among them) only
+    repaints it, where ``Static.update`` laid out every widget on screen again."""
+    world = make_world("spec", reports=3)
+    async with world.app().run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        shown = pilot.app.query_one("#shell-header", Static)
+        laid_out: list[str] = []
+        refresh = shown.refresh
+
+        def counted(*regions: object, **options: bool) -> object:
+            if options.get("layout"):
+                laid_out.append(str(shown.render()))
+            return refresh(*regions, **options)  # type: ignore[arg-type]
+
+        shown.refresh = counted  # type: ignore[method-assign]
+        before = header(pilot)
+        await pilot.press("a")  # analytics: the trail grows by a crumb
+        await settle(pilot)
+        assert header(pilot) != before and header(pilot).endswith("Analytics")
+        assert laid_out == []
+        assert shown.size.height == 1
+    world.store.close()
