@@ -6,7 +6,9 @@ Kept free of heavy imports: the entry point needs these before it knows which co
 
 from __future__ import annotations
 
+import errno
 import sys
+from typing import TextIO
 
 from jmapclient.display import safe_text
 from jmapclient.file_safety import STDOUT_NAME, naming_target
@@ -45,22 +47,30 @@ class UsageError(ValueError):
     """The command line itself is malformed (exit code 2, like argparse)."""
 
 
+def stdout_stream() -> TextIO:
+    """Standard output, or an OSError naming it when the command started with it closed (``>&-``): Python
+    then has None there, and printing to it was silently nothing, its flush a traceback."""
+    if sys.stdout is None:
+        raise OSError(errno.EBADF, "it is closed", STDOUT_NAME)
+    return sys.stdout
+
+
 def out(line: str = "") -> None:
     """One result line on stdout; outside text in it can never reach the terminal as controls."""
     with naming_target(STDOUT_NAME):
-        print(safe_text(line, single_line=False), file=sys.stdout)
+        print(safe_text(line, single_line=False), file=stdout_stream())
 
 
 def flush_stdout() -> None:
     """Write out what stdout holds; an error names it (a full disk said only "No space left")."""
     with naming_target(STDOUT_NAME):
-        sys.stdout.flush()
+        stdout_stream().flush()
 
 
 def write_stdout(text: str) -> None:
     """``text`` as it is on stdout (a script, a snapshot); an error names stdout, as :func:`flush_stdout`."""
     with naming_target(STDOUT_NAME):
-        sys.stdout.write(text)
+        stdout_stream().write(text)
 
 
 def note(line: str) -> None:

@@ -101,7 +101,7 @@ def _discard_stdout() -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # stdout is no file (a test's capture): nothing is flushed to a pipe
+    except (OSError, ValueError, AttributeError):  # no file (a test's capture), or none (closed): nothing to flush
         pass
 
 

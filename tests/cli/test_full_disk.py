@@ -64,3 +64,16 @@ def test_the_config_file_on_a_full_disk_is_named(isolated_config: Path, monkeypa
     assert main(["profile", "add", "p", "--url", "https://mail.example.com", "--token", "API_t"]) == 1
     err = capsys.readouterr().err
     assert f"{isolated_config}: No space left on device" in err, err
+
+
+@pytest.mark.parametrize("argv", [["describe", "Directory"], ["completion", "bash"], ["--version"]])
+def test_a_closed_standard_output_is_said_without_a_traceback(argv: list[str]) -> None:
+    # `mailadmin describe Directory >&-` (the tester's): Python starts with sys.stdout None; the output
+    # went nowhere and the flush raised AttributeError with a traceback.
+    import subprocess
+
+    ran = subprocess.run([sys.executable, "-m", "mailadmin", *argv], stdin=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, timeout=60,
+                         preexec_fn=lambda: os.close(1))  # fd 1 closed in the child only, as `>&-` does
+    assert ran.returncode == 1, ran.stderr
+    assert ran.stderr.strip() == "error: cannot use standard output: it is closed", ran.stderr
