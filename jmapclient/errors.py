@@ -211,7 +211,7 @@ _SET_MESSAGES = {
     "invalidProperties": "some values are not valid",
     "invalidPatch": "the change could not be applied",
     "validationFailed": "some values are not valid",
-    "notFound": "it no longer exists on the server",
+    "notFound": "the server has no object with this id (deleted, or never there)",
     "forbidden": "you are not allowed to do this",
     "willDestroy": "it is being deleted in the same call",
     "tooLarge": "it is too large for the server",

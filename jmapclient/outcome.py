@@ -43,6 +43,10 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
 """The table the help, the man page and the README show; one line per code."""
 
 
+class InterruptionSaid(KeyboardInterrupt):
+    """Ctrl-C, once the command has said what it had done (import-dmarc's count): nothing more to say."""
+
+
 class UsageError(ValueError):
     """The command line itself is malformed (exit code 2, like argparse)."""
 

@@ -20,7 +20,17 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
 
 from jmapclient.file_safety import STDOUT_NAME
-from jmapclient.outcome import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError, flush_stdout, note, out
+from jmapclient.outcome import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    InterruptionSaid,
+    UsageError,
+    flush_stdout,
+    note,
+    out,
+)
 from mailadmin.cli.parser import PROG
 from mailadmin.startup import resume_collector, skip_exit_collection
 
@@ -90,7 +100,9 @@ def run(
             _discard_stdout()  # what is still buffered would fail again at exit
         emit_error(os_error_line(error))
         return EXIT_FAILED
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        if not isinstance(stop, InterruptionSaid):  # a command that says what it had done has said so
+            note(f"{PROG} {args.command or ''}".rstrip() + " interrupted (Ctrl-C)")
         return EXIT_INTERRUPTED
 
 

@@ -26,7 +26,7 @@ from jmapclient.errors import LocalValidationError
 from jmapclient.failures import REFUSAL_HINT, emit_error, emit_notes
 from jmapclient.file_safety import NotAPath, is_stream, local_path
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
-from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, note, out
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, InterruptionSaid, note, out
 from mailadmin.cli.filters import parse_where
 from mailadmin.cli.progress import Progress
 
@@ -88,7 +88,7 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
     except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: asyncio.run cancels the command, then raises
         bar.close()
         note(interrupted_line(outcome, bar, dry_run=args.dry_run))
-        raise
+        raise InterruptionSaid from None
     finally:
         bar.close()
     summary = outcome.summary

@@ -63,6 +63,7 @@ def test_ctrl_c_says_how_many_reports_were_stored_before_it_stopped(
                      r"(?: \((\d+) more were on their way: the server may have stored them\))?, 1 duplicates, "
                      r"0 rejected; importing the same files again stores the rest", err)
     assert said, err
+    assert "(Ctrl-C)" not in err, "said once, with its counts: no second, bare line"
     read, stored, on_the_way = int(said[1]), int(said[2]), int(said[3] or 0)
     assert 20 <= read < FILES + 1  # the run of files being handed on when the key came ends first
     assert stored + on_the_way == read - 1  # every report read is stored or on its way, the repeat aside

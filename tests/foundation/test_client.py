@@ -167,7 +167,7 @@ async def test_set_is_split_by_max_objects_in_set_and_reports_per_object_errors(
         result = await client.directories.destroy(["a", "b", "bad"])
     assert [c[1]["destroy"] for b in server.bodies for c in b["methodCalls"]] == [["a", "b"], ["bad"]]
     assert result.destroyed == ["a", "b"]
-    assert result.not_destroyed["bad"].message == "it no longer exists on the server"
+    assert result.not_destroyed["bad"].message == "the server has no object with this id (deleted, or never there)"
 
 
 async def test_create_maps_invalid_properties_and_validation_failed_to_field_messages() -> None:

@@ -255,7 +255,7 @@ async def test_server_field_errors_are_shown_next_to_fields(store) -> None:
         await fill(pilot, "store/host", "moved.db.test")
         await save(pilot)
         message = str(editor(pilot).query_one("#editor-message", Static).render())
-        assert "no longer exists" in message
+        assert "the server has no object with this id (deleted, or never there)" in message
         assert field(pilot, "store/host").query_one(Input).value == "moved.db.test"
 
 
