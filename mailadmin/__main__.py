@@ -1,5 +1,5 @@
 """``python -m mailadmin``: the same command line as ``mailadmin``."""
 
-from mailadmin.main import main
+from mailadmin.entry import main
 
 raise SystemExit(main())

@@ -31,3 +31,22 @@ def test_a_command_that_said_what_it_had_done_is_not_said_again(capsys: pytest.C
     code = run(parser, parser.parse_args(["demo"]), local=interrupted_by(InterruptionSaid()))  # type: ignore[arg-type]
     assert code == EXIT_INTERRUPTED
     assert capsys.readouterr().err == ""
+
+
+def test_ctrl_c_while_the_front_door_loads_is_said_without_a_traceback() -> None:
+    # The key in the first 0.3 s landed in the start-up imports: a KeyboardInterrupt traceback.
+    import subprocess
+    import sys
+
+    stopped_import = (
+        "import sys\n"
+        "class Stop:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'mailadmin.main':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Stop())\n"
+        "from mailadmin.entry import main\n"
+        "raise SystemExit(main())\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", stopped_import], capture_output=True, text=True, timeout=60)
+    assert (ran.returncode, ran.stderr, ran.stdout) == (EXIT_INTERRUPTED, "mailadmin interrupted (Ctrl-C)\n", "")
