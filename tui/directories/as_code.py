@@ -67,7 +67,10 @@ class PathDialog(FormDialog[Path]):
         if problem:
             self.query_one("#as-code-error", Static).update(outside.message(problem))
             return
-        self.dismiss(path)
+        if self.must_exist:
+            self.dismiss(path)
+        else:  # the snapshot to write: the default name is the same every time, and may be the one to roll back to
+            self.dismiss_unless_kept(path, path)
 
 
 class PlanDialog(FormDialog[bool]):
