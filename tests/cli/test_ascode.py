@@ -634,3 +634,19 @@ def test_an_explicit_null_in_a_created_store_stays_null_and_converges(
     assert server_b.store.get(DIRECTORY, [new_id])[new_id]["store"]["poolMaxConnections"] is None
     code, out, _ = run(server_b, "apply", str(path), "--dry-run")
     assert code == EXIT_OK and "plan: 1 unchanged" in out, out
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["snapshot", "Directory"], "wrote 3 directories"),
+    (["export-dmarc"], "exported "),
+], ids=["snapshot", "export-dmarc"])
+def test_dash_as_the_output_is_standard_output(run: Run, server_a: StubServer, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch, argv: list[str], said: str) -> None:
+    # `-o -` wrote a file named "-" and said "exported … to -" (the tester's finding); `apply -` reads stdin.
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(server_a, *argv, "-o", "-")
+    assert code == EXIT_OK, err
+    assert not (tmp_path / "-").exists() and list(tmp_path.iterdir()) == []
+    code_plain, plain, _ = run(server_a, *argv)
+    assert code_plain == EXIT_OK and out == plain and out  # what standard output gets without -o
+    assert said in err and " to -" not in err, err
