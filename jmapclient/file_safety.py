@@ -120,6 +120,14 @@ def is_stream(path: Path) -> bool:
 
 
 STDOUT_NAME = "standard output"
+STDIO_ARG = "-"
+"""A file argument that names standard output (or input), as the shell's tools take it."""
+
+
+def named_output(text: str | None) -> str | None:
+    """The file an ``-o`` option names; None for standard output: no option, or ``-``. Taken as a name,
+    ``-o -`` left a file called ``-`` in the working folder."""
+    return None if text is None or text == STDIO_ARG else text
 
 
 def naming(error: OSError, target: Path | str) -> OSError:

@@ -11,9 +11,10 @@ Matching, for each file object in file order (each server object is matched at m
 4. else nothing: the object is created.
 
 A matched object is updated with the patch the console would send
-(:func:`jmapclient.patch.compute_patch`), field by field; a key absent from the file is left as
-the server has it. A secret the file leaves out (:func:`~jmapclient.ascode.ndjson.is_left_out`) is
-never sent: the server keeps the one it has, and a created object gets none (the plan says so).
+(:func:`jmapclient.patch.compute_patch`), field by field; a key absent from the file, at any depth
+(inside ``store`` too), is left as the server has it (:mod:`~jmapclient.ascode.held`). A secret
+the file leaves out (:func:`~jmapclient.ascode.ndjson.is_left_out`) is never
+sent: the server keeps the one it has, and a created object gets none (the plan says so).
 Server objects no file object matched are destroyed only when pruning, and never one an ambiguous
 file object may be, nor all of them for a file that holds none. Two file objects of one kind and
 description that no key tells apart are refused: created, no later apply could tell them apart.
@@ -28,11 +29,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from jmapclient.ascode.held import with_held
 from jmapclient.ascode.ndjson import FileObject, SnapshotFile, is_left_out
 from jmapclient.display import LIST_MAX, safe_text
 from jmapclient.encoding import escape_pointer, unescape_pointer
 from jmapclient.errors import LocalValidationError
-from jmapclient.masking import secret_field_names, secrets_in
+from jmapclient.masking import model_of, secret_field_names, secrets_in
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.patch import compute_patch
 from jmapclient.validation import validate_written
@@ -343,7 +345,8 @@ def _held_members(given: Mapping[str, Any], held: Mapping[str, Any]) -> dict[str
 def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
     before = {key: value for key, value in wire.items() if key != "id"}
     given = as_stored({key: value for key, value in item.value.items() if key != "id"}, before)
-    after = copy.deepcopy({**before, **given})
+    # A key the file leaves out, at any depth, is left as the server has it (held.py).
+    after = copy.deepcopy(with_held(model_of(item.type, before), before, given))
     # A list item that moves up takes the secret it had, from where the file had it: a reference
     # (EnvironmentVariable, File) moves with it; a hidden Value cannot, and the patch refuses it.
     moved = dict(dense_lists(after))

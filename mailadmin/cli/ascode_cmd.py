@@ -19,6 +19,7 @@ from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError, write_private
 from jmapclient.errors import TransportError
 from jmapclient.failures import emit_error
+from jmapclient.file_safety import STDIO_ARG, named_output
 from jmapclient.models.objects import DIRECTORY, ObjectType
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out, write_stdout
 
@@ -46,7 +47,7 @@ def load_file(text: str) -> SnapshotFile:
     """The file ``apply`` reads, read before any connection (a bad file is said before a password prompt)."""
     path = Path(text).expanduser()
     try:
-        return read_snapshot(sys.stdin.read() if text == "-" else path.read_text(encoding="utf-8"))
+        return read_snapshot(sys.stdin.read() if text == STDIO_ARG else path.read_text(encoding="utf-8"))
     except SnapshotFileError as error:
         raise ConfigError(f"cannot apply {text}: {error}") from None
     except UnicodeDecodeError:
@@ -62,11 +63,12 @@ async def snapshot(args: argparse.Namespace, client: JmapClient) -> int:
     if taken.masked:
         emit_error(MASKED_REFUSAL.format(count=taken.masked))
         return EXIT_FAILED
-    if args.output:
-        write_private(Path(args.output).expanduser(), taken.text.encode(), create_parent=False)
+    named = named_output(args.output)
+    if named:
+        write_private(Path(named).expanduser(), taken.text.encode(), create_parent=False)
     else:
         write_stdout(taken.text)
-    where = f" to {args.output}" if args.output else ""
+    where = f" to {named}" if named else ""
     note(f"wrote {taken.count} {found.label.lower()}{where}")
     if taken.left_out:
         note(f"{len(taken.left_out)} secret(s) left out (marked {LEFT_OUT_MARK}): {', '.join(taken.left_out)}")

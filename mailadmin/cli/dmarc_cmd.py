@@ -24,7 +24,7 @@ from jmapclient.dmarc.importing import import_reports as import_files
 from jmapclient.dmarc.retention import check_retention
 from jmapclient.errors import LocalValidationError
 from jmapclient.failures import REFUSAL_HINT, emit_error, emit_notes
-from jmapclient.file_safety import NotAPath, is_stream, local_path
+from jmapclient.file_safety import NotAPath, is_stream, local_path, named_output
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, InterruptionSaid, note, out
 from mailadmin.cli.filters import parse_where
@@ -136,8 +136,9 @@ def export_format(chosen: str | None, output: str | None) -> ExportFormat:
 
 
 async def export_records(args: argparse.Namespace, client: JmapClient) -> int:
-    output = check_output(args.output) if args.output else None
-    args.format = export_format(args.format, args.output)
+    named = named_output(args.output)
+    output = check_output(named) if named else None
+    args.format = export_format(args.format, named)
     where = parse_where(DMARC_EXTERNAL_REPORT, args.where)
     # Written as the pages come: the reports are never all held at once.
     api = client.objects(DMARC_EXTERNAL_REPORT)
@@ -147,8 +148,8 @@ async def export_records(args: argparse.Namespace, client: JmapClient) -> int:
         try:
             exported = await export_reports(api, where, None, args.format, path=output)
         except OSError as error:
-            raise ConfigError(f"cannot write the export to {args.output}: {error.strerror or error}") from None
+            raise ConfigError(f"cannot write the export to {named}: {error.strerror or error}") from None
     emit_notes(exported.notes)
-    where_to = f" to {args.output}" if args.output else ""
+    where_to = f" to {named}" if named else ""
     note(f"exported {exported.rows} records from {exported.report_count} reports{where_to}")
     return EXIT_OK

@@ -560,3 +560,93 @@ def test_a_kind_changed_under_a_key_says_why_the_old_one_is_kept(run: Run, serve
     assert code == EXIT_OK and "1 create" in out and "1 keep" in out, out
     assert (f"the file gives {key} the kind Oidc, and this one is Ldap; a kind is not changed in place, "
             "so the file's is created: kept (--prune would destroy it)") in out, out
+
+
+LEAN_STORES: dict[str, dict[str, Any]] = {
+    "PostgreSql": {"@type": "PostgreSql", "host": "pg.example.org",
+                   "authSecret": {"@type": "EnvironmentVariable", "variableName": "DB_PASSWORD"}},
+    "MySql": {"@type": "MySql", "host": "my.example.org",
+              "authSecret": {"@type": "EnvironmentVariable", "variableName": "DB_PASSWORD"}},
+    "Sqlite": {"@type": "Sqlite", "path": "/var/lib/accounts.db"},
+    "Default": {"@type": "Default"},
+}
+"""Each store backend, with every key that has a default left out (poolMaxConnections, readReplicas...)."""
+
+
+def lean_sql(run: Run, server: StubServer, tmp_path: Path, store: dict[str, Any]) -> Path:
+    """A file of one new SQL directory (the seeded one's queries) whose store is ``store``."""
+    _, lines = snapshot_of(run, server, tmp_path)
+    (_, sql), = lines[2]["value"].items()
+    assert sql["@type"] == "Sql"
+    path = tmp_path / "lean.ndjson"
+    path.write_text(HEADER + directory_line({"directory-lean": {**sql, "description": "Lean", "store": store}}))
+    return path
+
+
+@pytest.mark.parametrize("backend", LEAN_STORES)
+def test_keys_left_out_inside_the_store_are_left_as_the_server_has_them(
+        run: Run, server_a: StubServer, server_b: StubServer, tmp_path: Path, backend: str) -> None:
+    # Left out inside `store`, they were taken as null: the second apply planned "store/poolRecyclingMethod =
+    # null" and the server refused it at every run after ("is required"; the tester's finding).
+    path = lean_sql(run, server_a, tmp_path, LEAN_STORES[backend])
+    code, out, err = run(server_b, "apply", str(path))
+    assert code == EXIT_OK and "created directory-lean" in out, out + err
+    (new_id,) = server_b.store.all_ids(DIRECTORY)
+    created = server_b.store.get(DIRECTORY, [new_id])[new_id]["store"]
+    assert created["@type"] == backend and len(created) >= len(LEAN_STORES[backend])  # the server's defaults
+    for _ in range(2):
+        recorder = SetRecorder()
+        code, out, err = run(server_b, "apply", str(path), transport=recorder)
+        assert code == EXIT_OK and "plan: 1 unchanged" in out and not recorder.sets, out + err
+    assert server_b.store.get(DIRECTORY, [new_id])[new_id]["store"] == created
+
+
+def test_a_store_key_changed_or_nulled_is_the_only_one_sent(run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # The seeded store holds poolMaxConnections 25, verified recycling and a read replica; a file that gives
+    # a new host and an explicit null, and leaves the rest out, changes those two keys alone.
+    source, lines = snapshot_of(run, server_a, tmp_path)
+    (sql_key, sql), = lines[2]["value"].items()
+    held = server_a.store.get(DIRECTORY, [sql_key.removeprefix("directory-")])[sql_key.removeprefix("directory-")]
+    sql["store"] = {"@type": "PostgreSql", "host": "pg-new.example.org", "poolMaxConnections": None,
+                    "readReplicas": {"0": {"host": "pg-replica-new.example.org"}}}
+    write_lines(source, lines)
+    code, out, _ = run(server_a, "apply", str(source), "--dry-run")
+    assert code == EXIT_OK and "plan: 1 update, 2 unchanged" in out, out
+    recorder = SetRecorder()
+    code, out, err = run(server_a, "apply", str(source), transport=recorder)
+    assert code == EXIT_OK, out + err
+    (sent,) = recorder.sets
+    assert sent["update"] == {held["id"]: {"store/host": "pg-new.example.org", "store/poolMaxConnections": None,
+                                           "store/readReplicas/0/host": "pg-replica-new.example.org"}}
+    store = server_a.store.get(DIRECTORY, [held["id"]])[held["id"]]["store"]
+    replica = {**held["store"]["readReplicas"]["0"], "host": "pg-replica-new.example.org"}
+    assert store == {**held["store"], "host": "pg-new.example.org", "poolMaxConnections": None,
+                     "readReplicas": {"0": replica}}
+    code, out, _ = run(server_a, "apply", str(source), "--dry-run")
+    assert code == EXIT_OK and "plan: 3 unchanged" in out, out
+
+
+def test_an_explicit_null_in_a_created_store_stays_null_and_converges(
+        run: Run, server_a: StubServer, server_b: StubServer, tmp_path: Path) -> None:
+    path = lean_sql(run, server_a, tmp_path, {**LEAN_STORES["PostgreSql"], "poolMaxConnections": None})
+    assert run(server_b, "apply", str(path))[0] == EXIT_OK
+    (new_id,) = server_b.store.all_ids(DIRECTORY)
+    assert server_b.store.get(DIRECTORY, [new_id])[new_id]["store"]["poolMaxConnections"] is None
+    code, out, _ = run(server_b, "apply", str(path), "--dry-run")
+    assert code == EXIT_OK and "plan: 1 unchanged" in out, out
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["snapshot", "Directory"], "wrote 3 directories"),
+    (["export-dmarc"], "exported "),
+], ids=["snapshot", "export-dmarc"])
+def test_dash_as_the_output_is_standard_output(run: Run, server_a: StubServer, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch, argv: list[str], said: str) -> None:
+    # `-o -` wrote a file named "-" and said "exported … to -" (the tester's finding); `apply -` reads stdin.
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(server_a, *argv, "-o", "-")
+    assert code == EXIT_OK, err
+    assert not (tmp_path / "-").exists() and list(tmp_path.iterdir()) == []
+    code_plain, plain, _ = run(server_a, *argv)
+    assert code_plain == EXIT_OK and out == plain and out  # what standard output gets without -o
+    assert said in err and " to -" not in err, err

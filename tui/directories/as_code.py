@@ -1,6 +1,7 @@
 """Directories as code in the console: "Snapshot…" writes the file, "Apply a file…" shows the
-plan and applies it on confirmation. The flows and their words are :mod:`jmapclient.ascode`'s,
-the same as ``mailadmin snapshot`` and ``mailadmin apply`` (the plan reads the same here).
+plan and applies it on confirmation, if the plan is still the same then (else it shows the new one).
+The flows and their words are :mod:`jmapclient.ascode`'s, the same as ``mailadmin snapshot`` and
+``mailadmin apply`` (the plan reads the same here).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from tui.screens.form_dialog import FormDialog
 from tui.widgets import outside
 
 DEFAULT_FILE = "directories.ndjson"
+CHANGED_NOTE = ("The directories on the server changed since the plan was shown, so nothing was applied: "
+                "this is the plan now.")
 
 PATH_CSS = """
 PathDialog #as-code-error { height: auto; }
@@ -64,7 +67,10 @@ class PathDialog(FormDialog[Path]):
         if problem:
             self.query_one("#as-code-error", Static).update(outside.message(problem))
             return
-        self.dismiss(path)
+        if self.must_exist:
+            self.dismiss(path)
+        else:  # the snapshot to write: the default name is the same every time, and may be the one to roll back to
+            self.dismiss_unless_kept(path, path)
 
 
 class PlanDialog(FormDialog[bool]):
@@ -72,15 +78,19 @@ class PlanDialog(FormDialog[bool]):
 
     DEFAULT_CSS = FormDialog.DEFAULT_CSS + PATH_CSS
 
-    def __init__(self, source: str, plan: Plan, lines: list[str]) -> None:
+    def __init__(self, source: str, plan: Plan, lines: list[str], *, changed: bool = False) -> None:
         super().__init__()
         self.source = source
         self.plan = plan
         self.lines = lines
+        self.changed = changed
+        """The plan shown before was confirmed, and the server had changed since: this is the new one."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(f"Apply {self.source}", classes="dialog-title")
+            if self.changed:
+                yield Static(CHANGED_NOTE, id="plan-changed", classes="dialog-error")
             with VerticalScroll(id="plan-scroll"):
                 yield Static(outside.message("\n".join(self.lines)), id="plan-lines", markup=False)
             buttons = [Button("Cancel", id="cancel")]

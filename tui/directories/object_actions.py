@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import on, work
 from textual.widgets import Button
 
-from jmapclient.ascode.ndjson import SnapshotFileError, read_snapshot
+from jmapclient.ascode.ndjson import SnapshotFile, SnapshotFileError, read_snapshot
 from jmapclient.ascode.plan import Plan, make_plan
 from jmapclient.ascode.runner import read_all, run_plan, take_snapshot
 from jmapclient.ascode.wording import all_applied, applied_line, outcome_line, plan_lines
@@ -217,18 +217,28 @@ class DirectoryObjectActions(SectionView):
         except (JmapError, OSError, UnicodeDecodeError, SnapshotFileError) as error:
             self.post_message(Status(f"Could not read {path}: {error}", "error"))
             return
+        self._show_plan(path.name, snapshot, plan, changed=False)
 
+    def _show_plan(self, source: str, snapshot: SnapshotFile, plan: Plan, *, changed: bool) -> None:
         def answered(yes: bool | None) -> None:
             if yes and not gone(self):  # the answer may come after the section was left
-                self._apply(plan)
+                self._apply(source, snapshot, plan)
 
-        self.app.push_screen(PlanDialog(path.name, plan, plan_lines(plan)), answered)
+        self.app.push_screen(PlanDialog(source, plan, plan_lines(plan), changed=changed), answered)
 
     @work(exclusive=True, group="directories-as-code")
     @while_attached
-    async def _apply(self, plan: Plan) -> None:
+    async def _apply(self, source: str, snapshot: SnapshotFile, shown: Plan) -> None:
+        api = self.context.client.directories
         try:
-            outcomes = await run_plan(self.context.client.directories, plan)
+            # The plan on screen may be minutes old: another apply (the CLI's, another console's) may have
+            # created what it creates, and running it then made a twin. Planned again, it is run only if it is
+            # still the plan the person confirmed; else the new one is shown and asked for again.
+            plan = make_plan(snapshot, await read_all(api), prune=False)
+            if plan != shown:
+                self._show_plan(source, snapshot, plan, changed=True)
+                return
+            outcomes = await run_plan(api, plan)
         except JmapError as error:
             self.post_message(Status(f"Could not apply the file: {error}", "error"))
             return

@@ -100,7 +100,8 @@ class ExportDialog(FormDialog[ExportChoice]):
             self.query_one("#error", Static).update(outside.message(f"Cannot write there: {error}"))
             return
         # The select offers only EXPORT_FORMATS.
-        self.dismiss(ExportChoice(path, cast(ExportFormat, self.query_one("#format", Select).value), target))
+        self.dismiss_unless_kept(target, ExportChoice(path, cast(ExportFormat, self.query_one("#format", Select).value),
+                                                      target))
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,9 @@ Directories' snapshot and apply dialogs, summaries), so they live with the other
 
 from __future__ import annotations
 
+import stat
+from datetime import datetime
+from pathlib import Path
 from typing import TypeVar
 
 from textual.app import ComposeResult
@@ -13,6 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, Static
 
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.dialog import Dialog
 from tui.widgets import outside
 
@@ -62,6 +66,24 @@ class FormDialog(Dialog[T]):
     def submit(self) -> None:  # pragma: no cover - every dialog overrides it
         raise NotImplementedError
 
+    def dismiss_unless_kept(self, target: Path, result: T) -> None:
+        """Answer ``result``, which writes ``target``; if a file is there, only once the person said to
+        overwrite it (No is the default, and keeps this dialog open for another name).
+
+        The one flow of every dialog that writes a file the person names (the Directories' snapshot,
+        the DMARC export): they replaced a file without a word, the snapshot to roll back to among them.
+        """
+        question = overwrite_question(target)
+        if question is None:
+            self.dismiss(result)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(result)
+
+        self.app.push_screen(ConfirmScreen(question, yes="Overwrite", no="No"), answered)
+
     @staticmethod
     def buttons(ok: str) -> Horizontal:
         return Horizontal(Button(ok, id="ok", variant="primary"), Button("Cancel", id="cancel"),
@@ -89,3 +111,18 @@ class MessageDialog(FormDialog[None]):
             with VerticalScroll(id="message-scroll"):
                 yield Static(outside.message("\n".join(self.lines)), id="message", markup=False)
             yield Horizontal(Button("Close", id="cancel", variant="primary"), classes="dialog-buttons")
+
+
+def overwrite_question(target: Path) -> str | None:
+    """What to ask before writing ``target``; None when no file's contents would be lost: nothing there,
+    a stream such as ``/dev/null`` (written into, not replaced), or a folder (the write says why not)."""
+    try:
+        found = target.stat()
+    except OSError:  # nothing there (or nothing this login may see: the write will say so)
+        return None
+    if not stat.S_ISREG(found.st_mode):
+        return None
+    changed = datetime.fromtimestamp(found.st_mtime).strftime("%Y-%m-%d %H:%M")
+    # The write replaces the file by a new one, owner-only like every file the console writes.
+    return (f"{target} exists ({found.st_size:,} bytes, changed {changed}). Overwrite it? "
+            "The new file is readable by you only (0600).")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Input, Static
 
+from jmapclient.ascode.plan import Action
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import make_console
@@ -94,3 +95,32 @@ async def test_a_path_that_cannot_be_one_is_said_in_the_dialog(console) -> None:
             await pilot.press("escape")
             await settle(pilot)
         assert pilot.app.is_running
+
+
+async def test_a_plan_the_server_outdated_is_shown_again_not_run(profile: str, tmp_path: Path) -> None:
+    # The plan stayed on screen while the CLI applied the same file; confirmed, it created the directory a
+    # second time (the tester's finding: "created … as d12", two identical directories).
+    store = Store()
+    seed_fresh(store, reports=0, directories=True)
+    console = make_console(store, profile=profile)
+    new = {"@type": "Oidc", "description": "T9 dialog", "issuerUrl": "https://sso.example.org"}
+    target = tmp_path / "one.ndjson"
+    target.write_text(json.dumps({"@type": "create", "object": "Directory", "value": {"directory-t9": new}}) + "\n")
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await _answer_path(pilot, target)
+        assert isinstance(pilot.app.screen, PlanDialog) and pilot.app.screen.plan.count(Action.CREATE) == 1
+        other = console.reconnect()  # the CLI's apply, meanwhile
+        await other.client.directories.set(create={"k": new})
+        held = store.all_ids(DIRECTORY)
+        await pilot.press("enter")  # Apply 1 change
+        await settle(pilot)
+        dialog = pilot.app.screen
+        assert isinstance(dialog, PlanDialog) and dialog.changed, dialog
+        assert "plan: 1 unchanged, 3 keep" in str(dialog.query_one("#plan-lines", Static).render())
+        assert "changed since the plan was shown" in str(dialog.query_one("#plan-changed", Static).render())
+        assert not dialog.query("#ok")  # nothing left to apply
+        assert store.all_ids(DIRECTORY) == held
+        await other.client.aclose()
+    store.close()

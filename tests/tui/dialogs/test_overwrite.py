@@ -1,0 +1,88 @@
+"""A file the console would write over is asked about first: the Directories' snapshot and the DMARC export.
+
+Both replaced an existing file without a word (the tester's "Wrote 11 directories to keep.txt", its old
+contents gone); the snapshot's default name is the same every time, so each replaced the one before.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Static
+
+from tests.support.console import make_console, make_world
+from tests.support.seeding import seed_fresh
+from tests.support.waiting import settle, wait_until
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.form_dialog import FormDialog
+
+OLD = "the snapshot to roll back to\n"
+
+CASES = {
+    # section, the key that opens its dialog, the id of the dialog's path field
+    "snapshot": ("directories", "s", "#as-code-path"),
+    "export": ("dmarc", "x", "#path"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+async def test_an_existing_file_is_overwritten_only_when_the_person_says_so(case: str, tmp_path: Path) -> None:
+    section, key, field = CASES[case]
+    world = make_world("spec", reports=5)
+    seed_fresh(world.store, reports=0, directories=True)
+    console = make_console(world.store, start_section=section)
+    target = tmp_path / "keep.txt"
+    target.write_text(OLD)
+    target.chmod(0o644)
+    try:
+        async with console.app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press(key)
+            await settle(pilot)
+            dialog = pilot.app.screen
+            assert isinstance(dialog, FormDialog), dialog
+            dialog.query_one(field, Input).value = str(target)
+            dialog.query_one(field, Input).focus()
+            await pilot.press("enter")
+            await settle(pilot)
+            question = pilot.app.screen
+            assert isinstance(question, ConfirmScreen), question
+            said = str(question.query_one("#confirm-question", Static).render())
+            assert f"{target} exists ({len(OLD)} bytes, changed " in said and "Overwrite it?" in said, said
+            await pilot.press("enter")  # No has the focus: the default keeps the file
+            await settle(pilot)
+            assert pilot.app.screen is dialog  # still open, for another name
+            assert target.read_text() == OLD and stat.S_IMODE(target.stat().st_mode) == 0o644
+
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(pilot.app.screen, ConfirmScreen)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: target.read_text() != OLD, "the file written")
+            await settle(pilot)
+            assert stat.S_IMODE(target.stat().st_mode) == 0o600  # replaced by a new owner-only file
+    finally:
+        world.store.close()
+
+
+async def test_a_new_file_or_a_stream_is_written_without_a_question(tmp_path: Path) -> None:
+    world = make_world("spec", reports=0)
+    seed_fresh(world.store, reports=0, directories=True)
+    console = make_console(world.store)
+    fresh = tmp_path / "fresh.ndjson"
+    try:
+        async with console.app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            for target in (fresh, Path(os.devnull)):
+                await pilot.press("s")
+                await settle(pilot)
+                pilot.app.screen.query_one("#as-code-path", Input).value = str(target)
+                await pilot.press("enter")
+                await settle(pilot)
+                assert not isinstance(pilot.app.screen, ConfirmScreen | FormDialog), pilot.app.screen
+            assert fresh.read_text().startswith('{"@type":"destroy"')
+    finally:
+        world.store.close()
