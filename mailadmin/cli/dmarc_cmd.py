@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import cast, get_args
@@ -26,7 +25,7 @@ from jmapclient.errors import LocalValidationError
 from jmapclient.failures import REFUSAL_HINT, emit_error, emit_notes
 from jmapclient.file_safety import NotAPath, is_stream, local_path, named_output
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
-from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, InterruptionSaid, note, out
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, InterruptionSaid, note, out, stdout_stream
 from mailadmin.cli.filters import parse_where
 from mailadmin.cli.progress import Progress
 
@@ -143,7 +142,7 @@ async def export_records(args: argparse.Namespace, client: JmapClient) -> int:
     # Written as the pages come: the reports are never all held at once.
     api = client.objects(DMARC_EXTERNAL_REPORT)
     if output is None:  # a reader leaving early (a broken pipe) is handled where every command's is
-        exported = await export_reports(api, where, None, args.format, out=sys.stdout)
+        exported = await export_reports(api, where, None, args.format, out=stdout_stream())
     else:
         try:
             exported = await export_reports(api, where, None, args.format, path=output)

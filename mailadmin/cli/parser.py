@@ -254,7 +254,8 @@ def _export_dmarc(export: argparse.ArgumentParser) -> None:
                         help="default: the -o file's extension (.json, .csv), else csv. A CSV cell shows hidden "
                              "characters as JSON escapes (a line break as \\n) and a backslash as \\\\; "
                              "one starting =, +, -, @ is prefixed with '")
-    export.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
+    export.add_argument("-o", "--output", metavar="FILE",
+                        help="write here instead of standard output (- is standard output)")
 
 
 def _dmarc_advice(advice: argparse.ArgumentParser) -> None:
@@ -279,7 +280,8 @@ def _dmarc_advice(advice: argparse.ArgumentParser) -> None:
 
 def _snapshot(snapshot: argparse.ArgumentParser) -> None:
     snapshot.add_argument("object", metavar="OBJECT", help="Directory")
-    snapshot.add_argument("-o", "--output", metavar="FILE", help="write here (0600) instead of standard output")
+    snapshot.add_argument("-o", "--output", metavar="FILE",
+                          help="write here (0600) instead of standard output (- is standard output)")
     snapshot.add_argument("--include-secrets", action="store_true",
                           help="keep Value secrets (refused while the server masks them, as it always does)")
 
