@@ -8,6 +8,7 @@ test says so, since this machine is not the mail server.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,11 +41,13 @@ class LiveInput:
     confirm_cleartext: Callable[[str], bool] = _always
     """Shown the warning before a password goes over an unencrypted LDAP connection; False stops it."""
     timeout: float = 10.0
-    """Seconds, for each step (connect, each search, each query, each HTTP request)."""
+    """Seconds, for each step as a whole (connect, TLS, a bind, the searches of a step, a query, a fetch)."""
     ca_file: str | None = None
     """A private CA (PEM) trusted for the directory's TLS, on top of the system store."""
     said: list[str] = field(default_factory=list)
     """Where each secret came from, in words, for the report's notes."""
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    """Set when nobody waits for the result any more (the console's view left): the call under way is cut."""
 
 
 def step_timeout(configured: Any, inputs: LiveInput, default_ms: int) -> float:
