@@ -31,7 +31,7 @@ STEP_SECONDS = 300.0
 
 
 async def main(port: int, how: str) -> None:
-    dirtest_view.LiveInput = functools.partial(LiveInput, timeout=STEP_SECONDS)  # type: ignore[misc]
+    dirtest_view.LiveInput = functools.partial(LiveInput, timeout=STEP_SECONDS)  # type: ignore[assignment]
     store = Store()
     wire = ldap_settings(f"ldap://127.0.0.1:{port}", description="Trickling", useTls=False, timeout=300000)
     model = validate_incoming(DIRECTORY, wire)
