@@ -23,7 +23,7 @@ from jmapclient.dirtest.inputs import LiveInput, directory_secret, must_ask
 from jmapclient.dirtest.lint import Finding, check_sample_hash, ldap_is_cleartext, lint_directory
 from jmapclient.dirtest.live import WHERE_IT_RUNS
 from jmapclient.dirtest.steps import MARKS, Outcome, Report
-from jmapclient.dirtest.words import NAME_WIDTH, finding_line, summary
+from jmapclient.dirtest.words import NAME_WIDTH, finding_line, lint_summary, summary
 from tui.keyboard import in_background
 from tui.lifecycle import while_attached
 from tui.screens.dialog import Dialog
@@ -42,7 +42,7 @@ TEST_GROUP = in_background("directory-test")
 
 def lint_text(findings: list[Finding], labels: Mapping[str, str]) -> Text:
     if not findings:
-        return Text("✓ the settings hold none of the known mistakes", style="green")
+        return Text(lint_summary(findings), style="green")
     lines = [outside.message(finding_line(f, labels.get(f.field)), "bold red" if f.severity == "error" else "yellow")
              for f in findings]
     return Text("\n").join(lines)
