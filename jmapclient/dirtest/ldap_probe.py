@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-_BIND_FIX = "check the bind DN and the bind secret"
 _NOT_LDAP_FIX = ("check that the server URL names the directory's LDAP port (ldap:// usually 389, ldaps:// usually "
                  "636), not another service's, and that nothing in between answers in its place")
 _LOGIN_FIX = "check the base DN and the login filter; the address must be in the attribute the filter compares"
@@ -252,7 +251,9 @@ class _Probe(EntryChecks):
 
         connection.user, connection.password, connection.authentication = str(bind_dn), secret, ldap3.SIMPLE
         if not self._bound(connection):
-            raise self.fail(steps.SERVICE_BIND, f"the server refused {bind_dn}: {_result(connection)}", _BIND_FIX)
+            origin = self.inputs.origins.get("bind secret", "given")
+            raise self.fail(steps.SERVICE_BIND, f"the server refused {bind_dn}: {_result(connection)}",
+                            f"check the bind DN, and the bind secret ({origin})")
         self.report.add(steps.SERVICE_BIND, Outcome.PASSED, f"bound as {bind_dn}")
 
     def _user_bind(self, ldap3_: Any) -> None:

@@ -22,7 +22,7 @@ from jmapclient.dirtest.inputs import LiveInput, resolve_secret, step_timeout
 from jmapclient.dirtest.lint import mapped_columns
 from jmapclient.dirtest.sqlcheck import has_placeholder
 from jmapclient.dirtest.steps import Outcome, Report
-from jmapclient.dirtest.tls_words import CA_FIX, tls_failure
+from jmapclient.dirtest.tls_words import CA_FIX, about_tls, tls_failure
 from jmapclient.models._base import SERVICE_NAME
 
 Row = dict[str, Any]
@@ -30,6 +30,12 @@ _READS = re.compile(r"\s*\(*\s*(SELECT|WITH)\b", re.IGNORECASE)
 """A query that may run here: DDL commits itself in MySQL, whatever the transaction, so the rest never runs."""
 _CONNECT_FIX = (
     "check host, port, database, user name and password of the storage backend, and that this machine may connect"
+)
+
+
+_TLS_FIX = (
+    "check TLS: Use TLS is on, so the server must offer it on this port (PostgreSQL: ssl = on; MySQL/MariaDB: "
+    "ssl_cert and ssl_key); turn Use TLS off only for a server on this host or a trusted network"
 )
 
 
@@ -59,8 +65,7 @@ def probe_sql(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
             seconds = step_timeout(store.get("timeout"), inputs, _DEFAULT_TIMEOUT_MS)
             report.add(steps.CONNECT, Outcome.FAILED, no_answer(seconds), NO_ANSWER_FIX)
         else:
-            report.add(steps.CONNECT, Outcome.FAILED, f"cannot connect: {_words(error)}",
-                       CA_FIX if tls_failure(error).untrusted else _CONNECT_FIX)
+            report.add(steps.CONNECT, Outcome.FAILED, f"cannot connect: {_words(error)}", _connect_fix(error, store))
         report.skip_rest(steps.SQL_PLAN, "not run: the connection failed")
         return report
     try:
@@ -118,6 +123,15 @@ class _Database:
             self._rollback()  # nothing was written; nothing is kept
         with contextlib.suppress(Exception):  # a cut connection may say so as it closes
             self.connection.close()
+
+
+def _connect_fix(error: BaseException, store: Mapping[str, Any]) -> str:
+    """What to check for a refused connection: the CA, TLS on both sides, or the rest of the address."""
+    if tls_failure(error).untrusted:
+        return CA_FIX
+    if store.get("useTls") is True and about_tls(error):  # "server does not support SSL, but SSL was required"
+        return _TLS_FIX
+    return _CONNECT_FIX
 
 
 def _secret(store: Mapping[str, Any], inputs: LiveInput) -> str | None:
