@@ -142,3 +142,18 @@ def test_the_command_prints_json_and_exits_failed_on_a_garbage_ldap_port(
     failed = [s for s in live["steps"] if s["outcome"] == "failed"]
     assert len(failed) == 1 and failed[0]["reason"].startswith("the server's answer is not LDAP"), failed
     assert "Traceback" not in captured.err
+
+
+def test_a_failure_no_step_foresaw_is_one_failed_step_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The net under every probe, for the command line and the console alike: a driver raising on bytes no step
+    # anticipated (the tester's KeyError (1, 20) came from ldap3's decoder) still gives a report.
+    from jmapclient.dirtest import ldap_probe
+
+    def decoder_failure(*_: Any) -> Report:
+        raise KeyError((1, 20))
+
+    monkeypatch.setattr(ldap_probe, "probe_ldap", decoder_failure)
+    report = run_live(ldap_settings("ldap://127.0.0.1:9"), LiveInput(login=ALICE))
+    [failed] = report.steps
+    assert (failed.name, failed.outcome) == ("test", Outcome.FAILED)
+    assert "KeyError" in failed.reason and failed.fix
