@@ -8,6 +8,7 @@ test says so, since this machine is not the mail server.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,11 +41,15 @@ class LiveInput:
     confirm_cleartext: Callable[[str], bool] = _always
     """Shown the warning before a password goes over an unencrypted LDAP connection; False stops it."""
     timeout: float = 10.0
-    """Seconds, for each step (connect, each search, each query, each HTTP request)."""
+    """Seconds, for each step as a whole (connect, TLS, a bind, the searches of a step, a query, a fetch)."""
     ca_file: str | None = None
     """A private CA (PEM) trusted for the directory's TLS, on top of the system store."""
     said: list[str] = field(default_factory=list)
     """Where each secret came from, in words, for the report's notes."""
+    origins: dict[str, str] = field(default_factory=dict)
+    """Each secret's origin by what it is ("bind secret": "read from the file PATH"), for a fix to name it."""
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    """Set when nobody waits for the result any more (the console's view left): the call under way is cut."""
 
 
 def step_timeout(configured: Any, inputs: LiveInput, default_ms: int) -> float:
@@ -66,12 +71,14 @@ def resolve_secret(secret: Any, what: str, inputs: LiveInput) -> str | None:
         value = secret.get("secret")
         if isinstance(value, str) and value and value != MASKED_SECRET:
             inputs.said.append(f"The {what} is taken from the settings given.")
+            inputs.origins[what] = "taken from the settings given"
             return value
         return _asked(what, inputs, "the server shows it only as ****")
     if kind == "EnvironmentVariable":
         name = str(secret.get("variableName") or "")
         if name and name in os.environ:
             inputs.said.append(f"The {what} is read from the environment variable {name} on this machine.")
+            inputs.origins[what] = f"read from the environment variable {name} on this machine"
             return os.environ[name]
         return _asked(what, inputs, f"the environment variable {name} is not set on this machine")
     if kind == "File":
@@ -81,6 +88,7 @@ def resolve_secret(secret: Any, what: str, inputs: LiveInput) -> str | None:
         except OSError:
             return _asked(what, inputs, f"the file {path} is not readable on this machine")
         inputs.said.append(f"The {what} is read from the file {path} on this machine.")
+        inputs.origins[what] = f"read from the file {path} on this machine"
         return value
     return None
 
@@ -89,6 +97,7 @@ def _asked(what: str, inputs: LiveInput, why: str) -> str | None:
     value = inputs.ask_secret(f"{what} ({why})")
     if value:
         inputs.said.append(f"The {what} was {inputs.secret_source} ({why}).")
+        inputs.origins[what] = inputs.secret_source
         return value
     inputs.said.append(f"No {what} was given ({why}).")
     return None

@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 import socket
 import ssl
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from jmapclient.dirtest import hashes, steps
-from jmapclient.dirtest.deadline import NO_ANSWER_FIX, no_answer, timed_out
+from jmapclient.dirtest.deadline import NO_ANSWER_FIX, StepClock, Worker, no_answer, shut_socket, timed_out
 from jmapclient.dirtest.inputs import LiveInput, resolve_secret, step_timeout
 from jmapclient.dirtest.ldap_entry import EntryChecks
 from jmapclient.dirtest.lint import ldap_is_cleartext
@@ -21,7 +21,10 @@ from jmapclient.rules import members
 if TYPE_CHECKING:
     import ldap3
 
-_BIND_FIX = "check the bind DN and the bind secret (the test asks for the secret: the server shows only ****)"
+T = TypeVar("T")
+
+_NOT_LDAP_FIX = ("check that the server URL names the directory's LDAP port (ldap:// usually 389, ldaps:// usually "
+                 "636), not another service's, and that nothing in between answers in its place")
 _LOGIN_FIX = "check the base DN and the login filter; the address must be in the attribute the filter compares"
 _TLS_PORT_FIX = "ldaps:// needs the server's TLS port (usually 636), ldap:// with Use TLS its plain one (usually 389)"
 
@@ -63,6 +66,10 @@ class _Probe(EntryChecks):
         self.base = str(wire.get("baseDn") or "")
         self.bind_auth = wire.get("bindAuthentication", True) is not False
         self.entry: Any = None
+        self.clock = StepClock(self.timeout)
+        """Each step's bound as a whole: ldap3's receive timeout bounds each read only."""
+        self.workers: dict[int, tuple[Any, Worker]] = {}
+        """Each connection's worker, by the connection's id (the connection is held, so the id stays its)."""
 
     def fail(self, name: str, reason: str, fix: str, details: tuple[str, ...] = ()) -> _Stop:
         self.report.add(name, Outcome.FAILED, reason, fix, details)
@@ -85,22 +92,44 @@ class _Probe(EntryChecks):
             with self._answered(steps.ALIASES):
                 self._aliases(ldap3, connection)
         finally:
-            _close(connection)
+            self._close(connection)
         with self._answered(steps.USER_BIND):
             self._user_bind(ldap3)
 
     @contextlib.contextmanager
     def _answered(self, name: str) -> Iterator[None]:
-        """The step ``name`` fails in words when the server let ldap3's receive timeout pass (each read is
-        bounded by it); the steps after it are not run, since the server stopped answering."""
+        """The step ``name`` fails in words when the server did not answer within the step's bound (or
+        ldap3's own receive timeout passed), or when what it sent is no LDAP ldap3 can read (its decoder
+        then raises anything: a KeyError, an IndexError); the steps after it are not run."""
+        self.clock.restart()
         try:
             yield
         except _Stop:
             raise
         except Exception as error:
-            if not timed_out(error):
-                raise
-            raise self.fail(name, no_answer(self.timeout), NO_ANSWER_FIX) from None
+            from ldap3.core.exceptions import LDAPCommunicationError
+
+            if timed_out(error):
+                raise self.fail(name, no_answer(self.timeout), NO_ANSWER_FIX) from None
+            if isinstance(error, LDAPCommunicationError):
+                raise self.fail(name, f"the server ended the connection instead of answering in LDAP: "
+                                f"{plain_words(error)}", _NOT_LDAP_FIX) from None
+            raise self.fail(name, f"the server's answer is not LDAP: ldap3 cannot read it ({type(error).__name__}: "
+                            f"{plain_words(error)})", _NOT_LDAP_FIX) from None
+
+    def _call(self, connection: Any, call: Callable[[], T]) -> T:
+        """``call()`` on ``connection`` within what is left of the step's bound; at the bound the connection's
+        socket is shut, so ldap3's wait ends."""
+        held = self.workers.get(id(connection))
+        if held is None:
+            held = self.workers[id(connection)] = (connection, Worker(lambda: _cut(connection), self.inputs.cancelled))
+        return self.clock.within(held[1], call)
+
+    def _close(self, connection: Any) -> None:
+        """Unbind, unless a call still holds the connection (and its lock: unbind would wait for it)."""
+        held = self.workers.get(id(connection))
+        if held is None or not held[1].stuck:
+            _close(connection)
 
     # --- connect, TLS -------------------------------------------------------------------------
 
@@ -134,7 +163,7 @@ class _Probe(EntryChecks):
 
         connection = self._new_connection(ldap3_)
         try:
-            connection.open()
+            self._call(connection, connection.open)
         except LDAPException as error:
             if timed_out(error):
                 raise
@@ -160,10 +189,10 @@ class _Probe(EntryChecks):
     def _starttls(self, connection: Any, ldap_exception: type[Exception]) -> None:
         untrusted = False
         try:
-            started = connection.start_tls()
+            started = self._call(connection, connection.start_tls)
         except ldap_exception as error:
             if timed_out(error):
-                _close(connection)
+                self._close(connection)
                 raise
             failure = tls_failure(error)
             started, words, untrusted = False, failure.words, failure.untrusted
@@ -173,7 +202,7 @@ class _Probe(EntryChecks):
         if started:
             self.report.add(steps.TLS, Outcome.PASSED, "STARTTLS (Use TLS) succeeded, the certificate verified")
             return
-        _close(connection)
+        self._close(connection)
         if self.implicit_tls:
             raise self.fail(steps.TLS, f"STARTTLS on an ldaps:// connection, which is already TLS: {words}",
                             "turn Use TLS off to keep ldaps://, or use ldap:// with Use TLS on")
@@ -190,10 +219,22 @@ class _Probe(EntryChecks):
 
     # --- binds --------------------------------------------------------------------------------
 
+    def _bound(self, connection: Any) -> bool:
+        """Whether the bind succeeded; the server's words stay in ``connection.result`` either way."""
+        from ldap3.core.exceptions import LDAPCommunicationError, LDAPException
+
+        try:
+            return bool(self._call(connection, connection.bind))
+        except LDAPException as error:
+            if timed_out(error) or isinstance(error, LDAPCommunicationError):  # no answer is no refusal: the step
+                raise  # says so (_answered)
+            connection.result = {"description": type(error).__name__, "message": plain_words(error)}
+            return False
+
     def _service_bind(self, connection: Any) -> None:
         bind_dn = self.wire.get("bindDn")
         if not bind_dn:
-            if _bound(connection):
+            if self._bound(connection):
                 self.report.add(steps.SERVICE_BIND, Outcome.PASSED, "anonymous (no bind DN set)")
                 return
             raise self.fail(steps.SERVICE_BIND, f"the server refuses anonymous searches: {_result(connection)}",
@@ -209,8 +250,10 @@ class _Probe(EntryChecks):
         import ldap3
 
         connection.user, connection.password, connection.authentication = str(bind_dn), secret, ldap3.SIMPLE
-        if not _bound(connection):
-            raise self.fail(steps.SERVICE_BIND, f"the server refused {bind_dn}: {_result(connection)}", _BIND_FIX)
+        if not self._bound(connection):
+            origin = self.inputs.origins.get("bind secret", "given")
+            raise self.fail(steps.SERVICE_BIND, f"the server refused {bind_dn}: {_result(connection)}",
+                            f"check the bind DN, and the bind secret ({origin})")
         self.report.add(steps.SERVICE_BIND, Outcome.PASSED, f"bound as {bind_dn}")
 
     def _user_bind(self, ldap3_: Any) -> None:
@@ -230,13 +273,13 @@ class _Probe(EntryChecks):
         dn = str(self.entry.entry_dn)
         connection = self._new_connection(ldap3_, dn, password)
         try:
-            connection.open()
+            self._call(connection, connection.open)
             if self.starttls:
-                connection.start_tls()
-            bound = _bound(connection)
+                self._call(connection, connection.start_tls)
+            bound = self._bound(connection)
             result = _result(connection)
         finally:
-            _close(connection)
+            self._close(connection)
         if not bound:
             self.report.add(steps.USER_BIND, Outcome.FAILED, f"the server refused the password for {dn}: {result}",
                             "check the password; with bind authentication the directory itself decides (rule L1)")
@@ -272,14 +315,16 @@ class _Probe(EntryChecks):
         return sorted({a for name in names for a in members(self.wire.get(name))} | {"objectClass"})
 
     def _search(self, connection: Any, ldap3_: Any, search_filter: str, attributes: list[str]) -> list[Any]:
-        found = connection.search(self.base, search_filter, ldap3_.SUBTREE, attributes=attributes,
-                                  time_limit=max(1, int(self.timeout)), size_limit=10)
+        found = self._call(connection, lambda: connection.search(
+            self.base, search_filter, ldap3_.SUBTREE, attributes=attributes, time_limit=max(1, int(self.timeout)),
+            size_limit=10))
         description = connection.result.get("description")
         if not found and description not in ("success", None):
             raise LookupError(_result(connection))
         return list(connection.entries)
 
     def _search_login(self, ldap3_: Any, connection: Any) -> None:
+        from ldap3.core.exceptions import LDAPCommunicationError, LDAPException
         from ldap3.utils.conv import escape_filter_chars
 
         login = self.inputs.login
@@ -293,9 +338,9 @@ class _Probe(EntryChecks):
         except LookupError as error:
             raise self.fail(steps.LOGIN_SEARCH, f"the search {search_filter} under {self.base!r} failed: {error}",
                             _LOGIN_FIX) from None
-        except Exception as error:  # ldap3 raises its own for a filter it cannot send
-            if timed_out(error):  # sent, but no answer came: the step says so (_answered)
-                raise
+        except LDAPException as error:  # ldap3 raises its own for a filter it cannot send
+            if timed_out(error) or isinstance(error, LDAPCommunicationError):  # sent, but no answer came: the
+                raise  # step says so (_answered)
             raise self.fail(steps.LOGIN_SEARCH, f"the login filter cannot be sent: {error}",
                             "correct the login filter (see the lint above)") from None
         if not entries:
@@ -323,17 +368,10 @@ def _close(connection: Any) -> None:
         connection.unbind()
 
 
-def _bound(connection: Any) -> bool:
-    """Whether the bind succeeded; the server's words stay in ``connection.result`` either way."""
-    from ldap3.core.exceptions import LDAPException
-
-    try:
-        return bool(connection.bind())
-    except LDAPException as error:
-        if timed_out(error):  # no answer is no refusal: the step says so (_answered)
-            raise
-        connection.result = {"description": type(error).__name__, "message": plain_words(error)}
-        return False
+def _cut(connection: Any) -> None:
+    """Shut the connection's socket: ldap3's wait on it ends at once."""
+    with contextlib.suppress(Exception):  # not opened yet, or already closed: nothing waits on it
+        shut_socket(connection.socket.fileno())
 
 
 def _result(connection: Any) -> str:

@@ -2,17 +2,26 @@
 
 httpx fetches the discovery document and the keys; joserfc verifies the token's signature with
 them. The token is never shown: only its claims' names and the values the checks use.
+
+httpx's timeout bounds each read, not a fetch: a provider trickling its answer a byte at a time holds
+a fetch for ever. So each fetch runs within the step's bound (:class:`~jmapclient.dirtest.deadline.Worker`),
+and the bound's cut shuts the client's sockets, held here as they are opened.
 """
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import ssl
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any
 
+import httpcore  # loaded with this module only, when an OpenID Connect directory is tested
+
 from jmapclient.dirtest import steps
-from jmapclient.dirtest.deadline import NO_ANSWER_FIX, no_answer, timed_out
+from jmapclient.dirtest.deadline import NO_ANSWER_FIX, NoAnswer, Worker, no_answer, timed_out
 from jmapclient.dirtest.inputs import LiveInput
 from jmapclient.dirtest.lint import DEFAULT_AUDIENCE
 from jmapclient.dirtest.steps import Outcome, Report
@@ -53,18 +62,28 @@ class _Probe:
         context = ssl.create_default_context()
         if self.inputs.ca_file:
             context.load_verify_locations(self.inputs.ca_file)
-        with httpx.Client(verify=context, timeout=self.inputs.timeout, follow_redirects=True) as http:
-            document = self._discovery(http, httpx.HTTPError)
-            keys = self._keys(http, httpx.HTTPError, document)
+        sockets = _HeldSockets()
+        transport = httpx.HTTPTransport(verify=context)
+        # httpx has no public hook for its network backend; its pool is httpcore's public one, built here
+        # with the backend that holds each socket (the defaults otherwise, as httpx builds it).
+        transport._pool = httpcore.ConnectionPool(ssl_context=context, network_backend=sockets)
+        self.worker = Worker(sockets.cut, self.inputs.cancelled)
+        try:
+            with httpx.Client(transport=transport, timeout=self.inputs.timeout, follow_redirects=True) as http:
+                document = self._discovery(http, httpx.HTTPError)
+                keys = self._keys(http, httpx.HTTPError, document)
+        finally:
+            sockets.close()
         self._token(keys)
 
     def _get_json(self, http: Any, url: str, errors: type[Exception], name: str, fix: str) -> dict[str, Any]:
         try:
-            answer = http.get(url)
+            # The whole fetch, headers and body, within the step's bound.
+            answer = self.worker.within(self.inputs.timeout, lambda: http.get(url))
             answer.raise_for_status()
             body = answer.json()
-        except errors as error:
-            if timed_out(error):  # httpx bounds each connect, read and write by the test's timeout
+        except (errors, NoAnswer) as error:
+            if timed_out(error):  # the step's bound (or httpx's own, on one connect, read or write)
                 raise self.fail(name, f"{url}: {no_answer(self.inputs.timeout)}", NO_ANSWER_FIX) from None
             failure = tls_failure(error)
             raise self.fail(name, f"cannot fetch {url} from this machine: {failure.words}",
@@ -187,3 +206,32 @@ class _Probe:
                             "set Username claim to a claim holding an address (email), or set Username domain")
             return
         self.report.add(LOGIN_NAME, Outcome.PASSED, f"logs in as {outcome.login} (rule O1: {outcome.reason})")
+
+
+class _HeldSockets(httpcore.SyncBackend):
+    """httpcore's own backend, holding a duplicate of each socket it opens so the bound can shut them from
+    its thread (the duplicate keeps the number from going to another file while the probe runs)."""
+
+    def __init__(self) -> None:
+        self.held: list[socket.socket] = []
+        self.lock = threading.Lock()
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options: Any = None) -> httpcore.NetworkStream:
+        stream = super().connect_tcp(host, port, timeout, local_address, socket_options)
+        with self.lock:
+            self.held.append(stream.get_extra_info("socket").dup())
+        return stream
+
+    def cut(self) -> None:
+        """Shut every connection both ways: the read waiting on one ends at once."""
+        with self.lock:
+            for held in self.held:
+                with contextlib.suppress(OSError):
+                    held.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        with self.lock:
+            for held in self.held:
+                held.close()
+            self.held.clear()

@@ -2,8 +2,9 @@
 
 PostgreSQL through psycopg (its raw cursor takes the server's own ``$1``), MySQL/MariaDB through
 PyMySQL, SQLite through the standard library (the file opened read-only). Each driver loads
-only when a directory of its kind is tested. Each statement is bounded on this side too
-(:mod:`~jmapclient.dirtest.deadline`): a server that stops answering fails the step in words.
+only when a directory of its kind is tested. The connect and each statement are bounded on this side
+too, as a whole (:mod:`~jmapclient.dirtest.deadline`): a server that stops answering, or trickles its
+answer past each read's own timeout, fails the step in words.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from jmapclient.dirtest.inputs import LiveInput, resolve_secret, step_timeout
 from jmapclient.dirtest.lint import mapped_columns
 from jmapclient.dirtest.sqlcheck import has_placeholder
 from jmapclient.dirtest.steps import Outcome, Report
-from jmapclient.dirtest.tls_words import CA_FIX, tls_failure
+from jmapclient.dirtest.tls_words import CA_FIX, about_tls, tls_failure
 from jmapclient.models._base import SERVICE_NAME
 
 Row = dict[str, Any]
@@ -29,6 +30,12 @@ _READS = re.compile(r"\s*\(*\s*(SELECT|WITH)\b", re.IGNORECASE)
 """A query that may run here: DDL commits itself in MySQL, whatever the transaction, so the rest never runs."""
 _CONNECT_FIX = (
     "check host, port, database, user name and password of the storage backend, and that this machine may connect"
+)
+
+
+_TLS_FIX = (
+    "check TLS: Use TLS is on, so the server must offer it on this port (PostgreSQL: ssl = on; MySQL/MariaDB: "
+    "ssl_cert and ssl_key); turn Use TLS off only for a server on this host or a trusted network"
 )
 
 
@@ -58,8 +65,7 @@ def probe_sql(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
             seconds = step_timeout(store.get("timeout"), inputs, _DEFAULT_TIMEOUT_MS)
             report.add(steps.CONNECT, Outcome.FAILED, no_answer(seconds), NO_ANSWER_FIX)
         else:
-            report.add(steps.CONNECT, Outcome.FAILED, f"cannot connect: {_words(error)}",
-                       CA_FIX if tls_failure(error).untrusted else _CONNECT_FIX)
+            report.add(steps.CONNECT, Outcome.FAILED, f"cannot connect: {_words(error)}", _connect_fix(error, store))
         report.skip_rest(steps.SQL_PLAN, "not run: the connection failed")
         return report
     try:
@@ -78,9 +84,10 @@ def probe_sql(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
 class _Database:
     """One connection, read-only, and how to run a ``$1`` query on it, each within ``timeout`` seconds."""
 
-    def __init__(self, connection: Any, style: str, timeout: float, cut: Callable[[], None]) -> None:
+    def __init__(self, connection: Any, style: str, timeout: float, cut: Callable[[], None],
+                 inputs: LiveInput) -> None:
         self.connection, self.style, self.timeout = connection, style, timeout
-        self.worker = Worker(cut)
+        self.worker = Worker(cut, inputs.cancelled)
 
     def query(self, text: str, address: str) -> list[Row]:
         """The first rows; :class:`NoAnswer` when the server is silent for ``timeout`` seconds."""
@@ -118,6 +125,15 @@ class _Database:
             self.connection.close()
 
 
+def _connect_fix(error: BaseException, store: Mapping[str, Any]) -> str:
+    """What to check for a refused connection: the CA, TLS on both sides, or the rest of the address."""
+    if tls_failure(error).untrusted:
+        return CA_FIX
+    if store.get("useTls") is True and about_tls(error):  # "server does not support SSL, but SSL was required"
+        return _TLS_FIX
+    return _CONNECT_FIX
+
+
 def _secret(store: Mapping[str, Any], inputs: LiveInput) -> str | None:
     return resolve_secret(store.get("authSecret"), "database password", inputs)
 
@@ -127,8 +143,6 @@ _DEFAULT_TIMEOUT_MS = 15000
 
 def _open(kind: str, store: Mapping[str, Any], inputs: LiveInput) -> _Database:
     timeout = step_timeout(store.get("timeout"), inputs, _DEFAULT_TIMEOUT_MS)
-    use_tls = store.get("useTls") is True
-    verify = store.get("allowInvalidCerts") is not True
     if kind == "Sqlite":
         path = str(store.get("path") or "")
         try:
@@ -138,37 +152,54 @@ def _open(kind: str, store: Mapping[str, Any], inputs: LiveInput) -> _Database:
         except sqlite3.Error as error:
             raise _Stop(f"cannot open {path} read-only on this machine: {error} (the server opens its own path; "
                         "test from a machine holding a copy)") from None
-        return _Database(local, "sqlite", timeout, local.interrupt)
+        return _Database(local, "sqlite", timeout, local.interrupt, inputs)
+    password = _secret(store, inputs) or ""  # asked before the bound: typing it is no server's silence
+    # The driver's own timeouts bound the connect's each read; a server trickling its greeting passes them,
+    # so the whole connect is bounded too. Nothing to cut before the driver hands the connection over: a
+    # connect past the bound is left to its (daemon) thread, which ends with the driver's own timeouts.
+    worker = Worker(lambda: None, inputs.cancelled)
+    return worker.within(timeout, lambda: _connect(kind, store, inputs, password, timeout))
+
+
+def _connect(kind: str, store: Mapping[str, Any], inputs: LiveInput, password: str, timeout: float) -> _Database:
+    use_tls = store.get("useTls") is True
+    verify = store.get("allowInvalidCerts") is not True
     if kind == "PostgreSql":
         import psycopg
 
         connection = psycopg.connect(
             host=str(store.get("host") or "localhost"), port=int(store.get("port") or 5432),
             dbname=str(store.get("database") or SERVICE_NAME), user=str(store.get("authUsername") or SERVICE_NAME),
-            password=_secret(store, inputs) or "", connect_timeout=max(1, int(timeout)),
+            password=password, connect_timeout=max(1, int(timeout)),
             sslmode=("verify-full" if verify else "require") if use_tls else "disable",
             sslrootcert=inputs.ca_file if use_tls and inputs.ca_file else None,
             options=f"-c statement_timeout={int(timeout * 1000)} -c default_transaction_read_only=on",
             cursor_factory=psycopg.RawCursor,
         )
-        return _Database(connection, "postgresql", timeout, lambda: shut_socket(connection.pgconn.socket))
+        return _Database(connection, "postgresql", timeout, lambda: shut_socket(connection.pgconn.socket), inputs)
     import pymysql
 
     tls: dict[str, Any] | None = None
     if use_tls:
         tls = {"ca": inputs.ca_file} if inputs.ca_file else {}
         tls["check_hostname"] = verify
-    # PyMySQL bounds each read and write itself (whole seconds, rounded up): its socket times out, and the
-    # worker's call ends with it; the bound's cut has nothing more to do.
+    # PyMySQL bounds each read and write itself (whole seconds, rounded up), not a whole statement: a trickled
+    # answer passes them, so the bound's cut shuts its socket (PyMySQL keeps it as _sock, its only handle).
     seconds = max(1, math.ceil(timeout))
     connection = pymysql.connect(
         host=str(store.get("host") or "localhost"), port=int(store.get("port") or 3306),
         database=str(store.get("database") or SERVICE_NAME), user=str(store.get("authUsername") or SERVICE_NAME),
-        password=_secret(store, inputs) or "", connect_timeout=seconds, read_timeout=seconds, write_timeout=seconds,
+        password=password, connect_timeout=seconds, read_timeout=seconds, write_timeout=seconds,
         ssl=tls,
     )
     connection.cursor().execute("SET SESSION TRANSACTION READ ONLY")  # every transaction, after a rollback too
-    return _Database(connection, "mysql", timeout, lambda: None)
+    return _Database(connection, "mysql", timeout, lambda: _shut_mysql(connection), inputs)
+
+
+def _shut_mysql(connection: Any) -> None:
+    held = getattr(connection, "_sock", None)
+    if held is not None:
+        shut_socket(held.fileno())
 
 
 def _where(kind: str, store: Mapping[str, Any]) -> str:

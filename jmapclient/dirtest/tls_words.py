@@ -44,6 +44,11 @@ def plain_words(error: BaseException) -> str:
     return " ".join(text.split()) or type(error).__name__
 
 
+def about_tls(error: BaseException) -> bool:
+    """Whether ``error`` is about TLS at all (psycopg's "SSL was required", a handshake's own words)."""
+    return re.search(r"\b(SSL|TLS)\b", str(error), re.IGNORECASE) is not None
+
+
 def tls_failure(error: BaseException) -> TlsFailure:
     """What went wrong in a handshake that failed with ``error`` (ldap3's, psycopg's, httpx's or ssl's own)."""
     found = _SSL_ERROR.search(str(error))

@@ -10,6 +10,18 @@ from jmapclient.dirtest.steps import MARKS, Report, Step
 NAME_WIDTH = 16
 """The step names' column: the longest plan name ("recipient lookup") fits."""
 
+CLEAN_LINT = "the settings hold none of the known mistakes"
+"""What a lint with no finding says, in the console's view and on the command line."""
+
+
+def lint_summary(findings: Iterable[Finding]) -> str:
+    """The lint in one line: clean, or how many errors and warnings it found (each said on its own line)."""
+    found = list(findings)
+    if not found:
+        return f"✓ {CLEAN_LINT}"
+    errors = sum(1 for f in found if f.severity == "error")
+    return f"the lint found {errors} error(s) and {len(found) - errors} warning(s)"
+
 
 def finding_line(finding: Finding, label: str | None = None) -> str:
     """``lint error: Login filter: the filter has no ? ... — fix: ...`` (``label``: the field's name for people)."""

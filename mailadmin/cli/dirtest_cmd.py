@@ -2,8 +2,8 @@
 
 The settings come from the server (an id) or from a JSON file (a directory in wire form, as
 ``get --json`` prints it): a file needs no server at all. The lint's findings are warnings on
-standard error; the live steps (unless ``--lint-only``) go to standard output. Exit 0 when no
-step failed, 1 when one did.
+standard error; the live steps (unless ``--lint-only``: then the lint's one-line verdict) go to
+standard output. Exit 0 when no step failed and the lint found no error, 1 (a failed test) otherwise.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ async def test_directory(args: argparse.Namespace, client: JmapClient) -> int:
 def run(args: argparse.Namespace, wire: dict[str, Any]) -> int:
     from jmapclient.dirtest.lint import check_sample_hash, lint_directory
     from jmapclient.dirtest.steps import Report
-    from jmapclient.dirtest.words import finding_line, report_lines, summary
+    from jmapclient.dirtest.words import finding_line, lint_summary, report_lines, summary
 
     wire = _normalised(wire)
     findings = lint_directory(wire)
@@ -96,13 +96,17 @@ def run(args: argparse.Namespace, wire: dict[str, Any]) -> int:
     if args.json:
         out(json.dumps({"id": wire.get("id"), "lint": [f.as_json() for f in findings],
                         "live": None if args.lint_only else report.as_json()}, ensure_ascii=False))
-    elif not args.lint_only:
+    elif args.lint_only:
+        out(lint_summary(findings))
+    else:
         title = wire.get("description") or wire.get("id") or args.directory
         out(f"Directory test of {title} ({report.kind})")
         for line in report_lines(report):
             out(line)
         out(summary(report, findings))
-    return EXIT_FAILED if report.failed else EXIT_OK
+    # A lint error is a setting the server is known to fail on: the test failed, live steps or not.
+    lint_failed = any(f.severity == "error" for f in findings)
+    return EXIT_FAILED if report.failed or lint_failed else EXIT_OK
 
 
 def _normalised(wire: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from jmapclient import JmapClient
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK
 from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.directory_seeds import ALICE, ALICE_PASSWORD, SERVICE_SECRET, ldap_settings, sql_settings
@@ -79,9 +80,29 @@ def test_lint_only_contacts_nothing_and_warns(tmp_path: Path, capsys: pytest.Cap
                         queryLogin="SELECT name, secret, description, type FROM accounts WHERE name = 'x'")
     argv = ["test-directory", _file(tmp_path, wire), "--lint-only", "--sample-hash", "5f4dcc3b5aa765d61d8327deb882cf99"]
     code, out, err = _run(argv, capsys, monkeypatch)
-    assert (code, out) == (0, "")
+    assert (code, out) == (EXIT_FAILED, "the lint found 2 error(s) and 0 warning(s)\n")  # a query without $1 fails
     assert "Login query: the query has no $1" in err
     assert "sample hash: sample hash unknown: compared as plain text, logins will fail" in err
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_lint_only_exits_failed_on_a_lint_error(json_output: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    wire = ldap_settings("ldaps://192.0.2.1:636", useTls=True)  # STARTTLS on ldaps://: the connection fails
+    argv = ["test-directory", _file(tmp_path, wire), "--lint-only", *(["--json"] if json_output else [])]
+    code, out, err = _run(argv, capsys, monkeypatch)
+    assert code == EXIT_FAILED, (out, err)
+    if json_output:
+        assert [f["severity"] for f in json.loads(out)["lint"]] == ["error"]
+    else:
+        assert "lint error: Use TLS" in err and out == "the lint found 1 error(s) and 0 warning(s)\n"
+
+
+def test_a_clean_lint_says_so_in_one_line(slapd: Slapd, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, err = _run(["test-directory", _file(tmp_path, ldap_settings(slapd.url)), "--lint-only"], capsys,
+                          monkeypatch)
+    assert (code, out, err) == (EXIT_OK, "✓ the settings hold none of the known mistakes\n", "")
 
 
 def test_a_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

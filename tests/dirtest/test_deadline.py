@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from jmapclient.dirtest import deadline
-from jmapclient.dirtest.deadline import NoAnswer, Worker
+from jmapclient.dirtest.deadline import NoAnswer, StepClock, Worker
 
 
 class _Held:
@@ -75,3 +75,27 @@ def test_an_answer_and_a_refusal_come_back_as_they_are() -> None:
     with pytest.raises(ValueError, match="syntax error"):
         worker.within(5, refused)
     assert not worker.cut_done
+
+
+def test_a_test_nobody_waits_for_is_cut_at_once_and_makes_no_other_call() -> None:
+    # The console's view left (or the console quit) sets it: the thread must not wait out the bound.
+    held, cancelled = _Held(), threading.Event()
+    worker = Worker(held.cut, cancelled)
+    threading.Timer(0.2, cancelled.set).start()
+    with pytest.raises(NoAnswer):
+        worker.within(30, held.call)  # cut by the cancel, long before its 30 s
+    assert held.cuts == 1
+    with pytest.raises(NoAnswer):
+        worker.within(30, lambda: "sent")  # nothing more is sent for a test nobody waits for
+
+
+def test_a_step_bounds_its_calls_as_a_whole_and_says_its_own_seconds() -> None:
+    # A step that searches twice: the second search gets what is left of the step's bound, not a bound of its
+    # own (0.3 s + 0.35 s passes the step's 0.5 s, though each call is inside it); the words name the step's.
+    clock = StepClock(0.5)
+    worker = Worker(lambda: None)
+    clock.within(worker, lambda: threading.Event().wait(0.3))
+    with pytest.raises(NoAnswer, match=r"within 0\.5 s"):
+        clock.within(worker, lambda: threading.Event().wait(0.35))
+    clock.restart()  # the next step has its own bound
+    assert clock.within(worker, lambda: "answered") == "answered"

@@ -23,7 +23,7 @@ from jmapclient.dirtest.inputs import LiveInput, directory_secret, must_ask
 from jmapclient.dirtest.lint import Finding, check_sample_hash, ldap_is_cleartext, lint_directory
 from jmapclient.dirtest.live import WHERE_IT_RUNS
 from jmapclient.dirtest.steps import MARKS, Outcome, Report
-from jmapclient.dirtest.words import NAME_WIDTH, finding_line, summary
+from jmapclient.dirtest.words import NAME_WIDTH, finding_line, lint_summary, summary
 from tui.keyboard import in_background
 from tui.lifecycle import while_attached
 from tui.screens.dialog import Dialog
@@ -42,7 +42,7 @@ TEST_GROUP = in_background("directory-test")
 
 def lint_text(findings: list[Finding], labels: Mapping[str, str]) -> Text:
     if not findings:
-        return Text("✓ the settings hold none of the known mistakes", style="green")
+        return Text(lint_summary(findings), style="green")
     lines = [outside.message(finding_line(f, labels.get(f.field)), "bold red" if f.severity == "error" else "yellow")
              for f in findings]
     return Text("\n").join(lines)
@@ -76,7 +76,8 @@ def report_text(report: Report) -> Table:
 
 
 class DirectoryTestScreen(Dialog[None]):
-    """Dismisses with nothing; esc closes it (a running test finishes in its thread, unseen)."""
+    """Dismisses with nothing; esc closes it, and cuts a running test's connection: its thread ends at once
+    (a thread still waiting on a server would hold the console's exit)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="dirtest.close"),
@@ -91,6 +92,8 @@ class DirectoryTestScreen(Dialog[None]):
         self.report: Report | None = None
         self.shown: Table | None = None
         """The steps as last shown."""
+        self.running: LiveInput | None = None
+        """The inputs of the test under way; their ``cancelled`` cuts it."""
 
     def compose(self) -> ComposeResult:
         oidc = self.kind == "Oidc"
@@ -154,11 +157,20 @@ class DirectoryTestScreen(Dialog[None]):
         shown = self.query_one("#dirtest-steps", Static)
         shown.display = True
         shown.update(Text("running …", style="dim"))
-        self._run(self._inputs())
+        self.running = self._inputs()
+        self._run(self.running)
 
     @on(Button.Pressed, "#dirtest-close")
     def action_close(self) -> None:
+        self._cancel()
         self.dismiss(None)
+
+    def on_unmount(self) -> None:
+        self._cancel()  # the console quits with the view open: the test's thread must not hold the exit
+
+    def _cancel(self) -> None:
+        if self.running is not None:
+            self.running.cancelled.set()
 
     def _value(self, selector: str) -> str | None:
         found = self.query(selector)
@@ -175,14 +187,9 @@ class DirectoryTestScreen(Dialog[None]):
     def _run(self, inputs: LiveInput) -> None:
         from jmapclient.dirtest.live import run_live
 
-        try:
-            report = run_live(self.wire, inputs)
-        except Exception as error:  # a driver missing, or one failing in a way no step foresaw
-            report = Report(self.kind)
-            report.add("test", Outcome.FAILED, f"the test could not run: {error}",
-                       "install the extra: pip install 'mailadmin[directory-test]'" if isinstance(error, ImportError)
-                       else "")
-        self.app.call_from_thread(self._show, report)
+        report = run_live(self.wire, inputs)  # a failure no step foresaw is a failed step there, in words
+        if not inputs.cancelled.is_set():  # left: nobody shows it, and the app may be gone
+            self.app.call_from_thread(self._show, report)
 
     def _show(self, report: Report) -> None:
         if not self.is_attached:

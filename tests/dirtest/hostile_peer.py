@@ -1,0 +1,97 @@
+"""A misbehaving directory server, real, on 127.0.0.1: one that trickles its answer, or answers garbage.
+
+A trickling peer (a tarpit) answers a byte at a time, each well inside a driver's read timeout, so no
+single read ever times out and only a bound on the whole step ends it. A garbage peer answers bytes no
+protocol reads (an HTTP status line, NULs, terminal escapes), as a wrong port or a hostile service does.
+
+Each connection is served by a daemon thread bounded in bytes and time, and looks at ``stopped`` often.
+"""
+
+from __future__ import annotations
+
+import select
+import socket
+import threading
+
+TRICKLE_EVERY = 0.2
+"""Seconds between two trickled bytes: far inside any read timeout the tests use (1 s)."""
+TRICKLE_MOST = 600
+"""Bytes trickled at most (two minutes): the peer itself is bounded, whatever the client does."""
+
+HTTP_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+"""Headers promising a long body, which then comes a byte at a time."""
+LDAP_HEAD = b"\x30\x84\x00\x01\x00\x00"
+"""An LDAPMessage (SEQUENCE) announcing 65536 bytes, which then come a byte at a time."""
+MYSQL_HEAD = b"\x00\x01\x00\x00"
+"""A MySQL packet header (256 bytes, sequence 0): the greeting, which then comes a byte at a time."""
+POSTGRES_HEAD = b"E\x00\x00\x03\xe8"
+"""An ErrorResponse announcing 1000 bytes (within what libpq takes at the start), which then come a byte at a time."""
+GARBAGE = b"HTTP/1.0 200 OK\r\n\r\n\x00\xff garbage \x1b[31mRED\x1b[0m" * 50
+"""What the tester's port sent: no LDAP, SQL or JSON reads it."""
+
+
+class HostilePeer:
+    """On 127.0.0.1: for each connection, waits for the client's first bytes (``speaks_first``: not at all),
+    then sends ``head`` and trickles ``fill`` a byte at a time; or, with ``garbage``, sends it and ends its side,
+    reading on until the client closes (so the client reads it all, then the end, deterministically: no reset)."""
+
+    def __init__(self, head: bytes = b"", *, fill: bytes = b" ", garbage: bytes | None = None,
+                 speaks_first: bool = False) -> None:
+        self.head, self.fill, self.garbage, self.speaks_first = head, fill, garbage, speaks_first
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.1)
+        self.port = int(self.listener.getsockname()[1])
+        self.stopped = threading.Event()
+        self.reached = threading.Event()
+        """Set once a client's connection got the hostile answer under way."""
+        self.threads = [threading.Thread(target=self._accept, name="hostile-peer", daemon=True)]
+        self.threads[0].start()
+
+    def _accept(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                client, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            served = threading.Thread(target=self._serve, args=(client,), name="hostile-peer-link", daemon=True)
+            self.threads.append(served)
+            served.start()
+
+    def _serve(self, client: socket.socket) -> None:
+        with client:
+            try:
+                if not self.speaks_first and not self._read(client):
+                    return
+                if self.garbage is not None:
+                    client.sendall(self.garbage)
+                    client.shutdown(socket.SHUT_WR)  # the end, as the tester's port closed; no reset: its bytes
+                    self.reached.set()  # are still read below, so the client reads every garbage byte first
+                    while not self.stopped.is_set() and self._read(client):  # until the client closes it
+                        pass
+                    return
+                client.sendall(self.head)
+                self.reached.set()
+                for _ in range(TRICKLE_MOST):
+                    if self.stopped.wait(TRICKLE_EVERY):
+                        return
+                    client.sendall(self.fill)
+            except OSError:  # the client cut the connection: what the bound does
+                return
+
+    def _read(self, client: socket.socket) -> bool:
+        """The client's next bytes (waited for a few seconds at most); False once it closed or said nothing."""
+        for _ in range(50):  # 5 s, a tenth at a time: a stop is seen at once
+            ready, _, _ = select.select([client], [], [], 0.1)
+            if ready:
+                return bool(client.recv(65536))
+            if self.stopped.is_set():
+                return False
+        return False
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.listener.close()
+        for thread in self.threads:
+            thread.join(timeout=5)

@@ -1,0 +1,159 @@
+"""A directory's server that trickles its answer, or answers garbage: each step ends at its own bound, in
+words, and a driver's failure on hostile bytes is one failed step with a fix, never a traceback.
+
+The peers are real sockets on 127.0.0.1 (:mod:`tests.dirtest.hostile_peer`). A trickle passes every read
+timeout a driver has (a byte every 0.2 s against a 1 s bound), so only a bound on the whole step ends it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jmapclient.dirtest import steps
+from jmapclient.dirtest.deadline import CUT_GRACE
+from jmapclient.dirtest.inputs import LiveInput
+from jmapclient.dirtest.live import run_live
+from jmapclient.dirtest.steps import Outcome, Report
+from jmapclient.outcome import EXIT_FAILED
+from mailadmin.main import main
+from tests.dirtest.hostile_peer import GARBAGE, HTTP_HEAD, LDAP_HEAD, MYSQL_HEAD, POSTGRES_HEAD, HostilePeer
+from tests.support.directory_seeds import ALICE, ALICE_PASSWORD, CLIENT_ID, ldap_settings, sql_settings
+
+BOUND = 1.0
+"""Each step's bound in these tests, in seconds."""
+ENDS_WITHIN = 5 * (BOUND + CUT_GRACE)
+"""A step ended by its bound ends well inside this, on a busy machine too; a trickle would go on for minutes."""
+HANG_LIMIT = 60.0
+SAID = f"the server did not answer within {BOUND:g} s"
+
+
+@pytest.fixture
+def hostile_peer() -> Iterator[Callable[..., HostilePeer]]:
+    made: list[HostilePeer] = []
+
+    def make(*args: Any, **kwargs: Any) -> HostilePeer:
+        made.append(HostilePeer(*args, **kwargs))
+        return made[-1]
+
+    yield make
+    for peer in made:
+        peer.stop()
+
+
+def _timed(wire: dict[str, Any], **inputs: Any) -> tuple[Report, float]:
+    """The live test's report and its seconds; fails (not hangs) when it still runs after ``HANG_LIMIT``."""
+    found: list[Report] = []
+    began = time.monotonic()
+    worker = threading.Thread(target=lambda: found.append(run_live(wire, LiveInput(login=ALICE, **inputs))),
+                              daemon=True)
+    worker.start()
+    worker.join(HANG_LIMIT)
+    assert found, f"the live test still waits after {HANG_LIMIT:g} s: a trickle holds a step for ever"
+    return found[0], time.monotonic() - began
+
+
+def _failed_at(report: Report, name: str) -> Any:
+    """The step ``name``, failed; every step after it skipped."""
+    at = [s.name for s in report.steps].index(name)
+    failed = report.steps[at]
+    assert failed.outcome is Outcome.FAILED, report.steps
+    assert failed.fix, failed
+    assert all(s.outcome is Outcome.SKIPPED for s in report.steps[at + 1:]), report.steps
+    return failed
+
+
+# --- a trickle: the step's bound as a whole ---------------------------------------------------
+
+
+def test_a_provider_trickling_its_discovery_document_fails_discovery_at_the_bound(
+    hostile_peer: Callable[..., HostilePeer],
+) -> None:
+    peer = hostile_peer(HTTP_HEAD)
+    wire = {"@type": "Oidc", "issuerUrl": f"http://127.0.0.1:{peer.port}", "requireAudience": CLIENT_ID}
+    report, seconds = _timed(wire, password="x", timeout=BOUND)
+    assert peer.reached.is_set()
+    failed = _failed_at(report, steps.DISCOVERY)
+    assert failed.reason.endswith(SAID) and "holds the connection" in failed.fix
+    assert seconds < ENDS_WITHIN
+
+
+@pytest.mark.parametrize(("use_tls", "step"), [(False, steps.SERVICE_BIND), (True, steps.TLS)])
+def test_an_ldap_server_trickling_its_answer_fails_that_step_at_the_bound(
+    use_tls: bool, step: str, hostile_peer: Callable[..., HostilePeer],
+) -> None:
+    peer = hostile_peer(LDAP_HEAD, fill=b"\x00")
+    wire = ldap_settings(f"ldap://127.0.0.1:{peer.port}", useTls=use_tls, timeout=int(BOUND * 1000))
+    report, seconds = _timed(wire, password=ALICE_PASSWORD, timeout=5)
+    assert peer.reached.is_set()
+    assert (_failed_at(report, step).reason, seconds < ENDS_WITHIN) == (SAID, True)
+
+
+@pytest.mark.parametrize(("kind", "head", "speaks_first"), [("MySql", MYSQL_HEAD, True),
+                                                            ("PostgreSql", POSTGRES_HEAD, False)])
+def test_a_database_trickling_its_greeting_fails_the_connect_step_at_the_bound(
+    kind: str, head: bytes, speaks_first: bool, hostile_peer: Callable[..., HostilePeer],
+) -> None:
+    peer = hostile_peer(head, fill=b"a", speaks_first=speaks_first)
+    store = {"@type": kind, "host": "127.0.0.1", "port": peer.port, "database": "accounts", "authUsername": "mail",
+             "authSecret": {"@type": "Value", "secret": "s"}, "timeout": int(BOUND * 1000), "useTls": False}
+    report, seconds = _timed(sql_settings(store), timeout=5)
+    assert peer.reached.is_set()
+    assert (_failed_at(report, steps.CONNECT).reason, seconds < ENDS_WITHIN) == (SAID, True)
+
+
+# --- garbage: one failed step, in words -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("use_tls", "step"), [(False, steps.SERVICE_BIND), (True, steps.TLS)])
+def test_an_ldap_port_answering_garbage_fails_that_step_with_a_reason(
+    use_tls: bool, step: str, hostile_peer: Callable[..., HostilePeer],
+) -> None:
+    peer = hostile_peer(garbage=GARBAGE)
+    wire = ldap_settings(f"ldap://127.0.0.1:{peer.port}", useTls=use_tls, timeout=5000)
+    report, _ = _timed(wire, password=ALICE_PASSWORD, timeout=5)
+    assert peer.reached.is_set()
+    failed = _failed_at(report, step)
+    assert failed.reason.startswith("the server's answer is not LDAP"), failed
+    assert "LDAP port" in failed.fix
+
+
+@pytest.mark.parametrize("use_tls", [False, True])
+def test_the_command_prints_json_and_exits_failed_on_a_garbage_ldap_port(
+    use_tls: bool, hostile_peer: Callable[..., HostilePeer], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    peer = hostile_peer(garbage=GARBAGE)
+    path = tmp_path / "ldap_garbage.json"
+    path.write_text(json.dumps(ldap_settings(f"ldap://127.0.0.1:{peer.port}", useTls=use_tls, timeout=5000)))
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{ALICE_PASSWORD}\n"))
+    code = main(["test-directory", str(path), "--login", ALICE, "--password-stdin", "--allow-cleartext", "--json"])
+    captured = capsys.readouterr()
+    assert code == EXIT_FAILED, captured
+    live = json.loads(captured.out)["live"]
+    failed = [s for s in live["steps"] if s["outcome"] == "failed"]
+    assert len(failed) == 1 and failed[0]["reason"].startswith("the server's answer is not LDAP"), failed
+    assert "Traceback" not in captured.err
+
+
+def test_a_failure_no_step_foresaw_is_one_failed_step_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The net under every probe, for the command line and the console alike: a driver raising on bytes no step
+    # anticipated (the tester's KeyError (1, 20) came from ldap3's decoder) still gives a report.
+    from jmapclient.dirtest import ldap_probe
+
+    def decoder_failure(*_: Any) -> Report:
+        raise KeyError((1, 20))
+
+    monkeypatch.setattr(ldap_probe, "probe_ldap", decoder_failure)
+    report = run_live(ldap_settings("ldap://127.0.0.1:9"), LiveInput(login=ALICE))
+    [failed] = report.steps
+    assert (failed.name, failed.outcome) == ("test", Outcome.FAILED)
+    assert "KeyError" in failed.reason and failed.fix
