@@ -23,6 +23,7 @@ from tests.support.directory_seeds import (
     seed_sql,
 )
 from tests.support.directory_servers import MariaDb, Postgres, Slapd
+from tests.support.loopback_peer import LoopbackPeer
 from tests.support.tls import PrivateCa, make_ca
 
 
@@ -142,7 +143,7 @@ STALLS: dict[str, Stall] = {"at once": stall_at_once, "postgres query": stall_on
 """Where a peer goes silent, by name (a test module cannot import this conftest)."""
 
 
-class StallingPeer:
+class StallingPeer(LoopbackPeer):
     """On 127.0.0.1: accepts, forwards to ``target`` until the client sends what ``stall`` matches, then
     answers nothing more (the connection stays open, the client's bytes are read and dropped), like a
     server that stopped answering behind a proxy. With no target it never answers at all.
@@ -152,28 +153,11 @@ class StallingPeer:
 
     def __init__(self, target: tuple[str, int] | None, stall: Stall = stall_at_once) -> None:
         self.target, self.stall = target, stall
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.listener.settimeout(0.1)
-        self.port = int(self.listener.getsockname()[1])
-        self.stopped = threading.Event()
         self.stalled = threading.Event()
         """Set once a connection went silent: the test knows the hang was reached, not a refusal."""
-        self.threads = [threading.Thread(target=self._accept, name="stalling-peer", daemon=True)]
-        self.threads[0].start()
+        super().__init__("stalling-peer")
 
-    def _accept(self) -> None:
-        while not self.stopped.is_set():
-            try:
-                client, _ = self.listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            served = threading.Thread(target=self._serve, args=(client,), name="stalling-peer-link", daemon=True)
-            self.threads.append(served)
-            served.start()
-
-    def _serve(self, client: socket.socket) -> None:
+    def serve(self, client: socket.socket) -> None:
         upstream = socket.create_connection(self.target, timeout=5) if self.target else None
         silent = upstream is None
         if silent:
@@ -200,12 +184,6 @@ class StallingPeer:
                     key.data.sendall(chunk)
         if upstream is not None:
             upstream.close()
-
-    def stop(self) -> None:
-        self.stopped.set()
-        self.listener.close()
-        for thread in self.threads:
-            thread.join(timeout=5)
 
 
 @pytest.fixture

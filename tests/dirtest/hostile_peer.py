@@ -13,6 +13,8 @@ import select
 import socket
 import threading
 
+from tests.support.loopback_peer import LoopbackPeer
+
 TRICKLE_EVERY = 0.2
 """Seconds between two trickled bytes: far inside any read timeout the tests use (1 s)."""
 TRICKLE_MOST = 600
@@ -30,7 +32,7 @@ GARBAGE = b"HTTP/1.0 200 OK\r\n\r\n\x00\xff garbage \x1b[31mRED\x1b[0m" * 50
 """What the tester's port sent: no LDAP, SQL or JSON reads it."""
 
 
-class HostilePeer:
+class HostilePeer(LoopbackPeer):
     """On 127.0.0.1: for each connection, waits for the client's first bytes (``speaks_first``: not at all),
     then sends ``head`` and trickles ``fill`` a byte at a time; or, with ``garbage``, sends it and ends its side,
     reading on until the client closes (so the client reads it all, then the end, deterministically: no reset)."""
@@ -38,28 +40,11 @@ class HostilePeer:
     def __init__(self, head: bytes = b"", *, fill: bytes = b" ", garbage: bytes | None = None,
                  speaks_first: bool = False) -> None:
         self.head, self.fill, self.garbage, self.speaks_first = head, fill, garbage, speaks_first
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.listener.settimeout(0.1)
-        self.port = int(self.listener.getsockname()[1])
-        self.stopped = threading.Event()
         self.reached = threading.Event()
         """Set once a client's connection got the hostile answer under way."""
-        self.threads = [threading.Thread(target=self._accept, name="hostile-peer", daemon=True)]
-        self.threads[0].start()
+        super().__init__("hostile-peer")
 
-    def _accept(self) -> None:
-        while not self.stopped.is_set():
-            try:
-                client, _ = self.listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            served = threading.Thread(target=self._serve, args=(client,), name="hostile-peer-link", daemon=True)
-            self.threads.append(served)
-            served.start()
-
-    def _serve(self, client: socket.socket) -> None:
+    def serve(self, client: socket.socket) -> None:
         with client:
             try:
                 if not self.speaks_first and not self._read(client):
@@ -89,9 +74,3 @@ class HostilePeer:
             if self.stopped.is_set():
                 return False
         return False
-
-    def stop(self) -> None:
-        self.stopped.set()
-        self.listener.close()
-        for thread in self.threads:
-            thread.join(timeout=5)
