@@ -63,13 +63,16 @@ class _Probe:
         if self.inputs.ca_file:
             context.load_verify_locations(self.inputs.ca_file)
         sockets = _HeldSockets()
-        transport = httpx.HTTPTransport(verify=context)
-        # httpx has no public hook for its network backend; its pool is httpcore's public one, built here
-        # with the backend that holds each socket (the defaults otherwise, as httpx builds it).
-        transport._pool = httpcore.ConnectionPool(ssl_context=context, network_backend=sockets)
         self.worker = Worker(sockets.cut, self.inputs.cancelled)
         try:
-            with httpx.Client(transport=transport, timeout=self.inputs.timeout, follow_redirects=True) as http:
+            with httpx.Client(verify=context, timeout=self.inputs.timeout, follow_redirects=True) as http:
+                # httpx has no public hook for a network backend; its pools (the environment's proxies' too,
+                # which a transport of our own would drop) read this attribute for each new connection, as
+                # jmapclient.blocking's do (an httpx upgrade that renames it fails the trickling-server tests).
+                for transport in [http._transport, *http._mounts.values()]:
+                    pool = getattr(transport, "_pool", None)
+                    if pool is not None:
+                        pool._network_backend = sockets
                 document = self._discovery(http, httpx.HTTPError)
                 keys = self._keys(http, httpx.HTTPError, document)
         finally:
