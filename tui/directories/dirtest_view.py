@@ -157,6 +157,7 @@ class DirectoryTestScreen(Dialog[None]):
         shown = self.query_one("#dirtest-steps", Static)
         shown.display = True
         shown.update(Text("running …", style="dim"))
+        self._cancel()  # a test run again: the one under way is cut, and its report never shown over this one's
         self.running = self._inputs()
         self._run(self.running)
 
