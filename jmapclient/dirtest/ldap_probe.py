@@ -49,7 +49,33 @@ def probe_ldap(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
     return report
 
 
-class _Probe(EntryChecks):
+class _BoundedCalls:
+    """ldap3's calls, each within what is left of its step's bound: ldap3's receive timeout bounds each
+    read only, and a server trickling its answer held a step for ever."""
+
+    def __init__(self, seconds: float, inputs: LiveInput) -> None:
+        self.clock = StepClock(seconds)
+        """Each step's bound as a whole, restarted as each step begins."""
+        self.cancelled = inputs.cancelled
+        self.workers: dict[int, tuple[Any, Worker]] = {}
+        """Each connection's worker, by the connection's id (the connection is held, so the id stays its)."""
+
+    def _call(self, connection: Any, call: Callable[[], T]) -> T:
+        """``call()`` on ``connection`` within what is left of the step's bound; at the bound the connection's
+        socket is shut, so ldap3's wait ends."""
+        held = self.workers.get(id(connection))
+        if held is None:
+            held = self.workers[id(connection)] = (connection, Worker(lambda: _cut(connection), self.cancelled))
+        return self.clock.within(held[1], call)
+
+    def _close(self, connection: Any) -> None:
+        """Unbind, unless a call still holds the connection (and its lock: unbind would wait for it)."""
+        held = self.workers.get(id(connection))
+        if held is None or not held[1].stuck:
+            _close(connection)
+
+
+class _Probe(EntryChecks, _BoundedCalls):
     """The connect, TLS, bind and login-search steps; the entry's own steps are :class:`EntryChecks`'."""
 
     def __init__(self, wire: Mapping[str, Any], inputs: LiveInput, report: Report) -> None:
@@ -66,10 +92,7 @@ class _Probe(EntryChecks):
         self.base = str(wire.get("baseDn") or "")
         self.bind_auth = wire.get("bindAuthentication", True) is not False
         self.entry: Any = None
-        self.clock = StepClock(self.timeout)
-        """Each step's bound as a whole: ldap3's receive timeout bounds each read only."""
-        self.workers: dict[int, tuple[Any, Worker]] = {}
-        """Each connection's worker, by the connection's id (the connection is held, so the id stays its)."""
+        _BoundedCalls.__init__(self, self.timeout, inputs)
 
     def fail(self, name: str, reason: str, fix: str, details: tuple[str, ...] = ()) -> _Stop:
         self.report.add(name, Outcome.FAILED, reason, fix, details)
@@ -116,20 +139,6 @@ class _Probe(EntryChecks):
                                 f"{plain_words(error)}", _NOT_LDAP_FIX) from None
             raise self.fail(name, f"the server's answer is not LDAP: ldap3 cannot read it ({type(error).__name__}: "
                             f"{plain_words(error)})", _NOT_LDAP_FIX) from None
-
-    def _call(self, connection: Any, call: Callable[[], T]) -> T:
-        """``call()`` on ``connection`` within what is left of the step's bound; at the bound the connection's
-        socket is shut, so ldap3's wait ends."""
-        held = self.workers.get(id(connection))
-        if held is None:
-            held = self.workers[id(connection)] = (connection, Worker(lambda: _cut(connection), self.inputs.cancelled))
-        return self.clock.within(held[1], call)
-
-    def _close(self, connection: Any) -> None:
-        """Unbind, unless a call still holds the connection (and its lock: unbind would wait for it)."""
-        held = self.workers.get(id(connection))
-        if held is None or not held[1].stuck:
-            _close(connection)
 
     # --- connect, TLS -------------------------------------------------------------------------
 

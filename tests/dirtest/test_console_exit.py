@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dirtest.hostile_peer import LDAP_HEAD, HostilePeer
+from tests.support.hostile_peer import LDAP_HEAD, HostilePeer
 
 STARTS_WITHIN = 60.0
 """Seconds for the console to start and run the test (a busy machine)."""

@@ -1,7 +1,7 @@
 """A directory's server that trickles its answer, or answers garbage: each step ends at its own bound, in
 words, and a driver's failure on hostile bytes is one failed step with a fix, never a traceback.
 
-The peers are real sockets on 127.0.0.1 (:mod:`tests.dirtest.hostile_peer`). A trickle passes every read
+The peers are real sockets on 127.0.0.1 (:mod:`tests.support.hostile_peer`). A trickle passes every read
 timeout a driver has (a byte every 0.2 s against a 1 s bound), so only a bound on the whole step ends it.
 """
 
@@ -23,7 +23,7 @@ from jmapclient.dirtest.live import run_live
 from jmapclient.dirtest.steps import Outcome, Report
 from jmapclient.outcome import EXIT_FAILED
 from mailadmin.main import main
-from tests.dirtest.hostile_peer import GARBAGE, HTTP_HEAD, LDAP_HEAD, MYSQL_HEAD, POSTGRES_HEAD, HostilePeer
+from tests.support.hostile_peer import GARBAGE, HTTP_HEAD, LDAP_HEAD, MYSQL_HEAD, POSTGRES_HEAD, HostilePeer
 from tests.support.directory_seeds import ALICE, ALICE_PASSWORD, CLIENT_ID, ldap_settings, sql_settings
 
 BOUND = 1.0
