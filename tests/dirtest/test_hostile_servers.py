@@ -23,8 +23,8 @@ from jmapclient.dirtest.live import run_live
 from jmapclient.dirtest.steps import Outcome, Report
 from jmapclient.outcome import EXIT_FAILED
 from mailadmin.main import main
-from tests.support.hostile_peer import GARBAGE, HTTP_HEAD, LDAP_HEAD, MYSQL_HEAD, POSTGRES_HEAD, HostilePeer
 from tests.support.directory_seeds import ALICE, ALICE_PASSWORD, CLIENT_ID, ldap_settings, sql_settings
+from tests.support.hostile_peer import GARBAGE, HTTP_HEAD, LDAP_HEAD, MYSQL_HEAD, POSTGRES_HEAD, HostilePeer
 
 BOUND = 1.0
 """Each step's bound in these tests, in seconds."""
