@@ -81,9 +81,20 @@ class ConsoleContext:
         self.denied.discard(permission)
         return self.can_do(object_type, action)[0]
 
-    def forget_refusals(self) -> None:
-        """Every refusal learned from the server forgotten (a reload asks it afresh)."""
+    async def relearn_rights(self) -> None:
+        """Every refusal learned from the server forgotten, and the login and its rights asked again (a reload).
+        Unreachable, they stay as they were: the section's own reload then says what went wrong."""
+        from jmapclient.errors import JmapError
+
         self.denied.clear()
+        self.client.forget_session()
+        try:
+            session = await self.client.session()
+            granted = await self.client.permissions()
+        except JmapError:
+            return
+        self.username = session.username or self.username
+        self.granted = granted
 
     def learn_forbidden(self, object_type: ObjectType, action: Action, error: Exception | SetError) -> bool:
         """Remember a ``forbidden`` answer to ``action``; True if it was one."""

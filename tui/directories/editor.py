@@ -60,7 +60,10 @@ While a save waits for the server, **esc** stops waiting (the form keeps what yo
 class DirectoryEditor(DirectorySaveFlow):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="form.save", priority=True),
-        Binding("t", "test", "Test", id="form.test"),
+        # The form opens inside a text field, where t is typed into it: a hurried "t" replaced the selected
+        # description with "t" (the tester's). ctrl+t works in every field; t stays for outside them.
+        Binding("ctrl+t", "test", "Test", id="form.test", priority=True),
+        Binding("t", "test", "Test", id="form.test.t", show=False),
         Binding("escape", "stop_waiting", "Stop waiting", id="form.stop_waiting"),
     ]
 

@@ -201,7 +201,7 @@ class DirectorySaveFlow(Vertical):
         if findings:
             labels = self._labels()
             named = ", ".join(dict.fromkeys(labels.get(f.field, f.field) for f in findings))
-            said += f" The directory test's lint found {len(findings)} problem(s): {named}; open it and press t."
+            said += f" The directory test's lint found {len(findings)} problem(s): {named}; open it and press ctrl+t."
         self.post_message(Status(said, "warning" if findings else "information"))
         self.post_message(EditorDone(saved_id))
 

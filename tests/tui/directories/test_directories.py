@@ -9,8 +9,18 @@ from textual.widgets import Button, Input, Select, Static
 
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY
+from server_stub.auth import Principal, all_permissions, standard_registry
 from server_stub.store import Store
-from tests.support.console import READONLY_TOKEN, Console, make_console
+from tests.support.console import (
+    ADMIN_TOKEN,
+    READONLY_TOKEN,
+    STUB_URL,
+    Console,
+    console_app,
+    console_context,
+    make_console,
+    stub_transport,
+)
 from tests.support.directory_steps import (
     add_item,
     editor,
@@ -328,6 +338,44 @@ async def test_a_refused_save_is_asked_again_once_the_token_is_allowed(console: 
         await save(pilot)
         assert stored(console.store, OIDC)["claimGroups"] == "roles"
         assert not pilot.app.query("DirectoryEditor"), "saved and closed"
+
+
+async def test_a_reload_asks_the_server_for_the_login_s_rights_again(store) -> None:
+    # The tester's: a console opened with a read-only token, the token then made admin on the server:
+    # its header said "readonly" and every form "View only" even after r, until the console restarted.
+    registry = standard_registry(ADMIN_TOKEN, READONLY_TOKEN)
+    context = console_context(stub_transport(store, "spec", registry), READONLY_TOKEN, server_label=STUB_URL,
+                              username="readonly")
+    context.granted = await context.client.permissions()  # as connecting does
+    async with console_app(context, "directories").run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert pilot.app.query_one("#dir-new", Button).disabled
+        registry.add(READONLY_TOKEN, Principal("admin", all_permissions()))  # the same token, admin now
+        await pilot.press("r")
+        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)
+        assert not pilot.app.query_one("#dir-new", Button).disabled
+        assert context.username == "admin"
+        await open_directory(pilot, OIDC)
+        await fill(pilot, "claimGroups", "roles")
+        await save(pilot)
+        assert stored(store, OIDC)["claimGroups"] == "roles"
+
+
+async def test_ctrl_t_tests_the_directory_from_inside_a_text_field(console: Console) -> None:
+    # The form opens in Description, its text selected: "t" there typed over it (the tester's "t" description).
+    from tui.directories.dirtest_view import DirectoryTestScreen
+
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, OIDC)
+        assert isinstance(pilot.app.focused, Input)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, DirectoryTestScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert field(pilot, "description").query_one(Input).value == OIDC
 
 
 async def test_read_only_profile_disables_actions_with_reason(store) -> None:
