@@ -12,6 +12,7 @@ import argparse
 import getpass
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -133,6 +134,16 @@ def _labels(wire: dict[str, Any]) -> dict[str, str]:
     return {spec.wire: spec.label for spec in fields_of(model)}
 
 
+def _asked(ask: Callable[[str], str], prompt: str) -> str:
+    """What the person answered ``prompt``; a Ctrl-C there ends the prompt's line first, so the line that
+    says the command was interrupted starts a line of its own, not after the prompt."""
+    try:
+        return ask(prompt)
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        raise
+
+
 def _live(args: argparse.Namespace, wire: dict[str, Any]) -> Any:
     from jmapclient.config import read_secret_file
     from jmapclient.connection import read_stdin_line
@@ -144,7 +155,7 @@ def _live(args: argparse.Namespace, wire: dict[str, Any]) -> Any:
     if args.login_password_stdin:
         password: str | None = read_stdin_line(what)
     elif interactive and (args.login or wire.get("@type") == "Oidc"):
-        password = getpass.getpass(f"{what} (empty: skip that step): ") or None
+        password = _asked(getpass.getpass, f"{what} (empty: skip that step): ") or None
     else:
         password = None
 
@@ -152,7 +163,7 @@ def _live(args: argparse.Namespace, wire: dict[str, Any]) -> Any:
         if args.secret_file:
             return read_secret_file(args.secret_file, "directory secret", lambda line: note(f"warning: {line}"))
         if interactive:
-            return getpass.getpass(f"{prompt}: ") or None
+            return _asked(getpass.getpass, f"{prompt}: ") or None
         note(f"warning: no {prompt.split(' (')[0]}: give it with --secret-file")
         return None
 
@@ -161,7 +172,7 @@ def _live(args: argparse.Namespace, wire: dict[str, Any]) -> Any:
         if args.allow_cleartext:
             return True
         if interactive:
-            return input("send it anyway? [y/N] ").strip().lower() in ("y", "yes")
+            return _asked(input, "send it anyway? [y/N] ").strip().lower() in ("y", "yes")
         note("warning: not sent; pass --allow-cleartext to send it anyway")
         return False
 

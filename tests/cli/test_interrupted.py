@@ -50,3 +50,15 @@ def test_ctrl_c_while_the_front_door_loads_is_said_without_a_traceback() -> None
     )
     ran = subprocess.run([sys.executable, "-c", stopped_import], capture_output=True, text=True, timeout=60)
     assert (ran.returncode, ran.stderr, ran.stdout) == (EXIT_INTERRUPTED, "mailadmin interrupted (Ctrl-C)\n", "")
+
+
+def test_ctrl_c_at_a_prompt_ends_the_prompt_s_line_first(capsys: pytest.CaptureFixture[str]) -> None:
+    # "access token (empty: skip that step): mailadmin test-directory interrupted (Ctrl-C)" on one line.
+    from mailadmin.cli.dirtest_cmd import _asked
+
+    def typed_ctrl_c(prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _asked(typed_ctrl_c, "access token: ")
+    assert capsys.readouterr().err == "\n"
