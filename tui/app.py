@@ -332,16 +332,6 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
                 return
             self.run_worker(self._refresh(), group="shell-refresh", exclusive=True)
 
-    async def _refresh(self) -> None:
-        """``r``: the login's rights asked afresh, then the section reloaded with them. A token's rights
-        change on the server: one made admin again stayed read-only (its header, its forms) until the
-        console restarted."""
-        assert self.context is not None
-        await self.context.relearn_rights()
-        self._show_header()
-        if self.section_view is not None:
-            self.section_view.reload()
-
     def action_filter(self) -> None:
         if self.section_view is not None:
             self.section_view.start_filter()

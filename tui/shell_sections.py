@@ -155,6 +155,16 @@ class SectionShell(CrashHooks[int]):
             status.update(outside.message(text))
             status.set_classes(f"-{severity}")
 
+    async def _refresh(self) -> None:
+        """``r``: the login's rights asked afresh, then the section reloaded with them. A token's rights
+        change on the server: one made admin again stayed read-only (its header, its forms) until the
+        console restarted."""
+        assert self.context is not None
+        await self.context.relearn_rights()
+        self._show_header()
+        if self.section_view is not None:
+            self.section_view.reload()
+
     def _show_header(self) -> None:
         # Like the status bar: a section's last breadcrumb may arrive while the app is closing.
         found = self.query(ShellHeader)
