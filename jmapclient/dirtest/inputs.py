@@ -70,15 +70,13 @@ def resolve_secret(secret: Any, what: str, inputs: LiveInput) -> str | None:
     if kind == "Value":
         value = secret.get("secret")
         if isinstance(value, str) and value and value != MASKED_SECRET:
-            inputs.said.append(f"The {what} is taken from the settings given.")
-            inputs.origins[what] = "taken from the settings given"
+            _came(inputs, what, "taken from the settings given")
             return value
         return _asked(what, inputs, "the server shows it only as ****")
     if kind == "EnvironmentVariable":
         name = str(secret.get("variableName") or "")
         if name and name in os.environ:
-            inputs.said.append(f"The {what} is read from the environment variable {name} on this machine.")
-            inputs.origins[what] = f"read from the environment variable {name} on this machine"
+            _came(inputs, what, f"read from the environment variable {name} on this machine")
             return os.environ[name]
         return _asked(what, inputs, f"the environment variable {name} is not set on this machine")
     if kind == "File":
@@ -87,17 +85,22 @@ def resolve_secret(secret: Any, what: str, inputs: LiveInput) -> str | None:
             value = path.read_text(encoding="utf-8").strip()
         except OSError:
             return _asked(what, inputs, f"the file {path} is not readable on this machine")
-        inputs.said.append(f"The {what} is read from the file {path} on this machine.")
-        inputs.origins[what] = f"read from the file {path} on this machine"
+        _came(inputs, what, f"read from the file {path} on this machine")
         return value
     return None
+
+
+def _came(inputs: LiveInput, what: str, origin: str, *, why: str = "") -> None:
+    """Where the secret ``what`` came from, kept once for both its readers: the report's notes (a sentence)
+    and a fix that names it (``origins``)."""
+    inputs.origins[what] = origin
+    inputs.said.append(f"The {what} was {origin} ({why})." if why else f"The {what} is {origin}.")
 
 
 def _asked(what: str, inputs: LiveInput, why: str) -> str | None:
     value = inputs.ask_secret(f"{what} ({why})")
     if value:
-        inputs.said.append(f"The {what} was {inputs.secret_source} ({why}).")
-        inputs.origins[what] = inputs.secret_source
+        _came(inputs, what, inputs.secret_source, why=why)
         return value
     inputs.said.append(f"No {what} was given ({why}).")
     return None

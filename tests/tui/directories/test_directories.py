@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx
+from textual.pilot import Pilot
 from textual.widgets import Button, Input, Select, Static
 
 from jmapclient.encoding import MASKED_SECRET
@@ -292,13 +293,18 @@ async def test_server_validation_failed_lands_on_nested_field(console: Console) 
         assert "above the maximum" in str(port.query_one(".field-error", Static).render())
 
 
+async def save_claim_groups(pilot: Pilot) -> None:
+    """The OpenID directory's group claim set to ``roles`` and saved (ctrl+s): the rights tests' edit."""
+    await open_directory(pilot, OIDC)
+    await fill(pilot, "claimGroups", "roles")
+    await save(pilot)
+
+
 async def test_forbidden_save_is_explained_and_disables_save_until_a_reload(store) -> None:
     console = make_console(store, token=READONLY_TOKEN)
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await open_directory(pilot, OIDC)
-        await fill(pilot, "claimGroups", "roles")
-        await save(pilot)
+        await save_claim_groups(pilot)
         message = str(editor(pilot).query_one("#editor-message", Static).render())
         assert "does not allow this token to update" in message
         assert editor(pilot).query_one("#editor-save", Button).disabled
@@ -356,9 +362,7 @@ async def test_a_reload_asks_the_server_for_the_login_s_rights_again(store) -> N
         await settle(pilot)
         assert not pilot.app.query_one("#dir-new", Button).disabled
         assert context.username == "admin"
-        await open_directory(pilot, OIDC)
-        await fill(pilot, "claimGroups", "roles")
-        await save(pilot)
+        await save_claim_groups(pilot)
         assert stored(store, OIDC)["claimGroups"] == "roles"
 
 
