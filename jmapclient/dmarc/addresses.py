@@ -23,3 +23,26 @@ def canonical_ip(text: str) -> str | None:
         return str(ipaddress.ip_address(text))
     except ValueError:
         return None
+
+
+_LOCAL_NETWORKS = tuple(ipaddress.ip_network(net) for net in (
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",  # RFC 1918
+    "100.64.0.0/10",  # RFC 6598, shared by a provider's customers
+    "fc00::/7",  # RFC 4193, unique local
+))
+"""Networks whose names only a local resolver holds, beside loopback, link-local, multicast, unspecified and
+reserved. Documentation ranges (RFC 5737, 3849) are not among them: no resolver names them, and the demo's
+reports use them."""
+
+
+def is_local(ip: str) -> bool:
+    """Whether ``ip`` (canonical, :func:`canonical_ip`) is an address of a local network, which a reverse lookup
+    would ask the admin's own resolver about: an outside report naming one proves nothing about who sent mail,
+    and an internal name for it (forward-confirmed by the same resolver) would dress the claim as the admin's own
+    server."""
+    address = ipaddress.ip_address(ip)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return (address.is_loopback or address.is_link_local or address.is_multicast or address.is_unspecified
+            or address.is_reserved or any(address in network for network in _LOCAL_NETWORKS
+                                          if network.version == address.version))

@@ -22,6 +22,7 @@ STATUS_WORDS = {
     NameStatus.NO_NAME: "no name",
     NameStatus.UNCONFIRMED: "unconfirmed",
     NameStatus.OFFLINE: "offline",
+    NameStatus.LOCAL: "local address",
 }
 """What a name cell says when there is no confirmed name (an unconfirmed PTR is never shown)."""
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from jmapclient.config import data_dir, write_private
-from jmapclient.dmarc.addresses import canonical_ip
+from jmapclient.dmarc.addresses import canonical_ip, is_local
 from jmapclient.dmarc.insight.services import SenderMap, Service, base_domain, load_senders
 from jmapclient.file_safety import NotAFile, json_bounded, read_regular, set_aside
 
@@ -76,6 +76,9 @@ class NameStatus(StrEnum):
     OFFLINE = "offline"
     PENDING = "pending"
     """Not looked up yet: what a view shows before the answer arrives."""
+    LOCAL = "local address"
+    """A private, loopback, link-local or reserved address (:func:`~jmapclient.dmarc.addresses.is_local`):
+    never looked up, and no cached name is used for it."""
 
 
 CACHED_STATUSES = frozenset({NameStatus.CONFIRMED, NameStatus.UNCONFIRMED, NameStatus.NO_NAME})
@@ -262,6 +265,8 @@ class NameResolver:
         canonical = normal_ip(ip)
         if canonical is None:
             return self._named(ip, NameStatus.FAILED)
+        if is_local(canonical):
+            return self._named(ip, NameStatus.LOCAL)
         if self.offline:
             return self._named(ip, NameStatus.OFFLINE)
         cached = self.cache.get(canonical) if self.cache is not None else None

@@ -65,6 +65,33 @@ async def test_not_an_address_is_never_looked_up() -> None:
     assert fake.calls == [] and {n.status for n in names.values()} == {NameStatus.FAILED}
 
 
+LOCAL_ADDRESSES = ["10.1.2.3", "172.16.0.9", "192.168.1.1", "100.64.0.1", "127.0.0.1", "169.254.9.9", "0.0.0.0",
+                   "fd00::25", "fe80::1", "::1", "::ffff:10.0.0.5", "224.0.0.1"]
+
+
+async def test_a_local_address_is_never_looked_up_nor_named_from_the_cache(tmp_path: Path) -> None:
+    # A forged report claiming mail from an internal address: the admin's own resolver would name it, and confirm
+    # the name, dressing the outside claim as the admin's own server.
+    internal = {ip: ["mail.corp.example."] for ip in LOCAL_ADDRESSES}
+    fake = FakeResolver(ptr=internal, addresses={"mail.corp.example": LOCAL_ADDRESSES})
+    cache = NameCache(tmp_path / "names.json")
+    cache.put("192.168.1.1", NameStatus.CONFIRMED, "mail.corp.example")  # kept by an earlier version
+    resolver = NameResolver(fake, cache)
+    names = await resolver.resolve_all(LOCAL_ADDRESSES)
+    local = (NameStatus.LOCAL, None)
+    assert {ip: (n.status, n.ptr) for ip, n in names.items()} == dict.fromkeys(LOCAL_ADDRESSES, local)
+    assert fake.calls == [] and resolver.lookups == 0
+
+
+async def test_public_and_documentation_addresses_are_still_looked_up() -> None:
+    # The demo's reports use the documentation ranges; only local networks are set aside.
+    fake = FakeResolver(ptr={GOOGLE_IP: [GOOGLE_PTR + "."]}, addresses={GOOGLE_PTR: [GOOGLE_IP]})
+    names = await resolver_for(fake).resolve_all([GOOGLE_IP, "192.0.2.7", "2001:db8::7", "172.32.0.1"])
+    assert {ip: n.status for ip, n in names.items()} == {
+        GOOGLE_IP: NameStatus.CONFIRMED, "192.0.2.7": NameStatus.NO_NAME, "2001:db8::7": NameStatus.NO_NAME,
+        "172.32.0.1": NameStatus.NO_NAME}
+
+
 async def test_offline_does_no_lookups_and_loads_no_dns_library(tmp_path: Path) -> None:
     fake = FakeResolver(ptr={GOOGLE_IP: [GOOGLE_PTR]}, addresses={GOOGLE_PTR: [GOOGLE_IP]})
     resolver = NameResolver(fake, NameCache(tmp_path / "names.json"), offline=True)
