@@ -158,10 +158,14 @@ class DigestReads(DigestFigures):
         What tells a source new in a period from one seen before; ``ips`` narrows the
         answer to these sources, so its size follows the period, not the history. None while
         a listed report is not stored (a sync for a period fetches only what that period needs):
-        a source absent from the history held is then not known to be new.
+        a source absent from the history held is then not known to be new. None too when no listed
+        report is older than ``first`` (a period as long as the history): every source would be "new",
+        and a daily check would call each failing one a new source failing, every day.
         """
         with self._lock:
-            if self._db.execute(_ANY_MISSING).fetchone() is not None:
+            if self._db.execute(_ANY_MISSING).fetchone() is not None or self._db.execute(
+                    "SELECT 1 FROM reports r JOIN listed USING(id) WHERE r.day != '' AND r.day < ? LIMIT 1",
+                    (first.isoformat(),)).fetchone() is None:
                 return None
             rows = self._db.execute(
                 "SELECT DISTINCT r.policy_domain, records.source_ip FROM reports r JOIN listed USING(id)"

@@ -95,8 +95,8 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
     if args.check:
         return _check(advice, previous, as_json=args.json)
     if not history_held and not args.since_last and not args.check:
-        note(f"note: no source is marked new: the reports before {first} are not all fetched (a longer --days "
-             "fetches them; --since-last compares with the previous run)")
+        note(f"note: no source is marked new: the reports before {first} are not all held to compare with (a "
+             "longer --days fetches any the server has; --since-last compares with the previous run)")
     if not advice:
         note(f"no DMARC reports{f' for {args.domain}' if args.domain else ''} from {first} to {last}")
     for entry in advice:

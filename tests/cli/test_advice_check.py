@@ -67,6 +67,19 @@ def test_since_last_calls_new_only_what_the_previous_run_did_not_see(server: Stu
     assert all(not source["new"] for line in out.splitlines() for source in json.loads(line)["sources"])
 
 
+def test_a_period_longer_than_the_history_calls_no_source_new_run_after_run(server: StubServer,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    # Every report held, none older than the period: "new" has nothing to be told from. A daily check must not
+    # call each failing source new every day; the previous run says what is new.
+    assert run(server, capsys, "--check", "--days", "3650")[0] == EXIT_ATTENTION  # the first run: all is new
+    _, out, _ = run(server, capsys, "--check", "--days", "3650")
+    assert "new source failing" not in out
+    _, out, err = run(server, capsys, "--json", "--days", "3650")
+    sources = [source for line in out.splitlines() for source in json.loads(line)["sources"]]
+    assert sources and all(source["new"] is None for source in sources)
+    assert "no source is marked new" in err
+
+
 def test_check_is_silent_and_0_when_nothing_needs_attention(server: StubServer,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     assert run(server, capsys, "--check", "--domain", "nothing-here.example") == (EXIT_OK, "", "")

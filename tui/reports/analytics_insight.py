@@ -211,9 +211,9 @@ class AnalyticsInsight(DmarcDetail):
         shown = min(len(sources), LIST_LIMIT)
         notes = [f"{shown:,} of {len(sources):,} sources (the busiest)"] if len(sources) > shown else []
         if any(source.new is None for source in sources):
-            # Only the period's reports were fetched: a source the cache never saw may be an old one.
-            notes.append("none marked new: the reports before the period were not fetched (a longer period"
-                         " fetches them)")
+            # Only the period's reports were fetched, or none is older: a source the cache never saw may be old.
+            notes.append("none marked new: the reports before the period are not all held to compare with (a longer"
+                         " period fetches any the server has)")
         self.names_note = " · ".join(notes)
         self.show_names_status()
 
