@@ -43,10 +43,9 @@ def set_failures_lines(failures: Mapping[str, SetError], single: bool = False) -
     return lines
 
 
-REFUSAL_HINT = (
-    "the server refuses to create DMARC reports (the real Stalwart server receives them only by e-mail); "
-    "import them into a server that accepts report creation, such as `mailadmin serve`"
-)
+REFUSAL_HINT = "import the reports into a server that accepts their creation, such as `mailadmin serve`"
+"""What to do, said after the server's refusal (whose words already say it never creates reports): not the
+refusal again in other words."""
 
 
 def error_lines(error: BaseException) -> list[str]:

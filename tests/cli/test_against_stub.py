@@ -359,7 +359,7 @@ def test_import_refused_by_the_real_server_says_so(tmp_path, capsys):
     assert code == 1
     assert "imported: 0" in captured.out and "rejected: 2" in captured.out
     assert "Reports cannot be created" in captured.err
-    assert "refuses to create DMARC reports" in captured.err
+    assert "import the reports into a server that accepts their creation" in captured.err
 
 
 def test_import_dry_run_sends_nothing(tmp_path, counting, capsys):
