@@ -328,9 +328,16 @@ def _invalid(item: FileObject, value: Mapping[str, Any], patch: Mapping[str, Any
         reasons: Mapping[str, str] = {}
     except LocalValidationError as error:
         reasons = error.fields
-    return [f"{path}: {reason}" for path, reason in reasons.items()
-            if patch is None or any(path == key or path.startswith(f"{key}/") or key.startswith(f"{path}/")
-                                    for key in patch)]
+    return in_file(item, {path: reason for path, reason in reasons.items()
+                          if patch is None or any(path == key or path.startswith(f"{key}/")
+                                                  or key.startswith(f"{path}/") for key in patch)})
+
+
+def in_file(item: FileObject, reasons: Mapping[str, str]) -> list[str]:
+    """Each value of ``item`` refused, as one line naming where it is: the file's line, then its path, then
+    the reason in the models' words (:func:`jmapclient.validation.field_issues`), as a file's unreadable
+    line is said."""
+    return [f"line {item.line}: {path}: {reason}" for path, reason in reasons.items()]
 
 
 def as_stored(given: Any, held: Any) -> Any:
@@ -383,8 +390,7 @@ def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
     try:
         patch = compute_patch(before, after)
     except LocalValidationError as error:
-        reasons = [f"{path}: {reason}" for path, reason in error.fields.items()]
-        return file_step(Action.REFUSED, item, wire, notes=notes + reasons)
+        return file_step(Action.REFUSED, item, wire, notes=notes + in_file(item, error.fields))
     if problems := _invalid(item, after, patch):
         return file_step(Action.REFUSED, item, wire, notes=notes + problems)
     notes += [f"{path}: {SENT_EVERY_TIME}" for path, value in patch.items()

@@ -682,3 +682,20 @@ def test_a_server_directory_without_a_description_is_named_by_its_id() -> None:
         {"directory-n": {"@type": "Oidc", "description": "SSO", "issuerUrl": "https://sso.example.org"}}))
     lines = plan_lines(make_plan(snapshot, server, prune=True))
     assert "destroy   d7 (Ldap, no description)" in lines, lines
+
+
+def test_null_on_a_required_field_is_refused_in_our_words_with_its_place(
+        run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # `"host": null` was refused as "store/host: Input should be a valid string" (the tester's finding).
+    source, lines = snapshot_of(run, server_a, tmp_path)
+    number, sql = next((at, value) for at, line in enumerate(lines, start=1)
+                       for value in line.get("value", {}).values() if value["@type"] == "Sql")
+    sql["store"]["host"] = None
+    sql["queryLogin"] = None
+    write_lines(source, lines)
+    recorder = SetRecorder()
+    code, out, _ = run(server_a, "apply", str(source), transport=recorder)
+    assert code == EXIT_FAILED and not recorder.sets, out
+    assert f"note: line {number}: store/host: is required; null cannot clear it\n" in out, out
+    assert f"note: line {number}: queryLogin: is required; null cannot clear it\n" in out, out
+    assert "Input should" not in out
