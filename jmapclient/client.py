@@ -34,6 +34,7 @@ from jmapclient.errors import (
     ServerUnreachable,
     TooManyAttempts,
 )
+from jmapclient.failures import not_connected
 from jmapclient.keepalive import CONNECTION_LIMITS
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, ObjectType
 from jmapclient.objects import ObjectApi
@@ -99,6 +100,9 @@ def _verify_for(base_url: str, verify: ssl.SSLContext | bool) -> ssl.SSLContext 
     return verify
 
 
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
 def uses_proxies(base_url: str) -> bool:
     """Whether requests to ``base_url`` may go through the environment's proxies (HTTP_PROXY...).
 
@@ -140,6 +144,8 @@ class JmapClient:
         # See jmapclient.transport_security: a private CA, or --insecure.
         verify = _verify_for(self.base_url, verify)
         proxied = uses_proxies(self.base_url)
+        self._proxy = proxied and any(os.environ.get(name) for name in PROXY_VARIABLES)
+        """Requests may go through a proxy the environment names."""
         if self.blocking:
             from jmapclient.blocking import BlockingTransport
 
@@ -306,7 +312,9 @@ class JmapClient:
         except httpx.DecodingError:
             raise ProtocolError(f"the server at {url} sent a body that does not decompress") from None
         except httpx.ConnectError as error:
-            raise ServerUnreachable(url, _reason(error)) from None
+            # Through a proxy, the address that refused may be the proxy's: said as before.
+            plain = None if self._proxy else not_connected(url, error)
+            raise plain or ServerUnreachable(url, _reason(error)) from None
         except (httpx.NetworkError, httpx.RemoteProtocolError) as error:
             # Dropped once connected: the request may have gone out, and a write been done.
             raise ServerUnreachable(url, _reason(error), sent=True, dropped=True) from None

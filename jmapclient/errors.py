@@ -42,12 +42,17 @@ class TransportError(JmapError):
 
 
 class ServerUnreachable(TransportError):
-    def __init__(self, url: str, reason: str, *, sent: bool = False, dropped: bool = False) -> None:
+    def __init__(self, url: str, reason: str, *, sent: bool = False, dropped: bool = False,
+                 address: str | None = None) -> None:
         self.url = url
         self.sent = sent  # a connection dropped after the request went out, not one never made
         self.dropped = dropped
         """The connection was made and then dropped before the answer (reset, or closed early)."""
-        super().__init__(f"cannot reach the server at {url}: {reason}")
+        self.address = address
+        """``host:port`` when no connection to it could be made, ``reason`` then saying why in plain words
+        (:func:`jmapclient.failures.not_connected`)."""
+        where = f"cannot connect to {address}" if address else f"cannot reach the server at {url}"
+        super().__init__(f"{where}: {reason}")
 
 
 class RequestTimeout(TransportError):

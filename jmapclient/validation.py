@@ -23,6 +23,9 @@ def _path(location: tuple[Any, ...]) -> str:
     return "/".join(parts) or "/"
 
 
+NULL_REFUSED = "is required; null cannot clear it"
+
+
 @dataclass(frozen=True)
 class FieldIssue:
     """One validation problem: the wire path, pydantic's error type and a message for people."""
@@ -40,6 +43,10 @@ def field_issues(error: ValidationError) -> list[FieldIssue]:
         location = tuple(item["loc"])
         if item["type"] == "missing":
             message = "is required"
+        elif item["input"] is None:
+            # null given where a value must be: pydantic said "Input should be a valid string" (the tester's
+            # finding); null clears only a field that may be empty.
+            message = NULL_REFUSED
         elif item["type"] == "string_too_short" and item.get("ctx", {}).get("min_length") == 1:
             message = "cannot be empty; leave it out or use null instead"
         elif item["type"] in ("greater_than_equal", "less_than_equal"):

@@ -3,7 +3,7 @@
 Matching, for each file object in file order (each server object is matched at most once):
 
 1. the object the file's key names (``directory-b`` → ``b``), when it has the same ``@type`` and
-   description: the same object, read earlier from this server;
+   description (or the file leaves the description out): the same object, read earlier from this server;
 2. else the one server object with the same ``@type`` and description; two or more are
    **ambiguous**, and that file object is left alone (the plan names the candidates);
 3. else the object the key names, when it has the same ``@type``: its description changed
@@ -71,12 +71,18 @@ class Step:
     payload: dict[str, Any] = field(default_factory=dict)
     """The create value, or the update patch."""
     notes: list[str] = field(default_factory=list)
+    line: int | None = None
+    """The file's line holding the object; None for a server object the file does not hold."""
 
     @property
     def subject(self) -> str:
-        """How a person finds the object: its key and id, its kind and description."""
+        """How a person finds the object: its key and id, its kind and description. Without a description
+        (a file may leave it out) the id names it; a new one, its line in the file: ``''`` named nothing."""
         names = " = ".join(n for n in (self.key, self.object_id) if n)
-        return f"{names} ({self.variant} {safe_text(repr(self.description), max_len=LIST_MAX)})"
+        if self.description:
+            return f"{names} ({self.variant} {safe_text(repr(self.description), max_len=LIST_MAX)})"
+        where = f"; line {self.line} of the file" if self.object_id is None and self.line is not None else ""
+        return f"{names} ({self.variant}, no description{where})"
 
 
 @dataclass
@@ -100,6 +106,15 @@ class Plan:
         return ", ".join(parts) or "nothing"
 
 
+def file_step(action: Action, item: FileObject, wire: Mapping[str, Any] | None = None, **more: Any) -> Step:
+    """A step for the file's ``item``, matched to the server's ``wire`` when there is one. It is named by the
+    description the file gives, else by the one the server holds: a file may leave the key out (kept as the
+    server has it), and the plan named the directory ``''``."""
+    described = item.description or str((wire or {}).get("description") or "")
+    object_id = str(wire.get("id")) if wire is not None else None
+    return Step(action, item.variant, described, key=item.key, object_id=object_id, line=item.line, **more)
+
+
 class PlanRefused(ValueError):
     """The file cannot be applied at all; nothing is sent."""
 
@@ -120,7 +135,7 @@ def make_plan(snapshot: SnapshotFile, server: Sequence[Mapping[str, Any]], *, pr
     steps: list[Step] = []
     for item in snapshot.objects:
         if item.key in twins:
-            steps.append(Step(Action.REFUSED, item.variant, item.description, key=item.key, notes=[twins[item.key]]))
+            steps.append(file_step(Action.REFUSED, item, notes=[twins[item.key]]))
             continue
         matched, notes = _match(item, server, by_id, claimed)
         if isinstance(matched, Step) and matched.action is Action.AMBIGUOUS:
@@ -165,7 +180,8 @@ def _match(
     keyed = by_id.get(item.kept_id or "")
     if keyed is not None and (str(keyed.get("id")) in claimed or not _same_kind(item, keyed)):
         keyed = None
-    if keyed is not None and keyed.get("description") == item.value.get("description"):
+    # A description the file leaves out is the server's (held.py): the key's object is simply it.
+    if keyed is not None and keyed.get("description") == item.value.get("description", keyed.get("description")):
         return keyed, []
     alike = _alike(item, server, claimed)
     if len(alike) == 1:
@@ -174,7 +190,7 @@ def _match(
         ids = ", ".join(str(wire.get("id")) for wire in alike)
         note = (f"{len(alike)} directories on the server have this kind and description ({ids}): "
                 f"left alone; give the file object the key of the one meant")
-        return Step(Action.AMBIGUOUS, item.variant, item.description, key=item.key, notes=[note]), []
+        return file_step(Action.AMBIGUOUS, item, notes=[note]), []
     if keyed is not None:
         return keyed, [f"matched by its key only: the server's description is {keyed.get('description')!r}"]
     return None, []
@@ -298,8 +314,8 @@ def _create_step(item: FileObject) -> Step:
         _put(payload, path, dict(NO_SECRET))
         notes.append(f"{path}: {CREATED_WITH_NONE}")
     if problems := _invalid(item, payload, None):
-        return Step(Action.REFUSED, item.variant, item.description, key=item.key, notes=notes + problems)
-    return Step(Action.CREATE, item.variant, item.description, key=item.key, payload=payload, notes=notes)
+        return file_step(Action.REFUSED, item, notes=notes + problems)
+    return file_step(Action.CREATE, item, payload=payload, notes=notes)
 
 
 def _invalid(item: FileObject, value: Mapping[str, Any], patch: Mapping[str, Any] | None) -> list[str]:
@@ -312,9 +328,16 @@ def _invalid(item: FileObject, value: Mapping[str, Any], patch: Mapping[str, Any
         reasons: Mapping[str, str] = {}
     except LocalValidationError as error:
         reasons = error.fields
-    return [f"{path}: {reason}" for path, reason in reasons.items()
-            if patch is None or any(path == key or path.startswith(f"{key}/") or key.startswith(f"{path}/")
-                                    for key in patch)]
+    return in_file(item, {path: reason for path, reason in reasons.items()
+                          if patch is None or any(path == key or path.startswith(f"{key}/")
+                                                  or key.startswith(f"{path}/") for key in patch)})
+
+
+def in_file(item: FileObject, reasons: Mapping[str, str]) -> list[str]:
+    """Each value of ``item`` refused, as one line naming where it is: the file's line, then its path, then
+    the reason in the models' words (:func:`jmapclient.validation.field_issues`), as a file's unreadable
+    line is said."""
+    return [f"line {item.line}: {path}: {reason}" for path, reason in reasons.items()]
 
 
 def as_stored(given: Any, held: Any) -> Any:
@@ -364,18 +387,12 @@ def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
         if not is_left_out(held):
             kind = held.get(TYPE_KEY) if isinstance(held, Mapping) else "no"  # _ABSENT, None: none
             notes.append(f"{path}: the file leaves this secret out; the server's ({kind}) secret is kept")
-    object_id = str(wire.get("id"))
     try:
         patch = compute_patch(before, after)
     except LocalValidationError as error:
-        reasons = [f"{path}: {reason}" for path, reason in error.fields.items()]
-        return Step(Action.REFUSED, item.variant, item.description, key=item.key, object_id=object_id,
-                    notes=notes + reasons)
+        return file_step(Action.REFUSED, item, wire, notes=notes + in_file(item, error.fields))
     if problems := _invalid(item, after, patch):
-        return Step(Action.REFUSED, item.variant, item.description, key=item.key, object_id=object_id,
-                    notes=notes + problems)
+        return file_step(Action.REFUSED, item, wire, notes=notes + problems)
     notes += [f"{path}: {SENT_EVERY_TIME}" for path, value in patch.items()
               if secrets_in({path: value}, secret_field_names())]
-    action = Action.UPDATE if patch else Action.UNCHANGED
-    return Step(action, item.variant, item.description, key=item.key, object_id=object_id, payload=patch,
-                notes=notes)
+    return file_step(Action.UPDATE if patch else Action.UNCHANGED, item, wire, payload=patch, notes=notes)

@@ -19,6 +19,7 @@ from jmapclient.dmarc.loader import ParsedFile
 DuplicateKey = tuple[str, str, str, str, str]
 LISTED_WARNINGS = 20
 """Warnings the summary lists one by one (a folder of reports from one odd reporter has one a file)."""
+REFUSED_WITH_IMPORT = "refused with the whole import (the server's reason is said once, not per file)"
 
 
 def duplicate_key(wire: Mapping[str, Any]) -> DuplicateKey:
@@ -112,8 +113,13 @@ class ImportSummary:
             self.imported.remove(path)
         self.rejected.append((path, reason))
 
-    def lines(self, *, dry_run: bool = False) -> list[str]:
-        """Human-readable summary, one line per fact; a dry run says what it would import."""
+    def lines(self, *, dry_run: bool = False, said_apart: str | None = None) -> list[str]:
+        """Human-readable summary, one line per fact; a dry run says what it would import.
+
+        ``said_apart``: the refusal that stopped the whole import, which the caller says once beside the
+        summary; a file rejected with it reads :data:`REFUSED_WITH_IMPORT` instead of the same words again
+        (one file against the real server read its refusal three times).
+        """
         out = [
             f"{'would import' if dry_run else 'imported'}: {len(self.imported)} ({self.records} records)",
             f"duplicates: {len(self.duplicates)}",
@@ -126,7 +132,8 @@ class ImportSummary:
         # Rejections first: they are what a person has to act on; then what was changed on the way in;
         # duplicates only inform. File names, zip member names and reasons come from outside: shown
         # visibly, cut.
-        out += [f"  rejected {_shown(path)}: {_shown(why)}" for path, why in self.rejected]
+        out += [f"  rejected {_shown(path)}: {_shown(REFUSED_WITH_IMPORT if why == said_apart else why)}"
+                for path, why in self.rejected]
         out += [f"  warning {_shown(path)}: {_shown(why)}" for path, why in warned[:LISTED_WARNINGS]]
         if len(warned) > LISTED_WARNINGS:
             out.append(f"  … and {len(warned) - LISTED_WARNINGS:,} more warnings")

@@ -48,6 +48,11 @@ class ImportOutcome:
     stored: int | None = None
     """Reports the server said it created (None for a dry run): set as the import ends or is stopped."""
 
+    def lines(self, *, dry_run: bool = False) -> list[str]:
+        """The summary's lines, where a file the refusal stopped says so without its words: the caller says
+        ``refused`` once, beside them (the CLI as its error, the console above the list)."""
+        return self.summary.lines(dry_run=dry_run, said_apart=self.refused)
+
 
 def list_report_files(paths: Iterable[str | PathLike[str]], cap: int | None = None) -> list[Path]:
     """The files under ``paths`` (directories expanded, sorted), the first ``cap`` when given."""

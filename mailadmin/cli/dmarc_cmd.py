@@ -91,7 +91,7 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
     finally:
         bar.close()
     summary = outcome.summary
-    for line in summary.lines(dry_run=args.dry_run):
+    for line in outcome.lines(dry_run=args.dry_run):
         out(line)
     if outcome.refused:
         emit_error(outcome.refused)

@@ -14,6 +14,9 @@ import httpx
 import pytest
 
 from jmapclient import paging
+from jmapclient.ascode.ndjson import read_snapshot
+from jmapclient.ascode.plan import make_plan
+from jmapclient.ascode.wording import plan_lines
 from jmapclient.models.objects import DIRECTORY
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL
 from mailadmin.main import main
@@ -650,3 +653,49 @@ def test_dash_as_the_output_is_standard_output(run: Run, server_a: StubServer, t
     code_plain, plain, _ = run(server_a, *argv)
     assert code_plain == EXIT_OK and out == plain and out  # what standard output gets without -o
     assert said in err and " to -" not in err, err
+
+
+def test_a_directory_the_file_leaves_undescribed_is_named_as_the_server_has_it(
+        run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # A file without "description" planned `update directory-d1 = d1 (Ldap '')` (the tester's finding).
+    source, lines = snapshot_of(run, server_a, tmp_path)
+    for line in lines[1:]:
+        for value in line["value"].values():
+            del value["description"]
+    (key, ldap), = lines[1]["value"].items()
+    ldap["timeout"] = ldap["timeout"] + 1000
+    lines.append({"@type": "create", "object": "Directory",
+                  "value": {"directory-new": {"@type": "Oidc", "issuerUrl": "https://sso.example.org"}}})
+    write_lines(source, lines)
+    code, out, _ = run(server_a, "apply", str(source), "--dry-run")
+    object_id = key.removeprefix("directory-")
+    stored = server_a.store.get(DIRECTORY, [object_id])[object_id]["description"]
+    assert f"update    {key} = {object_id} (Ldap {stored!r})" in out, out
+    assert "''" not in out and "matched by its key only" not in out, out
+    assert f"directory-new (Oidc, no description; line {len(lines)} of the file)" in out, out
+    assert code == EXIT_FAILED  # the new one lacks its required description
+
+
+def test_a_server_directory_without_a_description_is_named_by_its_id() -> None:
+    server = [{"id": "d7", "@type": "Ldap", "url": "ldap://x", "baseDn": "dc=x"}]
+    snapshot = read_snapshot(HEADER + directory_line(
+        {"directory-n": {"@type": "Oidc", "description": "SSO", "issuerUrl": "https://sso.example.org"}}))
+    lines = plan_lines(make_plan(snapshot, server, prune=True))
+    assert "destroy   d7 (Ldap, no description)" in lines, lines
+
+
+def test_null_on_a_required_field_is_refused_in_our_words_with_its_place(
+        run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # `"host": null` was refused as "store/host: Input should be a valid string" (the tester's finding).
+    source, lines = snapshot_of(run, server_a, tmp_path)
+    number, sql = next((at, value) for at, line in enumerate(lines, start=1)
+                       for value in line.get("value", {}).values() if value["@type"] == "Sql")
+    sql["store"]["host"] = None
+    sql["queryLogin"] = None
+    write_lines(source, lines)
+    recorder = SetRecorder()
+    code, out, _ = run(server_a, "apply", str(source), transport=recorder)
+    assert code == EXIT_FAILED and not recorder.sets, out
+    assert f"note: line {number}: store/host: is required; null cannot clear it\n" in out, out
+    assert f"note: line {number}: queryLogin: is required; null cannot clear it\n" in out, out
+    assert "Input should" not in out

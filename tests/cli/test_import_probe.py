@@ -74,3 +74,23 @@ def test_a_read_only_token_stops_before_the_probe(tmp_path: Path, capsys: pytest
     assert code == 1 and methods.names == []
     captured = capsys.readouterr()
     assert "lacks the sysDmarcExternalReportCreate permission" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("profile", "read_only", "refusal"),
+    [("stalwart", False, "Reports cannot be created"),
+     ("spec", True, "lacks the sysDmarcExternalReportCreate permission")],
+)
+def test_a_refused_report_is_said_once(tmp_path: Path, capsys: pytest.CaptureFixture[str], profile: str,
+                                       read_only: bool, refusal: str) -> None:
+    # One file against the real server read its refusal three times: its summary line, the error, and a
+    # hint saying it again in other words (tester).
+    _write(tmp_path, 1)
+    with StubServer(profile=profile, reports=0) as server:
+        token = server.readonly_token if read_only else server.admin_token
+        code = main(["import-dmarc", str(tmp_path), f"--url={server.base_url}", f"--token={token}"])
+    captured = capsys.readouterr()
+    said = captured.out + captured.err
+    assert said.count(refusal) == 1 and said.count("e-mail") <= 1, said
+    assert code == 1 and "imported: 0" in captured.out and "rejected: 1" in captured.out
+    assert "error: 1 of 1 files were not imported" in captured.err

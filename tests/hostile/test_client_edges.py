@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from jmapclient.client import MAX_RESPONSE_ENV
+from jmapclient.outcome import EXIT_NETWORK
 from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.hostile_server import HostileServer, method_answer
@@ -113,3 +114,14 @@ def test_credentials_in_the_url_are_refused_unrepeated(capsys, url) -> None:
     err = capsys.readouterr().err
     assert code != 0
     assert SECRET not in err and "user name or password" in err
+
+
+def test_a_proxy_that_refuses_is_not_said_to_be_the_server(capsys, monkeypatch) -> None:
+    # A refused connection is said with its address (tester); through a proxy, that address is the proxy's.
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))  # bound, never listening: the proxy refuses
+        for name in ("HTTPS_PROXY", "https_proxy"):
+            monkeypatch.setenv(name, f"http://127.0.0.1:{closed.getsockname()[1]}")
+        code = main(["query", "Directory", "--url", "https://mail.example.com", "--timeout", "5"])
+    err = capsys.readouterr().err
+    assert code == EXIT_NETWORK and err.startswith("error: cannot reach the server at https://mail.example.com"), err

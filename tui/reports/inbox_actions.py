@@ -216,7 +216,7 @@ class InboxActions(Vertical):
         if outcome.error is not None:
             learn(self.context, "import", outcome.error)
             self.show_permissions()
-        lines = outcome.summary.lines()
+        lines = outcome.lines()
         if outcome.capped:
             lines.insert(0, f"Only the first {IMPORT_FILE_CAP:,} files were read; import the rest separately.")
         if outcome.refused:
