@@ -22,7 +22,9 @@ is kept longer), but ids grow with arrival and a report arrives after its period
 reports not stored yet, newest first, are cut where they start to have arrived before the period
 (less :data:`ARRIVAL_SLACK`), found by asking :data:`PROBES` of them, spread out, for their
 ``receivedAt`` in one get, then as many between the two around the cut (three small gets at 100,000
-missing), and only the newer ones are fetched. A
+missing), and only the newer ones are fetched. Times follow the ids only where the server sets
+them: an imported e-mail's ``receivedAt`` is its ``Date:``, so a cut is believed only once reports spread
+past it all arrived before the period (:func:`_arrived_since`), and a first visit searches every page. A
 later sync of a wider period fetches the older ones it now needs. Reports are fetched a get per
 :data:`GET_CHUNK`, up to the server's ``maxConcurrentRequests`` less one in flight (one is left for
 whatever else the client asks meanwhile), each stored while the next ones are on their way; a
@@ -77,6 +79,8 @@ GET_CHUNK = 500
 PROBES = 64
 """Listed reports asked for their arrival time in one get when a period's cut is looked for (the stub decodes
 each whole report to answer, so a few dozen, not maxObjectsInGet)."""
+CUT_CHECKS = 8
+"""Times a period's cut is moved past reports that arrived since the bound before the rest is fetched whole."""
 ARRIVAL_SLACK = timedelta(days=2)
 """How long before the period's first day a report counting in it may have arrived: a report counts
 on the day of its period's midpoint and arrives after its period began, so a report of up to four days
@@ -301,23 +305,26 @@ class DigestStore(DigestReads):
         fetch = _Fetch(self, api, max(1, min(GET_CHUNK, limits.max_objects_in_get)),
                        max(1, limits.max_concurrent_requests - 1))
         # A listing read from the start into a store that knows nothing settled: each page's reports not
-        # stored are fetched while the next page is listed, down to the period's cut (the pages are newest
+        # stored are fetched while the next page is listed, those of the period only (the pages are newest
         # first). A continued listing stops at its first pages; what it misses is found after it, as before.
         overlap = not listing.continues and self._whole is None and self._older is None
         cut = False
-        """The period's cut was found: every listed report not stored from there on arrived before the bound."""
+        """A period's cut was found: every page was searched, each listed report not stored and not queued
+        arrived before the bound."""
         try:
             async for page in pager.pages(first=PROBE if listing.continues else None):
                 listing.add(page)
                 joined = listing.joined(page)  # what is older than this page is what was listed before
                 await report(SyncProgress("listing", pager.total if joined and pager.total else listing.count,
                                           pager.total))
-                if overlap and not cut:
+                if overlap and not (cut and bound is None):
+                    # Every page is searched, even past a cut: times follow the ids only where the server sets
+                    # them (an archive of old mail imported last), and past a cut a page costs two small gets.
                     candidates = [i for i in self._not_stored(page.ids) if i not in fetch.queued]
                     arrived = len(candidates) if bound is None or not candidates else await _arrived_since(
                         api, candidates, bound, width)
                     fetch.add(candidates[:arrived])
-                    cut = arrived < len(candidates)
+                    cut = cut or arrived < len(candidates)
                 if joined:
                     break
             forgotten = listing.commit(forget_unlisted=not filter)
@@ -455,25 +462,54 @@ class _Fetch:
 
 
 async def _arrived_since(api: ObjectApi, ids: Sequence[str], bound: datetime, width: int) -> int:
-    """How many of ``ids`` (newest first) arrived at or after ``bound``: they come first, ids growing with arrival.
+    """How many of ``ids`` (newest first) to fetch: those that arrived at or after ``bound`` come first, ids
+    growing with arrival.
 
     A search ``width`` at a time: each get asks that many ids, spread over the part not known yet,
     for their ``receivedAt``; the first one that arrived before ``bound`` ends the part that did.
     A report gone meanwhile, or whose time does not read, counts as arrived (its get finds out).
+
+    ``receivedAt`` follows the ids only where the server sets it: an imported e-mail's is its ``Date:``,
+    which its sender writes, and an archive imported after recent mail puts old times on the newest ids.
+    So a cut is believed only once ``width`` reports spread over the part past it all arrived before the
+    bound; one that did not moves the search past it. After :data:`CUT_CHECKS` such moves the rest is fetched
+    too: more than needed, never less.
     """
-    new, old = 0, len(ids)  # ids[:new] arrived since the bound, ids[old:] before it
+    new = 0
+    for _ in range(CUT_CHECKS):
+        new = await _searched(api, ids, bound, width, new)
+        tail = range(new + 1, len(ids))  # ids[new] arrived before the bound (or new is the end)
+        if not tail:
+            return new
+        positions = list(tail) if len(tail) <= width else sorted(
+            {tail.start + (len(tail) - 1) * n // (width - 1) for n in range(width)})
+        arrived = await _received(api, [ids[p] for p in positions])
+        later = [p for p in positions if not _before(arrived.get(ids[p]), bound)]
+        if not later:
+            return new
+        new = later[-1] + 1  # everything up to the last one that arrived since the bound is fetched
+    return len(ids)
+
+
+async def _searched(api: ObjectApi, ids: Sequence[str], bound: datetime, width: int, new: int) -> int:
+    """The first position from ``new`` on whose report arrived before ``bound``, as if times followed the ids."""
+    old = len(ids)  # ids[:new] arrived since the bound, ids[old:] before it
     while new < old:
         span = old - new
         positions = range(new, old) if span <= width else sorted(
             {new + (span - 1) * n // (width - 1) for n in range(width)})
-        got = await api.get([ids[p] for p in positions], properties=("id", "receivedAt"))
-        arrived = {str(wire.get("id")): wire.get("receivedAt") for wire in got.raw}
+        arrived = await _received(api, [ids[p] for p in positions])
         for position in positions:
             if _before(arrived.get(ids[position]), bound):
                 old = position
                 break
             new = position + 1
     return new
+
+
+async def _received(api: ObjectApi, ids: Sequence[str]) -> dict[str, object]:
+    got = await api.get(ids, properties=("id", "receivedAt"))
+    return {str(wire.get("id")): wire.get("receivedAt") for wire in got.raw}
 
 
 def _cleaned_ids(ids: Sequence[str]) -> Sequence[str]:
