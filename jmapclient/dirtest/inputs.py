@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jmapclient.dirtest.steps import Step
 from jmapclient.encoding import MASKED_SECRET
 
 Ask = Callable[[str], "str | None"]
@@ -50,6 +51,8 @@ class LiveInput:
     """Each secret's origin by what it is ("bind secret": "read from the file PATH"), for a fix to name it."""
     cancelled: threading.Event = field(default_factory=threading.Event)
     """Set when nobody waits for the result any more (the console's view left): the call under way is cut."""
+    on_step: Callable[[Step], None] | None = None
+    """Told each step as it ends, in the test's thread: the console shows which one runs meanwhile."""
 
 
 def step_timeout(configured: Any, inputs: LiveInput, default_ms: int) -> float:

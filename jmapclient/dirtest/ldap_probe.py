@@ -34,7 +34,7 @@ class _Stop(Exception):
 
 
 def probe_ldap(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
-    report = Report("LDAP")
+    report = Report("LDAP", on_add=inputs.on_step)
     try:
         probe = _Probe(wire, inputs, report)
     except ValueError as error:  # urlsplit: a port that is no number

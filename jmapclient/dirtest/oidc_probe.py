@@ -24,14 +24,11 @@ from jmapclient.dirtest import steps
 from jmapclient.dirtest.deadline import NO_ANSWER_FIX, NoAnswer, Worker, no_answer, timed_out
 from jmapclient.dirtest.inputs import LiveInput
 from jmapclient.dirtest.lint import DEFAULT_AUDIENCE
-from jmapclient.dirtest.steps import Outcome, Report
+from jmapclient.dirtest.steps import AUDIENCE, LOGIN_NAME, SCOPES, Outcome, Report
 from jmapclient.dirtest.tls_words import CA_FIX, tls_failure
 from jmapclient.rules import members, oidc_login_name
 
-AUDIENCE = "audience"
-SCOPES = "scopes"
-LOGIN_NAME = "login name"
-PLAN = (steps.DISCOVERY, steps.KEYS, steps.TOKEN, AUDIENCE, SCOPES, LOGIN_NAME)
+PLAN = steps.OIDC_PLAN
 
 
 class _Stop(Exception):
@@ -39,7 +36,7 @@ class _Stop(Exception):
 
 
 def probe_oidc(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
-    report = Report("OpenID Connect")
+    report = Report("OpenID Connect", on_add=inputs.on_step)
     try:
         _Probe(wire, inputs, report).run()
     except _Stop as stop:

@@ -20,6 +20,7 @@ from jmapclient.dirtest import hashes, steps
 from jmapclient.dirtest.deadline import NO_ANSWER_FIX, Worker, no_answer, shut_socket, timed_out
 from jmapclient.dirtest.inputs import LiveInput, resolve_secret, step_timeout
 from jmapclient.dirtest.lint import mapped_columns
+from jmapclient.dirtest.progress import store_where
 from jmapclient.dirtest.sqlcheck import has_placeholder
 from jmapclient.dirtest.steps import Outcome, Report
 from jmapclient.dirtest.tls_words import CA_FIX, about_tls, tls_failure
@@ -48,7 +49,7 @@ class _Silent(Exception):
 
 
 def probe_sql(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
-    report = Report("SQL")
+    report = Report("SQL", on_add=inputs.on_step)
     store = wire.get("store")
     kind = store.get("@type") if isinstance(store, Mapping) else None
     if not isinstance(store, Mapping) or kind not in ("PostgreSql", "MySql", "Sqlite"):
@@ -69,7 +70,7 @@ def probe_sql(wire: Mapping[str, Any], inputs: LiveInput) -> Report:
         report.skip_rest(steps.SQL_PLAN, "not run: the connection failed")
         return report
     try:
-        report.add(steps.CONNECT, Outcome.PASSED, f"connected to {_where(kind, store)} (read-only)")
+        report.add(steps.CONNECT, Outcome.PASSED, f"connected to {store_where(store)} (read-only)")
         _Queries(wire, inputs, report, database).run()
     except _Silent:
         report.skip_rest(steps.SQL_PLAN, "not run: the server stopped answering")
@@ -200,12 +201,6 @@ def _shut_mysql(connection: Any) -> None:
     held = getattr(connection, "_sock", None)
     if held is not None:
         shut_socket(held.fileno())
-
-
-def _where(kind: str, store: Mapping[str, Any]) -> str:
-    if kind == "Sqlite":
-        return str(store.get("path"))
-    return f"{store.get('host')}:{store.get('port')}/{store.get('database') or SERVICE_NAME}"
 
 
 def _words(error: BaseException) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -39,10 +39,15 @@ RECIPIENT = "recipient lookup"
 DISCOVERY = "discovery"
 KEYS = "keys"
 TOKEN = "token checks"
+AUDIENCE = "audience"
+SCOPES = "scopes"
+LOGIN_NAME = "login name"
 
 LDAP_PLAN = (CONNECT, TLS, SERVICE_BIND, LOGIN_SEARCH, ATTRIBUTES, GROUPS, ALIASES, USER_BIND)
 SQL_PLAN = (CONNECT, LOGIN_SEARCH, ATTRIBUTES, RECIPIENT, GROUPS, ALIASES)
-OIDC_PLAN = (DISCOVERY, KEYS, TOKEN)
+OIDC_PLAN = (DISCOVERY, KEYS, TOKEN, AUDIENCE, SCOPES, LOGIN_NAME)
+PLANS: dict[str, tuple[str, ...]] = {"Ldap": LDAP_PLAN, "Sql": SQL_PLAN, "Oidc": OIDC_PLAN}
+"""Each directory kind's steps (by its wire ``@type``), in the order its test takes them."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,8 @@ class Report:
     kind: str
     steps: list[Step] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    on_add: Callable[[Step], None] | None = field(default=None, repr=False, compare=False)
+    """Told each step as it is added, in the test's thread (the console says which step runs next)."""
 
     @property
     def failed(self) -> list[Step]:
@@ -92,6 +99,8 @@ class Report:
     def add(self, name: str, outcome: Outcome, reason: str, fix: str = "", details: Iterable[str] = ()) -> Step:
         made = Step(name, outcome, reason, fix, tuple(details))
         self.steps.append(made)
+        if self.on_add is not None:
+            self.on_add(made)
         return made
 
     def skip_rest(self, plan: Iterable[str], reason: str) -> None:

@@ -1,8 +1,10 @@
 """The console's directory test (key t on the form) against the real slapd: the lint beside the fields,
-then the live steps with reason and fix; snapshots of a passing and a failing LDAP directory."""
+then the live steps with reason and fix; snapshots of a passing and a failing LDAP directory. Against a
+server that never answers: the step under way said at once, then the report in its place."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 from collections.abc import Iterator
 from dataclasses import replace
@@ -20,9 +22,11 @@ from tests.support.console import Console, make_console
 from tests.support.directory_seeds import ALICE, ALICE_PASSWORD, SERVICE_SECRET, ldap_settings
 from tests.support.directory_servers import Slapd
 from tests.support.directory_steps import field, open_directory, save
+from tests.support.hostile import screen_lines
+from tests.support.hostile_peer import LDAP_HEAD, HostilePeer
 from tests.support.seeding import seed_fresh
 from tests.support.tls import PrivateCa
-from tests.support.waiting import settle
+from tests.support.waiting import settle, wait_until
 from tui.directories.dirtest_view import DirectoryTestScreen
 
 WIDE, NARROW = (120, 40), (80, 24)
@@ -140,3 +144,62 @@ def test_result_view_snapshots(snap_compare: Any, slapd_console: Console, slapd:
         await pilot.pause()
 
     assert snap_compare(slapd_console.app, terminal_size=size, run_before=run_before)
+
+
+SILENT = "Test a silent LDAP server"
+
+
+@contextlib.contextmanager
+def silent_console(bound_ms: int) -> Iterator[tuple[Console, HostilePeer]]:
+    """The console over a stub holding one LDAP directory (its timeout ``bound_ms``) whose server takes the
+    bind and never answers it (a byte at a time, for minutes): the service bind waits for its whole bound."""
+    peer = HostilePeer(LDAP_HEAD, fill=b"\x00")
+    store = Store()
+    seed_fresh(store, reports=0, directories=False)
+    model = validate_incoming(DIRECTORY, ldap_settings(f"ldap://127.0.0.1:{peer.port}", description=SILENT,
+                                                       useTls=False, timeout=bound_ms))
+    store.insert(DIRECTORY, model, stored_form(model))
+    try:
+        yield make_console(store), peer
+    finally:
+        store.close()
+        peer.stop()
+
+
+async def _run_silent(pilot: Pilot, peer: HostilePeer) -> DirectoryTestScreen:
+    """The test of the silent directory started, and its service bind (step 3 of 8) sent."""
+    screen = await _open_test(pilot, SILENT)
+    screen.query_one("#dirtest-secret", Input).value = SERVICE_SECRET  # else the bind is not even tried
+    await pilot.press("ctrl+r")
+    await wait_until(pilot, peer.reached.is_set, "the bind sent to the silent server")
+    return screen
+
+
+async def test_a_running_test_says_at_once_which_step_it_is_on_and_esc_cuts_it() -> None:
+    # The tester's: for the first seconds of a test nothing said it ran (at 80x24 its "running …" sat below
+    # the fold); a silent server then held it for the step's whole timeout (here 10 s: the line shows long before).
+    with silent_console(10000) as (console, peer):
+        async with console.app.run_test(size=NARROW) as pilot:
+            screen = await _run_silent(pilot, peer)
+            await wait_until(pilot, lambda: "Testing… step 3 of 8: service bind" in "\n".join(screen_lines(pilot.app)),
+                             "the running line on screen")
+            assert screen.report is None, "the step had ended: the line must show before it does"
+            said = str(screen.query_one("#dirtest-running", Static).render())
+            assert said.startswith(f"Testing… step 3 of 8: service bind · ldap://127.0.0.1:{peer.port} · ")
+            assert said.endswith(" s")
+            inputs = screen.running
+            await pilot.press("escape")
+            await settle(pilot)
+            assert not isinstance(pilot.app.screen, DirectoryTestScreen)
+            assert inputs is not None and inputs.cancelled.is_set()
+
+
+async def test_the_report_replaces_the_running_line_in_view() -> None:
+    with silent_console(1000) as (console, peer):
+        async with console.app.run_test(size=NARROW) as pilot:
+            screen = await _run_silent(pilot, peer)
+            await wait_until(pilot, lambda: screen.report is not None, "the report, at the bind's bound")
+            await settle(pilot)
+            shown = "\n".join(screen_lines(pilot.app))
+            assert "✗ service bind" in shown, shown  # scrolled into view: at 80x24 the steps start below the fold
+            assert "Testing…" not in shown

@@ -34,8 +34,10 @@ def _outcomes(report: Report) -> dict[str, Outcome]:
 
 
 def test_a_correct_directory_passes_every_step(slapd: Slapd, directory_ca: PrivateCa) -> None:
-    report = _run(ldap_settings(slapd.url), directory_ca)
+    told: list[str] = []
+    report = _run(ldap_settings(slapd.url), directory_ca, on_step=lambda step: told.append(step.name))
     assert _outcomes(report) == {name: Outcome.PASSED for name in steps.LDAP_PLAN}
+    assert told == list(steps.LDAP_PLAN)  # each as it ended, in the plan's order: the console's running line
     assert report.passed
     assert report.notes[0] == WHERE_IT_RUNS
     assert ALICE_ALIAS in report.step(steps.ALIASES).details

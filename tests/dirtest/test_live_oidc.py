@@ -13,14 +13,16 @@ from tests.support.directory_seeds import ALICE, CLIENT_ID, OidcProvider
 from tests.support.tls import PrivateCa
 
 
-def _run(wire: dict[str, Any], ca: PrivateCa, token: str | None) -> Report:
-    return run_live(wire, LiveInput(password=token, ca_file=str(ca.ca_file), timeout=5))
+def _run(wire: dict[str, Any], ca: PrivateCa, token: str | None, **inputs: Any) -> Report:
+    return run_live(wire, LiveInput(password=token, ca_file=str(ca.ca_file), timeout=5, **inputs))
 
 
 def test_a_correct_provider_and_token_pass_every_step(oidc_provider: OidcProvider, directory_ca: PrivateCa) -> None:
     token = oidc_provider.token()
-    report = _run(oidc_provider.settings(), directory_ca, token)
+    told: list[str] = []
+    report = _run(oidc_provider.settings(), directory_ca, token, on_step=lambda step: told.append(step.name))
     assert {s.name: s.outcome for s in report.steps} == {name: Outcome.PASSED for name in oidc_probe.PLAN}
+    assert told == list(oidc_probe.PLAN)  # each as it ended, in the plan's order: the console's running line
     assert f"logs in as {ALICE}" in report.step(oidc_probe.LOGIN_NAME).reason
     assert all(token not in " ".join((s.reason, *s.details)) for s in report.steps)
 

@@ -26,8 +26,10 @@ def _run(wire: dict[str, Any], login: str | None = ALICE, **inputs: Any) -> Repo
 
 
 def test_a_correct_directory_passes_every_step(store: dict[str, Any]) -> None:
-    report = _run(sql_settings(store))
+    told: list[str] = []
+    report = _run(sql_settings(store), on_step=lambda step: told.append(step.name))
     assert {s.name: s.outcome for s in report.steps} == {name: Outcome.PASSED for name in steps.SQL_PLAN}
+    assert told == list(steps.SQL_PLAN)  # each as it ended, in the plan's order: the console's running line
     assert report.step(steps.GROUPS).details == ("staff@example.org",)
     assert report.step(steps.ALIASES).details == (ALICE_ALIAS,)
     shown = " ".join(" ".join((s.reason, *s.details)) for s in report.steps)

@@ -238,6 +238,19 @@ def test_the_palette_and_the_jump_typed_ahead(terminal: Terminal) -> None:
                           "the directory list")
 
 
+def test_brackets_typed_behind_a_go_through_the_analytics_tabs(terminal: Terminal) -> None:
+    """``:dmarc Enter a ] ] ]`` in one burst: analytics opens on its Daily tab; ``[ [ [`` in one burst: back on
+    Domains (the brackets are plain characters, as SSH carries them, each held until the view before it is up)."""
+    for _ in range(REPEAT):
+        terminal.type(b":dmarc" + ENTER + b"a]]]")
+        terminal.wait_for(lambda text: "Messages per day" in text and "] Next tab" in text, "the Daily tab")
+        terminal.type(b"[[[")
+        terminal.wait_for(lambda text: "Reports  Messages" in text and "Messages per day" not in text,
+                          "the Domains tab again")
+        terminal.type(ESC + b":directories" + ENTER)
+        terminal.wait_for(on_list)
+
+
 def test_y_typed_with_d_does_not_delete(server: Server, terminal: Terminal) -> None:
     """``dy`` at once: the question is asked and waits; the y typed before it was seen answers nothing."""
     for _ in range(REPEAT):

@@ -3,12 +3,15 @@
 The lint runs as the view opens (it needs nothing but the settings). The live test waits for the
 person: the address to look up, the password (OpenID Connect: an access token) and, when the
 server shows it only as ****, the directory's own secret; it then runs in a thread, each step with
-its timeout, and the steps appear with their reason and fix. Nothing is written to the directory.
+its timeout, and the steps appear with their reason and fix. Until then a line under the body says
+which step runs, against which server, for how many seconds: a silent server holds a step for its
+whole timeout. Nothing is written to the directory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from time import monotonic
 from typing import Any, ClassVar
 
 from rich.table import Table
@@ -17,17 +20,20 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import Button, Input, Static
 
 from jmapclient.dirtest.inputs import LiveInput, directory_secret, must_ask
 from jmapclient.dirtest.lint import Finding, check_sample_hash, ldap_is_cleartext, lint_directory
 from jmapclient.dirtest.live import WHERE_IT_RUNS
+from jmapclient.dirtest.progress import running_line
 from jmapclient.dirtest.steps import MARKS, Outcome, Report
 from jmapclient.dirtest.words import NAME_WIDTH, finding_line, lint_summary, summary
 from tui.keyboard import in_background
 from tui.lifecycle import while_attached
 from tui.screens.dialog import Dialog
 from tui.widgets import outside
+from tui.widgets.steady import update_steadily
 
 STYLES: dict[Outcome, str] = {
     Outcome.PASSED: "green",
@@ -38,6 +44,9 @@ STYLES: dict[Outcome, str] = {
 
 TEST_GROUP = in_background("directory-test")
 """The live test shows its steps as they come, and Esc leaves it: keys are not held for it."""
+TICK = 0.25
+"""Seconds between two looks at a running test (its step, its seconds): the line changes at most once a second
+or once a step, whichever comes first."""
 
 
 def lint_text(findings: list[Finding], labels: Mapping[str, str]) -> Text:
@@ -94,6 +103,12 @@ class DirectoryTestScreen(Dialog[None]):
         """The steps as last shown."""
         self.running: LiveInput | None = None
         """The inputs of the test under way; their ``cancelled`` cuts it."""
+        self.ended: list[str] = []
+        """The steps of the test under way that ended, by name (appended in the test's thread)."""
+        self.started = 0.0
+        """When the test under way started (monotonic)."""
+        self.ticker: Timer | None = None
+        """Redraws the running line while a test is under way."""
 
     def compose(self) -> ComposeResult:
         oidc = self.kind == "Oidc"
@@ -121,6 +136,8 @@ class DirectoryTestScreen(Dialog[None]):
                                  "unencrypted (ldap:// without Use TLS); running the test sends them.",
                                  id="dirtest-cleartext", classes="error")
                 yield Static(id="dirtest-steps")
+            # Outside the scrolled body, so seen at any size and scroll: at 80x24 the steps are below the fold.
+            yield Static(id="dirtest-running")
             with Horizontal(classes="buttons"):
                 yield Button("Run live test (ctrl+r)", variant="primary", id="dirtest-run", compact=True)
                 yield Button("Close (esc)", id="dirtest-close", compact=True)
@@ -133,6 +150,7 @@ class DirectoryTestScreen(Dialog[None]):
     @while_attached
     def on_mount(self) -> None:
         self.query_one("#dirtest-steps", Static).display = False
+        self.query_one("#dirtest-running", Static).display = False
         first = self.query("#dirtest-login") or self.query("#dirtest-password")
         if first:
             first.first().focus()
@@ -154,12 +172,20 @@ class DirectoryTestScreen(Dialog[None]):
         if button.disabled:
             return
         button.disabled = True
-        shown = self.query_one("#dirtest-steps", Static)
-        shown.display = True
-        shown.update(Text("running …", style="dim"))
+        self.query_one("#dirtest-steps", Static).display = False  # the last report is not this run's
         self._cancel()  # a test run again: the one under way is cut, and its report never shown over this one's
-        self.running = self._inputs()
+        self.ended, self.started = [], monotonic()
+        self.running = self._inputs(self.ended)
+        self._tick()  # at once: a silent server holds the first step for its whole bound
+        if self.ticker is None:
+            self.ticker = self.set_interval(TICK, self._tick)
         self._run(self.running)
+
+    def _tick(self) -> None:
+        """Say which step the test under way is on, and for how long it has run (redrawn when that changes)."""
+        line = self.query_one("#dirtest-running", Static)
+        said = running_line(self.wire, self.ended, monotonic() - self.started)
+        update_steadily(line, outside.whole(said), display=True)  # the server's URL is the settings' text
 
     @on(Button.Pressed, "#dirtest-close")
     def action_close(self) -> None:
@@ -177,12 +203,12 @@ class DirectoryTestScreen(Dialog[None]):
         found = self.query(selector)
         return (found.first(Input).value.strip() or None) if found else None
 
-    def _inputs(self) -> LiveInput:
+    def _inputs(self, ended: list[str]) -> LiveInput:
         secret = self._value("#dirtest-secret")
         # The warning above the button was shown before the person chose to run: that is the confirmation.
         return LiveInput(login=self._value("#dirtest-login"), password=self._value("#dirtest-password"),
                          ask_secret=lambda _prompt: secret, confirm_cleartext=lambda _warning: True,
-                         ca_file=self._value("#dirtest-ca"))
+                         ca_file=self._value("#dirtest-ca"), on_step=lambda step: ended.append(step.name))
 
     @work(thread=True, exclusive=True, group=TEST_GROUP)
     def _run(self, inputs: LiveInput) -> None:
@@ -197,5 +223,12 @@ class DirectoryTestScreen(Dialog[None]):
             return
         self.report = report
         self.shown = report_text(report)
-        self.query_one("#dirtest-steps", Static).update(self.shown)
+        if self.ticker is not None:
+            self.ticker.stop()
+            self.ticker = None
+        self.query_one("#dirtest-running", Static).display = False
+        steps = self.query_one("#dirtest-steps", Static)
+        steps.update(self.shown)
+        steps.display = True
+        steps.scroll_visible(top=True, animate=False)  # in view: below the fold at 80x24
         self.query_one("#dirtest-run", Button).disabled = False

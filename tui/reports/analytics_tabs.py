@@ -30,6 +30,8 @@ FIRST_TAB = "tab-domains"
 """The tab shown as a visit opens, composed with the view."""
 LATER_TABS = ("tab-sources", "tab-advice", "tab-daily", "tab-failures")
 """Built when first shown (:class:`LazyTabs`)."""
+TAB_ORDER = (FIRST_TAB, *LATER_TABS)
+"""The tabs left to right, as ``[`` and ``]`` go through them."""
 ADVICE_PENDING = "Working out the advice…"
 
 
@@ -41,6 +43,12 @@ class LazyTabs(TabbedContent):
         self._build = build
         self.built: set[str] = {FIRST_TAB}
         """The panes whose widgets are there (the first from the start)."""
+
+    def turn(self, step: int) -> None:
+        """Show the tab ``step`` places to the right (left when negative), round from the last to the first:
+        as the tab bar's own arrows go, which only a keyboard already on the tab bar could reach."""
+        at = TAB_ORDER.index(self.active) if self.active in TAB_ORDER else 0
+        self.active = TAB_ORDER[(at + step) % len(TAB_ORDER)]
 
     def watch_active(self, active: str) -> None:
         # Called with every change of ``active``, after TabbedContent's own watcher switched the pane.

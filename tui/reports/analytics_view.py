@@ -36,7 +36,7 @@ from jmapclient.dmarc.insight.advice import DomainAdvice
 from jmapclient.dmarc.insight.names import SourceName
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
-from tui.keyboard import in_background
+from tui.keyboard import focus_now, in_background
 from tui.lifecycle import while_attached
 from tui.reports.analytics_figures import AnalyticsFigures, FiguresReady, HeadlineReady, SyncStep
 from tui.reports.analytics_insight import (
@@ -75,7 +75,12 @@ AnalyticsView TabPane { padding: 0; }
 
 class AnalyticsView(AnalyticsFigures):
     DEFAULT_CSS = ANALYTICS_CSS
-    BINDINGS = [Binding("x", "stop", "Stop fetching", id="dmarc.analytics.stop"),
+    # The tabs' own keys (left/right) act only on the tab bar, which Tab never reaches from a table:
+    # these work from anywhere in the view. Plain characters, as SSH carries them (not ctrl+pageup),
+    # bound nowhere else here; first, so at 80 columns the footer keeps both.
+    BINDINGS = [Binding("left_square_bracket", "turn_tab(-1)", "Previous tab", id="dmarc.analytics.previous_tab"),
+                Binding("right_square_bracket", "turn_tab(1)", "Next tab", id="dmarc.analytics.next_tab"),
+                Binding("x", "stop", "Stop fetching", id="dmarc.analytics.stop"),
                 Binding("o", "toggle_offline", "Offline names", id="dmarc.analytics.offline"),
                 Binding("p", "toggle_provider", "Provider is mine", id="dmarc.analytics.provider")]
     HELP = """\
@@ -99,6 +104,7 @@ the server leaves the figures at the next visit):
 - **Failures**: only the records failing DMARC, busiest first, with a hint
   (likely forwarded, mailing list, spoofing).
 
+**[** and **]** show the previous and the next tab (round from the last to the first),
 **x** stops fetching (the figures then cover what was fetched), **r** fetches again,
 **o** turns name lookups off or on (kept in the config), **p** on a Sources row says its
 shared provider (Amazon SES, SendGrid...) sends for your domains, or takes that back (kept in
@@ -204,15 +210,22 @@ shared provider, not yours". **esc** goes back to the inbox.
 
     def focus(self, scroll_visible: bool = True) -> AnalyticsView:
         """The keyboard on the table of the tab shown (a kept view may be on any), else on the tabs."""
-        if not self.is_mounted:
-            return self
+        if self.is_mounted:
+            self._keyboard_place().focus(scroll_visible)
+        return self
+
+    def _keyboard_place(self) -> Widget:
+        """The table of the tab shown, else the tab bar (the Advice and Daily tabs have no table)."""
         pane = self.query_one(TabbedContent).active_pane
         tables = pane.query(DataTable) if pane is not None else None
-        if tables:
-            tables.first().focus(scroll_visible)
-        else:
-            self.query_one(TabbedContent).query_one(Tabs).focus(scroll_visible)
-        return self
+        return tables.first() if tables else self.query_one(TabbedContent).query_one(Tabs)
+
+    @while_attached
+    def action_turn_tab(self, step: int) -> None:
+        """The tab ``step`` places on (``[``: -1, ``]``: 1), with the keyboard in it: j and k typed right after
+        move its rows, not the hidden tab's."""
+        self.query_one(LazyTabs).turn(step)
+        focus_now(self._keyboard_place())
 
     def reload(self) -> None:
         self.fetch()
