@@ -21,16 +21,24 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from jmapclient.display import LIST_MAX, safe_text
+from jmapclient.display import ELLIPSIS, LIST_MAX, safe_text
+
+CELL_MAX = 48
+"""Terminal cells a cell's text may take, its ellipsis included: one long value (a hostile policy domain of
+3,000 letters) made its column as wide as the screen, and every figure beside it scrolled out of view."""
 
 
 class PlainCell:
-    """``value`` as safe text on one line, in ``style`` (a style name or definition of our own)."""
+    """``value`` as safe text on one line, in ``style`` (a style name or definition of our own), cut with an
+    ellipsis at :data:`CELL_MAX` cells."""
 
     __slots__ = ("style", "text")
 
     def __init__(self, value: Any, style: str | Style = "") -> None:
-        self.text = safe_text(value, max_len=LIST_MAX)
+        text = safe_text(value, max_len=LIST_MAX)
+        if len(text) > CELL_MAX // 2 and cell_len(text) > CELL_MAX:  # a character takes at most two cells
+            text = set_cell_size(text, CELL_MAX - 1).rstrip() + ELLIPSIS
+        self.text = text
         self.style = style
 
     @classmethod

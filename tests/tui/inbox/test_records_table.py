@@ -33,7 +33,7 @@ from tui.reports.detail import MARGIN_ROWS, PAGE_ROWS, RecordsView, ReportView
 from tui.reports.record_rows import RecordRows
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
-from tui.widgets.plain_cell import PlainCell
+from tui.widgets.plain_cell import CELL_MAX, PlainCell
 
 SIZE = (120, 40)
 RECORDS = PAGE_ROWS * 3 + 7
@@ -283,7 +283,7 @@ async def test_judging_that_fails_in_the_background_leaves_it_to_the_records_vie
 @pytest.mark.parametrize(("value", "style"), [
     ("10.0.0.1", ""), ("fail", "bold red"), ("pass", "green"), ("", ""), ("shop.example.net, other.example", ""),
     ("[bold]not markup[/bold] [@click=app.quit]x[/]", ""), ("evil\x1b[2Jname\u202e\n", "bold red"),
-    ("數據報告", ""), ("x" * 300, ""),
+    ("數據報告", ""), ("x" * 48, ""),
 ])
 @pytest.mark.parametrize("width", [0, 3, 9, 40])
 def test_a_plain_cell_is_drawn_as_its_text_would_be(value: str, style: str, width: int) -> None:
@@ -299,6 +299,17 @@ def test_a_plain_cell_is_drawn_as_its_text_would_be(value: str, style: str, widt
     assert drawn(PlainCell(value, style)) == drawn(outside.cut(value, style))
     assert str(PlainCell(value, style)) == outside.cut(value, style).plain
     assert console.measure(PlainCell(value, style)).maximum == console.measure(outside.cut(value, style)).maximum
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    ("x" * 300, "x" * 47 + "…"), ("x" * 49, "x" * 47 + "…"),
+    ("數" * 30, "數" * 23 + "…"), ("a" + "數" * 30, "a" + "數" * 23 + "…"),
+])
+def test_a_long_cell_is_cut_with_an_ellipsis_at_the_cell_cap(value: str, shown: str) -> None:
+    # A hostile policy domain of 3,000 letters made its column the screen's width: every figure beside it hid.
+    console = Console(width=120, force_terminal=True, color_system="truecolor")
+    assert str(PlainCell(value)) == shown
+    assert console.measure(PlainCell(value)).maximum <= CELL_MAX
 
 
 class DataTablesOwnDrawing(ListTable):
