@@ -401,8 +401,12 @@ def escape_kept_parser() -> type[Any]:
     ``^n`` and the fields went into the form Esc should have closed (and ctrl+s saved them there);
     and a key with no Alt name (``/``, ctrl+p) came out alone. The console binds no Alt key, so
     Esc and a key are two keys: read so at once, not after ``ESCDELAY``. Esc pairs Textual maps to
-    a key of their own (``Esc b``: ctrl+left, as macOS's Option+Left) keep Textual's meaning, and so
-    does a sequence begun by :data:`SEQUENCE_INTRODUCERS` (arrows, the mouse, pastes, reports).
+    a named key of their own (``Esc b``: ctrl+left, as macOS's Option+Left; ``Esc DEL``: ctrl+w)
+    keep Textual's meaning, being editing keys terminals send, and so does a sequence begun by
+    :data:`SEQUENCE_INTRODUCERS` (arrows, the mouse, pastes, reports). Esc pairs Textual maps to a
+    character (``Esc 1``: ``¡``, for WezTerm's Option+1 on macOS; digits, ``-``, ``=``, ``§``) are
+    Esc and the key too: read as the character, Esc then ``1`` typed fast put ``¡`` into the form
+    Esc should have closed, and ctrl+s saved it.
     """
     from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
     from textual._xterm_parser import XTermParser
@@ -415,7 +419,7 @@ def escape_kept_parser() -> type[Any]:
             if alt:  # Esc, then a key within ESCDELAY: Textual's "Alt" reading of the two
                 yield Key("escape", ESCAPE)
             elif (len(sequence) == 2 and sequence[0] == ESCAPE and sequence[1] not in SEQUENCE_INTRODUCERS
-                  and sequence not in ANSI_SEQUENCES_KEYS):
+                  and not isinstance(ANSI_SEQUENCES_KEYS.get(sequence), tuple)):  # a tuple: named keys
                 yield Key("escape", ESCAPE)
                 sequence = sequence[1]
             yield from super()._sequence_to_key_events(sequence)

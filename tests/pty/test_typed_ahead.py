@@ -228,6 +228,33 @@ def test_enter_esc_j_enter_opens_the_second_directory(terminal: Terminal) -> Non
         terminal.wait_for(on_list)
 
 
+OPTION_CHARACTERS = ((b"1", "¡"), (b"2", "™"), (b"-", "–"), (b"=", "≠"))
+"""A key and the character Textual's table read Esc then that key as (macOS's Option with it)."""
+
+
+def test_esc_then_a_digit_or_sign_in_one_burst_is_esc_then_the_key(server: Server, terminal: Terminal) -> None:
+    """``Enter End " o…" Esc 1 ctrl+s`` in one write: Esc asks about the edit, and the 1 and ctrl+s,
+    typed before the question, answer nothing. Textual read Esc 1 as ``¡`` (and Esc 2 as ``™``, Esc -
+    as ``–``, Esc = as ``≠``): it was typed into the Description, and ctrl+s saved it."""
+    description, title = DIRECTORIES[0]
+    for run in range(REPEAT):
+        for key, option in OPTION_CHARACTERS:
+            before = server.directories()
+            typed = next(name for name in before if name.startswith(description)) + f" o{run}"
+            terminal.type(ENTER + END + f" o{run}".encode() + ESC + key + CTRL_S)
+            terminal.wait_for(lambda text: "Discard" in text or (on_list(text) and f"{title}:" not in text),
+                              "the question about the edit (or the list)")
+            text = terminal.steady(quiet=1.0)
+            assert option not in text, f"Esc {key.decode()} typed {option}"
+            assert "Discard" in text, f"Esc {key.decode()}: no question about the edit, the form was saved or left"
+            assert any("Description" in line and typed[-25:] in line for line in text.splitlines()), \
+                f"the Description does not end as typed ({typed[-25:]!r}):\n{text}"  # its field shows the end
+            assert server.directories() == before, f"Esc {key.decode()}: something was saved"
+            terminal.type(b"y")
+            terminal.wait_for(lambda text: on_list(text) and f"{title}:" not in text, "the list back")
+            assert server.directories() == before, f"Esc {key.decode()}: the discarded edit was saved"
+
+
 def test_the_palette_and_the_jump_typed_ahead(terminal: Terminal) -> None:
     """ctrl+p with a command typed behind it, then ``:`` with a section: each lands where typed."""
     for _ in range(REPEAT):
