@@ -62,6 +62,14 @@ class Session:
     def using(self) -> list[str]:
         return [CORE_CAPABILITY, self.capability]
 
+    @property
+    def report_times_follow_ids(self) -> bool:
+        """Whether a DMARC report's ``receivedAt`` grows with its id. The real server stores reports only as
+        they arrive by mail (it refuses to create one, wire-notes), numbering them and timing them on arrival.
+        A server as interface.md writes it takes created reports with the ``receivedAt`` the client sends: an
+        import keeps each e-mail's ``Date:``, which its sender wrote, in whatever order the files come."""
+        return self.capability == STALWART_CAPABILITY
+
     @classmethod
     def from_wire(cls, data: Mapping[str, Any], *, resolve_url: Any) -> Session:
         """Read a session resource; ``resolve_url`` makes a possibly relative apiUrl absolute."""

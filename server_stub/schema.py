@@ -60,6 +60,9 @@ class TableSchema:
     """Columns whose bounds are counted from the tally table (:mod:`server_stub.tallies`)."""
     ranked: dict[str, RankKind] = field(default_factory=dict)
     """Sort columns (``seq`` for the id) whose buckets the tally counts, so deep pages skip by counts."""
+    served: dict[str, str] = field(default_factory=dict)
+    """Top-level property → the column holding its wire value as it is: a get asking only for these (and
+    the id) is answered from the columns, no object read (a period's sync asks every report's time)."""
 
     def index_values(self, stored: Stored) -> dict[str, Any]:
         return {column.name: column.value(stored) for column in self.columns}
@@ -157,6 +160,7 @@ REPORT_SCHEMA = TableSchema(
     # The console's total for a failed/passed bound or an expiry range, at the same cost at any size.
     tallied={"total_failed": "exact", "total_successful": "exact", "expires_at": "prefix"},
     ranked={"received_at": "time", "expires_at": "time", "seq": "seq"},
+    served={"receivedAt": "received_at", "expiresAt": "expires_at"},
 )
 
 SCHEMAS: dict[str, TableSchema] = {s.object_type.name: s for s in (DIRECTORY_SCHEMA, REPORT_SCHEMA)}

@@ -23,8 +23,9 @@ reports not stored yet, newest first, are cut where they start to have arrived b
 (less :data:`ARRIVAL_SLACK`), found by asking :data:`PROBES` of them, spread out, for their
 ``receivedAt`` in one get, then as many between the two around the cut (three small gets at 100,000
 missing), and only the newer ones are fetched. Times follow the ids only where the server sets
-them: an imported e-mail's ``receivedAt`` is its ``Date:``, so a cut is believed only once reports spread
-past it all arrived before the period (:func:`_arrived_since`), and a first visit searches every page. A
+them (:attr:`~jmapclient.session.Session.report_times_follow_ids`): elsewhere an imported e-mail's
+``receivedAt`` is its ``Date:``, in whatever order the files came, so every listed report not stored is
+asked for its time (a get of ids and times per :data:`GET_CHUNK`) and the cut is no search. A
 later sync of a wider period fetches the older ones it now needs. Reports are fetched a get per
 :data:`GET_CHUNK`, up to the server's ``maxConcurrentRequests`` less one in flight (one is left for
 whatever else the client asks meanwhile), each stored while the next ones are on their way; a
@@ -79,8 +80,6 @@ GET_CHUNK = 500
 PROBES = 64
 """Listed reports asked for their arrival time in one get when a period's cut is looked for (the stub decodes
 each whole report to answer, so a few dozen, not maxObjectsInGet)."""
-CUT_CHECKS = 8
-"""Times a period's cut is moved past reports that arrived since the bound before the rest is fetched whole."""
 ARRIVAL_SLACK = timedelta(days=2)
 """How long before the period's first day a report counting in it may have arrived: a report counts
 on the day of its period's midpoint and arrives after its period began, so a report of up to four days
@@ -299,7 +298,9 @@ class DigestStore(DigestReads):
 
         limits = session.limits
         bound = None if since is None else datetime.combine(since - ARRIVAL_SLACK, time(), UTC)
-        width = max(2, min(PROBES, limits.max_objects_in_get))
+        ordered = session.report_times_follow_ids
+        arrivals = _Arrivals(api, bound, ordered=ordered, width=max(2, min(PROBES, limits.max_objects_in_get)),
+                             chunk=max(1, min(GET_CHUNK, limits.max_objects_in_get)))
         listing = _Listing(self, json.dumps(filter or {}, sort_keys=True, default=str))
         pager = QueryPager(api, filter, NEWEST_FIRST, ids_only=True, page_size=LIST_PAGE)
         fetch = _Fetch(self, api, max(1, min(GET_CHUNK, limits.max_objects_in_get)),
@@ -309,22 +310,19 @@ class DigestStore(DigestReads):
         # first). A continued listing stops at its first pages; what it misses is found after it, as before.
         overlap = not listing.continues and self._whole is None and self._older is None
         cut = False
-        """A period's cut was found: every page was searched, each listed report not stored and not queued
-        arrived before the bound."""
+        """A period's cut was found: every listed report not stored and not queued arrived before the bound."""
         try:
             async for page in pager.pages(first=PROBE if listing.continues else None):
                 listing.add(page)
                 joined = listing.joined(page)  # what is older than this page is what was listed before
                 await report(SyncProgress("listing", pager.total if joined and pager.total else listing.count,
                                           pager.total))
-                if overlap and not (cut and bound is None):
-                    # Every page is searched, even past a cut: times follow the ids only where the server sets
-                    # them (an archive of old mail imported last), and past a cut a page costs two small gets.
+                if overlap and not (cut and ordered):
+                    # Where times do not follow the ids, every page's times are read, past a cut too.
                     candidates = [i for i in self._not_stored(page.ids) if i not in fetch.queued]
-                    arrived = len(candidates) if bound is None or not candidates else await _arrived_since(
-                        api, candidates, bound, width)
-                    fetch.add(candidates[:arrived])
-                    cut = cut or arrived < len(candidates)
+                    wanted = candidates if bound is None or not candidates else await arrivals.since(candidates)
+                    fetch.add(wanted)
+                    cut = cut or len(wanted) < len(candidates)
                 if joined:
                     break
             forgotten = listing.commit(forget_unlisted=not filter)
@@ -344,7 +342,7 @@ class DigestStore(DigestReads):
                     missing = [] if settled else [report_id for (report_id,) in self._db.execute(_MISSING)]
             rest = [] if cut else [report_id for report_id in missing if report_id not in fetch.queued]
             if bound is not None and rest:
-                rest = rest[:await _arrived_since(api, rest, bound, width)]
+                rest = await arrivals.since(rest)
             if not cut:
                 missing_before = len(set(missing) | fetch.queued)  # fetched by this sync: not stored before it
             cached = listing.total - missing_before
@@ -461,55 +459,47 @@ class _Fetch:
             task.add_done_callback(_settled)  # one that failed meanwhile is not reported as unretrieved
 
 
-async def _arrived_since(api: ObjectApi, ids: Sequence[str], bound: datetime, width: int) -> int:
-    """How many of ``ids`` (newest first) to fetch: those that arrived at or after ``bound`` come first, ids
-    growing with arrival.
+class _Arrivals:
+    """Which listed reports (newest first) arrived at or after ``bound``: those a period's sync fetches."""
 
-    A search ``width`` at a time: each get asks that many ids, spread over the part not known yet,
-    for their ``receivedAt``; the first one that arrived before ``bound`` ends the part that did.
-    A report gone meanwhile, or whose time does not read, counts as arrived (its get finds out).
+    def __init__(self, api: ObjectApi, bound: datetime | None, *, ordered: bool, width: int, chunk: int) -> None:
+        self.api, self.bound, self.ordered, self.width, self.chunk = api, bound, ordered, width, chunk
 
-    ``receivedAt`` follows the ids only where the server sets it: an imported e-mail's is its ``Date:``,
-    which its sender writes, and an archive imported after recent mail puts old times on the newest ids.
-    So a cut is believed only once ``width`` reports spread over the part past it all arrived before the
-    bound; one that did not moves the search past it. After :data:`CUT_CHECKS` such moves the rest is fetched
-    too: more than needed, never less.
-    """
-    new = 0
-    for _ in range(CUT_CHECKS):
-        new = await _searched(api, ids, bound, width, new)
-        tail = range(new + 1, len(ids))  # ids[new] arrived before the bound (or new is the end)
-        if not tail:
-            return new
-        positions = list(tail) if len(tail) <= width else sorted(
-            {tail.start + (len(tail) - 1) * n // (width - 1) for n in range(width)})
-        arrived = await _received(api, [ids[p] for p in positions])
-        later = [p for p in positions if not _before(arrived.get(ids[p]), bound)]
-        if not later:
-            return new
-        new = later[-1] + 1  # everything up to the last one that arrived since the bound is fetched
-    return len(ids)
+    async def since(self, ids: Sequence[str]) -> list[str]:
+        """The ids of ``ids`` that arrived since the bound (all without one), in their order."""
+        if self.bound is None or not ids:
+            return list(ids)
+        if self.ordered:
+            return list(ids[:await self._searched(ids, self.bound)])
+        kept: list[str] = []
+        for at in range(0, len(ids), self.chunk):
+            chunk = ids[at:at + self.chunk]
+            received = await self._received(chunk)
+            kept.extend(i for i in chunk if not _before(received.get(i), self.bound))
+        return kept
 
+    async def _searched(self, ids: Sequence[str], bound: datetime) -> int:
+        """How many of ``ids`` arrived since ``bound``, times growing with the ids: a search ``width`` at a
+        time, each get asking that many ids spread over the part not known yet; the first that arrived before
+        ``bound`` ends the part that did. A report gone meanwhile, or whose time does not read, counts as
+        arrived (its get finds out)."""
+        width = self.width
+        new, old = 0, len(ids)  # ids[:new] arrived since the bound, ids[old:] before it
+        while new < old:
+            span = old - new
+            positions = range(new, old) if span <= width else sorted(
+                {new + (span - 1) * n // (width - 1) for n in range(width)})
+            arrived = await self._received([ids[p] for p in positions])
+            for position in positions:
+                if _before(arrived.get(ids[position]), bound):
+                    old = position
+                    break
+                new = position + 1
+        return new
 
-async def _searched(api: ObjectApi, ids: Sequence[str], bound: datetime, width: int, new: int) -> int:
-    """The first position from ``new`` on whose report arrived before ``bound``, as if times followed the ids."""
-    old = len(ids)  # ids[:new] arrived since the bound, ids[old:] before it
-    while new < old:
-        span = old - new
-        positions = range(new, old) if span <= width else sorted(
-            {new + (span - 1) * n // (width - 1) for n in range(width)})
-        arrived = await _received(api, [ids[p] for p in positions])
-        for position in positions:
-            if _before(arrived.get(ids[position]), bound):
-                old = position
-                break
-            new = position + 1
-    return new
-
-
-async def _received(api: ObjectApi, ids: Sequence[str]) -> dict[str, object]:
-    got = await api.get(ids, properties=("id", "receivedAt"))
-    return {str(wire.get("id")): wire.get("receivedAt") for wire in got.raw}
+    async def _received(self, ids: Sequence[str]) -> dict[str, object]:
+        got = await self.api.get(ids, properties=("id", "receivedAt"))
+        return {str(wire.get("id")): wire.get("receivedAt") for wire in got.raw}
 
 
 def _cleaned_ids(ids: Sequence[str]) -> Sequence[str]:
