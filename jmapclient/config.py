@@ -228,6 +228,19 @@ def check_server_url(url: str) -> None:
         raise wrong
 
 
+def check_profile_name(name: str) -> None:
+    """Raise ConfigError unless ``name`` can name a profile: not blank, shown as typed."""
+    from jmapclient.display import safe_text
+
+    if not name.strip():
+        raise ConfigError("a profile needs a name")
+    if safe_text(name) != name:
+        # A name is typed by the admin: one holding an escape sequence changed the terminal's colours
+        # wherever it was shown raw. Refused, said as it would be shown (escaped).
+        raise ConfigError(f"the profile name '{safe_text(name)}' holds a control or invisible character; "
+                          "give it a name without one")
+
+
 @dataclass
 class Profile:
     """How to reach one server: a token (inline or in ``token_file``), or a user name whose
@@ -270,15 +283,7 @@ class Profile:
 
     def check(self) -> None:
         """Raise ConfigError naming what keeps this profile from being saved (forms show it inline)."""
-        from jmapclient.display import safe_text
-
-        if not self.name.strip():
-            raise ConfigError("a profile needs a name")
-        if safe_text(self.name) != self.name:
-            # A name is typed by the admin: one holding an escape sequence changed the terminal's colours
-            # wherever it was shown raw. Refused, said as it would be shown (escaped).
-            raise ConfigError(f"the profile name '{safe_text(self.name)}' holds a control or invisible "
-                              "character; give it a name without one")
+        check_profile_name(self.name)
         check_server_url(self.url)  # caught here, not at the first connection
 
     def to_toml(self) -> dict[str, Any]:

@@ -134,17 +134,18 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         self._select(self.autoconnect)
         self.action_connect()
 
-    def _reread(self) -> None:
+    def _reread(self) -> bool:
         """Take in the config file as it is now, and list it, the highlighted profile kept: the screen listed
         the copy read when the console started (a profile added by the CLI meanwhile was missing, and Add
-        of its name overwrote it without a word)."""
+        of its name overwrote it without a word). False, said, when the file cannot be used now."""
         try:
             self.config.refresh()
         except ConfigError as error:
             self._fill()
             self._explain(str(error))  # the list as last read, and why it is not the file's now
-            return
+            return False
         self._fill()
+        return True
 
     def _fill(self) -> None:
         table = self.query_one(DataTable)
@@ -243,15 +244,15 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
 
     @on(Button.Pressed, "#connect-add")
     def action_add(self) -> None:
-        self._reread()
+        if not self._reread():  # no form to fill that could not be saved (the file is no TOML now...)
+            return
         self.app.push_screen(ProfileScreen(None, self.config.put), self._saved)
 
     @on(Button.Pressed, "#connect-edit")
     def action_edit(self) -> None:
         name = self._highlighted()
-        if name is None:
+        if name is None or not self._reread():
             return
-        self._reread()
         profile = self.config.profiles.get(name)
         if profile is None:  # removed by another program since the list was read: said, not edited back
             self._explain(f"Profile {name!r} is no longer in {self.config.path}: it was removed elsewhere.")
@@ -263,11 +264,14 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         self.app.push_screen(ProfileScreen(profile, save), self._saved)
 
     def _saved(self, profile: Profile | None) -> None:
-        """The form saved ``profile`` itself (refusals are said in the form): list the file as saved."""
-        if profile is not None:
-            self._explain("")
-            self._fill()
-            self._select(profile.name)
+        """The form saved ``profile`` itself (refusals are said in the form): list the file as saved; on
+        Cancel, as it is now (a save refused for a name taken meanwhile left that name unlisted)."""
+        if profile is None:
+            self._reread()
+            return
+        self._explain("")
+        self._fill()
+        self._select(profile.name)
 
     @on(Button.Pressed, "#connect-remove")
     def action_remove(self) -> None:

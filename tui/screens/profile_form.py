@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static, Switch
 
-from jmapclient.config import ConfigError, Profile
+from jmapclient.config import ConfigError, Profile, check_profile_name
 from jmapclient.display import safe_text
 from jmapclient.transport_security import TransportSecurity
 from tui.lifecycle import while_attached
@@ -30,7 +30,7 @@ from tui.widgets.steady import update_steadily
 Save = Callable[[Profile], None]
 """Saves a profile the form answers with; ConfigError or OSError say why it was not saved."""
 
-REPLACES_TOKEN = "Saving replaces the stored token with this file (a profile keeps one or the other)."
+REPLACES_TOKEN = "Saving replaces the stored token with this file."
 
 PROFILE_HELP = """\
 **A connection profile**: how to reach one server, kept in the config file (owner-only, 0600).
@@ -65,7 +65,7 @@ def not_saved(error: ConfigError | OSError) -> str:
     if isinstance(error, ConfigError):
         reason = str(error)
         return f"{reason[:1].upper()}{reason[1:]}."
-    return f"Could not save {error.filename or 'the config file'}: {error.strerror or error}"
+    return f"Could not save {error.filename or 'the config file'}: {error.strerror or error}."
 
 
 class ProfileScreen(Dialog[Profile | None]):
@@ -178,7 +178,13 @@ class ProfileScreen(Dialog[Profile | None]):
         elif not token and not token_file and not user:
             problem = "Give a token, a token file, or a user name and password file."
         if problem:
-            self.query_one("#profile-error", Static).update(outside.message(problem))
+            self._refused(problem)
+            return
+        try:
+            check_profile_name(name)  # said with the keyboard in the name's field, not the URL's
+        except ConfigError as error:
+            self._refused(not_saved(error))
+            self.query_one("#profile-name", Input).focus()
             return
         read_only = self.query_one("#profile-read-only", Switch).value
         profile = Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only,

@@ -109,22 +109,24 @@ async def test_add_of_a_name_taken_after_the_form_opened_is_refused_in_its_words
 
 async def test_an_edit_of_a_profile_removed_elsewhere_says_so_and_does_not_bring_it_back(tmp_path: Path) -> None:
     config = private_file(tmp_path / "config.toml", ON_DISK)
+    said = await refused_after(config, "e", {"profile-url": "https://edited.example.com"},
+                               lambda: written_elsewhere(config, remove="work"))
+    assert said.startswith(f"Profile 'work' was removed from {config} meanwhile") and "not brought back" in said
+    assert "work" not in tomllib.loads(config.read_text()).get("profiles", {})
+
+
+async def test_e_on_a_row_the_file_no_longer_holds_says_so_and_lists_the_file(tmp_path: Path) -> None:
+    config = private_file(tmp_path / "config.toml", ON_DISK)
     app = console_on(config)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        form = await open_form(pilot, "e", {"profile-url": "https://edited.example.com"})
+        assert rows(app) == ["work"]
         written_elsewhere(config, remove="work")
-        said = await answer(pilot, form)
-        assert said.startswith("Profile 'work' was removed from") and "not brought back" in said
-        assert "profiles" not in tomllib.loads(config.read_text()) or \
-            "work" not in tomllib.loads(config.read_text())["profiles"]
-        form.dismiss(None)
+        await pilot.press("e")
         await settle(pilot)
-        await pilot.press("e")  # the row is still listed; the file no longer holds it
-        await settle(pilot)
-        assert isinstance(app.screen, ConnectScreen)
+        assert isinstance(app.screen, ConnectScreen)  # no form on a profile that is gone
         said = str(app.screen.query_one("#connect-error", Static).render())
-        assert "Profile 'work' is no longer in" in said and rows(app) == []
+        assert said == f"Profile 'work' is no longer in {config}: it was removed elsewhere." and rows(app) == []
 
 
 async def test_add_with_the_file_no_toml_now_says_so_in_the_form_without_a_crash(tmp_path: Path) -> None:
@@ -158,7 +160,7 @@ async def test_a_save_through_a_link_at_the_config_path_is_refused(tmp_path: Pat
         config.symlink_to(victim)
 
     said = await refused_after(config, "a", NEW, planted)
-    assert said == f"Could not save {config}: it is a symbolic link; not written through"
+    assert said == f"Could not save {config}: it is a symbolic link; not written through."
     assert victim.read_text() == "x = 1\n" and victim.stat().st_mode & 0o777 == 0o644
 
 
@@ -192,6 +194,7 @@ async def test_a_name_holding_an_escape_is_shown_escaped_in_the_form_and_never_r
         assert not any("\x1b" in line for line in screen_lines(app))
         said = await answer(pilot, form)  # left as shown: the stored name, which saving refuses
         assert said.startswith("The profile name 'a\\u001b[31mb' holds a control or invisible character")
+        assert app.focused is form.query_one("#profile-name", Input)  # where it is fixed
     assert config.read_text() == written
 
 
