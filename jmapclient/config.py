@@ -29,6 +29,7 @@ from jmapclient.file_safety import (
     read_bounded,
     read_regular,
     readable_by_others,
+    refuse_link,
     stored_file_problem,
     writable_by_others,
     write_stream,
@@ -130,10 +131,10 @@ def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
     return secret
 
 
-def _read_text(path: Path) -> str:
-    """The config file's text: a regular file (a symlink to one is followed), bounded; ConfigError else."""
+def _read_text(path: Path, *, follow: bool = True) -> str:
+    """The config file's text: a regular file (a symlink to one followed if ``follow``), bounded; else ConfigError."""
     try:
-        raw = read_regular(path, MAX_CONFIG_FILE)
+        raw = read_regular(path, MAX_CONFIG_FILE, follow=follow)
         if raw is None:
             raise ConfigError(f"cannot read {path}: it is larger than {MAX_CONFIG_FILE:,} bytes")
         return raw.decode()
@@ -143,6 +144,16 @@ def _read_text(path: Path) -> str:
         raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"cannot read {path}: it is not UTF-8 text") from None
+
+
+def _checked_text(path: Path, *, follow: bool = True) -> str:
+    """The config file's text, refused (ConfigError) when group or others can write it: they could swap in
+    their own server, token or CA. The one check, made when the file is read at start, when the console
+    reads it again, and under each save's lock (the console saved over a file made 0666 after it started)."""
+    problem = writable_by_others(path, "config")
+    if problem:
+        raise ConfigError(problem)
+    return _read_text(path, follow=follow)
 
 
 def _parse(path: Path, text: str) -> dict[str, Any]:
@@ -217,6 +228,19 @@ def check_server_url(url: str) -> None:
         raise wrong
 
 
+def check_profile_name(name: str) -> None:
+    """Raise ConfigError unless ``name`` can name a profile: not blank, shown as typed."""
+    from jmapclient.display import safe_text
+
+    if not name.strip():
+        raise ConfigError("a profile needs a name")
+    if safe_text(name) != name:
+        # A name is typed by the admin: one holding an escape sequence changed the terminal's colours
+        # wherever it was shown raw. Refused, said as it would be shown (escaped).
+        raise ConfigError(f"the profile name '{safe_text(name)}' holds a control or invisible character; "
+                          "give it a name without one")
+
+
 @dataclass
 class Profile:
     """How to reach one server: a token (inline or in ``token_file``), or a user name whose
@@ -259,8 +283,7 @@ class Profile:
 
     def check(self) -> None:
         """Raise ConfigError naming what keeps this profile from being saved (forms show it inline)."""
-        if not self.name.strip():
-            raise ConfigError("a profile needs a name")
+        check_profile_name(self.name)
         check_server_url(self.url)  # caught here, not at the first connection
 
     def to_toml(self) -> dict[str, Any]:
@@ -299,6 +322,11 @@ class Profile:
             insecure=table.get("insecure") is True,
             allow_http=table.get("allow_http") is True,
         )
+
+
+def name_taken(name: str) -> str:
+    """The words for a name another profile has: a form says them before a save does."""
+    return f"there is already a profile named {name!r}"
 
 
 BINDING_ID = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+")
@@ -361,10 +389,7 @@ class Config:
         path = path or config_path()
         if not path.exists():
             return cls(path=path)
-        problem = writable_by_others(path, "config")
-        if problem:
-            raise ConfigError(problem)
-        return cls._from_plain(_parse(path, _read_text(path)), path)
+        return cls._from_plain(_parse(path, _checked_text(path)), path)
 
     @classmethod
     def _from_plain(cls, data: dict[str, Any], path: Path) -> Config:
@@ -401,33 +426,91 @@ class Config:
             "console": {"theme": self.theme} if self.theme else {},
         }
 
-    def save(self) -> None:
+    def save(self, *, expect: Callable[[Config], None] | None = None) -> None:
         """Write what changed since this config was read, into the file as it is on disk now.
 
         Under a lock, re-read; apply only this config's own changes (``config_write.merge``:
-        comments, order and unknown keys kept); write atomically, 0600, through a symlink. Then
-        this config holds the merged file: a profile another writer added meanwhile shows up.
-        OSError when it cannot be written; ConfigError when the file on disk cannot be read.
+        comments, order and unknown keys kept); write atomically, 0600. Then this config holds the
+        merged file: a profile another writer added meanwhile shows up. ``expect`` sees the file as it
+        is now, under the lock, and raises ConfigError to save nothing. A symbolic link at the path is
+        refused (OSError), never written through. OSError when it cannot be written; ConfigError when
+        the file on disk cannot be read or must not be used.
         """
         import tomlkit
 
-        from jmapclient.config_write import locked, merge, write_target
+        from jmapclient.config_write import locked, merge
 
-        target = write_target(self.path)
-        make_private_folder(target.parent)
-        with locked(target):
-            text = _read_text(target) if target.exists() else ""
-            try:
-                document = tomlkit.parse(text)
-            except tomlkit.exceptions.ParseError as error:
-                raise ConfigError(f"cannot save {self.path}: the file on disk is not TOML now ({error})") from None
-            merge(document, self._loaded, self._plain())
-            content = tomlkit.dumps(document)
-            write_private(target, content.encode(), create_parent=False)
-        fresh = Config._from_plain(_parse(self.path, content), self.path)
-        self.profiles, self.default, self.keys = fresh.profiles, fresh.default, fresh.keys
-        self.offline, self.senders, self.theme = fresh.offline, fresh.senders, fresh.theme
-        self._loaded = fresh._loaded
+        with naming_target(self.path):  # every OSError names a file: "another mailadmin is saving it" did not
+            refuse_link(self.path)  # before a folder or a lock is made for it
+            make_private_folder(self.path.parent)
+            with locked(self.path):
+                document = self._on_disk("save", follow=False)  # a link swapped in meanwhile: refused at the open
+                if expect is not None:
+                    expect(Config._from_plain(document.unwrap(), self.path))
+                merge(document, self._loaded, self._plain())
+                content = tomlkit.dumps(document)
+                write_private(self.path, content.encode(), create_parent=False)
+        self._take(Config._from_plain(_parse(self.path, content), self.path))
+
+    def refresh(self) -> None:
+        """Take in the file as it is now, this config's own unsaved changes kept on top: a profile another
+        process added shows up, one it removed goes. ConfigError when the file cannot be used now.
+
+        The console reads the file once at start; its connection screen listed that copy for hours.
+        """
+        from jmapclient.config_write import merge
+
+        document = self._on_disk("read")
+        on_disk = Config._from_plain(document.unwrap(), self.path)
+        merge(document, self._loaded, self._plain())
+        self._take(Config._from_plain(document.unwrap(), self.path))
+        self._loaded = on_disk._loaded
+
+    def _on_disk(self, doing: str, *, follow: bool = True) -> Any:
+        """The file as it is now (checked as at start), as a tomlkit document; empty when there is none."""
+        import tomlkit
+
+        text = _checked_text(self.path, follow=follow) if self.path.exists() else ""
+        try:
+            return tomlkit.parse(text)
+        except tomlkit.exceptions.ParseError as error:
+            raise ConfigError(f"cannot {doing} {self.path}: the file on disk is not TOML now ({error})") from None
+
+    def _take(self, other: Config) -> None:
+        """Hold what ``other`` holds (the file as saved or read, with its changes): its path stays this one's."""
+        self.profiles, self.default, self.keys = other.profiles, other.default, other.keys
+        self.offline, self.senders, self.theme = other.offline, other.senders, other.theme
+        self._loaded = other._loaded
+
+    def apply(self, change: Callable[[Config], None], *, expect: Callable[[Config], None] | None = None) -> None:
+        """Make ``change`` on a copy and save it (``expect`` as for :meth:`save`); this config takes the
+        result only once saved. A save refused leaves it as it was: the console's list showed a profile
+        added or removed that the file did not hold, and the next save wrote it."""
+        import copy
+
+        trial = copy.deepcopy(self)
+        change(trial)
+        trial.save(expect=expect)
+        self._take(trial)
+
+    def put(self, profile: Profile, *, replacing: str | None = None) -> None:
+        """Save ``profile`` as a new profile, or in place of the one named ``replacing`` (an edit, perhaps
+        renamed), checked against the file as it is now: ConfigError when its name is taken there, or
+        when the profile edited was removed from it meanwhile (not brought back without a word)."""
+
+        def change(config: Config) -> None:
+            if replacing is not None and replacing != profile.name:
+                config.remove(replacing)
+            config.add(profile)
+
+        def expect(now: Config) -> None:
+            if replacing is not None and replacing not in now.profiles:
+                raise ConfigError(f"profile {replacing!r} was removed from {self.path} meanwhile (by another "
+                                  "program); nothing saved, so it is not brought back: add it again to keep it")
+            if profile.name != replacing and profile.name in now.profiles:
+                raise ConfigError(name_taken(profile.name))
+
+        self.apply(change, expect=expect)
 
     def add(self, profile: Profile, *, make_default: bool = False) -> None:
         profile.check()

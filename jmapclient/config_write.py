@@ -5,8 +5,9 @@ Two writers share the file: the console (which read it when it started, maybe ho
 holds: under a lock on a sidecar file, it reads the file as it is on disk now, applies only the
 changes its caller made since its own read (a profile added, edited or removed, the default, a
 key remap, the offline switch), and writes the result atomically. tomlkit keeps comments, order
-and keys this version does not know. A ``config.toml`` that is a symlink (dotfiles kept in a
-repository) is written through to its target, never replaced by a regular file.
+and keys this version does not know. A ``config.toml`` (or its lock) that is a symbolic link is
+refused, never written through nor replaced: a link planted there made ``profile add --token`` write
+the token into the file it pointed at (and chmod it), or create a dangling link's target.
 """
 
 from __future__ import annotations
@@ -19,16 +20,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from jmapclient.file_safety import LINK_NOT_WRITTEN
+
 LOCK_WAIT = 5.0
 """Seconds a save waits for another writer's lock: a save holds it for milliseconds."""
 
 Plain = dict[str, Any]
 """The config as plain data, the shape ``tomllib`` reads: what a save compares."""
-
-
-def write_target(path: Path) -> Path:
-    """The file a write of ``path`` lands in: the end of its symlink chain (may not exist yet)."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
 @contextmanager
@@ -37,12 +35,18 @@ def locked(target: Path) -> Iterator[None]:
 
     The lock is on a sidecar file, not the config itself: the config is replaced by a rename on
     every save, and a lock on the replaced file would guard nothing. Waits up to
-    :data:`LOCK_WAIT` seconds, then OSError (EAGAIN) says that another writer holds it.
+    :data:`LOCK_WAIT` seconds, then OSError (EAGAIN) says that another writer holds it. A link at the
+    lock's path is refused (``O_NOFOLLOW``): nothing is created where it points.
     """
     import fcntl
 
     sidecar = target.parent / f".{target.name}.lock"
-    descriptor = os.open(sidecar, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        descriptor = os.open(sidecar, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, LINK_NOT_WRITTEN, str(sidecar)) from None
+        raise
     try:
         deadline = time.monotonic() + LOCK_WAIT
         while True:

@@ -287,6 +287,21 @@ def set_aside(path: Path, what: str, why: str) -> str:
     return f"the {what} {path} was unusable ({why}); set aside as {aside.name}, and started afresh"
 
 
+LINK_NOT_WRITTEN = "it is a symbolic link; not written through"
+
+
+def refuse_link(path: Path) -> None:
+    """OSError (ELOOP, naming ``path``) when ``path`` is a symbolic link, dangling or not.
+
+    For the product's own files that are written in place or beside themselves (the config and its
+    lock): a link planted there (``config.toml -> victim.toml``, or a dangling one in a shared folder
+    named by ``MAILADMIN_CONFIG``) would make the write land in, chmod or create another file. The
+    person's own file is refused rather than replaced: they say where it should point.
+    """
+    if path.is_symlink():
+        raise OSError(errno.ELOOP, LINK_NOT_WRITTEN, str(path))
+
+
 def open_to_write(path: Path) -> int:
     """A descriptor to write the product's own file at ``path``, emptied, owner-only; never through a symlink.
 
@@ -299,14 +314,14 @@ def open_to_write(path: Path) -> int:
     except FileNotFoundError:
         found = stat.S_IFREG
     if stat.S_ISLNK(found):
-        raise OSError(errno.ELOOP, "it is a symbolic link; not written through")
+        raise OSError(errno.ELOOP, LINK_NOT_WRITTEN)
     if not stat.S_ISREG(found):  # a FIFO is refused before it is opened, not after ENXIO
         raise OSError(errno.EINVAL, f"it is not a regular file ({_kind(found)})")
     try:
         descriptor = os.open(path, flags, 0o600)
     except OSError as error:
         if error.errno == errno.ELOOP:
-            raise OSError(errno.ELOOP, "it is a symbolic link; not written through") from None
+            raise OSError(errno.ELOOP, LINK_NOT_WRITTEN) from None
         raise
     try:
         opened = os.fstat(descriptor)

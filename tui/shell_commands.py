@@ -33,15 +33,16 @@ class ShellCommands(SectionShell):
     """Help, jump, palette and screenshot, over the sections of :class:`SectionShell`."""
 
     def action_help(self) -> None:
-        # The section's help while the keyboard is in it (it knows its open level or editor);
-        # the shell's own help from the menu.
+        # The section's help while the keyboard is in it (it knows its open level or editor); a
+        # screen's own (Textual's ``HELP``: the connection screen, the profile form), which said
+        # "pick a section in the tree" over a screen with no tree; the shell's own help from the menu.
         focused = self.screen.focused
         view = self.section_view
         in_section = view is not None and focused is not None and view in focused.ancestors_with_self
         view_help = view.help_text() if view is not None and in_section else ""
         from tui.screens.help import HelpScreen  # Markdown is not needed for the first frame
 
-        self.push_screen(HelpScreen(view_help or APP_HELP, self._keys_here()))
+        self.push_screen(HelpScreen(view_help or self.screen.HELP or APP_HELP, self._keys_here()))
 
     def _keys_here(self) -> list[tuple[str, str, str]]:
         """The keys active on the screen, a line a binding id: a binding of several keys ("?" and F1) is

@@ -15,18 +15,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, DataTable, Input, LoadingIndicator, Static, Switch
+from textual.widgets import Button, DataTable, LoadingIndicator, Static
 
 from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.connection import Connection, resolve_profile
 from jmapclient.errors import JmapError
-from jmapclient.transport_security import TransportSecurity
 from tui.context import ConsoleContext
 from tui.lifecycle import gone, while_attached
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.dialog import AnswersOnce, Dialog
+from tui.screens.dialog import AnswersOnce
+from tui.screens.profile_form import ProfileScreen, not_saved
 from tui.widgets import outside
-from tui.widgets.field_label import FieldLabel
 from tui.widgets.footer import ShellFooter
 from tui.widgets.outside import OutsideTable
 
@@ -63,140 +61,25 @@ async def connect_profile(profile: Profile) -> ConsoleContext:
     return await connect(target, tuple(notices))
 
 
-def _check_profile(profile: Profile) -> None:
-    """ConfigError naming what keeps ``profile`` from being saved; reads its CA file (run it in a thread)."""
-    profile.check()  # the check saving makes, said here rather than after the form closed
-    security = TransportSecurity(profile.ca_file, profile.insecure, profile.allow_http)
-    security.verify()  # a CA file that cannot be used, said now rather than at connecting
-    security.check(profile.url)
+CONNECT_HELP = """\
+**Connections**: the profiles of the config file, named at the top. The list is read from the file
+each time this screen opens and before a profile is added or edited, so one added by
+`mailadmin profile add` meanwhile shows up.
 
+- **Enter** (or Connect) connects with the highlighted profile; after a failure, **Retry** tries again.
+- **a** adds a profile, **e** edits the highlighted one, **d** removes it (asked first). F1 in the
+  form says what each field is.
+- **Esc** goes back to the console it was opened over (ctrl+o), or out at the start; **q** quits.
 
-class ProfileScreen(Dialog[Profile | None]):
-    """Add or edit one profile. A stored token is never shown; blank keeps it."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "save", "Save", id="profile.save"),
-        Binding("escape", "cancel", "Cancel", id="profile.cancel"),
-    ]
-
-    def __init__(self, profile: Profile | None, taken: set[str]) -> None:
-        super().__init__()
-        self.profile = profile
-        self.taken = taken
-        self.opened_with: tuple[object, ...] = ()
-        """What the fields held when the form opened: Esc asks before it throws an edit away."""
-
-    def on_mount(self) -> None:
-        self.opened_with = self._fields()
-
-    def _fields(self) -> tuple[object, ...]:
-        return (*(field.value for field in self.query(Input)), *(switch.value for switch in self.query(Switch)))
-
-    def compose(self) -> ComposeResult:
-        existing = self.profile
-        with Vertical(id="profile-box", classes="dialog"):
-            yield Static("Edit profile" if existing else "New profile", classes="dialog-title")
-            yield FieldLabel("Name*")
-            yield Input(existing.name if existing else "", id="profile-name", compact=True)
-            yield FieldLabel("Server URL*")
-            yield Input(existing.url if existing else "", placeholder="https://mail.example.com", id="profile-url",
-                        compact=True)
-            yield FieldLabel("Token (or a token file below)")
-            yield Input(password=True, id="profile-token", compact=True,
-                        placeholder="unchanged" if existing and existing.token else "")
-            # Files side by side, and the switches on one line: the form fits 80×24.
-            yield FieldLabel("Token file, and a private CA to trust (PEM, on top of the system's)")
-            with Horizontal(classes="login-row"):
-                yield Input(existing.token_file or "" if existing else "", placeholder="token file",
-                            id="profile-token-file", compact=True)
-                yield Input(existing.ca_file or "" if existing else "", placeholder="CA file",
-                            id="profile-ca-file", compact=True)
-            # Basic login: the real server's recovery administrator has no token.
-            yield FieldLabel("Or a user name (Basic login) and its password file")
-            with Horizontal(classes="login-row"):
-                yield Input(existing.user or "" if existing else "", placeholder="user", id="profile-user",
-                            compact=True)
-                yield Input(existing.password_file or "" if existing else "", placeholder="password file",
-                            id="profile-password-file", compact=True)
-            with Horizontal(classes="switch-row"):
-                yield Switch(existing.read_only if existing else False, id="profile-read-only")
-                yield FieldLabel("Read-only", field="profile-read-only")
-                yield Switch(existing.insecure if existing else False, id="profile-insecure")
-                yield FieldLabel("Skip TLS check", field="profile-insecure")
-                yield Switch(existing.allow_http if existing else False, id="profile-allow-http")
-                yield FieldLabel("Allow remote http", field="profile-allow-http")
-            yield Static(id="profile-error", classes="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Save", variant="primary", id="profile-save", compact=True)
-                yield Button("Cancel", id="profile-cancel", compact=True)
-
-    def _value(self, widget_id: str) -> str:
-        return self.query_one(f"#{widget_id}", Input).value.strip()
-
-    @on(Button.Pressed, "#profile-save")
-    @on(Input.Submitted)
-    def action_save(self) -> None:
-        name, url = self._value("profile-name"), self._value("profile-url")
-        token = self._value("profile-token") or (self.profile.token if self.profile else None)
-        token_file = self._value("profile-token-file") or None
-        user = self._value("profile-user") or None
-        password_file = self._value("profile-password-file") or None
-        problem = ""
-        if not name or not url:
-            problem = "A profile needs a name and a server URL."
-        elif name in self.taken and (self.profile is None or name != self.profile.name):
-            problem = f"There is already a profile named {name!r}."
-        elif user and (token or token_file):
-            problem = "Give a token or a user name, not both."
-        elif password_file and not user:
-            problem = "A password file goes with a user name."
-        elif not token and not token_file and not user:
-            problem = "Give a token, a token file, or a user name and password file."
-        if problem:
-            self.query_one("#profile-error", Static).update(outside.message(problem))
-            return
-        read_only = self.query_one("#profile-read-only", Switch).value
-        profile = Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only,
-                          user=user, password_file=password_file,
-                          ca_file=self._value("profile-ca-file") or None,
-                          insecure=self.query_one("#profile-insecure", Switch).value,
-                          allow_http=self.query_one("#profile-allow-http", Switch).value)
-        self._check_and_answer(profile)
-
-    @work(exclusive=True, group="profile-check")
-    @while_attached
-    async def _check_and_answer(self, profile: Profile) -> None:
-        """Check what saving checks, the CA file included, in a thread: never file access on the UI thread.
-
-        A CA file on a slow or hung mount (or, before it was refused unopened, a FIFO) froze the console.
-        """
-        try:
-            await asyncio.to_thread(_check_profile, profile)
-        except ConfigError as error:
-            if self.answered:
-                return
-            reason = str(error)
-            self.query_one("#profile-error", Static).update(outside.message(f"{reason[:1].upper()}{reason[1:]}."))
-            self.query_one("#profile-url", Input).focus()
-            return
-        self.dismiss(profile)
-
-    @on(Button.Pressed, "#profile-cancel")
-    def action_cancel(self) -> None:
-        if self._fields() == self.opened_with:
-            self.dismiss(None)
-            return
-        # The directory form asks too: a profile typed over SSH is as much work to type again.
-        def answered(discard: bool | None) -> None:
-            if discard:
-                self.dismiss(None)
-
-        self.app.push_screen(ConfirmScreen("Discard the changes to this profile?", yes="Discard", no="Keep editing"),
-                             answered)
+A save is checked against the file as it is then: a name another program took meanwhile is said, and
+a profile removed elsewhere is not brought back.
+"""
 
 
 class ConnectScreen(AnswersOnce[ConsoleContext | None]):
     """Lists profiles; dismisses with a working :class:`ConsoleContext`, or None to quit."""
+
+    HELP: ClassVar[str | None] = CONNECT_HELP
 
     TAKES_SECTION_KEYS: ClassVar[bool] = False
     """The shell's ``: Jump``, ``/ Filter`` and ``r Refresh`` act on no section here (tui.app.SECTION_ACTIONS)."""
@@ -240,7 +123,7 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("Profile", "Server", "Access")
-        self._fill()
+        self._reread()
         self._busy(False)
         self.query_one("#connect-retry").display = False
         if self.autoconnect is None:
@@ -251,8 +134,22 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         self._select(self.autoconnect)
         self.action_connect()
 
+    def _reread(self) -> bool:
+        """Take in the config file as it is now, and list it, the highlighted profile kept: the screen listed
+        the copy read when the console started (a profile added by the CLI meanwhile was missing, and Add
+        of its name overwrote it without a word). False, said, when the file cannot be used now."""
+        try:
+            self.config.refresh()
+        except ConfigError as error:
+            self._fill()
+            self._explain(str(error))  # the list as last read, and why it is not the file's now
+            return False
+        self._fill()
+        return True
+
     def _fill(self) -> None:
         table = self.query_one(DataTable)
+        highlighted = self._highlighted()
         table.clear()
         for name, profile in sorted(self.config.profiles.items()):
             marker = " (default)" if name == self.config.default else ""
@@ -265,19 +162,25 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             table.add_row(name + marker, profile.url, access, key=name)
         if not self.config.profiles:
             self._explain("No profiles yet: press a (Add) to describe a server and its token.")
+        self._select(highlighted)
 
     def _select(self, name: str | None) -> None:
         table = self.query_one(DataTable)
-        if name is not None and name in self.config.profiles:
+        if name is not None and name in table.rows:  # a row of the table, not only of the config
             table.move_cursor(row=table.get_row_index(name))
 
-    @property
-    def selected(self) -> Profile | None:
+    def _highlighted(self) -> str | None:
+        """The name of the profile on the highlighted row, or None with no rows."""
         table = self.query_one(DataTable)
         if not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self.config.profiles.get(str(key))
+        return None if key is None else str(key)
+
+    @property
+    def selected(self) -> Profile | None:
+        name = self._highlighted()
+        return None if name is None else self.config.profiles.get(name)
 
     def _busy(self, busy: bool) -> None:
         self.query_one("#connect-loading").display = busy
@@ -341,25 +244,34 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
 
     @on(Button.Pressed, "#connect-add")
     def action_add(self) -> None:
-        self.app.push_screen(ProfileScreen(None, set(self.config.profiles)), self._saved(None))
+        if not self._reread():  # no form to fill that could not be saved (the file is no TOML now...)
+            return
+        self.app.push_screen(ProfileScreen(None, self.config.put), self._saved)
 
     @on(Button.Pressed, "#connect-edit")
     def action_edit(self) -> None:
-        profile = self.selected
-        if profile is not None:
-            self.app.push_screen(ProfileScreen(profile, set(self.config.profiles)), self._saved(profile.name))
+        name = self._highlighted()
+        if name is None or not self._reread():
+            return
+        profile = self.config.profiles.get(name)
+        if profile is None:  # removed by another program since the list was read: said, not edited back
+            self._explain(f"Profile {name!r} is no longer in {self.config.path}: it was removed elsewhere.")
+            return
 
-    def _saved(self, old_name: str | None) -> Callable[[Profile | None], None]:
-        def save(profile: Profile | None) -> None:
-            if profile is None:
-                return
-            if old_name is not None and old_name != profile.name:
-                self.config.remove(old_name)
-            self.config.add(profile)
-            self._write()
-            self._select(profile.name)
+        def save(edited: Profile) -> None:
+            self.config.put(edited, replacing=name)
 
-        return save
+        self.app.push_screen(ProfileScreen(profile, save), self._saved)
+
+    def _saved(self, profile: Profile | None) -> None:
+        """The form saved ``profile`` itself (refusals are said in the form): list the file as saved; on
+        Cancel, as it is now (a save refused for a name taken meanwhile left that name unlisted)."""
+        if profile is None:
+            self._reread()
+            return
+        self._explain("")
+        self._fill()
+        self._select(profile.name)
 
     @on(Button.Pressed, "#connect-remove")
     def action_remove(self) -> None:
@@ -371,21 +283,22 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
 
         def remove(yes: bool | None) -> None:
             if yes:
-                self.config.remove(profile.name)
-                self._write()
+                self._remove(profile.name)
 
         question = Text.assemble("Remove the profile ", outside.cut(profile.name, "bold"), " (",
                                  outside.cut(profile.url), ")?")
         self.app.push_screen(ConfirmScreen(question), remove)
 
-    def _write(self) -> None:
+    @work(exclusive=True, group="connect-save")
+    @while_attached
+    async def _remove(self, name: str) -> None:
+        """Remove the profile ``name`` from the file, in a thread (a save may wait for another writer's lock);
+        refused, the list stays as the file holds it."""
         try:
-            self.config.save()  # merged into the file as it is now: a profile added elsewhere shows up too
-        except ConfigError as error:
-            self._explain(str(error))
-            return
-        except OSError as error:
-            self._explain(f"Could not save {self.config.path}: {error.strerror}")
+            # Merged into the file as it is now: a profile added elsewhere shows up too.
+            await asyncio.to_thread(self.config.apply, lambda config: config.remove(name))
+        except (ConfigError, OSError) as error:
+            self._explain(not_saved(error))
             return
         self._explain("")
         self._fill()

@@ -21,9 +21,12 @@ CLIPBOARD_ESCAPE = "\x1b]52;c;ZXZpbA==\x07"
 
 
 async def test_a_profile_name_with_escapes_is_shown_escaped_on_the_connection_screen(tmp_path: Path) -> None:
-    config = Config(path=tmp_path / "config.toml")
-    config.add(Profile(name=f"lab{TITLE_ESCAPE}", url="https://lab.example"))
-    config.default = None  # no connection at start: the list is shown
+    # Written by hand (`profile add` refuses such a name now), with no default: the list is shown.
+    path = tmp_path / "config.toml"
+    path.write_text('[profiles."lab\\u001b]0;pwned\\u0007"]\nurl = "https://lab.example"\n')
+    path.chmod(0o600)
+    config = Config.load(path)
+    assert list(config.profiles) == [f"lab{TITLE_ESCAPE}"]
 
     async def never(profile: Profile):  # type: ignore[no-untyped-def]
         raise AssertionError("no connection expected")

@@ -1,0 +1,236 @@
+"""The form that adds or edits one connection profile, and saves it against the file as it is now.
+
+The save is the caller's (``save``: ``Config.put``, checked under the file's lock); the form runs it
+and shows its refusal in its own error line, with everything typed kept: a name another process
+took meanwhile, a profile removed elsewhere, a file that is no TOML now, a link at its path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, Static, Switch
+
+from jmapclient.config import ConfigError, Profile, check_profile_name
+from jmapclient.display import safe_text
+from jmapclient.transport_security import TransportSecurity
+from tui.lifecycle import while_attached
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.dialog import Dialog
+from tui.widgets import outside
+from tui.widgets.field_label import FieldLabel
+from tui.widgets.steady import update_steadily
+
+Save = Callable[[Profile], None]
+"""Saves a profile the form answers with; ConfigError or OSError say why it was not saved."""
+
+REPLACES_TOKEN = "Saving replaces the stored token with this file."
+
+PROFILE_HELP = """\
+**A connection profile**: how to reach one server, kept in the config file (owner-only, 0600).
+
+- **Name**: what `mailadmin --profile NAME` and the list call it; letters as typed, no control characters.
+- **Server URL**: the server's root, like `https://mail.example.com`.
+- **Token**: stored in the config file; left blank, a stored token is kept (it is never shown).
+- **Token file**: a file the token is read from at each connection, instead of a stored token:
+  typing one replaces the stored token when saved, never both kept (as `mailadmin profile add`).
+- **CA file**: a private CA (PEM) trusted on top of the system's, for this server.
+- **User** and **password file**: Basic login (the recovery administrator), instead of a token.
+- **Read-only**: the console offers no changes. **Skip TLS check**: a lab server's own certificate.
+  **Allow remote http**: cleartext to a host that is not this machine.
+
+**ctrl+s** saves, checked against the file as it is now (a name another program took meanwhile is
+said, and a profile removed elsewhere is not brought back). **Esc** cancels, asking first when
+something was typed.
+"""
+
+
+def _check_profile(profile: Profile) -> None:
+    """ConfigError naming what keeps ``profile`` from being saved; reads its CA file (run it in a thread)."""
+    profile.check()  # the check saving makes, said here rather than after the form closed
+    security = TransportSecurity(profile.ca_file, profile.insecure, profile.allow_http)
+    security.verify()  # a CA file that cannot be used, said now rather than at connecting
+    security.check(profile.url)
+
+
+def not_saved(error: ConfigError | OSError) -> str:
+    """The sentence for a save refused: a ConfigError says it all; an OSError names its file (the config's,
+    or its lock's)."""
+    if isinstance(error, ConfigError):
+        reason = str(error)
+        return f"{reason[:1].upper()}{reason[1:]}."
+    return f"Could not save {error.filename or 'the config file'}: {error.strerror or error}."
+
+
+class ProfileScreen(Dialog[Profile | None]):
+    """Add or edit one profile. A stored token is never shown; blank keeps it."""
+
+    HELP: ClassVar[str | None] = PROFILE_HELP
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="profile.save"),
+        Binding("escape", "cancel", "Cancel", id="profile.cancel"),
+        # The console's ? and F1 do not reach a dialog; ? types into the fields, F1 does not.
+        Binding("f1", "app.help", "Help", id="profile.help"),
+    ]
+
+    def __init__(self, profile: Profile | None, save: Save) -> None:
+        super().__init__()
+        self.profile = profile
+        self.save = save
+        self.shown: dict[str, tuple[str, str]] = {}
+        """Field id → (what the field showed, the stored value): a value shown escaped and left as it was
+        is the stored one, not its escaped spelling (which would rename the profile)."""
+        self.opened_with: tuple[object, ...] = ()
+        """What the fields held when the form opened: Esc asks before it throws an edit away."""
+
+    def on_mount(self) -> None:
+        self.opened_with = self._fields()
+        self._say_token_rule()
+
+    def _fields(self) -> tuple[object, ...]:
+        return (*(field.value for field in self.query(Input)), *(switch.value for switch in self.query(Switch)))
+
+    def _input(self, widget_id: str, attribute: str, placeholder: str = "") -> Input:
+        """A field holding the profile's ``attribute`` as the list shows it: escaped, one line (a name
+        holding an escape sequence changed the terminal's colours and shifted the dialog's border)."""
+        stored = getattr(self.profile, attribute, None) or ""
+        shown = safe_text(stored)
+        self.shown[widget_id] = (shown, stored)
+        return Input(shown, placeholder=placeholder, id=widget_id, compact=True)
+
+    def compose(self) -> ComposeResult:
+        existing = self.profile
+        with Vertical(id="profile-box", classes="dialog"):
+            yield Static("Edit profile" if existing else "New profile", classes="dialog-title")
+            yield FieldLabel("Name*")
+            yield self._input("profile-name", "name")
+            yield FieldLabel("Server URL*")
+            yield self._input("profile-url", "url", "https://mail.example.com")
+            yield FieldLabel("Token (or a token file below)")
+            yield Input(password=True, id="profile-token", compact=True,
+                        placeholder="unchanged" if "token" else "")
+            # Files side by side, and the switches on one line: the form fits 80×24.
+            yield FieldLabel("Token file, and a private CA to trust (PEM, on top of the system's)")
+            with Horizontal(classes="login-row"):
+                yield self._input("profile-token-file", "token_file", "token file")
+                yield self._input("profile-ca-file", "ca_file", "CA file")
+            yield Static(id="profile-token-note", classes="note")
+            # Basic login: the real server's recovery administrator has no token.
+            yield FieldLabel("Or a user name (Basic login) and its password file")
+            with Horizontal(classes="login-row"):
+                yield self._input("profile-user", "user", "user")
+                yield self._input("profile-password-file", "password_file", "password file")
+            with Horizontal(classes="switch-row"):
+                yield Switch(existing.read_only if existing else False, id="profile-read-only")
+                yield FieldLabel("Read-only", field="profile-read-only")
+                yield Switch(existing.insecure if existing else False, id="profile-insecure")
+                yield FieldLabel("Skip TLS check", field="profile-insecure")
+                yield Switch(existing.allow_http if existing else False, id="profile-allow-http")
+                yield FieldLabel("Allow remote http", field="profile-allow-http")
+            yield Static(id="profile-error", classes="error")
+            with Horizontal(classes="buttons"):
+                yield Button("Save", variant="primary", id="profile-save", compact=True)
+                yield Button("Cancel", id="profile-cancel", compact=True)
+
+    def _value(self, widget_id: str) -> str:
+        typed = self.query_one(f"#{widget_id}", Input).value
+        shown, stored = self.shown.get(widget_id, (None, ""))
+        return stored if typed == shown else typed.strip()
+
+    def _replaces_token(self) -> bool:
+        """A token file typed over a stored token (no new token typed): the file replaces the token."""
+        stored = self.profile is not None and bool(self.profile.token)
+        return stored and bool(self._value("profile-token-file")) and not self._value("profile-token")
+
+    @on(Input.Changed, "#profile-token-file")
+    @on(Input.Changed, "#profile-token")
+    def _say_token_rule(self) -> None:
+        replaces = self._replaces_token()
+        update_steadily(self.query_one("#profile-token-note", Static), REPLACES_TOKEN if replaces else "",
+                        display=replaces)
+
+    @on(Button.Pressed, "#profile-save")
+    @on(Input.Submitted)
+    def action_save(self) -> None:
+        name, url = self._value("profile-name"), self._value("profile-url")
+        typed_token, token_file = self._value("profile-token") or None, self._value("profile-token-file") or None
+        # The CLI's rule: a token or a token file, never both kept (the stored token was kept beside
+        # a token file typed here, and went on being used).
+        kept_token = self.profile.token if self.profile and not token_file else None
+        token = typed_token or kept_token
+        user = self._value("profile-user") or None
+        password_file = self._value("profile-password-file") or None
+        problem = ""
+        if not name or not url:
+            problem = "A profile needs a name and a server URL."
+        elif typed_token and token_file:
+            problem = "Give a token or a token file, not both."
+        elif user and (token or token_file):
+            problem = "Give a token or a user name, not both."
+        elif password_file and not user:
+            problem = "A password file goes with a user name."
+        elif not token and not token_file and not user:
+            problem = "Give a token, a token file, or a user name and password file."
+        if problem:
+            self._refused(problem)
+            return
+        try:
+            check_profile_name(name)  # said with the keyboard in the name's field, not the URL's
+        except ConfigError as error:
+            self._refused(not_saved(error))
+            self.query_one("#profile-name", Input).focus()
+            return
+        read_only = self.query_one("#profile-read-only", Switch).value
+        profile = Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only,
+                          user=user, password_file=password_file,
+                          ca_file=self._value("profile-ca-file") or None,
+                          insecure=self.query_one("#profile-insecure", Switch).value,
+                          allow_http=self.query_one("#profile-allow-http", Switch).value)
+        self._check_and_answer(profile)
+
+    @work(exclusive=True, group="profile-check")
+    @while_attached
+    async def _check_and_answer(self, profile: Profile) -> None:
+        """Check what saving checks, the CA file included, then save, in a thread: never file access on the
+        UI thread (a CA file on a hung mount froze the console; a save may wait for another writer's lock).
+
+        Refused, the form stays, with what was typed: the save's words in its error line.
+        """
+        try:
+            await asyncio.to_thread(_check_profile, profile)
+        except ConfigError as error:
+            if not self.answered:
+                self._refused(not_saved(error))
+                self.query_one("#profile-url", Input).focus()
+            return
+        if self.answered:
+            return
+        try:
+            await asyncio.to_thread(self.save, profile)
+        except (ConfigError, OSError) as error:
+            if not self.answered:
+                self._refused(not_saved(error))
+            return
+        self.dismiss(profile)
+
+    def _refused(self, sentence: str) -> None:
+        self.query_one("#profile-error", Static).update(outside.message(sentence))
+
+    @on(Button.Pressed, "#profile-cancel")
+    def action_cancel(self) -> None:
+        if self._fields() == self.opened_with:
+            self.dismiss(None)
+            return
+        # The directory form asks too: a profile typed over SSH is as much work to type again.
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmScreen("Discard the changes to this profile?", yes="Discard", no="Keep editing"),
+                             answered)
