@@ -41,9 +41,14 @@ def plain(value: Any) -> str:
 
 
 def cell(value: Any) -> Any:
-    """A table cell: a string becomes a safe :class:`PlainCell` (one line, drawn for less than ``Text``);
-    anything already renderable is ours and kept."""
-    return PlainCell(value) if isinstance(value, str) else value
+    """A table cell: a string becomes a safe :class:`PlainCell` (one line, drawn for less than ``Text``), and so
+    does a ``Text`` of one line and one style (outside text :func:`cut` made safe), both cut at the cell cap;
+    anything else already renderable is ours and kept."""
+    if isinstance(value, str):
+        return PlainCell(value)
+    if isinstance(value, Text):
+        return PlainCell.drawn_as(value) or value
+    return value
 
 
 class OutsideTable(FreshWidths, DataTable[CellType]):

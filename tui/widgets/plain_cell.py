@@ -35,10 +35,7 @@ class PlainCell:
     __slots__ = ("style", "text")
 
     def __init__(self, value: Any, style: str | Style = "") -> None:
-        text = safe_text(value, max_len=LIST_MAX)
-        if len(text) > CELL_MAX // 2 and cell_len(text) > CELL_MAX:  # a character takes at most two cells
-            text = set_cell_size(text, CELL_MAX - 1).rstrip() + ELLIPSIS
-        self.text = text
+        self.text = _capped(safe_text(value, max_len=LIST_MAX))
         self.style = style
 
     @classmethod
@@ -48,7 +45,7 @@ class PlainCell:
         if text.spans or text.justify or text.overflow or text.no_wrap or "\n" in text.plain or "\t" in text.plain:
             return None
         cell = cls.__new__(cls)
-        cell.text, cell.style = text.plain, text.style
+        cell.text, cell.style = _capped(text.plain), text.style
         return cell
 
     def __str__(self) -> str:
@@ -74,3 +71,10 @@ class PlainCell:
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         width = cell_len(self.text)
         return Measurement(width, width)
+
+
+def _capped(text: str) -> str:
+    """``text`` cut with an ellipsis at :data:`CELL_MAX` cells."""
+    if len(text) > CELL_MAX // 2 and cell_len(text) > CELL_MAX:  # a character takes at most two cells
+        return set_cell_size(text, CELL_MAX - 1).rstrip() + ELLIPSIS
+    return text

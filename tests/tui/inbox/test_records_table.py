@@ -312,6 +312,12 @@ def test_a_long_cell_is_cut_with_an_ellipsis_at_the_cell_cap(value: str, shown: 
     assert console.measure(PlainCell(value)).maximum <= CELL_MAX
 
 
+def test_a_one_style_text_cell_is_cut_at_the_cell_cap_too() -> None:
+    # The Sources tab's cells are Text (cut at 200 characters): a 300-letter policy domain hid the figures.
+    capped = outside.cell(outside.cut("a" * 300, "bold"))
+    assert isinstance(capped, PlainCell) and str(capped) == "a" * 47 + "…" and capped.style == "bold"
+
+
 class DataTablesOwnDrawing(ListTable):
     """The records table as DataTable draws it: every column of a row rendered, every cell through Rich."""
 
