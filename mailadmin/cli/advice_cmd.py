@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from jmapclient.client import JmapClient
     from jmapclient.dmarc.attention import PreviousRun
     from jmapclient.dmarc.insight.advice import DomainAdvice
-    from jmapclient.dmarc.insight.names import NameResolver
+    from jmapclient.dmarc.insight.names import NameResolver, SourceName
     from jmapclient.dmarc.insight.services import SenderMap
 
 
@@ -152,8 +152,7 @@ def human_lines(advice: DomainAdvice) -> list[str]:
     )
     lines.append("")
     rows = [
-        [s.ip, (s.name.ptr or "") if s.name is not None else "", s.group, str(s.klass), str(s.messages), str(s.passed),
-         "new" if s.new else ""]
+        [s.ip, _name_words(s.name), s.group, str(s.klass), str(s.messages), str(s.passed), "new" if s.new else ""]
         for s in advice.sources[:SOURCE_ROWS]
     ]
     lines += table_lines(["source", "name", "service", "class", "messages", "pass", "new"], rows)
@@ -167,3 +166,13 @@ def human_lines(advice: DomainAdvice) -> list[str]:
     # Domains, IPs, names and fixes quote reports and DNS: each line stays one line, whatever they
     # hold (a line break in a policy domain or header From printed a line of its own, `verdict:` too).
     return [safe_text(line) for line in lines]
+
+
+def _name_words(name: SourceName | None) -> str:
+    """A source's name cell: its confirmed name; "local address" for one never looked up (a private network's:
+    the reader must not take the blank for a lookup that found nothing)."""
+    from jmapclient.dmarc.insight.names import NameStatus  # where the table is drawn: start-up imports no more
+
+    if name is None:
+        return ""
+    return name.ptr or (str(name.status) if name.status is NameStatus.LOCAL else "")

@@ -18,6 +18,7 @@ from mailadmin.cli import advice_cmd
 from mailadmin.main import main
 from server_stub.demo_data import DEMO_NOW
 from server_stub.runner import StubServer
+from tests.support.dmarc_xml import feedback, record
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +79,21 @@ def test_a_period_longer_than_the_history_calls_no_source_new_run_after_run(serv
     sources = [source for line in out.splitlines() for source in json.loads(line)["sources"]]
     assert sources and all(source["new"] is None for source in sources)
     assert "no source is marked new" in err
+
+
+def test_a_local_source_says_so_in_the_text_report(server: StubServer, capsys: pytest.CaptureFixture[str],
+                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Never looked up, so never named: a blank name cell would read as a lookup that found nothing.
+    day = int(DEMO_NOW.timestamp()) - 3 * 86400
+    report = tmp_path / "local.xml"
+    report.write_bytes(feedback(records=record(ip="10.0.0.5"), domain="<domain>local-source.example</domain>",
+                                report_id="<report_id>local-source-1</report_id>",
+                                date_range=f"<date_range><begin>{day}</begin><end>{day + 86399}</end></date_range>"))
+    assert main(["import-dmarc", str(report), f"--url={server.base_url}"]) == EXIT_OK
+    capsys.readouterr()
+    _, out, _ = run(server, capsys, "--domain", "local-source.example")
+    [row] = [line for line in out.splitlines() if line.startswith("10.0.0.5")]
+    assert "local address" in row
 
 
 def test_check_is_silent_and_0_when_nothing_needs_attention(server: StubServer,
