@@ -132,8 +132,12 @@ class ImportSummary:
         # Rejections first: they are what a person has to act on; then what was changed on the way in;
         # duplicates only inform. File names, zip member names and reasons come from outside: shown
         # visibly, cut.
-        out += [f"  rejected {_shown(path)}: {_shown(REFUSED_WITH_IMPORT if why == said_apart else why)}"
-                for path, why in self.rejected]
+        out += [f"  rejected {_shown(path)}: {_shown(why)}" for path, why in self.rejected if why != said_apart]
+        # The files the whole import's refusal stopped: one line, not one a file (5,000 files, 5,000 lines).
+        apart = [path for path, why in self.rejected if why == said_apart]
+        if apart:
+            more = f" and {len(apart) - 1:,} more file{'s' if len(apart) > 2 else ''}" if len(apart) > 1 else ""
+            out.append(f"  rejected {_shown(apart[0])}{more}: {REFUSED_WITH_IMPORT}")
         out += [f"  warning {_shown(path)}: {_shown(why)}" for path, why in warned[:LISTED_WARNINGS]]
         if len(warned) > LISTED_WARNINGS:
             out.append(f"  … and {len(warned) - LISTED_WARNINGS:,} more warnings")

@@ -85,12 +85,15 @@ def test_a_refused_report_is_said_once(tmp_path: Path, capsys: pytest.CaptureFix
                                        read_only: bool, refusal: str) -> None:
     # One file against the real server read its refusal three times: its summary line, the error, and a
     # hint saying it again in other words (tester).
-    _write(tmp_path, 1)
+    _write(tmp_path, 30)
     with StubServer(profile=profile, reports=0) as server:
         token = server.readonly_token if read_only else server.admin_token
         code = main(["import-dmarc", str(tmp_path), f"--url={server.base_url}", f"--token={token}"])
     captured = capsys.readouterr()
     said = captured.out + captured.err
     assert said.count(refusal) == 1 and said.count("e-mail") <= 1, said
-    assert code == 1 and "imported: 0" in captured.out and "rejected: 1" in captured.out
-    assert "error: 1 of 1 files were not imported" in captured.err
+    assert code == 1 and "imported: 0" in captured.out and "rejected: 30" in captured.out
+    assert "error: 30 of 30 files were not imported" in captured.err
+    # And the files it stopped are one line, not one a file (tester12: 100 files, 100 lines).
+    [stopped] = [line for line in captured.out.splitlines() if line.startswith("  rejected ")]
+    assert " and 29 more files: refused with the whole import" in stopped
