@@ -26,10 +26,10 @@ from jmapclient.file_safety import (
     make_private_folder,
     naming,
     naming_target,
+    own_file_at,
     read_bounded,
     read_regular,
     readable_by_others,
-    refuse_link,
     stored_file_problem,
     writable_by_others,
     write_stream,
@@ -433,7 +433,8 @@ class Config:
         comments, order and unknown keys kept); write atomically, 0600. Then this config holds the
         merged file: a profile another writer added meanwhile shows up. ``expect`` sees the file as it
         is now, under the lock, and raises ConfigError to save nothing. A symbolic link at the path is
-        refused (OSError), never written through. OSError when it cannot be written; ConfigError when
+        written through only when it is the person's own (:func:`~jmapclient.file_safety.own_file_at`), else
+        refused (OSError). OSError when it cannot be written; ConfigError when
         the file on disk cannot be read or must not be used.
         """
         import tomlkit
@@ -441,15 +442,15 @@ class Config:
         from jmapclient.config_write import locked, merge
 
         with naming_target(self.path):  # every OSError names a file: "another mailadmin is saving it" did not
-            refuse_link(self.path)  # before a folder or a lock is made for it
-            make_private_folder(self.path.parent)
-            with locked(self.path):
-                document = self._on_disk("save", follow=False)  # a link swapped in meanwhile: refused at the open
+            target = own_file_at(self.path)  # before a folder or a lock is made for it
+            make_private_folder(target.parent)
+            with locked(target):
+                document = self._on_disk("save", at=target, follow=False)  # a link swapped in meanwhile: refused
                 if expect is not None:
                     expect(Config._from_plain(document.unwrap(), self.path))
                 merge(document, self._loaded, self._plain())
                 content = tomlkit.dumps(document)
-                write_private(self.path, content.encode(), create_parent=False)
+                write_private(target, content.encode(), create_parent=False)
         self._take(Config._from_plain(_parse(self.path, content), self.path))
 
     def refresh(self) -> None:
@@ -466,11 +467,13 @@ class Config:
         self._take(Config._from_plain(document.unwrap(), self.path))
         self._loaded = on_disk._loaded
 
-    def _on_disk(self, doing: str, *, follow: bool = True) -> Any:
-        """The file as it is now (checked as at start), as a tomlkit document; empty when there is none."""
+    def _on_disk(self, doing: str, *, at: Path | None = None, follow: bool = True) -> Any:
+        """The file as it is now (checked as at start), as a tomlkit document; empty when there is none.
+        ``at``: the file itself when the config's path is the person's own link to it."""
         import tomlkit
 
-        text = _checked_text(self.path, follow=follow) if self.path.exists() else ""
+        path = at or self.path
+        text = _checked_text(path, follow=follow) if path.exists() else ""
         try:
             return tomlkit.parse(text)
         except tomlkit.exceptions.ParseError as error:

@@ -288,18 +288,35 @@ def set_aside(path: Path, what: str, why: str) -> str:
 
 
 LINK_NOT_WRITTEN = "it is a symbolic link; not written through"
+LINK_NOT_OWN = ("it is a symbolic link that is not yours alone (made by another user, in a folder others can write, "
+                "or to no file of yours); not written through")
 
 
-def refuse_link(path: Path) -> None:
-    """OSError (ELOOP, naming ``path``) when ``path`` is a symbolic link, dangling or not.
+def own_file_at(path: Path) -> Path:
+    """Where a save of the person's own file at ``path`` writes: ``path`` itself, or the file it links to when
+    the link is the person's own (a config kept in a dotfiles checkout).
 
-    For the product's own files that are written in place or beside themselves (the config and its
-    lock): a link planted there (``config.toml -> victim.toml``, or a dangling one in a shared folder
-    named by ``MAILADMIN_CONFIG``) would make the write land in, chmod or create another file. The
-    person's own file is refused rather than replaced: they say where it should point.
+    A link someone else planted is refused (OSError ELOOP, naming ``path``), so that nothing is created,
+    chmodded or written where it points: a link owned by another user, one in a folder others can write (a
+    shared folder ``MAILADMIN_CONFIG`` names), one to nothing (it would create its target), or one to a file
+    that is not the person's own regular file in a folder only they can write.
     """
-    if path.is_symlink():
-        raise OSError(errno.ELOOP, LINK_NOT_WRITTEN, str(path))
+    try:
+        link = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    if not stat.S_ISLNK(link.st_mode):
+        return path
+    me = os.getuid()
+    try:
+        target = path.resolve(strict=True)
+        found, folders = os.stat(target), (os.stat(path.parent), os.stat(target.parent))
+    except (OSError, RuntimeError):  # dangling, a loop, or a folder that cannot be read
+        raise OSError(errno.ELOOP, LINK_NOT_OWN, str(path)) from None
+    if (link.st_uid != me or found.st_uid != me or not stat.S_ISREG(found.st_mode)
+            or any(folder.st_mode & (stat.S_IWGRP | stat.S_IWOTH) for folder in folders)):
+        raise OSError(errno.ELOOP, LINK_NOT_OWN, str(path))
+    return target
 
 
 def open_to_write(path: Path) -> int:

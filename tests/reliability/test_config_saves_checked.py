@@ -1,7 +1,8 @@
 """A config save checks the file as it is on disk now, as reading it at start does (tester, config10).
 
-- A link at the config's path was written through: `profile add --token` wrote the token into the
-  file it pointed at and made it 0600; a dangling link created its target and a lock beside it.
+- A link someone else could have made at the config's path was written through: `profile add --token`
+  wrote the token into the file it pointed at and made it 0600; a dangling link created its target and a
+  lock beside it. The person's own link (a dotfiles checkout) is still written through.
 - A file made group- or world-writable after the console read it was saved over (0600, with a url
   someone else put in it): start-up refuses such a file, the save did not.
 - A save from a stale copy overwrote a profile of the same name added meanwhile, and an edit of a
@@ -22,7 +23,7 @@ import pytest
 from jmapclient.config import Config, ConfigError, Profile
 from tests.support.config_files import private_file, written_elsewhere
 
-LINK_NOT_WRITTEN = "it is a symbolic link; not written through"
+LINK_NOT_WRITTEN = "not written through"
 """As file_safety says it (written out: this file also runs against the code before the fix)."""
 
 ON_DISK = """\
@@ -38,18 +39,48 @@ def profile_add(config: Path, *args: str, stdin: str = "") -> subprocess.Complet
                           env={**os.environ, "MAILADMIN_CONFIG": str(config)})
 
 
-def test_a_config_that_is_a_link_is_refused_and_its_target_left_as_it_was(tmp_path: Path) -> None:
-    victim = tmp_path / "victim.toml"
+def plant(config: Path, victim: Path, how: str) -> None:
+    """``config`` made a link to ``victim`` that is not the person's own."""
+    if how == "another owner":
+        if os.getuid() != 0:
+            pytest.skip("making a link another user owns needs root")
+        config.symlink_to(victim)
+        os.lchown(config, 4242, 4242)
+    else:  # the victim in a folder others can write: they could swap it for their own
+        victim.parent.chmod(0o777)
+        config.symlink_to(victim)
+
+
+@pytest.mark.parametrize("how", ["another owner", "a folder others can write"])
+def test_a_config_that_is_a_planted_link_is_refused_and_its_target_left_as_it_was(tmp_path: Path, how: str) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    victim = shared / "victim.toml"
     victim.write_text("x = 1\n")
     victim.chmod(0o644)
     config = tmp_path / "config.toml"
-    config.symlink_to(victim.name)
+    plant(config, victim, how)
     run = profile_add(config, "p1", "--url", "https://a.example", "--token-stdin", stdin="tok-not-shown\n")
     assert run.returncode == 1
     [line] = run.stderr.splitlines()
-    assert str(config) in line and LINK_NOT_WRITTEN in line, line
+    assert str(config) in line and "not written through" in line, line
     assert victim.read_text() == "x = 1\n" and victim.stat().st_mode & 0o777 == 0o644
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["config.toml", "victim.toml"]  # no lock made
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["config.toml", "shared"]  # no lock made
+    assert [path.name for path in shared.iterdir()] == ["victim.toml"]
+
+
+def test_the_persons_own_link_is_written_through_and_kept(tmp_path: Path) -> None:
+    # A config kept in a dotfiles checkout, linked from where mailadmin looks: the person's own link.
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir(mode=0o700)
+    kept = private_file(dotfiles / "mailadmin.toml", ON_DISK)
+    config = tmp_path / "config.toml"
+    config.symlink_to(kept)
+    run = profile_add(config, "p1", "--url", "https://a.example")
+    assert run.returncode == 0, run.stderr
+    assert config.is_symlink() and config.resolve() == kept.resolve()
+    assert set(tomllib.loads(kept.read_text())["profiles"]) == {"work", "p1"}
+    assert kept.stat().st_mode & 0o777 == 0o600
 
 
 def test_a_dangling_link_creates_neither_its_target_nor_a_lock(tmp_path: Path) -> None:
