@@ -25,7 +25,7 @@ reports not stored yet, newest first, are cut where they start to have arrived b
 missing), and only the newer ones are fetched. Times follow the ids only where the server sets
 them (:attr:`~jmapclient.session.Session.report_times_follow_ids`): elsewhere an imported e-mail's
 ``receivedAt`` is its ``Date:``, in whatever order the files came, so every listed report not stored is
-asked for its time (a get of ids and times per :data:`GET_CHUNK`) and the cut is no search. A
+asked for its time (ids and times only, a page's in one request) and the cut is no search. A
 later sync of a wider period fetches the older ones it now needs. Reports are fetched a get per
 :data:`GET_CHUNK`, up to the server's ``maxConcurrentRequests`` less one in flight (one is left for
 whatever else the client asks meanwhile), each stored while the next ones are on their way; a
@@ -299,8 +299,7 @@ class DigestStore(DigestReads):
         limits = session.limits
         bound = None if since is None else datetime.combine(since - ARRIVAL_SLACK, time(), UTC)
         ordered = session.report_times_follow_ids
-        arrivals = _Arrivals(api, bound, ordered=ordered, width=max(2, min(PROBES, limits.max_objects_in_get)),
-                             chunk=max(1, min(GET_CHUNK, limits.max_objects_in_get)))
+        arrivals = _Arrivals(api, bound, ordered=ordered, width=max(2, min(PROBES, limits.max_objects_in_get)))
         listing = _Listing(self, json.dumps(filter or {}, sort_keys=True, default=str))
         pager = QueryPager(api, filter, NEWEST_FIRST, ids_only=True, page_size=LIST_PAGE)
         fetch = _Fetch(self, api, max(1, min(GET_CHUNK, limits.max_objects_in_get)),
@@ -462,8 +461,8 @@ class _Fetch:
 class _Arrivals:
     """Which listed reports (newest first) arrived at or after ``bound``: those a period's sync fetches."""
 
-    def __init__(self, api: ObjectApi, bound: datetime | None, *, ordered: bool, width: int, chunk: int) -> None:
-        self.api, self.bound, self.ordered, self.width, self.chunk = api, bound, ordered, width, chunk
+    def __init__(self, api: ObjectApi, bound: datetime | None, *, ordered: bool, width: int) -> None:
+        self.api, self.bound, self.ordered, self.width = api, bound, ordered, width
 
     async def since(self, ids: Sequence[str]) -> list[str]:
         """The ids of ``ids`` that arrived since the bound (all without one), in their order."""
@@ -471,12 +470,8 @@ class _Arrivals:
             return list(ids)
         if self.ordered:
             return list(ids[:await self._searched(ids, self.bound)])
-        kept: list[str] = []
-        for at in range(0, len(ids), self.chunk):
-            chunk = ids[at:at + self.chunk]
-            received = await self._received(chunk)
-            kept.extend(i for i in chunk if not _before(received.get(i), self.bound))
-        return kept
+        received = await self._received(ids)  # maxObjectsInGet a call, maxCallsInRequest calls a request
+        return [i for i in ids if not _before(received.get(i), self.bound)]
 
     async def _searched(self, ids: Sequence[str], bound: datetime) -> int:
         """How many of ``ids`` arrived since ``bound``, times growing with the ids: a search ``width`` at a

@@ -72,7 +72,7 @@ async def test_only_the_periods_reports_are_fetched(world: StubWorld) -> None:
     asked = [len(args["ids"]) for args in probes]
     if world.profile == "stalwart":  # times set by the server grow with the ids: a search, a few dozen at a time
         assert 1 <= len(probes) <= 2 and max(asked) <= digest_store.PROBES
-    else:  # times a create sent may come in any order: every report's, a get of ids and times per 500
+    else:  # times a create sent may come in any order: every report's, ids and times only
         assert asked == [200]
     fetched = fetched_ids(sent)
     assert sorted(fetched) == sorted(wanted)  # each once, none older than the period
