@@ -181,21 +181,6 @@ class Store(StoreTables, StoreLinks):
                 chunk,
             )
 
-    def served_rows(self, object_type: ObjectType, ids: Sequence[str], properties: Sequence[str]
-                    ) -> dict[str, dict[str, Any]]:
-        """The objects of ``ids`` found, each as its id and these ``properties``, read from the columns that
-        hold them (:attr:`TableSchema.served`), in no order."""
-        schema = schema_for(object_type)
-        columns = "".join(f", {schema.served[name]}" for name in properties)
-        found: dict[str, dict[str, Any]] = {}
-        with self.reading() as db:
-            for start in range(0, len(ids), 500):
-                chunk = list(ids[start : start + 500])
-                rows = db.execute(f"SELECT id{columns} FROM {schema.table} WHERE id IN ({','.join('?' * len(chunk))})",
-                                  chunk)
-                found.update((row[0], {"id": row[0], **dict(zip(properties, row[1:], strict=True))}) for row in rows)
-        return found
-
     def count(self, object_type: ObjectType) -> int:
         with self.reading() as db:
             return int(db.execute(f"SELECT COUNT(*) FROM {schema_for(object_type).table}").fetchone()[0])
@@ -361,3 +346,19 @@ def stored_json(store: Store, object_type: ObjectType, ids: Sequence[str]) -> di
     with store.reading() as db:
         return {object_id: data if isinstance(data, str) else zlib.decompress(data)
                 for object_id, data in store._data_rows(db, schema_for(object_type).table, ids)}
+
+
+def served_rows(store: Store, object_type: ObjectType, ids: Sequence[str], properties: Sequence[str]
+                ) -> dict[str, dict[str, Any]]:
+    """The objects of ``ids`` found, each as its id and these ``properties``, read from the columns that hold
+    them (:attr:`~server_stub.schema.TableSchema.served`), in no order: no object is read or inflated."""
+    schema = schema_for(object_type)
+    columns = "".join(f", {schema.served[name]}" for name in properties)
+    found: dict[str, dict[str, Any]] = {}
+    with store.reading() as db:
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            rows = db.execute(f"SELECT id{columns} FROM {schema.table} WHERE id IN ({','.join('?' * len(chunk))})",
+                              chunk)
+            found.update((row[0], {"id": row[0], **dict(zip(properties, row[1:], strict=True))}) for row in rows)
+    return found

@@ -22,7 +22,7 @@ from server_stub.methods.properties import known_properties
 from server_stub.raw_json import RawList, encode_json
 from server_stub.schema import schema_for
 from server_stub.storage_order import storage_order_ids
-from server_stub.store import Store, stored_json
+from server_stub.store import Store, served_rows, stored_json
 
 
 def _string_list(arguments: dict[str, Any], name: str) -> list[str] | None:
@@ -91,7 +91,7 @@ def _listed(
     wanted = None if properties is None else set(properties) | {"id"}
     served = schema_for(object_type).served
     if wanted is not None and wanted - {"id"} <= served.keys():
-        rows = store.served_rows(object_type, ids, sorted(wanted - {"id"}))
+        rows = served_rows(store, object_type, ids, sorted(wanted - {"id"}))
         return RawList([encode_json(rows[object_id]) for object_id in ids if object_id in rows]), rows.keys()
     if not _may_hold_secrets(object_type):
         stored = stored_json(store, object_type, ids)

@@ -8,7 +8,9 @@ import httpx
 
 from server_stub.store import Store
 from tests.support.console import make_console
-from tests.support.hostile import HOSTILE, assert_safe_screen, hostile_store
+from tests.support.hostile import HOSTILE, assert_safe_screen, hostile_store, screen_text
+from tests.support.waiting import wait_until
+from tui.screens.confirm import ConfirmScreen
 
 SIZE = (160, 40)
 
@@ -46,10 +48,11 @@ async def test_a_hostile_error_on_delete_is_said_as_text() -> None:
         await pilot.pause()
         console.transport.intercept = _method_error_for("x:Directory/set")
         await pilot.press("d")
-        await pilot.pause()
+        # On a loaded machine the question took longer than one pause to come up, and y went to the list.
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), "the delete question")
         await pilot.press("y")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await wait_until(pilot, lambda: "Couldnotdelete" in screen_text(pilot.app)
+                         and "\\u001b]0;pwned" in screen_text(pilot.app), "the delete's failure said whole")
         # The status line is cut at the screen's width: the start of the payload is what fits.
         assert_safe_screen(pilot.app, "delete failure after a hostile server error",
                            markers=("[/x]", "[bold red]", "[@click=", "\\u001b]0;pwned"),
