@@ -324,11 +324,6 @@ class Profile:
         )
 
 
-def name_taken(name: str) -> str:
-    """The words for a name another profile has: a form says them before a save does."""
-    return f"there is already a profile named {name!r}"
-
-
 BINDING_ID = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+")
 """A binding id as the console declares them: ``app.quit``, ``directories.create``."""
 KEY_NAME = re.compile(r"[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)*")
@@ -511,7 +506,7 @@ class Config:
                 raise ConfigError(f"profile {replacing!r} was removed from {self.path} meanwhile (by another "
                                   "program); nothing saved, so it is not brought back: add it again to keep it")
             if profile.name != replacing and profile.name in now.profiles:
-                raise ConfigError(name_taken(profile.name))
+                raise ConfigError(f"there is already a profile named {profile.name!r}")
 
         self.apply(change, expect=expect)
 

@@ -319,7 +319,7 @@ class DigestStore(DigestReads):
                 if overlap and not (cut and ordered):
                     # Where times do not follow the ids, every page's times are read, past a cut too.
                     candidates = [i for i in self._not_stored(page.ids) if i not in fetch.queued]
-                    wanted = candidates if bound is None or not candidates else await arrivals.since(candidates)
+                    wanted = await arrivals.since(candidates)
                     fetch.add(wanted)
                     cut = cut or len(wanted) < len(candidates)
                 if joined:
@@ -340,8 +340,7 @@ class DigestStore(DigestReads):
                 else:
                     missing = [] if settled else [report_id for (report_id,) in self._db.execute(_MISSING)]
             rest = [] if cut else [report_id for report_id in missing if report_id not in fetch.queued]
-            if bound is not None and rest:
-                rest = await arrivals.since(rest)
+            rest = await arrivals.since(rest)
             if not cut:
                 missing_before = len(set(missing) | fetch.queued)  # fetched by this sync: not stored before it
             cached = listing.total - missing_before

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from jmapclient.outcome import EXIT_NETWORK
 from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.hostile_server import HostileServer, method_answer
+from tests.support.loopback_peer import LoopbackPeer
 
 SECRET = "s3cr3t-pw"
 
@@ -32,39 +32,28 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-class RecordingProxy:
+class RecordingProxy(LoopbackPeer):
     """A listener on 127.0.0.1 that keeps whatever a client sends it, and answers nothing useful."""
 
     def __init__(self) -> None:
         self.received = bytearray()
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self._listener.settimeout(0.2)
-        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
+        super().__init__("recording-proxy")
+        self.url = f"http://127.0.0.1:{self.port}"
 
-    def _serve(self) -> None:
-        while not self._stop.is_set():
+    def serve(self, client: socket.socket) -> None:
+        with client:
+            client.settimeout(2)
             try:
-                conn, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            with conn:
-                conn.settimeout(2)
-                try:
-                    self.received += conn.recv(65536)
-                    conn.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-                except OSError:
-                    pass
+                self.received += client.recv(65536)
+                client.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            except OSError:
+                pass
 
     def __enter__(self) -> RecordingProxy:
-        self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(5)
-        self._listener.close()
+        self.stop()
 
 
 @pytest.fixture

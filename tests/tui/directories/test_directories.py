@@ -36,6 +36,7 @@ from tests.support.directory_steps import (
     table_rows,
 )
 from tests.support.textual_probe import exception_of, select_prompts
+from tests.support.transport import Answer
 from tests.support.waiting import settle
 from tui.directories.variant_picker import VariantPicker
 from tui.screens.confirm import ConfirmScreen
@@ -285,12 +286,17 @@ async def test_server_validation_failed_lands_on_nested_field(console: Console) 
         await settle(pilot)
         await open_directory(pilot, SQL)
         await fill(pilot, "store/port", "5433")
-        console.transport.intercept = lambda request: refuse if b"x:Directory/set" in request.content else None
+        answer_saves(console, refuse)
         await save(pilot)
         console.transport.intercept = None
         port = field(pilot, "store/port")
         assert port.has_class("-has-error")
         assert "above the maximum" in str(port.query_one(".field-error", Static).render())
+
+
+def answer_saves(console: Console, answer: Answer) -> None:
+    """Every directory save (``x:Directory/set``) answered by ``answer``, the rest by the stub."""
+    console.transport.intercept = lambda request: answer if b"x:Directory/set" in request.content else None
 
 
 async def save_claim_groups(pilot: Pilot) -> None:
@@ -336,7 +342,7 @@ async def test_a_refused_save_is_asked_again_once_the_token_is_allowed(console: 
         await settle(pilot)
         await open_directory(pilot, OIDC)
         await fill(pilot, "claimGroups", "roles")
-        console.transport.intercept = lambda request: forbid if b"x:Directory/set" in request.content else None
+        answer_saves(console, forbid)
         await save(pilot)
         assert len(refused) == 1 and "sysDirectoryUpdate" in console.context.denied
         assert "ctrl+s asks the server again" in str(editor(pilot).query_one("#editor-message", Static).render())
