@@ -242,6 +242,11 @@ def test_esc_then_a_digit_or_sign_in_one_burst_is_esc_then_the_key(server: Serve
             before = server.directories()
             typed = next(name for name in before if name.startswith(description)) + f" o{run}"
             terminal.type(ENTER + END + f" o{run}".encode() + ESC + key + CTRL_S)
+            # The list is on screen before the burst is read: the form must be seen open first. (On a
+            # loaded machine the list, hidden, and the form, still composing, left a blank screen
+            # steady for a second, read as "the form was left".) Once open, the form stays until
+            # the question is answered, or it is left.
+            terminal.wait_for(lambda text: "Discard" in text or f"{title}:" in text, "the form open")
             terminal.wait_for(lambda text: "Discard" in text or (on_list(text) and f"{title}:" not in text),
                               "the question about the edit (or the list)")
             text = terminal.steady(quiet=1.0)
@@ -324,6 +329,9 @@ def test_enter_esc_on_the_connections_screen_leaves_the_console_as_it_was(
         terminal.type(CTRL_O)
         terminal.wait_for(lambda text: "Connect to a mail server" in text and "wrong" in text, "the profile listed")
         terminal.type(ENTER + ESC)
+        # The screen holds still while Esc waits for the connection Enter started (up to the key path's
+        # patience with work): a second of quiet on a loaded machine is not yet the answer.
+        terminal.wait_for(lambda text: "Connect to a mail server" not in text, "the connections screen gone")
         text = terminal.steady(quiet=1.0)
         assert "Connect to a mail server" not in text, f"run {run}: the connections screen stayed"
         assert on_list(text) and "Corporate OpenLDAP" in text, f"run {run}: not back on the list"
