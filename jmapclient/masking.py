@@ -10,6 +10,7 @@ mask by value there.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import fields, is_dataclass
 from functools import cache
 from typing import Any
 
@@ -124,7 +125,7 @@ def secret_field_names() -> frozenset[str]:
 
 
 def secrets_in(value: Any, names: frozenset[str], *, depth: int = 0) -> set[str]:
-    """Every string held under a secret field's name anywhere in ``value``: dicts, lists, models.
+    """Every string held under a secret field's name anywhere in ``value``: dicts, lists, models, dataclasses.
 
     A key matches by its last pointer segment too, so a patch's ``bindSecret/secret`` counts.
     Pydantic ``SecretStr`` values are revealed here only to be masked by the caller.
@@ -137,6 +138,10 @@ def secrets_in(value: Any, names: frozenset[str], *, depth: int = 0) -> set[str]
         return {secret} if isinstance(secret, str) and secret else found
     if isinstance(value, WireModel):
         value = value.model_dump(by_alias=True)
+    elif is_dataclass(value) and not isinstance(value, type):
+        # A snapshot file's objects (FileObject) hold their directory, secret included: a crash with one
+        # in its locals wrote the secret to the crash file in the dataclass's repr (the tester's).
+        value = [getattr(value, field.name, None) for field in fields(value)]
     if isinstance(value, Mapping):
         for key, item in value.items():
             secret_key = str(key).rsplit("/", 1)[-1] in names

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jmapclient.encoding import MASKED_SECRET
+from jmapclient.file_safety import NestedTooDeep, json_bounded
 from jmapclient.masking import model_of, replace_secrets
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import ObjectType, object_type
@@ -138,11 +139,12 @@ def read_snapshot(text: str) -> SnapshotFile:
         if not raw.strip():
             continue
         try:
-            line = json.loads(raw, object_pairs_hook=_once_each)
+            # Bounded: json.loads reads 500 levels, and the plan's copy of them raised RecursionError.
+            line = json_bounded(raw, object_pairs_hook=_once_each)
         except json.JSONDecodeError as error:
             raise SnapshotFileError(f"line {number}: not JSON ({error.msg})") from None
-        except RecursionError:
-            raise SnapshotFileError(f"line {number}: nested too deep") from None
+        except NestedTooDeep as error:
+            raise SnapshotFileError(f"line {number}: {error}") from None
         except _TwiceGiven as twice:
             raise SnapshotFileError(f"line {number}: the name {twice} is given twice in one object") from None
         if not isinstance(line, dict):

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jmapclient.file_safety import json_bounded
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, UsageError, note, out
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def local_settings(args: argparse.Namespace) -> dict[str, Any] | None:
             raise UsageError(f"{args.directory}: no such file")
         return None
     try:
-        wire = json.loads(path.read_text(encoding="utf-8"))
+        wire = json_bounded(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise UsageError(f"{args.directory}: not a JSON directory ({error})") from None
     if not isinstance(wire, dict) or wire.get("@type") not in ("Ldap", "Sql", "Oidc"):

@@ -19,6 +19,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from jmapclient import encoding
 from jmapclient.errors import LocalValidationError
+from jmapclient.file_safety import NestedTooDeep, json_bounded
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import FieldSpec, fields_of
 from jmapclient.outcome import UsageError
@@ -114,10 +115,12 @@ def parse_float(text: str) -> float:
 
 def parse_json(text: str, expected: str = "valid JSON") -> Any:
     try:
-        return json.loads(text)
+        return json_bounded(text)
     except json.JSONDecodeError as error:
         # The position is enough to find the mistake; the text itself may be a secret.
         raise ValueError(f"is not {expected} ({error.msg} at character {error.pos})") from None
+    except NestedTooDeep as error:
+        raise ValueError(f"is not {expected}: {error}") from None
 
 
 def _parse_set(text: str) -> dict[str, bool]:
@@ -247,11 +250,13 @@ def resolve_patch_key(model: type[WireModel], key: str) -> PatchTarget:
     return PatchTarget(current, spec, "field")
 
 
-def _json_or_text(text: str) -> Any:
+def _json_or_text(key: str, text: str) -> Any:
     try:
-        return json.loads(text)
+        return json_bounded(text)
     except json.JSONDecodeError:
         return text
+    except NestedTooDeep as error:
+        raise LocalValidationError({key: str(error)}) from None
 
 
 def patch_value(model: type[WireModel], key: str, text: str) -> tuple[str, Any]:
@@ -280,7 +285,7 @@ def patch_value(model: type[WireModel], key: str, text: str) -> tuple[str, Any]:
                 raise LocalValidationError(_prefixed(key, field_errors(error))) from None
             raise LocalValidationError({key: str(error)}) from None
         return key, item.to_wire()
-    return key, _json_or_text(text)
+    return key, _json_or_text(key, text)
 
 
 def build_patch(model: type[WireModel], assignments: Iterable[tuple[str, str]]) -> dict[str, Any]:

@@ -119,3 +119,26 @@ def test_a_crash_report_masks_secrets_and_is_owner_only(tmp_path) -> None:
     assert "NEW-SECRET-123" not in short and "patch =" not in short
     assert mask_text("x the-token y", secrets) == "x **** y"
     assert json.loads(json.dumps(body))  # readable text
+
+
+def test_a_crash_report_masks_a_secret_held_in_a_dataclass(tmp_path) -> None:
+    """A snapshot file's directories are dataclasses (``FileObject``): a crash while planning wrote their
+    reprs, plaintext secret and all, to the crash file (the tester's, with a file nested 500 deep)."""
+    from jmapclient.ascode.ndjson import read_snapshot
+    from tui.crash import secrets_of, write_crash_file
+
+    # Only the file's dataclasses hold the secret in the frames (their text, read, is gone), as in the planner's.
+    read = read_snapshot('{"@type":"destroy","object":"Directory"}\n{"@type":"create","object":"Directory",'
+                         '"value":{"directory-s":{"@type":"Ldap","description":"with secret","baseDn":"dc=x",'
+                         '"bindSecret":{"@type":"Value","secret":"TOPSECRET-PW-' '123"}}}}')  # not whole in this source
+
+    def plan(file: object) -> None:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    try:
+        plan(read)
+    except RecursionError as error:
+        path = write_crash_file(error, secrets_of(error, []), tmp_path)
+    assert path is not None
+    body = path.read_text()
+    assert "with secret" in body and "TOPSECRET-PW-123" not in body, "the dataclass's repr is in the report, masked"
