@@ -224,7 +224,12 @@ class ObjectApi:
         method = self.type.method("get")
         into.state = answers.text(answer, "state", method) or into.state
         into.not_found.extend(answers.id_list(answer, "notFound", method))
-        for item in answers.object_list(answer, "list", method):
+        self.read_into(into, answers.object_list(answer, "list", method), typed=typed)
+
+    def read_into(self, into: GetResult, objects: Iterable[Any], *, typed: bool = True) -> GetResult:
+        """``objects`` (wire dicts) added to ``into``: each raw, and, ``typed``, read by the models (what they
+        cannot read goes to ``invalid``, with why)."""
+        for item in objects:
             if not isinstance(item, dict):
                 continue
             into.raw.append(item)
@@ -234,6 +239,7 @@ class ObjectApi:
                 into.items.append(self.type.read(item))
             except ValidationError as error:
                 into.invalid[str(item.get("id"))] = describe_validation_error(error)
+        return into
 
     # --- query ----------------------------------------------------------------------------
 

@@ -21,19 +21,10 @@ from jmapclient.ascode.plan import Action, Plan, Step
 from jmapclient.failures import set_error_lines
 from jmapclient.masking import masked_secret_paths, model_of
 from jmapclient.objects import ObjectApi
-from jmapclient.paging import QueryPager
+from jmapclient.paging import read_all
 
-OLDEST_FIRST = ({"property": "id", "isAscending": True},)
 """A file in creation order: applied to an empty server, its objects are created in that order,
 so a snapshot of that server lists them in the same order (ids grow with creation)."""
-
-
-async def read_all(api: ObjectApi) -> list[dict[str, Any]]:
-    """Every object of the type, in the server's id order, as read (secrets masked by the server)."""
-    found: list[dict[str, Any]] = []
-    async for page in QueryPager(api, sort=OLDEST_FIRST).pages():
-        found.extend(page.items)
-    return found
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from jmapclient.ascode.ndjson import LEFT_OUT_MARK, SnapshotFile, SnapshotFileError, read_snapshot
 from jmapclient.ascode.plan import Plan, PlanRefused, make_plan
-from jmapclient.ascode.runner import Outcome, read_all, run_plan, take_snapshot
+from jmapclient.ascode.runner import Outcome, run_plan, take_snapshot
 from jmapclient.ascode.wording import all_applied, applied_line, outcome_line, plan_lines
 from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError, write_private
@@ -22,6 +22,7 @@ from jmapclient.failures import emit_error
 from jmapclient.file_safety import STDIO_ARG, named_output
 from jmapclient.models.objects import DIRECTORY, ObjectType
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out, write_stdout
+from jmapclient.paging import read_all
 
 SNAPSHOT_TYPES = (DIRECTORY,)
 """Configuration that a file can hold; DMARC reports are data (``export-dmarc``)."""

@@ -18,11 +18,12 @@ from textual.widgets import Button
 
 from jmapclient.ascode.ndjson import SnapshotFile, SnapshotFileError, read_snapshot
 from jmapclient.ascode.plan import Plan, make_plan
-from jmapclient.ascode.runner import read_all, run_plan, take_snapshot
+from jmapclient.ascode.runner import run_plan, take_snapshot
 from jmapclient.ascode.wording import all_applied, applied_line, outcome_line, plan_lines
 from jmapclient.errors import JmapError, SetError
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
+from jmapclient.paging import read_all
 from tui.context import ConsoleContext
 from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_file
 from tui.directories.raw import editor_command, object_json, read_edit, run_editor, write_for_editing

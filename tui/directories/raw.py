@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from jmapclient.errors import LocalValidationError
+from jmapclient.file_safety import NestedTooDeep, json_bounded
 from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY, ObjectType
@@ -78,11 +79,13 @@ def read_edit(path: Path, wire: Mapping[str, Any], editor_code: int) -> EditResu
     if editor_code != 0:
         return kept(f"the editor ended with code {editor_code}; nothing was saved")
     try:
-        edited = json.loads(path.read_text(encoding="utf-8"))
+        edited = json_bounded(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
         return kept(f"cannot read the edited file: {error}")
     except json.JSONDecodeError as error:
         return kept(f"not JSON: line {error.lineno}, column {error.colno}: {error.msg}")
+    except NestedTooDeep as error:
+        return kept(f"not a directory: {error}")
     if not isinstance(edited, dict):
         return kept("the file must hold one JSON object")
     before = shown({k: v for k, v in wire.items() if k not in SERVER_SET})
@@ -90,9 +93,34 @@ def read_edit(path: Path, wire: Mapping[str, Any], editor_code: int) -> EditResu
     if edited.get(TYPE_KEY) != before.get(TYPE_KEY):
         return kept(f"the kind cannot change ({before.get(TYPE_KEY)} → {edited.get(TYPE_KEY)}); create a new directory")
     try:
-        validate_object(DIRECTORY, edited)
+        normalised = validate_object(DIRECTORY, edited).to_wire()
         patch = compute_patch(before, edited)
     except LocalValidationError as error:
         return kept("; ".join(f"{field}: {reason}" for field, reason in error.fields.items()))
+    if refilled := removed_but_refilled(before, edited, normalised):
+        return kept("; ".join(f"{field}: removed, but it always holds a value (its default is {json.dumps(value)}); "
+                              "put it back with the value you want" for field, value in refilled.items()))
     path.unlink(missing_ok=True)
     return EditResult(patch)
+
+
+def removed_but_refilled(before: Mapping[str, Any], edited: Mapping[str, Any],
+                         normalised: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """The fields the edit removed that the models fill back in (with the value they take), by path.
+
+    A removed key is patched as ``null``, which clears a field that may be empty; one that always holds a
+    value (``poolMaxConnections``) the server refused as "is required", and the edit was lost (the
+    tester's). The models' validation filled the default in, so the edit looked valid. A removed set
+    member or list item is no field: the normalised object does not bring it back.
+    """
+    found: dict[str, Any] = {}
+    for key, old in before.items():
+        path = f"{prefix}{key}"
+        new, filled = edited.get(key), normalised.get(key)
+        if key not in edited:
+            if key in normalised and filled is not None:
+                found[path] = filled
+        elif (isinstance(old, Mapping) and isinstance(new, Mapping) and isinstance(filled, Mapping)
+              and old.get(TYPE_KEY) == new.get(TYPE_KEY)):
+            found |= removed_but_refilled(old, new, filled, f"{path}/")
+    return found

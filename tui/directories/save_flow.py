@@ -19,6 +19,7 @@ from textual.widgets import Button, Static, TabbedContent, TabPane
 from jmapclient.errors import JmapError, LocalValidationError, SetFailed
 from jmapclient.models.introspect import fields_of
 from jmapclient.models.objects import DIRECTORY, Action
+from jmapclient.paging import read_all
 from jmapclient.validation import validate_object
 from tui.context import ConsoleContext
 from tui.directories.kind_change import KIND_CHANGED, KIND_CHANGED_STATUS, kind_changed
@@ -127,7 +128,7 @@ class DirectorySaveFlow(Vertical):
         try:
             if create is not None and self.lost_create is not None:
                 # The last create's answer never came: it may be stored. Look before making a second.
-                found = created_meanwhile((await api.get(None)).raw, self.lost_create, self.known)
+                found = created_meanwhile(await read_all(api), self.lost_create, self.known)  # paged: past 500 too
                 if found:
                     self._saving(False)
                     self._found(found, create, findings)

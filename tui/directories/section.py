@@ -18,6 +18,8 @@ from jmapclient.display import LIST_MAX
 from jmapclient.errors import JmapError
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
+from jmapclient.objects import GetResult
+from jmapclient.paging import read_all
 from tui.context import ConsoleContext
 from tui.directories.editor import DirectoryEditor
 from tui.directories.object_actions import DirectoryObjectActions, directory_label
@@ -161,7 +163,10 @@ class DirectoriesSection(DirectoryObjectActions):
         table.loading = True
         self._message("")
         try:
-            result = await self.context.client.directories.get(None)
+            # Paged: a get of every id answers at most 500 on the real server, silently (the list hid the rest),
+            # and the bundled server's spec profile refused the whole get past its maxObjectsInGet.
+            api = self.context.client.directories
+            result = api.read_into(GetResult(), await read_all(api))
         except JmapError as error:
             self.context.learn_forbidden(DIRECTORY, "get", error)
             self._message(f"Could not load the directories: {error}", retry=True)

@@ -101,7 +101,11 @@ async def test_editor_saves_only_what_changed(console: Console, tmp_path: Path,
     ("text = '{not json'", "not JSON: line 1"),
     ("data['@type'] = 'Sql'", "the kind cannot change"),
     ("data['timeout'] = 'soon'", "timeout"),
-])
+    # Removed, a field that always holds a value went as null, and the server's "is required" lost the edit.
+    ("del data['poolMaxConnections']", "poolMaxConnections: removed, but it always holds a value (its default is 10)"),
+    ("deep = 1\nfor _ in range(500):\n    deep = {'a': deep}\ndata['description'] = deep",
+     "it is nested deeper than 64 levels"),
+], ids=["not JSON", "kind", "bad value", "a removed field with a default", "nested deep"])
 async def test_an_edit_that_cannot_be_saved_is_said_and_kept(console: Console, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch, body: str,
                                                              said: str) -> None:

@@ -46,6 +46,10 @@ LIES = {
 
 def console_on(directories: list[dict[str, Any]]):  # type: ignore[no-untyped-def]
     def per_call(name: str, args: dict[str, Any], call_id: str) -> list[Any]:
+        if name.endswith("/query"):  # the list is read a page at a time: the ids, then a get of them
+            ids = [wire["id"] for wire in directories]
+            return [[name, {"ids": ids, "position": 0, "total": len(ids), "queryState": "s",
+                            "canCalculateChanges": False}, call_id]]
         return [[name, {"list": directories, "notFound": [], "state": "s"}, call_id]]
 
     transport = httpx.MockTransport(FakeServer(echo_responses(per_call)).handler)
