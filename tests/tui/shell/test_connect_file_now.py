@@ -20,7 +20,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
-from jmapclient.config import Config, Profile
+from jmapclient.config import Config, ConfigError, Profile
 from tests.support.config_files import private_file, written_elsewhere
 from tests.support.console import make_console_with_a_profile
 from tests.support.hostile import screen_lines
@@ -217,3 +217,26 @@ async def test_help_on_the_screen_and_f1_in_the_form_describe_them(tmp_path: Pat
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen) and "**Token file**" in app.screen.text
         assert ("^s", "Save", "profile.save") in [(key.lower(), what, bid) for key, what, bid in app.screen.keys]
+
+
+async def test_keys_here_on_the_connection_screen_name_enter_which_connects_with_the_highlighted_profile(
+        tmp_path: Path) -> None:
+    # The table's own Enter (unnamed) hid the screen's Connect: "Keys here" listed every key but Enter.
+    tried: list[str] = []
+
+    async def refuse(profile: Profile) -> None:
+        tried.append(profile.name)
+        raise ConfigError("no server here")
+
+    config = Config.load(private_file(tmp_path / "config.toml", ON_DISK))
+    app = MailAdminApp(config=config, connector=refuse)  # type: ignore[arg-type]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        assert ("⏎", "Connect", "connect.connect") in app.screen.keys
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: tried == ["work"], "Enter to connect with the highlighted profile")
