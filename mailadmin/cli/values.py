@@ -23,7 +23,7 @@ from jmapclient.file_safety import NestedTooDeep, json_bounded
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import FieldSpec, fields_of
 from jmapclient.outcome import UsageError
-from jmapclient.validation import field_errors
+from jmapclient.validation import NULL_REFUSED, field_errors
 
 TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
 FALSE_WORDS = frozenset({"false", "no", "off", "0"})
@@ -151,8 +151,9 @@ def parse_text(spec: FieldSpec, text: str) -> Any:
     if text.strip() == "null":
         if spec.nullable or spec.kind in JSON_KINDS:
             return None
-        # Never the four letters as text: null means "clear", and this field cannot be empty.
-        raise ValueError("cannot be cleared with null: it always holds a value; give the new value instead")
+        # Never the four letters as text: null means "clear", and this field cannot be empty. Worded as
+        # apply words the same refusal (one sentence for one rule, whichever command meets it).
+        raise ValueError(NULL_REFUSED)
     kind = spec.kind
     if kind == "uint":
         return parse_int(text)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from jmapclient.models.objects import DIRECTORY
+from jmapclient.validation import NULL_REFUSED
 from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.env_login import token_in_env
@@ -55,9 +57,22 @@ def test_null_for_a_field_that_always_holds_a_value_is_refused_not_stored_as_tex
     ldap = _ldap(server, capsys)
     code, out, err = run(server, capsys, "update", "Directory", ldap, "--field", "description=null")
     assert (code, out) == (1, "")
-    assert err == ("error: description: cannot be cleared with null: it always holds a value; "
-                   "give the new value instead\n")
+    assert err == f"error: description: {NULL_REFUSED}\n"  # apply's words for the same refusal
     assert _stored(server, capsys, ldap)["description"] == "Example"
+
+
+@pytest.mark.parametrize("profile", ["spec", "stalwart"])
+def test_a_create_with_null_for_required_fields_is_refused_in_applys_words_and_sends_nothing(
+        profile: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # An optional field's explicit null is sent and kept (test_writes_cli: the real server keeps it);
+    # only fields that always hold a value are refused, worded as apply words it.
+    with StubServer(profile=profile, reports=0) as fresh:
+        before = fresh.store.all_ids(DIRECTORY)
+        code, out, err = run(fresh, capsys, "create", "Directory/Ldap", "--field", "description=null",
+                             "--field", "baseDn=null", "--field", "bindDn=null", "--field", "bindSecret=None")
+        assert (code, out) == (1, "")
+        assert err == f"error: description: {NULL_REFUSED}\nerror: baseDn: {NULL_REFUSED}\n"
+        assert fresh.store.all_ids(DIRECTORY) == before
 
 
 @pytest.mark.parametrize(("argv", "usage", "words"), [

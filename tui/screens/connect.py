@@ -76,6 +76,16 @@ a profile removed elsewhere is not brought back.
 """
 
 
+class ProfileTable(OutsideTable[str]):
+    """The profiles: Enter on a row connects with it (``DataTable.RowSelected``), named under the screen's own
+    Connect id. DataTable's unnamed Enter hid the screen's: "Keys here" listed every key but Enter."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # Not shown in the footer: the Connect button says it, and the footer fits 80 columns as it is.
+        Binding("enter", "select_cursor", "Connect", show=False, id="connect.connect"),
+    ]
+
+
 class ConnectScreen(AnswersOnce[ConsoleContext | None]):
     """Lists profiles; dismisses with a working :class:`ConsoleContext`, or None to quit."""
 
@@ -108,7 +118,7 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         with Vertical(id="connect-box"):
             yield Static("Connect to a mail server", classes="dialog-title")
             yield Static(outside.cut(f"Profiles from {self.config.path}"), id="connect-path", classes="note")
-            yield OutsideTable(id="profiles", cursor_type="row", zebra_stripes=True)
+            yield ProfileTable(id="profiles", cursor_type="row", zebra_stripes=True)
             with Horizontal(classes="buttons"):
                 yield Button("Connect", variant="primary", id="connect-go", compact=True)
                 yield Button("Add", id="connect-add", compact=True)

@@ -31,17 +31,25 @@ Save = Callable[[Profile], None]
 """Saves a profile the form answers with; ConfigError or OSError say why it was not saved."""
 
 REPLACES_TOKEN = "Saving replaces the stored token with this file."
+REPLACES_TOKEN_WITH_USER = "Saving replaces the stored token with this user's Basic login."
+FORGETS_TOKEN = "Saving removes the stored token."
+NO_LOGIN_LEFT = "Forgetting the token needs a new one, a token file, or a user name."
+"""One line of the dialog at 80×24: two pushed the Save button below its edge, under the note above."""
 
 PROFILE_HELP = """\
 **A connection profile**: how to reach one server, kept in the config file (owner-only, 0600).
 
 - **Name**: what `mailadmin --profile NAME` and the list call it; letters as typed, no control characters.
 - **Server URL**: the server's root, like `https://mail.example.com`.
-- **Token**: stored in the config file; left blank, a stored token is kept (it is never shown).
+- **Token**: stored in the config file; left blank, a stored token is kept (it is never shown), unless
+  it is forgotten or replaced below: the line under the fields says what saving will do to it.
+- **Forget the stored token** (shown when one is stored; Tab to it, space switches it): saving
+  removes the stored token; the profile then needs a new token, a token file, or a user name.
 - **Token file**: a file the token is read from at each connection, instead of a stored token:
   typing one replaces the stored token when saved, never both kept (as `mailadmin profile add`).
 - **CA file**: a private CA (PEM) trusted on top of the system's, for this server.
-- **User** and **password file**: Basic login (the recovery administrator), instead of a token.
+- **User** and **password file**: Basic login (the recovery administrator), instead of a token:
+  typing a user name over a stored token replaces the token when saved, as a token file does.
 - **Read-only**: the console offers no changes. **Skip TLS check**: a lab server's own certificate.
   **Allow remote http**: cleartext to a host that is not this machine.
 
@@ -57,6 +65,23 @@ def _check_profile(profile: Profile) -> None:
     security = TransportSecurity(profile.ca_file, profile.insecure, profile.allow_http)
     security.verify()  # a CA file that cannot be used, said now rather than at connecting
     security.check(profile.url)
+
+
+def form_problem(profile: Profile, typed_token: str | None, *, dropped: bool) -> str:
+    """The form's refusal of ``profile`` as it would be saved, or "": ``typed_token`` is the one typed in the
+    form, ``dropped`` says the stored token is not kept (forgotten, or replaced by a file or a user name)."""
+    if not profile.name or not profile.url:
+        return "A profile needs a name and a server URL."
+    if typed_token and profile.token_file:
+        return "Give a token or a token file, not both."
+    if profile.user and (profile.token or profile.token_file):
+        return "Give a token or a user name, not both."
+    if profile.password_file and not profile.user:
+        return "A password file goes with a user name."
+    if not profile.token and not profile.token_file and not profile.user:
+        # Only forgetting leaves none: a token file or a user name that replaces the stored token is one.
+        return NO_LOGIN_LEFT if dropped else "Give a token, a token file, or a user name and password file."
+    return ""
 
 
 def not_saved(error: ConfigError | OSError) -> str:
@@ -113,8 +138,13 @@ class ProfileScreen(Dialog[Profile | None]):
             yield FieldLabel("Server URL*")
             yield self._input("profile-url", "url", "https://mail.example.com")
             yield FieldLabel("Token (or a token file below)")
-            yield Input(password=True, id="profile-token", compact=True,
-                        placeholder="unchanged" if "token" else "")
+            # The switch beside the token, not on a line of its own: with the note and an error line the
+            # Save button went below the dialog's edge at 80×24.
+            with Horizontal(id="profile-token-row", classes="login-row"):
+                yield Input(password=True, id="profile-token", compact=True)
+                if self._stored_token():  # nothing to forget otherwise: no switch that does nothing
+                    yield Switch(False, id="profile-forget-token")
+                    yield FieldLabel("Forget the stored token", field="profile-forget-token")
             # Files side by side, and the switches on one line: the form fits 80×24.
             yield FieldLabel("Token file, and a private CA to trust (PEM, on top of the system's)")
             with Horizontal(classes="login-row"):
@@ -143,55 +173,61 @@ class ProfileScreen(Dialog[Profile | None]):
         shown, stored = self.shown.get(widget_id, (None, ""))
         return stored if typed == shown else typed.strip()
 
-    def _replaces_token(self) -> bool:
-        """A token file typed over a stored token (no new token typed): the file replaces the token."""
-        stored = self.profile is not None and bool(self.profile.token)
-        return stored and bool(self._value("profile-token-file")) and not self._value("profile-token")
+    def _stored_token(self) -> bool:
+        return self.profile is not None and bool(self.profile.token)
+
+    def _forgets_token(self) -> bool:
+        return any(switch.value for switch in self.query("#profile-forget-token").results(Switch))
+
+    def _token_dropped(self) -> str:
+        """What saving does to the stored token in place of keeping it, as the note under the fields says it;
+        "" when it is kept (or there is none, or a new token typed replaces it). One rule for all three:
+        the token was kept beside a token file or a user name, and went on being used (or the form refused)."""
+        if not self._stored_token() or self._value("profile-token"):
+            return ""
+        if self._value("profile-token-file"):
+            return REPLACES_TOKEN
+        if self._value("profile-user"):
+            return REPLACES_TOKEN_WITH_USER
+        return FORGETS_TOKEN if self._forgets_token() else ""
 
     @on(Input.Changed, "#profile-token-file")
     @on(Input.Changed, "#profile-token")
+    @on(Input.Changed, "#profile-user")
+    @on(Switch.Changed, "#profile-forget-token")
     def _say_token_rule(self) -> None:
-        replaces = self._replaces_token()
-        update_steadily(self.query_one("#profile-token-note", Static), REPLACES_TOKEN if replaces else "",
-                        display=replaces)
+        dropped = self._token_dropped()
+        update_steadily(self.query_one("#profile-token-note", Static), dropped, display=bool(dropped))
+        # Blank keeps the stored token only while nothing above drops it; with none stored blank means none.
+        kept = self._stored_token() and not dropped
+        self.query_one("#profile-token", Input).placeholder = "unchanged" if kept else ""
 
     @on(Button.Pressed, "#profile-save")
     @on(Input.Submitted)
     def action_save(self) -> None:
-        name, url = self._value("profile-name"), self._value("profile-url")
-        typed_token, token_file = self._value("profile-token") or None, self._value("profile-token-file") or None
-        # The CLI's rule: a token or a token file, never both kept (the stored token was kept beside
-        # a token file typed here, and went on being used).
-        kept_token = self.profile.token if self.profile and not token_file else None
-        token = typed_token or kept_token
-        user = self._value("profile-user") or None
-        password_file = self._value("profile-password-file") or None
-        problem = ""
-        if not name or not url:
-            problem = "A profile needs a name and a server URL."
-        elif typed_token and token_file:
-            problem = "Give a token or a token file, not both."
-        elif user and (token or token_file):
-            problem = "Give a token or a user name, not both."
-        elif password_file and not user:
-            problem = "A password file goes with a user name."
-        elif not token and not token_file and not user:
-            problem = "Give a token, a token file, or a user name and password file."
+        typed_token = self._value("profile-token") or None
+        # The CLI's rule: one way to log in, never a stored token kept beside a token file or a user name.
+        dropped = self._token_dropped()
+        kept_token = self.profile.token if self.profile and not dropped else None
+        profile = Profile(name=self._value("profile-name"), url=self._value("profile-url"),
+                          token=typed_token or kept_token,
+                          token_file=self._value("profile-token-file") or None,
+                          read_only=self.query_one("#profile-read-only", Switch).value,
+                          user=self._value("profile-user") or None,
+                          password_file=self._value("profile-password-file") or None,
+                          ca_file=self._value("profile-ca-file") or None,
+                          insecure=self.query_one("#profile-insecure", Switch).value,
+                          allow_http=self.query_one("#profile-allow-http", Switch).value)
+        problem = form_problem(profile, typed_token, dropped=bool(dropped))
         if problem:
             self._refused(problem)
             return
         try:
-            check_profile_name(name)  # said with the keyboard in the name's field, not the URL's
+            check_profile_name(profile.name)  # said with the keyboard in the name's field, not the URL's
         except ConfigError as error:
             self._refused(not_saved(error))
             self.query_one("#profile-name", Input).focus()
             return
-        read_only = self.query_one("#profile-read-only", Switch).value
-        profile = Profile(name=name, url=url, token=token, token_file=token_file, read_only=read_only,
-                          user=user, password_file=password_file,
-                          ca_file=self._value("profile-ca-file") or None,
-                          insecure=self.query_one("#profile-insecure", Switch).value,
-                          allow_http=self.query_one("#profile-allow-http", Switch).value)
         self._check_and_answer(profile)
 
     @work(exclusive=True, group="profile-check")

@@ -6,6 +6,8 @@
 - With the file no TOML now, Add + ctrl+s crashed the console (RowDoesNotExist in ``_select``).
 - The form saved over a file others could write, and through a link at the config's path.
 - A token file typed over a stored token was saved beside it, and the stored token kept being used.
+- A user name typed over a stored token was refused ("not both"): no way to switch a profile to Basic;
+  a stored token could not be removed at all; the token field said "unchanged" with no token stored.
 - A name holding an escape sequence reached the terminal raw through the Edit form.
 - ``?`` said "pick a section in the tree" (there is none here); F1 in the form did nothing.
 """
@@ -18,9 +20,9 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, Static, Switch
 
-from jmapclient.config import Config, Profile
+from jmapclient.config import Config, ConfigError, Profile
 from tests.support.config_files import private_file, written_elsewhere
 from tests.support.console import make_console_with_a_profile
 from tests.support.hostile import screen_lines
@@ -28,6 +30,7 @@ from tests.support.waiting import settle, wait_until
 from tui.app import APP_HELP, MailAdminApp
 from tui.screens.connect import ConnectScreen, ProfileScreen
 from tui.screens.help import HelpScreen
+from tui.screens.profile_form import FORGETS_TOKEN, NO_LOGIN_LEFT, REPLACES_TOKEN_WITH_USER
 
 ON_DISK = """\
 [profiles.work]
@@ -186,6 +189,81 @@ async def test_a_token_file_typed_over_a_stored_token_replaces_it_and_the_form_s
                                                                      "token_file": "/etc/work-token"}
 
 
+TWO_LOGINS = ON_DISK + """
+[profiles.files]
+url = "https://files.example.com"
+token_file = "/etc/files-token"
+"""
+"""``files`` (first in the list) keeps no token; ``work`` has one stored."""
+
+
+def token_field(form: ProfileScreen) -> tuple[str, bool]:
+    """The token field's placeholder, and whether the form offers to forget a stored token."""
+    return str(form.query_one("#profile-token", Input).placeholder), bool(form.query("#profile-forget-token"))
+
+
+async def test_the_token_field_says_unchanged_only_over_a_stored_token(tmp_path: Path) -> None:
+    app = console_on(private_file(tmp_path / "config.toml", TWO_LOGINS))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        form = await open_form(pilot, "a", {})
+        assert token_field(form) == ("", False)  # a new profile: blank is no token, nothing to forget
+        await pilot.press("escape")
+        await settle(pilot)
+        form = await open_form(pilot, "e", {})
+        assert form.query_one("#profile-name", Input).value == "files" and token_field(form) == ("", False)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("j")
+        form = await open_form(pilot, "e", {})
+        assert form.query_one("#profile-name", Input).value == "work" and token_field(form) == ("unchanged", True)
+
+
+async def test_a_user_name_typed_over_a_stored_token_replaces_it_and_the_form_says_so(tmp_path: Path) -> None:
+    config = private_file(tmp_path / "config.toml", ON_DISK)
+    app = console_on(config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        form = await open_form(pilot, "e", {"profile-user": "admin", "profile-password-file": "/etc/admin-pw"})
+        await settle(pilot)
+        note = form.query_one("#profile-token-note", Static)
+        assert note.display and str(note.render()) == REPLACES_TOKEN_WITH_USER
+        assert token_field(form) == ("", True)  # blank no longer keeps it
+        form.query_one("#profile-token", Input).value = "typed-too"  # a new token and a user: still refused
+        assert await answer(pilot, form) == "Give a token or a user name, not both."
+        form.query_one("#profile-token", Input).value = ""
+        assert await answer(pilot, form) == ""
+    assert tomllib.loads(config.read_text())["profiles"]["work"] == {
+        "url": "https://mail.example.com", "user": "admin", "password_file": "/etc/admin-pw"}
+    assert config.stat().st_mode & 0o777 == 0o600
+
+
+async def test_forgetting_the_stored_token_from_the_keyboard_asks_for_another_login_then_removes_it(
+        tmp_path: Path) -> None:
+    config = private_file(tmp_path / "config.toml", ON_DISK)
+    app = console_on(config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        form = await open_form(pilot, "e", {})
+        form.query_one("#profile-token", Input).focus()
+        await pilot.press("tab")  # the switch is next to the token field
+        forget = form.query_one("#profile-forget-token", Switch)
+        assert app.focused is forget
+        await pilot.press("space")
+        await settle(pilot)
+        note = form.query_one("#profile-token-note", Static)
+        assert forget.value and note.display and str(note.render()) == FORGETS_TOKEN
+        assert token_field(form) == ("", True)
+        assert await answer(pilot, form) == NO_LOGIN_LEFT
+        # Said in one line: the Save button stays inside the dialog at 80×24, under the note and the error.
+        assert any("Save" in line and "Cancel" in line for line in screen_lines(app)[:-1])
+        assert tomllib.loads(config.read_text())["profiles"]["work"]["token"] == "stored-token"
+        form.query_one("#profile-user", Input).value = "admin"
+        assert await answer(pilot, form) == ""
+    assert tomllib.loads(config.read_text())["profiles"]["work"] == {"url": "https://mail.example.com",
+                                                                     "user": "admin"}
+
+
 async def test_a_name_holding_an_escape_is_shown_escaped_in_the_form_and_never_renamed_to_it(tmp_path: Path) -> None:
     written = '[profiles."a\\u001b[31mb"]\nurl = "https://a.example"\ntoken = "t"\n'
     config = private_file(tmp_path / "config.toml", written)
@@ -216,4 +294,28 @@ async def test_help_on_the_screen_and_f1_in_the_form_describe_them(tmp_path: Pat
         await pilot.press("f1")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen) and "**Token file**" in app.screen.text
+        assert "**Forget the stored token**" in app.screen.text
         assert ("^s", "Save", "profile.save") in [(key.lower(), what, bid) for key, what, bid in app.screen.keys]
+
+
+async def test_keys_here_on_the_connection_screen_name_enter_which_connects_with_the_highlighted_profile(
+        tmp_path: Path) -> None:
+    # The table's own Enter (unnamed) hid the screen's Connect: "Keys here" listed every key but Enter.
+    tried: list[str] = []
+
+    async def refuse(profile: Profile) -> None:
+        tried.append(profile.name)
+        raise ConfigError("no server here")
+
+    config = Config.load(private_file(tmp_path / "config.toml", ON_DISK))
+    app = MailAdminApp(config=config, connector=refuse)  # type: ignore[arg-type]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        assert ("⏎", "Connect", "connect.connect") in app.screen.keys
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: tried == ["work"], "Enter to connect with the highlighted profile")
