@@ -194,7 +194,12 @@ def open_private(path: Path, *, create_parent: bool = True) -> Iterator[BinaryIO
         return
     if create_parent:
         make_private_folder(path.parent)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError as error:
+        # Its error names the new file beside the target ("cannot use /proc/.version.m2phhj69"), a name the
+        # person never gave: the target is named instead (the tester's).
+        raise OSError(error.errno, error.strerror, str(path)) from error
     try:
         os.fchmod(descriptor, OWNER_ONLY)
         with os.fdopen(descriptor, "wb") as handle:

@@ -85,6 +85,8 @@ class QueryPager:
         self.total: int | None = None
         self.sort_fallbacks: tuple[SortFallback, ...] = ()
         self.narrowing: tuple[Narrowing, ...] = ()
+        self.left_out_note = ""
+        """Words for a person when the sort asked lists only some objects on this server (read at the first page)."""
         self._narrow_properties = api.may_narrow(self.filter)
         """Fetched beside what was asked, in case the server refuses a condition (then dropped)."""
 
@@ -100,7 +102,7 @@ class QueryPager:
 
     @property
     def notes(self) -> list[str]:
-        return [note for note in (self.filter_note, self.sort_note) if note]
+        return [note for note in (self.filter_note, self.sort_note, self.left_out_note) if note]
 
     async def page_size(self) -> int:
         if self.size is None:
@@ -110,6 +112,8 @@ class QueryPager:
     async def page_at(self, position: int, limit: int | None = None) -> QueryPage:
         """The page starting at ``position`` (0-based), of ``limit`` objects or the page size."""
         asked = limit if limit is not None else await self.page_size()
+        if position == 0 and self.sort:
+            self.left_out_note = await self._left_out(str(self.sort[0].get("property")))
         result, items = await self._fetch(position, asked)
         if result.sort_fallbacks and not self.sort_fallbacks:
             self.sort_fallbacks = result.sort_fallbacks
@@ -128,6 +132,13 @@ class QueryPager:
         total = None if self.narrowing else self.total
         return QueryPage(result.position, ids, [] if self.ids_only else items, total, result.limit,
                          scanned=scanned, scanned_total=result.total, narrowed=bool(self.narrowing))
+
+    async def _left_out(self, sorted_by: str) -> str:
+        which = self.api.type.sorts_that_leave_out.get(sorted_by)
+        if which is None or not (await self.api.client.session()).sorts_leave_out:
+            return ""
+        # An empty answer said "no directories found" while every directory lacked a tenant (the tester's).
+        return f"sorted by {sorted_by}, this server lists {which}"
 
     def _as_asked(self, item: dict[str, Any]) -> dict[str, Any]:
         """``item`` without the properties fetched only for narrowing."""

@@ -70,6 +70,12 @@ class Session:
         import keeps each e-mail's ``Date:``, which its sender wrote, in whatever order the files come."""
         return self.capability == STALWART_CAPABILITY
 
+    @property
+    def sorts_leave_out(self) -> bool:
+        """Whether a sort the models mark (``ObjectType.sorts_that_leave_out``) lists only some objects here: on
+        the real server, sorting directories by tenant lists only those that have one (wire-notes)."""
+        return self.capability == STALWART_CAPABILITY
+
     @classmethod
     def from_wire(cls, data: Mapping[str, Any], *, resolve_url: Any) -> Session:
         """Read a session resource; ``resolve_url`` makes a possibly relative apiUrl absolute."""

@@ -24,6 +24,9 @@ def _path(location: tuple[Any, ...]) -> str:
 
 
 NULL_REFUSED = "is required; null cannot clear it"
+EMPTY_REFUSED = "cannot be empty; leave it out or use null instead"
+"""For a field null may clear; one that always holds a value says :data:`EMPTY_REFUSED_ALWAYS` (see the CLI)."""
+EMPTY_REFUSED_ALWAYS = "cannot be empty: it always holds a value"
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ def field_issues(error: ValidationError) -> list[FieldIssue]:
             # finding); null clears only a field that may be empty.
             message = NULL_REFUSED
         elif item["type"] == "string_too_short" and item.get("ctx", {}).get("min_length") == 1:
-            message = "cannot be empty; leave it out or use null instead"
+            message = EMPTY_REFUSED
         elif item["type"] in ("greater_than_equal", "less_than_equal"):
             bounds = item.get("ctx", {})
             message = bound_message(minimum=bounds.get("ge"), maximum=bounds.get("le"))

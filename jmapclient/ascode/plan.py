@@ -349,9 +349,10 @@ def as_stored(given: Any, held: Any) -> Any:
         return held
     if isinstance(given, Mapping) and isinstance(held, Mapping):
         members = _held_members(given, held)
-        # A member given as false is one the set does not hold: the server leaves it out of a whole set.
+        # A member given as false is one the set does not hold: the server leaves it out of a whole set, and so
+        # removes one it held (refused as "must map to true" when held, while dropped when not: the tester's).
         absent = {key for key, value in given.items()
-                  if value is False and key not in held and all(member is True for member in held.values())}
+                  if value is False and all(member is True for member in held.values())}
         return {members.get(key, key): as_stored(value, held.get(members.get(key, key)))
                 for key, value in given.items() if key not in absent}
     return given

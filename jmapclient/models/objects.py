@@ -91,6 +91,8 @@ class ObjectType:
     filters: tuple[FilterCondition, ...] = ()
     sorts: tuple[str, ...] = ("id",)
     sort_fallbacks: tuple[SortFallback, ...] = ()
+    sorts_that_leave_out: dict[str, str] = field(default_factory=dict)
+    """Sorts after which the real server lists only some objects: property → which ones, in words."""
 
     @cached_property
     def annotation(self) -> Any:
@@ -167,8 +169,9 @@ DIRECTORY = ObjectType(
     model_name="Directory",
     variant_names={"Ldap": "LdapDirectory", "Sql": "SqlDirectory", "Oidc": "OidcDirectory"},
     filters=(TENANT_CONDITION,),
-    # By tenant, the real server returns only the directories that have one (wire-notes.md).
     sorts=("id", "memberTenantId"),
+    # By tenant, the real server returns only the directories that have one (wire-notes.md).
+    sorts_that_leave_out={"memberTenantId": "only the directories that have a tenant"},
 )
 
 DMARC_EXTERNAL_REPORT = ObjectType(

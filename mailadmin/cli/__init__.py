@@ -191,17 +191,26 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
     from mailadmin.cli.objects_cmd import check_usage
 
     check_usage(args)  # a malformed command line is a usage error, whether or not a server is reachable
-    if command in ("export-dmarc", "snapshot") and args.output:
+    if command in ("export-dmarc", "snapshot") and args.output is not None:
         from mailadmin.cli.dmarc_cmd import check_output
 
-        check_output(args.output)  # a bad target is said before a connection (or a password prompt)
+        if not args.output:  # `-o ''` wrote to standard output, unsaid (the tester's)
+            raise UsageError("-o needs a file name (or - for standard output)")
+        # A bad target is said before a connection (or a password prompt).
+        check_output(args.output, "snapshot" if command == "snapshot" else "export")
     if command == "snapshot":
         from mailadmin.cli.ascode_cmd import snapshot_type
 
         snapshot_type(args.object)
     if command == "apply":
+        from jmapclient.file_safety import STDIO_ARG
         from mailadmin.cli.ascode_cmd import load_file
 
+        if args.file == STDIO_ARG and (getattr(args, "token_stdin", False) or getattr(args, "password_stdin", False)):
+            # The file read all of standard input, and the token's read found none left (or the other way):
+            # "line 1: not JSON" said nothing of the clash (the tester's).
+            raise UsageError("standard input cannot carry both the file (-) and the token or password: "
+                             "give the token with --token-file or MAILADMIN_TOKEN")
         args.snapshot_file = load_file(args.file)
     if transport is None and command not in NEEDS_A_LOOP:
         from jmapclient import blocking

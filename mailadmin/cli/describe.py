@@ -133,6 +133,8 @@ def describe_type(object_type: ObjectType) -> list[str]:
                 f"{condition.name} falls back to {condition.fallback} where the server lacks it"
                 + (f"; results are narrowed to {condition.narrow_to} equal to the value" if condition.narrow_to else "")
             )
+    fallbacks += [f"by {name}, the real server lists {which}"
+                  for name, which in object_type.sorts_that_leave_out.items()]
     lines += ["", f"sorts (--sort): {', '.join(object_type.sorts)}", *(f"  {line}" for line in fallbacks)]
     return lines
 
@@ -186,4 +188,5 @@ def describe_json(object_type: ObjectType) -> dict[str, Any]:
         ],
         "sorts": list(object_type.sorts),
         "sortFallbacks": {f.name: f.fallback for f in object_type.sort_fallbacks},
+        "sortsThatLeaveOut": dict(object_type.sorts_that_leave_out),
     }

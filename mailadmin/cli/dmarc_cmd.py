@@ -100,26 +100,30 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
     if summary.rejected:
         emit_error(f"{len(summary.rejected)} of {outcome.files} files were not imported")
         return EXIT_PARTIAL if summary.imported else EXIT_FAILED
-    return EXIT_OK
+    # A refusal is a failure even with nothing to send (an empty folder): "error:" lines with exit 0 told a
+    # script all was well on a server that never takes an import (the tester's).
+    return EXIT_FAILED if outcome.refused else EXIT_OK
 
 
-def check_output(text: str) -> Path:
-    """The export's target, refused before anything is fetched: no folder is ever created for it."""
+def check_output(text: str, what: str = "export") -> Path:
+    """The target of an export (or a snapshot: ``what``), refused before anything is fetched: no folder is
+    ever created for it."""
+    cannot = f"cannot write the {what} to {text}"
     try:
         path = local_path(text)  # ~nosuchuser/x was a RuntimeError traceback
     except NotAPath as error:
-        raise ConfigError(f"cannot write the export to {text}: {error}") from None
+        raise ConfigError(f"{cannot}: {error}") from None
     if path.is_dir():
-        raise ConfigError(f"cannot write the export to {text}: it is a folder; name a file in it")
+        raise ConfigError(f"{cannot}: it is a folder; name a file in it")
     folder = path.parent
     if not folder.is_dir():
-        raise ConfigError(f"cannot write the export to {text}: the folder {folder} does not exist")
+        raise ConfigError(f"{cannot}: the folder {folder} does not exist")
     if path.exists() and not os.access(path, os.W_OK):
-        raise ConfigError(f"cannot write the export to {text}: the file is not writable")
+        raise ConfigError(f"{cannot}: the file is not writable")
     if is_stream(path):
         return path  # /dev/stdout, a FIFO: written into, so its folder (/dev) need not be writable
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise ConfigError(f"cannot write the export to {text}: the folder {folder} is not writable")
+        raise ConfigError(f"{cannot}: the folder {folder} is not writable")
     return path
 
 

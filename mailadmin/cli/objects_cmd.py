@@ -43,6 +43,15 @@ def _delete_ids(args: argparse.Namespace) -> list[str]:
     return list(dict.fromkeys(i.strip() for group in groups for i in group.split(",") if i.strip()))
 
 
+def _utf8(text: str) -> bool:
+    """False for an argument holding bytes that are no UTF-8 (Python keeps them as lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_usage(args: argparse.Namespace) -> None:
     """Raise UsageError for what is wrong with the command line itself, before any connection:
     an unknown object or variant, a --field without ``=``, an update without a field, no ids."""
@@ -54,6 +63,12 @@ def check_usage(args: argparse.Namespace) -> None:
         raise UsageError("update needs at least one --field KEY=VALUE")
     if args.command == "delete" and not _delete_ids(args):
         raise UsageError("delete needs at least one id: `delete OBJECT ID...`")
+    ids = getattr(args, "id", None)
+    for given in [ids] if isinstance(ids, str) else [*(ids or ()), *getattr(args, "ids", ())]:
+        if not _utf8(given):
+            # Bytes that are no UTF-8 went to the server as the id, and its refusal was blamed on it (the tester's).
+            shown = given.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")  # the bytes typed
+            raise UsageError(f"the id {shown} is not UTF-8 text")
 
 
 def shown(object_type_: ObjectType, wire: dict[str, Any]) -> dict[str, Any]:
@@ -128,8 +143,10 @@ def _known_anywhere(found: ObjectType, keys: list[str]) -> None:
     names |= {spec.name for model in found.variants.values() for spec in fields_of(model)}
     unknown = [key for key in keys if key.split("/")[0].lower() not in names and key.split("/")[0] not in names]
     if unknown:
-        valid = sorted({spec.wire for m in found.variants.values() for spec in fields_of(m) if not spec.server_set})
-        raise LocalValidationError({key: f"unknown field; valid fields: {', '.join(valid)}" for key in unknown})
+        # Not every kind's fields in one list: it offered an SQL directory the fields of LDAP's (the tester's).
+        said = (f"unknown field: no kind of {found.name} has it; "
+                f"`mailadmin describe {found.name}` lists each kind's fields")
+        raise LocalValidationError({key: said for key in unknown})
 
 
 async def _model_for_update(found: ObjectType, variant: str | None, object_id: str, client: JmapClient

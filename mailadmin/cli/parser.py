@@ -204,8 +204,10 @@ def _update(update: argparse.ArgumentParser) -> None:
 def _delete(delete: argparse.ArgumentParser) -> None:
     delete.add_argument("object", metavar="OBJECT")
     delete.add_argument("id", nargs="*", metavar="ID", help="ids to delete")
-    delete.add_argument("--ids", action="append", default=[], metavar="ID[,ID...]",
-                        help="ids, comma-separated (repeatable; also as plain arguments)")
+    # One or more after it: "--ids d1 d2 d3" was a usage error (argparse had already given the plain ids
+    # their empty turn), though the help says ids may come as plain arguments (the tester's).
+    delete.add_argument("--ids", action="extend", nargs="+", default=[], metavar="ID[,ID...]",
+                        help="ids, comma- or space-separated (repeatable; also as plain arguments)")
     _json_option(delete, "print the result as JSON")
 
 

@@ -23,7 +23,7 @@ from jmapclient.file_safety import NestedTooDeep, json_bounded
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import FieldSpec, fields_of
 from jmapclient.outcome import UsageError
-from jmapclient.validation import NULL_REFUSED, field_errors
+from jmapclient.validation import EMPTY_REFUSED, EMPTY_REFUSED_ALWAYS, NULL_REFUSED, field_errors
 
 TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
 FALSE_WORDS = frozenset({"false", "no", "off", "0"})
@@ -79,7 +79,10 @@ def validate_field(model: type[WireModel], spec: FieldSpec, value: Any, path: st
     try:
         parsed = adapter.validate_python(value)
     except ValidationError as error:
-        raise LocalValidationError(_prefixed(path or spec.wire, field_errors(error))) from None
+        errors = field_errors(error)
+        if not spec.nullable:  # "use null instead" of a field null cannot clear: the next try was refused too
+            errors = {at: EMPTY_REFUSED_ALWAYS if said == EMPTY_REFUSED else said for at, said in errors.items()}
+        raise LocalValidationError(_prefixed(path or spec.wire, errors)) from None
     return adapter.dump_python(parsed, mode="json", by_alias=True)
 
 
@@ -198,7 +201,9 @@ def build_object(model: type[WireModel], assignments: Sequence[tuple[str, str]])
             spec = find_field(model, name)
             if spec.wire in wire:
                 raise LocalValidationError({spec.wire: "is given twice"})
-            wire[spec.wire] = parse_field(spec, text)
+            wire[spec.wire] = value = parse_field(spec, text)
+            if value == "":
+                validate_field(model, spec, value)  # refused in words that fit the field (see validate_field)
         except LocalValidationError as error:
             problems.update(error.fields)
     if problems:

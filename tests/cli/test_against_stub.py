@@ -119,6 +119,18 @@ def test_dmarc_create_example_with_empty_index_maps(cli, stub_server):
 # --- query ------------------------------------------------------------------------------------------
 
 
+def test_a_sort_by_tenant_says_when_the_server_lists_only_the_directories_that_have_one(cli, stub_server):
+    """The real server sorts directories by tenant by listing only those that have one (wire-notes): with
+    none having a tenant, the CLI said "no directories found", exit 0, and nothing more (the tester's)."""
+    code, out, err = cli("query", "Directory", "--sort", "memberTenantId")
+    said = "note: sorted by memberTenantId, this server lists only the directories that have a tenant"
+    assert code == 0
+    if stub_server.profile == "stalwart":
+        assert out == "" and said in err, err
+    else:  # the spec server lists them all, and the note would be wrong there
+        assert len(out.splitlines()) == 2 + 3 and said not in err, out + err
+
+
 def test_query_table_json_ids_and_fields(cli):
     code, out, _ = cli("query", "Directory")
     lines = out.splitlines()
@@ -361,6 +373,17 @@ def test_import_refused_by_the_real_server_says_so(tmp_path, capsys):
     assert "imported: 0" in captured.out and "rejected: 2" in captured.out
     assert "Reports cannot be created" in captured.err
     assert "import the reports into a server that accepts their creation" in captured.err
+
+
+def test_an_import_the_real_server_refuses_fails_even_with_nothing_to_send(tmp_path, capsys):
+    """An empty folder into the stalwart profile: the refusal was printed as "error:" lines, and the exit
+    code said all was well (0), so a script carried on (the tester's)."""
+    (tmp_path / "inbox").mkdir()
+    with StubServer(profile="stalwart", reports=0) as server:
+        code = main(["import-dmarc", str(tmp_path / "inbox"), f"--url={server.base_url}",
+                     f"--token={server.admin_token}"])
+    captured = capsys.readouterr()
+    assert "Reports cannot be created" in captured.err and code == 1, (code, captured.err)
 
 
 def test_import_dry_run_sends_nothing(tmp_path, counting, capsys):

@@ -18,7 +18,7 @@ from jmapclient.ascode.ndjson import read_snapshot
 from jmapclient.ascode.plan import make_plan
 from jmapclient.ascode.wording import plan_lines
 from jmapclient.models.objects import DIRECTORY
-from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
 from mailadmin.main import main
 from server_stub.demo_data import DEFAULT_SEED, demo_directories
 from server_stub.runner import StubServer
@@ -473,6 +473,21 @@ def test_a_set_member_given_false_converges(run: Run, server_a: StubServer, tmp_
     assert code == EXIT_OK and "plan: 3 unchanged" in out, out
 
 
+def test_a_held_set_member_given_false_is_removed(run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # The file's {"member": false} for a member the server holds was refused ("set members must map to
+    # true") while one it does not hold was dropped: false in a whole set is "not a member" (the tester's).
+    source, lines = snapshot_of(run, server_a, tmp_path)
+    (_, ldap), = lines[1]["value"].items()
+    held = sorted(ldap["attrEmailAlias"])
+    assert len(held) >= 2, held
+    ldap["attrEmailAlias"] = {member: member != held[-1] for member in held}
+    write_lines(source, lines)
+    code, out, _ = run(server_a, "apply", str(source))
+    assert code == EXIT_OK and f"attrEmailAlias/{held[-1]} = null" in out, out
+    code, out, _ = run(server_a, "apply", str(source), "--dry-run")
+    assert code == EXIT_OK and "plan: 3 unchanged" in out, out
+
+
 @pytest.mark.parametrize(("text", "said"), [
     ('{"@type":"create","object":"Directory","value":{"a":{"@type":"Oidc","description":"x","description":"y"}}}',
      'line 1: the name "description" is given twice in one object'),
@@ -658,6 +673,15 @@ def test_dash_as_the_output_is_standard_output(run: Run, server_a: StubServer, t
     code_plain, plain, _ = run(server_a, *argv)
     assert code_plain == EXIT_OK and out == plain and out  # what standard output gets without -o
     assert said in err and " to -" not in err, err
+
+
+@pytest.mark.parametrize("flag", ["--token-stdin", "--password-stdin"])
+def test_apply_dash_with_the_login_on_standard_input_too_is_a_usage_error(
+        capsys: pytest.CaptureFixture[str], flag: str) -> None:
+    # Both read standard input: "line 1: not JSON" (or "line 3") said nothing of the clash (the tester's).
+    code = main(["apply", "-", flag, "--user", "admin", "--url", "http://127.0.0.1:9"])
+    err = capsys.readouterr().err
+    assert code == EXIT_USAGE and "standard input cannot carry both the file (-) and the token" in err, err
 
 
 def test_a_directory_the_file_leaves_undescribed_is_named_as_the_server_has_it(

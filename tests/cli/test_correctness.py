@@ -61,6 +61,17 @@ def test_null_for_a_field_that_always_holds_a_value_is_refused_not_stored_as_tex
     assert _stored(server, capsys, ldap)["description"] == "Example"
 
 
+def test_an_empty_value_is_refused_with_advice_that_fits_the_field(server: StubServer, capsys) -> None:
+    # "description=" said "leave it out or use null instead", and null was then refused too (the tester's):
+    # null is offered only where it clears; on create and on update alike.
+    ldap = _ldap(server, capsys)
+    for command in (["update", "Directory", ldap], ["create", "Directory/Ldap", "--field", "baseDn=dc=x"]):
+        code, _, err = run(server, capsys, *command, "--field", "description=")
+        assert (code, err) == (1, "error: description: cannot be empty: it always holds a value\n"), err
+        code, _, err = run(server, capsys, *command, "--field", "description=x", "--field", "bindDn=")
+        assert (code, err) == (1, "error: bindDn: cannot be empty; leave it out or use null instead\n"), err
+
+
 @pytest.mark.parametrize("profile", ["spec", "stalwart"])
 def test_a_create_with_null_for_required_fields_is_refused_in_applys_words_and_sends_nothing(
         profile: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,7 +11,7 @@ from jmapclient.errors import LocalValidationError
 from jmapclient.models import LdapDirectory
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, object_type
 from mailadmin.cli.filters import parse_sort, parse_where
-from mailadmin.cli.objects_cmd import create_payload
+from mailadmin.cli.objects_cmd import _delete_ids, create_payload
 from mailadmin.cli.parser import build_parser
 from mailadmin.cli.values import UsageError, build_patch
 from mailadmin.main import main
@@ -79,6 +79,37 @@ def test_bad_fields_exit_1_naming_field_and_reason_and_send_nothing(fields, expe
     for field, reason in expected.items():
         assert any(line.startswith(f"error: {field}: ") and reason in line for line in err.splitlines()), err
     assert counting.requests == []
+
+
+def test_an_update_of_a_field_no_kind_has_names_none_of_the_kinds_fields_and_sends_nothing(counting, capsys):
+    # Every kind's fields in one list offered an SQL directory LDAP's baseDn and OpenID's issuerUrl (the tester's).
+    code = main(["update", "Directory", "d6", "--field", "bogus=1", *CONNECT], transport=counting)
+    err = capsys.readouterr().err
+    assert code == 1 and counting.requests == []
+    assert err.endswith("\nerror: bogus: unknown field: no kind of Directory has it; "
+                        "`mailadmin describe Directory` lists each kind's fields\n"), err
+    assert "valid fields" not in err
+
+
+@pytest.mark.parametrize("command", [
+    ["get", "Directory"], ["delete", "Directory", "d1"], ["delete", "Directory", "--ids"],
+    ["update", "Directory", "--field", "description=x"],
+])
+def test_an_id_that_is_not_utf8_is_a_usage_error_and_sends_nothing(command, counting, capsys):
+    # It went to the server, whose refusal ("a lone surrogate escape") was blamed on the server (the tester's).
+    bad = b"\xff\xfe".decode("utf-8", "surrogateescape")  # as Python hands over such bytes in argv
+    argv = [*command[:2], bad, *command[2:]] if command[0] == "update" else [*command, bad]
+    assert main([*argv, *CONNECT], transport=counting) == 2
+    assert "error: the id \\xff\\xfe is not UTF-8 text" in capsys.readouterr().err
+    assert counting.requests == []
+
+
+@pytest.mark.parametrize("ids", [["d1", "d2", "d3"], ["--ids", "d1", "d2", "d3"], ["--ids", "d1,d2", "--ids", "d3"],
+                                 ["d1", "--ids", "d2", "d3"]])
+def test_delete_takes_its_ids_every_way_its_help_says(ids: list[str]) -> None:
+    # "--ids d1 d2 d3" was a usage error, "unrecognized arguments: d2 d3" (the tester's).
+    args = build_parser().parse_args(["delete", "Directory", *ids])
+    assert _delete_ids(args) == ["d1", "d2", "d3"]
 
 
 def test_missing_required_fields_are_all_named(counting, capsys):

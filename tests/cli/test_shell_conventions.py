@@ -113,6 +113,27 @@ def test_export_follows_the_extension_unless_a_format_is_given(
         assert not text.lstrip().startswith(("[", "{"))
 
 
+@pytest.mark.parametrize("command", [["snapshot", "Directory"], ["export-dmarc"]])
+def test_an_output_option_is_checked_in_the_commands_own_words(
+        command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `snapshot -o FOLDER` said "cannot write the export"; `-o ''` wrote to standard output, unsaid (the tester's).
+    what = "snapshot" if command[0] == "snapshot" else "export"
+    code, _, err = run(capsys, *command, "-o", str(tmp_path), "--url", "http://127.0.0.1:9", "--token-file", "/x")
+    assert code == EXIT_FAILED and f"cannot write the {what} to {tmp_path}: it is a folder" in err, err
+    code, out, err = run(capsys, *command, "-o", "", "--url", "http://127.0.0.1:9", "--token-file", "/x")
+    assert (code, out) == (EXIT_USAGE, "") and "-o needs a file name" in err, err
+
+
+def test_a_file_that_cannot_be_made_beside_the_target_names_the_target(tmp_path: Path) -> None:
+    # "cannot use /proc/.version.m2phhj69": the error named the new file made beside the target (the tester's).
+    from jmapclient.config import write_private
+
+    target = Path("/proc/version-of-nothing")
+    with pytest.raises(OSError) as raised:
+        write_private(target, b"x", create_parent=False)
+    assert raised.value.filename == str(target)
+
+
 def test_profile_files_are_stored_as_absolute_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "srv").mkdir()
