@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jmapclient.models.objects import SortFallback
-from jmapclient.objects import Narrowing, ObjectApi, QueryResult, fallback_sort
+from jmapclient.objects import GetResult, Narrowing, ObjectApi, QueryResult, fallback_sort
 
 PAGE_SIZE = 500
 MAX_PAGES = 20_000
@@ -199,6 +199,11 @@ async def read_all(api: ObjectApi) -> list[dict[str, Any]]:
     async for page in QueryPager(api, sort=OLDEST_FIRST).pages():
         found.extend(page.items)
     return found
+
+
+async def get_all(api: ObjectApi) -> GetResult:
+    """:func:`read_all`, each object also read by the models (what they cannot read is in ``invalid``)."""
+    return api.read_into(GetResult(), await read_all(api))
 
 
 async def pages_of_objects(

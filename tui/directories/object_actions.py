@@ -26,6 +26,7 @@ from jmapclient.models.objects import DIRECTORY
 from jmapclient.paging import read_all
 from tui.context import ConsoleContext
 from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_file
+from tui.directories.permissions import show_permissions
 from tui.directories.raw import editor_command, object_json, read_edit, run_editor, write_for_editing
 from tui.directories.variant_picker import kind_name
 from tui.keyboard import done_loading
@@ -55,10 +56,6 @@ class DirectoryObjectActions(SectionView):
 
     def allowed(self, action: str) -> tuple[bool, str]:
         """Whether the login may ``action`` (create, update, destroy) directories, and if not why."""
-        raise NotImplementedError
-
-    def _show_permissions(self) -> None:
-        """Say on the list what the login may not do (after the server refused something)."""
         raise NotImplementedError
 
     # --- Delete ----------------------------------------------------------------------------------
@@ -94,14 +91,14 @@ class DirectoryObjectActions(SectionView):
         except JmapError as error:
             done_loading(table)
             if self.context.learn_forbidden(DIRECTORY, "destroy", error):
-                self._show_permissions()
+                show_permissions(self, self.context)
             self.post_message(Status(f"Could not delete {name}: {error}", "error"))
             return
         done_loading(table)
         failure: SetError | None = result.not_destroyed.get(directory_id)
         if failure is not None:
             if self.context.learn_forbidden(DIRECTORY, "destroy", failure):
-                self._show_permissions()
+                show_permissions(self, self.context)
             self.post_message(Status(f"Could not delete {name}: {failure.message}", "error"))
             return
         self.post_message(Status(f"Deleted {name}."))

@@ -18,11 +18,11 @@ from jmapclient.display import LIST_MAX
 from jmapclient.errors import JmapError
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
-from jmapclient.objects import GetResult
-from jmapclient.paging import read_all
+from jmapclient.paging import get_all
 from tui.context import ConsoleContext
 from tui.directories.editor import DirectoryEditor
 from tui.directories.object_actions import DirectoryObjectActions, directory_label
+from tui.directories.permissions import show_permissions
 from tui.directories.variant_picker import VariantPicker, kind_name
 from tui.keyboard import done_loading, focus_now
 from tui.lifecycle import gone, while_attached
@@ -129,25 +129,6 @@ class DirectoriesSection(DirectoryObjectActions):
             return True if self.allowed("create")[0] or self.allowed("update")[0] else None
         return True
 
-    def _show_permissions(self) -> None:
-        reasons = []
-        for label, action, button in (
-            ("create", "create", "#dir-new"),
-            ("edit", "update", None),
-            ("delete", "destroy", "#dir-delete"),
-        ):
-            ok, reason = self.allowed(action)
-            if button:
-                self.query_one(button, Button).disabled = not ok
-                self.query_one(button, Button).tooltip = reason or None
-            if not ok:
-                reasons.append(f"{label}: {reason}")
-        text = "Disabled — " + "; ".join(reasons) if reasons else ""
-        permissions = self.query_one("#dir-permissions", Static)
-        permissions.update(outside.message(text))
-        permissions.display = bool(text)
-        self.refresh_bindings()
-
     # --- Loading ------------------------------------------------------------------------------
 
     def reload(self) -> None:
@@ -163,10 +144,8 @@ class DirectoriesSection(DirectoryObjectActions):
         table.loading = True
         self._message("")
         try:
-            # Paged: a get of every id answers at most 500 on the real server, silently (the list hid the rest),
-            # and the bundled server's spec profile refused the whole get past its maxObjectsInGet.
-            api = self.context.client.directories
-            result = api.read_into(GetResult(), await read_all(api))
+            # Paged: a get of every id answers at most 500 on the real server, silently (the list hid the rest).
+            result = await get_all(self.context.client.directories)
         except JmapError as error:
             self.context.learn_forbidden(DIRECTORY, "get", error)
             self._message(f"Could not load the directories: {error}", retry=True)
@@ -180,7 +159,7 @@ class DirectoriesSection(DirectoryObjectActions):
         self.rows = sorted(result.raw, key=lambda wire: directory_label(wire).lower())
         self.unreadable = dict(result.invalid)
         self._fill(select)
-        self._show_permissions()
+        show_permissions(self, self.context)
         count = len(self.rows)
         self.post_message(Status(f"{count} director{'y' if count == 1 else 'ies'}"))
 
