@@ -502,9 +502,12 @@ class Config:
         when the profile edited was removed from it meanwhile (not brought back without a word)."""
 
         def change(config: Config) -> None:
+            # Renamed, the default stays the default: removing it first moved the default to another
+            # profile, and `mailadmin` with no --profile then connected elsewhere.
+            was_default = replacing is not None and config.default == replacing
             if replacing is not None and replacing != profile.name:
                 config.remove(replacing)
-            config.add(profile)
+            config.add(profile, make_default=was_default)
 
         def expect(now: Config) -> None:
             if replacing is not None and replacing not in now.profiles:
@@ -518,7 +521,9 @@ class Config:
     def add(self, profile: Profile, *, make_default: bool = False) -> None:
         profile.check()
         self.profiles[profile.name] = profile
-        if make_default or self.default is None:
+        # The first profile is the default; one saved into a file of profiles that names none leaves it so
+        # (an edit from the console wrote `default = "<name>"` unasked).
+        if make_default or (self.default is None and len(self.profiles) == 1):
             self.default = profile.name
 
     def remove(self, name: str) -> None:

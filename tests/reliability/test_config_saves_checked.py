@@ -144,6 +144,29 @@ def test_an_edit_of_a_profile_removed_meanwhile_does_not_bring_it_back(tmp_path:
     assert console.profiles["work"].url == "https://mail.example.com"  # as it was until refreshed
 
 
+def test_renaming_the_default_profile_keeps_it_the_default(tmp_path: Path) -> None:
+    # The edit removed the old name first, which moved the default to another profile: `mailadmin`
+    # with no --profile then connected to a server the admin had not chosen.
+    config = private_file(tmp_path / "config.toml", 'default = "work"\n[profiles.work]\nurl = "https://a.example.com"\n'
+                          'token = "t"\n[profiles.lab]\nurl = "https://b.example.com"\ntoken = "u"\n')
+    console = Config.load(config)
+    console.put(Profile(name="office", url="https://a.example.com", token="t"), replacing="work")
+    assert tomllib.loads(config.read_text())["default"] == "office"
+
+
+def test_saving_a_profile_into_a_file_that_names_no_default_names_none(tmp_path: Path) -> None:
+    # An edit from the console wrote `default = "<name>"` into a file that had none, unasked (profile11's note).
+    config = private_file(tmp_path / "config.toml", '[profiles.work]\nurl = "https://a.example.com"\ntoken = "t"\n'
+                          '[profiles.lab]\nurl = "https://b.example.com"\ntoken = "u"\n')
+    console = Config.load(config)
+    console.put(Profile(name="lab", url="https://c.example.com", token="u"), replacing="lab")
+    console.put(Profile(name="new", url="https://d.example.com", token="v"))
+    assert "default" not in tomllib.loads(config.read_text())
+    first = Config.load(private_file(tmp_path / "first.toml", ""))
+    first.put(Profile(name="only", url="https://e.example.com", token="w"))
+    assert tomllib.loads((tmp_path / "first.toml").read_text())["default"] == "only"  # the first is the default
+
+
 def test_refresh_takes_in_the_file_as_it_is_now_with_unsaved_changes_on_top(tmp_path: Path) -> None:
     config = private_file(tmp_path / "config.toml", ON_DISK)
     console = Config.load(config)
