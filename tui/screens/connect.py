@@ -164,7 +164,8 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         for name, profile in sorted(self.config.profiles.items()):
             marker = " (default)" if name == self.config.default else ""
             # The token's rights are known only once connected: "full" was said of a read-only token.
-            access = "read-only" if profile.read_only else "as the token allows"
+            # A Basic login has no token: "as the token allows" was said of one (profile11's note).
+            access = "read-only" if profile.read_only else f"as {'the user' if profile.user else 'the token'} allows"
             if profile.insecure:
                 access += ", TLS not verified"
             # Strings: OutsideTable shows them as safe text (a name's title or clipboard escape reached the

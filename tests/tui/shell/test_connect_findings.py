@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Input, Static
 
 from jmapclient.config import ConfigError, Profile
 from jmapclient.transport_security import TransportSecurity
-from tests.support.console import make_console_with_a_profile
+from tests.support.console import STUB_URL, make_console_with_a_profile
 from tests.support.waiting import settle, wait_until
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
@@ -163,3 +163,8 @@ async def test_the_profile_list_claims_no_rights_the_token_may_lack(store: objec
     async with made.app.run_test(size=(120, 40)) as pilot:
         table = (await connection_screen(pilot)).query_one(DataTable)
         assert str(table.get_row("stub")[2]) == "as the token allows"
+        made.app.config.add(Profile(name="recovery", url=STUB_URL, user="admin", password_file="/p"))
+        screen = pilot.app.screen
+        assert isinstance(screen, ConnectScreen)
+        screen._fill()
+        assert str(table.get_row("recovery")[2]) == "as the user allows"  # a Basic login has no token
