@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
+import threading
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -68,6 +70,19 @@ def pytest_configure(config: pytest.Config) -> None:
     # Two of Textual's internals tuned for the whole test process (tests/support/textual_probe.py).
     check_idle_more_often()
     share_parsed_stylesheets()
+    keep_ctrl_c()
+
+
+def keep_ctrl_c() -> None:
+    """Ctrl-C as a terminal gives it, whoever started the suite.
+
+    A shell without job control starts a background command with SIGINT ignored (POSIX), and every
+    process under it inherits that: the workers, and each command a test runs. The Ctrl-C tests then
+    sent a SIGINT nothing heard (an import ran to its end; a command ran on past 60 s), and failed
+    for the way the suite was started, telling nothing of the product.
+    """
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 HEAVY_FIRST = (
