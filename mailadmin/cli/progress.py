@@ -134,15 +134,21 @@ class RunningLine(_Delayed):
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
-        """The line erased for the block (a prompt, a warning); the next tick after it draws it again."""
+        """The line erased for the block (a prompt, a warning); the next tick after it draws it again.
+
+        The block's time is not the wait's: the seconds said leave it out (a person who typed a secret for
+        twenty seconds is not told the server has been silent for twenty)."""
         with self.lock:
             self._erase()
             self.held += 1
+        since = self.clock()
         try:
             yield
         finally:
             with self.lock:
                 self.held -= 1
+                if not self.held:  # the outermost pause's span holds the inner ones': counted once
+                    self.began += self.clock() - since
 
     def close(self) -> None:
         """Erase the line for good: a tick still under way in another thread draws nothing after this."""

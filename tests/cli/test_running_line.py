@@ -76,21 +76,28 @@ def test_the_line_is_redrawn_only_when_its_text_changes() -> None:
     ]
 
 
-def test_erasing_clears_the_row_once_and_a_pause_keeps_it_clear_until_the_prompt_is_answered() -> None:
+def test_a_pause_erases_the_row_keeps_it_clear_until_the_prompt_is_answered_and_its_time_is_not_counted() -> None:
     line, screen, clock = _line(Saying())
     clock.now += 1
     line.tick()
     with line.paused():
         assert screen.getvalue().endswith(ERASED)  # before the prompt: its row is clean
         screen.write("send it anyway? [y/N] y\n")
-        clock.now += 1
+        clock.now += 30  # the person's typing: not the server's silence
         line.tick()  # the drawing thread's tick while the person types: nothing drawn over the prompt
         assert screen.getvalue().endswith("y\n")
+    clock.now += 1
     line.tick()
     assert screen.getvalue().endswith(f"\rTesting… step 1 of 8: connect · 2 s{CLEAR_TO_END}")  # back after it
+
+
+def test_erasing_clears_the_row_once() -> None:
+    line, screen, clock = _line(Saying())
+    clock.now += 1
+    line.tick()
     line.erase()
     line.erase()
-    assert screen.getvalue().endswith(f"2 s{CLEAR_TO_END}{ERASED}")  # erased once: nothing to erase the second time
+    assert screen.getvalue().endswith(f"1 s{CLEAR_TO_END}{ERASED}")  # erased once: nothing to erase the second time
 
 
 def test_a_closed_line_is_never_drawn_again() -> None:
