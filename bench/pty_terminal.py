@@ -145,6 +145,17 @@ class Terminal:
                 return now
         return last
 
+    def ended(self, timeout: float = PATIENCE) -> tuple[int | None, str]:
+        """The command's exit status and the screen it left, once it ended (read to its last byte)."""
+        deadline = time.monotonic() + timeout
+        while self.process.isalive():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"still running after {timeout:g} s; the screen:\n{self.text()}")
+            time.sleep(0.02)
+        if self.reader is not None:
+            self.reader.join(timeout=2)  # the output's last bytes are still being read after the exit
+        return self.process.exitstatus, self.text()
+
     def close(self) -> None:
         if self.process.isalive():
             with contextlib.suppress(OSError):
@@ -160,9 +171,8 @@ class Terminal:
             self.reader.join(timeout=2)
 
 
-@contextlib.contextmanager
-def console(server: Server, home: Path, *, columns: int = COLUMNS, lines: int = LINES) -> Iterator[Terminal]:
-    """The console on ``server``, open on its Directories list."""
+def terminal_env(home: Path) -> dict[str, str]:
+    """The environment of a command run in a PTY: its own home, config and data, the terminal's own size."""
     env = {
         **os.environ, "HOME": str(home), "TERM": "xterm-256color", "COLORTERM": "truecolor",
         "TEXTUAL_ANIMATIONS": "none", "MAILADMIN_CONFIG": str(home / "config.toml"),
@@ -175,18 +185,32 @@ def console(server: Server, home: Path, *, columns: int = COLUMNS, lines: int = 
     # every console there drew 80x24 into a bigger terminal, a long description cut at column 80.
     for name in ("MAILADMIN_URL", "MAILADMIN_TOKEN", "MAILADMIN_PROFILE", "TEXTUAL", "COLUMNS", "LINES"):
         env.pop(name, None)
-    argv = [sys.executable, "-m", "mailadmin", "--url", server.url, "--token-file", str(server.token_file),
-            "--allow-http"]
-    process = PtyProcess.spawn(argv, env=env, dimensions=(lines, columns), cwd=str(home))
+    return env
+
+
+@contextlib.contextmanager
+def spawned(arguments: list[str], home: Path, *, columns: int = COLUMNS, lines: int = LINES) -> Iterator[Terminal]:
+    """``mailadmin ARGUMENTS`` in a PTY of ``columns`` x ``lines``, read through an emulated screen; ended with
+    the block."""
+    argv = [sys.executable, "-m", "mailadmin", *arguments]
+    process = PtyProcess.spawn(argv, env=terminal_env(home), dimensions=(lines, columns), cwd=str(home))
     screen = pyte.Screen(columns, lines)
     terminal = Terminal(process, screen, pyte.ByteStream(screen))
     terminal.reader = threading.Thread(target=terminal._read, daemon=True)
     terminal.reader.start()
     try:
-        terminal.wait_for(lambda text: "Corporate OpenLDAP" in text and "3 directories" in text, "the directory list")
         yield terminal
     finally:
         terminal.close()
+
+
+@contextlib.contextmanager
+def console(server: Server, home: Path, *, columns: int = COLUMNS, lines: int = LINES) -> Iterator[Terminal]:
+    """The console on ``server``, open on its Directories list."""
+    arguments = ["--url", server.url, "--token-file", str(server.token_file), "--allow-http"]
+    with spawned(arguments, home, columns=columns, lines=lines) as terminal:
+        terminal.wait_for(lambda text: "Corporate OpenLDAP" in text and "3 directories" in text, "the directory list")
+        yield terminal
 
 
 @contextlib.contextmanager

@@ -3,7 +3,9 @@
 The settings come from the server (an id) or from a JSON file (a directory in wire form, as
 ``get --json`` prints it): a file needs no server at all. The lint's findings are warnings on
 standard error; the live steps (unless ``--lint-only``: then the lint's one-line verdict) go to
-standard output. Exit 0 when no step failed and the lint found no error, 1 (a failed test) otherwise.
+standard output. While they run, a person at a terminal sees which step waits on which server, on
+standard error (with ``--json`` too: standard output stays the JSON alone), erased before anything
+else is written. Exit 0 when no step failed and the lint found no error, 1 (a failed test) otherwise.
 """
 
 from __future__ import annotations
@@ -14,13 +16,17 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from jmapclient.file_safety import json_bounded
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, UsageError, note, out
 
 if TYPE_CHECKING:
     from jmapclient.client import JmapClient
+    from mailadmin.cli.progress import Paused
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 DEFAULT_STEP_TIMEOUT = 10.0
 
@@ -145,11 +151,21 @@ def _asked(ask: Callable[[str], str], prompt: str) -> str:
         raise
 
 
+def _paused_for(paused: Paused, call: Callable[P, R]) -> Callable[P, R]:
+    """``call`` with the running line erased while it runs: it asks the person, or warns, on the line's row."""
+    def held(*args: P.args, **kwargs: P.kwargs) -> R:
+        with paused():
+            return call(*args, **kwargs)
+    return held
+
+
 def _live(args: argparse.Namespace, wire: dict[str, Any]) -> Any:
     from jmapclient.config import read_secret_file
     from jmapclient.connection import read_stdin_line
     from jmapclient.dirtest.inputs import LiveInput
     from jmapclient.dirtest.live import run_live
+    from jmapclient.dirtest.progress import running_line
+    from mailadmin.cli.progress import running_line_shown
 
     interactive = sys.stdin.isatty() and not args.login_password_stdin
     what = "access token" if wire.get("@type") == "Oidc" else f"password for {args.login}"
@@ -179,6 +195,12 @@ def _live(args: argparse.Namespace, wire: dict[str, Any]) -> Any:
 
     timeout = float(getattr(args, "timeout", None) or DEFAULT_STEP_TIMEOUT)
     source = f"read from the file {args.secret_file}" if args.secret_file else "typed in"
-    inputs = LiveInput(login=args.login, password=password, ask_secret=ask_secret, secret_source=source,
-                       confirm_cleartext=confirm_cleartext, timeout=timeout, ca_file=args.directory_ca_file)
-    return run_live(wire, inputs)
+    ended: list[str] = []  # the steps ended so far, by name: the line says the first planned one not among them
+    # The test (its prompts, its Ctrl-C) stays in this thread: getpass restores the terminal's echo only where
+    # the key interrupts it, and run_live's waits already act on Ctrl-C here. Only the drawing is another thread's.
+    with running_line_shown(lambda seconds: running_line(wire, ended, seconds)) as paused:
+        inputs = LiveInput(login=args.login, password=password, ask_secret=_paused_for(paused, ask_secret),
+                           secret_source=source, confirm_cleartext=_paused_for(paused, confirm_cleartext),
+                           timeout=timeout, ca_file=args.directory_ca_file,
+                           on_step=lambda step: ended.append(step.name))
+        return run_live(wire, inputs)

@@ -10,23 +10,11 @@ import io
 
 from mailadmin.cli import progress
 from mailadmin.cli.progress import Progress
-
-
-class Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.support.fake_terminal import Clock, TtyStream
 
 
 def test_a_slow_run_of_few_files_shows_its_bar_at_a_terminal() -> None:
-    screen, clock = Terminal(), Clock()
+    screen, clock = TtyStream(), Clock()
     bar = Progress.maybe(3, "files", stream=screen, clock=clock)
     assert bar is not None
     bar.advance()
@@ -40,7 +28,7 @@ def test_a_slow_run_of_few_files_shows_its_bar_at_a_terminal() -> None:
 
 
 def test_a_quick_run_draws_nothing_not_even_a_line_break() -> None:
-    screen, clock = Terminal(), Clock()
+    screen, clock = TtyStream(), Clock()
     bar = Progress.maybe(20, "files", stream=screen, clock=clock)
     assert bar is not None
     for _ in range(20):
@@ -51,4 +39,4 @@ def test_a_quick_run_draws_nothing_not_even_a_line_break() -> None:
 
 def test_a_pipe_or_a_single_file_gets_no_bar() -> None:
     assert Progress.maybe(500, "files", stream=io.StringIO()) is None
-    assert Progress.maybe(1, "files", stream=Terminal()) is None
+    assert Progress.maybe(1, "files", stream=TtyStream()) is None
