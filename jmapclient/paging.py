@@ -187,6 +187,8 @@ class QueryPager:
 
 
 OLDEST_FIRST = ({"property": "id", "isAscending": True},)
+"""Creation order: a snapshot applied to an empty server creates its objects in the file's order, so a
+snapshot of that server lists them in the same order (ids grow with creation)."""
 
 
 async def read_all(api: ObjectApi) -> list[dict[str, Any]]:

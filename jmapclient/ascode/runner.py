@@ -23,9 +23,6 @@ from jmapclient.masking import masked_secret_paths, model_of
 from jmapclient.objects import ObjectApi
 from jmapclient.paging import read_all
 
-"""A file in creation order: applied to an empty server, its objects are created in that order,
-so a snapshot of that server lists them in the same order (ids grow with creation)."""
-
 
 @dataclass(frozen=True)
 class Snapshot:

@@ -209,8 +209,8 @@ def _dispatch(args: argparse.Namespace, transport: httpx.AsyncBaseTransport | No
         if args.file == STDIO_ARG and (getattr(args, "token_stdin", False) or getattr(args, "password_stdin", False)):
             # The file read all of standard input, and the token's read found none left (or the other way):
             # "line 1: not JSON" said nothing of the clash (the tester's).
-            raise UsageError("standard input cannot carry both the file (-) and the token or password: "
-                             "give the token with --token-file or MAILADMIN_TOKEN")
+            raise UsageError("standard input cannot carry both the file (-) and the token or password: give "
+                             "that with --token-file or --password-file (or MAILADMIN_TOKEN / MAILADMIN_PASSWORD)")
         args.snapshot_file = load_file(args.file)
     if transport is None and command not in NEEDS_A_LOOP:
         from jmapclient import blocking
