@@ -218,9 +218,10 @@ def check_server_url(url: str) -> None:
     if "@" in url:
         # user:pass@ would replace the token and be echoed in every error: refused, and never repeated
         # (anywhere in the URL: a password holding "/" moves the @ out of what urlsplit calls the host).
+        # Worded for the CLI and the profile form alike: the form has no flags to name.
         raise ConfigError("that is not a server URL: it holds a user name or password (before an @); write it "
-                          "like https://mail.example.com, and give the login with --user and --password-file, "
-                          "or a token")
+                          "like https://mail.example.com, and give the login on its own: a user name with a "
+                          "password file, or a token")
     wrong = ConfigError(f"{url!r} is not a server URL; write it like https://mail.example.com")
     try:
         # ValueError for a bracketed host that is no IP address (http://[x]/), and for a port

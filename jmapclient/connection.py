@@ -104,10 +104,20 @@ def _profile(name: str | None) -> Profile | None:
     return config.get(config.default)
 
 
+def ask_hidden(prompt: str, what: str) -> str:
+    """The answer to ``prompt`` at a terminal, not echoed. Ctrl-D there (the input ended) is said in words:
+    getpass's EOFError was a traceback at every secret prompt (the tester's)."""
+    try:
+        return getpass.getpass(prompt)
+    except EOFError:
+        sys.stderr.write("\n")  # the prompt's line ends before the error's
+        raise ConfigError(f"no {what} given (the input ended)") from None
+
+
 def _prompt_password(user: str) -> str:
     if not sys.stdin.isatty():
         raise ConfigError(f"no password for {user!r}: use --password-file, --password-stdin or set {PASSWORD_ENV}")
-    return getpass.getpass(f"password for {user}: ")
+    return ask_hidden(f"password for {user}: ", "password")
 
 
 def _prompt_token(url: str) -> str:
@@ -117,12 +127,13 @@ def _prompt_token(url: str) -> str:
             f"no token given for {url}: use --token-file, --token-stdin or {TOKEN_ENV}, "
             f"or --user (Basic) with --password-file or {PASSWORD_ENV}"
         )
-    return getpass.getpass(f"token for {url}: ").strip()
+    return ask_hidden(f"token for {url}: ", "token").strip()
 
 
 def read_stdin_line(what: str) -> str:
-    """The first line of standard input, stripped; never empty."""
-    secret = sys.stdin.readline().strip()
+    """The first line of standard input, stripped; never empty. At a terminal it is asked for, not echoed:
+    ``--token-stdin`` there waited with no prompt, and showed the token as it was typed (the tester's)."""
+    secret = (ask_hidden(f"{what}: ", what) if sys.stdin.isatty() else sys.stdin.readline()).strip()
     if not secret:
         raise ConfigError(f"no {what} on standard input")
     return secret

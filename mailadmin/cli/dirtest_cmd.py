@@ -143,12 +143,17 @@ def _labels(wire: dict[str, Any]) -> dict[str, str]:
 
 def _asked(ask: Callable[[str], str], prompt: str) -> str:
     """What the person answered ``prompt``; a Ctrl-C there ends the prompt's line first, so the line that
-    says the command was interrupted starts a line of its own, not after the prompt."""
+    says the command was interrupted starts a line of its own, not after the prompt. Ctrl-D (the input
+    ended) is the empty answer each prompt here names as its default (skip the step, or No): it was a
+    traceback (the tester's)."""
     try:
         return ask(prompt)
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         raise
+    except EOFError:
+        sys.stderr.write("\n")
+        return ""
 
 
 def _paused_for(paused: Paused, call: Callable[P, R]) -> Callable[P, R]:

@@ -62,3 +62,15 @@ def test_ctrl_c_at_a_prompt_ends_the_prompt_s_line_first(capsys: pytest.CaptureF
     with pytest.raises(KeyboardInterrupt):
         _asked(typed_ctrl_c, "access token: ")
     assert capsys.readouterr().err == "\n"
+
+
+def test_ctrl_d_at_a_directory_test_prompt_is_the_empty_answer(capsys: pytest.CaptureFixture[str]) -> None:
+    # Ctrl-D at "password for … (empty: skip that step)" was a traceback (the tester's): the input ended is the
+    # empty answer each of these prompts names as its default.
+    from mailadmin.cli.dirtest_cmd import _asked
+
+    def typed_ctrl_d(prompt: str) -> str:
+        raise EOFError
+
+    assert _asked(typed_ctrl_d, "password for jane@corp.example.com (empty: skip that step): ") == ""
+    assert capsys.readouterr().err == "\n"

@@ -100,3 +100,32 @@ def test_a_password_file_without_a_user_is_refused(tmp_path: Path, capsys: pytes
     secret.write_text("x")
     assert main(["profile", "add", "p", "--url", URL, "--token", "API_t", "--password-file", str(secret)]) == 1
     assert "--password-file belongs to --user" in capsys.readouterr().err
+
+
+def _ended(prompt: str) -> str:
+    raise EOFError  # Ctrl-D at the prompt: getpass sees the input end
+
+
+@pytest.mark.parametrize("argv", [["--user", "admin"], []], ids=["password", "token"])
+def test_ctrl_d_at_a_secret_prompt_is_said_in_words(argv: list[str], monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    # getpass's EOFError was a traceback, exit 1, at every secret prompt (the tester's).
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("getpass.getpass", _ended)
+    monkeypatch.delenv("MAILADMIN_TOKEN", raising=False)
+    code = main(["query", "Directory", "--url", URL, *argv])
+    err = capsys.readouterr().err
+    assert code != 0 and "Traceback" not in err
+    assert f"no {'password' if argv else 'token'} given (the input ended)" in err, err
+
+
+def test_token_stdin_at_a_terminal_asks_without_echo(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    # At a terminal --token-stdin waited with no prompt and echoed the token as typed (the tester's).
+    asked: list[str] = []
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("getpass.getpass", lambda prompt: asked.append(prompt) or "typed-token\n")
+    monkeypatch.setattr("sys.stdin.readline", lambda: pytest.fail("read with echo"))
+    assert main(["profile", "add", "typed", "--url", URL, "--token-stdin"]) == 0
+    assert asked == ["token: "]
+    assert Config.load().profiles["typed"].token == "typed-token"
