@@ -18,7 +18,10 @@ def test_an_in_memory_serve_removes_its_credentials_file_when_it_stops(tmp_path:
         assert path.exists()
     finally:
         stop_serve(process)
-    assert process.returncode == 0
+    # What it said after the credentials line (its traceback, if any): a stop right after that line ended
+    # with 1 once in a CI run, unseen in 75 tries beside busy loops here.
+    said = process.stdout.read() if process.stdout is not None else ""
+    assert process.returncode == 0, said
     assert not path.exists()
 
 
