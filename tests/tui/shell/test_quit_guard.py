@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Switch
 
 from jmapclient.config import Config
-from tests.support.console import Console
+from server_stub.store import Store
+from tests.support.console import Console, make_console
 from tests.support.directory_steps import editor, fill, open_directory
 from tests.support.waiting import settle, wait_until
 from tui.app import MailAdminApp
@@ -93,3 +95,16 @@ async def test_ctrl_q_in_an_untouched_profile_form_quits_at_once(tmp_path: Path)
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmScreen)
     assert app.return_code == 0
+
+
+@pytest.mark.parametrize("section", ["directories", "dmarc"])
+async def test_ctrl_c_names_the_quit_keys_as_the_footer_shows_keys(store: Store, section: str) -> None:
+    """ctrl+c (Textual's "it no longer quits" toast) said "Press [b]ctrl+q[/b] to quit the app": the console's
+    toasts are plain text. It names the keys that quit here as the footer writes them."""
+    async with make_console(store, start_section=section).app.run_test(size=(120, 40), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+c")
+        await settle(pilot)
+        assert pilot.app.is_running
+        toasts = [(toast.title, toast.message) for toast in pilot.app._notifications]
+        assert toasts == [("Do you want to quit?", "Press q or ^q to quit.")]
