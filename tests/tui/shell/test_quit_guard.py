@@ -12,6 +12,7 @@ from jmapclient.config import Config
 from server_stub.store import Store
 from tests.support.console import Console, make_console
 from tests.support.directory_steps import editor, fill, open_directory
+from tests.support.textual_probe import notifications
 from tests.support.waiting import settle, wait_until
 from tui.app import MailAdminApp
 from tui.screens.confirm import ConfirmScreen
@@ -106,5 +107,4 @@ async def test_ctrl_c_names_the_quit_keys_as_the_footer_shows_keys(store: Store,
         await pilot.press("ctrl+c")
         await settle(pilot)
         assert pilot.app.is_running
-        toasts = [(toast.title, toast.message) for toast in pilot.app._notifications]
-        assert toasts == [("Do you want to quit?", "Press q or ^q to quit.")]
+        assert notifications(pilot.app) == ["Press q or ^q to quit."]
