@@ -310,8 +310,9 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
         return keyed_bindings(self)
 
     async def action_quit(self) -> None:
-        """q: quit, but never throw away unsaved edits without asking."""
-        if self.section_view is None or not self.section_view.unsaved_changes():
+        """q (ctrl+q in a text field): quit, but never throw away unsaved edits without asking, the
+        section's or an open screen's (the profile form's)."""
+        if not self.unsaved_edits():
             self.exit()  # at once: keys typed behind the q are dropped, not acted on
             return
         # Like open_section's: the worker makes the coroutine when it runs (see there).

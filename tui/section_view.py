@@ -12,7 +12,8 @@ Shell → section (each with a default, so a section overrides only what it has)
   shell's own help;
 - ``go_back() -> bool``: ``esc`` (binding id ``app.back``); True if handled (e.g. a
   drill-down level closed), False to let the shell focus the navigation tree;
-- ``unsaved_changes() -> str | None``: what quitting would lose, named for the quit question.
+- ``unsaved_changes() -> str | None``: what quitting would lose, named for the quit question (the
+  protocol every screen holding edits answers too: :mod:`tui.unsaved`).
 
 Section → shell: :class:`Breadcrumb` and :class:`Status`. Inside a section, an editor asks
 its owner to close it with :class:`EditorDone` rather than reaching for its parent.

@@ -13,6 +13,7 @@ from textual.command import CommandListItem
 from textual.screen import Screen
 from textual.widget import AwaitMount
 
+from tui.keyboard import typed_into
 from tui.shell_sections import SectionShell
 from tui.textual_compat import installed_screens
 
@@ -58,6 +59,29 @@ class ShellCommands(SectionShell):
             if key not in shown and key.lower() not in (display.lower() for display in shown):
                 shown.append(key)
         return [(" / ".join(shown), description, binding_id) for binding_id, (shown, description) in by_id.items()]
+
+    def action_help_quit(self) -> None:
+        """ctrl+c (Textual's binding: it no longer quits) says which keys do, as the footer writes them.
+
+        Textual's own toast is markup ("Press [b]ctrl+q[/b]"), and the console's toasts are plain text:
+        the brackets showed. A key that types into the focused field (``q`` in a filter) is not named."""
+        keys = self._quit_keys()
+        if keys:
+            self.notify(f"Press {' or '.join(keys)} to quit.", title="Do you want to quit?")
+
+    def _quit_keys(self) -> list[str]:
+        """The keys that quit here, as the footer shows them, the shortest (the footer's ``q``) first."""
+        focused = self.screen.focused
+        shown: list[str] = []
+        for key, active in self.screen.active_bindings.items():
+            if active.binding.action not in ("quit", "app.quit") or not active.enabled:
+                continue
+            if focused is not None and typed_into(focused, key):
+                continue
+            display = self.get_key_display(active.binding)
+            if display not in shown:
+                shown.append(display)
+        return sorted(shown, key=len)
 
     def action_command_palette(self) -> None:
         from tui.widgets.option_list import SteadyCommandPalette

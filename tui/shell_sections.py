@@ -21,6 +21,7 @@ from tui.lifecycle import while_attached
 from tui.section_view import Breadcrumb, SectionView, Status
 from tui.sections import SECTIONS, Section
 from tui.textual_compat import CrashHooks
+from tui.unsaved import unsaved_in
 from tui.widgets import outside
 from tui.widgets.header import ShellHeader
 from tui.widgets.nav import NavTree
@@ -123,14 +124,22 @@ class SectionShell(CrashHooks[int]):
         while len(self.screen_stack) > 1:
             await self.pop_screen()
 
+    def unsaved_edits(self) -> list[str]:
+        """What leaving would throw away: the screens' edits, the one on top first, then the section's
+        (each says so itself: :mod:`tui.unsaved`)."""
+        return unsaved_in([*reversed(self.screen_stack), self.section_view])
+
     async def may_leave(self, verb: str) -> bool:
         """True when nothing unsaved would be lost, or the person agreed to lose it."""
-        unsaved = self.section_view.unsaved_changes() if self.section_view is not None else None
+        unsaved = self.unsaved_edits()
         if not unsaved:
             return True
         from tui.screens.confirm import ConfirmScreen
 
-        question = Text.assemble(f"{verb} and discard your unsaved changes to ", outside.cut(unsaved, "bold"), "?")
+        named: list[str | Text] = []
+        for what in unsaved:
+            named += [" and " if named else "", outside.cut(what, "bold")]
+        question = Text.assemble(f"{verb} and discard your unsaved changes to ", *named, "?")
         answer: bool | None = await self.push_screen_wait(ConfirmScreen(question, yes=verb, no="Keep editing"))
         return bool(answer)
 

@@ -12,6 +12,7 @@ key path (tui/keyboard.py), ``Enter End " more text" ctrl+s`` saved nothing in 5
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -338,3 +339,29 @@ def test_enter_esc_on_the_connections_screen_leaves_the_console_as_it_was(
         assert "Traceback" not in text and "NoMatches" not in text
         terminal.type(b"r")  # the connection the console had still answers
         terminal.wait_for(lambda text: on_list(text) and "3 directories" in text, "the list reloaded")
+
+
+def test_an_enter_typed_behind_the_apply_path_does_not_apply_the_plan(server: Server, terminal: Terminal,
+                                                                      tmp_path: Path) -> None:
+    """``a ctrl+u PATH Enter Enter`` in one write: the first Enter shows the plan; the second, typed
+    before the plan was on screen, landed on its focused "Apply 1 change" and applied the file unseen
+    (the tester's). It is dropped now; an Enter typed once the plan is seen applies it."""
+    description = "Typed ahead of the plan"
+    target = tmp_path / "one.ndjson"
+    new = {"@type": "Oidc", "description": description, "issuerUrl": "https://sso.example.org"}
+    target.write_text(json.dumps({"@type": "create", "object": "Directory", "value": {"directory-ta": new}}) + "\n")
+    for run in range(REPEAT):
+        before = server.directories()
+        terminal.type(b"a" + CTRL_U + str(target).encode() + ENTER + ENTER)
+        terminal.wait_for("Apply 1 change", "the plan")
+        text = terminal.steady(quiet=1.0)
+        assert "Apply 1 change" in text, f"run {run}: the plan was answered by the Enter typed before it"
+        assert server.directories() == before, f"run {run}: applied unseen"
+        terminal.type(ENTER)  # typed once the plan is on screen: applies it
+        assert stored_within(lambda: description in server.directories()), f"run {run}: the plan was not applied"
+        terminal.type(ESC)  # the summary
+        terminal.wait_for(lambda text: on_list(text) and description in text, "the list with the applied directory")
+        server.remove(description)
+        terminal.type(b"r")
+        terminal.wait_for(lambda text: on_list(text) and "3 directories" in text, "the list reloaded")
+        terminal.steady()

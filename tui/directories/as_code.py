@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from jmapclient.ascode.plan import Plan
 from jmapclient.file_safety import NotAPath, local_path
+from tui.keyboard import AsksFirst
 from tui.screens.form_dialog import FormDialog
 from tui.widgets import outside
 
@@ -73,8 +74,13 @@ class PathDialog(FormDialog[Path]):
             self.dismiss_unless_kept(path, path)
 
 
-class PlanDialog(FormDialog[bool]):
-    """The plan, line by line; Apply runs it (only offered when it changes something)."""
+class PlanDialog(FormDialog[bool], AsksFirst):
+    """The plan, line by line; Apply runs it (only offered when it changes something).
+
+    Apply has the focus, so an Enter answers: only one typed once the plan is on screen
+    (:class:`tui.keyboard.AsksFirst`). ``a`` PATH Enter Enter in one burst applied the file unseen,
+    the second Enter landing on Apply; keys typed before the plan appeared are dropped, with a bell.
+    """
 
     DEFAULT_CSS = FormDialog.DEFAULT_CSS + PATH_CSS
 

@@ -28,7 +28,7 @@ from tui.keyboard import done_loading, focus_now
 from tui.lifecycle import gone, while_attached
 from tui.section_view import Breadcrumb, EditorDone, Status
 from tui.widgets import outside
-from tui.widgets.filter_bar import FilterBar, matches
+from tui.widgets.filter_bar import FilterBar, esc_clears, matches
 from tui.widgets.list_table import ListTable, clicked, room_left, sort_label
 
 HELP = """\
@@ -331,5 +331,11 @@ class DirectoriesSection(DirectoryObjectActions):
     def go_back(self) -> bool:
         if self.editor is not None:
             self.editor.request_close()
+            return True
+        # Esc on the list with a filter applied (``/sql`` Enter) clears it first, the keyboard kept on the
+        # list, as the help says: it went to the menu, the filter left standing. The next esc goes there.
+        bar = self.query_one(FilterBar)
+        if esc_clears(bar):
+            bar.display = False  # an empty filter is not shown once the keyboard has left it (FilterBar.action_done)
             return True
         return False

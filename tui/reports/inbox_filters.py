@@ -20,7 +20,7 @@ from tui.reports.inbox_table import COLUMNS, SORTED_COLUMNS, InboxTable
 from tui.reports.pager import Page
 from tui.reports.query import FAILED, PASSED, InboxQuery, QueryInputError, parse_comparison, parse_day
 from tui.widgets import outside
-from tui.widgets.filter_bar import Debounce
+from tui.widgets.filter_bar import Debounce, esc_clears
 from tui.widgets.list_table import SortedBy, clicked
 
 FILTERS: tuple[tuple[str, str], ...] = (
@@ -86,9 +86,8 @@ class InboxFilters(Vertical):
         the keyboard is in no filter field, or in an empty one (esc then goes back as before)."""
         focused = self.screen.focused
         if not isinstance(focused, Input) or focused.parent is not self.query_one("#dmarc-filters") \
-                or not focused.value:
+                or not esc_clears(focused):
             return False
-        focused.value = ""
         self.typing.cancel()
         self.apply_typed()
         return True

@@ -258,9 +258,16 @@ class ProfileScreen(Dialog[Profile | None]):
     def _refused(self, sentence: str) -> None:
         self.query_one("#profile-error", Static).update(outside.message(sentence))
 
+    def unsaved_changes(self) -> str | None:
+        """What quitting now would throw away (:mod:`tui.unsaved`): the profile as typed, if anything was."""
+        # Not mounted yet (or answered): no field to have typed in, or nothing left to lose.
+        if not self.opened_with or self.answered or self._fields() == self.opened_with:
+            return None
+        return f"profile {self.profile.name}" if self.profile is not None else "the new profile"
+
     @on(Button.Pressed, "#profile-cancel")
     def action_cancel(self) -> None:
-        if self._fields() == self.opened_with:
+        if self.unsaved_changes() is None:
             self.dismiss(None)
             return
         # The directory form asks too: a profile typed over SSH is as much work to type again.

@@ -36,8 +36,7 @@ class FilterBar(Input):
         """The first esc empties the filter and keeps the keyboard here; the next one leaves, as in the DMARC
         inbox. Clearing and leaving at once sent the next letters typed to the list, as commands
         ("/sql esc" then "n" opened a new directory)."""
-        if self.value:
-            self.value = ""
+        if esc_clears(self):
             return
         self.display = False
         self.post_message(self.Done())
@@ -46,6 +45,16 @@ class FilterBar(Input):
         if not self.value:
             self.display = False
         self.post_message(self.Done())
+
+
+def esc_clears(field: Input) -> bool:
+    """Esc on a filter holding text, wherever the keyboard is: the filter is emptied, and True (the keyboard
+    stays, and the next esc leaves); False with nothing to clear. The one rule of the console's filters: the
+    directory filter's field and the list under it, the DMARC inbox's filter fields."""
+    if not field.value:
+        return False
+    field.value = ""
+    return True
 
 
 TYPING_PAUSE = 0.35

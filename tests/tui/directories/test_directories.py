@@ -40,6 +40,8 @@ from tests.support.transport import Answer
 from tests.support.waiting import settle
 from tui.directories.variant_picker import VariantPicker
 from tui.screens.confirm import ConfirmScreen
+from tui.widgets.list_table import ListTable
+from tui.widgets.nav import NavTree
 
 LDAP = "Corporate OpenLDAP (service account)"
 SQL = "Customer accounts in PostgreSQL"
@@ -74,6 +76,25 @@ async def test_esc_in_the_filter_clears_it_first_and_leaves_it_second_as_in_the_
         await pilot.press("escape", "escape")
         await settle(pilot)
         assert not bar.display and not bar.has_focus
+
+
+async def test_esc_on_the_list_with_a_filter_applied_clears_it_and_keeps_the_keyboard_there(console: Console) -> None:
+    # "/sql Enter" then Esc: the help says esc clears the filter, but the filter stayed and the keyboard
+    # went to the menu (the tester's). The first Esc clears it, on the list; the next goes to the menu.
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"sql", "enter")
+        await settle(pilot)
+        bar = pilot.app.query_one("#dir-filter", Input)
+        table = pilot.app.query_one(ListTable)
+        assert table.has_focus and bar.value == "sql" and len(table_rows(pilot)) == 1
+        await pilot.press("escape")
+        await settle(pilot)
+        assert bar.value == "" and not bar.display and len(table_rows(pilot)) == 3
+        assert table.has_focus, f"the keyboard left the list for {pilot.app.focused}"
+        await pilot.press("escape")  # nothing left to clear: to the menu, as before
+        await settle(pilot)
+        assert pilot.app.query_one(NavTree).has_focus
 
 
 async def test_create_ldap_with_nested_secret_variant(console: Console) -> None:

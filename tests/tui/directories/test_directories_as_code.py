@@ -8,6 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Input, Static
 
+from bench.explore_engine import burst, key_of
 from jmapclient.ascode.plan import Action
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
@@ -124,3 +125,32 @@ async def test_a_plan_the_server_outdated_is_shown_again_not_run(profile: str, t
         assert store.all_ids(DIRECTORY) == held
         await other.client.aclose()
     store.close()
+
+
+def _one_create(tmp_path: Path) -> Path:
+    """A file that creates one directory: its plan offers "Apply 1 change"."""
+    new = {"@type": "Oidc", "description": "Typed ahead", "issuerUrl": "https://sso.example.org"}
+    target = tmp_path / "one.ndjson"
+    target.write_text(json.dumps({"@type": "create", "object": "Directory", "value": {"directory-ta": new}}) + "\n")
+    return target
+
+
+async def test_an_enter_typed_ahead_of_the_plan_applies_nothing(store: Store, tmp_path: Path) -> None:
+    """``a ctrl+u PATH Enter Enter`` in one burst: the second Enter was typed before the plan was on
+    screen, and landed on its focused Apply button (the tester's: the file applied unseen). It is
+    dropped, with a bell; an Enter typed once the plan is shown applies it."""
+    target = _one_create(tmp_path)
+    console = make_console(store)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        before = store.all_ids(DIRECTORY)
+        keys = [("a", "a"), ("ctrl+u", None), *((key_of(c), c) for c in str(target)), ("enter", "\r"), ("enter", "\r")]
+        burst(pilot.app, keys)
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, PlanDialog)  # still showing the plan
+        assert store.all_ids(DIRECTORY) == before
+        assert pilot.app.key_path.dropped == 1
+        await pilot.press("enter")  # typed once the plan is seen: Apply 1 change
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, MessageDialog)
+        assert len(store.all_ids(DIRECTORY)) == len(before) + 1
