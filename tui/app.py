@@ -43,6 +43,7 @@ from tui.textual_compat import GatedBindings, keep_escapes_apart, keyed_bindings
 from tui.widgets import outside
 from tui.widgets.footer import ShellFooter
 from tui.widgets.header import ShellHeader
+from tui.widgets.line_paste import fit_paste
 from tui.widgets.nav import NavTree
 
 if TYPE_CHECKING:
@@ -258,7 +259,9 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
             keyboard_to_visible(self)  # never a hidden widget, nor none on the console's screen
         if self.focused is not None:
             cap_field(self.focused)  # before any text reaches the field: a paste cannot pass the cap
-        await super().on_event(event)
+        fitted = fit_paste(self.focused, event)  # a paste's line breaks: as the field declares, or refused
+        if fitted is not None:
+            await super().on_event(fitted)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Resize):  # the app keeps the size and hands the event on to its screens

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,18 +18,39 @@ from jmapclient.dmarc.exporting import ExportFormat
 from jmapclient.file_safety import NotAPath, local_path
 from tui.screens.form_dialog import FormDialog
 from tui.widgets import outside
+from tui.widgets.line_paste import ShellWordsInput
 from tui.widgets.select import SteadySelect
 
 
+def import_paths(text: str) -> list[str]:
+    """The files or folders the import dialog's ``text`` names: shell-style words (quotes keep spaces).
+
+    Text that names one existing file or folder as typed is that one path: an unquoted path with
+    spaces was split into bits that each named nothing. ValueError for an unclosed quote, or a
+    word that is no path (``file_safety.NotAPath``).
+    """
+    whole = existing_path(text.strip())
+    return [whole] if whole is not None else [str(local_path(path)) for path in shlex.split(text)]
+
+
+def existing_path(text: str) -> str | None:
+    """The file or folder ``text`` names as it is, if one is there; else None (no path, or nothing there)."""
+    try:
+        path = local_path(text)
+    except NotAPath:
+        return None
+    return str(path) if os.path.exists(path) else None  # os.path.exists: False, never an OSError
+
+
 class ImportDialog(FormDialog[list[str]]):
-    """Asks for report files or folders (shell-style quoting for spaces)."""
+    """Asks for report files or folders (shell-style quoting for spaces; pasted lines are one path each)."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Import DMARC reports", classes="dialog-title")
-            yield Static("Files or folders (.xml, .gz, .zip, .eml); separate several with spaces.",
-                         classes="dialog-note")
-            yield Input(placeholder="/path/to/reports", id="paths")
+            yield Static("Files or folders (.xml, .gz, .zip, .eml); separate several with spaces, "
+                         "and quote a path that holds spaces.", classes="dialog-note")
+            yield ShellWordsInput(placeholder="/path/to/reports", id="paths")
             yield Static("", id="error", classes="dialog-error")
             yield self.buttons("Import")
 
@@ -36,7 +58,7 @@ class ImportDialog(FormDialog[list[str]]):
         text = self.query_one("#paths", Input).value
         try:
             # Parsed here, once: a NUL byte or ~nosuchuser stopped the console in the import's worker.
-            paths = [str(local_path(path)) for path in shlex.split(text)]
+            paths = import_paths(text)
         except ValueError as error:  # shlex's unclosed quote, or file_safety.NotAPath
             self.query_one("#error", Static).update(outside.message(f"Cannot read the paths: {error}"))
             return
