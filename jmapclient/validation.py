@@ -25,7 +25,7 @@ def _path(location: tuple[Any, ...]) -> str:
 
 NULL_REFUSED = "is required; null cannot clear it"
 EMPTY_REFUSED = "cannot be empty; leave it out or use null instead"
-"""For a field null may clear; one that always holds a value says :data:`EMPTY_REFUSED_ALWAYS` (see the CLI)."""
+"""For a field null may clear; one that always holds a value says :data:`EMPTY_REFUSED_ALWAYS` (the CLI, the form)."""
 EMPTY_REFUSED_ALWAYS = "cannot be empty: it always holds a value"
 
 

@@ -20,6 +20,7 @@ from jmapclient.encoding import (
     set_to_wire,
 )
 from jmapclient.models.introspect import KIND_WORDS, FieldSpec
+from jmapclient.validation import EMPTY_REFUSED_ALWAYS
 from tui.forms.base import OMIT, FieldEditor
 from tui.forms.taglist import TagList
 from tui.text_caps import TEXT_MAX, number_cap
@@ -98,7 +99,7 @@ class TextEditor(FieldEditor):
         if self.spec.nullable or self.initial is None or self.read() is not OMIT:
             return None
         default = "" if self.spec.default is None else f"; its default is {self.shown(self.spec.default)}"
-        return f"cannot be empty: it always holds a value{default}"
+        return f"{EMPTY_REFUSED_ALWAYS}{default}"
 
     @on(Input.Blurred)
     def _show_start(self, event: Input.Blurred) -> None:
