@@ -50,14 +50,17 @@ class HostilePeer(LoopbackPeer):
                 if not self.speaks_first and not self._read(client):
                     return
                 if self.garbage is not None:
+                    # Set before the answer goes: set after it, a client that read it and hung up could be
+                    # checked before this thread ran again (a loaded CI saw the flag unset).
+                    self.reached.set()
                     client.sendall(self.garbage)
                     client.shutdown(socket.SHUT_WR)  # the end, as the tester's port closed; no reset: its bytes
-                    self.reached.set()  # are still read below, so the client reads every garbage byte first
+                    # are still read below, so the client reads every garbage byte first
                     while not self.stopped.is_set() and self._read(client):  # until the client closes it
                         pass
                     return
+                self.reached.set()  # before the head goes, for the same reason
                 client.sendall(self.head)
-                self.reached.set()
                 for _ in range(TRICKLE_MOST):
                     if self.stopped.wait(TRICKLE_EVERY):
                         return
