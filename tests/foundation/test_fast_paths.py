@@ -109,6 +109,39 @@ def test_format_utc_matches_strftime_for_every_kind_of_time() -> None:
     assert encoding.format_utc(early) == "0999-01-02T03:04:05Z"
 
 
+def _utc_the_long_way(text: str) -> datetime | None:
+    """What parse_utc promises, spelled out: offsets and fractions read, UTC seconds out (None: refused)."""
+    candidate = text.strip()
+    try:
+        moment = datetime.fromisoformat(candidate[:-1] + "+00:00" if candidate.endswith(("z", "Z")) else candidate)
+        return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC).replace(microsecond=0)
+    except (ValueError, OverflowError):
+        return None
+
+
+HOSTILE_TIMES = [
+    "2026-01-31T120000.5Z", "2026-W05-6T12:00:00Z", "2026-01-31T24:00:00Z", "2026-13-31T12:00:00Z",
+    "2026-02-30T12:00:00Z", "٢٠٢٦-01-31T12:00:00Z", "2026-01-31T12:00:00z", "2026-01-31 12:00:00Z",
+    "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2026-01-31T12:00:60Z", "2026-01-31T12:00:00+",
+    "x026-01-31T12:00:00Z", "2026-01-31T12:00:0\x00Z", "2026-01-31T12:00:00.Z", "20260131T120000Z    ",
+]
+
+
+def test_the_timestamp_shortcut_reads_as_the_general_path() -> None:
+    rng = random.Random(7)
+    written = [encoding.format_utc(datetime(rng.randint(1, 9999), rng.randint(1, 12), rng.randint(1, 28),
+                                            rng.randint(0, 23), rng.randint(0, 59), rng.randint(0, 59), tzinfo=UTC))
+               for _ in range(2000)]
+    for text in [*written, *HOSTILE_TIMES]:
+        expected = _utc_the_long_way(text)
+        if expected is None:
+            with pytest.raises(ValueError):
+                encoding.parse_utc(text)
+            continue
+        moment = encoding.parse_utc(text)
+        assert (moment, moment.tzinfo, moment.microsecond) == (expected, UTC, 0), text
+
+
 def test_missing_outside_text_reads_empty_on_every_nested_model_and_is_required_when_written() -> None:
     wire = demo_report(random.Random(3), DEMO_NOW, 0, 1)
     del wire["subject"], wire["from"], wire["report"]["orgName"]
