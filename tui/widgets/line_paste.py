@@ -51,9 +51,13 @@ class ShellWordsInput(TakesLines):
 
 
 def pasted_lines(text: str) -> list[str]:
-    """The lines of a paste, its trailing line breaks dropped (Textual's own split: ``splitlines``)."""
+    """The lines of a paste, its trailing line breaks dropped (Textual's own split: ``splitlines``), and
+    after a first line any last lines of blanks only: a selection dragged past a line's end in a terminal
+    picks up the next line's indent, which is no second line of text."""
     lines = text.splitlines()
     while lines and not lines[-1]:
+        lines.pop()
+    while len(lines) > 1 and lines[-1].isspace():
         lines.pop()
     return lines
 

@@ -19,6 +19,7 @@ from tests.support.textual_probe import notifications, post_from_terminal
 from tests.support.waiting import settle, wait_until
 from tui.app import MailAdminApp
 from tui.screens.connect import ProfileScreen
+from tui.widgets.line_paste import pasted_lines
 
 FORM = {"profile-name": "lab", "profile-url": "https://mail.example"}
 
@@ -65,3 +66,14 @@ async def test_a_one_line_paste_into_the_token_goes_in_without_its_trailing_line
         await pilot.click("#profile-save")
         await wait_until(pilot, lambda: not isinstance(app.screen, ProfileScreen), "the form to close")
     assert Config.load(config_file).profiles["lab"].token == "sttok-SECRET2"
+
+
+@pytest.mark.parametrize(("paste", "lines"), [
+    ("sttok-SECRET2\n   ", ["sttok-SECRET2"]),  # a selection dragged into the next line's indent
+    ("sttok-SECRET2\r\n \t\n\n", ["sttok-SECRET2"]),
+    ("   ", ["   "]),  # blanks alone are what was pasted: the field decides
+    ("/a\n  \n/b", ["/a", "  ", "/b"]),  # a blank line between two is still a paste of several lines
+    ("\n\n", []),
+])
+def test_a_paste_loses_its_trailing_line_breaks_and_blank_last_lines_only(paste: str, lines: list[str]) -> None:
+    assert pasted_lines(paste) == lines
