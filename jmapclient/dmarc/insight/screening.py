@@ -3,8 +3,8 @@
 A DMARC report is unauthenticated mail: anyone can send one, send it twice, or write any count
 into it. Before the advisor adds anything up, a report stored again under the same reporter and
 report id is left out, and so is one holding far more messages than its reporter's (or the other
-reporters') median report for the domain. Both are read from the reports' totals alone, so the
-screening needs no records.
+reporters') median report for the domain, or more than :data:`MAX_COUNT` (2^40) in all, whatever its
+reporter's history. Both are read from the reports' totals alone, so the screening needs no records.
 """
 
 from __future__ import annotations
@@ -99,6 +99,14 @@ def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, l
                                                     "the same report (reporter and report id) stored again")
             continue
         seen.add((who, rid))
+        if report.messages >= MAX_COUNT:
+            # Past what any record may claim: implausible on its face, whoever sent it and how often. Left
+            # out of every baseline too: three such reports made their own median and passed as usual.
+            screening.left_out[report.id] = LeftOut(shown, rid, report.messages,
+                                                    f"{_claimed(report.messages)} messages (2^40 or more):"
+                                                    " no real report holds so many")
+            names.setdefault(who, shown)
+            continue
         totals.setdefault(report.policy_domain, {}).setdefault(who, []).append((report.id, rid, report.messages))
         names.setdefault(who, shown)
     for by_reporter in totals.values():

@@ -6,12 +6,13 @@ forged or repeated report may hold a domain back, never call it ready.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 
 from rich.console import Console
 
 from jmapclient.display import LIST_MAX
-from jmapclient.dmarc.digest_store import DigestStore
+from jmapclient.dmarc.digest_store import MAX_COUNT, DigestStore
 from jmapclient.dmarc.insight.advice import (
     MAX_AUTHORISED_FAILING,
     MIN_MESSAGES,
@@ -71,6 +72,15 @@ def test_a_big_forged_count_from_a_new_reporter_outweighs_no_reporter() -> None:
     [advice] = advise(honest() + forged("forger.example", 3, count=150), FIRST, LAST, senders=OWNS_SENDGRID)
     assert advice.left_out == [] and advice.verdict is Verdict.NOT_READY
     assert "as seen by google.com, Yahoo! Inc." in advice.summary
+
+
+def test_reports_past_the_cap_are_left_out_however_many_a_forger_sends() -> None:
+    # Three or more made the forger's own median the baseline: each was 1× it, and all were counted.
+    for count in (MAX_COUNT, 2**53 - 1):
+        [advice] = advise(honest() + forged("forger.example", 3, count=count), FIRST, LAST, senders=OWNS_SENDGRID)
+        assert advice.messages == 8 * 103
+        assert [r.reporter for r in advice.left_out] == ["forger.example"] * 3
+        assert all("(2^40 or more): no real report holds so many" in r.why for r in advice.left_out)
 
 
 def test_one_report_stored_three_times_counts_once() -> None:
@@ -186,12 +196,14 @@ async def test_the_stored_reports_are_screened_from_their_totals() -> None:
     store = DigestStore(None)
     repeated = [report(aligned("192.0.2.10", 90), day=date(2026, 3, 4), reporter="google.com",
                        report_id="google.com-4", rid=f"again-{i}") for i in range(2)]
-    reports = honest() + forged("forger.example", 2) + repeated
+    capped = forged("counter.example", 3, count=2**53 - 1)  # stored at the cap, 2^40 a record
+    reports = honest() + forged("forger.example", 2) + repeated + [
+        dataclasses.replace(r, id=f"capped-{i}") for i, r in enumerate(capped)]
     store.put(reports)
     store.mark_listed([r.id for r in reports])
     [advice] = await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True), senders=OWNS_SENDGRID)
     assert advice.reports == 8 and advice.verdict is Verdict.NOT_READY
     assert sorted(r.why.split(" messages")[0] for r in advice.left_out) == [
-        "1,000,000,000", "1,000,000,000", "the same report (reporter and report id) stored again",
-        "the same report (reporter and report id) stored again"]
+        "1,000,000,000", "1,000,000,000", *[f"at least {MAX_COUNT:,}"] * 3,
+        *["the same report (reporter and report id) stored again"] * 2]
     store.close()
