@@ -12,7 +12,10 @@ writes them). Backslashes themselves are left as they are: the text stays litera
 
 Which characters: C0 controls, DEL, C1 controls, the line and paragraph separators, every
 format character (Unicode category Cf: bidi controls U+202A–202E, U+2066–2069, U+200E/F,
-U+061C, zero-width U+200B–200D, U+2060, U+FEFF, soft hyphen, tags...) and lone surrogates.
+U+061C, zero-width U+200B–200D, U+2060, U+FEFF, soft hyphen, tags...), lone surrogates, and every
+other character Unicode says to draw as nothing (Default_Ignorable_Code_Point: the Hangul fillers,
+variation selectors, the combining grapheme joiner...): letters and marks by category, yet blank on
+screen, and counted 0 or 2 cells wide by one program and 1 by another, which broke a table's row.
 In multi-line text (detail views) ``\\n`` stays a line break; everywhere else it is shown.
 """
 
@@ -29,6 +32,13 @@ ELLIPSIS = "…"
 SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 """Controls, format characters (bidi, zero-width), lone surrogates, line/paragraph separators."""
+DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+    (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)
+"""Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt; ``unicodedata`` does not have
+the property): drawn as nothing, whatever their category. Most are Cf already; the rest are why it is here."""
 
 LIST_MAX = 200
 """Where lists, headers, dialogs and table cells cut a value (detail views show it whole)."""
@@ -39,7 +49,9 @@ MESSAGE_MAX = 2000
 @lru_cache(maxsize=4096)
 def is_hidden(char: str) -> bool:
     """True for a character that must never reach a terminal as itself."""
-    return unicodedata.category(char) in HIDDEN_CATEGORIES
+    code = ord(char)
+    return unicodedata.category(char) in HIDDEN_CATEGORIES or any(
+        first <= code <= last for first, last in DEFAULT_IGNORABLE)
 
 
 def escape_char(char: str) -> str:

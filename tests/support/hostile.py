@@ -33,6 +33,7 @@ PAYLOADS: dict[str, str] = {
     "cr_lf": "id\rX\nsafe",
     "bidi": "\u202egnp.exe",
     "zero_width": "a\u200bb\ufeff",
+    "blank_letters": "\u3164\u115fFiller\ufe0f\u034f",  # letters and marks Unicode draws as nothing
 }
 """One sample of each payload class; :data:`HOSTILE` strings them together."""
 HOSTILE = "".join(PAYLOADS.values())
@@ -41,7 +42,7 @@ HUGE = "W" * 100_000
 MARKERS = ("[/x]", "[bold red]", "[@click=", "\\u001b]0;pwned", "\\u202egnp", "\\u200b")
 """Fragments of the payload's visible form that a screen showing it must hold."""
 CONTROL_BYTES = frozenset(chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]) - {"\n", "\t"}
-HIDDEN = ("\u202e", "\u200b", "\ufeff")
+HIDDEN = ("\u202e", "\u200b", "\ufeff", "\u3164", "\u115f", "\ufe0f", "\u034f")
 
 
 def _string_paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
