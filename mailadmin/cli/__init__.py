@@ -49,9 +49,26 @@ LocalCommand = Callable[[argparse.Namespace], int]
 def parse(parser: argparse.ArgumentParser, arguments: list[str]) -> argparse.Namespace | int:
     """The parsed arguments, or argparse's exit code (0 after --help, 2 after a usage error)."""
     try:
-        return parser.parse_args(arguments)
+        args, unknown = parser.parse_known_args(arguments)
+        if unknown:
+            # argparse's parse_args refuses them with the top-level usage, which names no option of the
+            # command they were typed to; the command's own usage does.
+            from jmapclient.display import safe_text
+
+            _chosen(parser, args).error(f"unrecognized arguments: {safe_text(' '.join(unknown))}")
+        return args
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+
+
+def _chosen(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The innermost (sub)command parser ``args`` went through (``profile add`` within ``profile``)."""
+    for action in parser._actions:  # argparse keeps the subcommands' parsers only there
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            if chosen is not None:
+                return _chosen(chosen, args)
+    return parser
 
 
 def run(

@@ -93,6 +93,9 @@ def test_a_create_with_null_for_required_fields_is_refused_in_applys_words_and_s
     (["delete", "Directory", "--ids", ","], "usage: mailadmin delete ", "delete needs at least one id"),
     (["describe", "Nope"], "usage: mailadmin describe ", "unknown object 'Nope'"),
     (["get", "Directory"], "usage: mailadmin get ", "required: id"),
+    # An option the command does not have: argparse showed the top-level usage (the tester's).
+    (["query", "DmarcExternalReport", "--limit", "3"], "usage: mailadmin query ", "unrecognized arguments: --limit 3"),
+    (["apply", "a1.ndjson", "--yes"], "usage: mailadmin apply ", "unrecognized arguments: --yes"),
 ])
 def test_usage_errors_show_the_subcommand_usage_and_exit_2_before_any_connection(
     argv: list[str], usage: str, words: str, capsys
@@ -137,3 +140,11 @@ def test_a_bad_export_target_is_refused_before_any_request(tmp_path: Path, capsy
                     transport=counting)
     assert code == 1 and counting.requests == []
     assert capsys.readouterr().err.startswith("error: cannot write the export to ")
+
+
+def test_an_unknown_option_of_a_nested_command_shows_that_command_s_usage(capsys) -> None:
+    with token_in_env("t"):
+        assert main(["profile", "add", "lab", "--url", "https://mail.example", "--bogus"],
+                    transport=CountingTransport()) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: mailadmin profile add ") and "unrecognized arguments: --bogus" in err
