@@ -269,10 +269,10 @@ def _describe(args: argparse.Namespace) -> int:
             for line in describe.describe_all():
                 out(line)
         return EXIT_OK
-    found, _ = objects_cmd.target(args.object)
+    found, variant = objects_cmd.target(args.object)
     if args.json:
-        out(compact_json(describe.describe_json(found)))
+        out(compact_json(describe.describe_json(found, variant)))
     else:
-        for line in describe.describe_type(found):
+        for line in describe.describe_type(found, variant):
             out(line)
     return EXIT_OK

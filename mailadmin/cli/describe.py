@@ -102,13 +102,21 @@ def _model_block(title: str, model: type[WireModel]) -> list[str]:
     return ["", f"{title}:", *table_lines(FIELD_HEADERS, rows)]
 
 
-def describe_type(object_type: ObjectType) -> list[str]:
+def _described_variants(object_type: ObjectType, variant: str | None) -> dict[str, type[WireModel]]:
+    """The variants to describe: the one ``variant`` names (``describe Directory/Oidc``), else all."""
+    if variant is None:
+        return dict(object_type.variants)
+    chosen = object_type.model_for(variant)
+    return {name: model for name, model in object_type.variants.items() if model is chosen}
+
+
+def describe_type(object_type: ObjectType, variant: str | None = None) -> list[str]:
     lines = [
         f"{object_type.name} ({object_type.label}) — {object_type.section}",
         f"methods: {', '.join(object_type.method(v) for v in ('get', 'set', 'query'))}",
         f"permissions: {', '.join(object_type.all_permissions)}",
     ]
-    models: list[tuple[str | None, type[WireModel]]] = [*object_type.variants.items()]
+    models: list[tuple[str | None, type[WireModel]]] = [*_described_variants(object_type, variant).items()]
     models = models or [(None, object_type.annotation)]
     if object_type.variants:
         lines.append(f"variants (@type): {', '.join(object_type.variants)}; create with {object_type.name}/<variant>")
@@ -168,8 +176,8 @@ def _model_json(model: type[WireModel]) -> dict[str, Any]:
     return {"name": model.__name__, "@type": variant_name(model), "fields": [_field_json(s) for s in fields_of(model)]}
 
 
-def describe_json(object_type: ObjectType) -> dict[str, Any]:
-    models = list(object_type.variants.values()) or [object_type.annotation]
+def describe_json(object_type: ObjectType, variant: str | None = None) -> dict[str, Any]:
+    models = list(_described_variants(object_type, variant).values()) or [object_type.annotation]
     nested: dict[str, type[WireModel]] = {}
     for model in models:
         nested.update({child.__name__: child for _, child in nested_models(model)})

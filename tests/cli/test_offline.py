@@ -81,6 +81,18 @@ def test_describe_json_matches_the_models(capsys):
     assert "SecretValue" in {t["name"] for t in data["types"]}
 
 
+def test_describe_of_one_variant_describes_that_variant_only(capsys):
+    # `describe Directory/Oidc` printed all three (the tester's).
+    assert main(["describe", "Directory/sql"]) == 0
+    text = capsys.readouterr().out
+    assert "Directory/Sql:" in text and "store @type PostgreSql:" in text
+    assert "Directory/Ldap:" not in text and "Directory/Oidc:" not in text and "bindSecret @type" not in text
+    assert main(["describe", "Directory/Oidc", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [v["@type"] for v in data["variants"]] == ["Oidc"]
+    assert "SecretValue" not in {t["name"] for t in data["types"]}
+
+
 def test_describe_all_lists_objects(capsys):
     assert main(["describe"]) == 0
     text = capsys.readouterr().out
