@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from textual.pilot import Pilot
@@ -10,12 +12,22 @@ from textual.widgets import Button, Input, Select, Switch
 
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
+from tests.support.console import Console, make_console
 from tests.support.waiting import settle
 from tui.directories.editor import DirectoryEditor
 from tui.directories.section import DirectoriesSection
 from tui.forms.base import FieldEditor
 from tui.forms.nested import ListEditor
 from tui.widgets.list_table import ListTable
+
+
+@asynccontextmanager
+async def started(store: Store, profile: str = "spec") -> AsyncIterator[tuple[Console, Pilot]]:
+    """The console on ``store`` in ``profile``, started and settled."""
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        yield console, pilot
 
 
 def section(pilot: Pilot) -> DirectoriesSection:

@@ -26,24 +26,21 @@ from jmapclient.models.objects import DIRECTORY
 from jmapclient.paging import read_all
 from tui.context import ConsoleContext
 from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_file
+from tui.directories.deleted_elsewhere import GONE, DeletedElsewhere, gone_from_server
 from tui.directories.permissions import show_permissions
 from tui.directories.raw import editor_command, object_json, read_edit, run_editor, write_for_editing
-from tui.directories.variant_picker import kind_name
+from tui.directories.variant_picker import directory_label, kind_name
 from tui.keyboard import done_loading
 from tui.lifecycle import gone, while_attached
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form_dialog import MessageDialog
 from tui.screens.json_view import JsonView
-from tui.section_view import SectionView, Status
+from tui.section_view import Status
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
 
 
-def directory_label(wire: dict[str, Any]) -> str:
-    return str(wire.get("description") or wire.get("id") or "(no description)")
-
-
-class DirectoryObjectActions(SectionView):
+class DirectoryObjectActions(DeletedElsewhere):
     """d, y, Y, J, E on the highlighted directory; s and a on the whole list."""
 
     context: ConsoleContext
@@ -96,6 +93,10 @@ class DirectoryObjectActions(SectionView):
             return
         done_loading(table)
         failure: SetError | None = result.not_destroyed.get(directory_id)
+        if failure is not None and gone_from_server(failure):  # deleted elsewhere first: gone all the same
+            self.forget(directory_id)
+            self.post_message(Status(GONE.format(name=name)))
+            return
         if failure is not None:
             if self.context.learn_forbidden(DIRECTORY, "destroy", failure):
                 show_permissions(self, self.context)
@@ -166,6 +167,10 @@ class DirectoryObjectActions(SectionView):
         try:
             await self.context.client.directories.update(directory_id, patch)
         except JmapError as error:
+            if gone_from_server(error):
+                self.forget(directory_id)
+                self.post_message(Status(f"Not saved: {GONE.format(name=name)}", "error"))
+                return
             self.post_message(Status(f"Could not save {name}: {error}", "error"))
             return
         self.post_message(Status(f"Saved {name}: {', '.join(patch)}."))

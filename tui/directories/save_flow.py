@@ -22,6 +22,7 @@ from jmapclient.models.objects import DIRECTORY, Action
 from jmapclient.paging import read_all
 from jmapclient.validation import validate_object
 from tui.context import ConsoleContext
+from tui.directories.deleted_elsewhere import GONE, DirectoryGone, gone_from_server
 from tui.directories.kind_change import KIND_CHANGED, KIND_CHANGED_STATUS, kind_changed
 from tui.directories.lost_save import (
     CREATE_AGAIN,
@@ -32,8 +33,7 @@ from tui.directories.lost_save import (
     answer_lost,
     created_meanwhile,
 )
-from tui.directories.object_actions import directory_label
-from tui.directories.variant_picker import kind_name
+from tui.directories.variant_picker import directory_label, kind_name
 from tui.forms import ModelForm
 from tui.forms.base import FieldEditor
 from tui.keyboard import focus_now
@@ -154,6 +154,9 @@ class DirectorySaveFlow(Vertical):
             if self.context.learn_forbidden(DIRECTORY, action, error):
                 self._forbidden(action)
                 return
+            if self.wire is not None and gone_from_server(error):
+                self._gone(str(self.wire["id"]))
+                return
             self._field_errors(error.field_messages(), f"Not saved: {error.message}")
             self.post_message(Status(f"Not saved: {error.message}", "error"))
             return
@@ -197,6 +200,15 @@ class DirectorySaveFlow(Vertical):
         self.overwriting |= changed  # ctrl+s again puts this form's values over them
         fields = ", ".join(labels.get(key, key) for key in sorted(changed))
         return CHANGED_ELSEWHERE.format(fields=fields), "Not saved: changed on the server meanwhile."
+
+    def _gone(self, directory_id: str) -> None:
+        """The server no longer has this directory: said plainly, and the list behind the form drops it.
+        What was typed stays, to be read or copied; a save can only say the same again."""
+        assert self.wire is not None
+        self._message(f"Not saved: {GONE.format(name=directory_label(self.wire))} What you typed stays here; "
+                      "esc goes back to the list.")
+        self.post_message(Status("Not saved: the directory was deleted on the server meanwhile.", "error"))
+        self.post_message(DirectoryGone(directory_id))
 
     def _saved(self, saved_id: str, said: str, findings: list[Finding] | None) -> None:
         if findings:

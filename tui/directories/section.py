@@ -21,9 +21,9 @@ from jmapclient.models.objects import DIRECTORY
 from jmapclient.paging import get_all
 from tui.context import ConsoleContext
 from tui.directories.editor import DirectoryEditor
-from tui.directories.object_actions import DirectoryObjectActions, directory_label
+from tui.directories.object_actions import DirectoryObjectActions
 from tui.directories.permissions import show_permissions
-from tui.directories.variant_picker import VariantPicker, kind_name
+from tui.directories.variant_picker import VariantPicker, directory_label, kind_name
 from tui.keyboard import done_loading, focus_now
 from tui.lifecycle import gone, while_attached
 from tui.section_view import Breadcrumb, EditorDone, Status
@@ -37,8 +37,9 @@ HELP = """\
 External directories the server checks logins against: **LDAP**, an **SQL** database,
 or an **OpenID Connect** provider (Settings › Authentication › Directories).
 
-- **enter** opens the highlighted directory (view and edit), **n** creates one (choose its kind first),
-  **d** deletes the highlighted one after a y/n confirmation.
+- **enter** opens the highlighted directory (view and edit) as the server holds it now, **n** creates one
+  (choose its kind first), **d** deletes the highlighted one after a y/n confirmation. A directory found
+  deleted elsewhere (opening it, saving it, deleting it) is said and taken off the list.
 - **/** filters the list by description, kind or tenant; **esc** clears the filter.
 - **s** writes a snapshot of every directory to a file (0600, the server CLI's NDJSON; secrets left out);
   **a** reads such a file, shows the plan (create, update field by field, unchanged) and applies it on
@@ -160,6 +161,9 @@ class DirectoriesSection(DirectoryObjectActions):
         self.unreadable = dict(result.invalid)
         self._fill(select)
         show_permissions(self, self.context)
+        self._say_count()
+
+    def _say_count(self) -> None:
         count = len(self.rows)
         self.post_message(Status(f"{count} director{'y' if count == 1 else 'ies'}"))
 
@@ -274,15 +278,8 @@ class DirectoriesSection(DirectoryObjectActions):
     @on(Button.Pressed, "#dir-open")
     def _open_pressed(self) -> None:
         wire = self._selected()
-        if wire is None:
-            return
-        reason = self.unreadable.get(str(wire.get("id")))
-        if reason is not None:
-            # The form is built from what the model reads; a directory it cannot read (an unknown
-            # kind, replicas that are no list of objects...) would break the form, not open it.
-            self._message(f"This client cannot read the directory {directory_label(wire)}: {reason}")
-            return
-        self.open_editor(wire, str(wire.get(TYPE_KEY)))
+        if wire is not None:
+            self.open_fresh(wire)  # read again first: it may have changed, or gone, since the list was
 
     @on(DataTable.RowSelected, "#dir-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
@@ -321,6 +318,10 @@ class DirectoriesSection(DirectoryObjectActions):
         self.refresh_bindings()
         if saved_id is not None:
             self._load(saved_id)
+        else:
+            # What the form last said ("Not saved: ... does not exist") is of a form no longer there:
+            # it stayed over the list, and over the next directory opened.
+            self._say_count()
 
     def unsaved_changes(self) -> str | None:
         """What an open editor would lose (its title), for the shell's quit question."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -21,6 +21,11 @@ def kind_name(variant: object) -> str:
     """How people name a directory ``@type`` (declared on its model)."""
     model = DIRECTORY.variants.get(str(variant))
     return kind_label(model) if model is not None else str(variant)
+
+
+def directory_label(wire: dict[str, Any]) -> str:
+    """How the console names a directory: its description, else its id."""
+    return str(wire.get("description") or wire.get("id") or "(no description)")
 
 
 class VariantPicker(Dialog[str | None]):

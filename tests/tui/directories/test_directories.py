@@ -288,7 +288,7 @@ async def test_server_field_errors_are_shown_next_to_fields(store) -> None:
         await fill(pilot, "store/host", "moved.db.test")
         await save(pilot)
         message = str(editor(pilot).query_one("#editor-message", Static).render())
-        assert "the server has no object with this id (deleted, or never there)" in message
+        assert f"Not saved: {SQL} is no longer on the server (deleted elsewhere)" in message, message
         assert field(pilot, "store/host").query_one(Input).value == "moved.db.test"
 
 

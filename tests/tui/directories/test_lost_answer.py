@@ -8,8 +8,7 @@ the stub stores the request and its answer is lost (a timeout), or the answer is
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 
 import httpx
 from textual.pilot import Pilot
@@ -17,7 +16,6 @@ from textual.widgets import Input, Static
 
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
-from tests.support.console import Console, make_console
 from tests.support.directory_steps import (
     editor,
     field,
@@ -26,6 +24,7 @@ from tests.support.directory_steps import (
     save,
     sent_calls,
     start_create,
+    started,
     stored,
     table_rows,
 )
@@ -112,15 +111,6 @@ def status(pilot: Pilot) -> str:
 
 def footer_keys(pilot: Pilot) -> list[tuple[str, str]]:
     return [(key.key_display, key.description) for key in pilot.app.query(FooterKey)]
-
-
-@asynccontextmanager
-async def started(store: Store, profile: str) -> AsyncIterator[tuple[Console, Pilot]]:
-    """The console on ``store`` in ``profile``, started and settled."""
-    console = make_console(store, profile=profile)
-    async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        yield console, pilot
 
 
 async def edit_claim(pilot: Pilot) -> None:
