@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from jmapclient.compact_json import compact_json
 from jmapclient.models import WireModel
 from jmapclient.models.objects import ObjectType
 from server_stub import tallies
@@ -39,7 +40,7 @@ def encode_data(wire: dict[str, Any]) -> bytes:
     """An object's stored form: compact JSON, deflated. A report's 2.3 KB of JSON spilled onto
     overflow pages (3.4 KB on disk); deflated it is about 0.7 KB and fits in its row. Queries
     never read it: only ``get`` inflates the objects it returns (whatever level deflated it)."""
-    return zlib.compress(json.dumps(wire, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), DEFLATE_LEVEL)
+    return zlib.compress(compact_json(wire, ensure_ascii=False), DEFLATE_LEVEL)
 
 
 def decode_data(data: bytes | str) -> dict[str, Any]:
