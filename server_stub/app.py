@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from jmapclient.collector import collector_paused
+from jmapclient.models.objects import OBJECT_TYPES
 from server_stub.account import ACCOUNT_PATH, SCHEMA_PATH, account_resource, schema_body
 from server_stub.auth import Principal, TokenRegistry
 from server_stub.limits import BODY_TIMEOUT
@@ -24,6 +25,7 @@ from server_stub.protocol import MAX_SIZE_REQUEST, Dispatcher, RequestProblem, p
 from server_stub.raw_json import encode_answer, encode_json
 from server_stub.session import SESSION_PATH, WELL_KNOWN_PATH, anonymous_session, session_resource
 from server_stub.store import Store
+from server_stub.warm import warm
 
 log = logging.getLogger("server_stub")
 
@@ -233,6 +235,7 @@ def create_app(
     makes every method on the objects fail as the real server does before it is set up.
     """
     chosen = profile if isinstance(profile, ServerProfile) else server_profile(profile)
+    warm(OBJECT_TYPES.values())  # before the first request, not during it
     return StubApp(store, chosen, tokens, public_url=public_url, bootstrap=bootstrap)
 
 

@@ -120,7 +120,11 @@ def split_search_words(text: str) -> list[str]:
 
 def report_words(stored: Stored) -> set[str]:
     """What ``text`` searches (wire-notes.md; the fields are :func:`searched_texts`'), in words."""
-    return {word for value in searched_texts(stored) if value for word in _words_of(value)}
+    # Each distinct text once: a report's records name the same few domains over and over.
+    texts = set(searched_texts(stored))
+    texts.discard(None)
+    texts.discard("")
+    return {word for value in texts for word in _words_of(value)}
 
 
 DIRECTORY_SCHEMA = TableSchema(

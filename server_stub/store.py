@@ -13,12 +13,12 @@ import os
 import sqlite3
 import threading
 import zlib
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from jmapclient.compact_json import compact_json
 from jmapclient.models import WireModel
 from jmapclient.models.objects import ObjectType
 from server_stub import tallies
@@ -40,7 +40,7 @@ def encode_data(wire: dict[str, Any]) -> bytes:
     """An object's stored form: compact JSON, deflated. A report's 2.3 KB of JSON spilled onto
     overflow pages (3.4 KB on disk); deflated it is about 0.7 KB and fits in its row. Queries
     never read it: only ``get`` inflates the objects it returns (whatever level deflated it)."""
-    return zlib.compress(json.dumps(wire, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), DEFLATE_LEVEL)
+    return zlib.compress(compact_json(wire, ensure_ascii=False), DEFLATE_LEVEL)
 
 
 def decode_data(data: bytes | str) -> dict[str, Any]:
@@ -212,11 +212,11 @@ class Store(StoreTables, StoreLinks):
         schema: TableSchema,
         first: int,
         batch: Sequence[dict[str, Any]],
-        counts: Counter[tallies.Key],
+        keyed: tallies.RowKeys,
         words: list[tuple[str, int]],
     ) -> list[str]:
         """Insert ``batch`` (stored forms) as rows ``first`` on; their ids. Their search words go to ``words``
-        as (word, seq), for the caller to write (bulk loads write them sorted), their tally keys to ``counts``
+        as (word, seq), for the caller to write (bulk loads write them sorted), their tally keys to ``keyed``
         (the caller applies them once for many rows). The rows and their data are each written by one
         ``executemany``: a statement a row cost about a tenth of storing a created report."""
         rows: list[list[Any]] = []
@@ -228,7 +228,7 @@ class Store(StoreTables, StoreLinks):
             rows.append([seq, object_id, *values.values()])
             data.append((seq, encode_data({**wire, "id": object_id})))
             own_words = sorted(schema.words(wire)) if schema.words is not None else []
-            counts.update(self._keys(schema, seq, values, own_words))
+            keyed.add({**values, "seq": seq}, own_words)
             words.extend((word, seq) for word in own_words)
             ids.append(object_id)
         if rows:
@@ -242,12 +242,12 @@ class Store(StoreTables, StoreLinks):
         """Store a new object (one transaction) and return its id. ``wire`` is ``model``'s stored form:
         its columns and words are read from it."""
         schema = schema_for(object_type)
-        counts: Counter[tallies.Key] = Counter()
+        keyed = self._row_keys(schema)
         words: list[tuple[str, int]] = []
         with self._row_write(object_type) as (db, seq):
-            (object_id,) = self._insert_rows(db, schema, seq, [wire], counts, words)
+            (object_id,) = self._insert_rows(db, schema, seq, [wire], keyed, words)
             self._write_words(db, schema, seq, [word for word, _ in words])
-            tallies.apply(db, schema.table, counts)
+            tallies.apply(db, schema.table, keyed.counts())
         return object_id
 
     def insert_many(self, object_type: ObjectType, items: Iterable[tuple[WireModel, dict[str, Any]]], *,
@@ -279,9 +279,9 @@ class Store(StoreTables, StoreLinks):
             for batch in batches:
                 first = self._next_seq(db, schema)
                 words: list[tuple[str, int]] = []
-                counts: Counter[tallies.Key] = Counter()
-                new_ids = self._insert_rows(db, schema, first, batch, counts, words)
-                tallies.apply(db, schema.table, counts)
+                keyed = self._row_keys(schema)
+                new_ids = self._insert_rows(db, schema, first, batch, keyed, words)
+                tallies.apply(db, schema.table, keyed.counts())
                 # In key order, the word index is appended to instead of split page by page.
                 if schema.words is not None:
                     words.sort()

@@ -61,6 +61,12 @@ class StoreTables:
                             schema.ranked)
 
     @staticmethod
+    def _row_keys(schema: TableSchema) -> tallies.RowKeys:
+        """The tally keys of rows about to be written, counted as :meth:`_keys` gives each (given ``seq`` among
+        the values, and the words only where the type has them)."""
+        return tallies.RowKeys(schema.tallied, schema.ranked)
+
+    @staticmethod
     def _stored_keys(db: sqlite3.Connection, schema: TableSchema, seq: int) -> list[tallies.Key]:
         """The tally keys of a stored row, read back from its columns and words (before it changes)."""
         names = list(dict.fromkeys([*schema.tallied, *(c for c in schema.ranked if c != "seq")]))

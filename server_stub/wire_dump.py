@@ -64,6 +64,11 @@ def walked_wire(model: WireModel) -> dict[str, Any] | None:
     return wire
 
 
+def prepare(model_class: type) -> None:
+    """Write the walk of ``model_class`` (and of the classes it holds) now, not on its first object's store."""
+    _dumper_of(model_class)
+
+
 def _unknown() -> Any:
     raise _Unknown
 
