@@ -60,7 +60,8 @@ class NotAFile(Exception):
 LINK_NOT_FOLLOWED = "a symbolic link, not followed"
 
 
-def read_bounded(path: Path, limit: int, *, devices: bool = True, follow: bool = True) -> bytes | None:
+def read_bounded(path: Path, limit: int, *, devices: bool = True, follow: bool = True,
+                 streams: bool = True) -> bytes | None:
     """The bytes at ``path``, or None past ``limit``; a FIFO (``<(pass show mail)``, ``/dev/stdin``
     of a pipe) is read like a file. OSError when it cannot be read.
 
@@ -70,13 +71,17 @@ def read_bounded(path: Path, limit: int, *, devices: bool = True, follow: bool =
     False, a device or socket is refused (NotAFile) before it is opened: ``/dev/tty`` in a
     report folder would wait for the keyboard. With ``follow`` False a symbolic link is refused
     (NotAFile), at the open itself (``O_NOFOLLOW``): one swapped in after a check is refused too.
+    With ``streams`` False a FIFO is refused (NotAFile) too, unopened: one planted in a folder others
+    fill may have a writer that never closes it, and the read would wait for ever.
     """
-    if not devices:
+    if not devices or not streams:
         kind = os.stat(path, follow_symlinks=follow).st_mode
         if stat.S_ISLNK(kind):
             raise NotAFile(LINK_NOT_FOLLOWED)
-        if stat.S_ISCHR(kind) or stat.S_ISBLK(kind) or stat.S_ISSOCK(kind):
+        if not devices and (stat.S_ISCHR(kind) or stat.S_ISBLK(kind) or stat.S_ISSOCK(kind)):
             raise NotAFile("not a file (a device or a socket)")
+        if not streams and stat.S_ISFIFO(kind):
+            raise NotAFile(f"not a regular file ({_kind(kind)})")
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | (0 if follow else os.O_NOFOLLOW)
     try:
         descriptor = os.open(path, flags)
@@ -88,6 +93,8 @@ def read_bounded(path: Path, limit: int, *, devices: bool = True, follow: bool =
         opened = os.fstat(descriptor)
         if not devices and not (stat.S_ISREG(opened.st_mode) or stat.S_ISFIFO(opened.st_mode)):
             raise NotAFile("not a file (a device or a socket)")  # swapped in after the check
+        if not streams and not stat.S_ISREG(opened.st_mode):
+            raise NotAFile(f"not a regular file ({_kind(opened.st_mode)})")  # swapped in after the check
         os.set_blocking(descriptor, True)  # only the open must not wait; a writer's data is waited for
         if stat.S_ISREG(opened.st_mode) and opened.st_size > limit:
             return None
@@ -383,6 +390,12 @@ _HANDED_DESCRIPTORS = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/")
 """Paths of a descriptor the shell handed over: ``--token-file <(pass show mail)`` is a pipe there."""
 
 
+def handed_over(path: Path) -> bool:
+    """Whether ``path`` names a descriptor the shell handed over (``/dev/stdin``, ``<(gunzip -c r.gz)``):
+    links the system keeps, which nobody plants."""
+    return str(path).startswith(_HANDED_DESCRIPTORS)
+
+
 def stored_file_problem(path: Path) -> str | None:
     """Why ``path`` is no stored file to read a secret or CA from (a FIFO, device, socket, folder), or None.
 
@@ -395,6 +408,6 @@ def stored_file_problem(path: Path) -> str | None:
         mode = path.stat().st_mode
     except OSError:
         return None
-    if stat.S_ISREG(mode) or (stat.S_ISFIFO(mode) and str(path).startswith(_HANDED_DESCRIPTORS)):
+    if stat.S_ISREG(mode) or (stat.S_ISFIFO(mode) and handed_over(path)):
         return None
     return f"it is not a regular file ({_kind(mode)})"

@@ -8,6 +8,7 @@ every file, whether it worked or not. A batch never stops at one bad file.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -21,7 +22,7 @@ from jmapclient.dmarc.notes import Notes
 from jmapclient.dmarc.retention import DEFAULT_RETENTION
 from jmapclient.dmarc.wirelists import to_set
 from jmapclient.dmarc.xmlparse import parse_report_xml
-from jmapclient.file_safety import NotAFile, read_bounded
+from jmapclient.file_safety import NotAFile, handed_over, read_bounded
 
 Status = Literal["ok", "rejected", "duplicate"]
 
@@ -72,11 +73,13 @@ def load_reports(
 
 
 class FoundInFolder(PosixPath):
-    """A file found by walking a folder, not named by the person: read only if it is no symbolic link.
+    """A file found by walking a folder, not named by the person: read only if it is a regular file.
 
     A report folder is often filled by others (a mail filter, a shared drop): a link planted there
-    (to ``/etc/shadow``, a key) was followed and read. A path named on the command line is followed:
-    the person chose it.
+    (to ``/etc/shadow``, a key) was followed and read, and a FIFO planted there with a writer that never
+    closes it would hold the import for ever. A path named on the command line may be a pipe
+    (``<(gunzip -c r.gz)``, ``/dev/stdin``); it is a link followed only where the shell handed a descriptor
+    over, as a glob (``/srv/dmarc/*``) names the links planted in a folder too.
     """
 
 
@@ -110,14 +113,26 @@ def load_file(
     """Read one file; never raises for bad content (the result says what failed)."""
     path = path if isinstance(path, Path) else Path(path)
     try:
-        data = read_bounded(path, limit, devices=False, follow=not isinstance(path, FoundInFolder))
+        named = not isinstance(path, FoundInFolder)
+        # A named link is followed only where the shell hands a descriptor over (/dev/stdin, <(...)):
+        # `import-dmarc /srv/dmarc/*` names each file of a folder others fill, links planted there too.
+        data = read_bounded(path, limit, devices=False, follow=named and handed_over(path), streams=named)
     except NotAFile as refusal:
         return ParsedFile(path, "rejected", reason=str(refusal))
     except OSError as exc:
         return ParsedFile(path, "rejected", reason=f"cannot read file ({exc.strerror or exc})")
     if data is None:
         return ParsedFile(path, "rejected", reason=f"file is larger than the {limit:,}-byte limit")
+    if not data and _is_pipe(path):
+        return ParsedFile(path, "rejected", reason="nothing came through the pipe (a FIFO no one wrote into)")
     return load_bytes(data, path, now=now, retain=retain, limit=limit)
+
+
+def _is_pipe(path: Path) -> bool:
+    try:
+        return stat.S_ISFIFO(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def load_bytes(

@@ -32,7 +32,27 @@ def test_a_fifo_in_a_report_folder_does_not_hang_the_import(tmp_path: Path) -> N
     os.mkfifo(tmp_path / "b.xml")
     results: list[ParsedFile] = finished(lambda: list(load_reports([tmp_path])))  # type: ignore[assignment]
     assert [r.path.name for r in results] == ["a.xml", "b.xml"]
-    assert results[1].status == "rejected" and results[1].reason == "empty file"
+    assert results[1].status == "rejected" and results[1].reason == "not a regular file (a FIFO)"
+
+
+def test_a_fifo_in_a_report_folder_is_not_read_even_with_a_writer(tmp_path: Path) -> None:
+    # A FIFO planted in a folder others fill, its writer never closing it, held the import for ever.
+    fifo = tmp_path / "b.xml"
+    os.mkfifo(fifo)
+    writer = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # a writer that stays (RDWR: no reader needed)
+    try:
+        os.write(writer, b"<feedback>")
+        results: list[ParsedFile] = finished(lambda: list(load_reports([tmp_path])))  # type: ignore[assignment]
+    finally:
+        os.close(writer)
+    assert [(r.status, r.reason) for r in results] == [("rejected", "not a regular file (a FIFO)")]
+
+
+def test_a_named_fifo_no_one_writes_into_says_so(tmp_path: Path) -> None:
+    fifo = tmp_path / "b.xml"
+    os.mkfifo(fifo)
+    parsed: ParsedFile = finished(lambda: load_file(fifo))  # type: ignore[assignment]
+    assert (parsed.status, parsed.reason) == ("rejected", "nothing came through the pipe (a FIFO no one wrote into)")
 
 
 def test_a_pipe_is_read_like_a_file() -> None:
@@ -50,10 +70,12 @@ def test_a_pipe_is_read_like_a_file() -> None:
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
 def test_a_device_is_refused_unread(tmp_path: Path, device: str) -> None:
     # /dev/zero's st_size is 0, so read_bytes() read it into memory without end.
+    parsed: ParsedFile = finished(lambda: load_file(device))  # type: ignore[assignment]
+    assert parsed.status == "rejected" and parsed.reason == "not a file (a device or a socket)"
     link = tmp_path / "zero.xml"  # a report folder can hold a symlink to anything
     link.symlink_to(device)
-    parsed: ParsedFile = finished(lambda: load_file(link))  # type: ignore[assignment]
-    assert parsed.status == "rejected" and parsed.reason == "not a file (a device or a socket)"
+    parsed = finished(lambda: load_file(link))  # type: ignore[assignment]
+    assert parsed.status == "rejected" and parsed.reason == "a symbolic link, not followed"
 
 
 def test_a_socket_is_refused(tmp_path: Path) -> None:

@@ -48,7 +48,15 @@ def test_a_link_swapped_in_after_the_listing_is_refused_at_the_open(folder: Path
     assert load_file(real, now=FROZEN_NOW).reason == "a symbolic link, not followed"
 
 
-def test_a_link_named_by_the_person_is_followed(folder: Path) -> None:
+def test_a_link_named_on_the_command_line_is_not_followed_either(folder: Path) -> None:
+    # `import-dmarc /srv/dmarc/*`: the shell's glob names the links planted in the folder too.
     [named] = iter_report_files([folder / "planted.xml"])
     assert not isinstance(named, FoundInFolder)
-    assert load_file(named, now=FROZEN_NOW).ok
+    assert load_file(named, now=FROZEN_NOW).reason == "a symbolic link, not followed"
+    assert load_file(folder.parent / "outside" / "secret.xml", now=FROZEN_NOW).ok  # its target, named
+
+
+def test_a_descriptor_the_shell_hands_over_is_followed(folder: Path) -> None:
+    # `import-dmarc /dev/stdin < r.xml`, `<(cat r.xml)`: /dev/stdin and /dev/fd/N are the system's links.
+    with open(folder / "real.xml", "rb") as handed:
+        assert load_file(Path(f"/dev/fd/{handed.fileno()}"), now=FROZEN_NOW).ok
