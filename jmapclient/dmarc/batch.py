@@ -86,6 +86,10 @@ class ImportSummary:
     imported: list[Path] = field(default_factory=list)
     duplicates: list[tuple[Path, str]] = field(default_factory=list)
     rejected: list[tuple[Path, str]] = field(default_factory=list)
+    unsure: list[tuple[Path, str]] = field(default_factory=list)
+    """Files whose upload went out and got no answer: the server may or may not have stored them, and could
+    not be asked after. Said apart from the rejected ones, which it did not store (a timeout once read as
+    "rejected" for files the server had stored)."""
     warned: list[tuple[Path, str]] = field(default_factory=list)
     """What reading each file changed or left out (XML repaired, a record skipped): what the server is
     given then differs from what the file says, and the summary says so (it once only counted them)."""
@@ -113,6 +117,17 @@ class ImportSummary:
             self.imported.remove(path)
         self.rejected.append((path, reason))
 
+    def not_known(self, path: Path, reason: str) -> None:
+        """Record a file the server may have stored: its upload got no answer (see ``unsure``)."""
+        if path in self.imported:
+            self.imported.remove(path)
+        self.unsure.append((path, reason))
+
+    @property
+    def missed(self) -> int:
+        """Files not known to be stored: rejected, or their upload unanswered."""
+        return len(self.rejected) + len(self.unsure)
+
     def lines(self, *, dry_run: bool = False, said_apart: str | None = None) -> list[str]:
         """Human-readable summary, one line per fact; a dry run says what it would import.
 
@@ -125,6 +140,9 @@ class ImportSummary:
             f"duplicates: {len(self.duplicates)}",
             f"rejected: {len(self.rejected)}",
         ]
+        if self.unsure:
+            out.append(f"not known: {len(self.unsure)} (sent, unanswered: the server may have stored them; "
+                       "importing the same files again stores the rest, those stored count as duplicates)")
         imported = set(self.imported)
         warned = [(path, why) for path, why in self.warned if path in imported]  # not those refused later
         if warned:
@@ -138,6 +156,7 @@ class ImportSummary:
         if apart:
             more = f" and {len(apart) - 1:,} more file{'s' if len(apart) > 2 else ''}" if len(apart) > 1 else ""
             out.append(f"  rejected {_shown(apart[0])}{more}: {REFUSED_WITH_IMPORT}")
+        out += [f"  not known {_shown(path)}: {_shown(why)}" for path, why in self.unsure]
         out += [f"  warning {_shown(path)}: {_shown(why)}" for path, why in warned[:LISTED_WARNINGS]]
         if len(warned) > LISTED_WARNINGS:
             out.append(f"  … and {len(warned) - LISTED_WARNINGS:,} more warnings")

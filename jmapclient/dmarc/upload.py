@@ -18,7 +18,7 @@ from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key
 from jmapclient.dmarc.loader import ParsedFile
 from jmapclient.dmarc.searched import searched_texts
 from jmapclient.encoding import list_from_wire
-from jmapclient.errors import JmapError, MethodError
+from jmapclient.errors import JmapError, MethodError, TransportError
 from jmapclient.objects import ObjectApi, SetResult
 from jmapclient.paging import pages_of_objects
 from jmapclient.raw_json import RawJson
@@ -244,6 +244,11 @@ class StoredKeys:
         return keys
 
 
+def unanswered(error: JmapError) -> bool:
+    """The request went out and no answer came: the server may have carried it out."""
+    return isinstance(error, TransportError) and error.sent
+
+
 class Uploader:
     """Collects parsed reports and creates them a batch at a time; failures go to the summary."""
 
@@ -358,7 +363,7 @@ class Uploader:
                 return
             # The call failed as a whole, yet a server may have stored part of it (the
             # stub stores reports one by one): ask what it holds, then send the rest alone.
-            await self._one_at_a_time(batch)
+            await self._one_at_a_time(batch, went_out=unanswered(error))
             return
         self._record(batch, result)
 
@@ -375,16 +380,27 @@ class Uploader:
             return True
         return False
 
-    async def _one_at_a_time(self, batch: list[ParsedFile]) -> None:
+    async def _one_at_a_time(self, batch: list[ParsedFile], *, went_out: bool) -> None:
+        """``batch`` sent report by report after its call failed as a whole; ``went_out``: that call was sent
+        and got no answer, so the server may have stored any of it."""
         stored = StoredKeys(self.api)  # asked afresh: the failed call may have stored some
+        silent: JmapError | None = None
+        """The server did not answer the question: the rest of the batch is not asked (a timeout each)."""
         for item in batch:
             if item.wire is None:
                 continue
             try:
+                if silent is not None:
+                    raise silent
                 held = await stored.holds(item.wire, by_totals=not item.recovered)
             except JmapError as error:
-                unknown = f"the server failed the upload and could not say what it stored ({error})"
-                self.summary.reject(item.path, unknown)
+                if isinstance(error, TransportError):
+                    silent = error
+                if went_out:  # a timeout: what it stored cannot be known now
+                    self.summary.not_known(item.path, f"the upload got no answer and the server could not "
+                                                      f"be asked what it stored ({error})")
+                else:
+                    self.summary.reject(item.path, f"the server failed the upload ({error})")
                 continue
             if held:
                 self.stored += 1
@@ -395,6 +411,9 @@ class Uploader:
             try:
                 result = await self._create([item])
             except JmapError as error:
+                if unanswered(error):
+                    self.summary.not_known(item.path, str(error))
+                    continue
                 self._stops(error)  # a refusal also rejects the reports after this one
                 self.summary.reject(item.path, str(error))
                 continue

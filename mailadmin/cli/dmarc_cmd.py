@@ -66,6 +66,8 @@ def interrupted_line(outcome: ImportOutcome, bar: _FileBar, *, dry_run: bool) ->
     summary = outcome.summary
     done = f"import-dmarc interrupted after {bar.done} of {bar.total} files:"
     counts = f"{len(summary.duplicates)} duplicates, {len(summary.rejected)} rejected"
+    if summary.unsure:
+        counts += f", {len(summary.unsure)} not known (sent, unanswered)"
     if dry_run:
         return f"{done} {len(summary.imported)} would be imported, {counts} (a dry run: nothing was sent)"
     stored = outcome.stored or 0  # None: stopped before the uploads began
@@ -97,8 +99,12 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
         emit_error(outcome.refused)
         if outcome.refused_reports:
             emit_error(REFUSAL_HINT)
-    if summary.rejected:
-        emit_error(f"{len(summary.rejected)} of {outcome.files} files were not imported")
+    if summary.missed:
+        if summary.rejected:
+            emit_error(f"{len(summary.rejected)} of {outcome.files} files were not imported")
+        if summary.unsure:
+            emit_error(f"{len(summary.unsure)} of {outcome.files} files may or may not be stored: the server "
+                       "did not answer their upload; importing them again stores what it lacks")
         return EXIT_PARTIAL if summary.imported else EXIT_FAILED
     # A refusal is a failure even with nothing to send (an empty folder): "error:" lines with exit 0 told a
     # script all was well on a server that never takes an import (the tester's).

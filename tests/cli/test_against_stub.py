@@ -26,7 +26,7 @@ from jmapclient.session import Session
 from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.cli_fields import dmarc_fields
-from tests.support.dmarc_xml import feedback, record
+from tests.support.dmarc_xml import feedback, record, write_reports
 from tests.support.env_login import token_in_env
 
 STUB_REPORTS = 40
@@ -305,15 +305,6 @@ def test_no_secret_is_ever_printed(cli):
 # --- DMARC import and export -------------------------------------------------------------------------------
 
 
-def write_reports(folder: Path, count: int) -> list[Path]:
-    paths = []
-    for index in range(count):
-        path = folder / f"report-{index}.xml"
-        path.write_bytes(feedback(report_id=f"<report_id>cli-import-{index}</report_id>"))
-        paths.append(path)
-    return paths
-
-
 def test_a_copy_with_other_counts_in_the_same_import_is_said(cli, stub_server, tmp_path):
     # It said "same report already imported before" of a copy in the same folder, with 100 times the counts.
     if stub_server.profile == "stalwart":
@@ -329,7 +320,7 @@ def test_a_copy_with_other_counts_in_the_same_import_is_said(cli, stub_server, t
 def test_import_in_batches_then_duplicates_then_export(cli, stub_server, tmp_path, monkeypatch):
     if stub_server.profile == "stalwart":
         pytest.skip("the real server refuses report creates: test_import_refused_by_the_real_server_says_so")
-    write_reports(tmp_path, 5)
+    write_reports(tmp_path, prefix="cli-import", count=5)
     (tmp_path / "broken.xml").write_text("<feedback><report_metadata>")
     original = Session.from_wire.__func__
 
@@ -344,7 +335,7 @@ def test_import_in_batches_then_duplicates_then_export(cli, stub_server, tmp_pat
     assert "imported: 5 (5 records)" in out and "rejected: 1" in out and "broken.xml" in out
     assert "error: 1 of 6 files were not imported" in err
     assert recorder.calls("/set") == 1 + 3  # the probe, then 2 + 2 + 1 within maxObjectsInSet
-    code, out, _ = cli("import-dmarc", *map(str, sorted(tmp_path.glob("report-*.xml"))))
+    code, out, _ = cli("import-dmarc", *map(str, sorted(tmp_path.glob("cli-import-*.xml"))))
     assert code == 0 and "imported: 0" in out and "duplicates: 5" in out
     code, out, _ = cli("query", "DmarcExternalReport", "--json", "--where", "text=reporter.example")
     imported = [r for r in json_lines(out) if r["report"]["reportId"].startswith("cli-import-")]
@@ -365,7 +356,7 @@ def test_import_in_batches_then_duplicates_then_export(cli, stub_server, tmp_pat
 
 
 def test_import_refused_by_the_real_server_says_so(tmp_path, capsys):
-    write_reports(tmp_path, 2)
+    write_reports(tmp_path, prefix="cli-import", count=2)
     with StubServer(profile="stalwart", reports=0) as server:
         code = main(["import-dmarc", str(tmp_path), f"--url={server.base_url}", f"--token={server.admin_token}"])
     captured = capsys.readouterr()
@@ -387,7 +378,7 @@ def test_an_import_the_real_server_refuses_fails_even_with_nothing_to_send(tmp_p
 
 
 def test_import_dry_run_sends_nothing(tmp_path, counting, capsys):
-    write_reports(tmp_path, 3)
+    write_reports(tmp_path, prefix="cli-import", count=3)
     code = main(["import-dmarc", "--dry-run", str(tmp_path), "--url", "http://127.0.0.1:9", "--token", "t"],
                 transport=counting)
     assert code == 0 and "would import: 3" in capsys.readouterr().out

@@ -9,21 +9,15 @@ from typing import Any
 
 import pytest
 
-from bench.hostile_corpus import feedback
 from jmapclient import JmapClient
 from jmapclient.dmarc.importing import import_reports
 from jmapclient.dmarc.upload import BATCH_CAP, FIRST_BATCH, TAIL_SHARE
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from jmapclient.objects import ObjectApi
 from server_stub.runner import StubServer
+from tests.support.dmarc_xml import write_reports
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
-
-
-def write_reports(folder: Path, count: int) -> None:
-    folder.mkdir()
-    for index in range(count):
-        (folder / f"r{index:04}.xml").write_bytes(feedback(report_id=f"batch-{index}"))
 
 
 async def imported_in_calls(folder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], int]:

@@ -6,6 +6,8 @@ points at one mapping rule.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 RECORD = """
   <record>
     <row>
@@ -79,3 +81,14 @@ def feedback(
 </feedback>
 """
     return body.encode("utf-8")
+
+
+def write_reports(folder: Path, count: int, *, prefix: str = "report") -> list[Path]:
+    """``count`` report files in ``folder`` (made if missing), each with a report id of its own."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for index in range(count):
+        path = folder / f"{prefix}-{index:04}.xml"
+        path.write_bytes(feedback(report_id=f"<report_id>{prefix}-{index}</report_id>"))
+        paths.append(path)
+    return paths
