@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Button, Static, TabbedContent, TabPane
@@ -43,6 +43,10 @@ from tui.widgets import outside
 
 if TYPE_CHECKING:
     from jmapclient.dirtest.lint import Finding
+
+KEYS_UNUSED = "Still saving: the fields take no keys until the server answers (esc stops waiting)."
+UNUSED_WHILE_SAVING = frozenset({"backspace", "delete", "enter", "space"})
+"""Keys a field would have taken, beside the printable ones: while the form is dimmed they reach none."""
 
 CHANGED_ELSEWHERE = ("Not saved: {fields} changed on the server since this form opened. Press ctrl+s again to "
                      "put your values over them, or esc to go back and see the server's.")
@@ -116,15 +120,32 @@ class DirectorySaveFlow(Vertical):
     def _labels(self) -> dict[str, str]:
         return {spec.wire: spec.label for spec in fields_of(self.model)}
 
+    def _send(
+        self, create: dict[str, Any] | None, patch: dict[str, Any] | None, findings: list[Finding] | None = None
+    ) -> None:
+        """Save ``create`` (a new directory) or ``patch`` (this one's changes). The form is busy from the key
+        on, not from when the worker first runs: an esc typed right behind ctrl+s went back instead of
+        stopping, and the worker then set "Saving the directory…" over whatever came next."""
+        self._saving(True)
+        self._wrote = False
+        self._save_worker(create, patch, findings)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key meant for a field while the form waits for the server: the fields take none (dimmed), and
+        the key was lost without a word (the tester's). Said, with a bell; esc and the bindings work on."""
+        if self.busy and (event.is_printable or event.key in UNUSED_WHILE_SAVING):
+            event.stop()
+            event.prevent_default()
+            self.app.bell()
+            self.post_message(Status(KEYS_UNUSED, "warning"))
+
     @work(exclusive=True, group="directory-save")
     @while_attached
-    async def _send(
-        self, create: dict[str, Any] | None, patch: dict[str, Any] | None, findings: list[Finding] | None = None
+    async def _save_worker(
+        self, create: dict[str, Any] | None, patch: dict[str, Any] | None, findings: list[Finding] | None
     ) -> None:
         api = self.context.client.directories
         action: Action = "create" if create is not None else "update"
-        self._saving(True)
-        self._wrote = False
         try:
             if create is not None and self.lost_create is not None:
                 # The last create's answer never came: it may be stored. Look before making a second.

@@ -16,6 +16,7 @@ from textual.widgets import Input, Static
 
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
+from tests.support.console import Console
 from tests.support.directory_steps import (
     editor,
     field,
@@ -28,10 +29,11 @@ from tests.support.directory_steps import (
     stored,
     table_rows,
 )
+from tests.support.footer import footer_keys
 from tests.support.transport import FlakyTransport
 from tests.support.waiting import settle
 from tui.directories.editor import DirectoryEditor
-from tui.textual_compat import FooterKey
+from tui.directories.save_flow import KEYS_UNUSED
 
 SET = b'"x:Directory/set"'
 GET = b'"x:Directory/get"'
@@ -96,6 +98,15 @@ class HeldAnswer(NextSet):
         return answer
 
 
+async def save_held(console: Console, pilot: Pilot, method: bytes = SET) -> HeldAnswer:
+    """ctrl+s pressed, and the form waiting: the first request holding ``method`` carried out, unanswered."""
+    held = HeldAnswer(console.transport, method)
+    await pilot.press("ctrl+s")
+    await asyncio.wait_for(held.started.wait(), 10)
+    await settle(pilot)
+    return held
+
+
 def named(store: Store, description: str) -> list[str]:
     objects = store.get(DIRECTORY, store.all_ids(DIRECTORY))
     return [key for key, wire in objects.items() if wire.get("description") == description]
@@ -107,10 +118,6 @@ def message(pilot: Pilot) -> str:
 
 def status(pilot: Pilot) -> str:
     return str(pilot.app.query_one("#status", Static).render())
-
-
-def footer_keys(pilot: Pilot) -> list[tuple[str, str]]:
-    return [(key.key_display, key.description) for key in pilot.app.query(FooterKey)]
 
 
 async def edit_claim(pilot: Pilot) -> None:
@@ -191,14 +198,11 @@ async def test_an_update_without_an_answer_says_it_may_be_saved_and_sends_the_sa
 async def test_waiting_for_an_answer_shows_the_form_and_esc_stops_waiting(store: Store, profile: str) -> None:
     async with started(store, profile) as (console, pilot):
         await new_oidc(pilot)
-        held = HeldAnswer(console.transport)
-        await pilot.press("ctrl+s")
-        await asyncio.wait_for(held.started.wait(), 10)
-        await settle(pilot)
+        await save_held(console, pilot)
         form = editor(pilot)
         assert not form.query_one("#editor-body").loading, "the form stays in view while it waits"
         assert field(pilot, "description").query_one(Input).value == NEW
-        assert ("esc", "Stop waiting") in footer_keys(pilot), footer_keys(pilot)
+        assert ("esc", "Stop waiting") in footer_keys(pilot.app), footer_keys(pilot.app)
         assert "Saving" in status(pilot)
         await pilot.press("escape")
         await settle(pilot)
@@ -207,7 +211,7 @@ async def test_waiting_for_an_answer_shows_the_form_and_esc_stops_waiting(store:
         assert status(pilot).startswith("Stopped waiting for the server")
         assert field(pilot, "issuerUrl").query_one(Input).value == "https://sso.example/realm"
         assert pilot.app.focused is not None and form.form in pilot.app.focused.ancestors, "a field has the keys"
-        assert ("esc", "Stop waiting") not in footer_keys(pilot)
+        assert ("esc", "Stop waiting") not in footer_keys(pilot.app)
         await save(pilot)
         assert len(named(store, NEW)) == 1, "the create held at the server was found, not made again"
         assert not pilot.app.query(DirectoryEditor)
@@ -262,14 +266,46 @@ async def test_a_check_whose_connection_drops_once_is_asked_again_and_the_save_g
 async def test_esc_while_the_check_before_an_update_waits_says_nothing_was_saved(store: Store, profile: str) -> None:
     async with started(store, profile) as (console, pilot):
         await edit_claim(pilot)
-        held = HeldAnswer(console.transport, GET)
-        await pilot.press("ctrl+s")
-        await asyncio.wait_for(held.started.wait(), 10)
-        await settle(pilot)
+        await save_held(console, pilot, GET)
         await pilot.press("escape")
         await settle(pilot)
         assert message(pilot).startswith("Stopped before the save went out: nothing was saved."), message(pilot)
         assert status(pilot).startswith("Stopped before the save went out")
         assert not sent_calls(console.transport.bodies, "x:Directory/set")
         await save(pilot)
+        assert stored(store, OIDC)["claimName"] == "display_name"
+
+
+async def test_keys_typed_while_a_save_waits_are_said_unused_not_lost_silently(store: Store, profile: str) -> None:
+    # The tester typed on while a save waited on a stuck server: the dimmed fields took none of it, unsaid.
+    async with started(store, profile) as (console, pilot):
+        await edit_claim(pilot)
+        held = await save_held(console, pilot)
+        bells = []
+        pilot.app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
+        await pilot.press("x", "y", "backspace")
+        await settle(pilot)
+        assert len(bells) == 3
+        assert status(pilot) == KEYS_UNUSED
+        assert field(pilot, "claimName").query_one(Input).value == "display_name"  # nothing reached a field
+        await pilot.press("escape")  # esc still stops waiting
+        await settle(pilot)
+        assert status(pilot).startswith("Stopped waiting for the server")
+        held.released.set()
+
+
+async def test_the_form_is_busy_from_the_key_that_saves(store: Store, profile: str) -> None:
+    # The worker set "busy" when it first ran: an esc typed right behind ctrl+s went back to the list
+    # instead of stopping, and "Saving the directory..." came after it.
+    async with started(store, profile) as (console, pilot):
+        await edit_claim(pilot)
+        held = HeldAnswer(console.transport)
+        form = editor(pilot)
+        form.action_save()
+        assert form.busy and form.check_action("stop_waiting", ()) is True
+        assert form.check_action("save", ()) is None
+        await asyncio.wait_for(held.started.wait(), 10)
+        held.released.set()
+        await settle(pilot)
+        assert not pilot.app.query(DirectoryEditor)
         assert stored(store, OIDC)["claimName"] == "display_name"

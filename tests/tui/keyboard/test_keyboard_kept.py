@@ -9,11 +9,11 @@ from textual.widgets import Button, Input
 
 from server_stub.store import Store
 from tests.support.console import Console, make_console_with_a_profile, make_world
+from tests.support.footer import footer_keys
 from tests.support.waiting import settle
 from tui.directories.editor import DirectoryEditor
 from tui.reports.inbox_table import InboxTable
 from tui.screens.connect import ConnectScreen, ProfileScreen
-from tui.textual_compat import FooterKey
 from tui.widgets.field_label import FieldLabel
 from tui.widgets.list_table import ListTable
 
@@ -22,10 +22,6 @@ from tui.widgets.list_table import ListTable
 def with_profile(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Console:
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
     return make_console_with_a_profile(store)
-
-
-def footer_keys(screen: object) -> list[tuple[str, str]]:
-    return [(key.key_display, key.description) for key in screen.query(FooterKey)]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(("button", "opens"), [("#connect-add", ProfileScreen), ("#connect-edit", ProfileScreen)])

@@ -9,15 +9,12 @@ from textual.widgets import Footer, Input
 from bench.explore_engine import burst
 from server_stub.store import Store
 from tests.support.console import make_console, make_world
+from tests.support.footer import footer_keys
 from tests.support.waiting import settle
 from tui.reports.detail import ReportView
 from tui.textual_compat import FooterKey
 from tui.widgets.footer import ShellFooter
 from tui.widgets.list_table import ListTable
-
-
-def footer_keys(app: object) -> list[tuple[str, str]]:
-    return [(key.key_display, key.description) for key in app.query(FooterKey)]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
