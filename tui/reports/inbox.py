@@ -91,6 +91,9 @@ FILTER_TIPS = {widget_id: f"{c.label}: {c.note}" for widget_id, c in
 
 LIST_ACTIONS = frozenset({"sort", "columns", "mark", "delete", "import_files", "export", "keep", "analytics",
                           "yank_id", "yank_json", "show_json"})
+ROW_ACTIONS = frozenset({"mark", "keep", "yank_id", "yank_json", "show_json", "delete"})
+"""Keys that act on the highlighted report: not offered while the list shows none (no match, a failed load),
+where they did nothing. ``delete`` acts on the marked reports too, so it stays while some are marked."""
 PREFETCH_GROUP = in_background("dmarc-prefetch")
 """The next page, fetched ahead of the cursor: keys are never held for it."""
 HIDDEN_AT_START = ("#dmarc-note", "#dmarc-empty", "#dmarc-error", "#dmarc-progress", "#dmarc-export-progress")
@@ -271,6 +274,8 @@ class DmarcInbox(InboxDisplay, InboxLevels, InboxFilters, InboxActions, InboxJso
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.levels and action in LIST_ACTIONS:
             return False  # the list's keys do nothing while a report or analytics is open
+        if action in ROW_ACTIONS and self.current_row() is None and not (action == "delete" and self.state.marked):
+            return False
         return self.action_allowed(action)
 
     @on(InboxTable.Turn)

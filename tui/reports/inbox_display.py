@@ -45,7 +45,9 @@ class InboxDisplay(Vertical):
         self.query_one("#dmarc-error").display = False
         table.show_rows(page.rows, self.state.marked, self.year)
         empty = not page.rows
-        table.display = not empty
+        shown_before, table.display = table.display, not empty
+        if shown_before == empty:
+            self.refresh_bindings()  # the keys that act on a highlighted report come or go (check_action)
         empty_text = self.query_one("#dmarc-empty", Static)
         empty_text.display = empty
         if empty:

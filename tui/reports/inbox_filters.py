@@ -33,6 +33,8 @@ FILTERS: tuple[tuple[str, str], ...] = (
     ("f-tenant", "tenant id"),
 )
 
+NOT_FILTERED = "Not filtered by these, the list is as it was: "
+
 
 class InboxFilters(Vertical):
     """Filters and sort; :class:`tui.reports.inbox.DmarcInbox` sets the state and loads and shows pages."""
@@ -119,7 +121,8 @@ class InboxFilters(Vertical):
                 values[widget_id].add_class("-invalid")
                 problems.append(str(error))
         if problems:
-            self.show_note(outside.message("; ".join(problems), "bold red"))
+            # Said as a filter not used: the list under a filter row reading ">=abc" looked filtered by it.
+            self.show_note(outside.message(f"{NOT_FILTERED}{'; '.join(problems)}", "bold red"))
             return None
         return replace(self.state.query, domain=values["f-domain"].value.strip(),
                        tenant=values["f-tenant"].value.strip(), **parsed)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from tests.support.console import StubWorld, make_world
 from tests.support.inbox_steps import inbox
 from tests.support.waiting import settle, wait_until
+from tui.reports.inbox_filters import NOT_FILTERED
 from tui.reports.inbox_table import InboxTable
 
 SIZE = (120, 40)
@@ -46,6 +47,8 @@ async def test_a_value_that_cannot_be_used_yet_is_said_and_the_list_kept() -> No
         await pilot.press(">", "=")
         await wait_until(pilot, lambda: pilot.app.query_one("#f-failed").has_class("-invalid"), "the problem marked")
         assert inbox(pilot).state.query.failed is None
+        note = str(pilot.app.query_one("#dmarc-note", Static).render())
+        assert note.startswith(NOT_FILTERED) and "'>='" in note  # the list under it is not filtered by it
         await pilot.press("1")
         await wait_until(pilot, lambda: inbox(pilot).state.query.failed == (">=", 1), "the filter applied")
         assert not pilot.app.query_one("#f-failed").has_class("-invalid")

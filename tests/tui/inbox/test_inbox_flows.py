@@ -16,6 +16,7 @@ from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from tests.support.clock import FROZEN_NOW
 from tests.support.console import StubWorld, make_world, reports_for_period
 from tests.support.dmarc_xml import feedback
+from tests.support.footer import footer_keys
 from tests.support.inbox_steps import header, ids_where, inbox, plain, position, table, type_into
 from tests.support.waiting import settle
 from tui.reports.analytics_view import AnalyticsView
@@ -327,6 +328,8 @@ async def test_read_only_profile_disables_changes_from_the_start() -> None:
         await pilot.pause()
         assert len(pilot.app.screen.query("#confirm-question")) == 0
 
+ROW_KEYS = {("space", "Mark"), ("d", "Delete"), ("e", "Keep longer")}
+
 
 async def test_lost_connection_is_explained_and_retry_recovers(profile: str) -> None:
     world = make_world(profile, reports=5)
@@ -335,11 +338,15 @@ async def test_lost_connection_is_explained_and_retry_recovers(profile: str) -> 
         await settle(pilot)
         assert "Could not load the reports" in str(pilot.app.query_one("#dmarc-error-text", Static).render())
         assert "cannot reach the server" in str(pilot.app.query_one("#dmarc-error-text", Static).render())
+        # No report is shown: the keys acting on one are not offered (they did nothing, the tester's).
+        assert not ROW_KEYS & set(footer_keys(pilot.app)), footer_keys(pilot.app)
+        assert ("i", "Import") in footer_keys(pilot.app)
         world.transport.down = False
         await pilot.click("#dmarc-retry")
         await settle(pilot)
         assert position(pilot).startswith("1–5 of 5")
         assert not pilot.app.query_one("#dmarc-error").display
+        assert set(footer_keys(pilot.app)) >= ROW_KEYS, footer_keys(pilot.app)
 
 
 async def test_empty_inbox_says_what_to_do() -> None:
@@ -348,6 +355,8 @@ async def test_empty_inbox_says_what_to_do() -> None:
         await settle(pilot)
         assert "No DMARC reports yet" in str(pilot.app.query_one("#dmarc-empty", Static).render())
         assert position(pilot).startswith("0 of 0")
+        assert not ROW_KEYS & set(footer_keys(pilot.app)), footer_keys(pilot.app)
+        assert inbox(pilot).check_action("yank_id", ()) is False
 
 
 async def test_analytics_computes_and_caches(world: StubWorld, private_data_dir: Path) -> None:
