@@ -44,7 +44,7 @@ from tui.widgets import outside
 if TYPE_CHECKING:
     from jmapclient.dirtest.lint import Finding
 
-KEYS_UNUSED = "Still saving: the fields take no keys until the server answers (esc stops waiting)."
+KEYS_UNUSED = "Saving: no field takes keys until the server answers; esc stops waiting."
 UNUSED_WHILE_SAVING = frozenset({"backspace", "delete", "enter", "space"})
 """Keys a field would have taken, beside the printable ones: while the form is dimmed they reach none."""
 
