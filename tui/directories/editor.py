@@ -192,7 +192,7 @@ class DirectoryEditor(DirectorySaveFlow):
         if not patch:
             self._message("Nothing changed; nothing to save.", severity="information")
             return
-        self._send(None, patch, findings)
+        self._send(None, patch, findings, after)
 
     # --- The directory test ---------------------------------------------------------------------
 

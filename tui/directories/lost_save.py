@@ -19,7 +19,8 @@ NOT_SENT = "Stopped before the save went out: nothing was saved."
 CREATE_AGAIN = (
     "Your changes are kept; ctrl+s first looks for it on the server, and creates it only if it is not there."
 )
-UPDATE_AGAIN = "Your changes are kept; ctrl+s sends the same changes again (sent twice, they change nothing)."
+UPDATE_AGAIN = ("Your changes are kept; ctrl+s sends the same changes again (sent twice, they change nothing; "
+                "a field changed elsewhere meanwhile is said first).")
 
 
 def answer_lost(error: JmapError) -> bool:

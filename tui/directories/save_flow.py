@@ -87,8 +87,13 @@ class DirectorySaveFlow(Vertical):
         self.changed_kind: str | None = None
         """The id of the directory whose kind changed on the server: the list, reloaded on leaving,
         opens it as it now is (as the form says)."""
-        self.overwriting: set[str] = set()
-        """Fields changed on the server since the form opened that the person chose to overwrite."""
+        self.overwriting: dict[str, Any] = {}
+        """Fields changed on the server since the form opened, with the server's value this form may put its own
+        over: the one shown when the person was warned (a later change elsewhere is warned of again), or the
+        one this form sent in an update whose answer never came (that is no change made elsewhere)."""
+        self._expected: dict[str, Any] | None = None
+        """The whole directory an update on its way would leave (normalised): its answer lost, the fields it
+        sent may hold these values on the server."""
         action: Action = "update" if wire is not None else "create"
         self.allowed, self.denied_reason = context.can_do(DIRECTORY, action)
 
@@ -121,13 +126,15 @@ class DirectorySaveFlow(Vertical):
         return {spec.wire: spec.label for spec in fields_of(self.model)}
 
     def _send(
-        self, create: dict[str, Any] | None, patch: dict[str, Any] | None, findings: list[Finding] | None = None
+        self, create: dict[str, Any] | None, patch: dict[str, Any] | None, findings: list[Finding] | None = None,
+        after: dict[str, Any] | None = None,
     ) -> None:
         """Save ``create`` (a new directory) or ``patch`` (this one's changes). The form is busy from the key
         on, not from when the worker first runs: an esc typed right behind ctrl+s went back instead of
         stopping, and the worker then set "Saving the directory…" over whatever came next."""
         self._saving(True)
         self._wrote = False
+        self._expected = after
         self._save_worker(create, patch, findings)
 
     def on_key(self, event: events.Key) -> None:
@@ -215,10 +222,13 @@ class DirectorySaveFlow(Vertical):
         if kind := kind_changed(self.before, now, touched, self.model):
             self.changed_kind = saved_id
             return KIND_CHANGED.format(what=kind), KIND_CHANGED_STATUS  # asked again, it says it again
-        changed = {key for key in touched - self.overwriting if now.get(key) != self.before.get(key)}
+        changed = {key for key in touched if now.get(key) != self.before.get(key)
+                   and (key not in self.overwriting or now.get(key) != self.overwriting[key])}
         if not changed:
             return None
-        self.overwriting |= changed  # ctrl+s again puts this form's values over them
+        # ctrl+s again puts this form's values over these, and over these only: changed once more meanwhile,
+        # a field is warned of again (a third admin's value was overwritten unseen, the tester's).
+        self.overwriting.update({key: now.get(key) for key in changed})
         fields = ", ".join(labels.get(key, key) for key in sorted(changed))
         return CHANGED_ELSEWHERE.format(fields=fields), "Not saved: changed on the server meanwhile."
 
@@ -245,9 +255,11 @@ class DirectorySaveFlow(Vertical):
         """The request may have been carried out: say so, and make the next save check before it creates."""
         if create is not None:
             self.lost_create = create
-        elif self._patching is not None:
-            # The server may hold this update already: its fields changed there by this form, not elsewhere.
-            self.overwriting |= {path.split("/")[0] for path in self._patching}
+        elif self._patching is not None and self._expected is not None:
+            # The server may hold this update already: a field holding what it sent was changed by this form.
+            # Any other value there is a change made elsewhere, warned of as ever: taking every field it sent
+            # as this form's put a colleague's later change under the retry unseen (the tester's).
+            self.overwriting.update({key: self._expected.get(key) for key in {p.split("/")[0] for p in self._patching}})
         self._message(f"{headline} {CREATE_AGAIN if self.creating else UPDATE_AGAIN}", severity="warning")
         self.post_message(Status(STOPPED if headline == STOPPED else MAY_HAVE_SAVED, "warning"))
 

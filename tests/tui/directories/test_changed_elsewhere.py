@@ -16,16 +16,19 @@ from textual.widgets import Input, Static
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import PROFILES, make_console
-from tests.support.directory_steps import editor, field, fill, open_directory, save, sent_calls, stored
+from tests.support.directory_steps import (
+    changed_on_the_server,
+    editor,
+    field,
+    fill,
+    open_directory,
+    save,
+    sent_calls,
+    stored,
+)
 from tests.support.waiting import settle
 
 OIDC = "Staff single sign-on (Keycloak)"
-
-
-def changed_on_the_server(store: Store, which: str, **fields: object) -> str:
-    wire = {**stored(store, which), **fields}
-    store.replace(DIRECTORY, wire["id"], DIRECTORY.read(wire), wire)
-    return str(wire["id"])
 
 
 async def saved_after_a_change_elsewhere(pilot: Pilot[Any], store: Store, **fields: object) -> str:
@@ -49,6 +52,21 @@ async def test_a_field_changed_on_the_server_since_the_form_opened_is_not_overwr
         assert "Not saved: Description changed on the server since this form opened" in said, said
         assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "CLI wins?"
         await save(pilot)  # asked: the person's value goes over it
+        assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "Console's SSO"
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_field_changed_again_after_the_warning_is_warned_of_again(store: Store, profile: str) -> None:
+    # The tester: warned of a colleague's value, then a third admin's came; ctrl+s put the form's over it unseen.
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        object_id = await saved_after_a_change_elsewhere(pilot, store, description="CLI wins?")
+        changed_on_the_server(store, "CLI wins?", description="Third admin")
+        await save(pilot)
+        said = str(editor(pilot).query_one("#editor-message", Static).render())
+        assert "Not saved: Description changed on the server since this form opened" in said, said
+        assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "Third admin"
+        await save(pilot)  # warned of this one: the person's value goes over it
         assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "Console's SSO"
 
 

@@ -18,6 +18,7 @@ from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import Console
 from tests.support.directory_steps import (
+    changed_on_the_server,
     editor,
     field,
     fill,
@@ -192,6 +193,25 @@ async def test_an_update_without_an_answer_says_it_may_be_saved_and_sends_the_sa
         first, second = [c["update"] for c in sent_calls(console.transport.bodies, "x:Directory/set")]
         assert first == second, "the same patch again: sent twice, it changes nothing"
         assert not pilot.app.query(DirectoryEditor)
+        assert stored(store, OIDC)["claimName"] == "display_name"
+
+
+async def test_a_change_elsewhere_after_an_update_without_an_answer_is_still_warned_of(
+    store: Store, profile: str
+) -> None:
+    # The tester: the update's answer lost, a colleague set the field, and ctrl+s put the form's value over it
+    # unseen: every field the lost update sent counted as this form's own change.
+    async with started(store, profile) as (console, pilot):
+        await edit_claim(pilot)
+        LostAnswers(console.transport, stored=False)
+        await save(pilot)
+        assert message(pilot).startswith(MAY_HAVE)
+        changed_on_the_server(store, OIDC, claimName="colleague_claim")
+        await save(pilot)
+        said = message(pilot)
+        assert "Not saved: Display-name claim changed on the server since this form opened" in said, said
+        assert stored(store, OIDC)["claimName"] == "colleague_claim"
+        await save(pilot)  # warned: now the person's value goes over it
         assert stored(store, OIDC)["claimName"] == "display_name"
 
 
