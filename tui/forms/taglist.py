@@ -69,7 +69,13 @@ class TagList(HorizontalGroup):
 
     @property
     def tags(self) -> list[str]:
-        return list(self._tags)
+        """The chips, then what is typed in the box and not yet added: a save took the chips alone, and
+        "groups" typed before ctrl+s was dropped with "Nothing changed" said (the tester's)."""
+        return [*self._tags, *(tag for tag in _split(self._typed_text()) if tag not in self._tags)]
+
+    def _typed_text(self) -> str:
+        boxes = self.query(".tag-input")
+        return boxes.first(Input).value if boxes else ""  # none before it is composed
 
     def compose(self) -> ComposeResult:
         for tag in self._tags:
@@ -78,8 +84,8 @@ class TagList(HorizontalGroup):
 
     def add(self, text: str) -> None:
         added = False
-        for tag in (part.strip() for part in text.split(",")):
-            if tag and tag not in self._tags:
+        for tag in _split(text):
+            if tag not in self._tags:
                 self._tags.append(tag)
                 self.mount(TagChip(tag), before=self.query_one(".tag-input"))
                 added = True
@@ -119,3 +125,8 @@ class TagList(HorizontalGroup):
         event.stop()
         if self._tags:
             self.remove_tag(self._tags[-1])
+
+
+def _split(text: str) -> list[str]:
+    """The tags ``text`` names: comma-separated, trimmed, none empty, each once."""
+    return list(dict.fromkeys(tag for tag in (part.strip() for part in text.split(",")) if tag))

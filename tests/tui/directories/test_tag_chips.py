@@ -3,10 +3,18 @@ on the name removed the member at once, with no undo but leaving the whole form)
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App, ComposeResult
+from textual.widgets import Input
 
+from server_stub.store import Store
+from tests.support.console import PROFILES, make_console
+from tests.support.directory_steps import field, open_directory, save, stored
 from tests.support.waiting import settle
+from tui.directories.editor import DirectoryEditor
 from tui.forms.taglist import TagChip, TagList
+
+OIDC = "Staff single sign-on (Keycloak)"
 
 
 class Members(App[None]):
@@ -34,3 +42,18 @@ async def test_enter_on_a_chip_still_removes_it() -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert pilot.app.query_one(TagList).tags == ["mailAlias"]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_tag_typed_and_not_yet_added_is_saved(store: Store, profile: str) -> None:
+    # The tester typed "groups" in the scopes' box and pressed ctrl+s: "Nothing changed", the scope dropped.
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, OIDC)
+        box = field(pilot, "requireScopes").query_one(".tag-input", Input)
+        box.focus()
+        await pilot.press(*"groups")
+        await save(pilot)
+        assert "groups" in stored(store, OIDC)["requireScopes"]
+        assert not pilot.app.query(DirectoryEditor), "saved, the form closed"
