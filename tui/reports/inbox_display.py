@@ -95,4 +95,6 @@ class InboxDisplay(Vertical):
         self.query_one("#dmarc-error").display = True
         self.query_one("#dmarc-error-text", Static).update(outside.message(text))
         self.query_one("#dmarc-position", Static).update("")
+        # The note spoke of the list, now gone ("the list is as it was" stayed over the error, the tester's).
+        self.query_one("#dmarc-note").display = False
         self.show_permissions()

@@ -72,3 +72,22 @@ async def test_esc_in_a_filter_field_clears_it_and_a_second_esc_goes_back_to_the
         await settle(pilot)
         assert isinstance(pilot.app.focused, InboxTable)
     world.store.close()
+
+
+async def test_a_number_past_the_bound_is_said_here_and_a_failed_load_takes_the_note_away() -> None:
+    # The tester: 99999999999999999999999 went to the server, whose refusal replaced the list while the
+    # note of an earlier 'abc' still said "the list is as it was"; 5,000 digits were int()'s own ValueError.
+    world = make_world("spec", reports=10)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        box = pilot.app.query_one("#f-failed", Input)
+        note = pilot.app.query_one("#dmarc-note", Static)
+        for typed in ("9" * 23, "1" * 5000):
+            box.value = typed
+            await wait_until(pilot, lambda: "must be at most 9007199254740991" in str(note.render()), "the bound said")
+            assert inbox(pilot).state.query.failed is None
+        world.transport.down = True
+        box.value = "5"
+        await wait_until(pilot, lambda: pilot.app.query_one("#dmarc-error").display, "the failed load")
+        assert not note.display, str(note.render())
+    world.store.close()
