@@ -171,8 +171,11 @@ class InboxActions(Vertical):
             self.report_failure("delete", "Could not delete", error)
             return
         done_loading(table)
-        self.digests.discard(result.destroyed)
-        self.state.marked.difference_update(result.destroyed)
+        # One the server no longer has was deleted elsewhere: gone all the same, its mark too (it stayed
+        # marked, and the next d offered to delete it again, the tester's).
+        gone = [key for key, failure in result.not_destroyed.items() if failure.type == "notFound"]
+        self.digests.discard([*result.destroyed, *gone])
+        self.state.marked.difference_update([*result.destroyed, *gone])
         if result.not_destroyed:
             reasons = "; ".join(f"{i}: {e.message}" for i, e in result.not_destroyed.items())
             self.app.notify(f"Deleted {len(result.destroyed)}, not deleted {len(result.not_destroyed)}: {reasons}",

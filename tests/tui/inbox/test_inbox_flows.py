@@ -187,6 +187,22 @@ async def test_delete_marked_reports_after_confirmation(world: StubWorld) -> Non
         assert not set(doomed) & {r.id for r in inbox(pilot).page.rows}
 
 
+async def test_a_marked_report_deleted_elsewhere_loses_its_mark_with_the_delete(world: StubWorld) -> None:
+    # The tester: one of three marked reports deleted with the CLI before y; the other two were deleted, and
+    # "1 marked" stayed, d then offering to delete the one already gone.
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        marked = [r.id for r in inbox(pilot).page.rows[:3]]
+        await pilot.press("space", "space", "space", "d")
+        await pilot.pause()
+        world.store.delete(DMARC_EXTERNAL_REPORT, marked[0])
+        await pilot.press("y")
+        await settle(pilot)
+        assert world.store.count(DMARC_EXTERNAL_REPORT) == 117
+        assert not inbox(pilot).state.marked
+        assert "marked" not in position(pilot)
+
+
 async def test_import_files_shows_progress_and_a_summary(world: StubWorld, tmp_path: Path) -> None:
     folder = tmp_path / "reports"
     folder.mkdir()
