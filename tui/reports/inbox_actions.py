@@ -331,6 +331,10 @@ class InboxActions(Vertical):
                                 "they are deleted when they expire.", severity="error", timeout=10)
                 return
             self.report_failure("keep", "Could not change the report", error)
+            if any(failure.type == "notFound" for failure in error.failures.values()):
+                # Deleted elsewhere: the list drops it now, not at the next r (the tester's).
+                self.state.marked.discard(row.id)
+                self.list_changed(cursor=self.query_one(InboxTable).cursor_row)
             return
         except JmapError as error:
             self.report_failure("keep", "Could not change the report", error)

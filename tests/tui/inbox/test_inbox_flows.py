@@ -301,6 +301,22 @@ async def test_keep_longer_sends_a_minimal_patch(world: StubWorld) -> None:
         assert stored.count(DMARC_EXTERNAL_REPORT) == 120
 
 
+async def test_keep_longer_of_a_report_deleted_elsewhere_takes_it_off_the_list() -> None:
+    # The tester: e on a report the CLI had deleted said it does not exist, and the list kept showing it.
+    world = make_world("spec", reports=10)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        row = inbox(pilot).page.rows[0]
+        world.store.delete(DMARC_EXTERNAL_REPORT, row.id)
+        await pilot.press("e")
+        await pilot.pause()
+        await type_into(pilot, "#expires", "2027-01-31")
+        await settle(pilot)
+        assert row.id not in {r.id for r in inbox(pilot).page.rows}
+        assert position(pilot).startswith("1–9 of 9")
+    world.store.close()
+
+
 async def test_keep_longer_refuses_a_past_or_malformed_date_and_keeps_the_dialog(world: StubWorld) -> None:
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
