@@ -116,6 +116,14 @@ class OpenLevel(Message):
         self.opener = opener
 
 
+class ReportGone(Message):
+    """The server no longer has the report a level opened (deleted elsewhere): the list behind drops it."""
+
+    def __init__(self, report_id: str) -> None:
+        super().__init__()
+        self.report_id = report_id
+
+
 class DmarcDetail(Vertical):
     """One drill-down level; ``trail`` is its breadcrumb after the section's path."""
 
@@ -230,6 +238,7 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
         if not got.items:
             status.update("This report no longer exists on the server.")
             status.set_classes("error")
+            self.post_message(ReportGone(self.report_id))  # the row stayed in the list until r (the tester's)
             return
         item = got.items[0]
         assert isinstance(item, DmarcExternalReport)

@@ -27,7 +27,7 @@ from tui.lifecycle import gone, while_attached
 from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.cache import DigestCache
-from tui.reports.detail import DmarcDetail, ReportView
+from tui.reports.detail import DmarcDetail, ReportGone, ReportView
 from tui.reports.inbox_actions import InboxActions
 from tui.reports.inbox_display import InboxDisplay
 from tui.reports.inbox_filters import FILTERS, InboxFilters
@@ -270,6 +270,12 @@ class DmarcInbox(InboxDisplay, InboxLevels, InboxFilters, InboxActions, InboxJso
     def list_changed(self, cursor: str | int = "first") -> None:
         self.state.invalidate()
         self.load_page(self.page_index, cursor)
+
+    @on(ReportGone)
+    def report_gone(self, event: ReportGone) -> None:
+        event.stop()
+        self.state.marked.discard(event.report_id)
+        self.list_changed(cursor=self.query_one(InboxTable).cursor_row)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.levels and action in LIST_ACTIONS:

@@ -317,6 +317,23 @@ async def test_keep_longer_of_a_report_deleted_elsewhere_takes_it_off_the_list()
     world.store.close()
 
 
+async def test_opening_a_report_deleted_elsewhere_takes_it_off_the_list_behind() -> None:
+    world = make_world("spec", reports=10)
+    async with world.app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        row = inbox(pilot).page.rows[0]
+        world.store.delete(DMARC_EXTERNAL_REPORT, row.id)
+        inbox(pilot).state.marked.add(row.id)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "no longer exists" in str(pilot.app.query_one(ReportView).query_one("#status", Static).render())
+        assert row.id not in {r.id for r in inbox(pilot).page.rows} and not inbox(pilot).state.marked
+        await pilot.press("escape")
+        await settle(pilot)
+        assert position(pilot).startswith("1–9 of 9")
+    world.store.close()
+
+
 async def test_keep_longer_refuses_a_past_or_malformed_date_and_keeps_the_dialog(world: StubWorld) -> None:
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
