@@ -52,6 +52,15 @@ CHANGED_ELSEWHERE = ("Not saved: {fields} changed on the server since this form 
                      "put your values over them, or esc to go back and see the server's.")
 
 
+def changed_fields(before: dict[str, Any], now: dict[str, Any], touched: set[str],
+                   overwriting: dict[str, Any]) -> set[str]:
+    """The fields a save touches that the server changed since the form opened (``before``), but for those
+    still holding the value the form may put its own over (``overwriting``): changed once more meanwhile,
+    a field is warned of again (a third admin's value was overwritten unseen, the tester's)."""
+    return {key for key in touched if now.get(key) != before.get(key)
+            and (key not in overwriting or now.get(key) != overwriting[key])}
+
+
 def normalised(wire: dict[str, Any]) -> dict[str, Any]:
     """The object as the models read it (defaults filled in), or as it came if they cannot."""
     try:
@@ -222,12 +231,9 @@ class DirectorySaveFlow(Vertical):
         if kind := kind_changed(self.before, now, touched, self.model):
             self.changed_kind = saved_id
             return KIND_CHANGED.format(what=kind), KIND_CHANGED_STATUS  # asked again, it says it again
-        changed = {key for key in touched if now.get(key) != self.before.get(key)
-                   and (key not in self.overwriting or now.get(key) != self.overwriting[key])}
+        changed = changed_fields(self.before, now, touched, self.overwriting)
         if not changed:
             return None
-        # ctrl+s again puts this form's values over these, and over these only: changed once more meanwhile,
-        # a field is warned of again (a third admin's value was overwritten unseen, the tester's).
         self.overwriting.update({key: now.get(key) for key in changed})
         fields = ", ".join(labels.get(key, key) for key in sorted(changed))
         return CHANGED_ELSEWHERE.format(fields=fields), "Not saved: changed on the server meanwhile."
