@@ -17,7 +17,7 @@ import pytest
 from jmapclient import JmapClient
 from jmapclient.dmarc.batch import ImportSummary
 from jmapclient.dmarc.importing import import_reports
-from jmapclient.errors import RequestTimeout, ServerUnreachable, TransportError
+from jmapclient.errors import RequestTimeout, ServerError, ServerUnreachable, TransportError
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from jmapclient.objects import ObjectApi
 from server_stub.runner import StubServer
@@ -39,8 +39,8 @@ async def import_with_lost_answers(folder: Path, monkeypatch: pytest.MonkeyPatch
         create = arguments.get("create") or {}
         if "probe" in create:
             return await set_call(self, **arguments)
-        if lost.sent:
-            await set_call(self, **arguments)  # the server stores them; its answer never arrives
+        if lost.sent or isinstance(lost, ServerError):
+            await set_call(self, **arguments)  # the server stores them; no JMAP answer arrives
         broken[0] = True
         raise lost
 
@@ -62,10 +62,12 @@ async def import_with_lost_answers(folder: Path, monkeypatch: pytest.MonkeyPatch
     return outcome.summary, stored, asked[0]
 
 
-async def test_an_upload_sent_and_unanswered_is_not_known(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("lost", [RequestTimeout("http://127.0.0.1", 3), ServerError("http://127.0.0.1", 502)],
+                         ids=["timeout", "HTTP 502"])
+async def test_an_upload_sent_and_unanswered_is_not_known(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          lost: TransportError) -> None:
     write_reports(tmp_path / "r", FILES)
-    summary, stored, asked = await import_with_lost_answers(tmp_path / "r", monkeypatch,
-                                                             RequestTimeout("http://127.0.0.1", 3))
+    summary, stored, asked = await import_with_lost_answers(tmp_path / "r", monkeypatch, lost)
     assert stored == FILES  # the server has them all
     assert not summary.rejected and not summary.imported
     assert len(summary.unsure) == FILES and summary.missed == FILES
