@@ -409,3 +409,16 @@ class SetFailed(JmapError):
         self.done = dict(done or {})
         parts = [f"{key}: {error}" for key, error in self.failures.items()]
         super().__init__("; ".join(parts))
+
+
+def answer_lost(error: JmapError) -> bool:
+    """True when the request went out and no answer came: the server may have carried it out."""
+    return isinstance(error, TransportError) and error.sent
+
+
+def not_found(error: JmapError | SetError) -> bool:
+    """True when the server answered that it has no such object (``notFound``, for any object of a failed
+    set): deleted, elsewhere, since it was read."""
+    if isinstance(error, SetFailed):
+        return any(not_found(failure) for failure in error.failures.values())
+    return isinstance(error, SetError) and error.type == "notFound"

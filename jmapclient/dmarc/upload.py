@@ -18,7 +18,7 @@ from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key
 from jmapclient.dmarc.loader import ParsedFile
 from jmapclient.dmarc.searched import searched_texts
 from jmapclient.encoding import list_from_wire
-from jmapclient.errors import JmapError, MethodError, ProtocolError, ServerError, TransportError
+from jmapclient.errors import JmapError, MethodError, ProtocolError, ServerError, TransportError, answer_lost
 from jmapclient.objects import ObjectApi, SetResult
 from jmapclient.paging import pages_of_objects
 from jmapclient.raw_json import RawJson
@@ -245,9 +245,9 @@ class StoredKeys:
 
 
 def unanswered(error: JmapError) -> bool:
-    """The request went out and no JMAP answer came back: the server may have carried it out, or part of
-    it (no answer at all, a 5xx, a body that is no JMAP response)."""
-    return isinstance(error, TransportError) and (error.sent or isinstance(error, (ServerError, ProtocolError)))
+    """The batch went out and no JMAP answer came back: the server may have stored it, or part of it (no
+    answer at all, or a 5xx or a body that is no JMAP response: the stub stores report by report)."""
+    return answer_lost(error) or isinstance(error, (ServerError, ProtocolError))
 
 
 class Uploader:

@@ -16,7 +16,7 @@ from textual import on, work
 from textual.message import Message
 from textual.widget import Widget
 
-from jmapclient.errors import JmapError, SetError, SetFailed
+from jmapclient.errors import JmapError
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
@@ -27,13 +27,6 @@ from tui.section_view import SectionView, Status
 from tui.widgets.list_table import ListTable
 
 GONE = "{name} is no longer on the server (deleted elsewhere); it is gone from the list."
-
-
-def gone_from_server(error: JmapError | SetError) -> bool:
-    """True when the server answered that it has no such directory (``notFound``): it was deleted."""
-    if isinstance(error, SetFailed):
-        return any(gone_from_server(failure) for failure in error.failures.values())
-    return isinstance(error, SetError) and error.type == "notFound"
 
 
 class DirectoryGone(Message):

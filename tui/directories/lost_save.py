@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from jmapclient.errors import JmapError, TransportError
 from jmapclient.models.introspect import TYPE_KEY
 
 MAY_HAVE_SAVED = "No answer from the server: the directory may have been saved."
@@ -21,11 +20,6 @@ CREATE_AGAIN = (
 )
 UPDATE_AGAIN = ("Your changes are kept; ctrl+s sends the same changes again (sent twice, they change nothing; "
                 "a field changed elsewhere meanwhile is said first).")
-
-
-def answer_lost(error: JmapError) -> bool:
-    """True when the request went out and no answer came: the server may have done it."""
-    return isinstance(error, TransportError) and error.sent
 
 
 def created_meanwhile(

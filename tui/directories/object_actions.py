@@ -20,13 +20,13 @@ from jmapclient.ascode.ndjson import SnapshotFile, SnapshotFileError, read_snaps
 from jmapclient.ascode.plan import Plan, make_plan
 from jmapclient.ascode.runner import run_plan, take_snapshot
 from jmapclient.ascode.wording import all_applied, applied_line, outcome_line, plan_lines
-from jmapclient.errors import JmapError, SetError
+from jmapclient.errors import JmapError, SetError, not_found
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
 from jmapclient.paging import read_all
 from tui.context import ConsoleContext
 from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_file
-from tui.directories.deleted_elsewhere import GONE, DeletedElsewhere, gone_from_server
+from tui.directories.deleted_elsewhere import GONE, DeletedElsewhere
 from tui.directories.permissions import show_permissions
 from tui.directories.raw import editor_command, object_json, read_edit, run_editor, write_for_editing
 from tui.directories.variant_picker import directory_label, kind_name
@@ -93,7 +93,7 @@ class DirectoryObjectActions(DeletedElsewhere):
             return
         done_loading(table)
         failure: SetError | None = result.not_destroyed.get(directory_id)
-        if failure is not None and gone_from_server(failure):  # deleted elsewhere first: gone all the same
+        if failure is not None and not_found(failure):  # deleted elsewhere first: gone all the same
             self.forget(directory_id)
             self.post_message(Status(GONE.format(name=name)))
             return
@@ -167,7 +167,7 @@ class DirectoryObjectActions(DeletedElsewhere):
         try:
             await self.context.client.directories.update(directory_id, patch)
         except JmapError as error:
-            if gone_from_server(error):
+            if not_found(error):
                 self.forget(directory_id)
                 self.post_message(Status(f"Not saved: {GONE.format(name=name)}", "error"))
                 return

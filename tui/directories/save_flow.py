@@ -16,13 +16,13 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Button, Static, TabbedContent, TabPane
 
-from jmapclient.errors import JmapError, LocalValidationError, SetFailed
+from jmapclient.errors import JmapError, LocalValidationError, SetFailed, answer_lost, not_found
 from jmapclient.models.introspect import fields_of
 from jmapclient.models.objects import DIRECTORY, Action
 from jmapclient.paging import read_all
 from jmapclient.validation import validate_object
 from tui.context import ConsoleContext
-from tui.directories.deleted_elsewhere import GONE, DirectoryGone, gone_from_server
+from tui.directories.deleted_elsewhere import GONE, DirectoryGone
 from tui.directories.kind_change import KIND_CHANGED, KIND_CHANGED_STATUS, kind_changed
 from tui.directories.lost_save import (
     CREATE_AGAIN,
@@ -30,7 +30,6 @@ from tui.directories.lost_save import (
     NOT_SENT,
     STOPPED,
     UPDATE_AGAIN,
-    answer_lost,
     created_meanwhile,
 )
 from tui.directories.variant_picker import directory_label, kind_name
@@ -191,7 +190,7 @@ class DirectorySaveFlow(Vertical):
             if self.context.learn_forbidden(DIRECTORY, action, error):
                 self._forbidden(action)
                 return
-            if self.wire is not None and gone_from_server(error):
+            if self.wire is not None and not_found(error):
                 self._gone(str(self.wire["id"]))
                 return
             self._field_errors(error.field_messages(), f"Not saved: {error.message}")

@@ -17,7 +17,7 @@ from textual.widgets import ProgressBar, Static
 from jmapclient.dmarc.exporting import export_reports
 from jmapclient.dmarc.importing import import_reports
 from jmapclient.encoding import normalise_utc, parse_utc
-from jmapclient.errors import JmapError, LocalValidationError, SetFailed
+from jmapclient.errors import JmapError, LocalValidationError, SetFailed, not_found
 from jmapclient.failures import error_lines
 from jmapclient.models.dmarc import DmarcExternalReport
 from jmapclient.patch import compute_patch
@@ -28,7 +28,7 @@ from tui.lifecycle import while_attached
 from tui.reports import fmt
 from tui.reports.access import ReportAction, allowed, learn, permission
 from tui.reports.cache import DigestCache
-from tui.reports.detail import label
+from tui.reports.detail import ReportGone, label
 from tui.reports.dialogs import ExportChoice, ExportDialog, ImportDialog, KeepChoice, KeepDialog
 from tui.reports.inbox_state import InboxState
 from tui.reports.inbox_table import InboxTable
@@ -173,7 +173,7 @@ class InboxActions(Vertical):
         done_loading(table)
         # One the server no longer has was deleted elsewhere: gone all the same, its mark too (it stayed
         # marked, and the next d offered to delete it again, the tester's).
-        gone = [key for key, failure in result.not_destroyed.items() if failure.type == "notFound"]
+        gone = [key for key, failure in result.not_destroyed.items() if not_found(failure)]
         self.digests.discard([*result.destroyed, *gone])
         self.state.marked.difference_update([*result.destroyed, *gone])
         if result.not_destroyed:
@@ -331,10 +331,8 @@ class InboxActions(Vertical):
                                 "they are deleted when they expire.", severity="error", timeout=10)
                 return
             self.report_failure("keep", "Could not change the report", error)
-            if any(failure.type == "notFound" for failure in error.failures.values()):
-                # Deleted elsewhere: the list drops it now, not at the next r (the tester's).
-                self.state.marked.discard(row.id)
-                self.list_changed(cursor=self.query_one(InboxTable).cursor_row)
+            if not_found(error):  # deleted elsewhere: the list drops it now, not at the next r (the tester's)
+                self.post_message(ReportGone(row.id))
             return
         except JmapError as error:
             self.report_failure("keep", "Could not change the report", error)

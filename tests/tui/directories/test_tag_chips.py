@@ -8,8 +8,8 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input
 
 from server_stub.store import Store
-from tests.support.console import PROFILES, make_console
-from tests.support.directory_steps import field, open_directory, save, stored
+from tests.support.console import PROFILES
+from tests.support.directory_steps import field, open_directory, save, started, stored
 from tests.support.waiting import settle
 from tui.directories.editor import DirectoryEditor
 from tui.forms.taglist import TagChip, TagList
@@ -47,9 +47,7 @@ async def test_enter_on_a_chip_still_removes_it() -> None:
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_tag_typed_and_not_yet_added_is_saved(store: Store, profile: str) -> None:
     # The tester typed "groups" in the scopes' box and pressed ctrl+s: "Nothing changed", the scope dropped.
-    console = make_console(store, profile=profile)
-    async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with started(store, profile) as (_, pilot):
         await open_directory(pilot, OIDC)
         box = field(pilot, "requireScopes").query_one(".tag-input", Input)
         box.focus()

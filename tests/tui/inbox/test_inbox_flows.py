@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from jmapclient.dmarc import COLUMNS
@@ -301,34 +303,32 @@ async def test_keep_longer_sends_a_minimal_patch(world: StubWorld) -> None:
         assert stored.count(DMARC_EXTERNAL_REPORT) == 120
 
 
-async def test_keep_longer_of_a_report_deleted_elsewhere_takes_it_off_the_list() -> None:
+async def kept_longer(pilot: Pilot[None]) -> None:
+    await pilot.press("e")
+    await pilot.pause()
+    await type_into(pilot, "#expires", "2027-01-31")
+    await settle(pilot)
+
+
+async def opened(pilot: Pilot[None]) -> None:
+    await pilot.press("enter")
+    await settle(pilot)
+    assert "no longer exists" in str(pilot.app.query_one(ReportView).query_one("#status", Static).render())
+
+
+@pytest.mark.parametrize("learned_by", [kept_longer, opened], ids=["keep longer", "open"])
+async def test_a_report_deleted_elsewhere_leaves_the_list_once_the_console_learns_it(
+        learned_by: Callable[[Pilot[None]], Awaitable[None]]) -> None:
     # The tester: e on a report the CLI had deleted said it does not exist, and the list kept showing it.
     world = make_world("spec", reports=10)
     async with world.app().run_test(size=SIZE) as pilot:
         await settle(pilot)
         row = inbox(pilot).page.rows[0]
         world.store.delete(DMARC_EXTERNAL_REPORT, row.id)
-        await pilot.press("e")
-        await pilot.pause()
-        await type_into(pilot, "#expires", "2027-01-31")
-        await settle(pilot)
-        assert row.id not in {r.id for r in inbox(pilot).page.rows}
-        assert position(pilot).startswith("1–9 of 9")
-    world.store.close()
-
-
-async def test_opening_a_report_deleted_elsewhere_takes_it_off_the_list_behind() -> None:
-    world = make_world("spec", reports=10)
-    async with world.app().run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        row = inbox(pilot).page.rows[0]
-        world.store.delete(DMARC_EXTERNAL_REPORT, row.id)
         inbox(pilot).state.marked.add(row.id)
-        await pilot.press("enter")
-        await settle(pilot)
-        assert "no longer exists" in str(pilot.app.query_one(ReportView).query_one("#status", Static).render())
+        await learned_by(pilot)
         assert row.id not in {r.id for r in inbox(pilot).page.rows} and not inbox(pilot).state.marked
-        await pilot.press("escape")
+        await pilot.press("escape")  # back to the list, from the report (keep longer is already there)
         await settle(pilot)
         assert position(pilot).startswith("1–9 of 9")
     world.store.close()
