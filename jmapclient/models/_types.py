@@ -259,11 +259,22 @@ OutsideDomain = Annotated[
     str, StringConstraints(strict=True), _outside(_check_domain), WireKind("domain"), OUTSIDE_TEXT
 ]
 
+def _secret_advice(value: str) -> str | None:
+    # The real server trims every string it is sent, a secret's too (wire-notes.md, "set"): a password with a
+    # space at its end, typed or pasted, would be stored without it, and the logins it is for would fail
+    # with no word of why. A secret is never shown back, so this is the one place the admin can learn it.
+    if value != value.strip():
+        return ("it starts or ends with a space, tab or line break: the real server removes those, so the "
+                "secret it stores is not the one typed")
+    return None
+
+
 SecretText = Annotated[
     SecretStr,
     StringConstraints(min_length=1),
     PlainSerializer(_reveal, return_type=str),
     WireKind("secret"),
+    Advice(_secret_advice),
 ]
 """A secret: hidden from repr and logs, revealed only when written to the wire."""
 

@@ -74,3 +74,12 @@ def test_keeping_a_report_with_empty_strings_longer_sends_only_the_date(capsys: 
         after = server.store.get(DMARC_EXTERNAL_REPORT, [report])[report]
     assert (code, out.strip(), err) == (0, f"updated {report}", "")
     assert after["expiresAt"] == "2030-01-01T00:00:00Z"
+
+
+def test_a_secret_with_a_trailing_space_is_warned_of_as_the_server_trims_it(real: StubServer,
+                                                                          capsys: pytest.CaptureFixture[str]):
+    code, new_id, err = run(real, capsys, "create", "Directory/Ldap", "--field", "description=LDAP",
+                            "--field", "baseDn=dc=test", "--field", 'bindSecret={"@type":"Value","secret":"pw "}')
+    assert code == 0 and "warning: bindSecret/secret: it starts or ends with a space" in err
+    assert "pw" not in err.replace("password", "")
+    assert real.store.get(DIRECTORY, [new_id.strip()])[new_id.strip()]["bindSecret"]["secret"] == "pw"

@@ -68,6 +68,16 @@ async def start_create(pilot: Pilot, variant: str) -> DirectoryEditor:
     return editor(pilot)
 
 
+async def start_ldap(pilot: Pilot, description: str, secret: str) -> None:
+    """A new LDAP directory's form, its required fields filled and a bind secret of ``secret`` typed."""
+    await settle(pilot)
+    await start_create(pilot, "Ldap")
+    await fill(pilot, "description", description)
+    await fill(pilot, "baseDn", "dc=test")
+    await fill(pilot, "bindSecret", "Value")
+    await fill(pilot, "bindSecret/secret", secret)
+
+
 async def fill(pilot: Pilot, path: str, value: Any) -> None:
     """Set a field's control as a person would leave it (text, switch or select)."""
     target = field(pilot, path)

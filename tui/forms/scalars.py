@@ -111,7 +111,11 @@ class TextEditor(FieldEditor):
     def _said(self, event: Input.Changed) -> None:
         for line in self.query(".field-state").results(Static):
             update_steadily(line, sent_state(event.value, self.shown(self.spec.default)))
-        self.show_warning(event.value.strip())
+        self.show_warning(self.warned(event.value))
+
+    def warned(self, text: str) -> str:
+        """What the field's advice looks at: the text as it will be sent (trimmed, as saving sends it)."""
+        return text.strip()
 
 
 class CheckedTextEditor(TextEditor):
@@ -275,6 +279,9 @@ class SecretEditor(TextEditor):
         if text:
             return text
         return MASKED_SECRET if self.masked else _empty(self)
+
+    def warned(self, text: str) -> str:
+        return text  # sent as typed, spaces and all: the advice says what the real server makes of them
 
 
 class SetEditor(FieldEditor):

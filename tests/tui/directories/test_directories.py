@@ -32,6 +32,7 @@ from tests.support.directory_steps import (
     section,
     sent_calls,
     start_create,
+    start_ldap,
     stored,
     table_rows,
 )
@@ -99,12 +100,7 @@ async def test_esc_on_the_list_with_a_filter_applied_clears_it_and_keeps_the_key
 
 async def test_create_ldap_with_nested_secret_variant(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await start_create(pilot, "Ldap")
-        await fill(pilot, "description", "Test LDAP")
-        await fill(pilot, "baseDn", "dc=test")
-        await fill(pilot, "bindSecret", "Value")
-        await fill(pilot, "bindSecret/secret", "hunter2")
+        await start_ldap(pilot, "Test LDAP", "hunter2")
         await fill(pilot, "poolTimeoutWait", "1m30s")
         await fill(pilot, "bindAuthentication", False)
         await save(pilot)

@@ -9,7 +9,16 @@ from textual.widgets import Static
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import make_console
-from tests.support.directory_steps import field, fill, open_directory, save, start_create, stored, table_rows
+from tests.support.directory_steps import (
+    field,
+    fill,
+    open_directory,
+    save,
+    start_create,
+    start_ldap,
+    stored,
+    table_rows,
+)
 from tests.support.waiting import settle
 
 
@@ -65,3 +74,19 @@ async def test_an_emptied_field_that_always_holds_a_value_is_refused_not_kept(st
         assert errors["timeout"] == "cannot be empty: it always holds a value; its default is 30s"
         assert stored(console.store, "Corporate OpenLDAP (service account)")["filterLogin"] == before
         assert "Nothing changed" not in str(pilot.app.screen.query_one("#status", Static).render())
+
+
+async def test_a_secret_ending_in_a_space_is_warned_of_and_the_warning_never_shows_it(store: Store) -> None:
+    # The real server trims every string, a secret's too: "hunter2 " is stored as "hunter2" and the
+    # bind fails. A secret is never read back, so the form is the one place the admin can learn it.
+    console = make_console(store, profile="stalwart")
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await start_ldap(pilot, "Trailing space", "hunter2 ")
+        warning = field(pilot, "bindSecret/secret").query_one(".field-warning", Static)
+        assert warning.display and str(warning.render()).startswith("warning: it starts or ends with a space")
+        assert "hunter2" not in str(warning.render())
+        await fill(pilot, "bindSecret/secret", "hunter2")
+        assert not warning.display
+        await fill(pilot, "bindSecret/secret", " hunter2 ")
+        await save(pilot)
+        assert stored(console.store, "Trailing space")["bindSecret"] == {"@type": "Value", "secret": "hunter2"}
