@@ -218,6 +218,17 @@ def unescape_pointer(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
+POINTER_WILDCARD = "*"
+
+
+def misread_in_a_path(token: str) -> bool:
+    """Whether the real server's pointer parser reads ``token`` otherwise than RFC 6901 does (wire-notes.md,
+    "set"): it takes a backslash as escaping the next character and a lone ``*`` as every item. A set member
+    ``x\\y`` patched by its path was stored as ``xy`` there, or its removal removed nothing, both answered
+    ``updated``; such a member is written with its whole set instead."""
+    return "\\" in token or token == POINTER_WILDCARD
+
+
 def iter_masked_paths(value: Any, path: str = "") -> Iterator[str]:
     """Yield the JSON-pointer path of every masked secret inside a wire value."""
     if value == MASKED_SECRET:

@@ -5,7 +5,8 @@ The patch uses RFC 8620 §5.3 JSON-pointer keys, as wire-notes.md describes:
 - set members and index-map list items are addressed one by one
   (``"attrEmail/mail": true`` adds, ``null`` removes; ``"readReplicas/1": {...}``);
 - a nested object whose ``@type`` changed is sent whole, because a variant change
-  needs the whole value.
+  needs the whole value; so is a set or map with a changed key the real server's pointer
+  parser would misread (a backslash, a lone ``*``: ``encoding.misread_in_a_path``).
 Removed list items are emitted last position first, so that applying them in order
 never shifts a position that is still to be removed.
 """
@@ -16,7 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from jmapclient.encoding import MASKED_SECRET, escape_pointer
+from jmapclient.encoding import MASKED_SECRET, escape_pointer, misread_in_a_path
 from jmapclient.errors import LocalValidationError
 from jmapclient.masking import masked_paths
 from jmapclient.raw_json import RawJson
@@ -70,10 +71,15 @@ def _diff_values(old: Any, new: Any, path: str, patch: dict[str, Any]) -> None:
     if old == new:
         return
     _refuse_moved_secrets(old, new, path)
-    if isinstance(old, Mapping) and isinstance(new, Mapping) and old.get(TYPE_KEY) == new.get(TYPE_KEY):
+    if (isinstance(old, Mapping) and isinstance(new, Mapping) and old.get(TYPE_KEY) == new.get(TYPE_KEY)
+            and not any(misread_in_a_path(str(key)) for key in _changed_keys(old, new))):
         _diff_objects(old, new, path + "/", patch, top=False)
         return
-    patch[path] = new
+    patch[path] = new  # whole: a new variant, or a key the real server would misread in a path
+
+
+def _changed_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Any]:
+    return [key for key in {*old, *new} if key not in old or key not in new or old[key] != new[key]]
 
 
 def _is_index_map(value: Any) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from jmapclient.encoding import list_from_wire, list_to_wire, unescape_pointer
+from jmapclient.encoding import POINTER_WILDCARD, list_from_wire, list_to_wire, unescape_pointer
 from jmapclient.models import WireModel
 from jmapclient.models.introspect import FieldSpec, field_by_wire
 from server_stub.real_rules import defaults_of
@@ -90,7 +90,7 @@ def _index(token: str, length: int, *, allow_end: bool) -> int:
     return index
 
 
-WILDCARD = "*"
+WILDCARD = POINTER_WILDCARD
 """A lone ``*`` in a list position: every item (the real server's pointer parser)."""
 
 

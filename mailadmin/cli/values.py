@@ -238,6 +238,10 @@ def resolve_patch_key(model: type[WireModel], key: str) -> PatchTarget:
         if spec.kind == "set":
             if len(rest) > 1:
                 raise LocalValidationError({key: "a set member has no properties"})
+            if encoding.misread_in_a_path(rest[0]):
+                raise LocalValidationError({key: (
+                    "the real server reads a backslash in a path as an escape and a lone * as every member, "
+                    f"so it would store another member; give the whole set instead: --field '{spec.wire}={{...}}'")})
             return PatchTarget(None, spec, "member")
         if spec.kind == "list":
             if not rest[0].isdigit():

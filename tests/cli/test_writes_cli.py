@@ -83,3 +83,17 @@ def test_a_secret_with_a_trailing_space_is_warned_of_as_the_server_trims_it(real
     assert code == 0 and "warning: bindSecret/secret: it starts or ends with a space" in err
     assert "pw" not in err.replace("password", "")
     assert real.store.get(DIRECTORY, [new_id.strip()])[new_id.strip()]["bindSecret"]["secret"] == "pw"
+
+
+@pytest.mark.parametrize("member", ["p\\q", "*"])
+def test_a_set_member_path_the_real_server_misreads_is_refused_before_sending(real: StubServer, member: str,
+                                                                             capsys: pytest.CaptureFixture[str]):
+    # "attrEmail/p\q=true" printed "updated" and the real server stored "pq".
+    ldap = next(i for i, d in real.store.get(DIRECTORY, real.store.all_ids(DIRECTORY)).items() if d["@type"] == "Ldap")
+    before = real.store.get(DIRECTORY, [ldap])[ldap]["attrEmail"]
+    code, out, err = run(real, capsys, "update", "Directory", ldap, "--field", f"attrEmail/{member}=true")
+    assert (code, out) == (1, "") and "give the whole set instead: --field 'attrEmail={...}'" in err
+    assert real.store.get(DIRECTORY, [ldap])[ldap]["attrEmail"] == before
+    code, out, err = run(real, capsys, "update", "Directory", ldap, "--field",
+                         'attrEmail={"mail": true, "' + member.replace("\\", "\\\\") + '": true}')
+    assert code == 0 and real.store.get(DIRECTORY, [ldap])[ldap]["attrEmail"] == {"mail": True, member: True}

@@ -92,3 +92,15 @@ def test_removing_a_middle_item_refuses_to_move_a_stored_secret_onto_another_ent
     }
     last_removed = {"store": {"@type": "PostgreSql", "readReplicas": {"0": replica("a"), "1": replica("b")}}}
     assert compute_patch(before, last_removed) == {"store/readReplicas/2": None}
+
+
+@pytest.mark.parametrize("member", ["x\\y", "*"])
+def test_a_set_member_the_real_server_misreads_in_a_path_sends_the_whole_set(member: str) -> None:
+    # The real server's pointer parser takes a backslash as an escape and a lone * as every member:
+    # "attrEmail/x\\y" stored "xy", and its removal removed nothing, both answered "updated".
+    held = _ldap(attrEmail={"mail": True, member: True})
+    assert compute_patch(held, _ldap(attrEmail={"mail": True})) == {"attrEmail": {"mail": True}}
+    assert compute_patch(_ldap(), _ldap(attrEmail={"mail": True, member: True})) == {
+        "attrEmail": {"mail": True, member: True}}
+    assert compute_patch(held, _ldap(attrEmail={"mail": True, member: True, "alt": True})) == {
+        "attrEmail/alt": True}, "an ordinary member beside it still goes by its path"

@@ -7,6 +7,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Input
 
+from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import PROFILES
 from tests.support.directory_steps import field, open_directory, save, started, stored
@@ -55,3 +56,24 @@ async def test_a_tag_typed_and_not_yet_added_is_saved(store: Store, profile: str
         await save(pilot)
         assert "groups" in stored(store, OIDC)["requireScopes"]
         assert not pilot.app.query(DirectoryEditor), "saved, the form closed"
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_members_with_a_backslash_or_a_lone_star_are_stored_as_typed(store: Store, profile: str) -> None:
+    # On the real server "attrEmail/r\\s" stored "rs" and removing "x\\y" by its path removed nothing,
+    # while the form said saved (the tester's finding, stalwart profile).
+    ldap = "Corporate OpenLDAP (service account)"
+    wire = stored(store, ldap)
+    wire["attrEmail"] = {"mail": True, "x\\y": True, "*": True}
+    store.replace(DIRECTORY, wire["id"], DIRECTORY.read(wire), wire)
+    async with started(store, profile) as (_, pilot):
+        await open_directory(pilot, ldap)
+        members = field(pilot, "attrEmail").query_one(TagList)
+        for chip in [chip for chip in pilot.app.query(TagChip) if chip.tag in ("x\\y", "*")]:
+            chip.focus()
+            await pilot.press("enter")
+            await settle(pilot)
+        members.query_one(".tag-input", Input).focus()
+        await pilot.press(*"r\\s", "enter")
+        await save(pilot)
+        assert stored(store, ldap)["attrEmail"] == {"mail": True, "r\\s": True}
