@@ -384,6 +384,8 @@ class Config:
     """One line per ``[keys]`` remap refused when the file was read (the console shows them)."""
     _loaded: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """What the file held when read (or last saved), as plain data: a save writes only the differences."""
+    _renamed: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """New name → old name of each profile renamed since then (``config_write.merge`` moves its table)."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> Config:
@@ -449,7 +451,7 @@ class Config:
                 document = self._on_disk("save", at=target, follow=False)  # a link swapped in meanwhile: refused
                 if expect is not None:
                     expect(Config._from_plain(document.unwrap(), self.path))
-                merge(document, self._loaded, self._plain())
+                merge(document, self._loaded, self._plain(), renamed=self._renamed)
                 content = tomlkit.dumps(document)
                 write_private(target, content.encode(), create_parent=False)
         self._take(Config._from_plain(_parse(self.path, content), self.path))
@@ -484,7 +486,7 @@ class Config:
         """Hold what ``other`` holds (the file as saved or read, with its changes): its path stays this one's."""
         self.profiles, self.default, self.keys = other.profiles, other.default, other.keys
         self.offline, self.senders, self.theme = other.offline, other.senders, other.theme
-        self._loaded = other._loaded
+        self._loaded, self._renamed = other._loaded, other._renamed
 
     def apply(self, change: Callable[[Config], None], *, expect: Callable[[Config], None] | None = None) -> None:
         """Make ``change`` on a copy and save it (``expect`` as for :meth:`save`); this config takes the
@@ -508,6 +510,7 @@ class Config:
             was_default = replacing is not None and config.default == replacing
             if replacing is not None and replacing != profile.name:
                 config.remove(replacing)
+                config._renamed[profile.name] = replacing
             config.add(profile, make_default=was_default)
 
         def expect(now: Config) -> None:
@@ -532,12 +535,20 @@ class Config:
             raise ConfigError(f"no profile named {name!r}")
         del self.profiles[name]
         if self.default == name:
-            self.default = next(iter(sorted(self.profiles)), None)
+            # None, not another profile: one picked for the person sent the next `mailadmin delete` without
+            # --profile to a server they had not chosen, and nothing said so.
+            self.default = None
+
+    def make_default(self, name: str) -> None:
+        if name not in self.profiles:
+            raise ConfigError(f"no profile named {name!r}")
+        self.default = name
 
     def get(self, name: str | None = None) -> Profile:
         chosen = name or self.default
         if chosen is None:
-            raise ConfigError("no profile given and no default profile; add one with `mailadmin profile add`")
+            raise ConfigError("no profile given and no default profile; name one with `mailadmin profile default "
+                              "NAME`, or add one with `mailadmin profile add`")
         try:
             return self.profiles[chosen]
         except KeyError:

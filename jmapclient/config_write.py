@@ -62,19 +62,25 @@ def locked(target: Path) -> Iterator[None]:
         os.close(descriptor)  # closing drops the lock
 
 
-def merge(document: Any, before: Plain, after: Plain) -> None:
+def merge(document: Any, before: Plain, after: Plain, *, renamed: Mapping[str, str] | None = None) -> None:
     """Apply to ``document`` (tomlkit, as on disk now) what changed from ``before`` to ``after``.
 
     Only the entries that differ are touched; a profile table keeps its own comments and the
     keys this version does not know. A profile removed here but edited elsewhere meanwhile is
-    still removed: the person asked for it last.
+    still removed: the person asked for it last. ``renamed`` (new name → old) marks a profile
+    renamed here: it is the old one's table as on disk now, moved, with only this side's changes
+    on it. Written whole, a rename put back the URL and token another writer had replaced meanwhile.
     """
     _merge_value(document, "default", before.get("default"), after.get("default"))
     old_profiles, new_profiles = before.get("profiles", {}), after.get("profiles", {})
     if old_profiles != new_profiles:
         profiles = _table(document, "profiles", super_table=True)
+        moved = {new: profiles.get(old) for new, old in (renamed or {}).items()
+                 if old in old_profiles and _is_table(profiles.get(old))}
         for name in [*old_profiles, *(name for name in new_profiles if name not in old_profiles)]:
             old, new = old_profiles.get(name), new_profiles.get(name)
+            if name in moved and new is not None:
+                old, profiles[name] = old_profiles[(renamed or {})[name]], moved[name]
             if old == new:
                 continue
             if new is None:

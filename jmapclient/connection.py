@@ -233,7 +233,8 @@ def resolve(request: ConnectionRequest) -> Connection:
     final_url = url or env_url or (chosen.url if chosen else None)
     if not final_url:
         raise ConfigError(
-            f"no server given: use --url, set {URL_ENV}, or add a profile with `mailadmin profile add`"
+            f"no server given: use --url, set {URL_ENV}, or --profile NAME; no profile is the default "
+            "(`mailadmin profile default NAME` names one, `mailadmin profile add` adds one)"
         )
     in_effect = chosen if chosen is not None and _same_server(chosen.url, final_url) else None
     security = TransportSecurity(

@@ -237,8 +237,10 @@ def _profile(profile: argparse.ArgumentParser) -> None:
     add.add_argument("--default", action="store_true", help="make it the default profile")
     listing = actions.add_parser("list", help="list profiles (never their tokens)")
     _json_option(listing, "print the profiles as JSON")
-    remove = actions.add_parser("remove", help="remove a profile")
+    remove = actions.add_parser("remove", help="remove a profile (removing the default leaves none)")
     remove.add_argument("name")
+    default = actions.add_parser("default", help="make a profile the default: the one used without --profile")
+    default.add_argument("name")
 
 
 def _import_dmarc(imports: argparse.ArgumentParser) -> None:

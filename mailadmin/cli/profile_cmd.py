@@ -1,4 +1,4 @@
-"""``profile add|list|remove``: the named connections shared with the console.
+"""``profile add|list|remove|default``: the named connections shared with the console.
 
 Tokens are written to the config file (mode 0600, by :mod:`jmapclient.config`) and are
 never printed: ``list`` says only where a profile's token comes from.
@@ -106,13 +106,24 @@ def listing(args: argparse.Namespace, config: Config) -> int:
 
 
 def remove(args: argparse.Namespace, config: Config) -> int:
+    was_default = config.default == args.name
     config.remove(args.name)
     config.save()
     out(f"removed profile {args.name}")
+    if was_default:
+        note("it was the default: no profile is the default now, so commands need --profile until "
+             "`mailadmin profile default NAME` names one")
+    return EXIT_OK
+
+
+def make_default(args: argparse.Namespace, config: Config) -> int:
+    config.make_default(args.name)
+    config.save()
+    out(f"default profile: {args.name}")
     return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
     config = Config.load()
-    action = {"add": add, "list": listing, "remove": remove}[args.profile_command]
+    action = {"add": add, "list": listing, "remove": remove, "default": make_default}[args.profile_command]
     return action(args, config)

@@ -150,6 +150,25 @@ def test_profile_remove(isolated_config, capsys):
     assert "error: no profile named 'prod'" in capsys.readouterr().err
 
 
+def test_removing_the_default_profile_leaves_none_and_says_so(isolated_config, capsys):
+    # The tester's finding: removing the default quietly made another profile the default, and a later
+    # `mailadmin delete` with no --profile went to a server no one had chosen.
+    for name in ("zed", "alpha", "mid"):
+        assert main(["profile", "add", name, "--url", f"https://{name}.example", "--token", "t"]) == 0
+    assert Config.load().default == "zed"
+    capsys.readouterr()
+    assert main(["profile", "remove", "zed"]) == 0
+    said = capsys.readouterr()
+    assert said.out == "removed profile zed\n" and "no profile is the default now" in said.err
+    assert Config.load().default is None
+    assert main(["query", "Directory"]) == 1
+    assert "no profile is the default (`mailadmin profile default NAME` names one" in capsys.readouterr().err
+    assert main(["profile", "default", "mid"]) == 0
+    assert Config.load().default == "mid" and capsys.readouterr().out == "default profile: mid\n"
+    assert main(["profile", "default", "zed"]) == 1 and "no profile named 'zed'" in capsys.readouterr().err
+    assert main(["profile", "remove", "alpha"]) == 0 and "default" not in capsys.readouterr().err
+
+
 def test_profile_add_with_unreadable_token_file_fails(tmp_path, capsys):
     code = main(["profile", "add", "p", "--url", "http://x", "--token-file", str(tmp_path / "missing")])
     assert code == 1

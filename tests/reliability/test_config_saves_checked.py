@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -152,6 +153,22 @@ def test_renaming_the_default_profile_keeps_it_the_default(tmp_path: Path) -> No
     console = Config.load(config)
     console.put(Profile(name="office", url="https://a.example.com", token="t"), replacing="work")
     assert tomllib.loads(config.read_text())["default"] == "office"
+
+
+def test_a_rename_keeps_what_was_changed_elsewhere_meanwhile_and_adds_only_its_own_changes(tmp_path: Path) -> None:
+    # The console's rename wrote its copy whole: the URL, token file and allow_http that `profile add`
+    # had put there meanwhile were lost, and the token that command had replaced was written back.
+    config = private_file(tmp_path / "config.toml", '[profiles.work]\n# the office server\nurl = "http://a.example"\n'
+                          'token = "old-token"\n')
+    console = Config.load(config)
+    written_elsewhere(config, Profile(name="work", url="http://b.example", token_file="/etc/b-token", allow_http=True))
+    mine = dataclasses.replace(console.profiles["work"], name="office", read_only=True)
+    console.put(mine, replacing="work")
+    text = config.read_text()
+    assert tomllib.loads(text)["profiles"] == {"office": {"url": "http://b.example", "token_file": "/etc/b-token",
+                                                         "allow_http": True, "read_only": True}}
+    assert "# the office server" in text and "old-token" not in text
+    assert console.profiles["office"].token_file == "/etc/b-token"
 
 
 def test_saving_a_profile_into_a_file_that_names_no_default_names_none(tmp_path: Path) -> None:
