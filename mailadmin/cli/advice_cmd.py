@@ -140,19 +140,20 @@ def human_lines(advice: DomainAdvice) -> list[str]:
     if len(advice.policies) > 1:
         policy += f" (also seen: {'; '.join(p.words() for p in advice.policies if p != advice.current)})"
     lines = [
-        f"{advice.domain}  {advice.first} .. {advice.last}: {advice.reports} reports, {advice.messages} messages,"
-        f" {advice.passed} pass DMARC ({format_rate(advice.passed / advice.messages if advice.messages else None)})",
+        f"{advice.domain}  {advice.first} .. {advice.last}: {_counted(advice.reports, 'report')}, "
+        f"{_counted(advice.messages, 'message')}, {advice.passed:,} pass DMARC "
+        f"({format_rate(advice.passed / advice.messages if advice.messages else None)})",
         f"published: {policy}",
         "",
     ]
     step = f"p={advice.next_step}" if advice.next_step else "p=reject"
     lines += table_lines(
         ["class", "messages", f"failing ({step} acts on these)"],
-        [[str(k), str(v.messages), str(v.failing)] for k, v in advice.by_class.items()],
+        [[str(k), f"{v.messages:,}", f"{v.failing:,}"] for k, v in advice.by_class.items()],
     )
     lines.append("")
     rows = [
-        [s.ip, _name_words(s.name), s.group, str(s.klass), str(s.messages), str(s.passed), "new" if s.new else ""]
+        [s.ip, _name_words(s.name), s.group, str(s.klass), f"{s.messages:,}", f"{s.passed:,}", "new" if s.new else ""]
         for s in advice.sources[:SOURCE_ROWS]
     ]
     lines += table_lines(["source", "name", "service", "class", "messages", "pass", "new"], rows)
@@ -166,6 +167,11 @@ def human_lines(advice: DomainAdvice) -> list[str]:
     # Domains, IPs, names and fixes quote reports and DNS: each line stays one line, whatever they
     # hold (a line break in a policy domain or header From printed a line of its own, `verdict:` too).
     return [safe_text(line) for line in lines]
+
+
+def _counted(count: int, noun: str) -> str:
+    """``1 report``, ``4,294,967,296 messages``: as the verdict below writes its figures."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _name_words(name: SourceName | None) -> str:

@@ -102,8 +102,8 @@ def test_human_output_has_a_table_and_a_verdict_per_domain(server, capsys, pinne
     domains = by_hand(server, capsys, 30)
     assert out.count("verdict: ") == len(domains) == out.count("published: p=")
     for domain, (reports, messages, passed) in domains.items():
-        assert f"{domain}  {TODAY - timedelta(days=29)} .. {TODAY}: {reports} reports, {messages} messages," \
-               f" {passed} pass DMARC" in out
+        counted = f"{reports} report{'' if reports == 1 else 's'}, {messages:,} messages"
+        assert f"{domain}  {TODAY - timedelta(days=29)} .. {TODAY}: {counted}, {passed:,} pass DMARC" in out
     assert "authorised, aligned" in out and "SendGrid" in out  # named offline by the domain its DKIM passed for
     assert "Already at p=reject" in out  # example.com publishes reject in the demo
     assert pinned.calls == []
@@ -227,3 +227,10 @@ def test_the_owner_says_which_shared_providers_send_for_it(server, capsys, tmp_p
     code, _, err = run(server, capsys, "--offline", "--json", "--remove-sender", "sendgrid.net")
     assert code == 0 and "providers that send for your domains: amazonses.com" in err
     assert Config.load().senders == ("amazonses.com",)
+
+
+def test_a_domains_heading_counts_in_words_with_thousands_separated() -> None:
+    # The tester's "1 reports, 4294967296 messages", under a verdict that wrote 4,294,967,296.
+    from mailadmin.cli.advice_cmd import _counted
+
+    assert (_counted(1, "report"), _counted(4294967296, "message")) == ("1 report", "4,294,967,296 messages")
