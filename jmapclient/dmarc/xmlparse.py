@@ -260,7 +260,15 @@ def _recover(data: bytes, encoding: TextEncoding, first: str) -> tuple[ET.Elemen
                 ]
             except ET.ParseError:
                 pass
-        raise XmlRejected(f"XML is not well-formed ({first}); recovery also failed ({second})") from second
+        # The repaired text no longer starts where the file does (the declaration and what came before
+        # <feedback> are dropped): its line and column named another spot than the first error's.
+        reason = _POSITION.sub("", str(second))
+        said = "" if reason == _POSITION.sub("", first) else f" ({reason})"
+        raise XmlRejected(f"XML is not well-formed ({first}); recovery also failed{said}") from second
+
+
+_POSITION = re.compile(r": line \d+, column \d+$")
+"""Where expat's message says it stopped: ``: line 4, column 18``."""
 
 
 def _repair(text: str) -> str:

@@ -296,3 +296,12 @@ def test_hopeless_xml_is_rejected_with_both_errors() -> None:
 def test_well_formed_report_has_no_recovery_warning() -> None:
     result = load_bytes(XML, "fine.xml", now=FROZEN_NOW)
     assert result.warnings == []
+
+
+def test_a_rejection_names_one_spot_not_the_repaired_texts_other_line() -> None:
+    # The tester's "(… line 5, column 18); recovery also failed (… line 4, column 18)": the repair drops the
+    # declaration, so its line numbers are not the file's.
+    data = b'<?xml version="1.0"?>\n<feedback>\n<report_metadata>\n<org_name>x</org_name>\n<email>a&#x1b;b</email>'
+    result = load_bytes(data + b"\n</report_metadata></feedback>", "esc.xml", now=FROZEN_NOW)
+    assert result.status == "rejected" and (result.reason or "").count("line ") == 1
+    assert (result.reason or "").endswith("line 5, column 8); recovery also failed")
