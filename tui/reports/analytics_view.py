@@ -80,6 +80,7 @@ class AnalyticsView(AnalyticsFigures):
     # bound nowhere else here; first, so at 80 columns the footer keeps both.
     BINDINGS = [Binding("left_square_bracket", "turn_tab(-1)", "Previous tab", id="dmarc.analytics.previous_tab"),
                 Binding("right_square_bracket", "turn_tab(1)", "Next tab", id="dmarc.analytics.next_tab"),
+                Binding("t", "choose_period", "Period", id="dmarc.analytics.period"),
                 Binding("x", "stop", "Stop fetching", id="dmarc.analytics.stop"),
                 Binding("o", "toggle_offline", "Offline names", id="dmarc.analytics.offline"),
                 Binding("p", "toggle_provider", "Provider is mine", id="dmarc.analytics.provider")]
@@ -105,6 +106,7 @@ the server leaves the figures at the next visit):
   (likely forwarded, mailing list, spoofing).
 
 **[** and **]** show the previous and the next tab (round from the last to the first),
+**t** opens the period's list (up and down, then enter; or shift+tab to it),
 **x** stops fetching (the figures then cover what was fetched), **r** fetches again,
 **o** turns name lookups off or on (kept in the config), **p** on a Sources row says its
 shared provider (Amazon SES, SendGrid...) sends for your domains, or takes that back (kept in
@@ -252,6 +254,13 @@ shared provider, not yours". **esc** goes back to the inbox.
         if fetching != self.fetching:  # each refresh rebuilds the footer's keys
             self.fetching = fetching
             self.refresh_bindings()
+
+    def action_choose_period(self) -> None:
+        """The period's list, open and holding the keyboard: two testers found no way to it by key (it is
+        shift+tab away from the tables, and its focus is faint)."""
+        period = self.query_one("#period", Select)
+        focus_now(period)
+        period.action_show_overlay()
 
     @while_attached
     def action_stop(self) -> None:

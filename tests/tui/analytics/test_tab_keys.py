@@ -7,7 +7,7 @@ on the tab bar, reached by shift+tab), and nothing on screen said how.
 from __future__ import annotations
 
 from textual.pilot import Pilot
-from textual.widgets import DataTable, TabbedContent, Tabs
+from textual.widgets import DataTable, Select, TabbedContent, Tabs
 
 from tests.support.console import StubWorld
 from tests.support.waiting import settle
@@ -68,3 +68,18 @@ async def test_the_tab_keys_are_in_the_footer_at_80_columns_in_help_and_in_the_p
         assert {("[", "Previous tab", "dmarc.analytics.previous_tab"),
                 ("]", "Next tab", "dmarc.analytics.next_tab")} <= set(pilot.app.screen.keys)
         assert "**[** and **]**" in pilot.app.screen.text
+
+
+async def test_t_opens_the_period_list_and_enter_on_another_period_takes_it(world: StubWorld) -> None:
+    # Two testers could not reach the period by key: it is shift+tab away from the tables, its focus faint.
+    async with world.app().run_test(size=NARROW) as pilot:
+        view = await visit(pilot)
+        period = view.query_one("#period", Select)
+        before = period.value
+        assert ("t", "Period") in {(key.key_display, key.description) for key in pilot.app.query(FooterKey)}
+        await pilot.press("t")
+        await settle(pilot)
+        assert period.expanded and period.has_focus_within
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert not period.expanded and period.value != before and view.period()[0] is not None
