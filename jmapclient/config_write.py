@@ -73,14 +73,15 @@ def merge(document: Any, before: Plain, after: Plain, *, renamed: Mapping[str, s
     """
     _merge_value(document, "default", before.get("default"), after.get("default"))
     old_profiles, new_profiles = before.get("profiles", {}), after.get("profiles", {})
+    renamed = renamed or {}
     if old_profiles != new_profiles:
         profiles = _table(document, "profiles", super_table=True)
-        moved = {new: profiles.get(old) for new, old in (renamed or {}).items()
+        moved = {new: profiles.get(old) for new, old in renamed.items()
                  if old in old_profiles and _is_table(profiles.get(old))}
         for name in [*old_profiles, *(name for name in new_profiles if name not in old_profiles)]:
             old, new = old_profiles.get(name), new_profiles.get(name)
-            if name in moved and new is not None:
-                old, profiles[name] = old_profiles[(renamed or {})[name]], moved[name]
+            if name in moved and new is not None:  # compared with the old name's table as this side read it
+                old, profiles[name] = old_profiles[renamed[name]], moved[name]
             if old == new:
                 continue
             if new is None:

@@ -259,6 +259,7 @@ OutsideDomain = Annotated[
     str, StringConstraints(strict=True), _outside(_check_domain), WireKind("domain"), OUTSIDE_TEXT
 ]
 
+
 def _secret_advice(value: str) -> str | None:
     # The real server trims every string it is sent, a secret's too (wire-notes.md, "set"): a password with a
     # space at its end, typed or pasted, would be stored without it, and the logins it is for would fail
