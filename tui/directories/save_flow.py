@@ -16,8 +16,10 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Button, Static, TabbedContent, TabPane
 
+from jmapclient.display import safe_text
+from jmapclient.encoding import format_duration
 from jmapclient.errors import JmapError, LocalValidationError, SetFailed, answer_lost, not_found
-from jmapclient.models.introspect import fields_of
+from jmapclient.models.introspect import FieldSpec, fields_of
 from jmapclient.models.objects import DIRECTORY, Action
 from jmapclient.paging import read_all
 from jmapclient.validation import validate_object
@@ -49,6 +51,27 @@ UNUSED_WHILE_SAVING = frozenset({"backspace", "delete", "enter", "space"})
 
 CHANGED_ELSEWHERE = ("Not saved: {fields} changed on the server since this form opened. Press ctrl+s again to "
                      "put your values over them, or esc to go back and see the server's.")
+
+
+NOW_MAX = 40
+"""Characters of a server's value the warning quotes: enough to tell a colleague's value by."""
+
+
+def as_on_the_server(spec: FieldSpec | None, key: str, value: Any) -> str:
+    """A field changed on the server, as the warning names it: its label and, for a plain value, what the
+    server holds now, so the person can choose without leaving the form. A secret is never quoted (the server
+    masks it anyway), nor a set or a nested object (too long for a sentence: esc shows it)."""
+    label = spec.label if spec is not None else key
+    if spec is None or spec.secret or spec.kind == "secret" or isinstance(value, dict | list):
+        return label
+    if value is None or value == "":
+        return f"{label} (now empty)"
+    if isinstance(value, bool):
+        return f"{label} (now {'on' if value else 'off'})"
+    if spec.kind == "duration" and isinstance(value, int):
+        return f"{label} (now {format_duration(value)})"
+    shown = f'"{safe_text(value, max_len=NOW_MAX)}"' if isinstance(value, str) else safe_text(value)
+    return f"{label} (now {shown})"
 
 
 def changed_fields(before: dict[str, Any], now: dict[str, Any], touched: set[str],
@@ -225,7 +248,6 @@ class DirectorySaveFlow(Vertical):
         if not held:
             return None  # gone: the update says so
         now = normalised(held[0])
-        labels = self._labels()
         touched = {path.split("/")[0] for path in patch}
         if kind := kind_changed(self.before, now, touched, self.model):
             self.changed_kind = saved_id
@@ -234,7 +256,8 @@ class DirectorySaveFlow(Vertical):
         if not changed:
             return None
         self.overwriting.update({key: now.get(key) for key in changed})
-        fields = ", ".join(labels.get(key, key) for key in sorted(changed))
+        specs = {spec.wire: spec for spec in fields_of(self.model)}
+        fields = ", ".join(as_on_the_server(specs.get(key), key, now.get(key)) for key in sorted(changed))
         return CHANGED_ELSEWHERE.format(fields=fields), "Not saved: changed on the server meanwhile."
 
     def _gone(self, directory_id: str) -> None:

@@ -49,7 +49,7 @@ async def test_a_field_changed_on_the_server_since_the_form_opened_is_not_overwr
     async with console.app.run_test(size=(120, 40)) as pilot:
         object_id = await saved_after_a_change_elsewhere(pilot, store, description="CLI wins?")
         said = str(editor(pilot).query_one("#editor-message", Static).render())
-        assert "Not saved: Description changed on the server since this form opened" in said, said
+        assert 'Not saved: Description (now "CLI wins?") changed on the server since this form opened' in said, said
         assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "CLI wins?"
         await save(pilot)  # asked: the person's value goes over it
         assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "Console's SSO"
@@ -64,7 +64,7 @@ async def test_a_field_changed_again_after_the_warning_is_warned_of_again(store:
         changed_on_the_server(store, "CLI wins?", description="Third admin")
         await save(pilot)
         said = str(editor(pilot).query_one("#editor-message", Static).render())
-        assert "Not saved: Description changed on the server since this form opened" in said, said
+        assert 'Not saved: Description (now "Third admin") changed on the server since this form opened' in said, said
         assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "Third admin"
         await save(pilot)  # warned of this one: the person's value goes over it
         assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "Console's SSO"
@@ -154,3 +154,21 @@ async def test_a_save_that_fails_says_so_on_the_status_line_not_saving(store: St
         await pilot.press("escape")
         await settle(pilot)
         assert "Saving" not in status_line(pilot), status_line(pilot)
+
+
+def test_the_warning_quotes_a_plain_value_on_one_line_and_never_a_secret_or_a_whole_object() -> None:
+    from jmapclient.models.introspect import field_by_wire
+    from tui.directories.save_flow import as_on_the_server
+
+    ldap = DIRECTORY.model_for("Ldap")
+
+    def said(key: str, value: object) -> str:
+        return as_on_the_server(field_by_wire(ldap, key), key, value)
+
+    assert said("timeout", 90_000).endswith(" (now 1m30s)")
+    assert said("bindAuthentication", False).endswith("(now off)")
+    assert said("filterMemberOf", None).endswith("(now empty)")
+    assert said("bindSecret", {"@type": "Value", "secret": "****"}) == field_by_wire(ldap, "bindSecret").label
+    assert said("attrEmail", {"mail": True}) == field_by_wire(ldap, "attrEmail").label
+    hostile = said("description", "a\nb\x1b[2J" + "x" * 100)
+    assert "\n" not in hostile and "\x1b" not in hostile and len(hostile) < len("Description (now )") + 50

@@ -209,7 +209,7 @@ async def test_a_change_elsewhere_after_an_update_without_an_answer_is_still_war
         changed_on_the_server(store, OIDC, claimName="colleague_claim")
         await save(pilot)
         said = message(pilot)
-        assert "Not saved: Display-name claim changed on the server since this form opened" in said, said
+        assert 'Not saved: Display-name claim (now "colleague_claim") changed on the server since' in said, said
         assert stored(store, OIDC)["claimName"] == "colleague_claim"
         await save(pilot)  # warned: now the person's value goes over it
         assert stored(store, OIDC)["claimName"] == "display_name"
