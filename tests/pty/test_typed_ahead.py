@@ -131,6 +131,27 @@ def test_a_field_cleared_in_a_burst_is_stored_as_null_not_the_default(server: Se
         terminal.steady()
 
 
+def test_a_member_typed_behind_tab_into_a_set_field_is_added_and_saved(server: Server, terminal: Terminal) -> None:
+    """``Enter Tab Tab Tab tenantN Enter ctrl+s`` on the OpenID directory: Tab lands on the scopes' first
+    chip; the letters go to the add box, Enter adds the scope, and nothing else is removed or opened
+    (the letters were dropped, Enter removed "openid", and ``t`` opened the directory test)."""
+    oidc = DIRECTORIES[2][0]
+
+    def scopes() -> set[str]:
+        wire = next(wire for name, wire in server.directories().items() if name.startswith(oidc))
+        return set(wire["requireScopes"] or {})
+
+    for run in range(REPEAT):
+        before = scopes()
+        typed = f"tenant{len(before)}"  # one more each time, whichever terminal (the server is shared)
+        terminal.type(DOWN * 2 + ENTER + TAB * 3 + typed.encode() + ENTER + CTRL_S)
+        assert stored_within(lambda: scopes() != before), f"run {run}: nothing saved"
+        assert scopes() == before | {typed}
+        terminal.wait_for(lambda text: on_list(text) and "OpenID Connect directory:" not in text, "the list back")
+        terminal.type(UP * 2)
+        terminal.steady()
+
+
 def stored_within(condition: Callable[[], bool], seconds: float = 30.0) -> bool:
     """Whether ``condition`` (a question to the server) comes true within ``seconds``."""
     deadline = time.monotonic() + seconds

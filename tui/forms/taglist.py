@@ -9,15 +9,23 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import HorizontalGroup
 from textual.content import Content
-from textual.events import Click
+from textual.events import Click, Key
+from textual.layout import Layout
 from textual.message import Message
 from textual.widgets import Button, Input
 
 from jmapclient.display import LIST_MAX, safe_text
+from tui.forms.flow_layout import FlowLayout
+from tui.keyboard import focus_now
 
 
 class TagChip(Button):
-    """One member; enter, space, or a click on its ✕ removes it."""
+    """One member; enter, or a click on its ✕, removes it. A character typed on it goes to the add box.
+
+    Tab into a set field lands on its first chip: a person who tabbed there to add a member typed
+    "groups" and Enter, and the letters were dropped, Enter removed the member, and a ``t`` among
+    them opened the form's directory test (the tester's). Typed, it is what they meant: an addition.
+    """
 
     CROSS_CELLS = 2
     """The ✕ and the space before it: the part of the chip a click removes it by."""
@@ -27,6 +35,20 @@ class TagChip(Button):
         shown = safe_text(tag, max_len=LIST_MAX)
         super().__init__(Content(f"{shown} ✕"), compact=True, classes="tag", tooltip=Text(f"Remove {shown}"))
         self.tag = tag
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """A printable key types into the add box, so the footer hides the keys it shadows."""
+        return character is not None and character.isprintable()
+
+    def on_key(self, event: Key) -> None:
+        if not (event.character and event.character.isprintable()):
+            return
+        event.stop()  # a form's key (t, the directory test) bound to the letter must not run
+        event.prevent_default()
+        box = self.query_ancestor(TagList).query_one(".tag-input", TagInput)
+        focus_now(box)  # the keys typed behind this one follow it into the box
+        box.cursor_position = len(box.value)
+        box.insert_text_at_cursor(event.character)
 
     def on_click(self, event: Click) -> None:
         """A click on the name only takes the keyboard: a click anywhere on the chip removed it at once, with
@@ -66,6 +88,12 @@ class TagList(HorizontalGroup):
         super().__init__(classes="tag-list", disabled=disabled)
         self._tags: list[str] = list(dict.fromkeys(tags))
         self._placeholder = placeholder
+        self._flow = FlowLayout()
+
+    @property
+    def layout(self) -> Layout:
+        """Every member in sight: the chips wrap, and the add box follows them (see ``FlowLayout``)."""
+        return self._flow
 
     @property
     def tags(self) -> list[str]:
@@ -80,7 +108,8 @@ class TagList(HorizontalGroup):
     def compose(self) -> ComposeResult:
         for tag in self._tags:
             yield TagChip(tag)
-        yield TagInput(placeholder=self._placeholder, compact=True, classes="tag-input")
+        # Not selected on focus: a letter typed on a chip is in it before its focus arrives.
+        yield TagInput(placeholder=self._placeholder, compact=True, classes="tag-input", select_on_focus=False)
 
     def add(self, text: str) -> None:
         added = False

@@ -3,10 +3,13 @@ on the name removed the member at once, with no undo but leaving the whole form)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Input
 
+import tui
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import PROFILES
@@ -45,6 +48,55 @@ async def test_enter_on_a_chip_still_removes_it() -> None:
         assert pilot.app.query_one(TagList).tags == ["mailAlias"]
 
 
+class ManyMembers(App[None]):
+    CSS_PATH = str(Path(tui.__file__).with_name("sections.tcss"))  # the console's sizes for chips and box
+
+    def compose(self) -> ComposeResult:
+        yield TagList(["openid", "email", "profile", "groups", "offline_access", "x" * 70])
+
+
+async def test_members_wrap_onto_more_lines_and_every_one_and_the_add_box_is_in_sight() -> None:
+    # In one row the fourth scope ran off the form's right edge, and the add box with it.
+    async with ManyMembers().run_test(size=(40, 12)) as pilot:
+        await settle(pilot)
+        members = pilot.app.query_one(TagList)
+        box = members.query_one(".tag-input", Input)
+        shown = members.content_region
+        for widget in [*pilot.app.query(TagChip), box]:
+            assert shown.contains_region(widget.region), f"{widget} at {widget.region}, outside {shown}"
+        lines = {chip.region.y for chip in pilot.app.query(TagChip)}
+        assert len(lines) >= 3 and box.region.width >= 10
+
+
+async def test_letters_typed_on_a_chip_go_to_the_add_box() -> None:
+    # Tab into a set field lands on its first chip: "groups" then Enter was dropped, then removed "mail".
+    async with Members().run_test(size=(60, 6)) as pilot:
+        await settle(pilot)
+        pilot.app.query(TagChip)[0].focus()
+        await settle(pilot)
+        await pilot.press(*"groups", "enter")
+        await settle(pilot)
+        assert pilot.app.query_one(TagList).tags == ["mail", "mailAlias", "groups"]
+        assert isinstance(pilot.app.focused, Input) and pilot.app.focused.value == ""
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_member_typed_after_tab_into_a_set_field_is_saved_and_opens_nothing(
+        store: Store, profile: str) -> None:
+    # The tester's "t" among the letters opened the directory test, and the rest went into its token field.
+    async with started(store, profile) as (_, pilot):
+        await open_directory(pilot, OIDC)
+        before = set(stored(store, OIDC)["requireScopes"])
+        chips = field(pilot, "requireScopes").query(TagChip)
+        assert chips, "the sample holds scopes"
+        chips.first().focus()
+        await settle(pilot)
+        await pilot.press(*"tenant", "enter")
+        await save(pilot)
+        assert set(stored(store, OIDC)["requireScopes"]) == before | {"tenant"}
+        assert not pilot.app.query(DirectoryEditor), "saved, the form closed (no dialog on top)"
+
+
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_tag_typed_and_not_yet_added_is_saved(store: Store, profile: str) -> None:
     # The tester typed "groups" in the scopes' box and pressed ctrl+s: "Nothing changed", the scope dropped.
@@ -71,6 +123,7 @@ async def test_members_with_a_backslash_or_a_lone_star_are_stored_as_typed(store
         members = field(pilot, "attrEmail").query_one(TagList)
         for chip in [chip for chip in pilot.app.query(TagChip) if chip.tag in ("x\\y", "*")]:
             chip.focus()
+            await settle(pilot)  # focus() is deferred: Pilot's Enter could reach the field before
             await pilot.press("enter")
             await settle(pilot)
         members.query_one(".tag-input", Input).focus()
