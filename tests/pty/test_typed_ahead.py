@@ -145,7 +145,7 @@ def test_a_member_typed_behind_tab_into_a_set_field_is_added_and_saved(server: S
         before = scopes()
         typed = f"tenant{len(before)}"  # one more each time, whichever terminal (the server is shared)
         terminal.type(DOWN * 2 + ENTER + TAB * 3 + typed.encode() + ENTER + CTRL_S)
-        assert stored_within(lambda: scopes() != before), f"run {run}: nothing saved"
+        assert stored_within(lambda before=before: scopes() != before), f"run {run}: nothing saved"
         assert scopes() == before | {typed}
         terminal.wait_for(lambda text: on_list(text) and "OpenID Connect directory:" not in text, "the list back")
         terminal.type(UP * 2)

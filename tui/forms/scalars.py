@@ -84,8 +84,10 @@ class TextEditor(FieldEditor):
         return self.query_one(Input).value
 
     def wire_value(self) -> Any:
-        if self.escaped and self.text == self.shown(self.initial):
-            return self.initial  # left as it is: the value as read, its hidden characters kept
+        if self.initial is not None and self.text == self.shown(self.initial):
+            # Left as it is: the value as read, its hidden characters and its spaces kept. Trimmed, an
+            # untouched " cn=x" was sent back as "cn=x" by a save of another field (the tester's).
+            return self.initial
         text = self.text.strip()
         return text if text else _empty(self)
 
