@@ -318,3 +318,43 @@ def field_warnings(model: type[WireModel] | None, wire: Any, path: str = "") -> 
         elif spec.kind == "object":
             found.update(field_warnings(spec.item_model, value, f"{here}/"))
     return found
+
+
+def patch_warnings(model: type[WireModel] | None, patch: dict[str, Any]) -> dict[str, str]:
+    """Path → warning for each value of an update's ``patch``: a whole field as :func:`field_warnings`
+    finds it, and a value set by its path (``bindSecret/secret``) by the field the path names in any
+    kind it may be. Only whole fields were looked at: a secret given with a space after it by its path
+    went without the warning it had given whole (the tester's)."""
+    found = field_warnings(model, {key: value for key, value in patch.items() if "/" not in key})
+    if model is None:
+        return found
+    for key, value in patch.items():
+        if "/" in key:
+            said = next((text for spec in fields_at(model, key) if (text := spec.warning(value))), None)
+            if said:
+                found[key] = said
+    return found
+
+
+def fields_at(model: type[WireModel], path: str) -> list[FieldSpec]:
+    """Every field a JSON-pointer ``path`` may name below ``model``: one for each kind of a variant the
+    path passes through (its ``@type`` is not in the path), none for a path that names no field."""
+    return _fields_at(model, [encoding.unescape_pointer(part) for part in path.split("/")])
+
+
+def _fields_at(model: type[WireModel], parts: list[str]) -> list[FieldSpec]:
+    head, rest = parts[0], parts[1:]
+    found: list[FieldSpec] = []
+    for spec in fields_of(model):
+        if spec.wire != head:
+            continue
+        if not rest:
+            found.append(spec)
+        elif spec.kind == "variant":
+            for kind in spec.variants.values():
+                found.extend(_fields_at(kind, rest))
+        elif spec.kind == "object" and spec.item_model is not None:
+            found.extend(_fields_at(spec.item_model, rest))
+        elif spec.kind == "list" and spec.item_model is not None and len(rest) > 1:
+            found.extend(_fields_at(spec.item_model, rest[1:]))  # rest[0] is the item's position
+    return found

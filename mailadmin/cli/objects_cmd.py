@@ -10,7 +10,7 @@ from jmapclient.errors import LocalValidationError, SetFailed
 from jmapclient.failures import REFUSAL_HINT, emit_error, emit_notes, set_failures_lines
 from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models._base import WireModel
-from jmapclient.models.introspect import TYPE_KEY, field_warnings, fields_of
+from jmapclient.models.introspect import TYPE_KEY, fields_of, patch_warnings
 from jmapclient.models.objects import ObjectType, object_type
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out
 from jmapclient.paging import QueryPager
@@ -114,8 +114,9 @@ def create_payload(found: ObjectType, variant: str | None, fields: list[tuple[st
 
 
 def warn_about(model: type[WireModel] | None, wire: dict[str, Any]) -> None:
-    """A ``warning:`` line for each value a check beyond the server's finds odd; it is sent anyway."""
-    for path, text in field_warnings(model, wire).items():
+    """A ``warning:`` line for each value a check beyond the server's finds odd; it is sent anyway.
+    ``wire``: an object to create, or an update's patch (whose keys may be paths)."""
+    for path, text in patch_warnings(model, wire).items():
         note(f"warning: {path}: {text}")
 
 

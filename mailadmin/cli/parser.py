@@ -196,8 +196,8 @@ def _query(query: argparse.ArgumentParser) -> None:
 def _update(update: argparse.ArgumentParser) -> None:
     update.add_argument("object", metavar="OBJECT[/VARIANT]")
     update.add_argument("id")
-    _field_option(update, "KEY=VALUE", "a field or JSON-pointer path (attrEmail/mail=true, report/records/0/count=5); "
-                  "null clears")
+    _field_option(update, "KEY=VALUE", "a field or JSON-pointer path (attrEmail/mail=true, report/records/0/count=5; "
+                  "in a path ~1 stands for / and ~0 for ~); null clears")
     _json_option(update, "print the result as JSON")
 
 

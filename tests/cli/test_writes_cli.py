@@ -85,6 +85,25 @@ def test_a_secret_with_a_trailing_space_is_warned_of_as_the_server_trims_it(real
     assert real.store.get(DIRECTORY, [new_id.strip()])[new_id.strip()]["bindSecret"]["secret"] == "pw"
 
 
+def test_a_secret_given_by_its_path_with_a_space_is_warned_of_too(real: StubServer,
+                                                                  capsys: pytest.CaptureFixture[str]):
+    # Given whole it was warned of; by its path ("bindSecret/secret=pw ") it went without a word.
+    code, new_id, _ = run(real, capsys, "create", "Directory/Ldap", "--field", "description=LDAP",
+                          "--field", "baseDn=dc=test", "--field", 'bindSecret={"@type":"Value","secret":"pw"}')
+    assert code == 0
+    code, _, err = run(real, capsys, "update", "Directory", new_id.strip(), "--field", "bindSecret/secret= pw2")
+    assert code == 0 and "warning: bindSecret/secret: it starts or ends with a space" in err
+    assert "pw2" not in err
+
+
+def test_a_member_path_with_an_escaped_slash_is_the_member_with_a_slash(real: StubServer,
+                                                                       capsys: pytest.CaptureFixture[str]):
+    # RFC 6901, which the real server follows: ~1 in a path is a slash (said in update --help).
+    ldap = next(i for i, d in real.store.get(DIRECTORY, real.store.all_ids(DIRECTORY)).items() if d["@type"] == "Ldap")
+    code, _, _ = run(real, capsys, "update", "Directory", ldap, "--field", "attrEmail/a~1b=true")
+    assert code == 0 and "a/b" in real.store.get(DIRECTORY, [ldap])[ldap]["attrEmail"]
+
+
 @pytest.mark.parametrize("member", ["p\\q", "*"])
 def test_a_set_member_path_the_real_server_misreads_is_refused_before_sending(real: StubServer, member: str,
                                                                              capsys: pytest.CaptureFixture[str]):

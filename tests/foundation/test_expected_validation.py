@@ -13,7 +13,7 @@ from jmapclient import encoding
 from jmapclient.dmarc.importing import import_reports
 from jmapclient.dmarc.retention import check_retention
 from jmapclient.errors import LocalValidationError
-from jmapclient.models.introspect import field_warnings
+from jmapclient.models.introspect import field_warnings, patch_warnings
 from jmapclient.models.objects import DIRECTORY
 from jmapclient.validation import validate_object
 
@@ -126,3 +126,11 @@ def test_a_retention_not_in_the_future_is_refused(retain: timedelta) -> None:
 
 def test_a_retention_of_a_millisecond_is_allowed() -> None:
     assert check_retention(timedelta(milliseconds=1)) == timedelta(milliseconds=1)
+
+
+@pytest.mark.parametrize("path", ["bindSecret/secret", "store/authSecret/secret",
+                                  "store/readReplicas/0/authSecret/secret"])
+def test_a_value_set_by_its_path_gets_the_advice_of_the_field_it_names(path: str) -> None:
+    model = DIRECTORY.model_for("Sql" if path.startswith("store") else "Ldap")
+    assert "starts or ends with a space" in patch_warnings(model, {path: "pw ", "description": "d"})[path]
+    assert patch_warnings(model, {path: "pw", f"{path}x": "pw "}) == {}  # no such field: nothing said
