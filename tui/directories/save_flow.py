@@ -16,14 +16,13 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Button, Static, TabbedContent, TabPane
 
-from jmapclient.display import safe_text
-from jmapclient.encoding import format_duration
 from jmapclient.errors import JmapError, LocalValidationError, SetFailed, answer_lost, not_found
-from jmapclient.models.introspect import FieldSpec, fields_of
+from jmapclient.models.introspect import fields_of
 from jmapclient.models.objects import DIRECTORY, Action
 from jmapclient.paging import read_all
 from jmapclient.validation import validate_object
 from tui.context import ConsoleContext
+from tui.directories.changed_elsewhere import CHANGED_ELSEWHERE, as_on_the_server, changed_fields
 from tui.directories.deleted_elsewhere import GONE, DirectoryGone
 from tui.directories.kind_change import KIND_CHANGED, KIND_CHANGED_STATUS, kind_changed
 from tui.directories.lost_save import (
@@ -48,40 +47,6 @@ if TYPE_CHECKING:
 KEYS_UNUSED = "Saving: no field takes keys until the server answers; esc stops waiting."
 UNUSED_WHILE_SAVING = frozenset({"backspace", "delete", "enter", "space"})
 """Keys a field would have taken, beside the printable ones: while the form is dimmed they reach none."""
-
-CHANGED_ELSEWHERE = ("Not saved: {fields} changed on the server since this form opened. Press ctrl+s again to "
-                     "put your values over them, or esc to go back and see the server's.")
-
-
-NOW_MAX = 40
-"""Characters of a server's value the warning quotes: enough to tell a colleague's value by."""
-
-
-def as_on_the_server(spec: FieldSpec | None, key: str, value: Any) -> str:
-    """A field changed on the server, as the warning names it: its label and, for a plain value, what the
-    server holds now, so the person can choose without leaving the form. A secret is never quoted (the server
-    masks it anyway), nor a set or a nested object (too long for a sentence: esc shows it)."""
-    label = spec.label if spec is not None else key
-    if spec is None or spec.secret or spec.kind == "secret" or isinstance(value, dict | list):
-        return label
-    if value is None or value == "":
-        return f"{label} (now empty)"
-    if isinstance(value, bool):
-        return f"{label} (now {'on' if value else 'off'})"
-    if spec.kind == "duration" and isinstance(value, int):
-        return f"{label} (now {format_duration(value)})"
-    shown = f'"{safe_text(value, max_len=NOW_MAX)}"' if isinstance(value, str) else safe_text(value)
-    return f"{label} (now {shown})"
-
-
-def changed_fields(before: dict[str, Any], now: dict[str, Any], touched: set[str],
-                   overwriting: dict[str, Any]) -> set[str]:
-    """The fields a save touches that the server changed since the form opened (``before``), but for those
-    still holding the value the form may put its own over (``overwriting``): changed once more meanwhile,
-    a field is warned of again (a third admin's value was overwritten unseen, the tester's)."""
-    return {key for key in touched if now.get(key) != before.get(key)
-            and (key not in overwriting or now.get(key) != overwriting[key])}
-
 
 def normalised(wire: dict[str, Any]) -> dict[str, Any]:
     """The object as the models read it (defaults filled in), or as it came if they cannot."""
@@ -257,7 +222,8 @@ class DirectorySaveFlow(Vertical):
             return None
         self.overwriting.update({key: now.get(key) for key in changed})
         specs = {spec.wire: spec for spec in fields_of(self.model)}
-        fields = ", ".join(as_on_the_server(specs.get(key), key, now.get(key)) for key in sorted(changed))
+        fields = ", ".join(as_on_the_server(specs.get(key), key, now.get(key), self.before.get(key))
+                           for key in sorted(changed))
         return CHANGED_ELSEWHERE.format(fields=fields), "Not saved: changed on the server meanwhile."
 
     def _gone(self, directory_id: str) -> None:

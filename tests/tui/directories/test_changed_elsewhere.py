@@ -156,9 +156,25 @@ async def test_a_save_that_fails_says_so_on_the_status_line_not_saving(store: St
         assert "Saving" not in status_line(pilot), status_line(pilot)
 
 
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_store_field_changed_elsewhere_is_named_with_its_new_value(store: Store, profile: str) -> None:
+    sql = "Customer accounts in PostgreSQL"
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, sql)
+        wire = stored(store, sql)
+        wire["store"]["port"] = 6543  # as changed_on_the_server does, for the field its own argument names
+        store.replace(DIRECTORY, wire["id"], DIRECTORY.read(wire), wire)
+        await fill(pilot, "store/host", "db2.example")
+        await save(pilot)
+        said = str(editor(pilot).query_one("#editor-message", Static).render())
+        assert "Not saved: Storage backend › Port (now 6543) changed on the server" in said, said
+
+
 def test_the_warning_quotes_a_plain_value_on_one_line_and_never_a_secret_or_a_whole_object() -> None:
     from jmapclient.models.introspect import field_by_wire
-    from tui.directories.save_flow import as_on_the_server
+    from tui.directories.changed_elsewhere import as_on_the_server
 
     ldap = DIRECTORY.model_for("Ldap")
 
@@ -172,3 +188,26 @@ def test_the_warning_quotes_a_plain_value_on_one_line_and_never_a_secret_or_a_wh
     assert said("attrEmail", {"mail": True}) == field_by_wire(ldap, "attrEmail").label
     hostile = said("description", "a\nb\x1b[2J" + "x" * 100)
     assert "\n" not in hostile and "\x1b" not in hostile and len(hostile) < len("Description (now )") + 50
+
+
+def test_a_nested_object_changed_elsewhere_is_named_by_the_fields_that_changed_in_it() -> None:
+    # "Storage backend" alone: the tester could not tell what a colleague had changed in it.
+    from jmapclient.models.introspect import field_by_wire
+    from tui.directories.changed_elsewhere import as_on_the_server
+
+    spec = field_by_wire(DIRECTORY.model_for("Sql"), "store")
+    secret = {"@type": "Value", "secret": "****"}
+    before = {"@type": "PostgreSql", "host": "db1", "port": 5432, "authSecret": secret}
+    said = as_on_the_server(spec, "store", {**before, "port": 5433, "host": "db2"}, before)
+    assert said == f'{spec.label} › Host (now "db2"), {spec.label} › Port (now 5433)'.replace("Host", _label(
+        spec, "host")).replace("Port", _label(spec, "port"))
+    inside = as_on_the_server(spec, "store", {**before, "authSecret": {**secret, "secret": "x"}}, before)
+    assert inside.startswith(f"{spec.label} › {_label(spec, 'authSecret')}") and "now" not in inside  # named only
+    other_kind = {"@type": "MySql", "host": "db1", "port": 3306, "authSecret": secret}
+    assert as_on_the_server(spec, "store", other_kind, before) == spec.label
+
+
+def _label(spec: object, wire: str) -> str:
+    from jmapclient.models.introspect import field_by_wire
+
+    return field_by_wire(spec.variants["PostgreSql"], wire).label  # type: ignore[attr-defined]

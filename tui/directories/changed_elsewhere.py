@@ -1,0 +1,67 @@
+"""How a save held back by changes made elsewhere names them: each field, and what the server holds now.
+
+The real server keeps no state to refuse a stale update with (wire-notes.md), so the form compares
+the directory as it opened with the directory as the server holds it before it sends a patch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jmapclient.display import safe_text
+from jmapclient.encoding import format_duration
+from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
+
+CHANGED_ELSEWHERE = ("Not saved: {fields} changed on the server since this form opened. Press ctrl+s again to "
+                     "put your values over them, or esc to go back and see the server's.")
+
+NOW_MAX = 40
+"""Characters of a server's value the warning quotes: enough to tell a colleague's value by."""
+INSIDE = " › "
+"""Between a nested object's label and one of its fields' (``Storage backend › Port``)."""
+
+
+def changed_fields(before: dict[str, Any], now: dict[str, Any], touched: set[str],
+                   overwriting: dict[str, Any]) -> set[str]:
+    """The fields a save touches that the server changed since the form opened (``before``), but for those
+    still holding the value the form may put its own over (``overwriting``): changed once more meanwhile,
+    a field is warned of again (a third admin's value was overwritten unseen, the tester's)."""
+    return {key for key in touched if now.get(key) != before.get(key)
+            and (key not in overwriting or now.get(key) != overwriting[key])}
+
+
+def as_on_the_server(spec: FieldSpec | None, key: str, value: Any, before: Any = None) -> str:
+    """A field changed on the server, as the warning names it: its label and, for a plain value, what the
+    server holds now, so the person can choose without leaving the form. A nested object (the SQL store)
+    names each of its fields that changed the same way, after its own label; a secret is never quoted
+    (the server masks it anyway), nor a set or a list (too long for a sentence: esc shows it)."""
+    label = spec.label if spec is not None else key
+    if spec is not None and isinstance(value, dict) and isinstance(before, dict):
+        inside = _inside(spec, before, value)
+        if inside:
+            return ", ".join(f"{label}{INSIDE}{said}" for said in inside)
+    if spec is None or spec.secret or spec.kind == "secret" or isinstance(value, dict | list):
+        return label
+    if value is None or value == "":
+        return f"{label} (now empty)"
+    if isinstance(value, bool):
+        return f"{label} (now {'on' if value else 'off'})"
+    if spec.kind == "duration" and isinstance(value, int):
+        return f"{label} (now {format_duration(value)})"
+    shown = f'"{safe_text(value, max_len=NOW_MAX)}"' if isinstance(value, str) else safe_text(value)
+    return f"{label} (now {shown})"
+
+
+def _inside(spec: FieldSpec, before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """The fields of a nested object that changed, each as :func:`as_on_the_server` names it; none
+    when the object changed kind (its fields are another kind's: it is named whole)."""
+    if spec.kind == "variant" and before.get(TYPE_KEY) == now.get(TYPE_KEY):
+        model = spec.variants.get(str(now.get(TYPE_KEY)))
+    elif spec.kind == "object":
+        model = spec.item_model
+    else:
+        return []
+    if model is None:
+        return []
+    return [as_on_the_server(inner, inner.wire, now.get(inner.wire), before.get(inner.wire))
+            for inner in fields_of(model) if inner.wire != TYPE_KEY and now.get(inner.wire) != before.get(inner.wire)]
