@@ -10,6 +10,7 @@ from typing import Any
 
 from jmapclient.display import safe_text
 from jmapclient.encoding import format_duration
+from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
 
 CHANGED_ELSEWHERE = ("Not saved: {fields} changed on the server since this form opened. Press ctrl+s again to "
@@ -28,6 +29,13 @@ def changed_fields(before: dict[str, Any], now: dict[str, Any], touched: set[str
     a field is warned of again (a third admin's value was overwritten unseen, the tester's)."""
     return {key for key in touched if now.get(key) != before.get(key)
             and (key not in overwriting or now.get(key) != overwriting[key])}
+
+
+def held_back(model: type[WireModel], before: dict[str, Any], now: dict[str, Any], changed: set[str]) -> str:
+    """The form's words for a save held back: the ``changed`` fields of ``model``, each as the server holds it."""
+    specs = {spec.wire: spec for spec in fields_of(model)}
+    fields = ", ".join(as_on_the_server(specs.get(key), key, now.get(key), before.get(key)) for key in sorted(changed))
+    return CHANGED_ELSEWHERE.format(fields=fields)
 
 
 def as_on_the_server(spec: FieldSpec | None, key: str, value: Any, before: Any = None) -> str:

@@ -22,7 +22,7 @@ from jmapclient.models.objects import DIRECTORY, Action
 from jmapclient.paging import read_all
 from jmapclient.validation import validate_object
 from tui.context import ConsoleContext
-from tui.directories.changed_elsewhere import CHANGED_ELSEWHERE, as_on_the_server, changed_fields
+from tui.directories.changed_elsewhere import changed_fields, held_back
 from tui.directories.deleted_elsewhere import GONE, DirectoryGone
 from tui.directories.kind_change import KIND_CHANGED, KIND_CHANGED_STATUS, kind_changed
 from tui.directories.lost_save import (
@@ -221,10 +221,7 @@ class DirectorySaveFlow(Vertical):
         if not changed:
             return None
         self.overwriting.update({key: now.get(key) for key in changed})
-        specs = {spec.wire: spec for spec in fields_of(self.model)}
-        fields = ", ".join(as_on_the_server(specs.get(key), key, now.get(key), self.before.get(key))
-                           for key in sorted(changed))
-        return CHANGED_ELSEWHERE.format(fields=fields), "Not saved: changed on the server meanwhile."
+        return held_back(self.model, self.before, now, changed), "Not saved: changed on the server meanwhile."
 
     def _gone(self, directory_id: str) -> None:
         """The server no longer has this directory: said plainly, and the list behind the form drops it.
