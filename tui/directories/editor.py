@@ -227,14 +227,14 @@ class DirectoryEditor(DirectorySaveFlow):
         if self.busy:
             self.action_stop_waiting()  # esc first stops the wait; the form stays, with what was typed
             return
-        # A kind changed on the server: the list is reloaded, so the directory opens as it now is.
+        # Changed on the server (seen by a save): the list is reloaded, so the directory shows as it now is.
         if not self.dirty:
-            self.post_message(EditorDone(self.changed_kind))
+            self.post_message(EditorDone(self.changed_elsewhere))
             return
 
         def answered(discard: bool | None) -> None:
             if discard:
-                self.post_message(EditorDone(self.changed_kind))
+                self.post_message(EditorDone(self.changed_elsewhere))
 
         self.app.push_screen(
             ConfirmScreen(Text.assemble("Discard your changes to ", outside.cut(self.title, "bold"), "?"),

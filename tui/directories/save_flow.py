@@ -80,9 +80,10 @@ class DirectorySaveFlow(Vertical):
         """The update on its way: an answer lost leaves its fields possibly changed by this form."""
         self._wrote = False
         """This save's create or update went out (before it, only reads: its checks of the server)."""
-        self.changed_kind: str | None = None
-        """The id of the directory whose kind changed on the server: the list, reloaded on leaving,
-        opens it as it now is (as the form says)."""
+        self.changed_elsewhere: str | None = None
+        """The id of the directory a save found changed on the server (its kind, or fields): the list,
+        reloaded on leaving, shows it and opens it as it now is (as the form says). Left with Discard,
+        the list showed the old description until r (the tester's)."""
         self.overwriting: dict[str, Any] = {}
         """Fields changed on the server since the form opened, with the server's value this form may put its own
         over: the one shown when the person was warned (a later change elsewhere is warned of again), or the
@@ -215,12 +216,13 @@ class DirectorySaveFlow(Vertical):
         now = normalised(held[0])
         touched = {path.split("/")[0] for path in patch}
         if kind := kind_changed(self.before, now, touched, self.model):
-            self.changed_kind = saved_id
+            self.changed_elsewhere = saved_id
             return KIND_CHANGED.format(what=kind), KIND_CHANGED_STATUS  # asked again, it says it again
         changed = changed_fields(self.before, now, touched, self.overwriting)
         if not changed:
             return None
         self.overwriting.update({key: now.get(key) for key in changed})
+        self.changed_elsewhere = saved_id
         return held_back(self.model, self.before, now, changed), "Not saved: changed on the server meanwhile."
 
     def _gone(self, directory_id: str) -> None:

@@ -25,8 +25,10 @@ from tests.support.directory_steps import (
     save,
     sent_calls,
     stored,
+    table_rows,
 )
 from tests.support.waiting import settle
+from tui.directories.editor import DirectoryEditor
 
 OIDC = "Staff single sign-on (Keycloak)"
 
@@ -154,6 +156,21 @@ async def test_a_save_that_fails_says_so_on_the_status_line_not_saving(store: St
         await pilot.press("escape")
         await settle(pilot)
         assert "Saving" not in status_line(pilot), status_line(pilot)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_the_list_shows_the_server_s_value_after_the_held_back_form_is_discarded(
+        store: Store, profile: str) -> None:
+    # The tester: esc, Discard, and the list still read the old description until r.
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await saved_after_a_change_elsewhere(pilot, store, description="Renamed by the CLI")
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("y")  # Discard
+        await settle(pilot)
+        assert not pilot.app.query(DirectoryEditor)
+        assert "Renamed by the CLI" in [row[0] for row in table_rows(pilot)]
 
 
 @pytest.mark.parametrize("profile", PROFILES)
