@@ -16,6 +16,7 @@ from textual.widget import AwaitMount
 from tui.keyboard import typed_into
 from tui.shell_sections import SectionShell
 from tui.textual_compat import installed_screens
+from tui.widgets.footer import described
 
 APP_HELP = """\
 **mailadmin** mirrors the server's web UI. Pick a section in the tree on the left
@@ -49,10 +50,10 @@ class ShellCommands(SectionShell):
         """The keys active on the screen, a line a binding id: a binding of several keys ("?" and F1) is
         active once a key, and was listed once a key, all under its one display ("? Help" twice)."""
         by_id: dict[str, tuple[list[str], str]] = {}
-        for _, binding, enabled, _ in self.screen.active_bindings.values():
+        for node, binding, enabled, _ in self.screen.active_bindings.values():
             if not (binding.description and binding.id and enabled):
                 continue
-            shown, _ = by_id.setdefault(binding.id, ([], binding.description))
+            shown, _ = by_id.setdefault(binding.id, ([], described(node, binding)))
             if binding.key_display and not shown:
                 shown.append(binding.key_display)  # as the footer shows it, first
             key = self.get_key_display(replace(binding, key_display=None))
@@ -142,7 +143,7 @@ class ShellCommands(SectionShell):
             # Only this console's bindings carry an id; Textual's widgets' own (cursor keys...) do not.
             if not binding.id or not binding.description or not enabled or binding.action == "command_palette":
                 continue
-            title = binding.description
+            title = described(node, binding)
             if title in seen:
                 continue
             seen.add(title)

@@ -465,6 +465,13 @@ class. **f** shows only records failing DMARC,
     def action_failing(self) -> None:
         self.failing_only = not self.failing_only
         self.fill()
+        self.refresh_bindings()  # the footer's f names the other choice now
+
+    def binding_description(self, action: str) -> str | None:
+        """f names what it switches to (see ``tui.widgets.footer.described``)."""
+        if action == "failing":
+            return "All records" if self.failing_only else "Failing only"
+        return None
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

@@ -13,6 +13,7 @@ from typing import TypeGuard
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.events import Resize
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -24,6 +25,15 @@ RANK = {"help": 0, "quit": 1, "jump": 3, "filter": 3, "refresh": 3}
 PALETTE_CLASS = "-command-palette"
 NARROW = 110
 """Below this many columns the keys are drawn compact (the app's ``-narrow`` breakpoint)."""
+
+
+def described(node: object, binding: Binding) -> str:
+    """A key's description as its view words it now: a key that switches (f on a report's records) names
+    what it would switch to, where a fixed "Failing only" stayed after it was pressed (the tester's).
+    A view words its keys in ``binding_description(action)``; None keeps the binding's own words."""
+    words = getattr(node, "binding_description", None)
+    said = words(binding.action) if callable(words) else None
+    return said if isinstance(said, str) else binding.description
 
 
 def key_width(key: FooterKey, compact: bool) -> int:
@@ -61,9 +71,9 @@ class ShellFooter(Footer):
             return ()
         palette = self.app.COMMAND_PALETTE_BINDING
         keys = tuple(
-            (binding.key, self.app.get_key_display(binding), binding.description, binding.action, binding.group,
+            (binding.key, self.app.get_key_display(binding), described(node, binding), binding.action, binding.group,
              binding.tooltip, enabled, tooltip)
-            for key, (_node, binding, enabled, tooltip) in self.screen.active_bindings.items()
+            for key, (node, binding, enabled, tooltip) in self.screen.active_bindings.items()
             if binding.show or key == palette
         )
         return (self.app.size.width, self.show_command_palette, self.app.ENABLE_COMMAND_PALETTE, keys)
@@ -104,6 +114,10 @@ class ShellFooter(Footer):
         self.compact = self.app.size.width < NARROW
         widgets: list[Widget] = list(super().compose())
         keys = [w for w in widgets if isinstance(w, FooterKey) and not w.has_class(PALETTE_CLASS)]
+        words = {(binding.key, binding.action): described(node, binding)
+                 for node, binding, _, _ in self.screen.active_bindings.values()}
+        for key in keys:
+            key.description = words.get((key.key, key.action), key.description)
         others = [w for w in widgets if w not in keys]
         room = self.app.size.width - sum(palette_width(w) for w in others if isinstance(w, FooterKey))
         for key in keys:

@@ -167,9 +167,17 @@ async def test_failing_only_in_records(world: StubWorld) -> None:
         await settle(pilot)
         view = pilot.app.query_one(RecordsView)
         all_rows = len(view.shown_records())
+        assert ("f", "Failing only") in footer_keys(pilot.app)
         await pilot.press("f")
+        await settle(pilot)
         failing = [r for r in view.item.report.records if not r.passes_dmarc]
         assert 0 < len(view.shown_records()) == len(failing) <= all_rows
+        # The footer names what f does now (it kept "Failing only", the tester's).
+        assert ("f", "All records") in footer_keys(pilot.app) and ("f", "Failing only") not in footer_keys(pilot.app)
+        assert any(line[1] == "All records" for line in pilot.app._keys_here())  # and so does ? (help)
+        await pilot.press("f")
+        await settle(pilot)
+        assert len(view.shown_records()) == all_rows and ("f", "Failing only") in footer_keys(pilot.app)
 
 
 async def test_delete_marked_reports_after_confirmation(world: StubWorld) -> None:
