@@ -15,6 +15,7 @@ from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of, kind_label
 from tui.forms.base import OMIT, FieldEditor, FormEdited
 from tui.forms.model_form import ModelForm
+from tui.keyboard import focus_now
 from tui.widgets.select import FormSelect
 
 
@@ -179,6 +180,12 @@ class ListItem(VerticalGroup):
         yield self.form
 
 
+def _focus_first_field(form: ModelForm) -> None:
+    first = next((widget for widget in form.query("*") if widget.focusable), None)
+    if first is not None:
+        focus_now(first)
+
+
 ITEMS_SHOWN = 10
 """List items a form draws. Each is a sub-form of some fifty widgets: a directory of 300 read
 replicas (a server may send anything) took minutes to draw, the console frozen meanwhile."""
@@ -220,8 +227,12 @@ class ListEditor(FieldEditor):
         return list(self.query(ListItem))
 
     async def add_item(self) -> None:
-        await self.query_one(".list-items", VerticalGroup).mount(self._item(len(self.items), None))
+        item = self._item(len(self.items), None)
+        await self.query_one(".list-items", VerticalGroup).mount(item)
         self.post_message(FormEdited())
+        # The keyboard goes to the new item's first field: left on Add, the next letters typed reached
+        # the form's keys (q asked to quit; the tester's), and the item was two Tabs away.
+        self.call_after_refresh(_focus_first_field, item.form)
 
     @on(Button.Pressed, ".list-add")
     async def _add(self, event: Button.Pressed) -> None:

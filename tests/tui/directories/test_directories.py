@@ -491,6 +491,22 @@ async def test_a_replicas_default_port_follows_the_store_kind(console: Console) 
         assert (replicas["1"]["host"], replicas["1"]["port"]) == ("replica-b.test", 6432)  # typed port stays
 
 
+async def test_a_replica_added_takes_the_keyboard_in_its_first_field(console: Console) -> None:
+    # Left on Add, the letters typed next reached the form's keys: q asked to quit (the tester's).
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await start_create(pilot, "Sql")
+        await fill(pilot, "store", "PostgreSql")
+        field(pilot, "store/readReplicas").query_one(".list-add", Button).focus()
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press(*"replica-q.test")
+        await settle(pilot)
+        assert editor(pilot).form.to_wire()["store"]["readReplicas"]["0"]["host"] == "replica-q.test"
+        assert not isinstance(pilot.app.screen, ConfirmScreen)
+
+
 async def test_selects_read_labels_not_wire_names(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
