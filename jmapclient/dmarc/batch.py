@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from jmapclient.counted import counted
 from jmapclient.display import LIST_MAX, safe_text
 from jmapclient.dmarc.counting import total_messages
 from jmapclient.dmarc.loader import ParsedFile
@@ -154,7 +155,7 @@ class ImportSummary:
         # The files the whole import's refusal stopped: one line, not one a file (5,000 files, 5,000 lines).
         apart = [path for path, why in self.rejected if why == said_apart]
         if apart:
-            more = f" and {len(apart) - 1:,} more file{'s' if len(apart) > 2 else ''}" if len(apart) > 1 else ""
+            more = f" and {counted(len(apart) - 1, 'more file')}" if len(apart) > 1 else ""
             out.append(f"  rejected {_shown(apart[0])}{more}: {REFUSED_WITH_IMPORT}")
         out += [f"  not known {_shown(path)}: {_shown(why)}" for path, why in self.unsure]
         out += [f"  warning {_shown(path)}: {_shown(why)}" for path, why in warned[:LISTED_WARNINGS]]

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path, PosixPath
 from typing import Any, Literal
 
+from jmapclient.counted import counted
 from jmapclient.dmarc.containers import MAX_DECOMPRESSED_BYTES, MailHeaders, open_bytes
 from jmapclient.dmarc.errors import failure_reason
 from jmapclient.dmarc.mapping import map_report, unsendable_number, utc_text
@@ -191,7 +192,7 @@ def joined_failures(failures: list[str]) -> str:
     """Why each document of a file failed, the first few named: one reason stays readable."""
     named = "; ".join(failures[:FAILURES_NAMED])
     more = len(failures) - FAILURES_NAMED
-    return f"{named}; and {more} more document{'s' if more > 1 else ''} that are no report" if more > 0 else named
+    return f"{named}; and {counted(more, 'more document')} that are no report" if more > 0 else named
 
 
 def report_subject(report: dict[str, Any]) -> str:

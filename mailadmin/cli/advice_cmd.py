@@ -15,6 +15,7 @@ import argparse
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from jmapclient.counted import counted
 from jmapclient.display import safe_text
 from jmapclient.dmarc.analytics import format_rate
 from jmapclient.outcome import EXIT_ATTENTION, EXIT_OK, UsageError, note, out
@@ -140,8 +141,8 @@ def human_lines(advice: DomainAdvice) -> list[str]:
     if len(advice.policies) > 1:
         policy += f" (also seen: {'; '.join(p.words() for p in advice.policies if p != advice.current)})"
     lines = [
-        f"{advice.domain}  {advice.first} .. {advice.last}: {_counted(advice.reports, 'report')}, "
-        f"{_counted(advice.messages, 'message')}, {advice.passed:,} pass DMARC "
+        f"{advice.domain}  {advice.first} .. {advice.last}: {counted(advice.reports, 'report')}, "
+        f"{counted(advice.messages, 'message')}, {advice.passed:,} pass DMARC "
         f"({format_rate(advice.passed / advice.messages if advice.messages else None)})",
         f"published: {policy}",
         "",
@@ -167,11 +168,6 @@ def human_lines(advice: DomainAdvice) -> list[str]:
     # Domains, IPs, names and fixes quote reports and DNS: each line stays one line, whatever they
     # hold (a line break in a policy domain or header From printed a line of its own, `verdict:` too).
     return [safe_text(line) for line in lines]
-
-
-def _counted(count: int, noun: str) -> str:
-    """``1 report``, ``4,294,967,296 messages``: as the verdict below writes its figures."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _name_words(name: SourceName | None) -> str:

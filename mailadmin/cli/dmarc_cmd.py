@@ -17,6 +17,7 @@ from typing import cast, get_args
 from jmapclient import encoding
 from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError
+from jmapclient.counted import counted
 from jmapclient.dmarc.exporting import ExportFormat, export_reports
 from jmapclient.dmarc.importing import ImportOutcome
 from jmapclient.dmarc.importing import import_reports as import_files
@@ -100,10 +101,12 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
         if outcome.refused_reports:
             emit_error(REFUSAL_HINT)
     if summary.missed:
+        of_files = f"of {counted(outcome.files, 'file')}"  # "1 of 1 files were" read wrong (the tester's)
         if summary.rejected:
-            emit_error(f"{len(summary.rejected)} of {outcome.files} files were not imported")
+            rejected = len(summary.rejected)
+            emit_error(f"{rejected:,} {of_files} {'was' if rejected == 1 else 'were'} not imported")
         if summary.unsure:
-            emit_error(f"{len(summary.unsure)} of {outcome.files} files may or may not be stored: the server "
+            emit_error(f"{len(summary.unsure):,} {of_files} may or may not be stored: the server "
                        "did not answer their upload; importing them again stores what it lacks")
         return EXIT_PARTIAL if summary.imported else EXIT_FAILED
     # A refusal is a failure even with nothing to send (an empty folder): "error:" lines with exit 0 told a

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jmapclient import encoding
+from jmapclient.counted import counted
 from jmapclient.display import LIST_MAX, json_text, safe_text
 from jmapclient.masking import list_items, mask_secrets, variant_model
 from jmapclient.models._base import WireModel
@@ -46,7 +47,7 @@ def display_value(spec: FieldSpec | None, value: Any) -> str:
         items = list_items(value)
         if spec is not None and spec.item_model is None:
             return ", ".join(str(i) for i in items)
-        return f"{len(items)} item{'s' if len(items) != 1 else ''}"
+        return counted(len(items), "item")
     if kind == "variant" and spec is not None and isinstance(value, Mapping):
         return _variant_text(spec, value)
     if isinstance(value, Mapping | list):

@@ -21,7 +21,7 @@ import pytest
 from jmapclient import paging
 from jmapclient.dmarc import total_messages
 from jmapclient.encoding import parse_utc
-from jmapclient.outcome import EXIT_LOGIN, EXIT_NETWORK, EXIT_PARTIAL
+from jmapclient.outcome import EXIT_FAILED, EXIT_LOGIN, EXIT_NETWORK, EXIT_PARTIAL
 from jmapclient.session import Session
 from mailadmin.main import main
 from server_stub.runner import StubServer
@@ -317,6 +317,13 @@ def test_a_copy_with_other_counts_in_the_same_import_is_said(cli, stub_server, t
             "the first one stands") in out, out
 
 
+def test_one_file_not_imported_is_said_in_the_singular(cli, stub_server, tmp_path):
+    # "1 of 1 files were not imported" (the tester's).
+    (tmp_path / "broken.xml").write_text("<feedback><report_metadata>")
+    code, _, err = cli("import-dmarc", str(tmp_path))
+    assert code == EXIT_FAILED and "error: 1 of 1 file was not imported" in err, err
+
+
 def test_import_in_batches_then_duplicates_then_export(cli, stub_server, tmp_path, monkeypatch):
     if stub_server.profile == "stalwart":
         pytest.skip("the real server refuses report creates: test_import_refused_by_the_real_server_says_so")
@@ -333,7 +340,7 @@ def test_import_in_batches_then_duplicates_then_export(cli, stub_server, tmp_pat
     code, out, err = cli("import-dmarc", str(tmp_path), "--retain", "30d", transport=recorder)
     assert code == EXIT_PARTIAL  # five imported, one file rejected
     assert "imported: 5 (5 records)" in out and "rejected: 1" in out and "broken.xml" in out
-    assert "error: 1 of 6 files were not imported" in err
+    assert "error: 1 of 6 files was not imported" in err
     assert recorder.calls("/set") == 1 + 3  # the probe, then 2 + 2 + 1 within maxObjectsInSet
     code, out, _ = cli("import-dmarc", *map(str, sorted(tmp_path.glob("cli-import-*.xml"))))
     assert code == 0 and "imported: 0" in out and "duplicates: 5" in out

@@ -231,6 +231,8 @@ def test_the_owner_says_which_shared_providers_send_for_it(server, capsys, tmp_p
 
 def test_a_domains_heading_counts_in_words_with_thousands_separated() -> None:
     # The tester's "1 reports, 4294967296 messages", under a verdict that wrote 4,294,967,296.
-    from mailadmin.cli.advice_cmd import _counted
+    from jmapclient.counted import counted
 
-    assert (_counted(1, "report"), _counted(4294967296, "message")) == ("1 report", "4,294,967,296 messages")
+    assert (counted(1, "report"), counted(4294967296, "message")) == ("1 report", "4,294,967,296 messages")
+    assert (counted(0, "file"), counted(2, "more document"), counted(3, "entry", "entries")) == (
+        "0 files", "2 more documents", "3 entries")

@@ -14,6 +14,7 @@ from textual import work
 from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
+from jmapclient.counted import counted
 from jmapclient.dmarc.exporting import export_reports
 from jmapclient.dmarc.importing import import_reports
 from jmapclient.encoding import normalise_utc, parse_utc
@@ -181,7 +182,7 @@ class InboxActions(Vertical):
             self.app.notify(f"Deleted {len(result.destroyed)}, not deleted {len(result.not_destroyed)}: {reasons}",
                             severity="warning", timeout=8)
         else:
-            self.app.notify(f"Deleted {len(result.destroyed)} report{'s' if len(result.destroyed) != 1 else ''}.")
+            self.app.notify(f"Deleted {counted(len(result.destroyed), 'report')}.")
         self.list_changed()
 
     # --- Import -------------------------------------------------------------------------------

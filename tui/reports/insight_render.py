@@ -15,6 +15,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from jmapclient.counted import counted
 from jmapclient.dmarc.analytics import format_rate, pass_rate
 from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict
 from jmapclient.dmarc.insight.judge import JudgedRecord, JudgedSource, SourceClass, group_by_service
@@ -87,7 +88,7 @@ def source_key(source: JudgedSource) -> str:
 def group_row(service: str, sources: Sequence[JudgedSource]) -> tuple[Text, ...]:
     messages = sum(s.messages for s in sources)
     passed = sum(s.passed for s in sources)
-    count = f"{len(sources)} source{'s' if len(sources) != 1 else ''}"
+    count = counted(len(sources), "source")
     return (outside.cut(service, "bold"), Text(count, style="dim"), Text(""), num(messages, "bold"),
             rate(pass_rate(passed, messages)), Text(""), Text(""), Text(""), Text(""), Text(""))
 
@@ -115,7 +116,7 @@ def advice_block(advice: DomainAdvice) -> RenderableType:
     for policy in advice.policies:
         current = " (latest)" if advice.current is not None and policy.words() == advice.current.words() else ""
         lines.append(Text.assemble("  Published: ", outside.cut(policy.words(), "bold"),
-                                   f" in {policy.reports:,} report{'s' if policy.reports != 1 else ''}{current}"))
+                                   f" in {counted(policy.reports, 'report')}{current}"))
     if advice.next_step is None:
         lines.append(Text("  Next step: none (already p=reject)"))
     else:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from jmapclient.counted import counted
 from jmapclient.dmarc.counting import iter_records, pass_messages, total_messages
 from jmapclient.dmarc.wireshape import report_problem, unreadable_note
 from jmapclient.models.objects import SortFallback
@@ -88,7 +89,7 @@ class Page:
             return ""
         first = unreadable_note({"id": unreadable[0].id}, unreadable[0].problem or "", "has no figures")
         more = len(unreadable) - 1
-        return first if not more else f"{first} (and {more} more report{'s' if more > 1 else ''} on this page)"
+        return first if not more else f"{first} (and {counted(more, 'more report')} on this page)"
 
     @property
     def first(self) -> int:
