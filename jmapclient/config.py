@@ -452,7 +452,10 @@ class Config:
                 if expect is not None:
                     expect(Config._from_plain(document.unwrap(), self.path))
                 merge(document, self._loaded, self._plain(), renamed=self._renamed)
-                content = tomlkit.dumps(document)
+                # A table removed or moved leaves its blank lines behind: at the file's start (the default
+                # removed) or its end (a renamed profile's table). Only there: inside, they may be a value's.
+                content = tomlkit.dumps(document).strip("\n")
+                content = f"{content}\n" if content else ""
                 write_private(target, content.encode(), create_parent=False)
         self._take(Config._from_plain(_parse(self.path, content), self.path))
 

@@ -171,6 +171,17 @@ def test_a_rename_keeps_what_was_changed_elsewhere_meanwhile_and_adds_only_its_o
     assert console.profiles["office"].token_file == "/etc/b-token"
 
 
+def test_a_rename_or_a_removal_leaves_no_blank_lines_at_the_file_s_start_or_end(tmp_path: Path) -> None:
+    # The renamed profile's table carried its blank line to the end of the file; removing the default left one
+    # at its start (the tester's).
+    config = private_file(tmp_path / "config.toml", 'default = "a"\n\n[profiles.a]\nurl = "https://a.example"\n\n'
+                          '[profiles.b]\nurl = "https://b.example"\n\n[profiles.c]\nurl = "https://c.example"\n')
+    Config.load(config).put(Profile(name="bb", url="https://b.example"), replacing="b")
+    Config.load(config).apply(lambda config: config.remove("a"))
+    text = config.read_text()
+    assert text == '[profiles.c]\nurl = "https://c.example"\n\n[profiles.bb]\nurl = "https://b.example"\n', repr(text)
+
+
 def test_saving_a_profile_into_a_file_that_names_no_default_names_none(tmp_path: Path) -> None:
     # An edit from the console wrote `default = "<name>"` into a file that had none, unasked (profile11's note).
     config = private_file(tmp_path / "config.toml", '[profiles.work]\nurl = "https://a.example.com"\ntoken = "t"\n'
