@@ -13,6 +13,12 @@ from typing import Any
 from jmapclient.display import safe_text
 from jmapclient.errors import ProtocolError
 
+UNREADABLE_KEY = "@unreadable"
+"""The key under which the client says, in an object it could not read, why (never sent; the object holds
+its ``id`` besides): a report whose get alone is past the server's answer size."""
+TOO_LARGE_ALONE = ("too large to read: the server refuses to send it, its answer alone being past the server's "
+                   "size limit (requestTooLarge); it can still be deleted")
+
 
 def _malformed(method: str, key: str, wanted: str, value: Any) -> ProtocolError:
     return ProtocolError(

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from jmapclient.answers import UNREADABLE_KEY
 from jmapclient.display import safe_text
 from jmapclient.dmarc.wirelists import iter_wire_list
 from jmapclient.encoding import MAX_UNSIGNED_INT
@@ -38,6 +39,8 @@ def report_problem(wire: Any) -> str | None:
     """Why the raw report ``wire`` (``{"id": ..., "report": {...}}``, or a bare report) cannot be read, or None."""
     if not isinstance(wire, Mapping):
         return f"the report should be an object, not {type(wire).__name__}"
+    if UNREADABLE_KEY in wire:  # set aside by the client's get (jmapclient/objects.py)
+        return str(wire[UNREADABLE_KEY])
     report = wire.get("report")
     if report is None:
         report = wire  # a DmarcReport given bare, as the readers take it

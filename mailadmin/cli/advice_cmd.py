@@ -76,7 +76,7 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
                 result = await store.sync(client.objects(DMARC_EXTERNAL_REPORT), since=first)
                 store.checkpoint_behind()  # the log copied into the file while the advice judges
                 if result.unreadable:
-                    note(f"note: {result.unreadable} reports could not be read and are left out")
+                    note(f"note: {counted(result.unreadable, 'report')} left out: not readable as sent")
                 advice = await advise_stored(store, first, last, resolver=name_resolver(args.offline),
                                              naming_budget=NAMING_BUDGET, domain=args.domain, senders=senders)
                 break

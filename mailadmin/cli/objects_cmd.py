@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from jmapclient.answers import UNREADABLE_KEY
 from jmapclient.client import JmapClient
+from jmapclient.display import safe_text
 from jmapclient.errors import LocalValidationError, SetFailed
 from jmapclient.failures import REFUSAL_HINT, emit_error, emit_notes, set_failures_lines
 from jmapclient.masking import mask_secrets, model_of
@@ -85,6 +87,9 @@ async def get(args: argparse.Namespace, client: JmapClient) -> int:
     result = await client.objects(found).get([args.id])
     if not result.raw:
         emit_error(f"{found.name} {args.id}: not found")
+        return EXIT_FAILED
+    if UNREADABLE_KEY in result.raw[0]:  # no property of the object: the client's word on why it has none
+        emit_error(f"{found.name} {safe_text(args.id, max_len=80)}: {result.raw[0][UNREADABLE_KEY]}")
         return EXIT_FAILED
     wire = shown(found, result.raw[0])
     if args.json:
