@@ -84,24 +84,61 @@ class FoundInFolder(PosixPath):
     """
 
 
+class NotWalked(FoundInFolder):
+    """A folder inside a named one that was not walked into; ``why`` says why (its import line's reason)."""
+
+    why = ""
+
+
+MAX_FOLDER_DEPTH = 32
+"""Folders inside a named folder are walked this many levels deep. Deeper, a folder is named, not walked:
+a folder 1,500 levels deep stopped the import with a RecursionError, and the console with it (the tester's),
+and its paths pass the length a path may have."""
+
+
 def iter_report_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
-    """Expand directories (recursively, sorted) and pass files through.
+    """Expand directories (sorted, depth first, at most ``MAX_FOLDER_DEPTH`` levels) and pass files through.
 
     Symbolic links inside a folder are listed as :class:`FoundInFolder` and refused when read (never
-    walked into), so the summary says each was left out.
+    walked into), so the summary says each was left out; so is a folder that cannot be walked
+    (:class:`NotWalked`), too deep or unreadable.
     """
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                linked = [d for d in dirs if os.path.islink(os.path.join(root, d))]
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in linked)
-                for name in sorted([*files, *linked]):
-                    # Hidden files and our sample corpus's notes are not reports.
-                    if not name.startswith(".") and not name.lower().endswith(".md"):
-                        yield FoundInFolder(root, name)
+            yield from _walked(path)
         else:
             yield path
+
+
+def _walked(top: Path) -> Iterator[Path]:
+    """The files under ``top``, as ``os.walk`` lists them top down, without its recursion."""
+    waiting: list[tuple[str, int]] = [(str(top), 0)]
+    while waiting:
+        folder, depth = waiting.pop()
+        try:
+            with os.scandir(folder) as entries:
+                found = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
+        except OSError as error:
+            yield _not_walked(folder, f"cannot read the folder ({error.strerror or error})")
+            continue
+        inner = sorted(name for name, is_folder in found if is_folder and not name.startswith("."))
+        for name in sorted(name for name, is_folder in found if not is_folder):
+            # Hidden files and our sample corpus's notes are not reports; a link is listed, to be refused.
+            if not name.startswith(".") and not name.lower().endswith(".md"):
+                yield FoundInFolder(folder, name)
+        if inner and depth >= MAX_FOLDER_DEPTH:
+            yield _not_walked(os.path.join(folder, inner[0]), f"a folder more than {MAX_FOLDER_DEPTH} levels "
+                              f"inside {top}: not walked into" + (f" (nor {len(inner) - 1:,} beside it)"
+                                                                   if len(inner) > 1 else ""))
+            continue
+        waiting.extend((os.path.join(folder, name), depth + 1) for name in reversed(inner))
+
+
+def _not_walked(folder: str, why: str) -> NotWalked:
+    path = NotWalked(folder)
+    path.why = why
+    return path
 
 
 def load_file(
@@ -113,6 +150,8 @@ def load_file(
 ) -> ParsedFile:
     """Read one file; never raises for bad content (the result says what failed)."""
     path = path if isinstance(path, Path) else Path(path)
+    if isinstance(path, NotWalked):
+        return ParsedFile(path, "rejected", reason=path.why)
     try:
         named = not isinstance(path, FoundInFolder)
         # A named link is followed only where the shell hands a descriptor over (/dev/stdin, <(...)):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.dmarc.loader import ParsedFile, load_file, load_reports
+from jmapclient.dmarc.loader import MAX_FOLDER_DEPTH, ParsedFile, load_file, load_reports
 
 SAMPLE = b"<feedback><report_metadata><org_name>x</org_name></report_metadata></feedback>"
 
@@ -129,3 +129,35 @@ def test_an_export_into_a_fifo_nobody_reads_fails_at_once(tmp_path: Path) -> Non
     error = finished(export)
     assert isinstance(error, OSError) and error.errno == errno.ENXIO
     assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_a_folder_nested_deeper_than_the_walk_goes_is_named_not_walked(tmp_path: Path) -> None:
+    # 1,500 folders deep: os.walk's recursion stopped the CLI with a traceback, and the console (the tester's).
+    (tmp_path / "top.xml").write_bytes(SAMPLE)
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "mid.xml").write_bytes(SAMPLE)
+    deepest = tmp_path / "deep"
+    deepest.mkdir()
+    for _ in range(1500):  # one at a time: os.makedirs recurses too
+        deepest = deepest / "d"
+        deepest.mkdir()
+    try:
+        results = list(load_reports([tmp_path]))
+    finally:
+        os.removedirs(deepest)  # leaf up, without recursion (pytest's own clean-up recurses)
+    assert [r.path.name for r in results] == ["top.xml", "mid.xml", "d"]
+    assert results[2].status == "rejected" and f"more than {MAX_FOLDER_DEPTH} levels inside" in str(results[2].reason)
+    assert len(results[2].path.relative_to(tmp_path).parts) == MAX_FOLDER_DEPTH + 1  # named where the walk stopped
+
+
+def test_a_folder_that_cannot_be_read_is_named_with_why(tmp_path: Path) -> None:
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "x.xml").write_bytes(SAMPLE)
+    os.chmod(tmp_path / "locked", 0)
+    try:
+        if os.access(tmp_path / "locked", os.R_OK):
+            pytest.skip("run as a user who reads every folder (root)")
+        (result,) = load_reports([tmp_path])
+        assert result.status == "rejected" and "cannot read the folder" in str(result.reason)
+    finally:
+        os.chmod(tmp_path / "locked", 0o700)
