@@ -34,6 +34,15 @@ SETTLE_ROUNDS = 40
 """The bound on settling: a console that never goes quiet (a clock ticking) is left after this many rounds."""
 
 
+async def press_handed_over(pilot: Pilot, *keys: str) -> None:
+    """Press ``keys``, then wait until the console's key path has handed them over: ``pilot.press`` returns
+    with a key still waiting there while the console catches up, and a test that then let a held fetch
+    end saw the fetch finish before its ``x`` stopped it (once, on a loaded machine)."""
+    await pilot.press(*keys)
+    await wait_until(pilot, lambda: not getattr(getattr(pilot.app, "key_path", None), "busy", False),
+                     f"{' '.join(keys)} handed over")
+
+
 async def settle(pilot: Pilot) -> None:
     """Let the console catch up: every message handled, every worker started meanwhile finished.
 

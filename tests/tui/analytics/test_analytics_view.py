@@ -22,7 +22,7 @@ from tests.support.console import StubWorld, make_world, reports_for_period
 from tests.support.held_requests import QUERY, HeldGets, HeldQueries
 from tests.support.hostile import screen_lines
 from tests.support.inbox_steps import type_into
-from tests.support.waiting import settle, wait_until
+from tests.support.waiting import press_handed_over, settle, wait_until
 from tui.reports import analytics_figures
 from tui.reports.analytics_view import AnalyticsView
 from tui.reports.cache import DigestCache
@@ -73,7 +73,7 @@ async def test_progress_shows_and_x_stops_with_what_was_fetched() -> None:
         period = count_for_period(world, view.period()[0])
         assert 0 < period < 600 and f"{period:,} reports (0 already cached)" in status(view)
         assert "dmarc.analytics.stop" in bindings(view)
-        await pilot.press("x")
+        await press_handed_over(pilot, "x")
         held.released.set()
         await settle(pilot)
         assert "stopped" in status(view) and "0 reports" in status(view)
@@ -93,7 +93,7 @@ async def test_what_x_stopped_is_said_whole_at_80_columns() -> None:
     world = make_world("spec", reports=600)
     async with world.app().run_test(size=(80, 24)) as pilot:
         held, view = await visit_with_gets_held(pilot, world)
-        await pilot.press("x")
+        await press_handed_over(pilot, "x")
         held.released.set()
         await settle(pilot)
         said = status(view)
@@ -164,7 +164,7 @@ async def test_the_cycle_collector_rests_while_fetching_and_runs_again_after() -
             await wait_until(pilot, held.started.is_set, f"the fetch after {key}")
             assert not gc.isenabled()  # paused while fetching: jmapclient/collector.py
             if stop is not None:
-                await pilot.press(stop)
+                await press_handed_over(pilot, stop)
             held.released.set()
             await settle(pilot)
             assert gc.isenabled(), stop
@@ -290,7 +290,7 @@ async def test_x_stops_the_check_of_a_second_visit_and_keeps_the_figures(world: 
         await pilot.press("a")
         await wait_until(pilot, held.started.is_set, "the listing")
         assert view.display and view.fetching and "dmarc.analytics.stop" in bindings(view)
-        await pilot.press("x")
+        await press_handed_over(pilot, "x")
         held.released.set()
         await settle(pilot)
         assert not view.fetching and "stopped" in status(view) and "dmarc.analytics.stop" not in bindings(view)

@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 
 from tests.support.console import make_world
 from tests.support.held_requests import HeldGets
-from tests.support.waiting import settle, settle_work, wait_until
+from tests.support.waiting import press_handed_over, settle, settle_work, wait_until
 
 SIZE = (120, 40)
 Step = Callable[[Pilot], Awaitable[None]]
@@ -121,7 +121,7 @@ def test_analytics_stopped_narrow(snap_compare: Any, world: Any) -> None:
         held = HeldGets(world.transport)
         await pilot.press("a")
         await wait_until(pilot, held.started.is_set, "the first get")
-        await pilot.press("x")
+        await press_handed_over(pilot, "x")
         held.released.set()
         await settle_work(pilot)
 
