@@ -320,4 +320,7 @@ def _date(message: EmailMessage) -> datetime | None:
     if moment.tzinfo is None:
         # RFC 5322 "-0000" means "UTC, origin unknown" and parses as naive.
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # "Fri, 31 Dec 9999 23:59:59 -1400" is past the last UTC moment: no usable date
+        return None

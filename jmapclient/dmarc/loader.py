@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PosixPath
@@ -23,6 +23,7 @@ from jmapclient.dmarc.notes import Notes
 from jmapclient.dmarc.retention import DEFAULT_RETENTION
 from jmapclient.dmarc.wirelists import to_set
 from jmapclient.dmarc.xmlparse import parse_report_xml
+from jmapclient.encoding import parse_utc
 from jmapclient.file_safety import NotAFile, handed_over, read_bounded
 
 Status = Literal["ok", "rejected", "duplicate"]
@@ -239,6 +240,25 @@ def report_subject(report: dict[str, Any]) -> str:
     return f"Report Domain: {report['policyDomain']} Submitter: {report['orgName']} Report-ID: <{report['reportId']}>"
 
 
+DATE_SLACK = timedelta(days=1)
+"""How far a mail's Date may be ahead of the import's clock (time zones, clocks off), or before its report's period."""
+
+
+def _unlikely_date(received: datetime, report: Mapping[str, Any], now: datetime) -> str | None:
+    """Why a mail's Date cannot be when the report arrived, or None. The sender writes it: "2999" pinned the
+    report to the top of the inbox, and its expiry with it for ever; "1900" stored it expired (the tester's)."""
+    if received > now + DATE_SLACK:
+        return "in the future"
+    begin = report.get("dateRangeBegin")
+    if isinstance(begin, str):
+        try:
+            if received < parse_utc(begin) - DATE_SLACK:
+                return "before the report's period began"
+        except ValueError:
+            return None
+    return None
+
+
 def external_report(
     report: dict[str, Any],
     mail: MailHeaders | None,
@@ -260,6 +280,8 @@ def external_report(
         sender, subject, recipients = mail.sender, mail.subject, mail.to
         if mail.received_at is None:
             notes.add("e-mail has no usable Date header; receivedAt is the import time")
+        elif (why := _unlikely_date(mail.received_at, report, now)) is not None:
+            notes.add(f"e-mail's Date header ({utc_text(mail.received_at)}) is {why}; receivedAt is the import time")
         else:
             received = mail.received_at
     return {

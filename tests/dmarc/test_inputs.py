@@ -305,3 +305,24 @@ def test_a_rejection_names_one_spot_not_the_repaired_texts_other_line() -> None:
     result = load_bytes(data + b"\n</report_metadata></feedback>", "esc.xml", now=FROZEN_NOW)
     assert result.status == "rejected" and (result.reason or "").count("line ") == 1
     assert (result.reason or "").endswith("line 5, column 8); recovery also failed")
+
+
+@pytest.mark.parametrize(("date", "said"), [
+    ("Tue, 1 Jan 2999 00:00:00 +0000", "e-mail's Date header (2999-01-01T00:00:00Z) is in the future"),
+    ("Mon, 1 Jan 1900 00:00:00 +0000", "e-mail's Date header (1900-01-01T00:00:00Z) is before the report's period"),
+    ("Fri, 31 Dec 9999 23:59:59 -1400", "e-mail has no usable Date header"),
+])
+def test_a_date_the_report_cannot_have_arrived_at_is_replaced_by_the_import_time(date: str, said: str) -> None:
+    # The sender writes the Date: "2999" pinned the report to the top of the inbox and its expiry for ever,
+    # "1900" stored it expired, and a date past year 9999 in UTC rejected the file (the tester's).
+    result = load_bytes(report_mail(XML, "r.xml", "text", "xml", From="r@reporter.example", Date=date), "mail.eml",
+                        now=FROZEN_NOW)
+    assert result.status == "ok" and result.wire is not None, result.reason
+    assert result.wire["receivedAt"] == "2026-03-01T12:00:00Z"
+    assert any(warning.startswith(said) for warning in result.warnings), result.warnings
+
+
+def test_a_date_within_the_report_s_life_is_kept() -> None:
+    result = load_bytes(report_mail(XML, "r.xml", "text", "xml", From="r@reporter.example",
+                                    Date="Wed, 15 Nov 2023 08:00:00 +0100"), "mail.eml", now=FROZEN_NOW)
+    assert result.wire is not None and result.wire["receivedAt"] == "2023-11-15T07:00:00Z"

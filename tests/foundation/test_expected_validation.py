@@ -124,6 +124,13 @@ def test_a_retention_not_in_the_future_is_refused(retain: timedelta) -> None:
         asyncio.run(import_reports(None, [], now=datetime.now(UTC), retain=retain))
 
 
+def test_a_retention_past_a_hundred_years_is_refused_before_any_file_is_read() -> None:
+    # --retain 3650000d passed, then every file was rejected with an OverflowError (the tester's).
+    assert check_retention(timedelta(days=36_525)) == timedelta(days=36_525)
+    with pytest.raises(ValueError, match="at most 36525d"):
+        check_retention(timedelta(days=3_650_000))
+
+
 def test_a_retention_of_a_millisecond_is_allowed() -> None:
     assert check_retention(timedelta(milliseconds=1)) == timedelta(milliseconds=1)
 
