@@ -199,7 +199,7 @@ def _load(data: bytes, path: Path, *, now: datetime, retain: timedelta, limit: i
     opened = open_bytes(data, path.name, limit=limit)
     failures: list[str] = []
     leftover = Notes()
-    for candidate in opened.candidates:
+    for position, candidate in enumerate(opened.candidates):
         notes = Notes()
         notes.extend(opened.notes)
         notes.extend(candidate.notes)
@@ -218,6 +218,11 @@ def _load(data: bytes, path: Path, *, now: datetime, retain: timedelta, limit: i
         if unsendable is not None:
             failures.append(f"{unsendable}; the wire cannot carry it")
             continue
+        if unread := opened.candidates[position + 1:]:
+            # One report a file: a zip's second report was dropped without a word (the tester's).
+            named = ", ".join(other.label for other in unread[:FAILURES_NAMED])
+            notes.add(f"{counted(len(unread), 'more document')} in this file not read ({named}"
+                      f"{', ...' if len(unread) > FAILURES_NAMED else ''}): one report a file is imported")
         return ParsedFile(
             path, "ok", wire=wire, warnings=notes.as_list(), source=candidate.label, recovered=parsed.recovered
         )

@@ -326,3 +326,12 @@ def test_a_date_within_the_report_s_life_is_kept() -> None:
     result = load_bytes(report_mail(XML, "r.xml", "text", "xml", From="r@reporter.example",
                                     Date="Wed, 15 Nov 2023 08:00:00 +0100"), "mail.eml", now=FROZEN_NOW)
     assert result.wire is not None and result.wire["receivedAt"] == "2023-11-15T07:00:00Z"
+
+
+def test_a_second_report_in_a_zip_is_said_not_read() -> None:
+    # One report a file: the second was dropped without a word (the tester's).
+    data = zipped({"a.xml": feedback(report_id="<report_id>first</report_id>"),
+                   "b.xml": feedback(report_id="<report_id>second</report_id>")})
+    result = load_bytes(data, "two.zip", now=FROZEN_NOW)
+    assert result.wire is not None and result.wire["report"]["reportId"] == "first"
+    assert "1 more document in this file not read (two.zip!b.xml): one report a file is imported" in result.warnings
