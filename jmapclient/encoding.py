@@ -24,7 +24,22 @@ The one place the bound is held: UnsignedInt, Duration, typed durations and repo
 # --- Duration -------------------------------------------------------------------
 
 _DURATION_UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
-_DURATION_PART = re.compile(r"(\d+)\s*(ms|s|m|h|d)")
+_DURATION_PART = re.compile(r"([0-9]+)\s*(ms|s|m|h|d)")
+_WHOLE = re.compile(r"[-+]?[0-9]+")
+_DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+def plain_number(text: str, *, whole: bool = True) -> int | float:
+    """A number written in ASCII digits, perhaps signed and, not ``whole``, with a decimal point.
+
+    Python's ``int`` and ``float`` also read ``٣٤`` (other scripts' digits), ``1_0``, and ``1e3``, ``inf``:
+    a field stored 34 for "٣٤" and 10 for "1_0", without a word, and a report's ``<count>1_000`` counted
+    1,000 (the testers'). ValueError otherwise; spaces around it are allowed (XML and typed text have them).
+    """
+    compact = text.strip()
+    if (_WHOLE if whole else _DECIMAL).fullmatch(compact) is None:
+        raise ValueError("must be a whole number" if whole else "must be a number")
+    return int(compact) if whole else float(compact)
 
 
 def parse_duration(text: str | int) -> int:
@@ -42,7 +57,7 @@ def parse_duration(text: str | int) -> int:
     compact = text.strip().lower()
     if not compact:
         raise ValueError("a duration cannot be empty")
-    if compact.isdigit():
+    if re.fullmatch("[0-9]+", compact):
         if int(compact) == 0:
             return 0
         raise ValueError(f"{text!r} has no unit; write {compact}ms, {compact}s, {compact}m, {compact}h or {compact}d")

@@ -26,6 +26,7 @@ from jmapclient.dmarc.errors import ReportRejected
 from jmapclient.dmarc.notes import Notes
 from jmapclient.dmarc.wirelists import to_index_map, to_set
 from jmapclient.encoding import MAX_UNSIGNED_INT as MAX_WIRE_INT
+from jmapclient.encoding import plain_number
 
 DEFAULT_VERSION = 1.0
 
@@ -206,7 +207,7 @@ def _policy(policy: ET.Element, notes: Notes) -> dict[str, Any]:
     pct: int | None = None
     if pct_text is not None:
         try:
-            pct = int(pct_text)
+            pct = int(plain_number(pct_text))
         except ValueError:
             notes.add(f"unreadable <pct> {_short(pct_text)}; ignored")
     testing = (text_of(policy, "testing") or "").lower()
@@ -275,7 +276,7 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
     row_texts = child_texts(row)
     count_text = row_texts.get("count")
     try:
-        count = int(count_text) if count_text is not None else 0
+        count = int(plain_number(count_text)) if count_text is not None else 0
     except ValueError:
         raise RecordSkipped(f"<count> is not a number: {_short(count_text)}") from None
     if count < 0:

@@ -103,17 +103,11 @@ def parse_bool(text: str) -> bool:
 
 
 def parse_int(text: str) -> int:
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise ValueError("must be a whole number") from None
+    return int(encoding.plain_number(text))
 
 
 def parse_float(text: str) -> float:
-    try:
-        return float(text.strip())
-    except ValueError:
-        raise ValueError("must be a number") from None
+    return float(encoding.plain_number(text, whole=False))
 
 
 def parse_json(text: str, expected: str = "valid JSON") -> Any:

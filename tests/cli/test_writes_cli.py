@@ -116,3 +116,14 @@ def test_a_set_member_path_the_real_server_misreads_is_refused_before_sending(re
     code, out, err = run(real, capsys, "update", "Directory", ldap, "--field",
                          'attrEmail={"mail": true, "' + member.replace("\\", "\\\\") + '": true}')
     assert code == 0 and real.store.get(DIRECTORY, [ldap])[ldap]["attrEmail"] == {"mail": True, member: True}
+
+
+@pytest.mark.parametrize("field", ["poolMaxConnections=1_2", "poolMaxConnections=٣٤", "timeout=٣s"])
+def test_numbers_in_other_digits_or_with_underscores_are_refused(real: StubServer, field: str,
+                                                                  capsys: pytest.CaptureFixture[str]):
+    # "1_2" stored 12 and "٣s" 3000, without a word (the tester's).
+    ldap = next(i for i, d in real.store.get(DIRECTORY, real.store.all_ids(DIRECTORY)).items() if d["@type"] == "Ldap")
+    before = real.store.get(DIRECTORY, [ldap])[ldap]
+    code, out, err = run(real, capsys, "update", "Directory", ldap, "--field", field)
+    assert (code, out) == (1, "") and ("whole number" in err or "not a duration" in err), err
+    assert real.store.get(DIRECTORY, [ldap])[ldap] == before

@@ -387,6 +387,14 @@ def test_count_defaults_to_zero() -> None:
     assert first_record(data)["count"] == 0
 
 
+@pytest.mark.parametrize("count", ["1_000", "١٢", "1e3"])
+def test_a_count_not_in_ascii_digits_is_skipped(count: str) -> None:
+    # "1_000" counted 1,000 and Arabic-Indic "١٢" counted 12 (the tester's); XML's integers are ASCII digits.
+    result = parse(feedback(records=record(count=count) + record(count=" +4 ")))
+    assert result.wire is not None and [r["count"] for r in result.wire["report"]["records"].values()] == [4]
+    assert any(w.startswith("record 1 skipped: <count> is not a number") for w in result.warnings), result.warnings
+
+
 def test_bad_record_is_skipped_and_reported() -> None:
     good = record(count="7")
     bad_count = record(count="many")

@@ -97,3 +97,23 @@ def test_masked_secrets_are_found_by_path() -> None:
         "store/readReplicas/0/authSecret/secret",
     ]
     assert list(encoding.iter_masked_paths({"a": "*****"})) == []
+
+
+@pytest.mark.parametrize("text", ["٣٤", "1_0", "1e3", "inf", "nan", "0x10", "١٢", "3 4", "", "+", "1.5"])
+def test_a_whole_number_is_ascii_digits_only(text: str) -> None:
+    # int() read "٣٤" as 34 and "1_0" as 10: a field stored what was not typed, without a word (the testers').
+    with pytest.raises(ValueError, match="must be a whole number"):
+        encoding.plain_number(text)
+
+
+def test_plain_numbers_as_people_write_them() -> None:
+    assert [encoding.plain_number(text) for text in (" 7 ", "+4", "-5", "007")] == [7, 4, -5, 7]
+    assert [encoding.plain_number(text, whole=False) for text in ("1.5", "-.5", "2.")] == [1.5, -0.5, 2.0]
+    with pytest.raises(ValueError, match="must be a number"):
+        encoding.plain_number("1e3", whole=False)
+
+
+@pytest.mark.parametrize("text", ["٣s", "1_0s", "١h"])
+def test_a_duration_is_written_in_ascii_digits(text: str) -> None:
+    with pytest.raises(ValueError):
+        encoding.parse_duration(text)

@@ -16,6 +16,7 @@ from jmapclient.encoding import (
     check_wire_int,
     format_duration,
     parse_duration,
+    plain_number,
     set_from_wire,
     set_to_wire,
 )
@@ -184,7 +185,7 @@ class NumberValidator(Validator):
             return self.success()
         whole = self.spec.kind != "float"
         try:
-            number: float = int(text) if whole else float(text)
+            number = plain_number(text, whole=whole)
             if whole:
                 check_wire_int(int(number))
         except ValueError as error:
@@ -211,7 +212,7 @@ class NumberEditor(CheckedTextEditor):
         return number_cap(self.spec.minimum, self.spec.maximum)
 
     def parse(self, text: str) -> Any:
-        return float(text) if self.spec.kind == "float" else int(text)
+        return plain_number(text, whole=self.spec.kind != "float")
 
 
 class DurationValidator(Validator):

@@ -491,6 +491,19 @@ async def test_a_replicas_default_port_follows_the_store_kind(console: Console) 
         assert (replicas["1"]["host"], replicas["1"]["port"]) == ("replica-b.test", 6432)  # typed port stays
 
 
+async def test_a_number_in_other_digits_is_refused_not_stored_as_read(console: Console) -> None:
+    # "٣٤" (Arabic-Indic digits) was stored as 34 and "1_0" as 10, without a word (the tester's).
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, LDAP)
+        before = stored(console.store, LDAP)["poolMaxConnections"]
+        for typed in ("٣٤", "1_0"):
+            await fill(pilot, "poolMaxConnections", typed)
+            await save(pilot)
+            assert stored(console.store, LDAP)["poolMaxConnections"] == before
+            assert editor(pilot), "the form stays, with what was typed"
+
+
 async def test_a_replica_added_takes_the_keyboard_in_its_first_field(console: Console) -> None:
     # Left on Add, the letters typed next reached the form's keys: q asked to quit (the tester's).
     async with console.app.run_test(size=(120, 40)) as pilot:
