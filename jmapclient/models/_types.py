@@ -139,6 +139,9 @@ class Advice:
     ``issuerUrl`` are non-empty, and holds directories that pass no stricter rule (wire-notes.md)."""
 
     check: Callable[[str], str | None]
+    alters: bool = False
+    """What it finds means the server stores another value than the one sent (a secret's spaces, trimmed):
+    a form holds the save back once, so the admin sees it before it is stored."""
 
 
 LDAP_SCHEMES = ("ldap", "ldaps", "ldapi")
@@ -275,7 +278,7 @@ SecretText = Annotated[
     StringConstraints(min_length=1),
     PlainSerializer(_reveal, return_type=str),
     WireKind("secret"),
-    Advice(_secret_advice),
+    Advice(_secret_advice, alters=True),
 ]
 """A secret: hidden from repr and logs, revealed only when written to the wire."""
 

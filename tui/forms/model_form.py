@@ -128,6 +128,16 @@ class ModelForm(VerticalGroup):
             found.update(editor.problems())
         return found
 
+    def altered(self) -> dict[str, str]:
+        """Path → the advice on a value the server will store otherwise than typed (``Advice.alters``)."""
+        found: dict[str, str] = {}
+        for editor in self.query(FieldEditor):
+            advice = editor.spec.advice
+            value = editor.read() if advice is not None and advice.alters else None
+            if isinstance(value, str) and (warning := editor.spec.warning(value)):
+                found[editor.path] = f"{editor.spec.label}: {warning}"
+        return found
+
     # --- Errors ------------------------------------------------------------------------------
 
     def clear_errors(self) -> None:

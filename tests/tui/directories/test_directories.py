@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Select, Static
 
@@ -502,6 +503,25 @@ async def test_a_number_in_other_digits_is_refused_not_stored_as_read(console: C
             await save(pilot)
             assert stored(console.store, LDAP)["poolMaxConnections"] == before
             assert editor(pilot), "the form stays, with what was typed"
+
+
+@pytest.mark.parametrize("profile", ["spec", "stalwart"])
+async def test_a_secret_the_server_would_trim_is_said_before_it_is_saved(store: Store, profile: str) -> None:
+    # The tester's " sp2 secret " was stored as "sp2 secret" on the real server, the warning gone with the form.
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, LDAP)
+        await fill(pilot, "bindSecret", "Value")
+        await fill(pilot, "bindSecret/secret", " sp2 secret ")
+        before = stored(store, LDAP)
+        await save(pilot)
+        said = str(editor(pilot).query_one("#editor-message", Static).render())
+        assert said.startswith("Not saved: ") and "starts or ends with a space" in said and "ctrl+s again" in said
+        assert stored(store, LDAP) == before
+        await save(pilot)  # asked: saved so
+        assert stored(store, LDAP)["bindSecret"]["@type"] == "Value"
+        assert not pilot.app.query("DirectoryEditor")
 
 
 async def test_a_replica_added_takes_the_keyboard_in_its_first_field(console: Console) -> None:
