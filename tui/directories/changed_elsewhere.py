@@ -6,10 +6,11 @@ the directory as it opened with the directory as the server holds it before it s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from jmapclient.display import safe_text
-from jmapclient.encoding import format_duration
+from jmapclient.encoding import format_duration, unescape_pointer
 from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
 
@@ -22,30 +23,60 @@ INSIDE = " › "
 """Between a nested object's label and one of its fields' (``Storage backend › Port``)."""
 
 
-def changed_fields(before: dict[str, Any], now: dict[str, Any], touched: set[str],
+def changed_fields(before: dict[str, Any], now: dict[str, Any], paths: Iterable[str],
                    overwriting: dict[str, Any]) -> set[str]:
-    """The fields a save touches that the server changed since the form opened (``before``), but for those
-    still holding the value the form may put its own over (``overwriting``): changed once more meanwhile,
-    a field is warned of again (a third admin's value was overwritten unseen, the tester's)."""
-    return {key for key in touched if now.get(key) != before.get(key)
-            and (key not in overwriting or now.get(key) != overwriting[key])}
+    """The fields holding a value a save writes (its patch's ``paths``) that the server changed since the form
+    opened (``before``), but for those still holding the value the form may put its own over (``overwriting``):
+    changed once more meanwhile, a field is warned of again (a third admin's value was overwritten unseen, the
+    tester's). A path's own value is compared: the form's port held back by a host changed elsewhere named
+    the host, which the save would not have touched (the tester's)."""
+    changed: set[str] = set()
+    for path in paths:
+        key = path.split("/")[0]
+        if _at(now, path) != _at(before, path) and (key not in overwriting or now.get(key) != overwriting[key]):
+            changed.add(key)
+    return changed
 
 
-def held_back(model: type[WireModel], before: dict[str, Any], now: dict[str, Any], changed: set[str]) -> str:
-    """The form's words for a save held back: the ``changed`` fields of ``model``, each as the server holds it."""
+_ABSENT = object()
+
+
+def _at(wire: Any, path: str) -> Any:
+    """The value at a JSON-pointer ``path`` of ``wire``; a marker when there is none."""
+    for part in path.split("/"):
+        if not isinstance(wire, dict):
+            return _ABSENT
+        wire = wire.get(unescape_pointer(part), _ABSENT)
+    return wire
+
+
+def held_back(model: type[WireModel], before: dict[str, Any], now: dict[str, Any], changed: set[str],
+              paths: Iterable[str] = ()) -> str:
+    """The form's words for a save held back: the ``changed`` fields of ``model``, each as the server holds it;
+    inside a nested object, only those of its fields the save writes (``paths``)."""
     specs = {spec.wire: spec for spec in fields_of(model)}
-    fields = ", ".join(as_on_the_server(specs.get(key), key, now.get(key), before.get(key)) for key in sorted(changed))
+    written = list(paths)
+    fields = ", ".join(as_on_the_server(specs.get(key), key, now.get(key), before.get(key), _inner(key, written))
+                       for key in sorted(changed))
     return CHANGED_ELSEWHERE.format(fields=fields)
 
 
-def as_on_the_server(spec: FieldSpec | None, key: str, value: Any, before: Any = None) -> str:
+def _inner(key: str, paths: list[str]) -> set[str] | None:
+    """The fields of ``key``'s object that ``paths`` write (None: the whole object, or no path said)."""
+    if not paths or key in paths:
+        return None
+    return {unescape_pointer(path.split("/")[1]) for path in paths if path.startswith(f"{key}/")}
+
+
+def as_on_the_server(spec: FieldSpec | None, key: str, value: Any, before: Any = None,
+                     written: set[str] | None = None) -> str:
     """A field changed on the server, as the warning names it: its label and, for a plain value, what the
     server holds now, so the person can choose without leaving the form. A nested object (the SQL store)
     names each of its fields that changed the same way, after its own label; a secret is never quoted
     (the server masks it anyway), nor a set or a list (too long for a sentence: esc shows it)."""
     label = spec.label if spec is not None else key
     if spec is not None and isinstance(value, dict) and isinstance(before, dict):
-        inside = _inside(spec, before, value)
+        inside = _inside(spec, before, value, written)
         if inside:
             return ", ".join(f"{label}{INSIDE}{said}" for said in inside)
     if spec is None or spec.secret or spec.kind == "secret" or isinstance(value, dict | list):
@@ -60,7 +91,7 @@ def as_on_the_server(spec: FieldSpec | None, key: str, value: Any, before: Any =
     return f"{label} (now {shown})"
 
 
-def _inside(spec: FieldSpec, before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+def _inside(spec: FieldSpec, before: dict[str, Any], now: dict[str, Any], written: set[str] | None) -> list[str]:
     """The fields of a nested object that changed, each as :func:`as_on_the_server` names it; none
     when the object changed kind (its fields are another kind's: it is named whole)."""
     if spec.kind == "variant" and before.get(TYPE_KEY) == now.get(TYPE_KEY):
@@ -72,4 +103,5 @@ def _inside(spec: FieldSpec, before: dict[str, Any], now: dict[str, Any]) -> lis
     if model is None:
         return []
     return [as_on_the_server(inner, inner.wire, now.get(inner.wire), before.get(inner.wire))
-            for inner in fields_of(model) if inner.wire != TYPE_KEY and now.get(inner.wire) != before.get(inner.wire)]
+            for inner in fields_of(model) if inner.wire != TYPE_KEY and now.get(inner.wire) != before.get(inner.wire)
+            and (written is None or inner.wire in written)]

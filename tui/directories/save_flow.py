@@ -218,12 +218,12 @@ class DirectorySaveFlow(Vertical):
         if kind := kind_changed(self.before, now, touched, self.model):
             self.changed_elsewhere = saved_id
             return KIND_CHANGED.format(what=kind), KIND_CHANGED_STATUS  # asked again, it says it again
-        changed = changed_fields(self.before, now, touched, self.overwriting)
+        changed = changed_fields(self.before, now, patch, self.overwriting)
         if not changed:
             return None
         self.overwriting.update({key: now.get(key) for key in changed})
         self.changed_elsewhere = saved_id
-        return held_back(self.model, self.before, now, changed), "Not saved: changed on the server meanwhile."
+        return held_back(self.model, self.before, now, changed, patch), "Not saved: changed on the server meanwhile."
 
     def _gone(self, directory_id: str) -> None:
         """The server no longer has this directory: said plainly, and the list behind the form drops it.

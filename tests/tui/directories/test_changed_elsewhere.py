@@ -173,20 +173,37 @@ async def test_the_list_shows_the_server_s_value_after_the_held_back_form_is_dis
         assert "Renamed by the CLI" in [row[0] for row in table_rows(pilot)]
 
 
+SQL = "Customer accounts in PostgreSQL"
+
+
+async def opened_with_its_store_changed(pilot: Pilot[Any], store: Store, **fields: object) -> None:
+    """The SQL directory's form open, then ``fields`` of its store changed on the server (by another admin)."""
+    await settle(pilot)
+    await open_directory(pilot, SQL)
+    wire = stored(store, SQL)
+    wire["store"].update(fields)  # changed_on_the_server's own argument is named store
+    store.replace(DIRECTORY, wire["id"], DIRECTORY.read(wire), wire)
+
+
 @pytest.mark.parametrize("profile", PROFILES)
-async def test_a_store_field_changed_elsewhere_is_named_with_its_new_value(store: Store, profile: str) -> None:
-    sql = "Customer accounts in PostgreSQL"
+async def test_a_store_field_changed_elsewhere_holds_a_save_back_only_when_the_save_writes_it(
+        store: Store, profile: str) -> None:
+    # The tester: the form's port held back by a host changed elsewhere, and the words named the host.
     console = make_console(store, profile=profile)
     async with console.app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await open_directory(pilot, sql)
-        wire = stored(store, sql)
-        wire["store"]["port"] = 6543  # as changed_on_the_server does, for the field its own argument names
-        store.replace(DIRECTORY, wire["id"], DIRECTORY.read(wire), wire)
+        await opened_with_its_store_changed(pilot, store, port=6543)
         await fill(pilot, "store/host", "db2.example")
         await save(pilot)
+        assert not pilot.app.query(DirectoryEditor), "the port changed elsewhere is left alone: saved at once"
+        assert (stored(store, SQL)["store"]["port"], stored(store, SQL)["store"]["host"]) == (6543, "db2.example")
+        await opened_with_its_store_changed(pilot, store, port=6544, host="pg-new.example")
+        await fill(pilot, "store/port", "5433")
+        await save(pilot)
         said = str(editor(pilot).query_one("#editor-message", Static).render())
-        assert "Not saved: Storage backend › Port (now 6543) changed on the server" in said, said
+        assert "Not saved: Storage backend › Port (now 6544) changed on the server" in said, said
+        assert "Host" not in said
+        await save(pilot)  # asked: the form's port goes over it; the host changed elsewhere stays
+        assert (stored(store, SQL)["store"]["port"], stored(store, SQL)["store"]["host"]) == (5433, "pg-new.example")
 
 
 def test_the_warning_quotes_a_plain_value_on_one_line_and_never_a_secret_or_a_whole_object() -> None:
