@@ -126,7 +126,7 @@ class SqlDirectory(WireModel):
     store: SqlAuthStore = spec_field("Storage backend", group="Store", note="Where accounts and groups are kept")
     member_tenant_id: Id | None = spec_field("Tenant", None, group="Store", enterprise=True, note=TENANT_NOTE)
     column_email: Text = spec_field(
-        "E-mail column", "name", group="Columns", note="Optional; a query can supply addresses instead"
+        "E-mail column", "name", group="Columns", note="Each account's address; the alias query can add more"
     )
     column_secret: Text = spec_field("Password column", "secret", group="Columns")
     column_class: Text | None = spec_field("Account type column", "type", group="Columns")
