@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from tests.support.waiting import settle
+from tests.support.waiting import settle, wait_until
 from tui.screens.json_view import JsonView, WrappedLog
 from tui.widgets.outside import OutsideTable
 
@@ -45,11 +45,10 @@ async def test_the_json_viewer_goes_to_its_end_with_G_and_back_with_g() -> None:
         log = pilot.app.screen.query_one(WrappedLog)
         log.focus()
         await pilot.press("G")
-        await settle(pilot)
-        assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y
+        # The scroll is animated in a bare app: waited for (a settled app on a loaded machine was still on its way)
+        await wait_until(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y, "the end")
         await pilot.press("g")
-        await settle(pilot)
-        assert log.scroll_y == 0
+        await wait_until(pilot, lambda: log.scroll_y == 0, "the top")
         await pilot.press("j")
         await settle(pilot)
         assert log.scroll_y > 0
