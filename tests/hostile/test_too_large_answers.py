@@ -23,7 +23,7 @@ from server_stub.runner import StubServer
 from server_stub.store import Store
 from tests.support.console import make_world
 from tests.support.env_login import token_in_env
-from tests.support.inbox_steps import inbox, table
+from tests.support.inbox_steps import header, inbox, table
 from tests.support.waiting import settle
 
 REPORTS = 20
@@ -86,6 +86,11 @@ async def test_the_inbox_lists_every_report_and_names_the_one_too_large(
         assert any(row.id == big and row.problem == TOO_LARGE_ALONE for row in rows)
         table(pilot).focus()
         table(pilot).move_cursor(row=next(i for i, row in enumerate(rows) if row.id == big))
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert header(pilot).endswith(f"DMARC › report {big}"), header(pilot)  # named by its id: it has no names
+        await pilot.press("escape")
         await settle(pilot)
         await pilot.press("d")
         await settle(pilot)

@@ -330,7 +330,9 @@ class DmarcInbox(InboxDisplay, InboxLevels, InboxFilters, InboxActions, InboxJso
         row = self.current_row()
         if row is None:
             return
-        title = f"{row.reporter} · {row.policy_domain} · {fmt.day(row.begin)}"
+        named = [part for part in (row.reporter, row.policy_domain, fmt.day(row.begin)) if part]
+        # A report that could not be read has no names: "DMARC ›  ·  ·" said nothing of which it was.
+        title = " · ".join(named) if named else f"report {row.id}"
         self.push_level(ReportView(self.context, row.id, title))
 
     def action_analytics(self) -> None:
