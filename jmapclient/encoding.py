@@ -233,6 +233,15 @@ def unescape_pointer(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
+def at_pointer(value: Any, path: str, missing: Any = None) -> Any:
+    """The value at the JSON-pointer ``path`` inside ``value``; ``missing`` where it holds none."""
+    for part in path.split("/"):
+        if not isinstance(value, Mapping) or (key := unescape_pointer(part)) not in value:
+            return missing
+        value = value[key]
+    return value
+
+
 POINTER_WILDCARD = "*"
 
 

@@ -32,7 +32,7 @@ from typing import Any
 from jmapclient.ascode.held import with_held
 from jmapclient.ascode.ndjson import FileObject, SnapshotFile, is_left_out
 from jmapclient.display import LIST_MAX, safe_text
-from jmapclient.encoding import escape_pointer, unescape_pointer
+from jmapclient.encoding import at_pointer, escape_pointer, unescape_pointer
 from jmapclient.errors import LocalValidationError
 from jmapclient.masking import model_of, secret_field_names, secrets_in
 from jmapclient.models.introspect import TYPE_KEY
@@ -242,14 +242,6 @@ def left_out_paths(value: Any, path: str = "") -> Iterator[str]:
             yield from left_out_paths(item, f"{path}/{escape_pointer(str(key))}" if path else escape_pointer(str(key)))
 
 
-def _at(value: Any, path: str) -> Any:
-    for part in path.split("/"):
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(unescape_pointer(part))
-    return value
-
-
 def _put(value: dict[str, Any], path: str, new: Any) -> None:
     """Set the value at ``path`` (whose parents exist); ``_ABSENT`` removes the key."""
     *parents, last = [unescape_pointer(part) for part in path.split("/")]
@@ -268,11 +260,7 @@ CREATED_WITH_NONE = ("the file leaves this secret out, so it is created with non
 
 def _held(before: Mapping[str, Any], path: str) -> Any:
     """What ``before`` has at ``path``; ``_ABSENT`` when the key is not there at all."""
-    parent_path, _, last = path.rpartition("/")
-    parent = _at(before, parent_path) if parent_path else before
-    if not isinstance(parent, Mapping) or unescape_pointer(last) not in parent:
-        return _ABSENT
-    return parent[unescape_pointer(last)]
+    return at_pointer(before, path, _ABSENT)
 
 
 def dense_lists(value: dict[str, Any], path: str = "") -> Iterator[tuple[str, str]]:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from jmapclient.display import safe_text
-from jmapclient.encoding import format_duration, unescape_pointer
+from jmapclient.encoding import at_pointer, format_duration, unescape_pointer
 from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
 
@@ -33,21 +33,14 @@ def changed_fields(before: dict[str, Any], now: dict[str, Any], paths: Iterable[
     changed: set[str] = set()
     for path in paths:
         key = path.split("/")[0]
-        if _at(now, path) != _at(before, path) and (key not in overwriting or now.get(key) != overwriting[key]):
+        elsewhere = at_pointer(now, path, _ABSENT) != at_pointer(before, path, _ABSENT)
+        if elsewhere and (key not in overwriting or now.get(key) != overwriting[key]):
             changed.add(key)
     return changed
 
 
 _ABSENT = object()
-
-
-def _at(wire: Any, path: str) -> Any:
-    """The value at a JSON-pointer ``path`` of ``wire``; a marker when there is none."""
-    for part in path.split("/"):
-        if not isinstance(wire, dict):
-            return _ABSENT
-        wire = wire.get(unescape_pointer(part), _ABSENT)
-    return wire
+"""What a path holds where the object has no value there (not null: absent)."""
 
 
 def held_back(model: type[WireModel], before: dict[str, Any], now: dict[str, Any], changed: set[str],
