@@ -45,7 +45,8 @@ While a save waits for the server, **esc** stops waiting (the form keeps what yo
 
 - A red **\\*** marks a required field; *enterprise* marks enterprise-edition fields.
 - Durations are written like 30s, 5m or 1h30m; numbers are checked against their bounds as you type.
-- Tag lists (sets): type and press enter or a comma to add; select a tag and press enter to remove it.
+- Tag lists (sets): type and press enter or a comma to add; ← at the start of the line reaches the members (one
+  Tab stop in all), ← and → move among them, enter or delete removes one.
 - A stored password shows *unchanged*: leave it blank to keep it, type to replace it.
 - Editing sends only the fields you changed.
 - When the server does not answer a save, the directory *may* have been saved: **ctrl+s** then

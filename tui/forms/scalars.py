@@ -288,7 +288,7 @@ class SecretEditor(TextEditor):
 
 
 class SetEditor(FieldEditor):
-    help_extra = "enter or comma adds; select a tag and press enter to remove it"
+    help_extra = "enter or comma adds; ← reaches the members, where enter or delete removes one"
 
     def control(self) -> ComposeResult:
         initial = self.initial

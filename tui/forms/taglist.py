@@ -7,9 +7,10 @@ from collections.abc import Iterable
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import HorizontalGroup
 from textual.content import Content
-from textual.events import Click, Key
+from textual.events import Blur, Click, Key
 from textual.layout import Layout
 from textual.message import Message
 from textual.widgets import Button, Input
@@ -20,12 +21,21 @@ from tui.keyboard import focus_now
 
 
 class TagChip(Button):
-    """One member; enter, or a click on its ✕, removes it. A character typed on it goes to the add box.
+    """One member; enter, delete or a click on its ✕ removes it. A character typed on it goes to the add box.
 
-    Tab into a set field lands on its first chip: a person who tabbed there to add a member typed
-    "groups" and Enter, and the letters were dropped, Enter removed the member, and a ``t`` among
-    them opened the form's directory test (the tester's). Typed, it is what they meant: an addition.
+    The chips are one stop for Tab, not one each (a set of 50 members took 50 Tabs to pass): Tab into a set
+    field lands on its add box, and ← there at the start of the line (or a click on a name) reaches the
+    chips, where ← and → move between them. Only the chip so reached takes the keyboard; it gives that up
+    again when the keyboard leaves it (see :meth:`_on_blur`).
     """
+
+    can_focus = False
+
+    BINDINGS = [
+        Binding("left", "step(-1)", "Previous member", show=False, id="taglist.previous"),
+        Binding("right", "step(1)", "Next member", show=False, id="taglist.next"),
+        Binding("delete,backspace", "press", "Remove", show=False, id="taglist.remove"),
+    ]
 
     CROSS_CELLS = 2
     """The ✕ and the space before it: the part of the chip a click removes it by."""
@@ -56,14 +66,38 @@ class TagChip(Button):
         if event.x < self.size.width - self.CROSS_CELLS:
             event.prevent_default()  # Button's own click handler, which presses it, comes after this one
             event.stop()
-            self.focus()
+            self.take_keyboard()
+
+    def take_keyboard(self) -> None:
+        """This chip focused, for the keys typed behind the one that reached it too."""
+        self.can_focus = True
+        focus_now(self)
+
+    def action_step(self, by: int) -> None:
+        """The chip ``by`` places away takes the keyboard; past the last one, the add box."""
+        self.query_ancestor(TagList).focus_member(self.query_ancestor(TagList).chips().index(self) + by)
+
+    def _on_blur(self, event: Blur) -> None:
+        # Out of Tab's way again once the keyboard has gone elsewhere; not when the whole terminal lost focus
+        # (the app then takes the keyboard away and gives it back to this chip, which must still take it).
+        if self.app.app_focus:
+            self.can_focus = False
 
 
 class TagInput(Input):
-    """Backspace on an empty input removes the last tag, as in most tag editors."""
+    """Backspace on an empty input removes the last tag, as in most tag editors; ← at its start reaches the
+    last tag."""
 
     class RemoveLast(Message):
         pass
+
+    def action_cursor_left(self, select: bool = False) -> None:
+        if self.cursor_position == 0 and not select and self.selection.is_empty:
+            chips = self.query_ancestor(TagList).chips()
+            if chips:
+                chips[-1].take_keyboard()
+                return
+        super().action_cursor_left(select)
 
     def action_delete_left(self) -> None:
         if not self.value:
@@ -111,6 +145,17 @@ class TagList(HorizontalGroup):
         # Not selected on focus: a letter typed on a chip is in it before its focus arrives.
         yield TagInput(placeholder=self._placeholder, compact=True, classes="tag-input", select_on_focus=False)
 
+    def chips(self) -> list[TagChip]:
+        return list(self.query(TagChip))
+
+    def focus_member(self, index: int) -> None:
+        """The ``index``-th chip takes the keyboard (the first one, below 0); past the last one, the add box."""
+        chips = self.chips()
+        if index < len(chips):
+            chips[max(index, 0)].take_keyboard()
+        else:
+            focus_now(self.query_one(".tag-input", TagInput))
+
     def add(self, text: str) -> None:
         added = False
         for tag in _split(text):
@@ -146,8 +191,14 @@ class TagList(HorizontalGroup):
     def _chip_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         assert isinstance(event.button, TagChip)
+        chips = self.chips()
+        after = chips.index(event.button) + 1
         self.remove_tag(event.button.tag)
-        self.query_one(".tag-input", Input).focus()
+        # The keyboard stays among the members: on the one after the removed one, else on the add box.
+        if after < len(chips):
+            chips[after].take_keyboard()
+        else:
+            focus_now(self.query_one(".tag-input", TagInput))
 
     @on(TagInput.RemoveLast)
     def _remove_last(self, event: TagInput.RemoveLast) -> None:

@@ -42,10 +42,74 @@ async def test_a_click_on_the_name_takes_the_keyboard_and_one_on_the_cross_remov
 async def test_enter_on_a_chip_still_removes_it() -> None:
     async with Members().run_test(size=(60, 6)) as pilot:
         await settle(pilot)
-        pilot.app.query(TagChip)[0].focus()
+        pilot.app.query(TagChip)[0].take_keyboard()
         await pilot.press("enter")
         await settle(pilot)
         assert pilot.app.query_one(TagList).tags == ["mailAlias"]
+
+
+class BetweenFields(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Input(id="before")
+        yield TagList(["openid", "email", "profile", "groups"])
+        yield Input(id="after")
+
+
+async def test_tab_passes_a_set_in_one_stop_its_add_box() -> None:
+    # Each chip was a Tab stop: a set of 50 members took 50 Tabs to pass.
+    async with BetweenFields().run_test(size=(80, 8)) as pilot:
+        await settle(pilot)
+        pilot.app.query_one("#before", Input).focus()
+        await pilot.press("tab")
+        await settle(pilot)
+        assert pilot.app.focused is pilot.app.query_one(".tag-input", Input)
+        await pilot.press("tab")
+        await settle(pilot)
+        assert pilot.app.focused is pilot.app.query_one("#after", Input)
+        await pilot.press("shift+tab", "shift+tab")
+        await settle(pilot)
+        assert pilot.app.focused is pilot.app.query_one("#before", Input)
+
+
+async def test_left_from_the_add_box_reaches_the_chips_and_the_arrows_move_among_them() -> None:
+    async with BetweenFields().run_test(size=(80, 8)) as pilot:
+        await settle(pilot)
+        box = pilot.app.query_one(".tag-input", Input)
+        box.focus()
+        await pilot.press(*"ab", "left")  # inside typed text, ← moves the cursor
+        await settle(pilot)
+        assert pilot.app.focused is box and box.cursor_position == 1
+        await pilot.press("left", "left", "left")  # the start of the line, then the last chip, the one before
+        await settle(pilot)
+        chips = pilot.app.query(TagChip)
+        assert pilot.app.focused is chips[2]
+        await pilot.press("left", "left", "left")  # no further than the first
+        await settle(pilot)
+        assert pilot.app.focused is chips[0]
+        await pilot.press("tab")  # Tab leaves the members for the add box, as from any of them
+        await settle(pilot)
+        assert pilot.app.focused is box
+        await pilot.press("home", "left", "left", "right", "right")
+        await settle(pilot)
+        assert pilot.app.focused is box and box.value == "ab", "→ on the last chip goes back to the add box"
+
+
+async def test_delete_on_a_chip_removes_it_and_the_keyboard_moves_to_the_next() -> None:
+    async with BetweenFields().run_test(size=(80, 8)) as pilot:
+        await settle(pilot)
+        pilot.app.query(TagChip)[1].take_keyboard()
+        await pilot.press("delete")
+        await settle(pilot)
+        members = pilot.app.query_one(TagList)
+        assert members.tags == ["openid", "profile", "groups"]
+        assert isinstance(pilot.app.focused, TagChip) and pilot.app.focused.tag == "profile"
+        await pilot.press("backspace", "backspace")
+        await settle(pilot)
+        assert members.tags == ["openid"]
+        assert pilot.app.focused is pilot.app.query_one(".tag-input", Input), "after the last one, the add box"
+        await pilot.press("shift+tab")
+        await settle(pilot)
+        assert pilot.app.focused is pilot.app.query_one("#before", Input), "the visited chips are no Tab stops"
 
 
 class ManyMembers(App[None]):
@@ -69,10 +133,10 @@ async def test_members_wrap_onto_more_lines_and_every_one_and_the_add_box_is_in_
 
 
 async def test_letters_typed_on_a_chip_go_to_the_add_box() -> None:
-    # Tab into a set field lands on its first chip: "groups" then Enter was dropped, then removed "mail".
+    # Tab into a set field landed on its first chip: "groups" then Enter was dropped, then removed "mail".
     async with Members().run_test(size=(60, 6)) as pilot:
         await settle(pilot)
-        pilot.app.query(TagChip)[0].focus()
+        pilot.app.query(TagChip)[0].take_keyboard()
         await settle(pilot)
         await pilot.press(*"groups", "enter")
         await settle(pilot)
@@ -89,7 +153,7 @@ async def test_a_member_typed_after_tab_into_a_set_field_is_saved_and_opens_noth
         before = set(stored(store, OIDC)["requireScopes"])
         chips = field(pilot, "requireScopes").query(TagChip)
         assert chips, "the sample holds scopes"
-        chips.first().focus()
+        chips.first().take_keyboard()
         await settle(pilot)
         await pilot.press(*"tenant", "enter")
         await save(pilot)
@@ -122,7 +186,7 @@ async def test_members_with_a_backslash_or_a_lone_star_are_stored_as_typed(store
         await open_directory(pilot, ldap)
         members = field(pilot, "attrEmail").query_one(TagList)
         for chip in [chip for chip in pilot.app.query(TagChip) if chip.tag in ("x\\y", "*")]:
-            chip.focus()
+            chip.take_keyboard()
             await settle(pilot)  # focus() is deferred: Pilot's Enter could reach the field before
             await pilot.press("enter")
             await settle(pilot)
