@@ -24,6 +24,7 @@ from jmapclient.dmarc import vocab
 from jmapclient.dmarc.addresses import canonical_ip
 from jmapclient.dmarc.errors import ReportRejected
 from jmapclient.dmarc.notes import Notes
+from jmapclient.dmarc.repeats import conflicting_repeat
 from jmapclient.dmarc.wirelists import to_index_map, to_set
 from jmapclient.encoding import MAX_UNSIGNED_INT as MAX_WIRE_INT
 from jmapclient.encoding import plain_number
@@ -111,6 +112,12 @@ def map_report(root: ET.Element, notes: Notes) -> dict[str, Any]:
     policy = root.find("policy_published")
     if policy is None:
         raise ReportRejected("no <policy_published>")
+    for parent, repeatable in ((root, ("record",)), (meta, ("error",)), (meta.find("date_range"), ()),
+                               (policy, ())):
+        conflict = conflicting_repeat(parent, repeatable)
+        if conflict is not None:
+            # Two report ids, two periods or two policies: which one the report means is unknown.
+            raise ReportRejected(f"{conflict}: which one holds is unknown")
 
     email_text = text_of(meta, "email")
     email = clean_email(email_text)
@@ -265,6 +272,13 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
     row = element.find("row")
     if row is None:
         raise RecordSkipped("no <row>")
+    evaluated = row.find("policy_evaluated")
+    for parent, repeatable in ((element, ()), (row, ()), (element.find("identifiers"), ()),
+                               (evaluated, ("reason",))):
+        conflict = conflicting_repeat(parent, repeatable)
+        if conflict is not None:
+            # Two counts (5 and 500) or two sources: which one the reporter meant is unknown.
+            raise RecordSkipped(f"{conflict}: which one holds is unknown")
     identifiers = child_texts(element.find("identifiers"))
     given = identifiers.get("header_from")
     header_from = clean_domain(given)
@@ -284,7 +298,6 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
     if count > MAX_WIRE_INT:
         raise RecordSkipped(f"<count> is larger than 2^53-1: {_short(count_text)}")
 
-    evaluated = row.find("policy_evaluated")
     if evaluated is None:
         notes.add("record without <policy_evaluated>; results set to 'unspecified'")
     verdicts = child_texts(evaluated)
@@ -357,7 +370,7 @@ def _override_reasons(evaluated: ET.Element | None, notes: Notes) -> list[dict[s
 
 def _dkim_results(auth: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
-    for texts in _auth_items(auth, "dkim"):
+    for texts in _auth_items(auth, "dkim", notes):
         checked = _checked_result(texts, "DKIM", vocab.DKIM_RESULT, notes)
         if checked is not None:
             domain, result = checked
@@ -368,7 +381,7 @@ def _dkim_results(auth: ET.Element | None, notes: Notes) -> list[dict[str, Any]]
 
 def _spf_results(auth: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
-    for texts in _auth_items(auth, "spf"):
+    for texts in _auth_items(auth, "spf", notes):
         checked = _checked_result(texts, "SPF", vocab.SPF_RESULT, notes)
         if checked is not None:
             domain, result = checked
@@ -377,8 +390,16 @@ def _spf_results(auth: ET.Element | None, notes: Notes) -> list[dict[str, Any]]:
     return results
 
 
-def _auth_items(auth: ET.Element | None, tag: str) -> list[dict[str, str | None]]:
-    return [] if auth is None else [child_texts(item) for item in auth.findall(tag)]
+def _auth_items(auth: ET.Element | None, tag: str, notes: Notes) -> list[dict[str, str | None]]:
+    """The texts of each DKIM or SPF result; one that says two things (two results) is dropped, noted."""
+    items = []
+    for item in [] if auth is None else auth.findall(tag):
+        conflict = conflicting_repeat(item)
+        if conflict is None:
+            items.append(child_texts(item))
+        else:
+            notes.add(f"{tag.upper()} result dropped: {conflict}")
+    return items
 
 
 def _checked_result(
