@@ -137,7 +137,7 @@ def _check(advice: list[DomainAdvice], previous: PreviousRun | None, *, as_json:
 
 def human_lines(advice: DomainAdvice) -> list[str]:
     """A domain's heading, its classes, its busiest sources and the verdict."""
-    policy = advice.current.words() if advice.current is not None else "?"
+    policy = advice.current.words() if advice.current is not None else "unknown (no report of the period counted)"
     if len(advice.policies) > 1:
         policy += f" (also seen: {'; '.join(p.words() for p in advice.policies if p != advice.current)})"
     lines = [

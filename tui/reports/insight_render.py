@@ -117,7 +117,9 @@ def advice_block(advice: DomainAdvice) -> RenderableType:
         current = " (latest)" if advice.current is not None and policy.words() == advice.current.words() else ""
         lines.append(Text.assemble("  Published: ", outside.cut(policy.words(), "bold"),
                                    f" in {counted(policy.reports, 'report')}{current}"))
-    if advice.next_step is None:
+    if advice.current is None:  # no report counted: the policy published is not known
+        lines.append(Text("  Next step: unknown (no report of the period counted)"))
+    elif advice.next_step is None:
         lines.append(Text("  Next step: none (already p=reject)"))
     else:
         share = pass_rate(advice.affected, advice.messages)

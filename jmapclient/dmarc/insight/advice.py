@@ -31,9 +31,11 @@ from jmapclient.dmarc.insight.judge import (
 )
 from jmapclient.dmarc.insight.names import NameResolver, SourceName
 from jmapclient.dmarc.insight.screening import (
+    REPEATED,
     LeftOut,
     Reporters,
     Screening,
+    digest_content,
     normal_reporter,
     screen_reports,
     totals_of,
@@ -141,6 +143,8 @@ class DomainAdvice:
     """Per reporting organisation, what the verdict rests on."""
     left_out: list[LeftOut] = field(default_factory=list)
     """Reports not counted: repeats of a report already counted, and implausible ones."""
+    reused: list[LeftOut] = field(default_factory=list)
+    """Reports counted although another of the same reporter and report id says otherwise."""
     verdict: Verdict = Verdict.TOO_LITTLE_DATA
     summary: str = ""
     """The verdict in words, with the evidence."""
@@ -186,6 +190,8 @@ class DomainAdvice:
                                  "authorisedFailing": v.authorised_failing} for v in self.reporters.values()},
             "leftOut": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages, "why": r.why}
                         for r in self.left_out],
+            "reusedIds": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages, "why": r.why}
+                          for r in self.reused],
             "verdict": str(self.verdict),
             "summary": self.summary,
             "sources": [_source_json(s) for s in self.sources],
@@ -273,6 +279,9 @@ class _Counting:
         if left_out is not None:
             entry.left_out.append(left_out)
             return None
+        reused = self.screening.reused.get(report.id)
+        if reused is not None:
+            entry.reused.append(reused)
         return entry
 
     def count(self, entry: DomainAdvice, report: CountedReport, messages: int, passed: int) -> None:
@@ -352,7 +361,9 @@ def advise(
     wanted = _wanted(domain)
     if screening is None:
         digests = list(digests)
-        screening = screen_reports(totals_of(digests), first, last, wanted)
+        by_id = {digest.id: digest for digest in digests}
+        screening = screen_reports(totals_of(digests), first, last, wanted,
+                                   content=lambda total: digest_content(by_id[total.id]))
     counting = _Counting(first, last, wanted, screening)
 
     def chosen() -> Iterator[ReportDigest]:
@@ -416,7 +427,7 @@ def _reporters_words(advice: DomainAdvice) -> str:
 def _left_out_words(advice: DomainAdvice) -> str:
     if not advice.left_out:
         return ""
-    repeated = [r for r in advice.left_out if r.why.startswith("the same report")]
+    repeated = [r for r in advice.left_out if r.why == REPEATED]
     odd = [r for r in advice.left_out if r not in repeated]
     parts = []
     if repeated:
@@ -426,6 +437,17 @@ def _left_out_words(advice: DomainAdvice) -> str:
                           for r in odd[:LISTED_SOURCES])
         parts.append(f"{_count(len(odd), 'implausible report')} left out ({shown})")
     return "Left out: " + "; ".join(parts) + "."
+
+
+def _reused_words(advice: DomainAdvice) -> str:
+    """The reports counted although another under their reporter and report id says otherwise."""
+    if not advice.reused:
+        return ""
+    shown = "; ".join(f"{_named_by_outsider(r.reporter)} report {_named_by_outsider(r.report_id)}"
+                      for r in advice.reused[:LISTED_SOURCES])
+    more = len(advice.reused) - LISTED_SOURCES
+    return (f"Counted although another report of the same reporter and report id says otherwise:"
+            f" {_count(len(advice.reused), 'report')} ({shown}{f' and {more} more' if more > 0 else ''}).")
 
 
 def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
@@ -438,8 +460,8 @@ def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
     """
     verdict, summary = _verdict(advice)
     resting = _reporters_words(advice)
-    left_out = _left_out_words(advice)
-    return verdict, f"{summary} {resting[0].upper()}{resting[1:]}." + (f" {left_out}" if left_out else "")
+    said = " ".join(words for words in (_left_out_words(advice), _reused_words(advice)) if words)
+    return verdict, f"{summary} {resting[0].upper()}{resting[1:]}." + (f" {said}" if said else "")
 
 
 def _verdict(advice: DomainAdvice) -> tuple[Verdict, str]:
@@ -531,7 +553,8 @@ async def advise_stored(
     # 9,666 reports) right after a sync, whose own survivors its first young pass went over.
     with collector_paused():
         reports = store.period_reports(first, last)
-        counting = _Counting(first, last, wanted, screen_reports(reports, first, last, wanted))
+        counting = _Counting(first, last, wanted, screen_reports(reports, first, last, wanted,
+                                                                 content=store.stored_content))
         contexts: dict[int, ReportContext] = {}
         shared: dict[ReportContext, ReportContext] = {}
         for report in reports:

@@ -1,18 +1,24 @@
 """Which of a period's reports count: each once, and none implausible for its reporter.
 
 A DMARC report is unauthenticated mail: anyone can send one, send it twice, or write any count
-into it. Before the advisor adds anything up, a report stored again under the same reporter and
-report id is left out, and so is one holding far more messages than its reporter's (or the other
-reporters') median report for the domain, or more than :data:`MAX_COUNT` (2^40) in all, whatever its
-reporter's history. Both are read from the reports' totals alone, so the screening needs no records.
+into it. Before the advisor adds anything up, a report stored again under the same reporter, report
+id and policy domain, saying the same, is left out; and so is one holding far more messages than its
+reporter's (or the other reporters') median report for the domain, or more than :data:`MAX_COUNT`
+(2^40) in all, whatever its reporter's history. Implausibility is read from the reports' totals alone;
+whether two copies say the same is asked of the caller (:data:`Content`), for the few that share an id.
+
+Two copies that say different things both count, and are named (:attr:`Screening.reused`): which one is
+the reporter's is unknown, and keeping either would let a forged copy, stored first or sorted first,
+hide the real one's failing mail and call the domain ready (the tester's). Counted, a forgery can only
+hold the domain back, as any other forged report can.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jmapclient.dmarc.analytics import ReportDigest, ReportTotal
 from jmapclient.dmarc.digest_rows import MAX_COUNT
@@ -40,12 +46,21 @@ class LeftOut:
     why: str
 
 
+REPEATED = "the same report (reporter and report id) stored again"
+REUSED = "another report of this reporter and report id says otherwise: both count"
+
+Content = Callable[[Any], Hashable]
+"""What a report says (its period, policy and records), to tell a copy from another report under its id."""
+
+
 @dataclass
 class Screening:
-    """Which reports of a period count: once per (reporter, report id), and none implausible."""
+    """Which reports of a period count: once per (reporter, report id, domain) and content, none implausible."""
 
     left_out: dict[str, LeftOut] = field(default_factory=dict)
     """Digest id → why it is left out."""
+    reused: dict[str, LeftOut] = field(default_factory=dict)
+    """Digest id → a report counted although an earlier one has its reporter and report id (:data:`REUSED`)."""
 
 
 def _median(values: list[int]) -> float:
@@ -58,6 +73,13 @@ def _claimed(messages: int) -> str:
     """A report's stored total in words: a total at the store's cap on one record's count may stand for
     more (each record is counted up to it), so it is said as a floor, never as the report's own figure."""
     return f"at least {messages:,}" if messages >= MAX_COUNT else f"{messages:,}"
+
+
+def digest_content(report: ReportDigest) -> Hashable:
+    """What a digest says (:data:`Content`): its period, policy and records, in any order."""
+    return (report.day, report.end, report.p, report.sp, report.np, report.adkim, report.aspf, report.testing,
+            tuple(sorted((r.source_ip, r.count, r.dkim, r.spf, r.header_from, r.overrides, r.dkim_auth, r.spf_auth)
+                         for r in report.records)))
 
 
 def normal_reporter(name: str) -> str:
@@ -83,10 +105,10 @@ class Reporters(dict[str, tuple[str, str]]):
 
 
 def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, last: date,
-                   domain: str | None = None) -> Screening:
-    """Repeated and implausible reports of the period, from their totals alone (no records)."""
+                   domain: str | None = None, *, content: Content) -> Screening:
+    """Repeated and implausible reports of the period; ``content`` is asked only of reports sharing an id."""
     screening = Screening()
-    seen: set[tuple[str, str]] = set()
+    copies = _Copies(content)
     totals: dict[str, dict[str, list[tuple[str, str, int]]]] = {}  # domain → reporter → (digest, report id, n)
     names: dict[str, str] = {}
     reporters = Reporters()
@@ -94,11 +116,12 @@ def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, l
         if not first <= report.day <= last or (domain is not None and report.policy_domain != domain):
             continue
         (who, shown), rid = reporters[report.reporter], report.report_id.strip()
-        if rid and (who, rid) in seen:
-            screening.left_out[report.id] = LeftOut(shown, rid, report.messages,
-                                                    "the same report (reporter and report id) stored again")
+        match = copies.match((who, rid, report.policy_domain), report) if rid else None
+        if match is REPEATED:
+            screening.left_out[report.id] = LeftOut(shown, rid, report.messages, REPEATED)
             continue
-        seen.add((who, rid))
+        if match is REUSED:
+            screening.reused[report.id] = LeftOut(shown, rid, report.messages, REUSED)
         if report.messages >= MAX_COUNT:
             # Past what any record may claim: implausible on its face, whoever sent it and how often. Left
             # out of every baseline too: three such reports made their own median and passed as usual.
@@ -123,6 +146,37 @@ def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, l
                     screening.left_out[digest] = LeftOut(
                         names[who], rid, messages, f"{_claimed(messages)} messages, over {IMPLAUSIBLE_FACTOR}×"
                                                    f" {against} ({baseline:,.0f})")
+    for digest in screening.left_out.keys() & screening.reused.keys():
+        del screening.reused[digest]  # not counted after all: said once, as left out
     return screening
 
 
+
+
+class _Copies:
+    """The reports counted so far under each (reporter, report id, domain), and what each says when asked."""
+
+    def __init__(self, content: Content) -> None:
+        self._content = content
+        self._kept: dict[tuple[str, str, str], list[Any]] = {}
+        self._said: dict[int, Hashable] = {}
+
+    def match(self, key: tuple[str, str, str], report: Any) -> str | None:
+        """:data:`REPEATED` when a report counted under ``key`` says what ``report`` says, :data:`REUSED` when
+        one says otherwise, None for the first under it; ``report`` is kept unless repeated."""
+        kept = self._kept.get(key)
+        if kept is None:
+            self._kept[key] = [report]
+            return None
+        said = self._content(report)
+        if any(self._of(other) == said for other in kept):
+            return REPEATED
+        self._said[id(report)] = said
+        kept.append(report)
+        return REUSED
+
+    def _of(self, report: Any) -> Hashable:
+        said = self._said.get(id(report))
+        if said is None:
+            said = self._said[id(report)] = self._content(report)
+        return said

@@ -47,9 +47,13 @@ def mixed() -> tuple[list[ReportDigest], set[str]]:
                       spf_auth=(("example.com", "fail"),)),
                record("203.0.113.16", 4, overrides=("MailingList",)), aligned("192.0.2.10", 60), day=day[3],
                reporter="Yahoo", p="quarantine", testing=True),
-        # Repeated (same reporter and report id, another digest) and implausible (a reporter's own median x20).
-        report(aligned("192.0.2.10", 60), day=day[3], reporter="yahoo", rid="again", report_id="example.com-"
-               f"{day[3]}-3-203.0.113.15"),
+        # Repeated (a copy: same reporter, report id and contents, another digest) and implausible (a reporter's
+        # own median x20).
+        report(record("203.0.113.15", 7, dkim="pass", dkim_auth=(("example.com", "pass"),),
+                      spf_auth=(("example.com", "fail"),)),
+               record("203.0.113.16", 4, overrides=("MailingList",)), aligned("192.0.2.10", 60), day=day[3],
+               reporter="yahoo", p="quarantine", testing=True, rid="again",
+               report_id=f"example.com-{day[3]}-3-203.0.113.15"),
         report(aligned("192.0.2.11", 20), day=day[4], reporter=" mail.RU "),
         report(aligned("192.0.2.11", 22), day=day[5], reporter="Mail.ru"),
         report(aligned("192.0.2.11", 21), day=day[6], reporter="Mail.ru", p="reject"),
