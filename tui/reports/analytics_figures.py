@@ -19,9 +19,10 @@ from jmapclient.dmarc.digest_store import Figures, SyncProgress
 from jmapclient.dmarc.figures import Headline
 from jmapclient.errors import JmapError
 from tui.lifecycle import while_attached
+from tui.reports import fmt
 from tui.reports.access import learn
 from tui.reports.analytics_insight import AnalyticsInsight, SyncFailed, ViewMessage
-from tui.reports.analytics_tabs import draw_chart, draw_failures
+from tui.reports.analytics_tabs import DailyChart, draw_chart, draw_failures
 from tui.reports.insight_render import num as _num
 from tui.reports.insight_render import rate as _rate
 from tui.reports.progress_line import say_progress
@@ -163,7 +164,7 @@ class AnalyticsFigures(AnalyticsInsight):
                    " out (repeated, or implausible for its reporter)" if left_out else "")
         self.query_one("#status", Static).update(
             f"{headline.first:%Y-%m-%d} to {headline.last:%Y-%m-%d}: {summary.reports:,} reports, "
-            f"{summary.messages:,} messages, DMARC pass {format_rate(summary.rate)} (weighted by messages)"
+            f"{fmt.summed(summary.messages)} messages, DMARC pass {format_rate(summary.rate)} (weighted by messages)"
             f"{self.status_note}{warning}"
         )
 
@@ -180,5 +181,5 @@ class AnalyticsFigures(AnalyticsInsight):
         for entry in headline.domains:
             domains.add_row(entry.domain, _num(entry.reports), _num(entry.messages), _num(entry.passed),
                             _num(entry.failed), _rate(entry.rate))
-        if chart := self.built("chart", Static):
+        if chart := self.built("chart", DailyChart):
             draw_chart(chart, headline)

@@ -69,7 +69,7 @@ def later_pane(tab: str) -> tuple[list[Widget], dict[str, Widget]]:
         advice = Static(ADVICE_PENDING, id="advice")
         return [Static("", classes="names-status"), VerticalScroll(advice, id="advice-scroll")], {"advice": advice}
     if tab == "tab-daily":
-        chart = Static(id="chart")
+        chart = DailyChart(id="chart")
         return [VerticalScroll(chart)], {"chart": chart}
     failures: OutsideTable = OutsideTable(id="failures", cursor_type="row", zebra_stripes=True)
     failures.add_columns(
@@ -95,5 +95,26 @@ def draw_failures(table: DataTable[object], figures: Figures) -> None:
                       item.hint.value if item.hint else "")
 
 
-def draw_chart(chart: Static, headline: Headline) -> None:
-    chart.update(daily_chart(headline))
+class DailyChart(Static):
+    """The Daily tab's chart, drawn to its width (again as that changes): a period whose days do not fit shows a
+    few days a column, not its first days alone."""
+
+    headline: Headline | None = None
+    _drawn_width: int | None = None
+
+    def show(self, headline: Headline) -> None:
+        self.headline = headline
+        self._draw()
+
+    def on_resize(self) -> None:
+        if self.size.width != self._drawn_width:
+            self._draw()
+
+    def _draw(self) -> None:
+        if self.headline is not None:
+            self._drawn_width = self.size.width
+            self.update(daily_chart(self.headline, self.size.width or None))
+
+
+def draw_chart(chart: DailyChart, headline: Headline) -> None:
+    chart.show(headline)

@@ -49,6 +49,7 @@ from tui.reports.analytics_insight import (
 from tui.reports.analytics_tabs import (
     FIRST_TAB,
     LATER_TABS,
+    DailyChart,
     LazyTabs,
     domain_columns,
     draw_chart,
@@ -332,6 +333,6 @@ shared provider, not yours". **esc** goes back to the inbox.
         elif tab == "tab-failures":  # the figures drawn into the new tab alone: Domains keeps its cursor
             if self.drawn is not None:
                 draw_failures(self.query_one("#failures", DataTable), self.drawn)
-        elif self.headline is not None and (chart := self.built("chart", Static)):
+        elif self.headline is not None and (chart := self.built("chart", DailyChart)):
             draw_chart(chart, self.headline)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jmapclient.display import safe_text
+from jmapclient.dmarc.digest_rows import MAX_COUNT
 from jmapclient.encoding import parse_utc
 
 
@@ -58,6 +59,13 @@ def clip(text: str, width: int) -> str:
 
 def count(value: int) -> str:
     return f"{value:,}"
+
+
+def summed(value: int) -> str:
+    """A figure the analytics summed from the store, where a record counts up to 2^40: one that large may stand
+    for more (the tester's Failures row showed 1,099,511,627,776 for a report's 1,099,511,627,777), so it is
+    marked as the floor it is, ``≥1,099,511,627,776``; no real report comes near it."""
+    return f"≥{value:,}" if value >= MAX_COUNT else f"{value:,}"
 
 
 FIGURE_WIDTH = len("999,999,999")

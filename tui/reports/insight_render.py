@@ -158,7 +158,8 @@ def advice_group(advices: Sequence[DomainAdvice]) -> RenderableType:
 
 
 def num(value: int, style: str = "") -> Text:
-    return Text(f"{value:,}", style=style, justify="right")
+    """A count the analytics summed (:func:`fmt.summed`: one at the store's cap is a floor)."""
+    return Text(fmt.summed(value), style=style, justify="right")
 
 
 def rate(value: float | None) -> Text:
