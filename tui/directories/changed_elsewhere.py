@@ -17,6 +17,10 @@ from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
 CHANGED_ELSEWHERE = ("Not saved: {fields} changed on the server since this form opened. Press ctrl+s again to "
                      "put your values over them, or esc to go back and see the server's.")
 
+CHANGED_WHILE_EDITING = ("Not saved: {fields} changed on the server while the editor was open. Your edit is kept in "
+                         "{{kept}}; E starts again from the server's version.")
+"""The same for a save from ``$EDITOR`` (``{kept}`` stays for the caller to fill)."""
+
 NOW_MAX = 40
 """Characters of a server's value the warning quotes: enough to tell a colleague's value by."""
 INSIDE = " › "
@@ -44,14 +48,14 @@ _ABSENT = object()
 
 
 def held_back(model: type[WireModel], before: dict[str, Any], now: dict[str, Any], changed: set[str],
-              paths: Iterable[str] = ()) -> str:
-    """The form's words for a save held back: the ``changed`` fields of ``model``, each as the server holds it;
+              paths: Iterable[str] = (), words: str = CHANGED_ELSEWHERE) -> str:
+    """The form's ``words`` for a save held back: the ``changed`` fields of ``model``, each as the server holds it;
     inside a nested object, only those of its fields the save writes (``paths``)."""
     specs = {spec.wire: spec for spec in fields_of(model)}
     written = list(paths)
     fields = ", ".join(as_on_the_server(specs.get(key), key, now.get(key), before.get(key), _inner(key, written))
                        for key in sorted(changed))
-    return CHANGED_ELSEWHERE.format(fields=fields)
+    return words.format(fields=fields)
 
 
 def _inner(key: str, paths: list[str]) -> set[str] | None:

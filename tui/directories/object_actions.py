@@ -26,6 +26,7 @@ from jmapclient.models.objects import DIRECTORY
 from jmapclient.paging import read_all
 from tui.context import ConsoleContext
 from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_file
+from tui.directories.changed_elsewhere import CHANGED_WHILE_EDITING, changed_fields, held_back
 from tui.directories.deleted_elsewhere import GONE, DeletedElsewhere
 from tui.directories.permissions import show_permissions
 from tui.directories.raw import editor_command, object_json, read_edit, run_editor, write_for_editing
@@ -126,6 +127,19 @@ class DirectoryObjectActions(DeletedElsewhere):
 
     def action_edit_in_editor(self) -> None:
         wire = self._selected()
+        if wire is not None:
+            self._edit_in_editor(str(wire["id"]), directory_label(wire))
+
+    @work(exclusive=True, group="directories-editor")
+    @while_attached
+    async def _edit_in_editor(self, directory_id: str, name: str) -> None:
+        """The directory as the server holds it now, in ``$EDITOR``; what changed in the file saved, unless the
+        server changed one of those fields while the editor ran.
+
+        The file was written from the list's copy, read when the list was: a replica removed elsewhere meanwhile
+        took the edit meant for the one before it, and a description changed elsewhere was overwritten unseen
+        (the tester's). The form reads the directory afresh and checks again before it saves; so does this."""
+        wire = await self._held(directory_id, name)
         if wire is None:
             return
         path = write_for_editing(wire)
@@ -139,10 +153,36 @@ class DirectoryObjectActions(DeletedElsewhere):
         self.refresh()
         if result.problem:
             self.post_message(Status(f"Not saved: {result.problem}. Your edit is kept in {result.kept}.", "error"))
-        elif not result.patch:
+            return
+        if not result.patch:
+            path.unlink(missing_ok=True)
             self.post_message(Status("No changes."))
-        else:
-            self._save_patch(str(wire["id"]), directory_label(wire), result.patch)
+            return
+        now = await self._held(directory_id, name, kept=path)
+        if now is None:
+            return
+        if changed := changed_fields(wire, now, result.patch, {}):
+            model = DIRECTORY.model_for(str(wire.get(TYPE_KEY)))
+            words = held_back(model, wire, now, changed, result.patch, CHANGED_WHILE_EDITING)
+            self.post_message(Status(words.replace("{kept}", str(path)), "error"))
+            return
+        path.unlink(missing_ok=True)
+        await self._save_patch(directory_id, name, result.patch)
+
+    async def _held(self, directory_id: str, name: str, kept: Path | None = None) -> dict[str, Any] | None:
+        """The directory as the server holds it now; None (said, with the file ``kept`` that holds the edit) when
+        it is gone or cannot be read."""
+        kept_words = f" Your edit is kept in {kept}." if kept is not None else ""
+        try:
+            held = (await self.context.client.directories.get([directory_id])).raw
+        except JmapError as error:
+            self.post_message(Status(f"Could not read {name}: {error}.{kept_words}", "error"))
+            return None
+        if not held:
+            self.forget(directory_id)
+            self.post_message(Status(f"Not saved: {GONE.format(name=name)}{kept_words}", "error"))
+            return None
+        return dict(held[0])
 
     @contextmanager
     def _suspended(self) -> Iterator[None]:
@@ -161,8 +201,6 @@ class DirectoryObjectActions(DeletedElsewhere):
         finally:
             suspension.__exit__(None, None, None)
 
-    @work(exclusive=True, group="directories-editor")
-    @while_attached
     async def _save_patch(self, directory_id: str, name: str, patch: dict[str, Any]) -> None:
         try:
             await self.context.client.directories.update(directory_id, patch)

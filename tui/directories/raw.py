@@ -100,8 +100,7 @@ def read_edit(path: Path, wire: Mapping[str, Any], editor_code: int) -> EditResu
     if refilled := removed_but_refilled(before, edited, normalised):
         return kept("; ".join(f"{field}: removed, but it always holds a value (its default is {json.dumps(value)}); "
                               "put it back with the value you want" for field, value in refilled.items()))
-    path.unlink(missing_ok=True)
-    return EditResult(patch)
+    return EditResult(patch)  # the file stays until the patch is sent: a save held back keeps the edit there
 
 
 def removed_but_refilled(before: Mapping[str, Any], edited: Mapping[str, Any],

@@ -45,8 +45,9 @@ or an **OpenID Connect** provider (Settings › Authentication › Directories).
   **a** reads such a file, shows the plan (create, update field by field, unchanged) and applies it on
   confirmation. Nothing is destroyed here: `mailadmin apply FILE --prune` does that.
 - **y** copies the highlighted directory's id, **Y** the directory as JSON (secrets masked), through
-  the terminal's clipboard escape (it works over SSH); **J** shows its JSON; **E** opens it as JSON in
-  `$EDITOR` and saves what changed, checked as the form checks it.
+  the terminal's clipboard escape (it works over SSH); **J** shows its JSON; **E** opens it, as the server
+  holds it now, as JSON in `$EDITOR` and saves what changed, checked as the form checks it; a field you
+  changed that someone changed on the server while the editor was open holds the save back (your edit kept).
 - Click a column's header to sort by it (again: the other way); the arrow shows the order.
 - **r** reloads the list from the server.
 """

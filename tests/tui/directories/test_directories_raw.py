@@ -13,7 +13,7 @@ from jmapclient.display import MESSAGE_MAX
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY
 from tests.support.console import Console
-from tests.support.directory_steps import section, stored, table_rows
+from tests.support.directory_steps import changed_on_the_server, section, stored, table_rows
 from tests.support.json_view_steps import close_button_on_screen, close_with, open_json_view, read_to_the_end, shown
 from tests.support.waiting import settle
 
@@ -139,3 +139,47 @@ async def test_clicking_a_header_sorts_by_it_with_an_arrow(console: Console) -> 
         assert [row[1] for row in table_rows(pilot)] == ["SQL", "OpenID Connect", "LDAP"]
         assert [str(c.label) for c in table.columns.values()][1] == "Kind ▼"
         assert section(pilot).sort_key == "kind"
+
+
+def change_elsewhere(console: Console, **fields: object) -> None:
+    """What a colleague's save does: the server's copy of the LDAP directory changed, the console not told."""
+    changed_on_the_server(console.store, LDAP, **fields)
+
+
+async def test_the_editor_starts_from_the_server_s_version_not_the_list_s(console: Console, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # The file was written from the list's copy: a description changed elsewhere since the list was read came
+    # back as it was, and a replica removed elsewhere took the edit meant for the one before it (the tester's).
+    seen = tmp_path / "seen.json"
+    fake_editor(tmp_path, monkeypatch, f"open({str(seen)!r}, 'w').write(json.dumps(data))\ndata['timeout'] = 20000")
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        change_elsewhere(console, description=f"{LDAP} by a colleague")
+        await pilot.press("E")
+        await settle(pilot)
+    assert json.loads(seen.read_text())["description"] == f"{LDAP} by a colleague"
+    assert stored(console.store, f"{LDAP} by a colleague")["timeout"] == 20000
+
+
+async def test_a_field_changed_elsewhere_while_the_editor_ran_holds_that_save_back(
+        console: Console, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tui.directories.object_actions as actions
+
+    def editor_and_colleague(path: Path, suspend: object) -> int:
+        data = json.loads(path.read_text())
+        data["timeout"] = 20000
+        path.write_text(json.dumps(data))
+        change_elsewhere(console, timeout=45000)  # saved by someone else while the editor was open
+        return 0
+
+    monkeypatch.setattr(actions, "run_editor", editor_and_colleague)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("E")
+        await settle(pilot)
+        status = str(pilot.app.query_one("#status").render())
+        assert status.startswith("Not saved: Connection timeout (now 45s) changed on the server while the"), status
+        kept = Path(status.split("kept in ")[1].split(";")[0])
+        assert json.loads(kept.read_text())["timeout"] == 20000 and kept.stat().st_mode & 0o777 == 0o600
+        kept.unlink()
+    assert stored(console.store, LDAP)["timeout"] == 45000
