@@ -30,6 +30,13 @@ Keys are dropped, with a bell, never delivered elsewhere, when:
   console says how many: a burst that lost its middle sent its Tab and the text after it into
   the field before (the tester's, at 128 keys).
 
+Keys typed blind while the console starts (its server starting, a profile connecting, the first section
+being built; typed before any connection screen was drawn: the app's ``typed_for_the_start``) wait for the
+first section, at most ``START_PATIENCE``; if the start ends without one (it failed, the connection screen
+asks), they are dropped with a bell: they were typed for a list that did not come (``n`` typed as the console
+started was lost, and the ``a`` of the text typed after it opened a dialog: the tester's). Keys typed at a
+connection screen are its own, as ever.
+
 Work a key started is waited for at most ``WORK_PATIENCE``: a slow server must not take the
 keyboard away (Esc still reaches a slow load); the keys then go to what has the keyboard. Work
 declared with :func:`in_background` (a fetch with its progress bar, an import, an export, name
@@ -134,6 +141,8 @@ HOLD_PATIENCE = 5.0
 """Seconds keys wait for the console to catch up while nothing more gets built (a screen composing,
 a form mounting: each widget mounted starts the count again). Stuck that long, the console is
 stuck or the machine overwhelmed: the keys are dropped, with a bell."""
+START_PATIENCE = 60.0
+"""Seconds keys typed as the console starts wait for its first section before they are dropped."""
 WORK_PATIENCE = 2.0
 """Seconds keys wait for the work the key before them started (a save, a load, a connection)."""
 HOLD_CHECK = 0.01
@@ -213,7 +222,12 @@ class KeyPath:
         """A key or paste from the terminal: handled now if the console is settled, else queued."""
         if self._leaving():
             return  # typed behind a q: the app is going, nothing is left to act on it
-        if not self.busy and self._state(since_key=False) == "ready":
+        held = self._for_the_start(event)
+        if held and isinstance(event, events.Key) and event.key == "ctrl+j":
+            # Typed before the console took the terminal, Enter went through the terminal's line editing, which
+            # turns it into a line feed (ctrl+j): as the console starts, that is the Enter the person pressed.
+            event = events.Key("enter", "\r")
+        if not self.busy and not held and self._state(since_key=False) == "ready":
             await self._hand_over(event)
             self._start()
             return
@@ -226,6 +240,11 @@ class KeyPath:
         self._start()
 
     # --- Handing keys over ----------------------------------------------------------------------
+
+    def _for_the_start(self, event: Typed) -> bool | None:
+        """Whether ``event`` was typed for the console's first section, still to come (None: that never came)."""
+        asked = getattr(self.app, "typed_for_the_start", None)
+        return asked(event.time) if asked is not None else False
 
     def _start(self) -> None:
         if self._task is None or self._task.done():
@@ -352,11 +371,22 @@ class KeyPath:
     async def _caught_up(self) -> str:
         """Wait until the console has caught up with the last key: ``send``, or ``leave`` / ``late`` (drop)."""
         start = building_since = monotonic()
+        held_since: float | None = None
         quiet = 0
         progress = self._progress()
         while True:
             if self._leaving():
                 return "leave"
+            held = self._for_the_start(self.queue[0]) if self.queue else False
+            if held is None:
+                return "late"  # the start ended without a section: what was typed for it is not for what is there
+            if held:
+                held_since = held_since or monotonic()
+                if monotonic() - held_since > START_PATIENCE:
+                    return "late"
+                await asyncio.sleep(HOLD_CHECK)
+                start = building_since = monotonic()  # patience for the section's build and load from here
+                continue
             await self._barrier()
             if self._leaving():
                 return "leave"

@@ -53,6 +53,30 @@ class SectionShell(CrashHooks[int]):
             return
         self.open_context(context)
 
+    opened = False
+    """True once a section has been shown: the console has started (see :attr:`connecting`)."""
+    start_failed = False
+    """True once the demo's start failed (said on the status line; ``r`` tries again)."""
+
+    def typed_for_the_start(self, typed_at: float) -> bool | None:
+        """Whether a key typed at ``typed_at`` (``Key.time``) waits for the console's first section: True while the
+        console starts (its server starting, a profile connecting, the first section being built) for a key typed
+        blind, before a connection screen was drawn; None once the start ended without a section (it failed, or a
+        connection screen asks): such a key was meant for a list that did not come. False for any other key.
+
+        Typed as the console started, ``n`` was handed to a console with nothing in it yet, and the ``a`` of the
+        text typed after it opened the Apply dialog (the tester's)."""
+        if self.opened or self.return_code is not None:
+            return False
+        from tui.screens.connect import ConnectScreen  # imported with the screens, after the first frame
+
+        screens = [screen for screen in self.screen_stack if isinstance(screen, ConnectScreen)]
+        if screens and typed_at >= min(screen.shown_at for screen in screens):
+            return False  # typed at the connection screen, for it
+        if self.start_failed or any(not screen.connecting for screen in screens):
+            return None
+        return True
+
     def open_context(self, context: ConsoleContext) -> None:
         """Start working with a connection: show the first section, built on it, and say what it risks."""
         for notice in context.notices:
@@ -114,6 +138,7 @@ class SectionShell(CrashHooks[int]):
                 return
             await main.mount(view)
             self.section_view = view
+            self.opened = True
             self.query_one(NavTree).select_section(chosen.id)
             self._show_header()
             self.set_status("")

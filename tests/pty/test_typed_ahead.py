@@ -38,6 +38,7 @@ from bench.pty_terminal import (
     console,
     machine_loaded,
     serving,
+    spawned,
 )
 
 REPEAT = int(os.environ.get("MAILADMIN_PTY_REPEAT", "1"))
@@ -386,3 +387,25 @@ def test_an_enter_typed_behind_the_apply_path_does_not_apply_the_plan(server: Se
         terminal.type(b"r")
         terminal.wait_for(lambda text: on_list(text) and "3 directories" in text, "the list reloaded")
         terminal.steady()
+
+
+@pytest.mark.parametrize("load", ["idle", "loaded"])
+@pytest.mark.parametrize("after", [0.0, 0.3], ids=["at-once", "after-0.3s"])
+def test_keys_typed_as_the_console_starts_wait_for_its_list(server: Server, tmp_path: Path, load: str,
+                                                           after: float) -> None:
+    """``n Enter Tz9 early`` typed before the console has drawn anything: the kind picker opens, Enter picks LDAP,
+    and the text lands in the new directory's description. The ``n`` was lost on the way up (the list not there
+    yet), Enter went nowhere, and the ``a`` of "early" opened the Apply dialog with "rly" in its file box (the
+    tester's, typed 0.3 s after the start); an Enter typed before the console takes the terminal arrives as a line
+    feed (the terminal's line editing), and is read as the Enter it was."""
+    typed = f"T{load[0]}{int(after * 10)} early"
+    arguments = ["--url", server.url, "--token-file", str(server.token_file), "--allow-http"]
+    with contextlib.ExitStack() as stack:
+        if load == "loaded":
+            stack.enter_context(machine_loaded())
+        terminal = stack.enter_context(spawned(arguments, tmp_path))
+        time.sleep(after)
+        terminal.type(b"n" + ENTER + typed.encode())
+        text = terminal.wait_for(lambda text: "New LDAP directory" in text and typed in text,
+                                 "the new LDAP form with the text typed ahead in its description")
+        assert "Apply" not in text

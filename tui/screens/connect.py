@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from math import inf
+from time import monotonic
 from typing import ClassVar
 
 from rich.text import Text
@@ -113,6 +115,13 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         self.config = config
         self.connector = connector
         self.autoconnect = autoconnect
+        self.shown_at = inf
+        """When this screen was first drawn (``monotonic``, the clock of ``Key.time``): keys typed before were
+        typed blind, for the console it opens, and wait for it while it connects (``tui.keyboard``)."""
+        self.connecting = autoconnect is not None
+        """True while a connection is being made (from the start, with a profile to connect to): at the console's
+        start, keys typed meanwhile wait for the section it opens, and are dropped if it opens none
+        (``tui.keyboard``)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="connect-box"):
@@ -131,6 +140,7 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
 
     @while_attached
     def on_mount(self) -> None:
+        self.call_after_refresh(self._drawn)
         table = self.query_one(DataTable)
         table.add_columns("Profile", "Server", "Access")
         self._reread()
@@ -139,10 +149,14 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         if self.autoconnect is None:
             return
         if self.autoconnect not in self.config.profiles:
+            self.connecting = False
             self._explain(f"There is no profile named {self.autoconnect!r}; choose or add one.")
             return
         self._select(self.autoconnect)
         self.action_connect()
+
+    def _drawn(self) -> None:
+        self.shown_at = monotonic()
 
     def _reread(self) -> bool:
         """Take in the config file as it is now, and list it, the highlighted profile kept: the screen listed
@@ -212,6 +226,7 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
     def action_connect(self) -> None:
         profile = self.selected
         if profile is None:
+            self.connecting = False
             self._explain("Choose a profile first, or add one with a.")
             return
         self._connect(profile)
@@ -226,9 +241,11 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         # took the screen down, and a login that fails fast answers after it too; either then
         # queried widgets that were gone (NoMatches). Nothing is shown once the screen left.
         if self._left():
+            self.connecting = False
             return
         self._busy(True)
         self._explain(f"Connecting to {profile.url} as profile {profile.name}…")
+        self.connecting = True
         try:
             context = await self.connector(profile)
         except (JmapError, ConfigError, ValueError) as error:
@@ -237,6 +254,8 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             self._busy(False)
             self._explain(f"Could not connect with profile {profile.name}: {error}.", retry=True)
             return
+        finally:
+            self.connecting = False
         if self._left() or self not in self.app.screen_stack:
             await context.client.aclose()  # closed while connecting: nobody will use this connection
             return
