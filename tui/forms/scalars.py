@@ -270,7 +270,12 @@ class SecretEditor(TextEditor):
 
     def control(self) -> ComposeResult:
         self.masked = self.value == MASKED_SECRET
+        # A value that is no stored one was typed in this form: carried over from the store's other kind, or
+        # kept while another kind was tried. It came back empty, and the save asked for a password already
+        # typed (the tester's, switching a new store from PostgreSQL to MySQL).
+        typed = self.value if isinstance(self.value, str) and not self.masked else ""
         yield Input(
+            typed,
             password=True,
             placeholder="unchanged" if self.masked else "",
             compact=True,

@@ -475,6 +475,29 @@ async def test_switching_the_store_kind_carries_shared_values_and_switching_back
         assert editor(pilot).form.to_wire()["store"] == before  # exactly as it was left
 
 
+async def test_a_password_typed_in_a_new_store_moves_with_a_switch_of_kind_and_is_saved(console: Console) -> None:
+    # Typed in a new PostgreSQL store, the password came back empty after a switch to MySQL, and the save
+    # said it was required (the tester's); switching back lost it too.
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await start_create(pilot, "Sql")
+        await fill(pilot, "description", "Typed password moves")
+        await fill(pilot, "queryLogin", "SELECT 1")
+        await fill(pilot, "store", "PostgreSql")
+        await fill(pilot, "store/host", "h2.test")
+        await fill(pilot, "store/authSecret", "Value")
+        await fill(pilot, "store/authSecret/secret", "typed pw")
+        await fill(pilot, "store", "MySql")
+        assert editor(pilot).form.to_wire()["store"]["authSecret"] == {"@type": "Value", "secret": "typed pw"}
+        await fill(pilot, "store", "PostgreSql")
+        assert editor(pilot).form.to_wire()["store"]["authSecret"] == {"@type": "Value", "secret": "typed pw"}
+        await fill(pilot, "store", "MySql")
+        await save(pilot)
+    saved = stored(console.store, "Typed password moves")["store"]
+    assert (saved["@type"], saved["host"], saved["authSecret"]) == ("MySql", "h2.test", {"@type": "Value",
+                                                                                         "secret": "typed pw"})
+
+
 async def test_a_replicas_default_port_follows_the_store_kind(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
