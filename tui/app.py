@@ -239,8 +239,7 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
         try:
             context = await self.starter()
         except Exception as error:  # shown in words; r tries again
-            self.start_failed = True
-            self.set_status(f"Could not start: {error}. Press r to try again.", "error")
+            self.start_failed_with(error)
             return
         self.open_context(context)
 
@@ -328,8 +327,7 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
 
     def action_refresh(self) -> None:
         if self.context is None and self.starter is not None:
-            self.set_status("Starting…")
-            self.start_failed = False
+            self.start_failed_with(None)
             self._start()
             return
         if self.section_view is not None:

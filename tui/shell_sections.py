@@ -58,6 +58,12 @@ class SectionShell(CrashHooks[int]):
     start_failed = False
     """True once the demo's start failed (said on the status line; ``r`` tries again)."""
 
+    def start_failed_with(self, error: Exception | None) -> None:
+        """The demo's start failed with ``error`` (said; ``r`` tries again), or (None) is tried again."""
+        self.start_failed = error is not None
+        self.set_status("Starting…" if error is None else f"Could not start: {error}. Press r to try again.",
+                        "information" if error is None else "error")
+
     def typed_for_the_start(self, typed_at: float) -> bool | None:
         """Whether a key typed at ``typed_at`` (``Key.time``) waits for the console's first section: True while the
         console starts (its server starting, a profile connecting, the first section being built) for a key typed
