@@ -51,7 +51,8 @@ While a save waits for the server, **esc** stops waiting (the form keeps what yo
 - Editing sends only the fields you changed.
 - When the server does not answer a save, the directory *may* have been saved: **ctrl+s** then
   looks for a new one on the server before creating it (never a second one), or sends the same
-  changes again (sending them twice changes nothing).
+  changes again (sending them twice changes nothing). **esc** stops the wait, not the request: the
+  next **ctrl+s** first waits for its answer (esc stops that wait too).
 - **t** (outside a text field) tests the directory: its settings offline, then, if you ask, live against
   its LDAP, SQL or OpenID server from this machine. The offline findings also show beside their fields
   when the form opens and on every save.

@@ -12,33 +12,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from textual import events, work
-from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Button, Static, TabbedContent, TabPane
 
-from jmapclient.errors import JmapError, LocalValidationError, SetFailed, answer_lost, not_found
+from jmapclient.errors import JmapError, SetFailed, answer_lost, not_found
 from jmapclient.models.introspect import fields_of
 from jmapclient.models.objects import DIRECTORY, Action
 from jmapclient.paging import read_all
-from jmapclient.validation import validate_object
 from tui.context import ConsoleContext
 from tui.directories.changed_elsewhere import changed_fields, held_back
 from tui.directories.deleted_elsewhere import GONE, DirectoryGone
 from tui.directories.kind_change import KIND_CHANGED, KIND_CHANGED_STATUS, kind_changed
-from tui.directories.lost_save import (
-    CREATE_AGAIN,
-    MAY_HAVE_SAVED,
-    NOT_SENT,
-    STOPPED,
-    UPDATE_AGAIN,
-    created_meanwhile,
-)
+from tui.directories.lost_save import MAY_HAVE_SAVED, LostAnswerFlow, created_meanwhile, normalised
 from tui.directories.variant_picker import directory_label, kind_name
 from tui.forms import ModelForm
 from tui.forms.base import FieldEditor
 from tui.keyboard import focus_now
 from tui.lifecycle import gone, while_attached
-from tui.section_view import Breadcrumb, EditorDone, Status
+from tui.section_view import EditorDone, Status
 from tui.widgets import outside
 
 if TYPE_CHECKING:
@@ -48,15 +39,7 @@ KEYS_UNUSED = "Saving: no field takes keys until the server answers; esc stops w
 UNUSED_WHILE_SAVING = frozenset({"backspace", "delete", "enter", "space"})
 """Keys a field would have taken, beside the printable ones: while the form is dimmed they reach none."""
 
-def normalised(wire: dict[str, Any]) -> dict[str, Any]:
-    """The object as the models read it (defaults filled in), or as it came if they cannot."""
-    try:
-        return validate_object(DIRECTORY, wire).to_wire()
-    except LocalValidationError:
-        return dict(wire)
-
-
-class DirectorySaveFlow(Vertical):
+class DirectorySaveFlow(LostAnswerFlow):
     """A directory form's save; the form itself (its fields, panel, lint and leaving) is the subclass's."""
 
     def __init__(self, context: ConsoleContext, variant: str, wire: dict[str, Any] | None,
@@ -93,10 +76,6 @@ class DirectorySaveFlow(Vertical):
         sent may hold these values on the server."""
         action: Action = "update" if wire is not None else "create"
         self.allowed, self.denied_reason = context.can_do(DIRECTORY, action)
-
-    @property
-    def creating(self) -> bool:
-        return self.wire is None
 
     @property
     def title(self) -> str:
@@ -151,6 +130,8 @@ class DirectorySaveFlow(Vertical):
         api = self.context.client.directories
         action: Action = "create" if create is not None else "update"
         try:
+            if await self._stopped_was_saved(create, patch, findings):
+                return
             if create is not None and self.lost_create is not None:
                 # The last create's answer never came: it may be stored. Look before making a second.
                 found = created_meanwhile(await read_all(api), self.lost_create, self.known)  # paged: past 500 too
@@ -161,7 +142,7 @@ class DirectorySaveFlow(Vertical):
                 self.lost_create = None  # not there: this create is the only one
             if create is not None:
                 self._sending, self._wrote = create, True
-                saved_id = await api.create(create)
+                saved_id = await self._sent(api.create(create))
             else:
                 assert self.wire is not None and patch is not None
                 saved_id = str(self.wire["id"])
@@ -172,7 +153,7 @@ class DirectorySaveFlow(Vertical):
                     self.post_message(Status(status, "warning"))
                     return
                 self._patching, self._wrote = patch, True
-                await api.update(saved_id, patch)
+                await self._sent(api.update(saved_id, patch))
         except SetFailed as failed:
             self._saving(False)
             error = next(iter(failed.failures.values()))
@@ -241,55 +222,6 @@ class DirectorySaveFlow(Vertical):
             said += f" The directory test's lint found {len(findings)} problem(s): {named}; open it and press ctrl+t."
         self.post_message(Status(said, "warning" if findings else "information"))
         self.post_message(EditorDone(saved_id))
-
-    # --- A save without an answer -------------------------------------------------------------------
-
-    def _answer_lost(self, create: dict[str, Any] | None, headline: str) -> None:
-        """The request may have been carried out: say so, and make the next save check before it creates."""
-        if create is not None:
-            self.lost_create = create
-        elif self._patching is not None and self._expected is not None:
-            # The server may hold this update already: a field holding what it sent was changed by this form.
-            # Any other value there is a change made elsewhere, warned of as ever: taking every field it sent
-            # as this form's put a colleague's later change under the retry unseen (the tester's).
-            self.overwriting.update({key: self._expected.get(key) for key in {p.split("/")[0] for p in self._patching}})
-        self._message(f"{headline} {CREATE_AGAIN if self.creating else UPDATE_AGAIN}", severity="warning")
-        self.post_message(Status(STOPPED if headline == STOPPED else MAY_HAVE_SAVED, "warning"))
-
-    def action_stop_waiting(self) -> None:
-        if not self.busy:
-            return
-        sending = self._sending  # a create that went out (None: an update, or the check before a create)
-        self.workers.cancel_group(self, "directory-save")
-        self._saving(False)
-        if not self._wrote:  # stopped during the checks: nothing of this save went out
-            self._message(f"{NOT_SENT} Your changes are kept; press ctrl+s to save.", severity="warning")
-            self.post_message(Status(NOT_SENT, "warning"))
-            return
-        self._answer_lost(sending, STOPPED)
-
-    def _found(self, found: list[dict[str, Any]], create: dict[str, Any], findings: list[Finding] | None) -> None:
-        """The lost create was stored after all: this form edits that directory; none is created."""
-        if len(found) > 1:
-            self._message(f"{len(found)} directories named {create.get('description')!r} were created since this "
-                          "form opened; none more is created. Go back to the list (esc) to see them.",
-                          severity="warning")
-            return
-        wire = found[0]
-        saved_id, sent = str(wire["id"]), self.lost_create
-        self.lost_create = None
-        if create == sent:  # the form holds what was stored: it is saved
-            self._saved(saved_id, f"Created {directory_label(wire)} (found on the server: its answer had been "
-                                  "lost; no second one was made).", findings)
-            return
-        # Changed since the lost create: the form now edits the stored directory, and saves the changes to it.
-        self.wire, self.before = wire, normalised(wire)
-        self.allowed, self.denied_reason = self.context.can_do(DIRECTORY, "update")
-        self.query_one("#editor-title", Static).update(outside.cut(self.title, "bold"))
-        self.post_message(Breadcrumb((directory_label(wire),)))
-        self._message(f"Found {directory_label(wire)} on the server (its create had been stored); saving your "
-                      "later changes to it.", severity="information")
-        self.call_later(self.action_save)
 
     def _forbidden(self, action: str) -> None:
         _, reason = self.context.can_do(DIRECTORY, action)  # type: ignore[arg-type]

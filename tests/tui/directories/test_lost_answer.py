@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 
 import httpx
 from textual.pilot import Pilot
-from textual.widgets import Input, Static
+from textual.widgets import Button, Input, Static
 
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
@@ -32,7 +32,7 @@ from tests.support.directory_steps import (
 )
 from tests.support.footer import footer_keys
 from tests.support.transport import FlakyTransport
-from tests.support.waiting import settle
+from tests.support.waiting import settle, wait_until
 from tui.directories.editor import DirectoryEditor
 from tui.directories.save_flow import KEYS_UNUSED
 
@@ -329,3 +329,73 @@ async def test_the_form_is_busy_from_the_key_that_saves(store: Store, profile: s
         await settle(pilot)
         assert not pilot.app.query(DirectoryEditor)
         assert stored(store, OIDC)["claimName"] == "display_name"
+
+
+class ArrivesLate(NextSet):
+    """The next ``Directory/set`` reaches the stub only once released (a slow link): the bytes are on their way,
+    and the server carries them out then, whether or not the console still waits for the answer."""
+
+    def __init__(self, transport: FlakyTransport) -> None:
+        super().__init__(transport)
+        self.sent = asyncio.Event()
+        self.released = asyncio.Event()
+        self.carried_out: asyncio.Future[httpx.Response] | None = None
+
+    async def answer(self, request: httpx.Request) -> httpx.Response:
+        async def at_the_server() -> httpx.Response:
+            await asyncio.wait_for(self.released.wait(), 30)  # bounded: a test that forgets fails, never hangs
+            return await self.transport.inner.handle_async_request(request)
+
+        self.carried_out = asyncio.ensure_future(at_the_server())
+        self.sent.set()
+        return await asyncio.shield(self.carried_out)
+
+
+async def test_a_create_stopped_then_saved_again_waits_for_the_first_and_makes_one(store: Store, profile: str) -> None:
+    # Over a slow link the tester pressed esc, then ctrl+s: the look for the first create found nothing (it had
+    # not reached the server yet), and both creates were stored.
+    async with started(store, profile) as (console, pilot):
+        await new_oidc(pilot)
+        late = ArrivesLate(console.transport)
+        await pilot.press("ctrl+s")
+        await asyncio.wait_for(late.sent.wait(), 10)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert message(pilot).startswith("Stopped waiting for the server: the directory may have been saved.")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: message(pilot).startswith("Waiting first"), "the save waiting for the first")
+        assert message(pilot) == "Waiting first for the answer to the save you stopped: esc stops waiting."
+        assert named(store, NEW) == []
+        late.released.set()
+        assert late.carried_out is not None
+        await asyncio.wait_for(late.carried_out, 10)
+        await wait_until(pilot, lambda: not pilot.app.query(DirectoryEditor), "the form closed, created")
+        assert len(named(store, NEW)) == 1, "one directory: the one the stopped save made"
+        assert not pilot.app.query(DirectoryEditor)
+        assert status(pilot) == "4 directories"
+        assert len(sent_calls(console.transport.bodies, "x:Directory/set")) == 1
+
+
+async def test_an_update_stopped_then_saved_again_is_said_saved_not_sent_twice(store: Store, profile: str) -> None:
+    # Sent again, the removal of a replica was refused (its position was gone), and the form said "Not saved" of a
+    # save the server had made (the tester's).
+    sql = "Customer accounts in PostgreSQL"
+    wire = stored(store, sql)
+    first = wire["store"]["readReplicas"]["0"]
+    wire["store"]["readReplicas"] = {"0": first, "1": {**first, "host": "second.example"}}
+    store.replace(DIRECTORY, wire["id"], DIRECTORY.read(wire), wire)
+    async with started(store, profile) as (console, pilot):
+        await open_directory(pilot, sql)
+        field(pilot, "store/readReplicas").items[1].query_one(".list-remove", Button).press()
+        await settle(pilot)
+        held = HeldAnswer(console.transport)
+        await pilot.press("ctrl+s")
+        await asyncio.wait_for(held.started.wait(), 10)  # carried out at the server, its answer on its way
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: message(pilot).startswith("Stopped waiting"), "the wait stopped")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: message(pilot).startswith("Waiting first"), "the save waiting for the first")
+        held.released.set()
+        await wait_until(pilot, lambda: not pilot.app.query(DirectoryEditor), "the form closed, saved")
+        assert len(stored(store, sql)["store"]["readReplicas"]) == 1
+        assert len(sent_calls(console.transport.bodies, "x:Directory/set")) == 1, "not sent twice"
