@@ -54,7 +54,7 @@ class SectionShell(CrashHooks[int]):
         self.open_context(context)
 
     opened = False
-    """True once a section has been shown: the console has started (see :attr:`connecting`)."""
+    """True once a section has been shown: the console has started (see :meth:`typed_for_the_start`)."""
     start_failed = False
     """True once the demo's start failed (said on the status line; ``r`` tries again)."""
 

@@ -43,6 +43,7 @@ def normalised(wire: dict[str, Any]) -> dict[str, Any]:
     except LocalValidationError:
         return dict(wire)
 
+
 MAY_HAVE_SAVED = "No answer from the server: the directory may have been saved."
 STOPPED = "Stopped waiting for the server: the directory may have been saved."
 NOT_SENT = "Stopped before the save went out: nothing was saved."
@@ -65,6 +66,7 @@ def created_meanwhile(
         and wire.get("description") == sent.get("description")
         and str(wire.get("id")) not in known
     ]
+
 
 class LostAnswerFlow(Vertical):
     """A directory form's saves whose answers never came, or were not waited for: what it says, and what the next

@@ -26,7 +26,7 @@ class TagChip(Button):
     The chips are one stop for Tab, not one each (a set of 50 members took 50 Tabs to pass): Tab into a set
     field lands on its add box, and ← there at the start of the line (or a click on a name) reaches the
     chips, where ← and → move between them. Only the chip so reached takes the keyboard; it gives that up
-    again when the keyboard leaves it (see :meth:`_on_blur`).
+    again when the keyboard leaves it (see :meth:`on_blur`).
     """
 
     can_focus = False
@@ -75,9 +75,10 @@ class TagChip(Button):
 
     def action_step(self, by: int) -> None:
         """The chip ``by`` places away takes the keyboard; past the last one, the add box."""
-        self.query_ancestor(TagList).focus_member(self.query_ancestor(TagList).chips().index(self) + by)
+        members = self.query_ancestor(TagList)
+        members.focus_member(members.chips().index(self) + by)
 
-    def _on_blur(self, event: Blur) -> None:
+    def on_blur(self, event: Blur) -> None:
         # Out of Tab's way again once the keyboard has gone elsewhere; not when the whole terminal lost focus
         # (the app then takes the keyboard away and gives it back to this chip, which must still take it).
         if self.app.app_focus:
