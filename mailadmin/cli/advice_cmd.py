@@ -154,7 +154,8 @@ def human_lines(advice: DomainAdvice) -> list[str]:
     )
     lines.append("")
     rows = [
-        [s.ip, _name_words(s.name), s.group, str(s.klass), f"{s.messages:,}", f"{s.passed:,}", "new" if s.new else ""]
+        [s.shown_ip, _name_words(s.name) if s.ip else "", s.group, str(s.klass), f"{s.messages:,}", f"{s.passed:,}",
+         "new" if s.new else ""]
         for s in advice.sources[:SOURCE_ROWS]
     ]
     lines += table_lines(["source", "name", "service", "class", "messages", "pass", "new"], rows)

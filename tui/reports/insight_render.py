@@ -94,8 +94,8 @@ def group_row(service: str, sources: Sequence[JudgedSource]) -> tuple[Text, ...]
 
 
 def source_row(source: JudgedSource, name: SourceName | None) -> tuple[Text, ...]:
-    ptr, base, service = name_cells(name, source.group)
-    return (outside.cut(source.ip or "–"), outside.cut(source.policy_domain), class_text(source.klass),
+    ptr, base, service = name_cells(name if source.ip else None, source.group)  # no address: nothing looked up
+    return (outside.cut(source.shown_ip), outside.cut(source.policy_domain), class_text(source.klass),
             num(source.messages), rate(pass_rate(source.passed, source.messages)),
             Text(NEW_MARK, style="bold magenta") if source.new else Text(""), ptr, service, base,
             outside.cut(source.reason))
@@ -110,8 +110,8 @@ def advice_block(advice: DomainAdvice) -> RenderableType:
     """One policy domain: its policy over the period, what the next step affects, the verdict."""
     head = Text.assemble(
         outside.cut(advice.domain, "bold"),
-        f"  {advice.first:%Y-%m-%d} to {advice.last:%Y-%m-%d}: {advice.reports:,} reports, "
-        f"{advice.messages:,} messages, DMARC pass {format_rate(pass_rate(advice.passed, advice.messages))}")
+        f"  {advice.first:%Y-%m-%d} to {advice.last:%Y-%m-%d}: {counted(advice.reports, 'report')}, "
+        f"{counted(advice.messages, 'message')}, DMARC pass {format_rate(pass_rate(advice.passed, advice.messages))}")
     lines: list[RenderableType] = [head]
     for policy in advice.policies:
         current = " (latest)" if advice.current is not None and policy.words() == advice.current.words() else ""
@@ -132,7 +132,7 @@ def advice_block(advice: DomainAdvice) -> RenderableType:
     lines.append(verdict)
     new = advice.new_sources
     if new:
-        shown = ", ".join(s.ip for s in new[:5]) + (f" and {len(new) - 5} more" if len(new) > 5 else "")
+        shown = ", ".join(s.shown_ip for s in new[:5]) + (f" and {len(new) - 5} more" if len(new) > 5 else "")
         lines.append(Text.assemble(("  New in this period: ", "magenta"), outside.whole(shown)))
     lines.append(Text(""))
     return Group(*lines)

@@ -155,6 +155,10 @@ def _misaligned(seen: RecordAlignment, aspf: str, known: Service | None, senders
     return RecordJudgement(SourceClass.MISALIGNED, reason, tuple(fixes), needs_dkim=True, service=known)
 
 
+NO_ADDRESS = "(no address)"
+"""A source whose reports gave no usable IP (empty, or not an address): said so, never a blank in a list."""
+
+
 @dataclass
 class JudgedSource:
     """One source IP as seen sending for one policy domain over a period."""
@@ -183,6 +187,12 @@ class JudgedSource:
     """Per reporting organisation, per class: [messages, failing]; what each reporter's word rests on."""
     _reasons: dict[SourceClass, tuple[int, int, str]] = field(default_factory=dict, repr=False)
     """Per class, the reason of its biggest record, the first of them on a tie (messages, where, reason)."""
+
+    @property
+    def shown_ip(self) -> str:
+        """The address as lists show it: :data:`NO_ADDRESS` for a record that gave none (the tester's report
+        with an empty ``<source_ip>`` read "New in this period: 198.51.100.1, , 192.0.2.50")."""
+        return self.ip or NO_ADDRESS
 
     @property
     def failed(self) -> int:
