@@ -7,7 +7,7 @@ step with the server, this reads what it wrote.
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import date, datetime
 from functools import lru_cache
 from operator import itemgetter
@@ -143,12 +143,6 @@ class DigestReads(DigestFigures):
                     for results in set(map(_DKIM_AUTH, rows)).union(map(_SPF_AUTH, rows)):
                         _pairs(results)
             yield from rows
-
-    def stored_content(self, report: StoredReport) -> Hashable:
-        """What a stored report says, its period, policy and records in any order: what tells a copy of a
-        report from another report under its reporter and id (the advice's screening)."""
-        return (report.day, report.end, report.p, report.sp, report.np, report.adkim, report.aspf, report.testing,
-                tuple(sorted(record[1:] for record in self.records_of([report.key]))))
 
     def source_ips(self, first: date, last: date) -> list[str]:
         """The sources of the listed reports of the period, sorted (without reading the reports back)."""

@@ -24,7 +24,7 @@ from jmapclient.dmarc import vocab
 from jmapclient.dmarc.addresses import canonical_ip
 from jmapclient.dmarc.errors import ReportRejected
 from jmapclient.dmarc.notes import Notes
-from jmapclient.dmarc.repeats import conflicting_repeat
+from jmapclient.dmarc.repeats import conflicting_repeat, first_conflict
 from jmapclient.dmarc.wirelists import to_index_map, to_set
 from jmapclient.encoding import MAX_UNSIGNED_INT as MAX_WIRE_INT
 from jmapclient.encoding import plain_number
@@ -112,12 +112,9 @@ def map_report(root: ET.Element, notes: Notes) -> dict[str, Any]:
     policy = root.find("policy_published")
     if policy is None:
         raise ReportRejected("no <policy_published>")
-    for parent, repeatable in ((root, ("record",)), (meta, ("error",)), (meta.find("date_range"), ()),
-                               (policy, ())):
-        conflict = conflicting_repeat(parent, repeatable)
-        if conflict is not None:
-            # Two report ids, two periods or two policies: which one the report means is unknown.
-            raise ReportRejected(f"{conflict}: which one holds is unknown")
+    # Two report ids, two periods or two policies: which one the report means is unknown.
+    if conflict := first_conflict((root, ("record",)), (meta, ("error",)), (meta.find("date_range"), ()), (policy, ())):
+        raise ReportRejected(conflict)
 
     email_text = text_of(meta, "email")
     email = clean_email(email_text)
@@ -273,12 +270,10 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
     if row is None:
         raise RecordSkipped("no <row>")
     evaluated = row.find("policy_evaluated")
-    for parent, repeatable in ((element, ()), (row, ()), (element.find("identifiers"), ()),
-                               (evaluated, ("reason",))):
-        conflict = conflicting_repeat(parent, repeatable)
-        if conflict is not None:
-            # Two counts (5 and 500) or two sources: which one the reporter meant is unknown.
-            raise RecordSkipped(f"{conflict}: which one holds is unknown")
+    # Two counts (5 and 500) or two sources: which one the reporter meant is unknown.
+    if conflict := first_conflict((element, ()), (row, ()), (element.find("identifiers"), ()),
+                                  (evaluated, ("reason",))):
+        raise RecordSkipped(conflict)
     identifiers = child_texts(element.find("identifiers"))
     given = identifiers.get("header_from")
     header_from = clean_domain(given)

@@ -39,6 +39,16 @@ def conflicting_repeat(parent: ET.Element | None, repeatable: Collection[str] = 
     return None
 
 
+def first_conflict(*parents: tuple[ET.Element | None, Collection[str]]) -> str | None:
+    """Why what these (parent, repeatable tags) belong to cannot be read (:func:`conflicting_repeat` of the first
+    parent holding a conflicting repeat); None when none does."""
+    for parent, repeatable in parents:
+        conflict = conflicting_repeat(parent, repeatable)
+        if conflict is not None:
+            return f"{conflict}: which one holds is unknown"
+    return None
+
+
 def _said(element: ET.Element) -> Any:
     """What an element says: its text, trimmed as the mapping reads it, its attributes and its children's."""
     return ((element.text or "").strip(), tuple(sorted(element.attrib.items())),

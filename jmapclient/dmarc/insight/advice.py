@@ -38,6 +38,7 @@ from jmapclient.dmarc.insight.screening import (
     digest_content,
     normal_reporter,
     screen_reports,
+    stored_content,
     totals_of,
 )
 from jmapclient.dmarc.insight.services import SenderMap
@@ -554,7 +555,7 @@ async def advise_stored(
     with collector_paused():
         reports = store.period_reports(first, last)
         counting = _Counting(first, last, wanted, screen_reports(reports, first, last, wanted,
-                                                                 content=store.stored_content))
+                                                                 content=stored_content(store)))
         contexts: dict[int, ReportContext] = {}
         shared: dict[ReportContext, ReportContext] = {}
         for report in reports:

@@ -24,7 +24,7 @@ from jmapclient.dmarc.analytics import ReportDigest, ReportTotal
 from jmapclient.dmarc.digest_rows import MAX_COUNT
 
 if TYPE_CHECKING:
-    from jmapclient.dmarc.digest_reads import StoredReport
+    from jmapclient.dmarc.digest_reads import DigestReads, StoredReport
 
 IMPLAUSIBLE_FACTOR = 20
 """A report holding this many times more messages than its baseline is implausible and left out:
@@ -75,11 +75,21 @@ def _claimed(messages: int) -> str:
     return f"at least {messages:,}" if messages >= MAX_COUNT else f"{messages:,}"
 
 
-def digest_content(report: ReportDigest) -> Hashable:
-    """What a digest says (:data:`Content`): its period, policy and records, in any order."""
+def _said(report: ReportDigest | StoredReport, records: Iterable[tuple[Any, ...]]) -> Hashable:
+    """What a report says (:data:`Content`): its period, policy and ``records``, in any order."""
     return (report.day, report.end, report.p, report.sp, report.np, report.adkim, report.aspf, report.testing,
-            tuple(sorted((r.source_ip, r.count, r.dkim, r.spf, r.header_from, r.overrides, r.dkim_auth, r.spf_auth)
-                         for r in report.records)))
+            tuple(sorted(records)))
+
+
+def digest_content(report: ReportDigest) -> Hashable:
+    """:data:`Content` of a digest, its records as the store keeps them (source, count, results, lists)."""
+    return _said(report, ((r.source_ip, r.count, r.dkim, r.spf, r.header_from, r.overrides, r.dkim_auth, r.spf_auth)
+                          for r in report.records))
+
+
+def stored_content(store: DigestReads) -> Content:
+    """:data:`Content` of a report of ``store``, its records read back (only for the few sharing an id)."""
+    return lambda report: _said(report, (record[1:] for record in store.records_of([report.key])))
 
 
 def normal_reporter(name: str) -> str:
