@@ -34,8 +34,10 @@ Keys typed blind while the console starts (its server starting, a profile connec
 being built; typed before any connection screen was drawn: the app's ``typed_for_the_start``) wait for the
 first section, at most ``START_PATIENCE``; if the start ends without one (it failed, the connection screen
 asks), they are dropped with a bell: they were typed for a list that did not come (``n`` typed as the console
-started was lost, and the ``a`` of the text typed after it opened a dialog: the tester's). Keys typed at a
-connection screen are its own, as ever.
+started was lost, and the ``a`` of the text typed after it opened a dialog: the tester's). So do keys typed at
+the start's connection screen while it says "Connecting…", but for the few that act on it then (Esc, q, the
+palette, help: ``ConnectScreen.ACTS_WHILE_CONNECTING``); such a key drops what waited before it. Keys typed at
+a connection screen that is not connecting are its own, as ever.
 
 Work a key started is waited for at most ``WORK_PATIENCE``: a slow server must not take the
 keyboard away (Esc still reaches a slow load); the keys then go to what has the keyboard. Work
@@ -223,6 +225,11 @@ class KeyPath:
         if self._leaving():
             return  # typed behind a q: the app is going, nothing is left to act on it
         held = self._for_the_start(event)
+        if held is False and self.queue and self._for_the_start(self.queue[0]):
+            # A key that acts at once while the start connects (Esc, q, the palette) ends the typing ahead: what
+            # waited for the list is dropped, and this key is not held behind it.
+            self._drop(len(self.queue))
+            self.queue.clear()
         if held and isinstance(event, events.Key) and event.key == "ctrl+j":
             # Typed before the console took the terminal, Enter went through the terminal's line editing, which
             # turns it into a line feed (ctrl+j): as the console starts, that is the Enter the person pressed.
@@ -244,7 +251,7 @@ class KeyPath:
     def _for_the_start(self, event: Typed) -> bool | None:
         """Whether ``event`` was typed for the console's first section, still to come (None: that never came)."""
         asked = getattr(self.app, "typed_for_the_start", None)
-        return asked(event.time) if asked is not None else False
+        return asked(event) if asked is not None else False
 
     def _start(self) -> None:
         if self._task is None or self._task.done():

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import on
 from textual.containers import Vertical
+from textual.events import Key, Paste
 from textual.widgets import Static
 
 from jmapclient.config import Config
@@ -64,21 +65,23 @@ class SectionShell(CrashHooks[int]):
         self.set_status("Starting…" if error is None else f"Could not start: {error}. Press r to try again.",
                         "information" if error is None else "error")
 
-    def typed_for_the_start(self, typed_at: float) -> bool | None:
-        """Whether a key typed at ``typed_at`` (``Key.time``) waits for the console's first section: True while the
-        console starts (its server starting, a profile connecting, the first section being built) for a key typed
-        blind, before a connection screen was drawn; None once the start ended without a section (it failed, or a
-        connection screen asks): such a key was meant for a list that did not come. False for any other key.
+    def typed_for_the_start(self, event: Key | Paste) -> bool | None:
+        """Whether ``event`` (a key or paste) waits for the console's first section: True while the console starts
+        (its server starting, a profile connecting, the first section being built) for a key typed blind, before a
+        connection screen was drawn, or typed at one while it connects (:meth:`ConnectScreen.typed_while_connecting`);
+        None once the start ended without a section (it failed, or a connection screen asks): such a key was meant
+        for a list that did not come. False for any other key.
 
         Typed as the console started, ``n`` was handed to a console with nothing in it yet, and the ``a`` of the
-        text typed after it opened the Apply dialog (the tester's)."""
+        text typed after it opened the Apply dialog (the tester's); typed while "Connecting…" showed, ``a`` opened
+        the profile form, which the connection then closed, with what was typed into it."""
         if self.opened or self.return_code is not None:
             return False
         from tui.screens.connect import ConnectScreen  # imported with the screens, after the first frame
 
         screens = [screen for screen in self.screen_stack if isinstance(screen, ConnectScreen)]
-        if screens and typed_at >= min(screen.shown_at for screen in screens):
-            return False  # typed at the connection screen, for it
+        if screens and event.time >= min(screen.shown_at for screen in screens):
+            return screens[-1].typed_while_connecting(event)  # typed at the connection screen
         if self.start_failed or any(not screen.connecting for screen in screens):
             return None
         return True

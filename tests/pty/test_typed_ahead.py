@@ -17,6 +17,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -40,6 +41,7 @@ from bench.pty_terminal import (
     serving,
     spawned,
 )
+from tests.support.held_proxy import held_proxy
 
 REPEAT = int(os.environ.get("MAILADMIN_PTY_REPEAT", "1"))
 """How many times each test repeats its bursts (each on the same console)."""
@@ -409,3 +411,28 @@ def test_keys_typed_as_the_console_starts_wait_for_its_list(server: Server, tmp_
         text = terminal.wait_for(lambda text: "New LDAP directory" in text and typed in text,
                                  "the new LDAP form with the text typed ahead in its description")
         assert "Apply" not in text
+
+
+@pytest.mark.parametrize("load", ["idle", "loaded"])
+def test_keys_typed_while_the_profile_connects_wait_for_its_list(server: Server, tmp_path: Path, load: str) -> None:
+    """``n Enter Tc early`` typed while the connection screen says "Connecting…" (a profile whose server is slow to
+    answer): the keys are the list's, typed ahead of it. Before, ``n`` went to the connection screen, Enter
+    started the connection again, and the ``a`` of "early" opened the profile form, which the connection then
+    closed with "rly" in it."""
+    typed = f"Tc{load[0]} early"
+    with contextlib.ExitStack() as stack:
+        proxy = stack.enter_context(held_proxy(urlsplit(server.url).port or 80))
+        config = tmp_path / "config.toml"
+        config.write_text(f'[profiles.slow]\nurl = "{proxy.url}"\ntoken_file = "{server.token_file}"\n'
+                          'allow_http = true\n')
+        config.chmod(0o600)
+        if load == "loaded":
+            stack.enter_context(machine_loaded())
+        terminal = stack.enter_context(spawned(["--profile", "slow"], tmp_path))
+        terminal.wait_for("Connecting to", "the connection screen connecting")
+        terminal.type(b"n" + ENTER + typed.encode())
+        time.sleep(0.5)  # the keys are in before the server answers
+        assert "Connecting to" in terminal.text() and "New profile" not in terminal.text()
+        proxy.released.set()
+        terminal.wait_for(lambda text: "New LDAP directory" in text and typed in text,
+                          "the new LDAP form with the text typed while connecting in its description")

@@ -17,6 +17,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.events import Key, Paste
 from textual.widgets import Button, DataTable, LoadingIndicator, Static
 
 from jmapclient.config import Config, ConfigError, Profile
@@ -122,6 +123,11 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         """True while a connection is being made (from the start, with a profile to connect to): at the console's
         start, keys typed meanwhile wait for the section it opens, and are dropped if it opens none
         (``tui.keyboard``)."""
+        self._try_began = -inf if self.connecting else inf
+        self._try_ended = inf
+        """When the last connection try began and ended (``monotonic``; ``inf`` while it runs)."""
+        self._got_through = False
+        """True once a try connected: the screen gives its answer, and the section comes."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="connect-box"):
@@ -157,6 +163,22 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
 
     def _drawn(self) -> None:
         self.shown_at = monotonic()
+
+    ACTS_WHILE_CONNECTING: ClassVar[frozenset[str]] = frozenset(
+        {"escape", "q", "ctrl+p", "ctrl+c", "ctrl+q", "f1", "question_mark"})
+    """Keys that act on this screen while it connects: leaving, quitting, the palette, help."""
+
+    def typed_while_connecting(self, event: Key | Paste) -> bool | None:
+        """For a key typed at this screen as the console starts: True when it waits for the section the connection
+        opens (typed while it connects: "Connecting…" showed, and ``a`` opened the profile form, which the answer then
+        closed with what was typed into it); None when it was typed during a try that failed (meant for a list that
+        did not come: dropped); False when it is this screen's (typed before or after a try, or a key in
+        ``ACTS_WHILE_CONNECTING``)."""
+        if isinstance(event, Key) and event.key in self.ACTS_WHILE_CONNECTING:
+            return False
+        if not self._try_began <= event.time < self._try_ended:
+            return False
+        return True if self.connecting or self._got_through else None
 
     def _reread(self) -> bool:
         """Take in the config file as it is now, and list it, the highlighted profile kept: the screen listed
@@ -243,11 +265,15 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         if self._left():
             self.connecting = False
             return
+        # The start's own try began with the screen (keys typed at it as it appeared are for the section too).
+        self._try_began = -inf if self.connecting and self._try_ended == inf else monotonic()
+        self._try_ended = inf
         self._busy(True)
         self._explain(f"Connecting to {profile.url} as profile {profile.name}…")
         self.connecting = True
         try:
             context = await self.connector(profile)
+            self._got_through = True
         except (JmapError, ConfigError, ValueError) as error:
             if self._left():
                 return
@@ -256,6 +282,7 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             return
         finally:
             self.connecting = False
+            self._try_ended = monotonic()
         if self._left() or self not in self.app.screen_stack:
             await context.client.aclose()  # closed while connecting: nobody will use this connection
             return

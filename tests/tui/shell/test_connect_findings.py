@@ -24,6 +24,7 @@ from tests.support.waiting import settle, wait_until
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
 from tui.screens.connect import ConnectScreen, ProfileScreen, connect_profile
+from tui.screens.jump import JumpScreen
 
 
 @pytest.fixture
@@ -99,7 +100,8 @@ async def test_a_dialog_opened_while_connecting_gives_way_to_the_connection(stor
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     # ``:`` typed as the console started opened the jump over "Connecting…"; the connection then
     # answered under the jump, the answer was dropped, and the screen said "Connecting…" for good.
-    # ``:`` is no key of this screen now; the palette still opens over it, and gives way.
+    # ``:`` typed while it connects now waits for the list (the keys typed as "Connecting…" shows are the list's);
+    # the palette still opens over it, drops the ``:`` waiting, and gives way.
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
     made = make_console_with_a_profile(store)  # type: ignore[arg-type]
     assert made.app.config is not None
@@ -114,15 +116,51 @@ async def test_a_dialog_opened_while_connecting_gives_way_to_the_connection(stor
         await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the connection screen")
         keys = {binding.binding.id for binding in app.active_bindings.values()}
         assert "app.jump" not in keys and "app.refresh" not in keys and "list.filter" not in keys
-        await pilot.press("colon")  # offered nowhere here: nothing opens
-        assert isinstance(app.screen, ConnectScreen)
-        await pilot.press("ctrl+p")  # while it connects: the palette opens over it
-        assert any(isinstance(screen, ConnectScreen) for screen in app.screen_stack[:-1])
+        await pilot.press("colon")  # offered nowhere here: it waits for the list
+        assert isinstance(app.screen, ConnectScreen) and app.key_path.queue
+        await pilot.press("ctrl+p")  # while it connects: the palette opens over it, and the ``:`` is dropped
+        await wait_until(pilot, lambda: any(isinstance(screen, ConnectScreen) for screen in app.screen_stack[:-1]),
+                         "the palette over the connection screen")
+        assert not app.key_path.queue and app.key_path.dropped == 1
         answer.set()
         await wait_until(pilot, lambda: not any(isinstance(s, ConnectScreen) for s in app.screen_stack),
                          "the connection screen to give its answer", timeout=15)
         await settle(pilot)
         assert len(app.screen_stack) == 1 and app.section_view is not None and app.context is not None
+
+
+@pytest.mark.parametrize("answers", [True, False], ids=["connected", "refused"])
+async def test_a_key_typed_while_the_start_connects_is_the_list_s(
+        store: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answers: bool) -> None:
+    # ``a`` typed while "Connecting…" showed opened the profile form over it, which the answer then closed with
+    # what was typed into it. It waits for the list now: ``:`` opens the jump there; if the login is refused,
+    # it is dropped (with a bell), never handed to the connection screen.
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console_with_a_profile(store)  # type: ignore[arg-type]
+    assert made.app.config is not None
+    answer = asyncio.Event()
+
+    async def connector(profile: Profile) -> ConsoleContext:
+        await answer.wait()
+        if not answers:
+            raise ConfigError("refused")
+        return made.reconnect()
+
+    app = MailAdminApp(config=made.app.config, profile="stub", connector=connector)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the connection screen")
+        await pilot.pause(0.1)
+        await pilot.press("colon" if answers else "a")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, ConnectScreen) and len(app.key_path.queue) == 1
+        answer.set()
+        if answers:
+            await wait_until(pilot, lambda: isinstance(app.screen, JumpScreen), "the jump, over the list", timeout=15)
+            assert app.section_view is not None and app.key_path.dropped == 0
+        else:
+            await wait_until(pilot, lambda: not app.key_path.queue, "the key dropped", timeout=15)
+            await settle(pilot)
+            assert isinstance(app.screen, ConnectScreen) and app.key_path.dropped == 1
 
 
 async def connection_screen(pilot: Pilot[int]) -> ConnectScreen:
