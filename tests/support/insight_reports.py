@@ -5,6 +5,10 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 from jmapclient.dmarc.analytics import RecordDigest, ReportDigest
+from jmapclient.dmarc.digest_store import DigestStore
+from jmapclient.dmarc.insight.advice import DomainAdvice, advise, advise_stored
+from jmapclient.dmarc.insight.names import NameResolver
+from jmapclient.dmarc.insight.services import load_senders
 
 DAY = date(2026, 3, 1)
 
@@ -35,3 +39,29 @@ def aligned(ip: str, count: int, domain: str = "example.com") -> RecordDigest:
     """Mail the domain sends itself: DKIM and SPF pass, aligned."""
     return record(ip, count, dkim="pass", spf="pass", header_from=domain,
                   dkim_auth=((domain, "pass"),), spf_auth=((domain, "pass"),))
+
+
+PERIOD = (date(2026, 3, 1), date(2026, 3, 7))
+"""The week the insight tests judge."""
+
+
+async def both_ways(reports: list[ReportDigest], domain: str | None = None,
+                    owned: tuple[str, ...] = ("sendgrid.net",)) -> list[DomainAdvice]:
+    """The advice over ``PERIOD`` of the digests and of a store of them, held equal: the console's and the
+    command's (the domain owning the senders ``owned``)."""
+    first, last = PERIOD
+    senders = load_senders().with_owned(list(owned))
+    store = DigestStore(None)
+    store.put(reports)
+    store.mark_listed([r.id for r in reports])
+    try:
+        stored = await advise_stored(store, first, last, resolver=NameResolver(offline=True), domain=domain,
+                                     senders=senders)
+        ips = store.source_ips(first, last)
+        names = await NameResolver(offline=True).resolve_all(ips)
+        digests = advise(reports, first, last, names=names, seen_before=store.seen_before(first, ips), domain=domain,
+                         senders=senders)
+    finally:
+        store.close()
+    assert [a.to_json() for a in stored] == [a.to_json() for a in digests]
+    return stored

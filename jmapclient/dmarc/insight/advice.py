@@ -137,6 +137,9 @@ class DomainAdvice:
     """Distinct policies seen, the most reported first."""
     current: PolicySeen | None = None
     """The policy of the latest report."""
+    disputed: list[tuple[PolicySeen, list[str], int]] = field(default_factory=list)
+    """When the reporters' latest reports disagree: each policy they give (with the number of its reporters'
+    reports), its reporters and their messages, the latest first (the one taken: :attr:`current`)."""
     next_step: str | None = None
     by_class: dict[SourceClass, ClassShare] = field(default_factory=dict)
     sources: list[JudgedSource] = field(default_factory=list)
@@ -146,6 +149,8 @@ class DomainAdvice:
     """Reports not counted: repeats of a report already counted, and implausible ones."""
     reused: list[LeftOut] = field(default_factory=list)
     """Reports counted although another of the same reporter and report id says otherwise."""
+    doubted: list[LeftOut] = field(default_factory=list)
+    """Reports implausible against their baseline, counted all the same: left out, the advice was less cautious."""
     verdict: Verdict = Verdict.TOO_LITTLE_DATA
     summary: str = ""
     """The verdict in words, with the evidence."""
@@ -183,6 +188,8 @@ class DomainAdvice:
             "passed": self.passed,
             "policy": None if self.current is None else _policy_json(self.current),
             "policiesSeen": [_policy_json(p) for p in self.policies],
+            "policyDisputed": [{**_policy_json(policy), "reporters": reporters, "messages": messages}
+                               for policy, reporters, messages in self.disputed],
             "nextStep": self.next_step,
             "affected": self.affected,
             "authorisedPassRate": self.authorised_rate,
@@ -193,6 +200,8 @@ class DomainAdvice:
                         for r in self.left_out],
             "reusedIds": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages, "why": r.why}
                           for r in self.reused],
+            "countedThoughImplausible": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages,
+                                          "why": r.why} for r in self.doubted],
             "verdict": str(self.verdict),
             "summary": self.summary,
             "sources": [_source_json(s) for s in self.sources],
@@ -263,7 +272,9 @@ class _Counting:
         self.first, self.last, self.wanted, self.screening = first, last, wanted, screening
         self.domains: dict[str, DomainAdvice] = {}
         self.policies: dict[str, dict[PolicySeen, int]] = {}
-        self.latest: dict[str, CountedReport] = {}
+        self.latest: dict[str, dict[str, tuple[CountedReport, int, int]]] = {}
+        """Policy domain → reporter (as told apart) → its latest report counted or left out as implausible (its
+        policy is its word all the same), and the messages and the number of those reports."""
         # Once a report of the period (tens of thousands): what repeats is made once, not once a report.
         self.reporters = Reporters()
         self.seen_policies: dict[tuple[str, str, str, str, str, bool], PolicySeen] = {}
@@ -279,10 +290,15 @@ class _Counting:
         left_out = self.screening.left_out.get(report.id)
         if left_out is not None:
             entry.left_out.append(left_out)
+            if report.id in self.screening.implausible:
+                self._claims(report, left_out.messages)
             return None
         reused = self.screening.reused.get(report.id)
         if reused is not None:
             entry.reused.append(reused)
+        doubted = self.screening.doubted.get(report.id)
+        if doubted is not None:
+            entry.doubted.append(doubted)
         return entry
 
     def count(self, entry: DomainAdvice, report: CountedReport, messages: int, passed: int) -> None:
@@ -302,9 +318,14 @@ class _Counting:
         if policy is None:
             policy = self.seen_policies[shape] = _policy(report)
         seen[policy] = seen.get(policy, 0) + 1
-        latest = self.latest.get(report.policy_domain)
-        if latest is None or report.end > latest.end:
-            self.latest[report.policy_domain] = report
+        self._claims(report, messages)
+
+    def _claims(self, report: CountedReport, messages: int) -> None:
+        """Keep ``report`` (of ``messages``) if it is its reporter's latest word on the published policy."""
+        who = self.reporters[report.reporter][0]
+        latest = self.latest.setdefault(report.policy_domain, {})
+        last_seen, before, reports = latest.get(who, (report, 0, 0))
+        latest[who] = (report if report.end > last_seen.end else last_seen, before + messages, reports + 1)
 
     def advice(self, sources: Iterable[JudgedSource], seen_before: Collection[tuple[str, str]] | None
                ) -> list[DomainAdvice]:
@@ -332,12 +353,36 @@ class _Counting:
             policies = self.policies[name]
             counted = sorted(policies.items(), key=lambda item: (-item[1], item[0].words()))
             entry.policies = [_with_reports(policy, count) for policy, count in counted]
-            current = _policy(self.latest[name])
-            entry.current = _with_reports(current, policies[current])
+            current = self._published(entry, self.latest[name].values())
+            entry.current = _with_reports(current, policies.get(current, 0))
             entry.next_step = NEXT_STEP.get(entry.current.enforced, NEXT_STEP[UNPUBLISHED])
             entry.by_class = {k: entry.by_class[k] for k in SourceClass if k in entry.by_class}
             entry.verdict, entry.summary = judge_domain(entry)
         return sorted(advice.values(), key=lambda a: (-a.messages, a.domain))
+
+
+    def _published(self, entry: DomainAdvice, latest: Iterable[tuple[CountedReport, int, int]]) -> PolicySeen:
+        """The policy the domain publishes, as far as reports tell: the latest report's. When the reporters' latest
+        reports disagree, that is kept in ``entry``: reports are unauthenticated, and two forged reports ending a
+        day after the real ones said "Already at p=reject" of a domain at p=none without a word (the tester's)."""
+        # Told apart by what the next step rests on (p as published and as applied: t=y): a reporter that gives no
+        # np= (an older one) does not disagree with one that does, nor t=y with none where t=y changes nothing.
+        weights: dict[tuple[str, str], tuple[CountedReport, int, int, list[str]]] = {}
+        for report, messages, reports in latest:
+            policy = _policy(report)
+            key = (policy.p, policy.enforced)
+            newest, before, counted, names = weights.get(key, (report, 0, 0, []))
+            who, shown = self.reporters[report.reporter]
+            view = entry.reporters.get(who)  # named as the verdict names it, when it counts
+            weights[key] = (report if report.end > newest.end else newest, before + messages, counted + reports,
+                            [*names, view.name if view is not None else shown])
+        ranked = sorted(((_policy(newest), messages, reports, names, newest.end)
+                         for newest, messages, reports, names in weights.values()),
+                        key=lambda claim: (claim[4], claim[1]), reverse=True)
+        if len(ranked) > 1:
+            entry.disputed = [(_with_reports(policy, reports), names, messages)
+                              for policy, messages, reports, names, _ in ranked]
+        return ranked[0][0]
 
 
 def advise(
@@ -365,23 +410,59 @@ def advise(
         by_id = {digest.id: digest for digest in digests}
         screening = screen_reports(totals_of(digests), first, last, wanted,
                                    content=lambda total: digest_content(by_id[total.id]))
-    counting = _Counting(first, last, wanted, screening)
+    if screening.implausible and not isinstance(digests, list):
+        digests = list(digests)  # read again if the implausible reports must be counted (see _more_cautious)
 
-    def chosen() -> Iterator[ReportDigest]:
-        """The period's reports, counted per domain as the judging reads them: one pass, none held."""
-        for report in digests:
-            entry = counting.wanted_in(report)
-            if entry is None:
-                continue
-            messages = passed = 0  # summed over the records once
-            for record in report.records:
-                messages += record.count
-                if record.passes:
-                    passed += record.count
-            counting.count(entry, report, messages, passed)
-            yield report
+    def judged(screening: Screening) -> list[DomainAdvice]:
+        counting = _Counting(first, last, wanted, screening)
 
-    return counting.advice(judge_sources(chosen(), names, senders=senders), seen_before)
+        def chosen() -> Iterator[ReportDigest]:
+            """The period's reports, counted per domain as the judging reads them: one pass, none held."""
+            for report in digests:
+                entry = counting.wanted_in(report)
+                if entry is None:
+                    continue
+                messages = passed = 0  # summed over the records once
+                for record in report.records:
+                    messages += record.count
+                    if record.passes:
+                        passed += record.count
+                counting.count(entry, report, messages, passed)
+                yield report
+
+        return counting.advice(judge_sources(chosen(), names, senders=senders), seen_before)
+
+    advice = judged(screening)
+    doubtful = _doubtful(advice, screening)
+    return _more_cautious(advice, judged(screening.counting_implausible()), doubtful) if doubtful else advice
+
+
+def _doubtful(advice: list[DomainAdvice], screening: Screening) -> set[str]:
+    """The domains with reports left out against a baseline (:func:`_more_cautious` judges them again)."""
+    against_baseline = {screening.left_out[digest] for digest in screening.implausible}
+    return {entry.domain for entry in advice if any(why in against_baseline for why in entry.left_out)}
+
+
+CAUTION = {Verdict.READY: 0, Verdict.TOO_LITTLE_DATA: 1, Verdict.NOT_READY: 2}
+"""How far a verdict holds a domain back (Enforced is the policy's word, not the reports')."""
+
+
+def _more_cautious(advice: list[DomainAdvice], again: list[DomainAdvice], doubtful: set[str]) -> list[DomainAdvice]:
+    """``advice``, but for a ``doubtful`` domain judged ``again`` with its implausible reports counted (and named)
+    where that judgement holds the domain back further (:data:`CAUTION`).
+
+    The baselines are outside evidence: forged small reports made a real reporter's reports implausible, and
+    leaving those out hid their failing mail and called the domain ready, or "Too little data: 3 messages" beside
+    10,000 real ones. Left out, an implausible report can then only hold a domain back."""
+    judged = {entry.domain: entry for entry in again if entry.domain in doubtful}
+
+    def chosen(entry: DomainAdvice) -> DomainAdvice:
+        counted = judged.get(entry.domain)
+        if counted is None or CAUTION.get(counted.verdict, -1) <= CAUTION.get(entry.verdict, 3):
+            return entry
+        return counted
+
+    return sorted(map(chosen, advice), key=lambda a: (-a.messages, a.domain))
 
 
 def _wanted(domain: str | None) -> str | None:
@@ -392,10 +473,15 @@ def _with_reports(policy: PolicySeen, reports: int) -> PolicySeen:
     return PolicySeen(policy.p, policy.sp, policy.np, policy.adkim, policy.aspf, policy.testing, reports)
 
 
+def _listed(items: list[str], total: int, separator: str = ", ") -> str:
+    """The first :data:`LISTED_SOURCES` of ``items`` (``total`` in all), and how many more there are."""
+    more = total - LISTED_SOURCES
+    return separator.join(items[:LISTED_SOURCES]) + (f" and {more} more" if more > 0 else "")
+
+
 def _named(sources: list[JudgedSource]) -> str:
-    shown = [f"{s.ip} ({s.service.name})" if s.service is not None else s.ip for s in sources[:LISTED_SOURCES]]
-    more = len(sources) - LISTED_SOURCES
-    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+    return _listed([f"{s.ip} ({s.service.name})" if s.service is not None else s.ip
+                    for s in sources[:LISTED_SOURCES]], len(sources))
 
 
 def _count(n: int, word: str) -> str:
@@ -417,12 +503,10 @@ NONE_OWN = "; none of the domain's own mail"
 
 
 def _reporters_words(advice: DomainAdvice) -> str:
-    views = list(advice.reporters.items())[:LISTED_SOURCES]
+    views = list(advice.reporters.values())[:LISTED_SOURCES]
     shown = [f"{_named_by_outsider(view.name)} ({_count(view.reports, 'report')}{'' if view.authorised else NONE_OWN})"
-             for _, view in views]
-    more = len(advice.reporters) - LISTED_SOURCES
-    listed = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
-    return f"on the word of {_count(len(advice.reporters), 'reporter')}: {listed}"
+             for view in views]
+    return f"on the word of {_count(len(advice.reporters), 'reporter')}: {_listed(shown, len(advice.reporters))}"
 
 
 def _left_out_words(advice: DomainAdvice) -> str:
@@ -440,15 +524,36 @@ def _left_out_words(advice: DomainAdvice) -> str:
     return "Left out: " + "; ".join(parts) + "."
 
 
+def _reports_words(headline: str, reports: list[LeftOut], *, why: bool) -> str:
+    """``headline``: and the ``reports`` named by reporter and report id (``why``: each with its reason)."""
+    if not reports:
+        return ""
+    shown = [f"{_named_by_outsider(r.reporter)} report {_named_by_outsider(r.report_id)}{f': {r.why}' if why else ''}"
+             for r in reports[:LISTED_SOURCES]]
+    return f"{headline}: {_count(len(reports), 'report')} ({_listed(shown, len(reports), '; ')})."
+
+
 def _reused_words(advice: DomainAdvice) -> str:
     """The reports counted although another under their reporter and report id says otherwise."""
-    if not advice.reused:
+    return _reports_words("Counted although another report of the same reporter and report id says otherwise",
+                          advice.reused, why=False)
+
+
+def _disputed_words(advice: DomainAdvice) -> str:
+    """The policies the reporters' latest reports give, when they disagree (the latest first: the one taken)."""
+    if not advice.disputed:
         return ""
-    shown = "; ".join(f"{_named_by_outsider(r.reporter)} report {_named_by_outsider(r.report_id)}"
-                      for r in advice.reused[:LISTED_SOURCES])
-    more = len(advice.reused) - LISTED_SOURCES
-    return (f"Counted although another report of the same reporter and report id says otherwise:"
-            f" {_count(len(advice.reused), 'report')} ({shown}{f' and {more} more' if more > 0 else ''}).")
+    given = [f"{policy.words()} ({_listed([_named_by_outsider(n) for n in names[:LISTED_SOURCES]], len(names))}:"
+             f" {_count(messages, 'message')})" for policy, names, messages in advice.disputed[:LISTED_SOURCES]]
+    return (f"The reporters' latest reports disagree on the published policy: {'; '.join(given)}. The advice takes"
+            f" the latest report's; reports can be forged, and the domain's DMARC record (_dmarc.{advice.domain}) says"
+            " which is published.")
+
+
+def _doubted_words(advice: DomainAdvice) -> str:
+    """The reports counted although implausible against their baseline: left out, the advice was less cautious."""
+    return _reports_words("Counted although implausible, since leaving them out made the advice less cautious",
+                          advice.doubted, why=True)
 
 
 def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
@@ -461,7 +566,8 @@ def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
     """
     verdict, summary = _verdict(advice)
     resting = _reporters_words(advice)
-    said = " ".join(words for words in (_left_out_words(advice), _reused_words(advice)) if words)
+    said = " ".join(words for words in (_disputed_words(advice), _left_out_words(advice), _reused_words(advice),
+                                        _doubted_words(advice)) if words)
     return verdict, f"{summary} {resting[0].upper()}{resting[1:]}." + (f" {said}" if said else "")
 
 
@@ -547,26 +653,36 @@ async def advise_stored(
     says now, and again as :meth:`NameResolver.stream` brings names in.
     """
     wanted = _wanted(domain)
-    # The reports' rows alone are screened and counted; then the records of those counted stream from the
-    # store into tallies, a chunk of reports at a time. Held meanwhile: a shared context a report. The cycle
-    # collector rests while they are counted and judged (not while names are awaited): tens of thousands of
-    # rows and tallies, none of them in a cycle, made its passes a fifth of the judging (0.05 of 0.27 s CPU at
-    # 9,666 reports) right after a sync, whose own survivors its first young pass went over.
-    with collector_paused():
-        reports = store.period_reports(first, last)
-        counting = _Counting(first, last, wanted, screen_reports(reports, first, last, wanted,
-                                                                 content=stored_content(store)))
-        contexts: dict[int, ReportContext] = {}
-        shared: dict[ReportContext, ReportContext] = {}
-        for report in reports:
-            entry = counting.wanted_in(report)
-            if entry is not None:
-                counting.count(entry, report, report.messages, report.passed)
-                context = (report.policy_domain, report.adkim, report.aspf, report.reporter)
-                contexts[report.key] = shared.setdefault(context, context)
-        del reports
-        tallies = Tallies(store.records_of(list(contexts)), contexts, senders=senders, lists=stored_lists)
-        ips = tallies.ips()  # the sources counted: names are looked up for them only
-    names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
-    with collector_paused():
-        return counting.advice(tallies.judge(names), store.seen_before(first, ips))
+
+    async def judged(screening: Screening | None) -> tuple[list[DomainAdvice], Screening]:
+        # The reports' rows alone are screened and counted; then the records of those counted stream from the
+        # store into tallies, a chunk of reports at a time. Held meanwhile: a shared context a report. The cycle
+        # collector rests while they are counted and judged (not while names are awaited): tens of thousands of
+        # rows and tallies, none of them in a cycle, made its passes a fifth of the judging (0.05 of 0.27 s CPU
+        # at 9,666 reports) right after a sync, whose own survivors its first young pass went over.
+        with collector_paused():
+            reports = store.period_reports(first, last)
+            if screening is None:
+                screening = screen_reports(reports, first, last, wanted, content=stored_content(store))
+            counting = _Counting(first, last, wanted, screening)
+            contexts: dict[int, ReportContext] = {}
+            shared: dict[ReportContext, ReportContext] = {}
+            for report in reports:
+                entry = counting.wanted_in(report)
+                if entry is not None:
+                    counting.count(entry, report, report.messages, report.passed)
+                    context = (report.policy_domain, report.adkim, report.aspf, report.reporter)
+                    contexts[report.key] = shared.setdefault(context, context)
+            del reports
+            tallies = Tallies(store.records_of(list(contexts)), contexts, senders=senders, lists=stored_lists)
+            ips = tallies.ips()  # the sources counted: names are looked up for them only
+        names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
+        with collector_paused():
+            return counting.advice(tallies.judge(names), store.seen_before(first, ips)), screening
+
+    advice, screening = await judged(None)
+    doubtful = _doubtful(advice, screening)
+    if not doubtful:
+        return advice
+    again, _ = await judged(screening.counting_implausible())
+    return _more_cautious(advice, again, doubtful)

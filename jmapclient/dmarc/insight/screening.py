@@ -11,6 +11,12 @@ Two copies that say different things both count, and are named (:attr:`Screening
 the reporter's is unknown, and keeping either would let a forged copy, stored first or sorted first,
 hide the real one's failing mail and call the domain ready (the tester's). Counted, a forgery can only
 hold the domain back, as any other forged report can.
+
+The baselines are outside evidence too: a few forged reports of 60 messages, under made-up reporters,
+made a real reporter's reports of 5,000 "over 20× the other reporters' median", and leaving those out
+hid their failing mail and called the domain ready (the tester's). Reports left out against a baseline
+(:attr:`Screening.implausible`) are left out only where that holds a domain back: where counting them makes the
+verdict more cautious, the advice counts them, and names them (:meth:`Screening.counting_implausible`).
 """
 
 from __future__ import annotations
@@ -60,7 +66,19 @@ class Screening:
     left_out: dict[str, LeftOut] = field(default_factory=dict)
     """Digest id → why it is left out."""
     reused: dict[str, LeftOut] = field(default_factory=dict)
-    """Digest id → a report counted although an earlier one has its reporter and report id (:data:`REUSED`)."""
+    """Digest id → a report counted although an earlier one has its reporter and report id (:data:`REUSED`);
+    one left out is not counted, whatever this says."""
+    implausible: set[str] = field(default_factory=set)
+    """Digest ids left out against a baseline (the reporter's or the other reporters' median report)."""
+    doubted: dict[str, LeftOut] = field(default_factory=dict)
+    """Digest id → a report implausible against its baseline, counted all the same (:meth:`counting_implausible`)."""
+
+    def counting_implausible(self) -> Screening:
+        """This screening with the reports left out against a baseline counted, and named as doubted: what the
+        advice judges where leaving them out would call a domain ready."""
+        kept = {digest: why for digest, why in self.left_out.items() if digest not in self.implausible}
+        doubted = {digest: self.left_out[digest] for digest in self.implausible}
+        return Screening(kept, self.reused, set(), doubted)
 
 
 def _median(values: list[int]) -> float:
@@ -156,8 +174,7 @@ def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, l
                     screening.left_out[digest] = LeftOut(
                         names[who], rid, messages, f"{_claimed(messages)} messages, over {IMPLAUSIBLE_FACTOR}×"
                                                    f" {against} ({baseline:,.0f})")
-    for digest in screening.left_out.keys() & screening.reused.keys():
-        del screening.reused[digest]  # not counted after all: said once, as left out
+                    screening.implausible.add(digest)
     return screening
 
 

@@ -15,17 +15,12 @@ import pytest
 from rich.console import Console
 
 from jmapclient.dmarc.analytics import ReportDigest
-from jmapclient.dmarc.digest_store import DigestStore
-from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict, advise, advise_stored
-from jmapclient.dmarc.insight.names import NameResolver
+from jmapclient.dmarc.insight.advice import Verdict
 from jmapclient.dmarc.insight.screening import REPEATED, REUSED
-from jmapclient.dmarc.insight.services import load_senders
 from mailadmin.cli.advice_cmd import human_lines
-from tests.support.insight_reports import aligned, record, report
+from tests.support.insight_reports import aligned, both_ways, record, report
 from tui.reports.insight_render import advice_block
 
-FIRST, LAST = date(2026, 3, 1), date(2026, 3, 7)
-OWNS_SENDGRID = load_senders().with_owned(["sendgrid.net"])
 # The domain's own sender (it uses SendGrid) whose mail fails DMARC: authorised, misaligned.
 ESP_FAILING = dict(dkim_auth=(("sendgrid.net", "pass"),), spf_auth=(("bounces.sendgrid.net", "pass"),))
 
@@ -45,24 +40,6 @@ def forged_copy(of: ReportDigest, **changes: object) -> ReportDigest:
                                      rid=f"forged-{of.id}")
     fields.update(changes)
     return report(aligned("192.0.2.1", 240), **fields)  # type: ignore[arg-type]
-
-
-async def both_ways(reports: list[ReportDigest], domain: str | None = None) -> list[DomainAdvice]:
-    """The advice over the digests and over a store of them, held equal: the console's and the command's."""
-    store = DigestStore(None)
-    store.put(reports)
-    store.mark_listed([r.id for r in reports])
-    try:
-        stored = await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True), domain=domain,
-                                     senders=OWNS_SENDGRID)
-        ips = store.source_ips(FIRST, LAST)
-        names = await NameResolver(offline=True).resolve_all(ips)
-        digests = advise(reports, FIRST, LAST, names=names, seen_before=store.seen_before(FIRST, ips), domain=domain,
-                         senders=OWNS_SENDGRID)
-    finally:
-        store.close()
-    assert [a.to_json() for a in stored] == [a.to_json() for a in digests]
-    return stored
 
 
 @pytest.mark.parametrize("forged_first", [True, False])

@@ -1,0 +1,78 @@
+"""Forged reports cannot make a real reporter's reports implausible and so call a domain ready.
+
+A report holding 20 times its baseline's messages (its reporter's median report, or the other reporters')
+is left out as implausible. The baselines are outside evidence: six forged reports of 60 passing messages,
+under two made-up reporters, made a real reporter's two reports of 5,000 "over 20× the other reporters'
+median", and leaving those out hid their 1,000 failing messages of the domain's own sender. The advice said
+"Ready" and ``--check`` said nothing (the tester's; one forged 3-message report did it too).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from jmapclient.dmarc.analytics import ReportDigest
+from jmapclient.dmarc.insight.advice import Verdict
+from tests.support.insight_reports import aligned, both_ways, record, report
+
+# The domain's own sender (it uses SendGrid) whose mail fails DMARC: authorised, misaligned.
+ESP_FAILING = dict(dkim_auth=(("sendgrid.net", "pass"),), spf_auth=(("bounces.sendgrid.net", "pass"),))
+
+
+def real() -> list[ReportDigest]:
+    """One big reporter's two reports: 4,000 passing messages each, and 1,000 of the domain's own sender failing."""
+    return [report(aligned("192.0.2.10", 4000), record("198.51.100.20", 1000, **ESP_FAILING),  # type: ignore[arg-type]
+                   day=date(2026, 3, d), reporter="google.com", rid=f"g{d}") for d in (2, 4)]
+
+
+def forged(reporters: tuple[str, ...], count: int = 60, per_reporter: int = 3) -> list[ReportDigest]:
+    """Small reports of only passing mail from the domain's own server, under made-up reporters."""
+    return [report(aligned("192.0.2.10", count), day=date(2026, 3, 1 + n), reporter=who, rid=f"{who}-{n}")
+            for who in reporters for n in range(per_reporter)]
+
+
+async def test_forged_small_reports_do_not_leave_the_real_failing_reports_out() -> None:
+    [honest] = await both_ways(real())
+    assert honest.verdict is Verdict.NOT_READY, honest.summary
+    [advice] = await both_ways([*real(), *forged(("Yahoo", "Mail.Ru"))])
+    assert advice.verdict is not Verdict.READY, advice.summary
+    assert advice.left_out == [] and advice.reports == 8
+    assert [(r.reporter, r.report_id) for r in advice.doubted] == [("google.com", "g2"), ("google.com", "g4")]
+    assert "1 authorised source fails: 198.51.100.20" in advice.summary
+    assert ("Counted although implausible, since leaving them out made the advice less cautious: 2 reports"
+            " (google.com report g2: 5,000 messages, over 20× the other reporters' median report (60)"
+            ) in advice.summary
+    assert advice.to_json()["countedThoughImplausible"][0]["reportId"] == "g2"
+
+
+async def test_one_tiny_forged_report_does_not_either() -> None:
+    [advice] = await both_ways([*real(), *forged(("Other",), count=3, per_reporter=1)])
+    assert advice.verdict is Verdict.NOT_READY, advice.summary
+    assert advice.left_out == [] and len(advice.doubted) == 2
+
+
+async def test_a_forged_huge_passing_report_is_still_left_out() -> None:
+    # Leaving it out holds the domain back (its passing mail would outweigh the failing): it stays left out.
+    honest = [*real(), *forged(("Yahoo", "Mail.Ru"), count=4000)]
+    bogus = report(aligned("192.0.2.10", 10_000_000), day=date(2026, 3, 5), reporter="Yahoo", rid="bogus")
+    [advice] = await both_ways([*honest, bogus])
+    assert advice.verdict is Verdict.NOT_READY, advice.summary
+    assert [(r.reporter, r.report_id) for r in advice.left_out] == [("Yahoo", "bogus")] and advice.doubted == []
+    assert "Counted although implausible" not in advice.summary
+
+
+async def test_forged_reports_naming_another_policy_are_said_to_disagree() -> None:
+    # Two forged reports at p=reject, a day after the real ones at p=none: the latest report's policy is taken,
+    # as before (an honest change of policy shows so), but never without a word of the reporters' disagreement.
+    forgeries = [report(record("192.0.2.1", 60), day=date(2026, 3, 5), reporter=who, rid=who, p="reject")
+                 for who in ("Someone", "Other")]
+    [advice] = await both_ways([*real(), *forgeries])
+    assert advice.current is not None and advice.current.p == "reject"
+    assert ("The reporters' latest reports disagree on the published policy: p=reject adkim=r aspf=r (Someone, Other:"
+            " 120 messages); p=none adkim=r aspf=r (google.com: 10,000 messages). The advice takes the latest report's;"
+            " reports can be forged, and the domain's DMARC record (_dmarc.example.com) says which is published."
+            ) in advice.summary
+    assert [(entry["p"], entry["reporters"], entry["reports"]) for entry in advice.to_json()["policyDisputed"]] == [
+        ("reject", ["Someone", "Other"], 2), ("none", ["google.com"], 2)]
+    [honest] = await both_ways(real())
+    assert honest.disputed == [] and "disagree" not in honest.summary
