@@ -63,6 +63,17 @@ class Server:
 
         return {str(wire.get("description")): wire for wire in asyncio.run(fetch())}
 
+    def update(self, described: str, **fields: object) -> None:
+        """Set ``fields`` of the directory ``described`` so, as another admin would (the CLI, another console)."""
+        found = self.directories().get(described)
+        assert found is not None, f"no directory {described!r} to update"
+
+        async def patch() -> None:
+            async with JmapClient(self.url, ADMIN_TOKEN) as client:
+                await client.directories.update(str(found["id"]), dict(fields))
+
+        asyncio.run(patch())
+
     def remove(self, description: str) -> None:
         """Destroy the directory described so (one a test created), leaving the demo's three."""
         found = self.directories().get(description)

@@ -192,6 +192,12 @@ def _asked_after(screen: Screen[Any], event: Typed) -> bool:
     return not getattr(screen, "TAKES_TYPE_AHEAD", True) and event.time < getattr(screen, "shown_at", inf)
 
 
+def _for_the_start(app: App[Any], event: Typed) -> bool | None:
+    """Whether ``event`` was typed for the console's first section, still to come (None: that never came)."""
+    asked = getattr(app, "typed_for_the_start", None)
+    return asked(event) if asked is not None else False
+
+
 class KeyPath:
     """The app's key path (see the module): every key and paste, in order, once the console has caught up."""
 
@@ -224,8 +230,8 @@ class KeyPath:
         """A key or paste from the terminal: handled now if the console is settled, else queued."""
         if self._leaving():
             return  # typed behind a q: the app is going, nothing is left to act on it
-        held = self._for_the_start(event)
-        if held is False and self.queue and self._for_the_start(self.queue[0]):
+        held = _for_the_start(self.app, event)
+        if held is False and self.queue and _for_the_start(self.app, self.queue[0]):
             # A key that acts at once while the start connects (Esc, q, the palette) ends the typing ahead: what
             # waited for the list is dropped, and this key is not held behind it.
             self._drop(len(self.queue))
@@ -247,11 +253,6 @@ class KeyPath:
         self._start()
 
     # --- Handing keys over ----------------------------------------------------------------------
-
-    def _for_the_start(self, event: Typed) -> bool | None:
-        """Whether ``event`` was typed for the console's first section, still to come (None: that never came)."""
-        asked = getattr(self.app, "typed_for_the_start", None)
-        return asked(event) if asked is not None else False
 
     def _start(self) -> None:
         if self._task is None or self._task.done():
@@ -384,7 +385,7 @@ class KeyPath:
         while True:
             if self._leaving():
                 return "leave"
-            held = self._for_the_start(self.queue[0]) if self.queue else False
+            held = _for_the_start(self.app, self.queue[0]) if self.queue else False
             if held is None:
                 return "late"  # the start ended without a section: what was typed for it is not for what is there
             if held:

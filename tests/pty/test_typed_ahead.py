@@ -436,3 +436,29 @@ def test_keys_typed_while_the_profile_connects_wait_for_its_list(server: Server,
         proxy.released.set()
         terminal.wait_for(lambda text: "New LDAP directory" in text and typed in text,
                           "the new LDAP form with the text typed while connecting in its description")
+
+
+def test_ctrl_s_twice_over_a_change_made_elsewhere_asks_before_it_overwrites(server: Server,
+                                                                            terminal: Terminal) -> None:
+    """The OpenID directory's form open, its description changed by another admin, then ``End " mine" ctrl+s
+    ctrl+s`` in one burst: the first ctrl+s holds the save back and asks; the second, typed before the question
+    was on screen, is no answer to it. It was taken as "put your values over them", and the colleague's value
+    was gone before the warning could be read (the tester's, also with the second ctrl+s 0.25 s later)."""
+    oidc = DIRECTORIES[2][0]
+    for run in range(REPEAT):
+        current = next(name for name in server.directories() if name.startswith(oidc))
+        terminal.type(DOWN * 2 + ENTER)
+        terminal.wait_for(lambda text, current=current: "OpenID Connect directory:" in text and current in text,
+                          "the form")
+        theirs, mine = f"{current} c{run}", f"{current} m{run}"
+        server.update(current, description=theirs)
+        terminal.type(END + f" m{run}".encode() + CTRL_S + CTRL_S)
+        terminal.wait_for("Put your values over them?", "the question")
+        text = terminal.steady(quiet=1.0)
+        assert "Put your values over them?" in text, f"run {run}: the question was answered unseen"
+        assert theirs in server.directories(), f"run {run}: the colleague's value was overwritten unasked"
+        terminal.type(b"y")  # asked, and answered once seen
+        assert stored_within(lambda mine=mine: mine in server.directories()), f"run {run}: not saved once answered"
+        terminal.wait_for(lambda text, mine=mine: on_list(text) and mine in text, "the list with the saved value")
+        terminal.type(UP * 2)
+        terminal.steady()

@@ -106,6 +106,22 @@ async def save(pilot: Pilot) -> None:
     await settle(pilot)
 
 
+async def answer_overwrite(pilot: Pilot, yes: bool) -> str:
+    """The question a save held back by changes elsewhere asks, answered: its words."""
+    from textual.widgets import Static
+
+    from tui.screens.confirm import ConfirmScreen
+
+    question = pilot.app.screen
+    assert isinstance(question, ConfirmScreen), question
+    said = str(question.query_one("#confirm-question", Static).render())
+    await pilot.press("y" if yes else "n")
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await settle(pilot)
+    return said
+
+
 def stored(store: Store, description: str) -> dict[str, Any]:
     objects = store.get(DIRECTORY, store.all_ids(DIRECTORY))
     return next(wire for wire in objects.values() if wire.get("description") == description)

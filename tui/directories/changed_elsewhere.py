@@ -14,8 +14,13 @@ from jmapclient.encoding import at_pointer, format_duration, unescape_pointer
 from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
 
-CHANGED_ELSEWHERE = ("Not saved: {fields} changed on the server since this form opened. Press ctrl+s again to "
-                     "put your values over them, or esc to go back and see the server's.")
+CHANGED_ELSEWHERE = ("Not saved: {fields} changed on the server since this form opened. ctrl+s asks whether to "
+                     "put your values over them; esc goes back to see the server's.")
+
+OVERWRITE_QUESTION = "{fields} changed on the server since this form opened. Put your values over them?"
+"""Asked in a question of its own: a second ctrl+s pressed at once (one burst, or a quarter second later) put the
+form's values over a colleague's before the warning could be read (the tester's); keys typed before a question
+appears are no answer to it (``tui.keyboard.AsksFirst``)."""
 
 CHANGED_WHILE_EDITING = ("Not saved: {fields} changed on the server while the editor was open. Your edit is kept in "
                          "{{kept}}; E starts again from the server's version.")

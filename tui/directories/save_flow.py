@@ -20,7 +20,7 @@ from jmapclient.models.introspect import fields_of
 from jmapclient.models.objects import DIRECTORY, Action
 from jmapclient.paging import read_all
 from tui.context import ConsoleContext
-from tui.directories.changed_elsewhere import changed_fields, held_back
+from tui.directories.changed_elsewhere import OVERWRITE_QUESTION, changed_fields, held_back
 from tui.directories.deleted_elsewhere import GONE, DirectoryGone
 from tui.directories.kind_change import KIND_CHANGED, KIND_CHANGED_STATUS, kind_changed
 from tui.directories.lost_save import MAY_HAVE_SAVED, LostAnswerFlow, created_meanwhile, normalised
@@ -67,6 +67,10 @@ class DirectorySaveFlow(LostAnswerFlow):
         """The id of the directory a save found changed on the server (its kind, or fields): the list,
         reloaded on leaving, shows it and opens it as it now is (as the form says). Left with Discard,
         the list showed the old description until r (the tester's)."""
+        self._offered: dict[str, Any] = {}
+        """Fields the last save found changed elsewhere, with the server's values: offered to be overwritten."""
+        self._now: dict[str, Any] = {}
+        """The directory as the last check before an update found it on the server (normalised)."""
         self.overwriting: dict[str, Any] = {}
         """Fields changed on the server since the form opened, with the server's value this form may put its own
         over: the one shown when the person was warned (a later change elsewhere is warned of again), or the
@@ -151,6 +155,9 @@ class DirectorySaveFlow(LostAnswerFlow):
                     said, status = stale
                     self._message(said, severity="warning")
                     self.post_message(Status(status, "warning"))
+                    if self._offered:
+                        self._ask_to_overwrite(held_back(self.model, self.before or {}, self._now, set(self._offered),
+                                                         patch, OVERWRITE_QUESTION))
                     return
                 self._patching, self._wrote = patch, True
                 await self._sent(api.update(saved_id, patch))
@@ -191,10 +198,11 @@ class DirectorySaveFlow(LostAnswerFlow):
         change made elsewhere without a word (the new user's finding). Fields this save leaves alone
         keep the server's values."""
         assert self.before is not None
+        self._offered = {}
         held = (await self.context.client.directories.get([saved_id])).raw
         if not held:
             return None  # gone: the update says so
-        now = normalised(held[0])
+        now = self._now = normalised(held[0])
         touched = {path.split("/")[0] for path in patch}
         if kind := kind_changed(self.before, now, touched, self.model):
             self.changed_elsewhere = saved_id
@@ -202,9 +210,27 @@ class DirectorySaveFlow(LostAnswerFlow):
         changed = changed_fields(self.before, now, patch, self.overwriting)
         if not changed:
             return None
-        self.overwriting.update({key: now.get(key) for key in changed})
+        self._offered = {key: now.get(key) for key in changed}
+        self.overwriting.update(self._offered)
         self.changed_elsewhere = saved_id
         return held_back(self.model, self.before, now, changed, patch), "Not saved: changed on the server meanwhile."
+
+    def _ask_to_overwrite(self, question: str) -> None:
+        """Ask before this form's values go over those the server holds now (:data:`OVERWRITE_QUESTION`): yes saves
+        again; no leaves them as offered no more, so the next ctrl+s asks again."""
+        from tui.screens.confirm import ConfirmScreen
+
+        offered = dict(self._offered)
+
+        def answered(overwrite: bool | None) -> None:
+            if overwrite and not gone(self):
+                self.action_save()
+                return
+            for key, value in offered.items():
+                if key in self.overwriting and self.overwriting[key] == value:
+                    del self.overwriting[key]
+
+        self.app.push_screen(ConfirmScreen(question, yes="Overwrite", no="Keep editing"), answered)
 
     def _gone(self, directory_id: str) -> None:
         """The server no longer has this directory: said plainly, and the list behind the form drops it.
