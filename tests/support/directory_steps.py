@@ -106,8 +106,9 @@ async def save(pilot: Pilot) -> None:
     await settle(pilot)
 
 
-async def answer_overwrite(pilot: Pilot, yes: bool) -> str:
-    """The question a save held back by changes elsewhere asks, answered: its words."""
+async def answer_question(pilot: Pilot, yes: bool) -> str:
+    """The question the form asks before a save (over changes made elsewhere, or of a value the server alters),
+    answered: its words."""
     from textual.widgets import Static
 
     from tui.screens.confirm import ConfirmScreen

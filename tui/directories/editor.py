@@ -48,7 +48,9 @@ While a save waits for the server, **esc** stops waiting (the form keeps what yo
 - Tag lists (sets): type and press enter or a comma to add; ← at the start of the line reaches the members (one
   Tab stop in all), ← and → move among them, enter or delete removes one.
 - A stored password shows *unchanged*: leave it blank to keep it, type to replace it.
-- Editing sends only the fields you changed.
+- Editing sends only the fields you changed. If someone changed one of them on the server since the form
+  opened, the save is held back and asks before it puts your values over theirs (**y** overwrites, **n** keeps
+  editing; keys typed before the question showed are no answer to it).
 - When the server does not answer a save, the directory *may* have been saved: **ctrl+s** then
   looks for a new one on the server before creating it (never a second one), or sends the same
   changes again (sending them twice changes nothing). **esc** stops the wait, not the request: the
@@ -152,6 +154,17 @@ class DirectoryEditor(DirectorySaveFlow):
     # --- Save -------------------------------------------------------------------------------------
 
     @on(Button.Pressed, "#editor-save")
+    def _ask_to_save_altered(self, said: str, altered: dict[str, str]) -> None:
+        from tui.screens.confirm import ConfirmScreen
+
+        def answered(save: bool | None) -> None:
+            if save and not gone(self):
+                self.altered_seen = altered
+                self.action_save()
+
+        self.app.push_screen(ConfirmScreen(f"{said[:1].upper()}{said[1:]}. Save it so?", yes="Save",
+                                           no="Keep editing"), answered)
+
     def action_save(self) -> None:
         if self.busy:
             return
@@ -179,10 +192,11 @@ class DirectoryEditor(DirectorySaveFlow):
             return
         if (altered := form.altered()) and altered != self.altered_seen:
             # A secret typed with a space at its end was saved without it, the warning gone with the form
-            # (the tester's): it is said before anything is stored, and a second ctrl+s stores it so.
-            self.altered_seen = altered
-            self._message(f"Not saved: {'; '.join(altered.values())}. Press ctrl+s again to save it so, or edit "
-                          "it.", severity="warning")
+            # (the tester's): it is said before anything is stored, and asked in a question of its own (a second
+            # ctrl+s in the same burst answered it unread, as it overwrote a colleague's change).
+            said = "; ".join(altered.values())
+            self._message(f"Not saved: {said}. ctrl+s asks whether to save it so; or edit it.", severity="warning")
+            self._ask_to_save_altered(said, altered)
             return
         if self.before is not None:
             # Keep properties this client does not know, so the patch never clears them.

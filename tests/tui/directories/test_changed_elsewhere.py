@@ -17,7 +17,7 @@ from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import PROFILES, make_console
 from tests.support.directory_steps import (
-    answer_overwrite,
+    answer_question,
     changed_on_the_server,
     editor,
     field,
@@ -51,14 +51,14 @@ async def test_a_field_changed_on_the_server_since_the_form_opened_is_not_overwr
     console = make_console(store, profile=profile)
     async with console.app.run_test(size=(120, 40)) as pilot:
         object_id = await saved_after_a_change_elsewhere(pilot, store, description="CLI wins?")
-        asked = await answer_overwrite(pilot, yes=False)
+        asked = await answer_question(pilot, yes=False)
         assert asked == ('Description (now "CLI wins?") changed on the server since this form opened. Put your'
                          " values over them?"), asked
         said = str(editor(pilot).query_one("#editor-message", Static).render())
         assert 'Not saved: Description (now "CLI wins?") changed on the server since this form opened' in said, said
         assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "CLI wins?"
         await save(pilot)  # kept editing: ctrl+s asks again
-        await answer_overwrite(pilot, yes=True)  # the person's value goes over it
+        await answer_question(pilot, yes=True)  # the person's value goes over it
         assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "Console's SSO"
 
 
@@ -69,11 +69,11 @@ async def test_a_field_changed_again_after_the_warning_is_warned_of_again(store:
     async with console.app.run_test(size=(120, 40)) as pilot:
         object_id = await saved_after_a_change_elsewhere(pilot, store, description="CLI wins?")
         changed_on_the_server(store, "CLI wins?", description="Third admin")
-        await answer_overwrite(pilot, yes=True)
+        await answer_question(pilot, yes=True)
         said = str(editor(pilot).query_one("#editor-message", Static).render())
         assert 'Not saved: Description (now "Third admin") changed on the server since this form opened' in said, said
         assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "Third admin"
-        await answer_overwrite(pilot, yes=True)  # warned of this one: the person's value goes over it
+        await answer_question(pilot, yes=True)  # warned of this one: the person's value goes over it
         assert store.get(DIRECTORY, [object_id])[object_id]["description"] == "Console's SSO"
 
 
@@ -170,7 +170,7 @@ async def test_the_list_shows_the_server_s_value_after_the_held_back_form_is_dis
     console = make_console(store, profile=profile)
     async with console.app.run_test(size=(120, 40)) as pilot:
         await saved_after_a_change_elsewhere(pilot, store, description="Renamed by the CLI")
-        await answer_overwrite(pilot, yes=False)
+        await answer_question(pilot, yes=False)
         await pilot.press("escape")
         await settle(pilot)
         await pilot.press("y")  # Discard
@@ -205,7 +205,7 @@ async def test_a_store_field_changed_elsewhere_holds_a_save_back_only_when_the_s
         await opened_with_its_store_changed(pilot, store, port=6544, host="pg-new.example")
         await fill(pilot, "store/port", "5433")
         await save(pilot)
-        asked = await answer_overwrite(pilot, yes=True)  # the form's port goes over it; the host changed elsewhere
+        asked = await answer_question(pilot, yes=True)  # the form's port goes over it; the host changed elsewhere
         assert "Storage backend › Port (now 6544) changed on the server" in asked, asked  # stays
         assert "Host" not in asked and not pilot.app.query(DirectoryEditor)
         assert (stored(store, SQL)["store"]["port"], stored(store, SQL)["store"]["host"]) == (5433, "pg-new.example")

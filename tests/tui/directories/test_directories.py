@@ -25,6 +25,7 @@ from tests.support.console import (
 )
 from tests.support.directory_steps import (
     add_item,
+    answer_question,
     editor,
     field,
     fill,
@@ -539,10 +540,13 @@ async def test_a_secret_the_server_would_trim_is_said_before_it_is_saved(store: 
         await fill(pilot, "bindSecret/secret", " sp2 secret ")
         before = stored(store, LDAP)
         await save(pilot)
+        asked = await answer_question(pilot, yes=False)
+        assert "starts or ends with a space" in asked and asked.endswith("Save it so?"), asked
         said = str(editor(pilot).query_one("#editor-message", Static).render())
-        assert said.startswith("Not saved: ") and "starts or ends with a space" in said and "ctrl+s again" in said
+        assert said.startswith("Not saved: ") and "starts or ends with a space" in said and "ctrl+s asks" in said
         assert stored(store, LDAP) == before
-        await save(pilot)  # asked: saved so
+        await save(pilot)
+        await answer_question(pilot, yes=True)  # asked again, and answered: saved so
         assert stored(store, LDAP)["bindSecret"]["@type"] == "Value"
         assert not pilot.app.query("DirectoryEditor")
 

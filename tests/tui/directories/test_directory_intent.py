@@ -10,6 +10,7 @@ from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import make_console
 from tests.support.directory_steps import (
+    answer_question,
     field,
     fill,
     open_directory,
@@ -88,6 +89,7 @@ async def test_a_secret_ending_in_a_space_is_warned_of_and_the_warning_never_sho
         await fill(pilot, "bindSecret/secret", "hunter2")
         assert not warning.display
         await fill(pilot, "bindSecret/secret", " hunter2 ")
-        await save(pilot)  # held back once, said (tests/tui/directories/test_directories.py), then saved so
-        await save(pilot)
+        await save(pilot)  # held back once, asked (tests/tui/directories/test_directories.py), then saved so
+        asked = await answer_question(pilot, yes=True)
+        assert "hunter2" not in asked
         assert stored(console.store, "Trailing space")["bindSecret"] == {"@type": "Value", "secret": "hunter2"}

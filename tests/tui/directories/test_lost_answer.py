@@ -18,7 +18,7 @@ from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import Console
 from tests.support.directory_steps import (
-    answer_overwrite,
+    answer_question,
     changed_on_the_server,
     editor,
     field,
@@ -209,13 +209,13 @@ async def test_a_change_elsewhere_after_an_update_without_an_answer_is_still_war
         assert message(pilot).startswith(MAY_HAVE)
         changed_on_the_server(store, OIDC, claimName="colleague_claim")
         await save(pilot)
-        asked = await answer_overwrite(pilot, yes=False)
+        asked = await answer_question(pilot, yes=False)
         assert 'Display-name claim (now "colleague_claim") changed on the server since' in asked, asked
         said = message(pilot)
         assert 'Not saved: Display-name claim (now "colleague_claim") changed on the server since' in said, said
         assert stored(store, OIDC)["claimName"] == "colleague_claim"
         await save(pilot)
-        await answer_overwrite(pilot, yes=True)  # warned: now the person's value goes over it
+        await answer_question(pilot, yes=True)  # warned: now the person's value goes over it
         assert stored(store, OIDC)["claimName"] == "display_name"
 
 
