@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
@@ -247,6 +247,34 @@ def check_profile_name(name: str) -> None:
                           "give it a name without one")
 
 
+class ProfileChanged(ConfigError):
+    """The profile an edit saves was changed in the file since it was read (by another program): nothing saved."""
+
+    def __init__(self, name: str, path: Path, read: Mapping[str, Any], held: Mapping[str, Any]) -> None:
+        self.changed = changed_profile_keys(read, held)
+        super().__init__(f"profile {name!r} was changed in {path} since this form opened (by another program):"
+                         f" {self.changed}; nothing saved")
+
+
+def changed_profile_keys(read: Mapping[str, Any], held: Mapping[str, Any]) -> str:
+    """The keys of a profile's table that differ, each with the value held now (a token never shown)."""
+    from jmapclient.display import safe_text
+
+    said = []
+    order = [*(spec.name for spec in fields(Profile)), *read, *held]  # the form's order, then unknown keys
+    for key in sorted({*read, *held}, key=order.index):
+        if read.get(key) == held.get(key):
+            continue
+        value = held.get(key)
+        if key == "token" or value is None:
+            said.append(f"{key} ({'now none' if value is None else 'changed'})")
+        elif isinstance(value, bool):
+            said.append(f"{key} (now {'on' if value else 'off'})")
+        else:
+            said.append(f"{key} (now {safe_text(str(value), max_len=60)})")
+    return ", ".join(said)
+
+
 @dataclass
 class Profile:
     """How to reach one server: a token (inline or in ``token_file``), or a user name whose
@@ -386,6 +414,8 @@ class Config:
     """What the file held when read (or last saved), as plain data: a save writes only the differences."""
     _renamed: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     """New name → old name of each profile renamed since then (``config_write.merge`` moves its table)."""
+    _whole: set[str] = field(default_factory=set, repr=False, compare=False)
+    """Profiles a save writes whole, over what the file holds (:meth:`put` with ``over``), not merged key by key."""
 
     @classmethod
     def load(cls, path: Path | None = None) -> Config:
@@ -451,7 +481,7 @@ class Config:
                 document = self._on_disk("save", at=target, follow=False)  # a link swapped in meanwhile: refused
                 if expect is not None:
                     expect(Config._from_plain(document.unwrap(), self.path))
-                merge(document, self._loaded, self._plain(), renamed=self._renamed)
+                merge(document, self._loaded, self._plain(), renamed=self._renamed, whole=self._whole)
                 # A table removed or moved leaves its blank lines behind: at the file's start (the default
                 # removed) or its end (a renamed profile's table). Only there: inside, they may be a value's.
                 content = tomlkit.dumps(document).strip("\n")
@@ -489,7 +519,7 @@ class Config:
         """Hold what ``other`` holds (the file as saved or read, with its changes): its path stays this one's."""
         self.profiles, self.default, self.keys = other.profiles, other.default, other.keys
         self.offline, self.senders, self.theme = other.offline, other.senders, other.theme
-        self._loaded, self._renamed = other._loaded, other._renamed
+        self._loaded, self._renamed, self._whole = other._loaded, other._renamed, set()
 
     def apply(self, change: Callable[[Config], None], *, expect: Callable[[Config], None] | None = None) -> None:
         """Make ``change`` on a copy and save it (``expect`` as for :meth:`save`); this config takes the
@@ -502,10 +532,12 @@ class Config:
         trial.save(expect=expect)
         self._take(trial)
 
-    def put(self, profile: Profile, *, replacing: str | None = None) -> None:
+    def put(self, profile: Profile, *, replacing: str | None = None, over: bool = False) -> None:
         """Save ``profile`` as a new profile, or in place of the one named ``replacing`` (an edit, perhaps
         renamed), checked against the file as it is now: ConfigError when its name is taken there, or
-        when the profile edited was removed from it meanwhile (not brought back without a word)."""
+        when the profile edited was removed from it meanwhile (not brought back without a word);
+        :class:`ProfileChanged` when it was changed there since this config read it, unless ``over``: then
+        the profile is written whole, over what the file holds."""
 
         def change(config: Config) -> None:
             # Renamed, the default stays the default: removing it first moved the default to another
@@ -515,6 +547,8 @@ class Config:
                 config.remove(replacing)
                 config._renamed[profile.name] = replacing
             config.add(profile, make_default=was_default)
+            if over:
+                config._whole.add(profile.name)
 
         def expect(now: Config) -> None:
             if replacing is not None and replacing not in now.profiles:
@@ -522,6 +556,13 @@ class Config:
                                   "program); nothing saved, so it is not brought back: add it again to keep it")
             if profile.name != replacing and profile.name in now.profiles:
                 raise ConfigError(f"there is already a profile named {profile.name!r}")
+            if replacing is not None and not over:
+                # Merged key by key, an edit of the URL kept the token file another program had put in meanwhile:
+                # the profile then sent one server's admin token to another (the tester's).
+                read = self._loaded.get("profiles", {}).get(replacing, {})
+                held = now._loaded.get("profiles", {}).get(replacing, {})
+                if read != held:
+                    raise ProfileChanged(replacing, self.path, read, held)
 
         self.apply(change, expect=expect)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import errno
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -62,7 +62,8 @@ def locked(target: Path) -> Iterator[None]:
         os.close(descriptor)  # closing drops the lock
 
 
-def merge(document: Any, before: Plain, after: Plain, *, renamed: Mapping[str, str] | None = None) -> None:
+def merge(document: Any, before: Plain, after: Plain, *, renamed: Mapping[str, str] | None = None,
+          whole: Collection[str] = ()) -> None:
     """Apply to ``document`` (tomlkit, as on disk now) what changed from ``before`` to ``after``.
 
     Only the entries that differ are touched; a profile table keeps its own comments and the
@@ -70,6 +71,8 @@ def merge(document: Any, before: Plain, after: Plain, *, renamed: Mapping[str, s
     still removed: the person asked for it last. ``renamed`` (new name → old) marks a profile
     renamed here: it is the old one's table as on disk now, moved, with only this side's changes
     on it. Written whole, a rename put back the URL and token another writer had replaced meanwhile.
+    A profile named in ``whole`` is written whole, as this side holds it (the person chose to save it over
+    what another writer put there).
     """
     _merge_value(document, "default", before.get("default"), after.get("default"))
     old_profiles, new_profiles = before.get("profiles", {}), after.get("profiles", {})
@@ -82,6 +85,9 @@ def merge(document: Any, before: Plain, after: Plain, *, renamed: Mapping[str, s
             old, new = old_profiles.get(name), new_profiles.get(name)
             if name in moved and new is not None:  # compared with the old name's table as this side read it
                 old, profiles[name] = old_profiles[renamed[name]], moved[name]
+            if name in whole and new is not None:
+                profiles[name] = new
+                continue
             if old == new:
                 continue
             if new is None:

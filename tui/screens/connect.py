@@ -303,7 +303,7 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
     def action_add(self) -> None:
         if not self._reread():  # no form to fill that could not be saved (the file is no TOML now...)
             return
-        self.app.push_screen(ProfileScreen(None, self.config.put), self._saved)
+        self.app.push_screen(ProfileScreen(None, lambda profile, _: self.config.put(profile)), self._saved)
 
     @on(Button.Pressed, "#connect-edit")
     def action_edit(self) -> None:
@@ -315,8 +315,8 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             self._explain(f"Profile {name!r} is no longer in {self.config.path}: it was removed elsewhere.")
             return
 
-        def save(edited: Profile) -> None:
-            self.config.put(edited, replacing=name)
+        def save(edited: Profile, over: bool) -> None:
+            self.config.put(edited, replacing=name, over=over)
 
         self.app.push_screen(ProfileScreen(profile, save), self._saved)
 

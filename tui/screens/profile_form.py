@@ -11,13 +11,14 @@ import asyncio
 from collections.abc import Callable
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static, Switch
 
-from jmapclient.config import ConfigError, Profile, check_profile_name
+from jmapclient.config import ConfigError, Profile, ProfileChanged, check_profile_name
 from jmapclient.display import safe_text
 from jmapclient.transport_security import TransportSecurity
 from tui.lifecycle import while_attached
@@ -27,8 +28,9 @@ from tui.widgets import outside
 from tui.widgets.field_label import FieldLabel
 from tui.widgets.steady import update_steadily
 
-Save = Callable[[Profile], None]
-"""Saves a profile the form answers with; ConfigError or OSError say why it was not saved."""
+Save = Callable[[Profile, bool], None]
+"""Saves a profile the form answers with (True: written whole, over a change made elsewhere meanwhile); ConfigError
+or OSError say why it was not saved (:class:`ProfileChanged`: changed elsewhere since the form opened)."""
 
 REPLACES_TOKEN = "Saving replaces the stored token with this file."
 REPLACES_TOKEN_WITH_USER = "Saving replaces the stored token with this user's Basic login."
@@ -232,7 +234,7 @@ class ProfileScreen(Dialog[Profile | None]):
 
     @work(exclusive=True, group="profile-check")
     @while_attached
-    async def _check_and_answer(self, profile: Profile) -> None:
+    async def _check_and_answer(self, profile: Profile, over: bool = False) -> None:
         """Check what saving checks, the CA file included, then save, in a thread: never file access on the
         UI thread (a CA file on a hung mount froze the console; a save may wait for another writer's lock).
 
@@ -248,12 +250,27 @@ class ProfileScreen(Dialog[Profile | None]):
         if self.answered:
             return
         try:
-            await asyncio.to_thread(self.save, profile)
+            await asyncio.to_thread(self.save, profile, over)
         except (ConfigError, OSError) as error:
             if not self.answered:
                 self._refused(not_saved(error))
+                if isinstance(error, ProfileChanged):
+                    self._ask_to_save_over(profile, error)
             return
         self.dismiss(profile)
+
+    def _ask_to_save_over(self, profile: Profile, changed: ProfileChanged) -> None:
+        """Ask before this form's profile goes over one another program changed meanwhile: written whole then (merged
+        key by key, a URL edited here kept the token file put in there, and sent that server's token here)."""
+
+        def answered(over: bool | None) -> None:
+            if over and not self.answered:
+                self._check_and_answer(profile, over=True)
+
+        question = Text.assemble("The profile ", outside.cut(profile.name, "bold"),
+                                 f" was changed in the config file since this form opened: {changed.changed}."
+                                 " Save this form's profile over it, whole?")
+        self.app.push_screen(ConfirmScreen(question, yes="Save over it", no="Keep editing"), answered)
 
     def _refused(self, sentence: str) -> None:
         self.query_one("#profile-error", Static).update(outside.message(sentence))

@@ -28,6 +28,7 @@ from tests.support.console import make_console_with_a_profile
 from tests.support.hostile import screen_lines
 from tests.support.waiting import settle, wait_until
 from tui.app import APP_HELP, MailAdminApp
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.connect import ConnectScreen, ProfileScreen
 from tui.screens.help import HelpScreen
 from tui.screens.profile_form import FORGETS_TOKEN, NO_LOGIN_LEFT, REPLACES_TOKEN_WITH_USER
@@ -319,3 +320,43 @@ async def test_keys_here_on_the_connection_screen_name_enter_which_connects_with
         await settle(pilot)
         await pilot.press("enter")
         await wait_until(pilot, lambda: tried == ["work"], "Enter to connect with the highlighted profile")
+
+
+@pytest.mark.parametrize("theirs", [
+    Profile(name="work", url="https://other.example.com", token_file="/srv/other-token", read_only=True),
+    Profile(name="other", url="https://other.example.com", token="t"),
+], ids=["the-same-profile", "another-profile"])
+async def test_an_edit_over_a_profile_changed_elsewhere_asks_then_saves_whole(
+        tmp_path: Path, theirs: Profile) -> None:
+    # The tester: the URL edited here, while `mailadmin profile add` gave the profile another server's token file
+    # and read-only; saved key by key, the profile paired this URL with that server's admin token, unsaid. A
+    # profile added elsewhere asks nothing and is kept.
+    config = private_file(tmp_path / "config.toml", ON_DISK)
+    app = console_on(config)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        form = await open_form(pilot, "e", {"profile-url": "https://edited.example.com"})
+        written_elsewhere(config, theirs)
+        for answer_yes in (False, True) if theirs.name == "work" else ():
+            await pilot.press("ctrl+s")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+            asked = str(app.screen.query_one("#confirm-question", Static).render())
+            assert ("was changed in the config file since this form opened: url (now https://other.example.com),"
+                    " token (now none), token_file (now /srv/other-token), read_only (now on)") in asked, asked
+            assert "stored-token" not in asked
+            if answer_yes:
+                await pilot.press("y")
+                await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the form saved")
+                break
+            assert tomllib.loads(config.read_text())["profiles"]["work"] == theirs.to_toml()
+            await pilot.press("n")
+            await settle(pilot)
+            said = str(form.query_one("#profile-error", Static).render())
+            assert app.screen is form and said.startswith("Profile 'work' was changed in"), said
+            assert "nothing saved" in said
+        else:
+            assert await answer(pilot, form) == ""
+    profiles = tomllib.loads(config.read_text())["profiles"]
+    # Written whole, as the form held it: nothing of the other writer's profile mixed in.
+    assert profiles["work"] == {"url": "https://edited.example.com", "token": "stored-token"}
+    assert profiles.get("other", {}).get("token") == ("t" if theirs.name == "other" else None)
