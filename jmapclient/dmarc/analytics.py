@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -97,12 +97,21 @@ class ReportDigest:
 
     @property
     def day(self) -> date:
-        """The day a report counts for: the UTC day of its period's midpoint.
+        """The day a report counts for: the UTC day of its period's midpoint, at most :data:`COUNTED_WITHIN` after
+        its period began.
 
         Reporters mostly send one report per UTC day; the midpoint puts such a report on
         that day even when its period runs a second or an hour over midnight.
         """
-        return (self.begin + (self.end - self.begin) / 2).date()
+        return min(self.begin + (self.end - self.begin) / 2, self.begin + COUNTED_WITHIN).date()
+
+
+COUNTED_WITHIN = timedelta(days=2)
+"""How long after its period began a report counts at the latest. A sync for a period fetches the reports that
+arrived since it began, less this (``digest_store.ARRIVAL_SLACK``), and a report arrives after its period began:
+so every report a period counts is fetched for it. A report of 90 days counted on its midpoint, inside the last
+30 days, though it arrived 69 days ago: ``dmarc-advice`` counted it or not as an earlier, longer period had
+fetched it, the same command giving two answers (the tester's)."""
 
 
 def _text(value: Any) -> str:

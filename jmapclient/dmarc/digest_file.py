@@ -19,7 +19,7 @@ from typing import Any
 from jmapclient.dmarc.figures import Figures
 from jmapclient.file_safety import NotAFile, NotRegular, folder_writable_by_others, make_private_folder, set_aside
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 """Raised whenever a column or a derived value (the hint) changes meaning: the store then starts empty."""
 OWNER_ONLY = 0o600
 PAGE_SIZE = 16384

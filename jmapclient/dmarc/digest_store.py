@@ -51,13 +51,14 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 from itertools import repeat
 from pathlib import Path
 from typing import Any
 
 from jmapclient.collector import collector_paused
 from jmapclient.dmarc.analytics import (
+    COUNTED_WITHIN,
     ReportDigest,
     digest_report,
 )
@@ -80,11 +81,11 @@ GET_CHUNK = 500
 PROBES = 64
 """Listed reports asked for their arrival time in one get when a period's cut is looked for (the stub decodes
 each whole report to answer, so a few dozen, not maxObjectsInGet)."""
-ARRIVAL_SLACK = timedelta(days=2)
-"""How long before the period's first day a report counting in it may have arrived: a report counts
-on the day of its period's midpoint and arrives after its period began, so a report of up to four days
-counted on the first day arrived at most two days before. A report claiming a period after its own
-arrival (a reporter's clock far ahead) is not fetched for the period."""
+ARRIVAL_SLACK = COUNTED_WITHIN
+"""How long before the period's first day a report counting in it may have arrived: a report counts at most
+two days after its period began (on its midpoint's day, or two days in for a longer period) and arrives after
+its period began, so one counted on the first day arrived at most two days before. A report claiming a period
+after its own arrival (a reporter's clock far ahead) is not fetched for the period."""
 NEWEST_FIRST = ({"property": "id", "isAscending": False},)
 """Ids grow with arrival; both servers sort reports by id (wire-notes), so new reports come first."""
 UNFILTERED = "{}"

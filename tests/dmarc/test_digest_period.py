@@ -381,3 +381,34 @@ async def test_a_domain_filter_matching_more_than_one_get_syncs_whole(profile: s
         assert all(len(args.get("ids") or []) <= most for name, args in calls(world) if name == GET)
     finally:
         world.store.close()
+
+
+async def test_a_report_of_a_long_period_counts_alike_whatever_the_store_fetched_before() -> None:
+    """A report of 90 days, arrived 69 days ago, its midpoint 24 days ago: a 30-day sync does not fetch it (it
+    arrived before the period), yet counted on its midpoint it was in the 30 days' figures once a 120-day sync had
+    fetched it: the same ``dmarc-advice`` gave two answers (the tester's). It counts two days into its period now,
+    where every sync for a period counting it fetches it. (The spec profile: its ``receivedAt`` is the e-mail's
+    ``Date:``, so an old arrival can have the newest id; the real server stamps arrivals in id order.)"""
+    world = make_world("spec", reports=200)
+    newest = world.store.all_ids(DMARC_EXTERNAL_REPORT)[-1]
+    wire = dict(world.store.get(DMARC_EXTERNAL_REPORT, [newest])[newest])
+    wire.pop("id")
+    arrived = FROZEN_NOW - timedelta(days=69)
+    wire["receivedAt"] = arrived.strftime("%Y-%m-%dT%H:%M:%SZ")
+    wire["report"] = {**wire["report"], "reportId": "long-period", "dateRangeBegin": wire["receivedAt"],
+                      "dateRangeEnd": (arrived + timedelta(days=90)).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    from server_stub.validation import stored_form
+
+    model = DMARC_EXTERNAL_REPORT.read(wire)
+    world.store.insert(DMARC_EXTERNAL_REPORT, model, stored_form(model))
+    api = world.context().client.dmarc_reports
+    month = since_days(30)
+    narrow, wide = DigestStore(), DigestStore()
+    await narrow.sync(api, since=month)
+    await wide.sync(api, since=since_days(120))
+    await wide.sync(api, since=month)
+    assert wide.figures(month, TODAY, limit=5) == narrow.figures(month, TODAY, limit=5)
+    assert [r.report_id for r in wide.period_reports(month, TODAY) if r.report_id == "long-period"] == []
+    days = [r.day for r in wide.period_reports(since_days(120), TODAY) if r.report_id == "long-period"]
+    assert days == [(arrived + timedelta(days=2)).date()]
+    world.store.close()
