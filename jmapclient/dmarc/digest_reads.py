@@ -109,6 +109,14 @@ class DigestReads(DigestFigures):
             yield from batch
             key = rows[-1][0]
 
+    def unreadable_listed(self) -> int:
+        """How many listed reports this client could not read (stored without a day): in no period's figures. Said
+        on every run, not only the one that fetched them: a report too large for the server to send was imported,
+        and the advice said "No DMARC reports" with no word of it (the tester's)."""
+        with self._lock:
+            return int(self._db.execute("SELECT count(*) FROM reports r JOIN listed USING(id) WHERE r.day = ''")
+                       .fetchone()[0])
+
     def period_reports(self, first: date, last: date) -> list[StoredReport]:
         """Every listed report of the period, in the order :meth:`digests` gives them, without their records."""
         with self._lock:

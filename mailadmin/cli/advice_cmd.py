@@ -73,10 +73,9 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
     try:
         for attempt in range(2):
             try:
-                result = await store.sync(client.objects(DMARC_EXTERNAL_REPORT), since=first)
+                await store.sync(client.objects(DMARC_EXTERNAL_REPORT), since=first)
                 store.checkpoint_behind()  # the log copied into the file while the advice judges
-                if result.unreadable:
-                    note(f"note: {counted(result.unreadable, 'report')} left out: not readable as sent")
+                unreadable = store.unreadable_listed()
                 advice = await advise_stored(store, first, last, resolver=name_resolver(args.offline),
                                              naming_budget=NAMING_BUDGET, domain=args.domain, senders=senders)
                 break
@@ -93,8 +92,12 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
         # Cron needs a "new" it can alert on: without the history, the previous run says what is new.
         mark_new_since(advice, previous)
     write_private(last_run, run_record(advice, previous))
+    if unreadable:
+        note(f"note: {counted(unreadable, 'report')} the server lists could not be read ({UNREADABLE_WHY}): in no"
+             " figure here; `mailadmin export-dmarc` names them, and they can be deleted")
     if args.check:
-        return _check(advice, previous, as_json=args.json)
+        found = _check(advice, previous, as_json=args.json)
+        return EXIT_ATTENTION if unreadable else found  # reports left unread are mail unjudged: cron says so
     if not history_held and not args.since_last and not args.check:
         note(f"note: no source is marked new: the reports before {first} are not all held to compare with (a "
              "longer --days fetches any the server has; --since-last compares with the previous run)")
@@ -123,6 +126,9 @@ def owned_senders(add: list[str], remove: list[str]) -> SenderMap:
         config.save()
         note(f"providers that send for your domains: {', '.join(config.senders) or 'none'}")
     return load_senders().with_owned(config.senders)
+
+
+UNREADABLE_WHY = "too large for the server to send, or not readable as sent"
 
 
 def _check(advice: list[DomainAdvice], previous: PreviousRun | None, *, as_json: bool) -> int:

@@ -30,6 +30,7 @@ from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Button, DataTable, ProgressBar, Select, Static, TabbedContent, TabPane, Tabs
 
+from jmapclient.counted import counted
 from jmapclient.dmarc.digest_store import DigestStore, Figures
 from jmapclient.dmarc.figures import Headline
 from jmapclient.dmarc.insight.advice import DomainAdvice
@@ -296,7 +297,10 @@ shared provider, not yours". **esc** goes back to the inbox.
             self.post_message(SyncFailed(error))
             return
         self.synced_since = since if self.synced_since is None else min(since, self.synced_since)
-        await self.compute_figures("")
+        unreadable = await asyncio.to_thread(self.cache.unreadable_listed)
+        # A report too large for the server to send counts nowhere: said beside the totals, not left unsaid.
+        await self.compute_figures(f" · {counted(unreadable, 'listed report')} could not be read: in no figure"
+                                   " (the inbox names it)" if unreadable else "")
 
     @work(exclusive=True, group="dmarc-analytics-figures")
     @while_attached
