@@ -157,13 +157,21 @@ def _known_anywhere(found: ObjectType, keys: list[str]) -> None:
 
 async def _model_for_update(found: ObjectType, variant: str | None, object_id: str, client: JmapClient
                             ) -> type[WireModel] | None:
-    """The model the object's fields follow; a multi-variant object is read for its @type."""
-    if not found.variants or variant is not None:
+    """The model the object's fields follow; a multi-variant object is read for its @type, and a variant named on
+    the command line must be it: ``update Directory/Ldap`` of an SQL directory patched it with fields read as
+    LDAP's, and said "updated" (the tester's)."""
+    if not found.variants:
         return found.model_for(variant)
     result = await client.objects(found).get([object_id], properties=[TYPE_KEY])
     if not result.raw:
-        return None
-    return model_of(found, result.raw[0])
+        # Not found: the update says what the server says of the id (the real server answers a malformed one not).
+        return None if variant is None else found.model_for(variant)
+    model = model_of(found, result.raw[0])
+    if variant is not None and model is not found.model_for(variant):
+        held = safe_text(str(result.raw[0].get(TYPE_KEY)), max_len=40)
+        raise UsageError(f"{found.name} {safe_text(object_id, max_len=80)} is of kind {held}, not {variant}: name"
+                         f" its own kind ({found.name}/{held}) or none; nothing was sent")
+    return model
 
 
 async def update(args: argparse.Namespace, client: JmapClient) -> int:

@@ -127,3 +127,16 @@ def test_numbers_in_other_digits_or_with_underscores_are_refused(real: StubServe
     code, out, err = run(real, capsys, "update", "Directory", ldap, "--field", field)
     assert (code, out) == (1, "") and ("whole number" in err or "not a duration" in err), err
     assert real.store.get(DIRECTORY, [ldap])[ldap] == before
+
+
+def test_an_update_naming_another_kind_than_the_directory_s_is_refused_unsent(real: StubServer,
+                                                                              capsys: pytest.CaptureFixture[str]):
+    # The tester: `update Directory/Ldap ID` of an SQL directory read its fields as LDAP's, and said "updated".
+    sql = next(i for i, wire in real.store.get(DIRECTORY, real.store.all_ids(DIRECTORY)).items()
+               if wire["@type"] == "Sql")
+    before = real.store.get(DIRECTORY, [sql])[sql]
+    code, out, err = run(real, capsys, "update", "Directory/Ldap", sql, "--field", "description=renamed")
+    assert (code, out) == (2, "") and f"Directory {sql} is of kind Sql, not Ldap" in err, err
+    assert real.store.get(DIRECTORY, [sql])[sql] == before
+    code, out, err = run(real, capsys, "update", "Directory/sql", sql, "--field", "description=renamed")
+    assert code == 0 and real.store.get(DIRECTORY, [sql])[sql]["description"] == "renamed", err
