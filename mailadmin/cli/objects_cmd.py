@@ -16,12 +16,13 @@ from jmapclient.models.introspect import TYPE_KEY, fields_of, patch_warnings
 from jmapclient.models.objects import ObjectType, object_type
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out
 from jmapclient.paging import QueryPager
+from jmapclient.patch import ensure_no_masked
 from jmapclient.refusals import is_write_refusal
 from jmapclient.validation import validate_written
 from mailadmin.cli import columns as cols
 from mailadmin.cli.filters import parse_sort, parse_where
 from mailadmin.cli.render import column_widths, compact_json, object_lines, table_lines
-from mailadmin.cli.values import build_object, build_patch, split_assignment
+from mailadmin.cli.values import build_object, build_patch, parse_json, split_assignment
 
 
 def target(text: str) -> tuple[ObjectType, str | None]:
@@ -174,17 +175,44 @@ async def _model_for_update(found: ObjectType, variant: str | None, object_id: s
     return model
 
 
+async def _warn_of_whole_variants(found: ObjectType, model: type[WireModel], object_id: str, patch: dict[str, Any],
+                                  typed: dict[str, str], client: JmapClient) -> None:
+    """A ``warning:`` for each nested variant given whole (``store``) naming what it holds now that the update
+    resets: the real server resets every field of it the value does not give (wire-notes), and a whole store
+    given to change its host wiped two read replicas without a word (the tester's)."""
+    whole = [spec.wire for spec in fields_of(model)
+             if spec.kind == "variant" and spec.wire in typed and isinstance(patch.get(spec.wire), dict)]
+    if not whole:
+        return
+    result = await client.objects(found).get([object_id], properties=whole)
+    held = result.raw[0] if result.raw else {}
+    for key in whole:
+        now, given, written = held.get(key), patch[key], parse_json(typed[key])  # parsed before: it parses
+        if not isinstance(now, dict) or now.get(TYPE_KEY) != given.get(TYPE_KEY):
+            continue  # another kind: all of it is new by nature
+        lost = [f"{name} ({len(value)} item{'' if len(value) == 1 else 's'})" if isinstance(value, dict | list)
+                else name for name, value in now.items()
+                if name not in written and name != TYPE_KEY and value not in (None, "", {}, []) and
+                given.get(name) != value]
+        if lost:
+            note(f"warning: {key}: given whole, it resets what it does not give: {', '.join(lost)}; to change one"
+                 f" field give its path instead (--field {key}/NAME=VALUE)")
+
+
 async def update(args: argparse.Namespace, client: JmapClient) -> int:
     found, variant = target(args.object)
     fields = assignments(args.field)
     if found.variants and variant is None:
         _known_anywhere(found, [key for key, _ in fields])
+    if variant is not None:  # what is refused here is refused before any request, the masked secret's too
+        ensure_no_masked(build_patch(found.model_for(variant), fields))
     model = await _model_for_update(found, variant, args.id, client)
     if model is None:
         emit_error(f"{found.name} {args.id}: not found")
         return EXIT_FAILED
     patch = build_patch(model, fields)
     warn_about(model, patch)
+    await _warn_of_whole_variants(found, model, args.id, patch, dict(fields), client)
     try:
         await client.objects(found).update(args.id, patch)
     except SetFailed as error:

@@ -140,3 +140,21 @@ def test_an_update_naming_another_kind_than_the_directory_s_is_refused_unsent(re
     assert real.store.get(DIRECTORY, [sql])[sql] == before
     code, out, err = run(real, capsys, "update", "Directory/sql", sql, "--field", "description=renamed")
     assert code == 0 and real.store.get(DIRECTORY, [sql])[sql]["description"] == "renamed", err
+
+
+def test_a_whole_store_given_to_change_one_field_warns_of_what_it_resets(real: StubServer,
+                                                                         capsys: pytest.CaptureFixture[str]):
+    # The tester: a whole store given with --field to change its host wiped the read replicas without a word (the
+    # real server resets every field of a nested variant sent whole).
+    sql = next(i for i, wire in real.store.get(DIRECTORY, real.store.all_ids(DIRECTORY)).items()
+               if wire["@type"] == "Sql")
+    store = real.store.get(DIRECTORY, [sql])[sql]["store"]
+    assert store.get("readReplicas"), "the demo's SQL directory has read replicas"
+    given = json.dumps({"@type": store["@type"], "host": "db9.example", "authSecret": {"@type": "None"}})
+    code, out, err = run(real, capsys, "update", "Directory", sql, "--field", f"store={given}")
+    assert code == 0 and out.startswith("updated"), err
+    # Named: what it holds now that the update changes, and not what it gives or what keeps its value (port).
+    assert ("warning: store: given whole, it resets what it does not give: database, authUsername, useTls,"
+            " poolMaxConnections, poolRecyclingMethod, readReplicas (1 item); to change one field give its path"
+            " instead (--field store/NAME=VALUE)") in err, err
+    assert real.store.get(DIRECTORY, [sql])[sql]["store"]["host"] == "db9.example"
