@@ -21,7 +21,7 @@ from jmapclient import encoding
 from jmapclient.errors import LocalValidationError
 from jmapclient.file_safety import NestedTooDeep, json_bounded
 from jmapclient.models._base import WireModel
-from jmapclient.models.introspect import FieldSpec, fields_of
+from jmapclient.models.introspect import FieldSpec, fields_at, fields_of
 from jmapclient.outcome import UsageError
 from jmapclient.validation import EMPTY_REFUSED, EMPTY_REFUSED_ALWAYS, NULL_REFUSED, field_errors
 
@@ -289,7 +289,23 @@ def patch_value(model: type[WireModel], key: str, text: str) -> tuple[str, Any]:
                 raise LocalValidationError(_prefixed(key, field_errors(error))) from None
             raise LocalValidationError({key: str(error)}) from None
         return key, item.to_wire()
-    return key, _json_or_text(key, text)
+    return key, _inside_a_variant(model, key, text)
+
+
+def _inside_a_variant(model: type[WireModel], key: str, text: str) -> Any:
+    """A path into a nested variant (``store/timeout``), read as the field it names when every kind of the variant
+    that has it agrees on what it is: ``store/timeout=30s`` was refused as no integer while ``timeout=30s`` worked,
+    and ``store/database=true`` or ``store/authUsername=12345`` were read as JSON, no text (the tester's). Else as
+    JSON, or text."""
+    kinds = {spec.kind: spec for spec in fields_at(model, key)}
+    if len(kinds) == 1:
+        (spec,) = kinds.values()
+        if spec.kind not in JSON_KINDS:
+            try:
+                return parse_text(spec, text)
+            except ValueError as error:
+                raise LocalValidationError({key: str(error)}) from None
+    return _json_or_text(key, text)
 
 
 def build_patch(model: type[WireModel], assignments: Iterable[tuple[str, str]]) -> dict[str, Any]:

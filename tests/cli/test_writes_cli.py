@@ -158,3 +158,18 @@ def test_a_whole_store_given_to_change_one_field_warns_of_what_it_resets(real: S
             " poolMaxConnections, poolRecyclingMethod, readReplicas (1 item); to change one field give its path"
             " instead (--field store/NAME=VALUE)") in err, err
     assert real.store.get(DIRECTORY, [sql])[sql]["store"]["host"] == "db9.example"
+
+
+def test_a_path_into_the_store_is_read_as_the_field_it_names(real: StubServer, capsys: pytest.CaptureFixture[str]):
+    # The tester: store/timeout=30s was refused as no integer while timeout=30s worked; store/database=true and
+    # store/authUsername=12345 were read as JSON (a boolean, a number) and refused, not stored as typed.
+    sql = next(i for i, wire in real.store.get(DIRECTORY, real.store.all_ids(DIRECTORY)).items()
+               if wire["@type"] == "Sql")
+    code, out, err = run(real, capsys, "update", "Directory", sql, "--field", "store/timeout=30s",
+                         "--field", "store/database=true", "--field", "store/authUsername=12345")
+    assert code == 0, err
+    store = real.store.get(DIRECTORY, [sql])[sql]["store"]
+    assert (store["timeout"], store["database"], store["authUsername"]) == (30000, "true", "12345")
+    code, out, err = run(real, capsys, "update", "Directory", sql, "--field", "store/timeout=soon")
+    assert out == ""
+    assert code != 0 and "store/timeout:" in err and "Input should be" not in err, err
