@@ -332,8 +332,10 @@ def as_stored(given: Any, held: Any) -> Any:
     """``given`` with each string that equals the server's ``held`` but for the white space around it
     taken as held: the real server trims strings and set members (wire-notes), so a description with a
     trailing space was updated at every apply and never read "unchanged". A set is ``{member: true}``
-    on the wire: a member is a key, taken as the held member it equals but for that white space."""
-    if isinstance(given, str) and isinstance(held, str) and given.strip() == held.strip():
+    on the wire: a member is a key, taken as the held member it equals but for that white space. Only a held
+    value with no white space around it is what trimming makes: one that has some is kept so by a server that
+    does not trim (the spec profile), and a file without it changes it ("unchanged" was said, the tester's)."""
+    if isinstance(given, str) and isinstance(held, str) and given.strip() == held:
         return held
     if isinstance(given, Mapping) and isinstance(held, Mapping):
         members = _held_members(given, held)
@@ -348,10 +350,10 @@ def as_stored(given: Any, held: Any) -> Any:
 
 def _held_members(given: Mapping[str, Any], held: Mapping[str, Any]) -> dict[str, str]:
     """Each set member of ``given`` (a key whose value is ``true``) the server holds trimmed, to the held
-    one; a field's name never has white space around it, so no field is taken for a member."""
-    trimmed = {key.strip(): key for key, value in held.items() if value is True}
-    return {key: trimmed[key.strip()] for key, value in given.items()
-            if value is True and key not in held and key.strip() in trimmed and trimmed[key.strip()] not in given}
+    one (as :func:`as_stored` says); a field's name never has white space around it, so no field is taken for a
+    member."""
+    return {key: key.strip() for key, value in given.items()
+            if value is True and key not in held and held.get(key.strip()) is True and key.strip() not in given}
 
 
 def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:

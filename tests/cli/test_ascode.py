@@ -728,3 +728,20 @@ def test_null_on_a_required_field_is_refused_in_our_words_with_its_place(
     assert f"note: line {number}: store/host: is required; null cannot clear it\n" in out, out
     assert f"note: line {number}: queryLogin: is required; null cannot clear it\n" in out, out
     assert "Input should" not in out
+
+
+def test_white_space_a_server_keeps_is_a_change_in_a_file_without_it(run: Run, tmp_path: Path) -> None:
+    # The tester, on the spec profile (which keeps what it is sent): the server held "  Lead and trail  ", the file
+    # "Lead and trail", and apply said "unchanged" while printing the server's value with its spaces.
+    with StubServer(profile="spec", reports=0) as spec:
+        _, lines = snapshot_of(run, spec, tmp_path)
+        (_, ldap), = lines[1]["value"].items()
+        directory_id = next(i for i, wire in spec.store.get(DIRECTORY, spec.store.all_ids(DIRECTORY)).items()
+                            if wire["description"] == ldap["description"])
+        code, _, err = run(spec, "update", "Directory", directory_id, "--field",
+                           f"description=  {ldap['description']}  ")
+        assert code == EXIT_OK, err
+        edited = tmp_path / "edited.ndjson"
+        write_lines(edited, lines)
+        code, out, _ = run(spec, "apply", str(edited), "--dry-run")
+        assert code == EXIT_OK and "plan: 1 update, 2 unchanged" in out, out
