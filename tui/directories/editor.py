@@ -14,6 +14,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.widget import Widget
 from textual.widgets import Button, Input, Select, Static, Switch
 
 from jmapclient.errors import LocalValidationError
@@ -59,6 +60,15 @@ While a save waits for the server, **esc** stops waiting (the form keeps what yo
   its LDAP, SQL or OpenID server from this machine. The offline findings also show beside their fields
   when the form opens and on every save.
 """
+
+
+def _cursor_at_the_end(field: Widget | None) -> None:
+    """The field the form opens on takes the keyboard with its cursor after its text, nothing selected: selected, a
+    hurried first key replaced a directory's whole description (the tester's). A field reached by Tab still
+    selects its text, as form fields do."""
+    if isinstance(field, Input) and field.select_on_focus:
+        field.select_on_focus = False
+        field.call_later(setattr, field, "select_on_focus", True)  # after the Focus event already queued to it
 
 
 class DirectoryEditor(DirectorySaveFlow):
@@ -122,6 +132,7 @@ class DirectoryEditor(DirectorySaveFlow):
         editors = self.form.editors
         if editors:
             editors[0].focus_control()
+            _cursor_at_the_end(self.screen.focused)
         return self
 
     def help_text(self) -> str:

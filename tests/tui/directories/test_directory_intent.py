@@ -4,7 +4,7 @@ loose checks accept (an http issuer, an ldapi URL) open, with a warning beside t
 
 from __future__ import annotations
 
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
@@ -93,3 +93,19 @@ async def test_a_secret_ending_in_a_space_is_warned_of_and_the_warning_never_sho
         asked = await answer_question(pilot, yes=True)
         assert "hunter2" not in asked
         assert stored(console.store, "Trailing space")["bindSecret"] == {"@type": "Value", "secret": "hunter2"}
+
+
+async def test_a_key_typed_as_a_directory_opens_adds_to_its_description_not_replaces_it(store: Store) -> None:
+    # The tester: the form opened with the whole description selected, and a hurried first key replaced it ("ZZZ").
+    # The first field now has its cursor after the text; Tab to a field still selects it, as form fields do.
+    console = make_console(store, profile="stalwart")
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, "Corporate OpenLDAP (service account)")
+        await pilot.press("Z")
+        await settle(pilot)
+        assert field(pilot, "description").query_one(Input).value == "Corporate OpenLDAP (service account)Z"
+        await pilot.press("tab")
+        await settle(pilot)
+        focused = pilot.app.screen.focused
+        assert isinstance(focused, Input) and focused.value and focused.selection == (0, len(focused.value))
