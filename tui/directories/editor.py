@@ -164,7 +164,6 @@ class DirectoryEditor(DirectorySaveFlow):
 
     # --- Save -------------------------------------------------------------------------------------
 
-    @on(Button.Pressed, "#editor-save")
     def _ask_to_save_altered(self, said: str, altered: dict[str, str]) -> None:
         from tui.screens.confirm import ConfirmScreen
 
@@ -176,6 +175,7 @@ class DirectoryEditor(DirectorySaveFlow):
         self.app.push_screen(ConfirmScreen(f"{said[:1].upper()}{said[1:]}. Save it so?", yes="Save",
                                            no="Keep editing"), answered)
 
+    @on(Button.Pressed, "#editor-save")
     def action_save(self) -> None:
         if self.busy:
             return
