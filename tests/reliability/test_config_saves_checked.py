@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.config import Config, ConfigError, Profile
+from jmapclient.config import Config, ConfigError, Profile, ProfileChanged
 from tests.support.config_files import private_file, written_elsewhere
 
 LINK_NOT_WRITTEN = "not written through"
@@ -155,20 +155,25 @@ def test_renaming_the_default_profile_keeps_it_the_default(tmp_path: Path) -> No
     assert tomllib.loads(config.read_text())["default"] == "office"
 
 
-def test_a_rename_keeps_what_was_changed_elsewhere_meanwhile_and_adds_only_its_own_changes(tmp_path: Path) -> None:
-    # The console's rename wrote its copy whole: the URL, token file and allow_http that `profile add`
-    # had put there meanwhile were lost, and the token that command had replaced was written back.
+def test_a_rename_of_a_profile_changed_elsewhere_is_held_back_then_written_whole(tmp_path: Path) -> None:
+    # The console's rename wrote its copy whole: the URL, token file and allow_http that `profile add` had put there
+    # meanwhile were lost. Merged key by key instead, an edit paired one server's URL with another's token file (the
+    # tester's). So a profile changed elsewhere is held back, named; saved over it on purpose, it is written whole.
     config = private_file(tmp_path / "config.toml", '[profiles.work]\n# the office server\nurl = "http://a.example"\n'
                           'token = "old-token"\n')
     console = Config.load(config)
     written_elsewhere(config, Profile(name="work", url="http://b.example", token_file="/etc/b-token", allow_http=True))
+    theirs = config.read_text()
     mine = dataclasses.replace(console.profiles["work"], name="office", read_only=True)
-    console.put(mine, replacing="work")
-    text = config.read_text()
-    assert tomllib.loads(text)["profiles"] == {"office": {"url": "http://b.example", "token_file": "/etc/b-token",
-                                                         "allow_http": True, "read_only": True}}
-    assert "# the office server" in text and "old-token" not in text
-    assert console.profiles["office"].token_file == "/etc/b-token"
+    with pytest.raises(ProfileChanged) as held:
+        console.put(mine, replacing="work")
+    assert held.value.changed == ("url (now http://b.example), token (now none), token_file (now /etc/b-token),"
+                                  " allow_http (now on)")
+    assert config.read_text() == theirs and "office" not in console.profiles
+    console.put(mine, replacing="work", over=True)
+    assert tomllib.loads(config.read_text())["profiles"] == {"office": {"url": "http://a.example",
+                                                                       "token": "old-token", "read_only": True}}
+    assert console.profiles["office"].token_file is None
 
 
 def test_a_rename_or_a_removal_leaves_no_blank_lines_at_the_file_s_start_or_end(tmp_path: Path) -> None:
