@@ -16,13 +16,24 @@ _CANONICAL_IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
 
 
 def canonical_ip(text: str) -> str | None:
-    """``text`` as ``ipaddress`` spells the address, or None when it is no IP address (spaces included)."""
+    """``text`` as ``ipaddress`` spells the address, or None when it is no IP address (spaces included).
+
+    An IPv4-mapped IPv6 address (``::ffff:192.0.2.1``) is its IPv4 address; one with a scope id (``%eth0``) is
+    refused."""
     if _CANONICAL_IPV4.fullmatch(text):
         return text
     try:
-        return str(ipaddress.ip_address(text))
+        address = ipaddress.ip_address(text)
     except ValueError:
         return None
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.scope_id is not None:
+            # ipaddress keeps any text after "%": one sender became as many sources as a report spelled scopes
+            # ("2001:db8::1%a", "%b"...; the tester's). A scope names an interface of a host, never a sender.
+            return None
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)  # the same sender as the plain IPv4 address, one source (the tester's)
+    return str(address)
 
 
 _LOCAL_NETWORKS = tuple(ipaddress.ip_network(net) for net in (

@@ -164,12 +164,11 @@ def _epoch_to_utc(value: str | None, which: str) -> str:
     if value is None:
         raise ReportRejected(f"no <date_range>/<{which}>")
     try:
-        number = float(value) if "." in value or "e" in value.lower() else int(value)
+        # Read as a <count> is: int() and float() also read '1_795_824_000', other scripts' digits and
+        # '1.795824e9', and such a report was imported with that date without a word (the tester's).
+        seconds = int(plain_number(value))
     except ValueError:
         raise ReportRejected(f"<date_range>/<{which}> is not epoch seconds: {_short(value)}") from None
-    if not math.isfinite(number):
-        raise ReportRejected(f"<date_range>/<{which}> is not a finite number: {_short(value)}")
-    seconds = int(number)
     if not 0 <= seconds <= _MAX_EPOCH:
         raise ReportRejected(f"<date_range>/<{which}> is out of range: {_short(value)}")
     return utc_text(datetime.fromtimestamp(seconds, UTC))
@@ -284,6 +283,9 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
 
     row_texts = child_texts(row)
     count_text = row_texts.get("count")
+    if count_text is None and "count" in row_texts:
+        # An empty <count> is no number: read as 0 it made a record of no messages without a word (the tester's).
+        count_text = ""
     try:
         count = int(plain_number(count_text)) if count_text is not None else 0
     except ValueError:

@@ -277,12 +277,33 @@ def test_version_defaults_to_1() -> None:
         ("0", "86399", ("1970-01-01T00:00:00Z", "1970-01-01T23:59:59Z")),
         ("1700000000", "1700086399 ", ("2023-11-14T22:13:20Z", "2023-11-15T22:13:19Z")),
         ("\t1536105600\t", "1536191999", ("2018-09-05T00:00:00Z", "2018-09-05T23:59:59Z")),
+        (" +01536105600 ", "01536191999", ("2018-09-05T00:00:00Z", "2018-09-05T23:59:59Z")),  # as a <count> reads
     ],
 )
 def test_epoch_to_utc(begin: str, end: str, expected: tuple[str, str]) -> None:
     date_range = f"<date_range><begin>{begin}</begin><end>{end}</end></date_range>"
     report = report_of(feedback(date_range=date_range))
     assert (report["dateRangeBegin"], report["dateRangeEnd"]) == expected
+
+
+@pytest.mark.parametrize("which", ["begin", "end"])
+@pytest.mark.parametrize("value", ["1_795_824_000", "١٧٩٥٨٢٤٠٠٠", "１７９５９１０３９９", "1.795824e9",
+                                   "1795824000.5", "inf"])
+def test_a_date_not_in_ascii_digits_is_refused(which: str, value: str) -> None:
+    # Read as a <count> is: int()/float() took '1_795_824_000', Arabic-Indic and fullwidth digits and '1.795824e9'
+    # as a date without a word (the tester's).
+    ends = {"begin": "1795824000", "end": "1795910399", which: value}
+    date_range = f"<date_range><begin>{ends['begin']}</begin><end>{ends['end']}</end></date_range>"
+    result = parse(feedback(date_range=date_range))
+    assert result.status == "rejected"
+    assert result.reason == f"<date_range>/<{which}> is not epoch seconds: {value!r}"
+
+
+def test_an_unreadable_long_date_is_named_cut() -> None:
+    date_range = f"<date_range><begin>{'٧' * 4000}</begin><end>1795910399</end></date_range>"
+    result = parse(feedback(date_range=date_range))
+    assert result.status == "rejected"
+    assert result.reason == f"<date_range>/<begin> is not epoch seconds: '{'٧' * 39}... (4000 characters)"
 
 
 def test_empty_strings_are_dropped() -> None:
@@ -382,6 +403,35 @@ def test_invalid_source_ip_is_omitted_with_warning() -> None:
     assert "invalid <source_ip> '999.1.1.1'; left empty" in result.warnings
 
 
+@pytest.mark.parametrize(
+    ("ip", "expected"),
+    [
+        ("::ffff:192.0.2.1", "192.0.2.1"),
+        ("::FFFF:c000:0201", "192.0.2.1"),
+    ],
+)
+def test_an_ipv4_mapped_source_is_its_ipv4_address(ip: str, expected: str) -> None:
+    # '::ffff:192.0.2.1' was a source apart from '192.0.2.1', the same sender (the tester's).
+    assert first_record(feedback(records=record(ip=ip)))["sourceIp"] == expected
+
+
+@pytest.mark.parametrize(
+    ("ip", "shown"),
+    [
+        ("2001:db8::1%a", "'2001:db8::1%a'"),
+        ("fe80::1%eth0", "'fe80::1%eth0'"),
+        ("::ffff:192.0.2.1%1", "'::ffff:192.0.2.1%1'"),
+        ("2001:db8::1%" + "Z" * 60, "'2001:db8::1%" + "Z" * 27 + "... (72 characters)"),
+    ],
+)
+def test_a_source_with_a_scope_id_is_left_empty_with_warning(ip: str, shown: str) -> None:
+    # ipaddress keeps any text after '%': one sender became any number of sources (the tester's).
+    result = parse(feedback(records=record(ip=ip)))
+    assert result.wire is not None
+    assert "sourceIp" not in result.wire["report"]["records"]["0"]
+    assert f"invalid <source_ip> {shown}; left empty" in result.warnings
+
+
 def test_count_defaults_to_zero() -> None:
     data = feedback(records=record().replace("<count>3</count>", ""))
     assert first_record(data)["count"] == 0
@@ -393,6 +443,20 @@ def test_a_count_not_in_ascii_digits_is_skipped(count: str) -> None:
     result = parse(feedback(records=record(count=count) + record(count=" +4 ")))
     assert result.wire is not None and [r["count"] for r in result.wire["report"]["records"].values()] == [4]
     assert any(w.startswith("record 1 skipped: <count> is not a number") for w in result.warnings), result.warnings
+
+
+@pytest.mark.parametrize("count", ["", "  ", "\n\t"])
+def test_an_empty_count_is_skipped(count: str) -> None:
+    # An empty <count> made a record of no messages without a word (the tester's); an absent one is still 0.
+    result = parse(feedback(records=record(count=count) + record(count="4")))
+    assert result.wire is not None and [r["count"] for r in result.wire["report"]["records"].values()] == [4]
+    assert "record 1 skipped: <count> is not a number: ''" in result.warnings
+
+
+def test_an_empty_self_closed_count_is_skipped() -> None:
+    result = parse(feedback(records=record().replace("<count>3</count>", "<count/>")))
+    assert result.status == "rejected"
+    assert result.warnings == ["record 1 skipped: <count> is not a number: ''"]
 
 
 def test_bad_record_is_skipped_and_reported() -> None:

@@ -65,6 +65,15 @@ async def test_not_an_address_is_never_looked_up() -> None:
     assert fake.calls == [] and {n.status for n in names.values()} == {NameStatus.FAILED}
 
 
+async def test_a_scoped_address_is_never_looked_up_and_a_mapped_one_is_looked_up_as_ipv4() -> None:
+    # A scope id names an interface of a host, no sender; '::ffff:192.0.2.1' is the sender 192.0.2.1 (the tester's).
+    fake = FakeResolver(ptr={"192.0.2.1": ["mx.example.net"]}, addresses={"mx.example.net": ["192.0.2.1"]})
+    names = await resolver_for(fake).resolve_all(["2001:db8::1%a", "::ffff:192.0.2.1"])
+    assert names["2001:db8::1%a"].status is NameStatus.FAILED
+    assert names["::ffff:192.0.2.1"].status is NameStatus.CONFIRMED
+    assert fake.calls == ["192.0.2.1", "mx.example.net"]
+
+
 LOCAL_ADDRESSES = ["10.1.2.3", "172.16.0.9", "192.168.1.1", "100.64.0.1", "127.0.0.1", "169.254.9.9", "0.0.0.0",
                    "fd00::25", "fe80::1", "::1", "::ffff:10.0.0.5", "224.0.0.1"]
 
@@ -211,9 +220,14 @@ def _normal_by_ipaddress(text: str) -> str | None:
     import ipaddress
 
     try:
-        return str(ipaddress.ip_address(text.strip()))
+        address = ipaddress.ip_address(text.strip())
     except ValueError:
         return None
+    if isinstance(address, ipaddress.IPv6Address) and address.scope_id is not None:
+        return None  # a scope id names no sender
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)  # the IPv4 sender it maps
+    return str(address)
 
 
 _QUAD_PARTS = st.one_of(st.integers(0, 300).map(str), st.sampled_from(["00", "01", "010", "255", "256", " 1", "1 ",
@@ -221,7 +235,8 @@ _QUAD_PARTS = st.one_of(st.integers(0, 300).map(str), st.sampled_from(["00", "01
 
 
 @given(st.one_of(st.lists(_QUAD_PARTS, min_size=3, max_size=5).map(".".join), st.text(max_size=20),
-                 st.ip_addresses().map(str)))
+                 st.ip_addresses().map(str), st.ip_addresses(v=4).map(lambda ip: f"::ffff:{ip}"),
+                 st.tuples(st.ip_addresses(v=6), st.text(max_size=5)).map(lambda pair: f"{pair[0]}%{pair[1]}")))
 def test_normal_ip_agrees_with_ipaddress(text: str) -> None:
     # The canonical-IPv4 pattern answers without ipaddress: it must never answer otherwise than it.
     assert names.normal_ip(text) == _normal_by_ipaddress(text)
