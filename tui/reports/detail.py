@@ -102,9 +102,14 @@ def panel(title: str, rows: list[tuple[str, str]]) -> Table:
     table.add_column(style="bold", min_width=22)
     table.add_column()
     for name, value in rows:
-        # Names (an extension's) and values come from the report: whole, wrapped, never markup.
-        table.add_row(outside.cut(name), outside.whole(value))
+        # Names (an extension's) and values come from the report: wrapped, never markup, and cut at DETAIL_MAX
+        # (a 3,000-character comment filled 97 lines at 80x24; the report's JSON holds it whole).
+        table.add_row(outside.cut(name), outside.whole(value, max_len=DETAIL_MAX))
     return table
+
+
+DETAIL_MAX = 400
+"""Characters of one outside value a detail panel shows: five lines at 80 columns."""
 
 
 class OpenLevel(Message):
@@ -495,7 +500,8 @@ SPF_COLUMNS = ("domain", "scope", "result", "humanResult")
 def results_table(title: str, model: type[WireModel], columns: tuple[str, ...], items: list[Any]) -> Table:
     table = Table(title=title, title_justify="left", title_style="bold", expand=False, box=box.SIMPLE_HEAD)
     for wire in columns:
-        table.add_column(label(model, wire))
+        # One line a cell: wrapped, a result's text with a line break took three lines, each cut (the tester's).
+        table.add_column(label(model, wire), no_wrap=True, overflow="ellipsis")
     for item in items:
         table.add_row(*(outside.cut(field_text(item, w)) for w in columns))
     if not items:

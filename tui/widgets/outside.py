@@ -25,9 +25,10 @@ def cut(value: Any, style: str = "", *, justify: Any = None, max_len: int = LIST
     return Text(safe_text(value, max_len=max_len), style=style, justify=justify)
 
 
-def whole(value: Any, style: str = "", *, multi_line: bool = False) -> Text:
-    """A detail view's value: whole and wrapped; a line break shows as ``\\n`` unless ``multi_line``."""
-    return Text(safe_text(value, single_line=not multi_line), style=style, overflow="fold")
+def whole(value: Any, style: str = "", *, multi_line: bool = False, max_len: int | None = None) -> Text:
+    """A detail view's value: whole and wrapped (cut at ``max_len``); a line break shows as ``\\n`` unless
+    ``multi_line``."""
+    return Text(safe_text(value, single_line=not multi_line, max_len=max_len), style=style, overflow="fold")
 
 
 def message(value: Any, style: str = "") -> Text:

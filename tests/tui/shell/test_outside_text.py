@@ -6,12 +6,16 @@ segment with a link or a click action, and no raw control character on screen.
 
 from __future__ import annotations
 
+import io
 import zipfile
 from pathlib import Path
 
+from rich.console import Console
 from textual.widgets import Input, TabbedContent
 
+from jmapclient.models.dmarc import DmarcDkimResult
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+from server_stub.store import MEMORY, Store
 from tests.support.console import make_console
 from tests.support.hostile import (
     HOSTILE,
@@ -19,13 +23,14 @@ from tests.support.hostile import (
     MARKERS,
     PAYLOADS,
     assert_safe_screen,
+    hostile_report,
     hostile_store,
     screen_text,
     visible,
 )
 from tests.support.waiting import settle, settle_work
 from tui.reports.analytics_view import AnalyticsView
-from tui.reports.detail import RecordsView, RecordView, ReportView
+from tui.reports.detail import DKIM_COLUMNS, RecordsView, RecordView, ReportView, results_table
 from tui.reports.dialogs import KeepDialog
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form_dialog import MessageDialog
@@ -166,3 +171,26 @@ async def test_directories_list_editor_and_rule_panel_show_the_payload_as_text()
 def test_every_payload_class_is_in_the_hostile_string() -> None:
     assert all(sample in HOSTILE for sample in PAYLOADS.values())
     assert all(marker.replace("\\", "") for marker in MARKERS)
+
+
+async def test_a_100_kb_value_is_cut_in_the_record_view_and_its_results_stay_one_line_a_row() -> None:
+    # The tester: a 3,000-character comment filled 97 lines of the record view at 80x24, and a result's text with
+    # a line break wrapped to three table lines, each cut, its middle lost.
+    store = Store(MEMORY)
+    model, stored, _ = hostile_report(HUGE)
+    store.insert_many(DMARC_EXTERNAL_REPORT, [(model, stored)])
+    console = make_console(store, start_section="dmarc")
+    async with console.app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(3):  # the report, its records, the record
+            await pilot.press("enter")
+            await settle(pilot)
+        view = pilot.app.query_one(RecordView)
+        body = view.query_one("#record-body")
+        assert body.virtual_size.height < 150, body.virtual_size.height
+        assert HUGE not in screen_text(pilot.app)
+        drawn = Console(width=80, record=True, file=io.StringIO())
+        results = view.record.dkim_results
+        drawn.print(results_table("DKIM", DmarcDkimResult, DKIM_COLUMNS, results))
+        lines = [line for line in drawn.export_text().splitlines() if line.strip()]
+        assert results and len(lines) == 3 + len(results), lines  # title, header, rule, one line a result
