@@ -252,7 +252,7 @@ class ProfileChanged(ConfigError):
 
     def __init__(self, name: str, path: Path, read: Mapping[str, Any], held: Mapping[str, Any]) -> None:
         self.changed = changed_profile_keys(read, held)
-        super().__init__(f"profile {name!r} was changed in {path} since this form opened (by another program):"
+        super().__init__(f"profile {name!r} was changed in {path} since it was read (by another program):"
                          f" {self.changed}; nothing saved")
 
 

@@ -360,7 +360,6 @@ class _Counting:
             entry.verdict, entry.summary = judge_domain(entry)
         return sorted(advice.values(), key=lambda a: (-a.messages, a.domain))
 
-
     def _published(self, entry: DomainAdvice, latest: Iterable[tuple[CountedReport, int, int]]) -> PolicySeen:
         """The policy the domain publishes, as far as reports tell: the latest report's. When the reporters' latest
         reports disagree, that is kept in ``entry``: reports are unauthenticated, and two forged reports ending a
