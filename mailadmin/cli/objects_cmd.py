@@ -187,7 +187,9 @@ async def _warn_of_whole_variants(found: ObjectType, model: type[WireModel], obj
     result = await client.objects(found).get([object_id], properties=whole)
     held = result.raw[0] if result.raw else {}
     for key in whole:
-        now, given, written = held.get(key), patch[key], parse_json(typed[key])  # parsed before: it parses
+        text = typed[key].strip()
+        # Parsed already when it is JSON (a bare kind, ``store=PostgreSql``, gives no field).
+        now, given, written = held.get(key), patch[key], parse_json(text) if text.startswith("{") else {}
         if not isinstance(now, dict) or now.get(TYPE_KEY) != given.get(TYPE_KEY):
             continue  # another kind: all of it is new by nature
         lost = [f"{name} ({len(value)} item{'' if len(value) == 1 else 's'})" if isinstance(value, dict | list)

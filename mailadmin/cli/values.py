@@ -295,8 +295,8 @@ def patch_value(model: type[WireModel], key: str, text: str) -> tuple[str, Any]:
 def _inside_a_variant(model: type[WireModel], key: str, text: str) -> Any:
     """A path into a nested variant (``store/timeout``), read as the field it names when every kind of the variant
     that has it agrees on what it is: ``store/timeout=30s`` was refused as no integer while ``timeout=30s`` worked,
-    and ``store/database=true`` or ``store/authUsername=12345`` were read as JSON, no text (the tester's). Else as
-    JSON, or text."""
+    and ``store/database=true`` or ``store/authUsername=12345`` were read as JSON, not text (the tester's). Else
+    as JSON, or text."""
     kinds = {spec.kind: spec for spec in fields_at(model, key)}
     if len(kinds) == 1:
         (spec,) = kinds.values()

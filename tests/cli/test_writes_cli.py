@@ -158,6 +158,12 @@ def test_a_whole_store_given_to_change_one_field_warns_of_what_it_resets(real: S
             " poolMaxConnections, poolRecyclingMethod, readReplicas (1 item); to change one field give its path"
             " instead (--field store/NAME=VALUE)") in err, err
     assert real.store.get(DIRECTORY, [sql])[sql]["store"]["host"] == "db9.example"
+    # A bare kind is a whole value too, of no field (it was read as JSON, and the command ended in a traceback).
+    ldap = next(i for i, wire in real.store.get(DIRECTORY, real.store.all_ids(DIRECTORY)).items()
+                if wire["@type"] == "Ldap")
+    for _ in range(2):
+        code, out, err = run(real, capsys, "update", "Directory", ldap, "--field", "bindSecret=None")
+        assert code == 0 and out.startswith("updated") and "Traceback" not in err, err
 
 
 def test_a_path_into_the_store_is_read_as_the_field_it_names(real: StubServer, capsys: pytest.CaptureFixture[str]):

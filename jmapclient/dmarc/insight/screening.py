@@ -75,7 +75,7 @@ class Screening:
 
     def counting_implausible(self) -> Screening:
         """This screening with the reports left out against a baseline counted, and named as doubted: what the
-        advice judges where leaving them out would call a domain ready."""
+        advice judges such a domain on again, keeping the more cautious verdict (``advice._more_cautious``)."""
         kept = {digest: why for digest, why in self.left_out.items() if digest not in self.implausible}
         doubted = {digest: self.left_out[digest] for digest in self.implausible}
         return Screening(kept, self.reused, set(), doubted)
