@@ -57,6 +57,9 @@ def parse_duration(text: str | int) -> int:
     compact = text.strip().lower()
     if not compact:
         raise ValueError("a duration cannot be empty")
+    if re.search("M(?![sS])", text):
+        # Read as minutes once lower-cased, "90M" may have been meant as months (the tester's): asked, not guessed.
+        raise ValueError(f"{text!r}: write minutes with a small m (90m); a month is no unit, write days (30d)")
     if re.fullmatch("[0-9]+", compact):
         if int(compact) == 0:
             return 0

@@ -23,6 +23,14 @@ def test_parse_duration_accepts_the_forms_people_write(text: str | int, ms: int)
     assert encoding.parse_duration(text) == ms
 
 
+@pytest.mark.parametrize("text", ["90M", "1H30M", "2M 5s"])
+def test_a_capital_m_is_refused_not_read_as_minutes(text: str) -> None:
+    # The tester: "90M" was stored as 90 minutes, though it may have been meant as months.
+    with pytest.raises(ValueError, match="write minutes with a small m"):
+        encoding.parse_duration(text)
+    assert encoding.parse_duration(text.replace("M", "m")) > 0 and encoding.parse_duration("250MS") == 250
+
+
 def test_a_typed_number_without_a_unit_is_refused_not_read_as_milliseconds() -> None:
     with pytest.raises(ValueError, match="'45' has no unit; write 45ms, 45s"):
         encoding.parse_duration("45")
