@@ -24,14 +24,14 @@ def record(
 
 def report(
     *records: RecordDigest, domain: str = "example.com", day: date = DAY, p: str = "none", adkim: str = "relaxed",
-    aspf: str = "relaxed", testing: bool = False, rid: str = "", reporter: str = "r", report_id: str = "",
+    aspf: str = "relaxed", testing: bool = False, rid: str = "", reporter: str = "r", report_id: str = "", sp: str = "",
 ) -> ReportDigest:
     """A report digest; its report id is its own unless given (a repeat of a report shares reporter and id)."""
     begin = datetime(day.year, day.month, day.day, tzinfo=UTC)
     digest_id = rid or f"{domain}-{day}-{len(records)}-{records[0].source_ip if records else ''}"
     return ReportDigest(id=digest_id, reporter=reporter, report_id=report_id or digest_id, policy_domain=domain,
                         begin=begin,
-                        end=begin + timedelta(days=1, seconds=-1), records=records, p=p, sp="", np="",
+                        end=begin + timedelta(days=1, seconds=-1), records=records, p=p, sp=sp, np="",
                         adkim=adkim, aspf=aspf, testing=testing)
 
 

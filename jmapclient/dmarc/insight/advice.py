@@ -26,8 +26,10 @@ from jmapclient.dmarc.insight.judge import (
     JudgedSource,
     ReportContext,
     SourceClass,
+    SubdomainMail,
     Tallies,
-    judge_sources,
+    report_context,
+    tallies_of,
 )
 from jmapclient.dmarc.insight.names import NameResolver, SourceName
 from jmapclient.dmarc.insight.screening import (
@@ -149,6 +151,8 @@ class DomainAdvice:
     """Reports not counted: repeats of a report already counted, and implausible ones."""
     reused: list[LeftOut] = field(default_factory=list)
     """Reports counted although another of the same reporter and report id says otherwise."""
+    subdomains: SubdomainMail | None = None
+    """Its mail From subdomains in reports publishing sp=: left out of the judgement and of :attr:`affected`."""
     doubted: list[LeftOut] = field(default_factory=list)
     """Reports implausible against their baseline, counted all the same: left out, the advice was less cautious."""
     verdict: Verdict = Verdict.TOO_LITTLE_DATA
@@ -157,8 +161,8 @@ class DomainAdvice:
 
     @property
     def affected(self) -> int:
-        """Messages the next step would act on: those failing DMARC."""
-        return self.messages - self.passed
+        """Messages the next step would act on: those failing DMARC, but for a subdomain's that sp= governs."""
+        return self.messages - self.passed - (self.subdomains.failing if self.subdomains is not None else 0)
 
     @property
     def authorised_messages(self) -> int:
@@ -200,6 +204,9 @@ class DomainAdvice:
                         for r in self.left_out],
             "reusedIds": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages, "why": r.why}
                           for r in self.reused],
+            "subdomainsUnderSp": None if self.subdomains is None else {
+                "messages": self.subdomains.messages, "failing": self.subdomains.failing,
+                "domains": sorted(self.subdomains.domains), "sp": sorted(self.subdomains.policies)},
             "countedThoughImplausible": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages,
                                           "why": r.why} for r in self.doubted],
             "verdict": str(self.verdict),
@@ -327,10 +334,14 @@ class _Counting:
         last_seen, before, reports = latest.get(who, (report, 0, 0))
         latest[who] = (report if report.end > last_seen.end else last_seen, before + messages, reports + 1)
 
-    def advice(self, sources: Iterable[JudgedSource], seen_before: Collection[tuple[str, str]] | None
-               ) -> list[DomainAdvice]:
-        """The advice per domain with the judged sources of the counted reports, biggest domain first."""
+    def advice(self, sources: Iterable[JudgedSource], seen_before: Collection[tuple[str, str]] | None,
+               subdomains: Mapping[str, SubdomainMail]) -> list[DomainAdvice]:
+        """The advice per domain with the judged sources of the counted reports (and their ``subdomains``' mail
+        left out of them), biggest domain first."""
         advice = self.domains
+        for name, mail in subdomains.items():
+            if name in advice:
+                advice[name].subdomains = mail
         for source in sources:
             entry = advice[source.policy_domain]
             source.new = None if seen_before is None else (source.policy_domain, source.ip) not in seen_before
@@ -429,7 +440,8 @@ def advise(
                 counting.count(entry, report, messages, passed)
                 yield report
 
-        return counting.advice(judge_sources(chosen(), names, senders=senders), seen_before)
+        tallies = tallies_of(chosen(), senders=senders)
+        return counting.advice(tallies.judge(names), seen_before, tallies.subdomains)
 
     advice = judged(screening)
     doubtful = _doubtful(advice, screening)
@@ -549,6 +561,18 @@ def _disputed_words(advice: DomainAdvice) -> str:
             " which is published.")
 
 
+def _subdomain_words(advice: DomainAdvice) -> str:
+    """The mail From subdomains that sp= governs: the next step on p does not act on it."""
+    mail = advice.subdomains
+    if mail is None:
+        return ""
+    domains = [_named_by_outsider(d) for d in sorted(mail.domains)[:LISTED_SOURCES]]
+    return (f"Left out of this judgement: {_count(mail.messages, 'message')} From subdomains"
+            f" ({_listed(domains, len(mail.domains))}; {mail.failing:,} failing), which the published"
+            f" {' or '.join(f'sp={sp}' for sp in sorted(mail.policies))} governs, not p: the next step on p does"
+            " not act on them.")
+
+
 def _doubted_words(advice: DomainAdvice) -> str:
     """The reports counted although implausible against their baseline: left out, the advice was less cautious."""
     return _reports_words("Counted although implausible, since leaving them out made the advice less cautious",
@@ -565,8 +589,8 @@ def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
     """
     verdict, summary = _verdict(advice)
     resting = _reporters_words(advice)
-    said = " ".join(words for words in (_disputed_words(advice), _left_out_words(advice), _reused_words(advice),
-                                        _doubted_words(advice)) if words)
+    said = " ".join(words for words in (_disputed_words(advice), _subdomain_words(advice), _left_out_words(advice),
+                                        _reused_words(advice), _doubted_words(advice)) if words)
     return verdict, f"{summary} {resting[0].upper()}{resting[1:]}." + (f" {said}" if said else "")
 
 
@@ -670,14 +694,14 @@ async def advise_stored(
                 entry = counting.wanted_in(report)
                 if entry is not None:
                     counting.count(entry, report, report.messages, report.passed)
-                    context = (report.policy_domain, report.adkim, report.aspf, report.reporter)
+                    context = report_context(report)
                     contexts[report.key] = shared.setdefault(context, context)
             del reports
             tallies = Tallies(store.records_of(list(contexts)), contexts, senders=senders, lists=stored_lists)
             ips = tallies.ips()  # the sources counted: names are looked up for them only
         names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
         with collector_paused():
-            return counting.advice(tallies.judge(names), store.seen_before(first, ips)), screening
+            return counting.advice(tallies.judge(names), store.seen_before(first, ips), tallies.subdomains), screening
 
     advice, screening = await judged(None)
     doubtful = _doubtful(advice, screening)

@@ -260,8 +260,24 @@ class _Tally:
         self.biggest = -1
 
 
-ReportContext = tuple[str, str, str, str]
-"""What judging reads of a record's report: (policy domain, adkim, aspf, reporter)."""
+ReportContext = tuple[str, str, str, str, str]
+"""What judging reads of a record's report: (policy domain, adkim, aspf, reporter, sp as published or "")."""
+
+
+def report_context(report: Any) -> ReportContext:
+    """A report's :data:`ReportContext` (a digest's or a stored report's)."""
+    sp = report.sp if report.sp not in ("", "unspecified") else ""
+    return report.policy_domain, report.adkim, report.aspf, report.reporter, sp
+
+
+@dataclass
+class SubdomainMail:
+    """A domain's mail From its subdomains in reports publishing sp=: that policy, not p, applies to it."""
+
+    messages: int = 0
+    failing: int = 0
+    domains: set[str] = field(default_factory=set)
+    policies: set[str] = field(default_factory=set)
 
 
 def judge_sources(
@@ -271,15 +287,20 @@ def judge_sources(
     senders: SenderMap | None = None,
 ) -> list[JudgedSource]:
     """Every (policy domain, source IP) of ``digests``, judged; biggest first."""
+    return tallies_of(digests, senders=senders).judge(names)
+
+
+def tallies_of(digests: Iterable[ReportDigest], *, senders: SenderMap | None = None) -> Tallies:
+    """:class:`Tallies` of the records of ``digests`` (read once, as they come)."""
     contexts: dict[int, ReportContext] = {}
 
     def records() -> Iterator[StoredRecord]:
         for n, report in enumerate(digests):
-            contexts[n] = (report.policy_domain, report.adkim, report.aspf, report.reporter)
+            contexts[n] = report_context(report)
             for r in report.records:
                 yield n, r.source_ip, r.count, r.dkim, r.spf, r.header_from, r.overrides, r.dkim_auth, r.spf_auth
 
-    return Tallies(records(), contexts, senders=senders).judge(names)
+    return Tallies(records(), contexts, senders=senders)
 
 
 class Tallies:
@@ -305,12 +326,23 @@ class Tallies:
         """In the order of their first records."""
         self._known: dict[tuple[str, str], Service | None] = {}
         """(domain, IP) → the service its records confirmed first (None: none yet)."""
+        self.subdomains: dict[str, SubdomainMail] = {}
+        """Policy domain → its mail From a subdomain in reports that publish sp=: left out of the tallies, since
+        the next step on p does not act on it (p=quarantine was said to act on 200 messages of news.example.com
+        under sp=none: the tester's)."""
         live: dict[tuple[Any, ...], _Tally] = {}
         opened: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
         """A source's keys in ``live`` while its records confirm no service."""
         for at, (key, ip, count, dkim, spf, header_from, overrides, dkim_auth, spf_auth) in enumerate(records):
             context = contexts.get(key)
             if context is None:
+                continue
+            if context[4] and header_from != context[0] and header_from.endswith(f".{context[0]}"):
+                mail = self.subdomains.setdefault(context[0], SubdomainMail())
+                mail.messages += count
+                mail.failing += 0 if dkim == "pass" or spf == "pass" else count
+                mail.domains.add(header_from)
+                mail.policies.add(context[4])
                 continue
             tally = live.get((context, ip, overrides, dkim, spf, header_from, dkim_auth, spf_auth))
             if tally is None:
@@ -344,7 +376,7 @@ class Tallies:
         names = names or {}
         sources: dict[tuple[str, str], JudgedSource] = {}
         for tally in self._tallies:
-            domain, _, _, reporter = tally.context
+            domain, _, _, reporter, _ = tally.context
             source = sources.get((domain, tally.ip))
             if source is None:
                 name = names.get(tally.ip)

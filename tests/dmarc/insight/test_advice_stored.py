@@ -19,7 +19,7 @@ from jmapclient.dmarc.analytics import ReportDigest
 from jmapclient.dmarc.digest_reads import StoredLists, stored_lists
 from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.dmarc.insight.advice import advise, advise_stored
-from jmapclient.dmarc.insight.judge import Tallies
+from jmapclient.dmarc.insight.judge import Tallies, report_context
 from jmapclient.dmarc.insight.names import NameResolver
 from jmapclient.dmarc.insight.services import load_senders
 from tests.support.insight_reports import aligned, record, report
@@ -124,7 +124,7 @@ def test_a_records_lists_are_read_once_a_tally_not_once_a_record() -> None:
     # repeat a few shapes, so the stored lists are read when a tally opens, the rows handed on as SQLite gives them.
     store = filled()
     reports = store.period_reports(FIRST, LAST)
-    contexts = {r.key: (r.policy_domain, r.adkim, r.aspf, r.reporter) for r in reports}
+    contexts = {r.key: report_context(r) for r in reports}
     records = list(store.records_of(list(contexts)))
     assert all(type(r[6]) is str and type(r[7]) is str for r in records)  # as stored: JSON text
     read: list[tuple[str, str, str]] = []
