@@ -55,8 +55,7 @@ class RecordDigest:
 
     @property
     def passes(self) -> bool:
-        # record_passes() of the wire fields, without building them a mapping (read per record, often)
-        return self.dkim == "pass" or self.spf == "pass"
+        return verdicts_pass(self.dkim, self.spf)
 
 
 class ReportTotal(NamedTuple):
@@ -104,6 +103,12 @@ class ReportDigest:
         that day even when its period runs a second or an hour over midnight.
         """
         return min(self.begin + (self.end - self.begin) / 2, self.begin + COUNTED_WITHIN).date()
+
+
+def verdicts_pass(dkim: str, spf: str) -> bool:
+    """Whether a record of these evaluated verdicts passes DMARC: :func:`~jmapclient.dmarc.counting.record_passes`
+    of the plain values, without building them a mapping (read per record, often)."""
+    return dkim == "pass" or spf == "pass"
 
 
 COUNTED_WITHIN = timedelta(days=2)

@@ -68,6 +68,18 @@ async def start_create(pilot: Pilot, variant: str) -> DirectoryEditor:
     return editor(pilot)
 
 
+async def start_postgres(pilot: Pilot, description: str, host: str, secret: tuple[str, str, str]) -> None:
+    """A new SQL directory's form on a PostgreSQL store at ``host``, its password given as ``secret`` (kind,
+    field, value: ``("Value", "secret", "pw")``)."""
+    await start_create(pilot, "Sql")
+    await fill(pilot, "description", description)
+    await fill(pilot, "store", "PostgreSql")
+    await fill(pilot, "store/host", host)
+    kind, name, value = secret
+    await fill(pilot, "store/authSecret", kind)
+    await fill(pilot, f"store/authSecret/{name}", value)
+
+
 async def start_ldap(pilot: Pilot, description: str, secret: str) -> None:
     """A new LDAP directory's form, its required fields filled and a bind secret of ``secret`` typed."""
     await settle(pilot)

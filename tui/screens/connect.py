@@ -165,8 +165,9 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         self.shown_at = monotonic()
 
     ACTS_WHILE_CONNECTING: ClassVar[frozenset[str]] = frozenset(
-        {"escape", "q", "ctrl+p", "ctrl+c", "ctrl+q", "f1", "question_mark"})
-    """Keys that act on this screen while it connects: leaving, quitting, the palette, help."""
+        {"close", "quit", "help_quit", "command_palette", "help"})
+    """Actions whose keys act on this screen while it connects (leaving, quitting, the palette, help): told by the
+    action, not the key, so a key the config's ``[keys]`` binds to one acts too."""
 
     def typed_while_connecting(self, event: Key | Paste) -> bool | None:
         """For a key typed at this screen as the console starts: True when it waits for the section the connection
@@ -174,7 +175,8 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         closed with what was typed into it); None when it was typed during a try that failed (meant for a list that
         did not come: dropped); False when it is this screen's (typed before or after a try, or a key in
         ``ACTS_WHILE_CONNECTING``)."""
-        if isinstance(event, Key) and event.key in self.ACTS_WHILE_CONNECTING:
+        bound = self.active_bindings.get(event.key) if isinstance(event, Key) else None
+        if bound is not None and bound.binding.action in self.ACTS_WHILE_CONNECTING:
             return False
         if not self._try_began <= event.time < self._try_ended:
             return False

@@ -44,6 +44,7 @@ from jmapclient.dmarc.insight.screening import (
     totals_of,
 )
 from jmapclient.dmarc.insight.services import SenderMap
+from jmapclient.dmarc.vocab import UNSPECIFIED
 
 if TYPE_CHECKING:
     from jmapclient.dmarc.digest_store import DigestStore
@@ -95,8 +96,8 @@ class PolicySeen:
 
     def words(self) -> str:
         parts = [f"p={self.p or '?'}"]
-        parts += [f"{k}={v}" for k, v in (("sp", self.sp), ("np", self.np)) if v and v != "unspecified"]
-        parts += [f"{k}={v[0]}" for k, v in (("adkim", self.adkim), ("aspf", self.aspf)) if v and v != "unspecified"]
+        parts += [f"{k}={v}" for k, v in (("sp", self.sp), ("np", self.np)) if v and v != UNSPECIFIED]
+        parts += [f"{k}={v[0]}" for k, v in (("adkim", self.adkim), ("aspf", self.aspf)) if v and v != UNSPECIFIED]
         if self.testing:
             parts.append("t=y")
         return " ".join(parts)
@@ -267,7 +268,7 @@ class CountedReport(Protocol):
 
 
 def _policy(report: CountedReport) -> PolicySeen:
-    return PolicySeen(report.p if report.p not in ("", "unspecified") else UNPUBLISHED, report.sp, report.np,
+    return PolicySeen(report.p if report.p not in ("", UNSPECIFIED) else UNPUBLISHED, report.sp, report.np,
                       report.adkim, report.aspf, report.testing)
 
 

@@ -14,10 +14,17 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from jmapclient.dmarc.analytics import FORWARDING_OVERRIDES, MAILING_LIST_OVERRIDES, RecordDigest, ReportDigest
+from jmapclient.dmarc.analytics import (
+    FORWARDING_OVERRIDES,
+    MAILING_LIST_OVERRIDES,
+    RecordDigest,
+    ReportDigest,
+    verdicts_pass,
+)
 from jmapclient.dmarc.insight.alignment import STRICT, RecordAlignment, align_record
 from jmapclient.dmarc.insight.names import SourceName
 from jmapclient.dmarc.insight.services import SenderMap, Service, base_domain, load_senders
+from jmapclient.dmarc.vocab import UNSPECIFIED
 
 if TYPE_CHECKING:
     from jmapclient.dmarc.digest_reads import StoredLists, StoredRecord
@@ -266,7 +273,7 @@ ReportContext = tuple[str, str, str, str, str]
 
 def report_context(report: Any) -> ReportContext:
     """A report's :data:`ReportContext` (a digest's or a stored report's)."""
-    sp = report.sp if report.sp not in ("", "unspecified") else ""
+    sp = report.sp if report.sp not in ("", UNSPECIFIED) else ""
     return report.policy_domain, report.adkim, report.aspf, report.reporter, sp
 
 
@@ -340,7 +347,7 @@ class Tallies:
             if context[4] and header_from != context[0] and header_from.endswith(f".{context[0]}"):
                 mail = self.subdomains.setdefault(context[0], SubdomainMail())
                 mail.messages += count
-                mail.failing += 0 if dkim == "pass" or spf == "pass" else count
+                mail.failing += 0 if verdicts_pass(dkim, spf) else count
                 mail.domains.add(header_from)
                 mail.policies.add(context[4])
                 continue

@@ -35,6 +35,7 @@ from tests.support.directory_steps import (
     sent_calls,
     start_create,
     start_ldap,
+    start_postgres,
     stored,
     table_rows,
 )
@@ -117,12 +118,7 @@ async def test_create_ldap_with_nested_secret_variant(console: Console) -> None:
 async def test_create_sql_with_store_variant_and_replicas(console: Console) -> None:
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await start_create(pilot, "Sql")
-        await fill(pilot, "description", "Test SQL")
-        await fill(pilot, "store", "PostgreSql")
-        await fill(pilot, "store/host", "db.test")
-        await fill(pilot, "store/authSecret", "EnvironmentVariable")
-        await fill(pilot, "store/authSecret/variableName", "DB_PASSWORD")
+        await start_postgres(pilot, "Test SQL", "db.test", ("EnvironmentVariable", "variableName", "DB_PASSWORD"))
         await add_item(pilot, "store/readReplicas")
         await add_item(pilot, "store/readReplicas")
         await add_item(pilot, "store/readReplicas")
@@ -481,13 +477,8 @@ async def test_a_password_typed_in_a_new_store_moves_with_a_switch_of_kind_and_i
     # said it was required (the tester's); switching back lost it too.
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await start_create(pilot, "Sql")
-        await fill(pilot, "description", "Typed password moves")
+        await start_postgres(pilot, "Typed password moves", "h2.test", ("Value", "secret", "typed pw"))
         await fill(pilot, "queryLogin", "SELECT 1")
-        await fill(pilot, "store", "PostgreSql")
-        await fill(pilot, "store/host", "h2.test")
-        await fill(pilot, "store/authSecret", "Value")
-        await fill(pilot, "store/authSecret/secret", "typed pw")
         await fill(pilot, "store", "MySql")
         assert editor(pilot).form.to_wire()["store"]["authSecret"] == {"@type": "Value", "secret": "typed pw"}
         await fill(pilot, "store", "PostgreSql")
