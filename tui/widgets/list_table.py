@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from rich.cells import cell_len
 from textual.binding import Binding, BindingType
+from textual.events import Resize
 from textual.widgets import DataTable
 
 from tui.widgets.outside import OutsideTable
@@ -62,6 +63,19 @@ class ListTable(OutsideTable[str]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self._sized = False
+        """Whether the table has had a size on screen yet."""
+
+    def on_resize(self, event: Resize) -> None:
+        # A cursor moved before the table had a size (mounted hidden, or before the first layout on a busy
+        # machine) was scrolled into a window of no height: that offset stayed, and the records view opened
+        # with its service's heading scrolled off (CI). No one has scrolled a table yet at its first size:
+        # it starts at the top, the cursor scrolled into view of the real window.
+        if self._sized or event.size.height <= 0:
+            return
+        self._sized = True
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self.move_cursor(row=self.cursor_row)
 
     @property
     def selected_key(self) -> str | None:

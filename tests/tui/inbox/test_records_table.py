@@ -20,6 +20,8 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
 from textual.pilot import Pilot
 
 from jmapclient.dmarc import load_bytes
@@ -360,6 +362,41 @@ async def test_the_records_table_looks_as_datatable_draws_it(monkeypatch, size: 
     datatables = await records_screens(size, DataTablesOwnDrawing)
     assert [strips_text(screen) for screen in ours] == [strips_text(screen) for screen in datatables]
     assert ours == datatables  # styles too
+
+
+class LaidOutLate(App[None]):
+    """A list table whose cursor moves to its second row while the table has no size yet."""
+
+    CSS = "#box { display: none; }"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="box"):
+            yield ListTable(id="rows")
+
+    def on_mount(self) -> None:
+        table = self.query_one(ListTable)
+        table.add_column("Source IP", key="ip")
+        table.add_row("a heading", key="heading")
+        for index in range(100):
+            table.add_row(f"10.0.0.{index}", key=str(index))
+        table.move_cursor(row=1)  # as the records view does: on the first record, below its heading
+
+
+async def test_a_table_laid_out_after_its_cursor_moved_opens_at_its_top() -> None:
+    # On a busy machine (CI) the records view's cursor was scrolled into view before the table had a
+    # size: the window of no height put the cursor's row at its top, and the heading stayed scrolled off.
+    app = LaidOutLate()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.query_one(ListTable)
+        assert table.size.height == 0
+        app.query_one("#box").display = True
+        await settle(pilot)
+        assert table.size.height > 0
+        assert (table.scroll_y, table.cursor_row) == (0, 1)
+        table.move_cursor(row=60)  # the cursor scrolls the view as before
+        await settle(pilot)
+        assert table.scroll_y > 0
 
 
 def strips_text(screen: list[list[Segment]]) -> list[str]:
