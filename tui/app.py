@@ -221,7 +221,7 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
             from tui.screens.connect import ConnectScreen
 
             config = self.config = self.config or Config.load()
-            self.push_screen(
+            self.show_connections(
                 ConnectScreen(config, self.connector, autoconnect=self.profile_name or config.default),
                 self._connected,
             )

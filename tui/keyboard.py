@@ -31,7 +31,7 @@ Keys are dropped, with a bell, never delivered elsewhere, when:
   the field before (the tester's, at 128 keys).
 
 Keys typed blind while the console starts (its server starting, a profile connecting, the first section
-being built; typed before any connection screen was drawn: the app's ``typed_for_the_start``) wait for the
+being built; typed before any connection screen was drawn: the app's ``typed_for_a_section``) wait for the
 first section, at most ``START_PATIENCE``; if the start ends without one (it failed, the connection screen
 asks), they are dropped with a bell: they were typed for a list that did not come (``n`` typed as the console
 started was lost, and the ``a`` of the text typed after it opened a dialog: the tester's). So do keys typed at
@@ -192,9 +192,17 @@ def _asked_after(screen: Screen[Any], event: Typed) -> bool:
     return not getattr(screen, "TAKES_TYPE_AHEAD", True) and event.time < getattr(screen, "shown_at", inf)
 
 
-def _for_the_start(app: App[Any], event: Typed) -> bool | None:
+def typed_at(app: App[Any]) -> float:
+    """When the key the console is handling was typed (``monotonic``, the clock of ``Key.time``): the last key the
+    app's key path handed over, as none is handed over before the console has caught up with the one before (now,
+    for an app without a key path)."""
+    path = getattr(app, "key_path", None)
+    return path.last_handed_at if isinstance(path, KeyPath) else monotonic()
+
+
+def _for_a_section(app: App[Any], event: Typed) -> bool | None:
     """Whether ``event`` was typed for the console's first section, still to come (None: that never came)."""
-    asked = getattr(app, "typed_for_the_start", None)
+    asked = getattr(app, "typed_for_a_section", None)
     return asked(event) if asked is not None else False
 
 
@@ -204,6 +212,7 @@ class KeyPath:
     def __init__(self, app: App[Any], dispatch: Callable[[events.Event], Awaitable[None]]) -> None:
         self.app = app
         self.dispatch = dispatch
+        self.last_handed_at = -inf  # when the last key handed over was typed (see typed_at)
         """Textual's own handling of a key (``App.on_event``: priority bindings, then the focused widget)."""
         self.queue: deque[Typed] = deque()
         self._task: asyncio.Task[None] | None = None
@@ -230,8 +239,8 @@ class KeyPath:
         """A key or paste from the terminal: handled now if the console is settled, else queued."""
         if self._leaving():
             return  # typed behind a q: the app is going, nothing is left to act on it
-        held = _for_the_start(self.app, event)
-        if held is False and self.queue and _for_the_start(self.app, self.queue[0]):
+        held = _for_a_section(self.app, event)
+        if held is False and self.queue and _for_a_section(self.app, self.queue[0]):
             # A key that acts at once while the start connects (Esc, q, the palette) ends the typing ahead: what
             # waited for the list is dropped, and this key is not held behind it.
             self._drop(len(self.queue))
@@ -259,6 +268,7 @@ class KeyPath:
             self._task = asyncio.create_task(self._run(), name="mailadmin key path")
 
     async def _hand_over(self, event: Typed) -> None:
+        self.last_handed_at = event.time
         self._known = set(self.app.workers)
         self._stack = self._screens()
         if event in self._runs:  # a run types on where its keys did
@@ -385,7 +395,7 @@ class KeyPath:
         while True:
             if self._leaving():
                 return "leave"
-            held = _for_the_start(self.app, self.queue[0]) if self.queue else False
+            held = _for_a_section(self.app, self.queue[0]) if self.queue else False
             if held is None:
                 return "late"  # the start ended without a section: what was typed for it is not for what is there
             if held:

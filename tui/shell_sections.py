@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from math import inf
+from time import monotonic
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -28,7 +30,7 @@ from tui.widgets.header import ShellHeader
 from tui.widgets.nav import NavTree
 
 if TYPE_CHECKING:
-    from tui.screens.connect import Connector
+    from tui.screens.connect import Connector, ConnectScreen
 
 
 class SectionShell(CrashHooks[int]):
@@ -54,10 +56,18 @@ class SectionShell(CrashHooks[int]):
             return
         self.open_context(context)
 
-    opened = False
-    """True once a section has been shown: the console has started (see :meth:`typed_for_the_start`)."""
+    opened_at = -inf
+    """When a section was last shown (``monotonic``): -inf until the console has started."""
+    connection_screen: ConnectScreen | None = None
+    """The last connection screen shown (at the start, or ctrl+o), kept once it answered: keys typed while it
+    connected wait for the section its connection opens (see :meth:`typed_for_a_section`)."""
     start_failed = False
     """True once the demo's start failed (said on the status line; ``r`` tries again)."""
+
+    @property
+    def opened(self) -> bool:
+        """True once a section has been shown: the console has started."""
+        return self.opened_at > -inf
 
     def start_failed_with(self, error: Exception | None) -> None:
         """The demo's start failed with ``error`` (said; ``r`` tries again), or (None) is tried again."""
@@ -65,24 +75,39 @@ class SectionShell(CrashHooks[int]):
         self.set_status("Starting…" if error is None else f"Could not start: {error}. Press r to try again.",
                         "information" if error is None else "error")
 
-    def typed_for_the_start(self, event: Key | Paste) -> bool | None:
-        """Whether ``event`` (a key or paste) waits for the console's first section: True while the console starts
-        (its server starting, a profile connecting, the first section being built) for a key typed blind, before a
-        connection screen was drawn, or typed at one while it connects (:meth:`ConnectScreen.typed_while_connecting`);
-        None once the start ended without a section (it failed, or a connection screen asks): such a key was meant
-        for a list that did not come. False for any other key.
+    def show_connections(self, screen: ConnectScreen, answered: Callable[[ConsoleContext | None], None]) -> None:
+        """Push the connection screen ``screen``, ``answered`` with its connection (None: none)."""
+        self.connection_screen = screen
+        self.push_screen(screen, answered)
+
+    def typed_for_a_section(self, event: Key | Paste) -> bool | None:
+        """Whether ``event`` (a key or paste) waits for a section still to come: True for a key typed blind while the
+        console starts (its server starting, a profile connecting, the first section being built, no connection
+        screen drawn yet), or typed at a connection screen while it connects (:meth:`ConnectScreen.typed_while_
+        connecting`; at the start or over the console, ctrl+o), until the section its connection opens is shown;
+        None once what it waited for will not come (the start ended without a section, the connection failed):
+        such a key was meant for a list that did not come. False for any other key.
 
         Typed as the console started, ``n`` was handed to a console with nothing in it yet, and the ``a`` of the
         text typed after it opened the Apply dialog (the tester's); typed while "Connecting…" showed, ``a`` opened
-        the profile form, which the connection then closed, with what was typed into it."""
-        if self.opened or self.return_code is not None:
+        the profile form, which the connection then closed, with what was typed into it; after ctrl+o, the keys
+        reached the old connection's list."""
+        if self.return_code is not None:
             return False
-        from tui.screens.connect import ConnectScreen  # imported with the screens, after the first frame
-
-        screens = [screen for screen in self.screen_stack if isinstance(screen, ConnectScreen)]
-        if screens and event.time >= min(screen.shown_at for screen in screens):
-            return screens[-1].typed_while_connecting(event)  # typed at the connection screen
-        if self.start_failed or any(not screen.connecting for screen in screens):
+        screen = self.connection_screen
+        showing = screen is not None and screen in self.screen_stack
+        # At the start, keys typed before its connection screen was drawn were typed blind, for the section (q and
+        # Esc among them); over the console (ctrl+o), the screen's try tells, drawn yet or not (``j Enter n`` in a
+        # burst as it shows: the drawn mark comes after the terminal has it).
+        if screen is not None and (self.opened or event.time >= screen.shown_at):
+            verdict = screen.typed_while_connecting(event)
+            if verdict:  # it connects, or got through: until the section its connection opens is shown
+                return self.opened_at < screen.got_through_at
+            if showing:
+                return verdict
+        if self.opened:
+            return False
+        if self.start_failed or (showing and screen is not None and not screen.connecting):
             return None
         return True
 
@@ -147,7 +172,7 @@ class SectionShell(CrashHooks[int]):
                 return
             await main.mount(view)
             self.section_view = view
-            self.opened = True
+            self.opened_at = monotonic()
             self.query_one(NavTree).select_section(chosen.id)
             self._show_header()
             self.set_status("")
@@ -241,7 +266,7 @@ class SectionShell(CrashHooks[int]):
         if await self.may_leave("Switch connection"):
             from tui.screens.connect import ConnectScreen
 
-            self.push_screen(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
+            self.show_connections(ConnectScreen(self.config or Config.load(), self.connector), self._reconnected)
 
     def _reconnected(self, context: ConsoleContext | None) -> None:
         if context is not None:

@@ -41,7 +41,7 @@ from bench.pty_terminal import (
     serving,
     spawned,
 )
-from tests.support.held_proxy import held_proxy
+from tests.support.held_proxy import HeldProxy, held_proxy
 
 REPEAT = int(os.environ.get("MAILADMIN_PTY_REPEAT", "1"))
 """How many times each test repeats its bursts (each on the same console)."""
@@ -462,3 +462,58 @@ def test_ctrl_s_twice_over_a_change_made_elsewhere_asks_before_it_overwrites(ser
         terminal.wait_for(lambda text, mine=mine: on_list(text) and mine in text, "the list with the saved value")
         terminal.type(UP * 2)
         terminal.steady()
+
+
+@contextlib.contextmanager
+def connections_with_a_slow_profile(server: Server, tmp_path: Path, load: str) -> Iterator[tuple[Terminal, HeldProxy]]:
+    """The console on profile ``direct``, its ctrl+o screen open on ``direct`` and ``slow``, whose server (a relay)
+    answers once the relay is released."""
+    with contextlib.ExitStack() as stack:
+        proxy = stack.enter_context(held_proxy(urlsplit(server.url).port or 80))
+        config = tmp_path / "config.toml"
+        token = f'token_file = "{server.token_file}"\nallow_http = true\n'
+        config.write_text(f'[profiles.direct]\nurl = "{server.url}"\n{token}'
+                          f'[profiles.slow]\nurl = "{proxy.url}"\n{token}')
+        config.chmod(0o600)
+        if load == "loaded":
+            stack.enter_context(machine_loaded())
+        terminal = stack.enter_context(spawned(["--profile", "direct"], tmp_path))
+        terminal.wait_for(on_list, "the list of the first connection")
+        terminal.type(CTRL_O)
+        terminal.wait_for(lambda text: "Connect to a mail server" in text and "slow" in text, "the profiles")
+        yield terminal, proxy
+
+
+@pytest.mark.parametrize("load", ["idle", "loaded"])
+def test_keys_typed_while_ctrl_o_connects_wait_for_the_new_list(server: Server, tmp_path: Path, load: str) -> None:
+    """ctrl+o, a second profile whose server is slow to answer, then ``n Enter Tr early`` typed while "Connecting…"
+    shows: the keys are the new connection's list's. Before, past the key path's patience with the connection, they
+    went to the connection screen (the ``e`` of "Tr" opened the profile form, the ``a`` of "early" the one to add a
+    profile), as they did at the start until last round."""
+    typed = f"Tr{load[0]} early"
+    with connections_with_a_slow_profile(server, tmp_path, load) as (terminal, proxy):
+        terminal.type(b"j" + ENTER)
+        terminal.wait_for("as profile slow", "the second profile connecting")
+        terminal.type(b"n" + ENTER + typed.encode())
+        time.sleep(3.0)  # the server answers past the key path's patience with the work a key started (2 s)
+        text = terminal.text()
+        assert "as profile slow" in text and "New profile" not in text and "Edit profile" not in text
+        proxy.released.set()
+        text = terminal.wait_for(lambda text: "New LDAP directory" in text and typed in text,
+                                 "the new LDAP form, on the new connection, with the text typed while it connected")
+        assert "Connect to a mail server" not in text
+
+
+def test_keys_typed_behind_enter_on_the_connections_screen_wait_for_the_new_list(server: Server,
+                                                                                  tmp_path: Path) -> None:
+    """``j Enter n`` in one burst on the ctrl+o screen, the second profile slow to answer: the ``n`` is typed
+    behind the Enter that starts the connection, before its worker runs, and waits for the new list too (it went
+    to the connection screen once the key path's patience with the connection ran out)."""
+    with connections_with_a_slow_profile(server, tmp_path, "idle") as (terminal, proxy):
+        terminal.type(b"j" + ENTER + b"n")
+        terminal.wait_for("as profile slow", "the second profile connecting")
+        time.sleep(3.0)  # past the key path's patience with the work a key started
+        assert "choose its kind" not in terminal.text()
+        proxy.released.set()
+        terminal.wait_for(lambda text: "Connect to a mail server" not in text and "choose its kind" in text,
+                          "the new directory's kind picker, on the new connection")

@@ -24,6 +24,7 @@ from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.connection import Connection, resolve_profile
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
+from tui.keyboard import typed_at
 from tui.lifecycle import gone, while_attached
 from tui.screens.dialog import AnswersOnce
 from tui.screens.profile_form import ProfileScreen, not_saved
@@ -128,6 +129,8 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         """When the last connection try began and ended (``monotonic``; ``inf`` while it runs)."""
         self._got_through = False
         """True once a try connected: the screen gives its answer, and the section comes."""
+        self._tries = 0
+        """How many tries began: the last one's end is the one that counts."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="connect-box"):
@@ -170,17 +173,19 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
     action, not the key, so a key the config's ``[keys]`` binds to one acts too."""
 
     def typed_while_connecting(self, event: Key | Paste) -> bool | None:
-        """For a key typed at this screen as the console starts: True when it waits for the section the connection
-        opens (typed while it connects: "Connecting…" showed, and ``a`` opened the profile form, which the answer then
-        closed with what was typed into it); None when it was typed during a try that failed (meant for a list that
-        did not come: dropped); False when it is this screen's (typed before or after a try, or a key in
-        ``ACTS_WHILE_CONNECTING``)."""
+        """For a key typed at this screen: True when it waits for the section the connection opens (typed while it
+        connects, "Connecting…" showing, or during or after a try that got through: ``a`` opened the profile form,
+        which the answer then closed with what was typed into it); None when it was typed during a try that failed
+        (meant for a list that did not come: dropped); False when it is this screen's (typed before a try, after
+        one that failed, or a key in ``ACTS_WHILE_CONNECTING`` while it connects)."""
+        if self._got_through and event.time >= self._try_began:
+            return True
         bound = self.active_bindings.get(event.key) if isinstance(event, Key) else None
         if bound is not None and bound.binding.action in self.ACTS_WHILE_CONNECTING:
             return False
         if not self._try_began <= event.time < self._try_ended:
             return False
-        return True if self.connecting or self._got_through else None
+        return True if self.connecting else None
 
     def _reread(self) -> bool:
         """Take in the config file as it is now, and list it, the highlighted profile kept: the screen listed
@@ -253,26 +258,40 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             self.connecting = False
             self._explain("Choose a profile first, or add one with a.")
             return
-        self._connect(profile)
+        # The start's own try began with the screen (keys typed at it as it appeared are for the section too); any
+        # other with the key that asked for it (Enter): the keys typed behind it in the same burst, there before its
+        # worker runs, are typed during it, and wait for the section it opens.
+        self._try_began = -inf if self.connecting and self._try_ended == inf else typed_at(self.app)
+        self._try_ended = inf
+        self.connecting = True
+        self._tries += 1
+        self._connect(profile, self._tries)
+
+    def _end_try(self, number: int) -> None:
+        """Try ``number`` is over: unless a later one began meanwhile (Enter again, which cancels it)."""
+        if number == self._tries:
+            self.connecting = False
+            self._try_ended = monotonic()
+
+    @property
+    def got_through_at(self) -> float:
+        """When a try of this screen's connected (``monotonic``; inf until one has)."""
+        return self._try_ended if self._got_through else inf
 
     def _left(self) -> bool:
         """True once this screen answered or is leaving: a worker then has nothing to show on."""
         return self.answered or gone(self)
 
     @work(exclusive=True, group="connect")
-    async def _connect(self, profile: Profile) -> None:
+    async def _connect(self, profile: Profile, number: int) -> None:
         # Enter and Esc typed together: over a terminal the worker's first step can run after Esc
         # took the screen down, and a login that fails fast answers after it too; either then
         # queried widgets that were gone (NoMatches). Nothing is shown once the screen left.
         if self._left():
-            self.connecting = False
+            self._end_try(number)
             return
-        # The start's own try began with the screen (keys typed at it as it appeared are for the section too).
-        self._try_began = -inf if self.connecting and self._try_ended == inf else monotonic()
-        self._try_ended = inf
         self._busy(True)
         self._explain(f"Connecting to {profile.url} as profile {profile.name}…")
-        self.connecting = True
         try:
             context = await self.connector(profile)
             self._got_through = True
@@ -283,8 +302,7 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             self._explain(f"Could not connect with profile {profile.name}: {error}.", retry=True)
             return
         finally:
-            self.connecting = False
-            self._try_ended = monotonic()
+            self._end_try(number)
         if self._left() or self not in self.app.screen_stack:
             await context.client.aclose()  # closed while connecting: nobody will use this connection
             return

@@ -92,7 +92,7 @@ async def test_a_connect_worker_that_runs_after_esc_shows_nothing(store: object,
         assert profile is not None
         await pilot.press("escape")
         await settle(pilot)
-        await ConnectScreen._connect.__wrapped__(screen, profile)  # type: ignore[attr-defined]
+        await ConnectScreen._connect.__wrapped__(screen, profile, 1)  # type: ignore[attr-defined]
         assert pilot.app.is_running and pilot.app.section_view is not None
 
 
