@@ -85,6 +85,38 @@ def safe_text(value: Any, *, single_line: bool = True, max_len: int | None = Non
     return text
 
 
+def edited_text(original: str, edited: str) -> str:
+    """The text an edit of ``original`` made, where ``original`` was shown one line as :func:`safe_text` shows it:
+    what was typed as typed, and each hidden character the edit left whole (its ``\\n``, its ``\\u001b``) as itself.
+
+    Stored as shown, a three-line SQL query with `` LIMIT 1`` typed at its end became one line holding the letters
+    ``\\n``, and broke every login through its directory (the tester's). An escape the edit cut into is text now,
+    as it reads; typed, ``\\n`` is two characters, as everywhere the console takes text.
+    """
+    pieces = [escape_char(char) if is_hidden(char) else char for char in original]
+    shown = "".join(pieces)
+    limit = min(len(shown), len(edited))
+    start = 0  # the longest start the edit left as shown, cut back to whole characters of the original...
+    while start < limit and shown[start] == edited[start]:
+        start += 1
+    head, head_shown = _whole_pieces(pieces, start)
+    end = 0  # ...then the longest end after it (the \ of "\r\n" deleted before "\u001b" is the latter's)
+    while end < limit - head_shown and shown[-1 - end] == edited[-1 - end]:
+        end += 1
+    tail, tail_shown = _whole_pieces(pieces[head:][::-1], end)
+    return original[:head] + edited[head_shown:len(edited) - tail_shown] + original[len(original) - tail:]
+
+
+def _whole_pieces(pieces: list[str], within: int) -> tuple[int, int]:
+    """How many of ``pieces`` (a character each, as shown) fit whole in their first ``within`` cells; their length."""
+    count = length = 0
+    for piece in pieces:
+        if length + len(piece) > within:
+            break
+        count, length = count + 1, length + len(piece)
+    return count, length
+
+
 # --- JSON ---------------------------------------------------------------------------------------------
 
 def json_text(value: Any, *, indent: int | None = None) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from jmapclient.config import MAX_SECRET_FILE, ConfigError, read_secret_file
-from jmapclient.display import ELLIPSIS, safe_text
+from jmapclient.display import ELLIPSIS, edited_text, safe_text
 from jmapclient.file_safety import read_bounded
 from jmapclient.paging import QueryPager
 from tests.support.fake_jmap import FakeServer
@@ -96,3 +96,35 @@ def test_a_secret_stream_one_byte_over_the_bound_is_refused() -> None:
 def test_a_value_exactly_at_the_safe_text_length_is_whole() -> None:
     assert safe_text("abcde", max_len=5) == "abcde"
     assert safe_text("abcdef", max_len=5) == "abcd" + ELLIPSIS
+
+
+QUERY = "SELECT name, secret\nFROM accounts\nWHERE name = $1"
+
+
+@pytest.mark.parametrize(("original", "edit", "stored"), [
+    # Typed at the end of a multi-line query shown escaped: the line breaks stay (stored as shown, they were
+    # the letters \n, and broke every login).
+    (QUERY, lambda shown: shown + " LIMIT 1", QUERY + " LIMIT 1"),
+    (QUERY, lambda shown: "-- mine\\n" + shown, "-- mine\\n" + QUERY),  # typed \n is two characters
+    ("a\nb", lambda shown: "ab", "ab"),  # the escape deleted whole: the line break is gone
+    ("a\nb", lambda shown: "a\\Xnb", "a\\Xnb"),  # an escape cut into reads as text, and is stored as it reads
+    ("a\nb", lambda shown: "a\\b", "a\\b"),
+    ("x\U0001f600\u202ey", lambda shown: shown.replace("x", "z"), "z\U0001f600\u202ey"),  # a surrogate pair's
+    ("\x1b[2J", lambda shown: "", ""),
+    ("cn=x\r\n\x1b[2J", lambda shown: shown.replace("\\r\\n", ""), "cn=x\x1b[2J"),  # its \ is the next escape's
+    ("plain", lambda shown: "plainer", "plainer"),
+])
+def test_an_edit_of_a_value_shown_escaped_keeps_the_characters_it_left_whole(
+        original: str, edit: Any, stored: str) -> None:
+    assert edited_text(original, edit(safe_text(original))) == stored
+
+
+def test_a_character_typed_anywhere_keeps_every_line_break_but_one_it_cuts_into() -> None:
+    shown = safe_text(QUERY)
+    inside_an_escape = {index + 1 for index, char in enumerate(shown) if char == "\\"}  # between \ and n
+    for at in range(len(shown) + 1):
+        typed = edited_text(QUERY, shown[:at] + "#" + shown[at:])
+        if at in inside_an_escape:
+            assert "\\#n" in typed and typed.count("\n") == QUERY.count("\n") - 1
+        else:
+            assert typed.replace("#", "", 1) == QUERY

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.validation import Failure, ValidationResult, Validator
 from textual.widgets import Input, Select, Static, Switch
 
-from jmapclient.display import safe_text
+from jmapclient.display import edited_text, safe_text
 from jmapclient.encoding import (
     MASKED_SECRET,
     bound_message,
@@ -50,7 +50,7 @@ def sent_state(text: str, default_text: str) -> str:
 
 
 ESCAPED_NOTE = ("shown escaped: it holds characters a terminal cannot show (a line break, a control, bidi); "
-                "left as it is it keeps them, an edit stores what is shown")
+                "saving keeps each one you leave whole")
 
 
 class TextEditor(FieldEditor):
@@ -89,7 +89,7 @@ class TextEditor(FieldEditor):
             # Left as it is: the value as read, its hidden characters and its spaces kept. Trimmed, an
             # untouched " cn=x" was sent back as "cn=x" by a save of another field (the tester's).
             return self.initial
-        text = self.text.strip()
+        text = (edited_text(self.initial, self.text) if isinstance(self.initial, str) else self.text).strip()
         return text if text else _empty(self)
 
     def missing(self) -> str | None:

@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static, Switch
 
 from jmapclient.config import ConfigError, Profile, ProfileChanged, check_profile_name
-from jmapclient.display import safe_text
+from jmapclient.display import edited_text, safe_text
 from jmapclient.transport_security import TransportSecurity
 from tui.lifecycle import while_attached
 from tui.screens.confirm import ConfirmScreen
@@ -110,9 +110,9 @@ class ProfileScreen(Dialog[Profile | None]):
         super().__init__()
         self.profile = profile
         self.save = save
-        self.shown: dict[str, tuple[str, str]] = {}
-        """Field id → (what the field showed, the stored value): a value shown escaped and left as it was
-        is the stored one, not its escaped spelling (which would rename the profile)."""
+        self.stored: dict[str, str] = {}
+        """Field id → the value the field showed, as stored: a value shown escaped and left as it was is the stored
+        one, not its escaped spelling (which would rename the profile); edited, it keeps what the edit left whole."""
         self.opened_with: tuple[object, ...] = ()
         """What the fields held when the form opened: Esc asks before it throws an edit away."""
 
@@ -127,9 +127,8 @@ class ProfileScreen(Dialog[Profile | None]):
         """A field holding the profile's ``attribute`` as the list shows it: escaped, one line (a name
         holding an escape sequence changed the terminal's colours and shifted the dialog's border)."""
         stored = getattr(self.profile, attribute, None) or ""
-        shown = safe_text(stored)
-        self.shown[widget_id] = (shown, stored)
-        return Input(shown, placeholder=placeholder, id=widget_id, compact=True)
+        self.stored[widget_id] = stored
+        return Input(safe_text(stored), placeholder=placeholder, id=widget_id, compact=True)
 
     def compose(self) -> ComposeResult:
         existing = self.profile
@@ -172,8 +171,8 @@ class ProfileScreen(Dialog[Profile | None]):
 
     def _value(self, widget_id: str) -> str:
         typed = self.query_one(f"#{widget_id}", Input).value
-        shown, stored = self.shown.get(widget_id, (None, ""))
-        return stored if typed == shown else typed.strip()
+        stored = self.stored.get(widget_id, "")
+        return stored if typed == safe_text(stored) else edited_text(stored, typed).strip()
 
     def _stored_token(self) -> bool:
         return self.profile is not None and bool(self.profile.token)

@@ -65,14 +65,39 @@ async def test_hidden_characters_are_shown_escaped_and_kept_unless_edited(store:
             "ldap://ldap2.example", DESCRIPTION, BIND_DN, BASE_DN)
 
 
-async def test_an_escaped_value_edited_stores_what_is_shown(store: Store) -> None:
+async def test_an_escaped_value_edited_keeps_the_characters_the_edit_left_whole(store: Store) -> None:
     new_id = planted(store)
     console = make_console(store, profile="stalwart")
     async with console.app.run_test(size=(120, 40)) as pilot:
         await open_planted(pilot)
         await fill(pilot, "baseDn", shown_value(pilot, "baseDn") + ",o=x")
+        await fill(pilot, "bindDn", shown_value(pilot, "bindDn").replace("\\r\\n", ""))  # two escapes deleted
         await save(pilot)
-        assert console.store.get(DIRECTORY, [new_id])[new_id]["baseDn"] == "dc=a\\u001b]0;TITLE\\u0007b,o=x"
+        wire = console.store.get(DIRECTORY, [new_id])[new_id]
+        assert wire["baseDn"] == BASE_DN + ",o=x"
+        assert wire["bindDn"] == "cn=x\x1b[2J\x1b[HPWNED"
+
+
+QUERY = "SELECT name, secret\nFROM accounts\nWHERE name = $1"
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_multi_line_query_typed_on_keeps_its_line_breaks(store: Store, profile: str) -> None:
+    # End, " LIMIT 1", ctrl+s on a query the CLI wrote on three lines: it was saved as one line holding the
+    # letters \n (the tester's: every login through the directory then failed).
+    sql = {"@type": "Sql", "description": "Three-line login", "queryLogin": QUERY,
+           "store": {"@type": "PostgreSql", "host": "pg.test", "database": "mail",
+                     "authSecret": {"@type": "EnvironmentVariable", "variableName": "PG_SECRET"}}}
+    model = DIRECTORY.read(sql)
+    new_id = store.insert(DIRECTORY, model, model.to_wire())
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, "Three-line login")
+        assert shown_value(pilot, "queryLogin") == "SELECT name, secret\\nFROM accounts\\nWHERE name = $1"
+        await fill(pilot, "queryLogin", shown_value(pilot, "queryLogin") + " LIMIT 1")
+        await save(pilot)
+        assert console.store.get(DIRECTORY, [new_id])[new_id]["queryLogin"] == QUERY + " LIMIT 1"
 
 
 @pytest.mark.parametrize("profile", PROFILES)
