@@ -200,10 +200,11 @@ def terminal_env(home: Path) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def spawned(arguments: list[str], home: Path, *, columns: int = COLUMNS, lines: int = LINES) -> Iterator[Terminal]:
-    """``mailadmin ARGUMENTS`` in a PTY of ``columns`` x ``lines``, read through an emulated screen; ended with
-    the block."""
-    argv = [sys.executable, "-m", "mailadmin", *arguments]
+def spawned(arguments: list[str], home: Path, *, columns: int = COLUMNS, lines: int = LINES,
+            command: tuple[str, ...] = ("-m", "mailadmin")) -> Iterator[Terminal]:
+    """``mailadmin ARGUMENTS`` (Python's ``COMMAND ARGUMENTS``) in a PTY of ``columns`` x ``lines``, read through an
+    emulated screen; ended with the block."""
+    argv = [sys.executable, *command, *arguments]
     process = PtyProcess.spawn(argv, env=terminal_env(home), dimensions=(lines, columns), cwd=str(home))
     screen = pyte.Screen(columns, lines)
     terminal = Terminal(process, screen, pyte.ByteStream(screen))

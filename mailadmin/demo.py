@@ -102,7 +102,7 @@ def write_login(path: Path, server: StubServer) -> None:
 
 
 def run_demo(fresh: bool, reports: int | None, *, offline: bool = False, stream: TextIO | None = None,
-             after_first_frame: Callable[[], None] | None = None) -> int:
+             after_first_frame: Callable[[], None] | None = None, before_run: Callable[[], None] | None = None) -> int:
     """Open the console at once; it starts the demo stub behind its first frame.
 
     The way to reach the demo from the CLI is printed first (it stays on the terminal once the
@@ -124,7 +124,7 @@ def run_demo(fresh: bool, reports: int | None, *, offline: bool = False, stream:
         return server
 
     try:
-        return open_console_on(start, offline=offline, after_first_frame=after_first_frame)
+        return open_console_on(start, offline=offline, after_first_frame=after_first_frame, before_run=before_run)
     finally:
         login.unlink(missing_ok=True)  # the token died with the server
         if urls:

@@ -18,6 +18,8 @@ from mailadmin.startup import apply as start_up
 from mailadmin.startup import resume_collector
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import httpx
 
 SERVE = "serve"
@@ -85,6 +87,7 @@ def _no_terminal() -> int:
 
 
 def _console(args: argparse.Namespace) -> int:
+    early = _keys_as_typed()
     try:
         from tui.launch import run_console  # textual only when the console is asked for
     except ImportError as error:
@@ -92,17 +95,28 @@ def _console(args: argparse.Namespace) -> int:
     # Checked once the console has loaded: a Textual that moved a name the console needs says so first.
     if not has_terminal():
         return _no_terminal()
-    return run_console(args, after_first_frame=resume_collector)
+    return run_console(args, after_first_frame=resume_collector, before_run=early)
 
 
 def _demo(args: argparse.Namespace) -> int:
+    early = _keys_as_typed()
     try:
         from mailadmin.demo import run_demo
     except ImportError as error:
         return _unavailable("the console", error)
     if not has_terminal():  # before the demo's server is seeded and started
         return _no_terminal()
-    return run_demo(args.fresh, args.reports, offline=args.offline, after_first_frame=resume_collector)
+    return run_demo(args.fresh, args.reports, offline=args.offline, after_first_frame=resume_collector,
+                    before_run=early)
+
+
+def _keys_as_typed() -> Callable[[], None] | None:
+    """From now until the console takes the terminal, keys typed ahead pass through it as typed (a ``ctrl+s`` was
+    the terminal's flow control, and lost); what gives the terminal back (mailadmin.early_keys)."""
+    from mailadmin.early_keys import EarlyKeys
+
+    early = EarlyKeys.take()
+    return None if early is None else early.hand_over
 
 
 def _serve(argv: list[str]) -> int:

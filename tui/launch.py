@@ -29,11 +29,13 @@ def _exit_code(app: MailAdminApp) -> int:
     return app.return_code or 0
 
 
-def run_console(args: argparse.Namespace, *, after_first_frame: Callable[[], None] | None = None) -> int:
+def run_console(args: argparse.Namespace, *, after_first_frame: Callable[[], None] | None = None,
+                before_run: Callable[[], None] | None = None) -> int:
     """Open the console where the command line says; a connection that cannot be decided is one error line.
 
     ``after_first_frame`` runs once the console has drawn its first frame (the front door turns its
-    cycle collector back on there: mailadmin.startup)."""
+    cycle collector back on there: mailadmin.startup); ``before_run`` just before the console takes the terminal
+    (the front door gives back the terminal's modes it changed: mailadmin.early_keys)."""
     warned: list[str] = []
     try:
         app = build_console(args, warned.append)
@@ -44,8 +46,14 @@ def run_console(args: argparse.Namespace, *, after_first_frame: Callable[[], Non
     for line in warned:  # said before the screen is taken, and again inside the console
         print(f"warning: {line}", file=sys.stderr)
     remember_theme(app, app.config)
-    app.run()
+    _run(app, before_run)
     return _exit_code(app)
+
+
+def _run(app: MailAdminApp, before_run: Callable[[], None] | None) -> None:
+    if before_run is not None:
+        before_run()
+    app.run()
 
 
 def build_console(args: argparse.Namespace, warn: Callable[[str], None]) -> MailAdminApp:
@@ -82,7 +90,7 @@ def build_console(args: argparse.Namespace, warn: Callable[[str], None]) -> Mail
 
 
 def run_demo(start_server: Callable[[], LocalServer], *, offline: bool = False,
-             after_first_frame: Callable[[], None] | None = None) -> int:
+             after_first_frame: Callable[[], None] | None = None, before_run: Callable[[], None] | None = None) -> int:
     """Open the console at once and start the demo server behind it, over HTTP like any server.
 
     ``start_server`` blocks until the server listens, so it runs in a thread after the first frame.
@@ -102,7 +110,7 @@ def run_demo(start_server: Callable[[], LocalServer], *, offline: bool = False,
     app.after_first_frame = after_first_frame
     remember_theme(app)
     try:
-        app.run()
+        _run(app, before_run)
     finally:
         for server in started:
             server.stop()

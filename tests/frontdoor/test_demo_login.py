@@ -20,7 +20,7 @@ def test_the_demo_prints_how_to_reach_it_and_the_file_logs_the_cli_in(
     monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
     seen: dict[str, Any] = {}
 
-    def console(start: Any, *, offline: bool, after_first_frame: Any = None) -> int:
+    def console(start: Any, *, offline: bool, after_first_frame: Any = None, before_run: Any = None) -> int:
         """The console, as far as the login goes: it starts the server, and the CLI is used beside it."""
         server = start()
         path = demo.login_file()

@@ -413,6 +413,42 @@ def test_keys_typed_as_the_console_starts_wait_for_its_list(server: Server, tmp_
         assert "Apply" not in text
 
 
+CHOSEN = "the front door chose the console"
+SLOW_START = f"""
+import sys, time
+from mailadmin import main as front_door
+from mailadmin.entry import main
+keys_as_typed = front_door._keys_as_typed
+def then_slowly():
+    given_back = keys_as_typed()
+    print({CHOSEN!r}, flush=True)
+    time.sleep(1.5)
+    return given_back
+front_door._keys_as_typed = then_slowly
+raise SystemExit(main())
+"""
+"""``mailadmin ARGS`` with the time between the front door's choice of the console and the console's imports made
+long: keys typed then reach the terminal before the console has it (about 0.3 s of imports, 1 s and more loaded)."""
+
+
+@pytest.mark.parametrize("load", ["idle", "loaded"])
+def test_a_save_typed_before_the_console_has_the_terminal_is_made(server: Server, tmp_path: Path, load: str) -> None:
+    """``n Down Enter TEXT ctrl+s`` typed once the command runs, before the console has the terminal: the SQL
+    directory is saved. The terminal's line editing took the ctrl+s as flow control (stop the output): the form
+    showed the text, unsaved, and nothing said so (the tester's, twice)."""
+    description = f"Saved ahead {load}"
+    arguments = ["--url", server.url, "--token-file", str(server.token_file), "--allow-http"]
+    with contextlib.ExitStack() as stack:
+        if load == "loaded":
+            stack.enter_context(machine_loaded())
+        terminal = stack.enter_context(spawned(arguments, tmp_path, command=("-c", SLOW_START)))
+        terminal.wait_for(CHOSEN, "the console chosen, its imports still to come")
+        terminal.type(b"n" + DOWN + ENTER + description.encode() + CTRL_S)
+        assert stored_within(lambda: description in server.directories()), "the save typed ahead was not made"
+        terminal.wait_for(lambda text: on_list(text) and description in text, "the list with the saved directory")
+    server.remove(description)
+
+
 @pytest.mark.parametrize("load", ["idle", "loaded"])
 def test_keys_typed_while_the_profile_connects_wait_for_its_list(server: Server, tmp_path: Path, load: str) -> None:
     """``n Enter Tc early`` typed while the connection screen says "Connecting…" (a profile whose server is slow to
