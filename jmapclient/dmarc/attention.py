@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict
-from jmapclient.dmarc.insight.judge import AUTHORISED, JudgedSource
+from jmapclient.dmarc.insight.judge import JudgedSource
 
 RANK = {Verdict.NOT_READY: 0, Verdict.READY: 1, Verdict.ENFORCED: 2}
 """How far along a domain is; TOO_LITTLE_DATA is no position, so no move from or to it counts."""
@@ -104,7 +104,7 @@ def attention(advice: Iterable[DomainAdvice], previous: PreviousRun | None) -> l
             if source.new:
                 found.append(Attention(entry.domain, "new-failing-source",
                                        f"new source failing: {_source_words(source)}"))
-            elif any(source.failing_by_class.get(k) for k in AUTHORISED):
+            elif source.authorised_failing:
                 found.append(Attention(entry.domain, "authorised-source-failing",
                                        f"authorised source failing: {_source_words(source)}"))
         before = previous.domains.get(entry.domain) if previous else None

@@ -49,7 +49,8 @@ def test_console_and_demo_dispatch_lazily(monkeypatch: pytest.MonkeyPatch) -> No
         lambda args, after_first_frame, before_run: calls.append(("console", args.profile, args.url)) or 0)
     demo = type(sys)("mailadmin.demo")
     demo.run_demo = (  # type: ignore[attr-defined]
-        lambda fresh, reports, offline, after_first_frame, before_run: calls.append(("demo", fresh, reports, offline)) or 0)
+        lambda fresh, reports, offline, after_first_frame, before_run:
+        calls.append(("demo", fresh, reports, offline)) or 0)
     monkeypatch.setitem(sys.modules, "tui.launch", console)
     monkeypatch.setitem(sys.modules, "mailadmin.demo", demo)
     assert main([]) == 0

@@ -600,9 +600,9 @@ def _verdict(advice: DomainAdvice) -> tuple[Verdict, str]:
         return Verdict.TOO_LITTLE_DATA, (
             f"Too little data to judge: {_count(advice.messages, 'message')} in {_count(advice.reports, 'report')}"
             f" (at least {MIN_MESSAGES} messages in {MIN_REPORTS} reports are needed).")
-    authorised = [s for s in advice.sources if s.klass in AUTHORISED]
+    authorised = [s for s in advice.sources if s.authorised]  # any of its mail, its own class what it may
     need_dkim = [s for s in authorised if s.needs_dkim]
-    failing = [s for s in authorised if s.failed]
+    failing = [s for s in authorised if s.authorised_failing]
     unknown = advice.by_class.get(SourceClass.UNKNOWN, ClassShare())
     rate = advice.authorised_rate
     evidence = [f"{format_rate(rate)} of mail from authorised sources passes" if rate is not None
@@ -625,7 +625,7 @@ def _verdict(advice: DomainAdvice) -> tuple[Verdict, str]:
     step = f"p={advice.next_step}"
     if advice.current is not None and advice.current.testing:
         step += " without t=y"
-    over = [s for s in authorised if _authorised_failing(s) > MAX_AUTHORISED_FAILING]
+    over = [s for s in authorised if s.authorised_failing > MAX_AUTHORISED_FAILING]
     if over:
         evidence.append(f"{_count(len(over), 'authorised source')} {_verb(over, 'fail')} more than"
                         f" {MAX_AUTHORISED_FAILING} messages")
@@ -651,10 +651,6 @@ def _verdict(advice: DomainAdvice) -> tuple[Verdict, str]:
             f"Too little data to call it ready for {step}: {_count(len(vouching), 'reporter')} saw the domain's own"
             f" mail (at least {MIN_REPORTERS} independent reporters are needed); " + "; ".join(evidence) + ".")
     return Verdict.READY, f"Ready for {step}: " + "; ".join(evidence) + "."
-
-
-def _authorised_failing(source: JudgedSource) -> int:
-    return sum(source.failing_by_class.get(k, 0) for k in AUTHORISED)
 
 
 async def advise_stored(

@@ -13,6 +13,7 @@ from datetime import date
 
 from jmapclient.dmarc.analytics import ReportDigest
 from jmapclient.dmarc.insight.advice import Verdict
+from jmapclient.dmarc.insight.judge import SourceClass
 from tests.support.insight_reports import aligned, both_ways, record, report
 
 # The domain's own sender (it uses SendGrid) whose mail fails DMARC: authorised, misaligned.
@@ -76,3 +77,27 @@ async def test_forged_reports_naming_another_policy_are_said_to_disagree() -> No
         ("reject", ["Someone", "Other"], 2), ("none", ["google.com"], 2)]
     [honest] = await both_ways(real())
     assert honest.disputed == [] and "disagree" not in honest.summary
+
+
+def relayed() -> list[ReportDigest]:
+    """Two reporters' two reports each: the domain's server passing, and its relay's 20 messages failing (the
+    domain's own sender: SPF passes for its bounce domain, not aligned under aspf=s)."""
+    relay_failing = record("198.51.100.7", 20, spf="fail", spf_auth=(("bounce.example.com", "pass"),))
+    return [report(aligned("203.0.113.1", 2500), relay_failing, day=date(2026, 3, d), reporter=who,
+                   rid=f"{who}{d}", aspf="strict") for who in ("google.com", "Yahoo") for d in (2, 4)]
+
+
+async def test_a_forged_report_giving_a_failing_sender_another_class_does_not_make_the_domain_ready() -> None:
+    # One forged report of 100 unauthenticated messages from the relay made it "unknown" (a source takes the class
+    # of most of its mail), and its 80 failing authorised messages were no longer any authorised source's: "Not
+    # ready" became "Ready for p=quarantine", while --check still said the source failed (the tester's).
+    [honest] = await both_ways(relayed())
+    assert honest.verdict is Verdict.NOT_READY and "1 authorised source fails: 198.51.100.7" in honest.summary
+    forgery = report(record("198.51.100.7", 100), day=date(2026, 3, 3), reporter="Receiver Three", rid="r3",
+                     aspf="strict")
+    [advice] = await both_ways([*relayed(), forgery])
+    assert advice.verdict is Verdict.NOT_READY, advice.summary
+    assert "1 authorised source fails: 198.51.100.7" in advice.summary
+    assert "1 authorised source fails more than 5 messages" in advice.summary
+    relay = next(source for source in advice.sources if source.ip == "198.51.100.7")
+    assert relay.klass is SourceClass.UNKNOWN and (relay.authorised, relay.authorised_failing) == (80, 80)
