@@ -1,12 +1,14 @@
 """What in a ``dmarc-advice`` run needs a person's attention, for ``--check`` (cron) and ``--since-last``.
 
-Three things do: a **new source failing** DMARC for a domain, an **authorised source failing**
-(mail the owner sends on purpose, failing: a broken DKIM key, an SPF record missing a host), and a
-**verdict that moved back** since the previous run (ready → not ready, enforced → anything else).
+Four things do: a **new source failing** DMARC for a domain, an **authorised source failing**
+(mail the owner sends on purpose, failing: a broken DKIM key, an SPF record missing a host), a **failing
+source that grew** since the previous run (:func:`grew`), and a **verdict that moved back** since the
+previous run (ready → not ready, enforced → anything else).
 
 The previous run is kept per server (a small JSON file beside the digest store, 0600): each domain's
-verdict and the sources it saw. ``--since-last`` calls a source new when the previous run did not see
-it (instead of "first seen in the period"); every run that finishes records itself.
+verdict, the sources it saw and how many of each one's messages failed. ``--since-last`` calls a source
+new when the previous run did not see it (instead of "first seen in the period"); every run that
+finishes records itself.
 """
 
 from __future__ import annotations
@@ -25,10 +27,19 @@ RANK = {Verdict.NOT_READY: 0, Verdict.READY: 1, Verdict.ENFORCED: 2}
 """How far along a domain is; TOO_LITTLE_DATA is no position, so no move from or to it counts."""
 
 
+GREW_TIMES = 10
+GREW_BY = 100
+"""A failing source grew when its failing messages are ``GREW_TIMES`` what they were at the previous run and
+``GREW_BY`` more: seen once with one forged failing message (a "seed" report), a source was no longer new when
+500 of its spoofed messages came, and ``--check`` said nothing of them (the tester's)."""
+
+
 @dataclass(frozen=True)
 class DomainRun:
     verdict: str
     sources: frozenset[str]
+    failing: Mapping[str, int] | None = None
+    """Each source's failing messages (a source not in it: none); None from a run that did not record them."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +52,7 @@ class PreviousRun:
 class Attention:
     domain: str
     kind: str
-    """``new-failing-source``, ``authorised-source-failing`` or ``verdict-moved-back``."""
+    """``new-failing-source``, ``authorised-source-failing``, ``failing-source-grew`` or ``verdict-moved-back``."""
     text: str
 
     def to_json(self) -> dict[str, str]:
@@ -58,7 +69,7 @@ def read_previous(path: Path) -> PreviousRun | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         domains = {
-            str(name): DomainRun(str(entry["verdict"]), frozenset(map(str, entry["sources"])))
+            str(name): DomainRun(str(entry["verdict"]), frozenset(map(str, entry["sources"])), _failing(entry))
             for name, entry in data["domains"].items()
         }
         return PreviousRun(str(data.get("at", "")), domains)
@@ -66,14 +77,23 @@ def read_previous(path: Path) -> PreviousRun | None:
         return None
 
 
+def _failing(entry: Mapping[str, Any]) -> dict[str, int] | None:
+    failing = entry.get("failing")
+    if failing is None:
+        return None
+    return {str(ip): int(count) for ip, count in failing.items()}
+
+
 def run_record(advice: Iterable[DomainAdvice], previous: PreviousRun | None, now: datetime | None = None) -> bytes:
     """This run as the next one reads it; domains this run did not look at keep their previous record."""
     domains: dict[str, Any] = {
-        name: {"verdict": run.verdict, "sources": sorted(run.sources)}
+        name: {"verdict": run.verdict, "sources": sorted(run.sources),
+               **({} if run.failing is None else {"failing": dict(run.failing)})}
         for name, run in (previous.domains.items() if previous else ())
     }
     for entry in advice:
-        domains[entry.domain] = {"verdict": str(entry.verdict), "sources": sorted({s.ip for s in entry.sources})}
+        domains[entry.domain] = {"verdict": str(entry.verdict), "sources": sorted({s.ip for s in entry.sources}),
+                                 "failing": {s.ip: s.failed for s in entry.sources if s.failed}}
     at = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
     return json.dumps({"at": at, "domains": domains}, indent=1).encode()
 
@@ -98,6 +118,7 @@ def attention(advice: Iterable[DomainAdvice], previous: PreviousRun | None) -> l
     """Everything that needs a person, in domain order; empty when all is well."""
     found: list[Attention] = []
     for entry in advice:
+        before = previous.domains.get(entry.domain) if previous else None
         for source in entry.sources:
             if not source.failed:
                 continue
@@ -107,11 +128,20 @@ def attention(advice: Iterable[DomainAdvice], previous: PreviousRun | None) -> l
             elif source.authorised_failing:
                 found.append(Attention(entry.domain, "authorised-source-failing",
                                        f"authorised source failing: {_source_words(source)}"))
-        before = previous.domains.get(entry.domain) if previous else None
+            elif before is not None and before.failing is not None and grew(before.failing.get(source.ip, 0),
+                                                                             source.failed):
+                found.append(Attention(entry.domain, "failing-source-grew", (
+                    f"failing source grew: {_source_words(source)} ({before.failing.get(source.ip, 0):,} failed at"
+                    " the previous run)")))
         if before is not None and _moved_back(before.verdict, entry.verdict):
             found.append(Attention(entry.domain, "verdict-moved-back",
                                    f"verdict moved back from {before.verdict} to {entry.verdict}: {entry.summary}"))
     return found
+
+
+def grew(before: int, now: int) -> bool:
+    """Whether a source's failing messages grew from ``before`` to ``now`` as a campaign does (:data:`GREW_TIMES`)."""
+    return now >= GREW_TIMES * before and now - before >= GREW_BY
 
 
 def _moved_back(before: str, now: Verdict) -> bool:

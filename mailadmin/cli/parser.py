@@ -275,7 +275,8 @@ def _dmarc_advice(advice: argparse.ArgumentParser) -> None:
                         help="take a provider off that list")
     advice.add_argument("--check", action="store_true",
                         help="for cron: print only what needs attention (a new failing source, an authorised source "
-                             "failing, a verdict that moved back) and exit 6 when there is any, else 0 silently; "
+                             "failing, a failing source that grew tenfold, a verdict that moved back) and exit 6 "
+                             "when there is any, else 0 silently; "
                              "new means since the previous run unless every report before the period is cached")
     advice.add_argument("--since-last", action="store_true",
                         help="a source is new when the previous run (kept per server) did not see it")

@@ -124,3 +124,45 @@ def test_what_counts_as_attention() -> None:
     forward = PreviousRun("", {"example.com": DomainRun("not ready", frozenset())})
     assert attention([_advice(Verdict.READY)], forward) == []
     assert attention([_advice(Verdict.TOO_LITTLE_DATA)], before) == []  # no position: no move
+
+
+def test_a_failing_source_seen_before_that_grew_tenfold_needs_attention() -> None:
+    spoofer = JudgedSource("192.0.2.9", "example.com", klass=SourceClass.UNKNOWN, messages=500, passed=0, new=False,
+                           failing_by_class={SourceClass.UNKNOWN: 500})
+    advice = _advice(Verdict.NOT_READY, spoofer)
+
+    def seen(failing: dict[str, int] | None) -> PreviousRun:
+        return PreviousRun("", {"example.com": DomainRun("not ready", frozenset({"192.0.2.9"}), failing)})
+
+    [found] = attention([advice], seen({"192.0.2.9": 1}))
+    assert found.kind == "failing-source-grew"
+    assert found.text == ("failing source grew: 192.0.2.9: 500 of 500 messages fail DMARC (1 failed at the previous"
+                          " run)")
+    assert attention([advice], seen({"192.0.2.9": 60})) == []  # under ten times what it was
+    assert [a.kind for a in attention([advice], seen({}))] == ["failing-source-grew"]  # it failed nothing then
+    assert attention([advice], seen(None)) == []  # a run that did not record it: nothing to compare
+
+
+def test_check_alerts_on_a_campaign_from_a_source_a_forged_report_seeded(
+        server: StubServer, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # One forged report of 1 failing message from 203.0.113.66 ("new source failing" once), then another reporter's
+    # 500 failing messages from it: the source was no longer new, not authorised, and --check said nothing.
+    with StubServer(profile="spec", reports=0, admin_token=server.admin_token) as fresh:
+        def imported(name: str, reporter: str, count: str, days_ago: int) -> None:
+            day = int(DEMO_NOW.timestamp()) - days_ago * 86400
+            path = tmp_path / f"{name}.xml"
+            path.write_bytes(feedback(
+                records=record(ip="203.0.113.66", count=count, dkim="fail", spf="fail"),
+                org_name=f"<org_name>{reporter}</org_name>", report_id=f"<report_id>{name}</report_id>",
+                date_range=f"<date_range><begin>{day}</begin><end>{day + 86399}</end></date_range>"))
+            assert main(["import-dmarc", str(path), f"--url={fresh.base_url}"]) == EXIT_OK
+            capsys.readouterr()
+
+        imported("seed", "tiny-isp.example", "1", days_ago=20)
+        code, out, _ = run(fresh, capsys, "--check", "--days", "60")
+        assert code == EXIT_ATTENTION and "new source failing: 203.0.113.66: 1 of 1" in out
+        imported("campaign", "google.com", "500", days_ago=5)
+        code, out, _ = run(fresh, capsys, "--check", "--days", "60")
+        assert code == EXIT_ATTENTION, out
+        assert ("failing source grew: 203.0.113.66: 501 of 501 messages fail DMARC (1 failed at the previous run)"
+                in out)
