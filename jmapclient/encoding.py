@@ -17,6 +17,12 @@ from typing import Any
 MASKED_SECRET = "****"
 """What a get answers in place of a stored ``Value`` secret; never sent back."""
 
+
+def is_masked(value: Any) -> bool:
+    """Whether ``value`` is the mask, spaces around it or not: the real server trims them, and `` **** `` typed with
+    its warning answered was stored as the secret ``****`` (the tester's)."""
+    return isinstance(value, str) and value.strip() == MASKED_SECRET
+
 MAX_UNSIGNED_INT = 2**53 - 1
 """RFC 8620's UnsignedInt bound (2^53-1): JSON numbers past it lose precision (I-JSON, RFC 7493).
 The one place the bound is held: UnsignedInt, Duration, typed durations and report counts use it."""
@@ -258,7 +264,7 @@ def misread_in_a_path(token: str) -> bool:
 
 def iter_masked_paths(value: Any, path: str = "") -> Iterator[str]:
     """Yield the JSON-pointer path of every masked secret inside a wire value."""
-    if value == MASKED_SECRET:
+    if is_masked(value):
         yield path or "/"
     elif isinstance(value, Mapping):
         for key, item in value.items():

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from jmapclient import encoding
-from jmapclient.encoding import MASKED_SECRET, escape_pointer, iter_masked_paths
+from jmapclient.encoding import MASKED_SECRET, escape_pointer, is_masked, iter_masked_paths
 from jmapclient.models._base import WireModel
 from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
 from jmapclient.models.objects import ObjectType
@@ -98,7 +98,7 @@ def masked_secret_paths(model: type[WireModel] | None, wire: Any) -> Iterator[st
     found: list[str] = []
 
     def note(path: str, value: Any) -> Any:
-        if value == MASKED_SECRET:
+        if is_masked(value):
             found.append(path)
         return value
 
