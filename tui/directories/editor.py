@@ -91,6 +91,8 @@ class DirectoryEditor(DirectorySaveFlow):
         """The values the server would store otherwise (``ModelForm.altered``) that a save said, held back."""
         self._follow_pending = False
         """A change is waiting for the panel to follow it (changes of one turn are followed once)."""
+        self._said_unchanged = False
+        """The form says that nothing changed: the first edit after takes that away (it stayed over unsaved edits)."""
         panel = PANELS.get(variant)
         self.panel: RulePanel | None = panel() if panel is not None else None
         """The variant's live rule panel, if it has one: every edit updates it."""
@@ -150,6 +152,9 @@ class DirectoryEditor(DirectorySaveFlow):
     @on(TagList.Changed)
     @on(FormEdited)
     def _edited(self) -> None:
+        if self._said_unchanged and self.dirty:
+            self._said_unchanged = False
+            self._message("")
         # Every field's first value is a change, and so is each key typed: reading the whole form
         # for each cost O(fields x widgets) as a form opened (a third of its start, measured). The
         # changes of one turn are followed once, after the refresh that shows them.
@@ -227,6 +232,7 @@ class DirectoryEditor(DirectorySaveFlow):
             return
         if not patch:
             self._message("Nothing changed; nothing to save.", severity="information")
+            self._said_unchanged = True
             return
         self._send(None, patch, findings, after)
 

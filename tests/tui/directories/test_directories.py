@@ -230,6 +230,19 @@ async def test_delete_asks_naming_the_directory(console: Console) -> None:
         assert console.store.count(DIRECTORY) == 2
 
 
+async def test_nothing_changed_is_said_until_the_next_edit(console: Console) -> None:
+    # ctrl+s on an unchanged form said "Nothing changed"; the line stayed there over the edits made after it
+    # (the tester's: the storage backend switched, the form still said nothing had changed).
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, LDAP)
+        message = pilot.app.query_one("#editor-message", Static)
+        await save(pilot)
+        assert message.display and "Nothing changed" in str(message.render())
+        await fill(pilot, "description", "Renamed, not saved yet")
+        assert not message.display
+
+
 async def test_emptying_a_required_field_is_refused_naming_it(console: Console) -> None:
     """Deleting the Base DN of a stored directory then ctrl+s said "Nothing changed": the empty
     field was left out and the patch over the stored object put the old value back."""
