@@ -6,7 +6,7 @@ the per-record auth results are joined with ";" in matching order (a ";" inside 
 is written ``\\u003b``); in JSON they stay lists. A CSV cell writes hidden characters in
 their JSON spelling (a line break as ``\\n``, ESC as ``\\u001b``) and a backslash as
 ``\\\\``, so an escape is never taken for the characters it spells; a cell a spreadsheet
-would run as a formula starts with ``'``.
+would run as a formula starts with ``'``, and so does such a member of a list cell.
 """
 
 from __future__ import annotations
@@ -106,8 +106,9 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def neutralise_formula(cell: str) -> str:
-    """A leading ``'`` makes a spreadsheet show the cell as text instead of running it."""
-    return "'" + cell if cell.startswith(FORMULA_STARTS) else cell
+    """A leading ``'`` makes a spreadsheet show the cell as text instead of running it. White space before
+    a formula hides nothing: a spreadsheet skips it, and ``  =1+1`` ran."""
+    return "'" + cell if cell.startswith(FORMULA_STARTS) or cell.lstrip().startswith(FORMULA_STARTS) else cell
 
 
 SEPARATOR_IN_MEMBER = "\\u003b"
@@ -120,12 +121,19 @@ def _csv_cell(column: str, value: Any) -> str:
     # in their JSON spelling (a line break as \n). A backslash is doubled first, so each escape reads
     # back as one thing: a literal backslash-n and a line break were the same two characters.
     if column in LIST_COLUMNS:
-        text = CSV_SEPARATOR.join(_escaped("" if v is None else str(v)).replace(CSV_SEPARATOR, SEPARATOR_IN_MEMBER)
-                                  for v in value)
+        text = CSV_SEPARATOR.join(_list_member(v) for v in value)
     elif isinstance(value, bool):
         text = "true" if value else "false"
     else:
         text = _escaped("" if value is None else str(value))
+    return neutralise_formula(safe_text(text))
+
+
+def _list_member(value: Any) -> str:
+    """One member of a list cell as written: its own ``;`` spelled, and neutralised as a whole cell is. A
+    spreadsheet that splits the cell at ``;`` (Excel in European locales) reads each member as a cell of its
+    own: ``csv.example;=cmd|' /C calc'!A0`` ran the second member as a formula."""
+    text = _escaped("" if value is None else str(value)).replace(CSV_SEPARATOR, SEPARATOR_IN_MEMBER)
     return neutralise_formula(safe_text(text))
 
 

@@ -16,17 +16,18 @@ import pytest
 from jmapclient.dmarc.export import COLUMNS, export_rows, write_csv
 
 
-def _report(header_from: str) -> dict[str, Any]:
+def _report(header_from: str, *more_domains: str) -> dict[str, Any]:
     record = {"count": 1, "evaluatedDkim": "pass", "evaluatedSpf": "pass", "headerFrom": header_from,
-              "dkimResults": [{"domain": header_from, "selector": "s", "result": "pass"}]}
+              "dkimResults": [{"domain": domain, "selector": "s", "result": "pass"}
+                              for domain in (header_from, *more_domains)]}
     return {"id": "r1", "report": {"reportId": "x", "orgName": "o", "policyDomain": "example.com",
                                    "dateRangeBegin": "2026-01-01T00:00:00Z", "dateRangeEnd": "2026-01-02T00:00:00Z",
                                    "records": [record]}}
 
 
-def _cells(header_from: str) -> dict[str, str]:
+def _cells(header_from: str, *more_domains: str) -> dict[str, str]:
     written = io.StringIO(newline="")
-    write_csv(export_rows([_report(header_from)]), written)
+    write_csv(export_rows([_report(header_from, *more_domains)]), written)
     return dict(zip(COLUMNS, list(csv.reader(io.StringIO(written.getvalue())))[1], strict=True))
 
 
@@ -56,3 +57,26 @@ def test_a_separator_inside_a_list_member_reads_back_as_one_member(value: str) -
     members = _cells(value)["dkim_domains"].split(";")
     assert [_read_back(member) for member in members] == [value]
     assert _read_back(_cells(value)["header_from"]) == value  # a plain cell keeps its ";"
+
+
+FORMULAS = ["=cmd|' /C calc'!A0", "=1+1", "+1", "-2+3", "@SUM(A1)", "  =1+1", " -2+3", "\u00a0=1+1"]
+"""Members a spreadsheet runs: OWASP's starts, and the same after white space it skips."""
+
+
+@pytest.mark.parametrize("member", FORMULAS)
+def test_a_formula_in_a_list_member_is_neutralised_as_a_cell_is(member: str) -> None:
+    # Excel in a European locale splits a cell at ";": "csv.example;=cmd|' /C calc'!A0" ran the second as DDE.
+    members = _cells("csv.example", member)["dkim_domains"].split(";")
+    assert members == ["csv.example", "'" + member]
+
+
+@pytest.mark.parametrize("value", FORMULAS)
+def test_a_cell_beginning_with_white_space_then_a_formula_is_neutralised(value: str) -> None:
+    cells = _cells(value)
+    assert cells["header_from"] == cells["dkim_domains"] == "'" + value
+
+
+def test_a_value_only_holding_formula_characters_inside_is_left_as_it_is() -> None:
+    cells = _cells("mail.example", "a=b", " mail-2.example")
+    assert cells["header_from"] == "mail.example"
+    assert cells["dkim_domains"].split(";") == ["mail.example", "a=b", " mail-2.example"]

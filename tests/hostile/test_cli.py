@@ -98,9 +98,10 @@ def test_export_holds_no_controls_and_csv_cells_cannot_be_formulas(capsys, trans
 
 
 def test_formula_cells_are_neutralised() -> None:
-    for cell in ("=HYPERLINK(\"http://x\",\"y\")", "+1", "-1", "@SUM(A1)", "\tx", "\rx"):
+    for cell in ("=HYPERLINK(\"http://x\",\"y\")", "+1", "-1", "@SUM(A1)", "\tx", "\rx", "  =1+1", " -2+3", " \t@x"):
         assert neutralise_formula(cell) == "'" + cell
-    assert neutralise_formula("example.com") == "example.com"
+    for cell in ("example.com", " example.com", "", "   ", "a=1"):
+        assert neutralise_formula(cell) == cell
 
 
 def test_import_summary_shows_hostile_names_visibly(capsys, transport, tmp_path) -> None:
