@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 MASKED_SECRET = "****"
@@ -228,6 +228,17 @@ def parse_utc(text: str) -> datetime:
 
 def normalise_utc(text: str) -> str:
     return format_utc(parse_utc(text))
+
+
+def shifted(moment: datetime, by: timedelta) -> datetime:
+    """``moment + by``, held to the moments Python has (years 1 to 9999): the first or last one where the sum
+    would fall outside them. Report dates are the reporter's to write, and a report beginning on 9999-12-31 plus
+    the two days it counts within was an OverflowError that ended ``dmarc-advice`` and the console's analytics
+    (the tester's); the one place date arithmetic on such dates is bounded."""
+    try:
+        return moment + by
+    except OverflowError:
+        return (datetime.max if by > timedelta(0) else datetime.min).replace(tzinfo=moment.tzinfo)
 
 
 # --- Masked secrets and JSON pointers --------------------------------------------------

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from jmapclient.dmarc.counting import iter_records, record_count
 from jmapclient.dmarc.wirelists import POSITIONS, iter_wire_list
 from jmapclient.dmarc.wireshape import RECORD_LISTS, report_problem
-from jmapclient.encoding import MAX_UNSIGNED_INT, parse_utc
+from jmapclient.encoding import MAX_UNSIGNED_INT, parse_utc, shifted
 
 FORWARDING_OVERRIDES = frozenset({"Forwarded", "TrustedForwarder"})
 MAILING_LIST_OVERRIDES = frozenset({"MailingList"})
@@ -100,9 +100,11 @@ class ReportDigest:
         its period began.
 
         Reporters mostly send one report per UTC day; the midpoint puts such a report on
-        that day even when its period runs a second or an hour over midnight.
+        that day even when its period runs a second or an hour over midnight. The midpoint lies between
+        two dates that read, so only the bound can pass the last day Python has: held there (:func:`shifted`),
+        a period beginning on 9999-12-31 counts on that day, in the future of every period asked for.
         """
-        return min(self.begin + (self.end - self.begin) / 2, self.begin + COUNTED_WITHIN).date()
+        return min(self.begin + (self.end - self.begin) / 2, shifted(self.begin, COUNTED_WITHIN)).date()
 
 
 def verdicts_pass(dkim: str, spf: str) -> bool:

@@ -67,7 +67,7 @@ from jmapclient.dmarc.digest_reads import READ_CHUNK, DigestReads
 from jmapclient.dmarc.digest_rows import MAX_COUNT as MAX_COUNT  # the clamp on a record's count, named by tests
 from jmapclient.dmarc.digest_rows import Row, clean, digest_rows, wire_rows
 from jmapclient.dmarc.figures import Figures as Figures  # the store's answer, named where it is used
-from jmapclient.encoding import parse_utc
+from jmapclient.encoding import parse_utc, shifted
 from jmapclient.objects import GetResult, ObjectApi
 from jmapclient.paging import QueryPage, QueryPager
 from jmapclient.session import Session
@@ -298,7 +298,7 @@ class DigestStore(DigestReads):
                     await result
 
         limits = session.limits
-        bound = None if since is None else datetime.combine(since - ARRIVAL_SLACK, time(), UTC)
+        bound = None if since is None else shifted(datetime.combine(since, time(), UTC), -ARRIVAL_SLACK)
         ordered = session.report_times_follow_ids
         arrivals = _Arrivals(api, bound, ordered=ordered, width=max(2, min(PROBES, limits.max_objects_in_get)))
         listing = _Listing(self, json.dumps(filter or {}, sort_keys=True, default=str))

@@ -101,6 +101,27 @@ def test_check_is_silent_and_0_when_nothing_needs_attention(server: StubServer,
     assert run(server, capsys, "--check", "--domain", "nothing-here.example") == (EXIT_OK, "", "")
 
 
+def test_a_report_dated_in_year_9999_is_in_no_period_and_ends_no_run(server: StubServer,
+                                                                     capsys: pytest.CaptureFixture[str],
+                                                                     tmp_path: Path) -> None:
+    """A report is unauthenticated mail: one whose period began 9999-12-31 imported fine, then every run ended in
+    an OverflowError traceback (exit 1) reading the day it counts on (the tester's). It is in the future: in no
+    period, the other domains judged, ``--check`` exiting as a first run does (attention: every source is new)."""
+    report = tmp_path / "year-9999.xml"
+    report.write_bytes(feedback(domain="<domain>far-future.example</domain>", report_id="<report_id>y9999</report_id>",
+                                date_range="<date_range><begin>253402214400</begin><end>253402300799</end></date_range>"))
+    assert main(["import-dmarc", str(report), f"--url={server.base_url}"]) == EXIT_OK
+    capsys.readouterr()
+    code, out, err = run(server, capsys, "--check")
+    assert code == EXIT_ATTENTION and out and "far-future.example" not in out
+    assert "could not be read" not in err  # not taken for an unreadable report either
+    code, out, _ = run(server, capsys, "--json")
+    domains = {json.loads(line)["domain"] for line in out.splitlines()}
+    assert code == EXIT_OK and domains and "far-future.example" not in domains
+    code, out, _ = run(server, capsys)
+    assert code == EXIT_OK and "verdict:" in out and "far-future.example" not in out
+
+
 def _advice(verdict: Verdict, *sources: JudgedSource) -> DomainAdvice:
     return DomainAdvice("example.com", date(2026, 1, 1), date(2026, 1, 30), verdict=verdict, summary="why",
                         sources=list(sources))

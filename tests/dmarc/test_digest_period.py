@@ -412,3 +412,28 @@ async def test_a_report_of_a_long_period_counts_alike_whatever_the_store_fetched
     days = [r.day for r in wide.period_reports(since_days(120), TODAY) if r.report_id == "long-period"]
     assert days == [(arrived + timedelta(days=2)).date()]
     world.store.close()
+
+
+async def test_a_report_dated_at_the_calendars_end_is_stored_and_counts_in_no_period(world: StubWorld) -> None:
+    """A reporter's period beginning 9999-12-31: the sync (the console's analytics, ``dmarc-advice``) ended in an
+    OverflowError building its day. It is stored as readable and counts in no period asked for: it is in the
+    future. A sync from the first day there is (no bound before it) fetches every report."""
+    from server_stub.validation import stored_form
+
+    api = world.context().client.dmarc_reports
+    month = since_days(30)
+    before = DigestStore()
+    await before.sync(api, since=month)
+    newest = world.store.all_ids(DMARC_EXTERNAL_REPORT)[-1]
+    wire = dict(world.store.get(DMARC_EXTERNAL_REPORT, [newest])[newest])
+    wire.pop("id")
+    wire["report"] = {**wire["report"], "reportId": "year-9999", "dateRangeBegin": "9999-12-31T00:00:00Z",
+                      "dateRangeEnd": "9999-12-31T23:59:59Z"}
+    model = DMARC_EXTERNAL_REPORT.read(wire)
+    world.store.insert(DMARC_EXTERNAL_REPORT, model, stored_form(model))
+    for since, wanted in ((month, needed(world, month)), (date.min, set(world.store.all_ids(DMARC_EXTERNAL_REPORT)))):
+        store = DigestStore()
+        result = await store.sync(api, since=since)
+        assert (result.fetched, result.unreadable) == (len(wanted), 0)
+        assert store.figures(month, TODAY, limit=5) == before.figures(month, TODAY, limit=5)
+        assert [r.day for r in store.period_reports(date.min, date.max) if r.report_id == "year-9999"] == [date.max]

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from jmapclient.dmarc.analytics import digest_report
+from jmapclient.dmarc.analytics import ReportDigest, digest_report
 from jmapclient.dmarc.digest_rows import Row, digest_rows, wire_rows
 from jmapclient.dmarc.digest_store import DigestStore
+from jmapclient.encoding import parse_utc
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from tests.support.console import StubWorld, make_world
 
@@ -91,6 +92,12 @@ CHANGES: dict[str, Callable[[dict[str, Any]], None]] = {
     "begin unreadable": set_in(("report", "dateRangeBegin"), "yesterday"),
     "begin absent": set_in(("report", "dateRangeBegin"), None),
     "begin with an offset": set_in(("report", "dateRangeBegin"), "2026-02-01T03:00:00+05:00"),
+    "period on the last day": lambda w: w["report"].update(dateRangeBegin="9999-12-31T00:00:00Z",
+                                                          dateRangeEnd="9999-12-31T23:59:59Z"),
+    "period on the first day": lambda w: w["report"].update(dateRangeBegin="0001-01-01T00:00:00Z",
+                                                           dateRangeEnd="0001-01-01T23:59:59Z"),
+    "period backwards over the calendar": lambda w: w["report"].update(dateRangeBegin="9999-12-31T23:59:59Z",
+                                                                      dateRangeEnd="0001-01-01T00:00:00Z"),
     "testing true": set_in(("report", "policyTestingMode"), True),
     "testing 1": set_in(("report", "policyTestingMode"), 1),
     "records an array": lambda w: w["report"].__setitem__("records", list(w["report"]["records"].values())),
@@ -164,6 +171,28 @@ def test_a_report_out_of_the_ordinary_gets_the_long_ways_rows_or_is_refused_alik
         wire = copy.deepcopy(base)
         CHANGES[change](wire)
         assert one_walk(key, wire) == long_way(key, wire)
+
+
+@pytest.mark.parametrize(("begin", "end", "day"), [
+    ("9999-12-31T00:00:00Z", "9999-12-31T23:59:59Z", "9999-12-31"),  # the tester's
+    ("9999-12-30T00:00:00Z", "9999-12-31T23:59:59Z", "9999-12-30"),  # its midpoint, before the bound
+    ("9999-12-31T23:59:59Z", "9999-12-31T23:59:59Z", "9999-12-31"),
+    ("0001-01-01T00:00:00Z", "0001-01-01T23:59:59Z", "0001-01-01"),
+    ("0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "0001-01-03"),  # two days in, at most
+    ("0001-01-03T00:00:00Z", "0001-01-01T00:00:00Z", "0001-01-02"),  # backwards: its midpoint
+])
+def test_a_period_at_the_calendars_ends_counts_on_a_day_that_reads(begin: str, end: str, day: str) -> None:
+    """A period beginning 9999-12-30 or later counted two days in, past the last day Python has: an OverflowError
+    that ended ``dmarc-advice`` and the console's analytics. It counts on its own day, in no period asked for."""
+    digest = ReportDigest("r1", "o", "1", "example.org", parse_utc(begin), parse_utc(end))
+    assert digest.day.isoformat() == day
+    policy = dict.fromkeys(("policyDisposition", "policySubdomainDisposition", "policyNp", "policyAdkim",
+                            "policyAspf"), "none")
+    wire = {"id": "r1", "report": {"orgName": "o", "reportId": "1", "policyDomain": "example.org", **policy,
+                                   "dateRangeBegin": begin, "dateRangeEnd": end, "records": {}}}
+    assert wire_rows(0, wire) is not None  # the one walk's own case, the sync's
+    assert one_walk(0, wire) == long_way(0, wire)
+    assert one_walk(0, wire)[0][5:8] == (begin, end, day)  # type: ignore[index]
 
 
 def test_values_equal_as_numbers_are_not_taken_for_one_another() -> None:

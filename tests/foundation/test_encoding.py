@@ -94,6 +94,14 @@ def test_format_utc_converts_aware_times() -> None:
         encoding.parse_utc("yesterday")
 
 
+def test_a_shift_past_the_calendars_ends_stops_at_them() -> None:
+    last, first = datetime.max.replace(tzinfo=UTC), datetime.min.replace(tzinfo=UTC)
+    day = timedelta(days=2)
+    assert encoding.shifted(datetime(9999, 12, 30, tzinfo=UTC), day) == last  # an OverflowError before
+    assert encoding.shifted(datetime(1, 1, 2, tzinfo=UTC), -day) == first
+    assert encoding.shifted(datetime(2026, 1, 31, tzinfo=UTC), day) == datetime(2026, 2, 2, tzinfo=UTC)
+    assert encoding.shifted(datetime(9999, 12, 30), day) == datetime.max  # naive stays naive
+
 def test_masked_secrets_are_found_by_path() -> None:
     wire = {
         "bindSecret": {"@type": "Value", "secret": "****"},
