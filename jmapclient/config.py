@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
@@ -103,8 +103,49 @@ BOM = "\ufeff"
 """Notepad's byte order mark at the start of a UTF-8 file: not part of a secret."""
 
 
+def trimmed(value: str) -> str:
+    """``value`` without the white space around it (a BOM too): the one rule for every secret and server URL
+    a person gives, wherever from. ``echo TOKEN > file`` adds a line break, a copy from a web page adds spaces,
+    ``$(cat file)`` in the environment keeps what the file had; none of it was ever part of the value."""
+    return value.strip().removeprefix(BOM).strip()
+
+
+def _one_word(text: str) -> bool:
+    """Whether ``text`` holds no white space and no control character (a token, a URL)."""
+    return text.isprintable() and not any(character.isspace() for character in text)
+
+
+def _token_problem(token: str) -> str | None:
+    """Why ``token`` (trimmed) cannot be a bearer token, in words that never quote it; None when it can be.
+
+    An HTTP header carries ASCII only: a space or a line break inside failed as "Illegal header value" quoting
+    the whole token (and counted as a network failure), a character past ASCII crashed the encoding with a
+    traceback. A token is one word of letters, digits and punctuation (RFC 6750's token68 and more).
+    """
+    if not token:
+        return "it is empty"
+    if not token.isascii():
+        return ("it holds a character outside ASCII (a smart quote or a non-breaking space, pasted from a web "
+                "page?); a token is letters, digits and punctuation only")
+    if not _one_word(token):
+        return ("it holds white space or a control character inside it (a space, a tab, a second line); "
+                "a token is one word, given alone")
+    return None
+
+
+def checked_token(token: str, source: str) -> str:
+    """``token`` trimmed (:func:`trimmed`), from ``source`` (``--token``, ``MAILADMIN_TOKEN``, a file, a profile),
+    before any is sent; ConfigError naming the source when what is left cannot be a token (:func:`_token_problem`).
+    The one rule of every token, wherever it comes from."""
+    kept = trimmed(token)
+    problem = _token_problem(kept)
+    if problem:
+        raise ConfigError(f"cannot use {source}: {problem}")
+    return kept
+
+
 def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
-    """The token or password in a file, stripped (a BOM too); never empty, never with a control character.
+    """The token or password in a file, trimmed (:func:`trimmed`); never empty, never with a control character.
 
     Refused when group or others can write the file, or when it is no stored file; ``warn`` hears
     when others can read it. No error quotes what the file holds: it is a secret, however damaged.
@@ -115,7 +156,7 @@ def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
         data = read_bounded(resolved, MAX_SECRET_FILE)
         if data is None:
             raise ConfigError(f"cannot read the {what} file {path}: it is larger than {MAX_SECRET_FILE:,} bytes")
-        secret = data.decode().strip().removeprefix(BOM).strip()
+        secret = trimmed(data.decode())
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "it is not text"
         raise ConfigError(f"cannot read the {what} file {path}: {reason}") from None
@@ -129,6 +170,11 @@ def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
     if exposed:
         warn(exposed)
     return secret
+
+
+def read_token_file(path: str, warn: Warn = _ignore, what: str = "token") -> str:
+    """The bearer token in a file (:func:`read_secret_file`), held to the rule every token is held to."""
+    return checked_token(read_secret_file(path, what, warn), f"the {what} file {path}")
 
 
 def _read_text(path: Path, *, follow: bool = True) -> str:
@@ -213,8 +259,15 @@ def open_private(path: Path, *, create_parent: bool = True) -> Iterator[BinaryIO
         raise
 
 
-def check_server_url(url: str) -> None:
-    """Raise ConfigError unless ``url`` is a server's root URL, e.g. https://mail.example.com."""
+def server_url(given: str) -> str:
+    """``given`` trimmed (:func:`trimmed`), once it is a server's root URL, e.g. https://mail.example.com;
+    ConfigError otherwise. The one check of ``--url``, ``MAILADMIN_URL``, a profile's URL and the profile form's.
+
+    White space or a control character inside is refused: ``urlsplit`` drops a line break or a tab from
+    inside a URL without a word, and a space at the start only on newer Pythons (3.11.4+); a space at the
+    end went into the path. So " https://x " passed here and failed at the first request, as a network error.
+    """
+    url = trimmed(given)
     if "@" in url:
         # user:pass@ would replace the token and be echoed in every error: refused, and never repeated
         # (anywhere in the URL: a password holding "/" moves the @ out of what urlsplit calls the host).
@@ -223,6 +276,8 @@ def check_server_url(url: str) -> None:
                           "like https://mail.example.com, and give the login on its own: a user name with a "
                           "password file, or a token")
     wrong = ConfigError(f"{url!r} is not a server URL; write it like https://mail.example.com")
+    if not _one_word(url):
+        raise wrong
     try:
         # ValueError for a bracketed host that is no IP address (http://[x]/), and for a port
         # that is no number from 0 to 65535.
@@ -232,6 +287,7 @@ def check_server_url(url: str) -> None:
         raise wrong from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise wrong
+    return url
 
 
 def check_profile_name(name: str) -> None:
@@ -293,16 +349,34 @@ class Profile:
     """Skip TLS verification (a lab server); said on every connection."""
     allow_http: bool = False
     """Allow cleartext http to a host that is not loopback; said once per run."""
+    read_from: Path | None = field(default=None, compare=False, repr=False)
+    """The config file this profile was read from (None: made in this process); never saved in it."""
 
     def __repr__(self) -> str:  # never show the token
         return f"Profile(name={self.name!r}, url={self.url!r}, read_only={self.read_only})"
 
     def resolve_token(self, warn: Warn = _ignore) -> str:
+        """The token this profile logs in with, held to every token's rule; ``warn`` hears when the file it is
+        in (this config file, or its token file) can be read by group or others."""
         if self.token:
-            return self.token
+            if exposed := self.token_exposed():
+                warn(exposed)
+            return checked_token(self.token, self.token_source)
         if self.token_file:
-            return read_secret_file(self.token_file, f"profile {self.name!r} token", warn)
+            return read_token_file(self.token_file, warn, f"profile {self.name!r} token")
         raise ConfigError(f"profile {self.name!r} has no token or token file")
+
+    @property
+    def token_source(self) -> str:
+        """The stored token, as an error names it (never its value)."""
+        return f"the token of profile {self.name!r}"
+
+    def token_exposed(self) -> str | None:
+        """The warning when this profile stores its token in a config file group or others can read
+        (a token file's own warning, worded for the config file), or None."""
+        if not self.token or self.read_from is None:
+            return None
+        return readable_by_others(self.read_from, "config")
 
     def credentials(self, environ: Mapping[str, str] | None = None, warn: Warn = _ignore) -> Credentials:
         """Basic when the profile names a user, else the bearer token."""
@@ -317,8 +391,15 @@ class Profile:
 
     def check(self) -> None:
         """Raise ConfigError naming what keeps this profile from being saved (forms show it inline)."""
+        self.checked()
+
+    def checked(self) -> Profile:
+        """This profile as it is saved: its URL and token trimmed, each checked as ``--url`` and ``--token`` are
+        (caught here, not at the first connection); ConfigError naming what keeps it from being saved."""
         check_profile_name(self.name)
-        check_server_url(self.url)  # caught here, not at the first connection
+        url = server_url(self.url)
+        token = checked_token(self.token, self.token_source) if self.token else None
+        return replace(self, url=url, token=token)
 
     def to_toml(self) -> dict[str, Any]:
         table: dict[str, Any] = {"url": self.url}
@@ -341,7 +422,7 @@ class Profile:
         return table
 
     @classmethod
-    def from_toml(cls, name: str, table: Any) -> Profile:
+    def from_toml(cls, name: str, table: Any, read_from: Path | None = None) -> Profile:
         if not isinstance(table, dict) or not isinstance(table.get("url"), str) or not table["url"]:
             raise ConfigError(f"profile {name!r} needs a url")
         return cls(
@@ -355,6 +436,7 @@ class Profile:
             ca_file=table.get("ca_file") if isinstance(table.get("ca_file"), str) else None,
             insecure=table.get("insecure") is True,
             allow_http=table.get("allow_http") is True,
+            read_from=read_from,
         )
 
 
@@ -432,7 +514,7 @@ class Config:
             if not isinstance(data.get(table, {}), dict):
                 raise ConfigError(f"cannot read {path}: `{table}` must be a table, like [{table}]")
         profiles = {
-            name: Profile.from_toml(name, table) for name, table in (data.get("profiles") or {}).items()
+            name: Profile.from_toml(name, table, path) for name, table in (data.get("profiles") or {}).items()
         }
         keys, refused = checked_key_remaps(data.get("keys") or {})
         default = data.get("default") if isinstance(data.get("default"), str) else None
@@ -567,7 +649,7 @@ class Config:
         self.apply(change, expect=expect)
 
     def add(self, profile: Profile, *, make_default: bool = False) -> None:
-        profile.check()
+        profile = profile.checked()  # trimmed as it is checked: " https://x " saved as typed failed at each use
         self.profiles[profile.name] = profile
         # The first profile is the default; one saved into a file of profiles that names none leaves it so
         # (an edit from the console wrote `default = "<name>"` unasked).

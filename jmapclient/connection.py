@@ -26,7 +26,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jmapclient.auth import BasicLogin, BearerToken, Credentials
-from jmapclient.config import PASSWORD_ENV, Config, ConfigError, Profile, Warn, data_dir, read_secret_file
+from jmapclient.config import (
+    PASSWORD_ENV,
+    Config,
+    ConfigError,
+    Profile,
+    Warn,
+    checked_token,
+    data_dir,
+    read_secret_file,
+    read_token_file,
+    server_url,
+    trimmed,
+)
 from jmapclient.file_safety import folder_writable_by_others
 from jmapclient.transport_security import TransportSecurity
 
@@ -90,10 +102,6 @@ def _ignore(_: str) -> None:
     return None
 
 
-def read_token_file(path: str, warn: Warn = _ignore) -> str:
-    return read_secret_file(path, "token", warn)
-
-
 def _profile(name: str | None) -> Profile | None:
     """The named profile, or the default one (None when there is none)."""
     config = Config.load()
@@ -127,20 +135,22 @@ def _prompt_token(url: str) -> str:
             f"no token given for {url}: use --token-file, --token-stdin or {TOKEN_ENV}, "
             f"or --user (Basic) with --password-file or {PASSWORD_ENV}"
         )
-    return ask_hidden(f"token for {url}: ", "token").strip()
+    return trimmed(ask_hidden(f"token for {url}: ", "token"))
 
 
 def read_stdin_line(what: str) -> str:
-    """The first line of standard input, stripped; never empty. At a terminal it is asked for, not echoed:
-    ``--token-stdin`` there waited with no prompt, and showed the token as it was typed (the tester's)."""
-    secret = (ask_hidden(f"{what}: ", what) if sys.stdin.isatty() else sys.stdin.readline()).strip()
+    """The first line of standard input, trimmed (:func:`~jmapclient.config.trimmed`); never empty. At a terminal
+    it is asked for, not echoed: ``--token-stdin`` there waited with no prompt, and showed the token as it was typed
+    (the tester's)."""
+    secret = trimmed(ask_hidden(f"{what}: ", what) if sys.stdin.isatty() else sys.stdin.readline())
     if not secret:
         raise ConfigError(f"no {what} on standard input")
     return secret
 
 
 def _same_server(a: str, b: str) -> bool:
-    return a.rstrip("/") == b.rstrip("/")
+    # Trimmed: a profile saved before URLs were trimmed (" https://x ") is still in effect for its own server.
+    return trimmed(a).rstrip("/") == trimmed(b).rstrip("/")
 
 
 @dataclass(frozen=True)
@@ -236,6 +246,7 @@ def resolve(request: ConnectionRequest) -> Connection:
             f"no server given: use --url, set {URL_ENV}, or --profile NAME; no profile is the default "
             "(`mailadmin profile default NAME` names one, `mailadmin profile add` adds one)"
         )
+    final_url = server_url(final_url)
     in_effect = chosen if chosen is not None and _same_server(chosen.url, final_url) else None
     security = TransportSecurity(
         ca_file=ca_file or _ca_file(env.get(CA_FILE_ENV), in_effect, named=profile is not None),
@@ -267,13 +278,13 @@ def resolve(request: ConnectionRequest) -> Connection:
             raise ConfigError(f"no password for {login_user!r}")
         return Connection(final_url, login=BasicLogin(login_user, password), **common)
     if token:
-        final_token = token
+        final_token = checked_token(token, "--token")
     elif token_file:
         final_token = read_token_file(token_file, warn)
     elif token_stdin:
-        final_token = request.stdin("token")
+        final_token = checked_token(request.stdin("token"), "the token on standard input")
     elif env_token:
-        final_token = env_token
+        final_token = checked_token(env_token, TOKEN_ENV)
     elif in_effect is not None:
         stored = in_effect.credentials(env, warn)
         if isinstance(stored, BasicLogin):
@@ -283,6 +294,7 @@ def resolve(request: ConnectionRequest) -> Connection:
         final_token = request.token_prompt(final_url)
         if not final_token:
             raise ConfigError(f"no token given for {final_url}")
+        final_token = checked_token(final_token, "the token typed")
     return Connection(final_url, token=final_token, **common)
 
 

@@ -15,7 +15,7 @@ import ssl
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from jmapclient.config import ConfigError, check_server_url, checked_file
+from jmapclient.config import ConfigError, checked_file, server_url
 
 INSECURE_LABEL = "TLS NOT VERIFIED"
 CLEARTEXT_LABEL = "CLEARTEXT HTTP"
@@ -65,8 +65,7 @@ class TransportSecurity:
 
     def check(self, url: str) -> None:
         """Refuse what is not a server URL, and cleartext to a host that is not loopback unless allowed."""
-        check_server_url(url)
-        parts = urlsplit(url)
+        parts = urlsplit(server_url(url))
         if parts.scheme == "http" and not is_loopback_host(parts.hostname) and not self.allow_http:
             raise ConfigError(
                 f"refusing cleartext http to {parts.hostname}: the token would cross the network unencrypted; "

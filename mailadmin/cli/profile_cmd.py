@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from jmapclient.config import Config, ConfigError, Profile, read_secret_file
-from jmapclient.connection import argv_secret_warning, read_stdin_line, read_token_file
+from jmapclient.config import Config, ConfigError, Profile, read_secret_file, read_token_file
+from jmapclient.connection import argv_secret_warning, read_stdin_line
 from jmapclient.outcome import EXIT_OK, note, out
 from jmapclient.transport_security import TransportSecurity
 from mailadmin.cli.render import compact_json, table_lines
@@ -84,6 +84,10 @@ def add(args: argparse.Namespace, config: Config) -> int:
 
 def listing(args: argparse.Namespace, config: Config) -> int:
     profiles = [config.profiles[name] for name in sorted(config.profiles)]
+    # Said where the tokens are listed, as a token file is where it is read: the other actions write the file 0600.
+    exposed = next(filter(None, (p.token_exposed() for p in profiles)), None)
+    if exposed:
+        _warn(exposed)
     if args.json:
         for p in profiles:
             out(compact_json({

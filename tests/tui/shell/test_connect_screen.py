@@ -90,6 +90,23 @@ async def test_a_ca_file_that_is_not_a_certificate_is_refused_in_the_form(tmp_pa
         assert "not a PEM certificate" in str(error.render())
 
 
+async def test_the_profile_form_holds_a_token_to_the_rule_the_command_line_does(tmp_path: Path) -> None:
+    # A token pasted from a web page, a non-breaking space inside: saved, it crashed every connection.
+    path = tmp_path / "config.toml"
+    app = MailAdminApp(config=Config(path=path), connector=None)  # type: ignore[arg-type]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await _fill(app, pilot, {"profile-name": "x", "profile-url": "https://mail.example",
+                                 "profile-token": "API\u00a0k7secret"})
+        error = app.screen.query_one("#profile-error", Static)
+        await wait_until(pilot, lambda: bool(str(error.render())), "the form's answer on the token")
+        assert isinstance(app.screen, ProfileScreen)
+        said = str(error.render())
+        assert "Cannot use the token of profile 'x': it holds a character outside ASCII" in said
+        assert "k7secret" not in said
+    assert not path.exists()
+
+
 async def test_the_profile_form_saves_with_ctrl_s_asks_before_esc_drops_an_edit_and_shows_its_own_keys(
         tmp_path: Path) -> None:
     # The new user's finding: ctrl+s did nothing (the directory form saves with it); Esc threw typed values
