@@ -18,7 +18,15 @@ from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 from tui.reports.inbox_state import InboxState
 from tui.reports.inbox_table import COLUMNS, SORTED_COLUMNS, InboxTable
 from tui.reports.pager import Page
-from tui.reports.query import FAILED, PASSED, InboxQuery, QueryInputError, parse_comparison, parse_day
+from tui.reports.query import (
+    FAILED,
+    PASSED,
+    InboxQuery,
+    QueryInputError,
+    parse_comparison,
+    parse_day,
+    parse_day_after,
+)
 from tui.widgets import outside
 from tui.widgets.filter_bar import Debounce, esc_clears
 from tui.widgets.list_table import SortedBy, clicked
@@ -114,7 +122,7 @@ class InboxFilters(Vertical):
         for field, widget_id, parse in (("failed", "f-failed", parse_comparison),
                                         ("passed", "f-passed", parse_comparison),
                                         ("expires_before", "f-before", parse_day),
-                                        ("expires_after", "f-after", parse_day)):
+                                        ("expires_after", "f-after", parse_day_after)):
             try:
                 parsed[field] = parse(values[widget_id].value)
             except QueryInputError as error:

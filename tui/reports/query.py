@@ -63,6 +63,15 @@ def parse_day(text: str) -> date | None:
         raise QueryInputError(f"{text!r}: write a date as YYYY-MM-DD") from None
 
 
+def parse_day_after(text: str) -> date | None:
+    """A day the reports sought expire after (:func:`parse_day`): the calendar's last has no day after it (asked for,
+    the day after it ended the console on an OverflowError)."""
+    day = parse_day(text)
+    if day == date.max:
+        raise QueryInputError(f"{text!r}: nothing expires after the calendar's last day; write an earlier one")
+    return day
+
+
 @dataclass(frozen=True)
 class InboxQuery:
     domain: str = ""

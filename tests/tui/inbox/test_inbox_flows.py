@@ -92,6 +92,12 @@ async def test_filters_narrow_the_list(world: StubWorld) -> None:
         assert after and after + before <= 120
         next_day = cutoff.replace(hour=0, minute=0) + timedelta(days=1)
         assert all(parse_utc(r.expires) >= next_day for r in inbox(pilot).page.rows)
+        # The calendar's last day has no day after it (the console ended on an OverflowError): refused in words.
+        await type_into(pilot, "#f-after", "9999-12-31")
+        note = str(pilot.app.query_one("#dmarc-note", Static).render())
+        assert "nothing expires after the calendar's last day" in note
+        assert pilot.app.is_running and pilot.app.query_one("#f-after").has_class("-invalid")
+        await type_into(pilot, "#f-after", "")
         # A value that is not a comparison is refused in words, nothing is sent.
         await type_into(pilot, "#f-failed", "lots")
         assert "write a number" in str(pilot.app.query_one("#dmarc-note", Static).render())
