@@ -16,6 +16,7 @@ U+061C, zero-width U+200B–200D, U+2060, U+FEFF, soft hyphen, tags...), lone su
 other character Unicode says to draw as nothing (Default_Ignorable_Code_Point: the Hangul fillers,
 variation selectors, the combining grapheme joiner...): letters and marks by category, yet blank on
 screen, and counted 0 or 2 cells wide by one program and 1 by another, which broke a table's row.
+Also every combining mark past the fourth on one character (:data:`MARKS_KEPT`).
 In multi-line text (detail views) ``\\n`` stays a line break; everywhere else it is shown.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -65,10 +67,38 @@ def escape_char(char: str) -> str:
     return f"\\u{code:04x}"
 
 
+MARKS_KEPT = 4
+"""Combining marks shown on one character, at most; the ones after are shown escaped. A terminal stacks a few on
+a cell: 300 on one letter of a reporter's name spilled out of it (tmux) and pushed the inbox row's next column out
+of line (the tester's). Vietnamese stacks two, Hebrew's points and cantillation three or four."""
+
+
+@lru_cache(maxsize=4096)
+def _is_mark(char: str) -> bool:
+    """A combining mark drawn over or under the character before it (Unicode's Mn and Me)."""
+    return unicodedata.category(char) in ("Mn", "Me")
+
+
+def _pieces(text: str, keep: str) -> Iterator[str]:
+    """Each character of ``text`` as shown: itself, or escaped when hidden (but those in ``keep``) or past
+    :data:`MARKS_KEPT` combining marks on one character."""
+    marks = 0
+    for char in text:
+        if char not in keep and is_hidden(char):
+            marks = 0
+            yield escape_char(char)
+        elif _is_mark(char):
+            marks += 1
+            yield char if marks <= MARKS_KEPT else escape_char(char)
+        else:
+            marks = 0
+            yield char
+
+
 def _escape_hidden(text: str, keep: str) -> str:
     if text.isascii() and text.isprintable():
         return text  # the common case: nothing to do
-    return "".join(escape_char(c) if c not in keep and is_hidden(c) else c for c in text)
+    return "".join(_pieces(text, keep))
 
 
 def safe_text(value: Any, *, single_line: bool = True, max_len: int | None = None) -> str:
@@ -93,7 +123,7 @@ def edited_text(original: str, edited: str) -> str:
     ``\\n``, and broke every login through its directory (the tester's). An escape the edit cut into is text now,
     as it reads; typed, ``\\n`` is two characters, as everywhere the console takes text.
     """
-    pieces = [escape_char(char) if is_hidden(char) else char for char in original]
+    pieces = list(_pieces(original, keep=""))
     shown = "".join(pieces)
     limit = min(len(shown), len(edited))
     start = 0  # the longest start the edit left as shown, cut back to whole characters of the original...

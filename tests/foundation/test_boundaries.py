@@ -128,3 +128,17 @@ def test_a_character_typed_anywhere_keeps_every_line_break_but_one_it_cuts_into(
             assert "\\#n" in typed and typed.count("\n") == QUERY.count("\n") - 1
         else:
             assert typed.replace("#", "", 1) == QUERY
+
+
+def test_a_character_shows_at_most_four_combining_marks_the_rest_escaped() -> None:
+    # 300 marks on one letter of a reporter's name spilled out of its cell (tmux) and pushed the inbox row's
+    # Period column out of line (the tester's): the fifth on are shown as their escapes, on one line.
+    zalgo = "Z" + "\u0301" * 300 + "oo"
+    shown = safe_text(zalgo)
+    assert shown.startswith("Z" + "\u0301" * 4 + "\\u0301") and shown.endswith("\\u0301oo")
+    assert shown.count("\u0301") == 4 and shown.count("\\u0301") == 296
+    assert edited_text(zalgo, shown + "!") == zalgo + "!"  # an edit keeps the marks it left whole
+    for honest in ("Tiếng Việt ở đây", "שָׁלוֹם", "ग्रंथ", "e\u0301\u0302\u0303\u0304"):  # up to four: as written
+        assert safe_text(honest) == honest
+    five = "\u0301" * 5
+    assert safe_text(f"a{five}b{five}") == "a" + "\u0301" * 4 + "\\u0301" + "b" + "\u0301" * 4 + "\\u0301"  # each anew
