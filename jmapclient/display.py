@@ -147,6 +147,26 @@ def _whole_pieces(pieces: list[str], within: int) -> tuple[int, int]:
     return count, length
 
 
+def domain_text(domain: str) -> str:
+    """A domain name from outside (a report's policy domain) as a person reads it: as it is when ASCII, else its
+    A-label (``xn--…``, the name DNS and the DMARC record use) first, then its Unicode form, shown safe.
+
+    A report for ``victіm.example`` (a Cyrillic ``і``) read as the domain's own, in the inbox, the Domains tab and
+    its own verdict of the advice (the tester's); ``xn--victm-q2e.example (victіm.example)`` reads as another.
+    Strict IDNA 2008: UTS 46 would map a zero-width space away and show ``ex\u200bample.com`` as example.com.
+    """
+    shown = safe_text(domain)
+    if domain.isascii():
+        return shown
+    import idna  # httpx's own dependency; loaded only for a domain that needs it
+
+    try:
+        a_label = idna.encode(domain.lower()).decode("ascii")
+    except (idna.IDNAError, UnicodeError, ValueError):
+        return f"{shown} (not a valid domain name)"
+    return f"{a_label} ({shown})"
+
+
 # --- JSON ---------------------------------------------------------------------------------------------
 
 def json_text(value: Any, *, indent: int | None = None) -> str:

@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from jmapclient.counted import counted
-from jmapclient.display import safe_text
+from jmapclient.display import domain_text, safe_text
 from jmapclient.dmarc.analytics import format_rate
 from jmapclient.outcome import EXIT_ATTENTION, EXIT_OK, UsageError, note, out
 from mailadmin.cli.render import compact_json, table_lines
@@ -137,7 +137,7 @@ def _check(advice: list[DomainAdvice], previous: PreviousRun | None, *, as_json:
 
     found = attention(advice, previous)
     for item in found:
-        out(compact_json(item.to_json()) if as_json else f"{safe_text(item.domain)}: {safe_text(item.text)}")
+        out(compact_json(item.to_json()) if as_json else f"{domain_text(item.domain)}: {safe_text(item.text)}")
     return EXIT_ATTENTION if found else EXIT_OK
 
 
@@ -147,7 +147,7 @@ def human_lines(advice: DomainAdvice) -> list[str]:
     if len(advice.policies) > 1:
         policy += f" (also seen: {'; '.join(p.words() for p in advice.policies if p != advice.current)})"
     lines = [
-        f"{advice.domain}  {advice.first} .. {advice.last}: {counted(advice.reports, 'report')}, "
+        f"{domain_text(advice.domain)}  {advice.first} .. {advice.last}: {counted(advice.reports, 'report')}, "
         f"{counted(advice.messages, 'message')}, {advice.passed:,} pass DMARC "
         f"({format_rate(advice.passed / advice.messages if advice.messages else None)})",
         f"published: {policy}",

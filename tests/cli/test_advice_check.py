@@ -81,19 +81,32 @@ def test_a_period_longer_than_the_history_calls_no_source_new_run_after_run(serv
     assert "no source is marked new" in err
 
 
+def imported_one(server: StubServer, capsys: pytest.CaptureFixture[str], path: Path, domain: str, ip: str) -> None:
+    """A one-record report for ``domain`` from ``ip``, three days old, written to ``path`` and imported."""
+    day = int(DEMO_NOW.timestamp()) - 3 * 86400
+    path.write_bytes(feedback(records=record(ip=ip), domain=f"<domain>{domain}</domain>",
+                              report_id=f"<report_id>{path.stem}-1</report_id>",
+                              date_range=f"<date_range><begin>{day}</begin><end>{day + 86399}</end></date_range>"))
+    assert main(["import-dmarc", str(path), f"--url={server.base_url}"]) == EXIT_OK
+    capsys.readouterr()
+
+
 def test_a_local_source_says_so_in_the_text_report(server: StubServer, capsys: pytest.CaptureFixture[str],
                                                    tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Never looked up, so never named: a blank name cell would read as a lookup that found nothing.
-    day = int(DEMO_NOW.timestamp()) - 3 * 86400
-    report = tmp_path / "local.xml"
-    report.write_bytes(feedback(records=record(ip="10.0.0.5"), domain="<domain>local-source.example</domain>",
-                                report_id="<report_id>local-source-1</report_id>",
-                                date_range=f"<date_range><begin>{day}</begin><end>{day + 86399}</end></date_range>"))
-    assert main(["import-dmarc", str(report), f"--url={server.base_url}"]) == EXIT_OK
-    capsys.readouterr()
+    imported_one(server, capsys, tmp_path / "local.xml", "local-source.example", "10.0.0.5")
     _, out, _ = run(server, capsys, "--domain", "local-source.example")
     [row] = [line for line in out.splitlines() if line.startswith("10.0.0.5")]
     assert "local address" in row
+
+
+def test_a_look_alike_domain_is_headed_by_its_a_label(server: StubServer, capsys: pytest.CaptureFixture[str],
+                                                       tmp_path: Path) -> None:
+    # A report for victіm.example (a Cyrillic і) had a verdict of its own, headed as if the domain's (the tester's).
+    imported_one(server, capsys, tmp_path / "look-alike.xml", "victіm.example", "192.0.2.77")
+    _, out, _ = run(server, capsys)
+    assert "xn--victm-q2e.example (victіm.example)  " in out
+    assert not any(line.startswith("victіm.example") for line in out.splitlines())
 
 
 def test_check_is_silent_and_0_when_nothing_needs_attention(server: StubServer,

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from jmapclient.config import MAX_SECRET_FILE, ConfigError, read_secret_file
-from jmapclient.display import ELLIPSIS, edited_text, safe_text
+from jmapclient.display import ELLIPSIS, domain_text, edited_text, safe_text
 from jmapclient.file_safety import read_bounded
 from jmapclient.paging import QueryPager
 from tests.support.fake_jmap import FakeServer
@@ -142,3 +142,14 @@ def test_a_character_shows_at_most_four_combining_marks_the_rest_escaped() -> No
         assert safe_text(honest) == honest
     five = "\u0301" * 5
     assert safe_text(f"a{five}b{five}") == "a" + "\u0301" * 4 + "\\u0301" + "b" + "\u0301" * 4 + "\\u0301"  # each anew
+
+
+@pytest.mark.parametrize(("domain", "shown"), [
+    ("example.com", "example.com"),
+    ("victіm.example", "xn--victm-q2e.example (victіm.example)"),  # a Cyrillic і: a look-alike
+    ("Bücher.Example", "xn--bcher-kva.example (Bücher.Example)"),  # an honest IDN, its DNS name first
+    ("ex\u200bample.com", "ex\\u200bample.com (not a valid domain name)"),  # never mapped away into example.com
+    ("exa mple.com", "exa mple.com"),  # ASCII as it is
+])
+def test_a_non_ascii_domain_is_shown_by_its_a_label_first(domain: str, shown: str) -> None:
+    assert domain_text(domain) == shown

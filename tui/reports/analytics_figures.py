@@ -14,6 +14,7 @@ from datetime import date
 from textual import on
 from textual.widgets import DataTable, ProgressBar, Static
 
+from jmapclient.display import domain_text
 from jmapclient.dmarc.analytics import format_rate
 from jmapclient.dmarc.digest_store import Figures, SyncProgress
 from jmapclient.dmarc.figures import Headline
@@ -179,7 +180,7 @@ class AnalyticsFigures(AnalyticsInsight):
         domains = self.query_one("#domains", DataTable)
         domains.clear()
         for entry in headline.domains:
-            domains.add_row(entry.domain, _num(entry.reports), _num(entry.messages), _num(entry.passed),
+            domains.add_row(domain_text(entry.domain), _num(entry.reports), _num(entry.messages), _num(entry.passed),
                             _num(entry.failed), _rate(entry.rate))
         if chart := self.built("chart", DailyChart):
             draw_chart(chart, headline)

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jmapclient.counted import counted
+from jmapclient.display import domain_text
 from jmapclient.dmarc.analytics import format_rate, pass_rate
 from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict
 from jmapclient.dmarc.insight.judge import JudgedRecord, JudgedSource, SourceClass, group_by_service
@@ -95,7 +96,7 @@ def group_row(service: str, sources: Sequence[JudgedSource]) -> tuple[Text, ...]
 
 def source_row(source: JudgedSource, name: SourceName | None) -> tuple[Text, ...]:
     ptr, base, service = name_cells(name if source.ip else None, source.group)  # no address: nothing looked up
-    return (outside.cut(source.shown_ip), outside.cut(source.policy_domain), class_text(source.klass),
+    return (outside.cut(source.shown_ip), outside.cut(domain_text(source.policy_domain)), class_text(source.klass),
             num(source.messages), rate(pass_rate(source.passed, source.messages)),
             Text(NEW_MARK, style="bold magenta") if source.new else Text(""), ptr, service, base,
             outside.cut(source.reason))
@@ -109,7 +110,7 @@ def grouped(sources: Sequence[JudgedSource]) -> list[tuple[str, list[JudgedSourc
 def advice_block(advice: DomainAdvice) -> RenderableType:
     """One policy domain: its policy over the period, what the next step affects, the verdict."""
     head = Text.assemble(
-        outside.cut(advice.domain, "bold"),
+        outside.cut(domain_text(advice.domain), "bold"),
         f"  {advice.first:%Y-%m-%d} to {advice.last:%Y-%m-%d}: {counted(advice.reports, 'report')}, "
         f"{counted(advice.messages, 'message')}, DMARC pass {format_rate(pass_rate(advice.passed, advice.messages))}")
     lines: list[RenderableType] = [head]
