@@ -23,6 +23,7 @@ In multi-line text (detail views) ``\\n`` stays a line break; everywhere else it
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
@@ -115,36 +116,77 @@ def safe_text(value: Any, *, single_line: bool = True, max_len: int | None = Non
     return text
 
 
+SHOWN_TOKEN = re.compile(r"\\ud[89ab][0-9a-f]{2}\\ud[c-f][0-9a-f]{2}|\\u[0-9a-f]{4}|\\[nrt]|.", re.S)
+"""One character of text shown by :func:`safe_text`: an escape (:func:`escape_char`), or a character as it is."""
+EDITS_FOLLOWED = 400
+"""Characters typed or deleted that :func:`edited_text` follows, at most; an edit of more keeps what it left at the
+start and the end of the text, and takes the rest as typed (a rewrite, hardly an edit)."""
+
+
 def edited_text(original: str, edited: str) -> str:
     """The text an edit of ``original`` made, where ``original`` was shown one line as :func:`safe_text` shows it:
     what was typed as typed, and each hidden character the edit left whole (its ``\\n``, its ``\\u001b``) as itself.
 
     Stored as shown, a three-line SQL query with `` LIMIT 1`` typed at its end became one line holding the letters
-    ``\\n``, and broke every login through its directory (the tester's). An escape the edit cut into is text now,
-    as it reads; typed, ``\\n`` is two characters, as everywhere the console takes text.
+    ``\\n``, and broke every login through its directory (the tester's; so did an edit at each end, when only what
+    the edit left at its start and its end was kept). The edit is followed as the fewest characters typed and deleted
+    that make it (Myers' diff, over the characters as shown, an escape one character): what it kept is the original's;
+    an escape it cut into is text, as it reads; typed, ``\\n`` is two characters, as everywhere the console takes text.
     """
     pieces = list(_pieces(original, keep=""))
-    shown = "".join(pieces)
-    limit = min(len(shown), len(edited))
-    start = 0  # the longest start the edit left as shown, cut back to whole characters of the original...
-    while start < limit and shown[start] == edited[start]:
+    if "".join(pieces) == original:
+        return edited  # nothing shown escaped: the edit is the text
+    typed = SHOWN_TOKEN.findall(edited)
+    kept = _kept_pairs(pieces, typed)
+    made: list[str] = []
+    now = 0
+    for piece_at, token_at in [*kept, (len(pieces), len(typed))]:
+        made.extend(typed[now:token_at])  # typed there (what was deleted there is gone)
+        if piece_at < len(pieces):
+            made.append(original[piece_at])
+        now = token_at + 1
+    return "".join(made)
+
+
+def _kept_pairs(pieces: list[str], typed: list[str]) -> list[tuple[int, int]]:
+    """The (piece, token) pairs an edit of ``pieces`` into ``typed`` kept, by the fewest edits (Myers, 1986); past
+    :data:`EDITS_FOLLOWED` edits, only the unchanged start and end."""
+    n, m = len(pieces), len(typed)
+    frontier: dict[int, int] = {1: 0}
+    trace: list[dict[int, int]] = []
+    for edits in range(min(EDITS_FOLLOWED, n + m) + 1):
+        trace.append(dict(frontier))
+        for k in range(-edits, edits + 1, 2):
+            down = k == -edits or (k != edits and frontier[k - 1] < frontier[k + 1])
+            x = frontier[k + 1] if down else frontier[k - 1] + 1
+            y = x - k
+            while x < n and y < m and pieces[x] == typed[y]:
+                x, y = x + 1, y + 1
+            frontier[k] = x
+            if x >= n and y >= m:
+                return _walk_back(trace, n, m)
+    start = 0
+    while start < min(n, m) and pieces[start] == typed[start]:
         start += 1
-    head, head_shown = _whole_pieces(pieces, start)
-    end = 0  # ...then the longest end after it (the \ of "\r\n" deleted before "\u001b" is the latter's)
-    while end < limit - head_shown and shown[-1 - end] == edited[-1 - end]:
+    end = 0
+    while end < min(n, m) - start and pieces[n - 1 - end] == typed[m - 1 - end]:
         end += 1
-    tail, tail_shown = _whole_pieces(pieces[head:][::-1], end)
-    return original[:head] + edited[head_shown:len(edited) - tail_shown] + original[len(original) - tail:]
+    return [(i, i) for i in range(start)] + [(n - end + i, m - end + i) for i in range(end)]
 
 
-def _whole_pieces(pieces: list[str], within: int) -> tuple[int, int]:
-    """How many of ``pieces`` (a character each, as shown) fit whole in their first ``within`` cells; their length."""
-    count = length = 0
-    for piece in pieces:
-        if length + len(piece) > within:
-            break
-        count, length = count + 1, length + len(piece)
-    return count, length
+def _walk_back(trace: list[dict[int, int]], x: int, y: int) -> list[tuple[int, int]]:
+    """The pairs kept on the path Myers' search found to (``x``, ``y``), in order."""
+    kept: list[tuple[int, int]] = []
+    for edits in range(len(trace) - 1, -1, -1):
+        frontier, k = trace[edits], x - y
+        down = k == -edits or (k != edits and frontier.get(k - 1, -1) < frontier.get(k + 1, -1))
+        before_x = frontier[k + 1] if down else frontier[k - 1]
+        before_y = before_x - (k + 1 if down else k - 1)
+        while x > before_x and y > before_y:
+            x, y = x - 1, y - 1
+            kept.append((x, y))
+        x, y = before_x, before_y
+    return kept[::-1]
 
 
 def domain_text(domain: str) -> str:

@@ -113,10 +113,25 @@ QUERY = "SELECT name, secret\nFROM accounts\nWHERE name = $1"
     ("\x1b[2J", lambda shown: "", ""),
     ("cn=x\r\n\x1b[2J", lambda shown: shown.replace("\\r\\n", ""), "cn=x\x1b[2J"),  # its \ is the next escape's
     ("plain", lambda shown: "plainer", "plainer"),
+    # An edit at each end: the line breaks between them stay (only the unchanged start and end were kept before).
+    ("A\nB\nC", lambda shown: "X" + shown + "Y", "XA\nB\nCY"),
+    (QUERY, lambda shown: "select" + shown[6:] + " LIMIT 1", "select" + QUERY[6:] + " LIMIT 1"),
+    ("a\nb\nc", lambda shown: shown.replace("\\n", "", 1).replace("b\\n", "b\\nX"), "ab\nXc"),
 ])
 def test_an_edit_of_a_value_shown_escaped_keeps_the_characters_it_left_whole(
         original: str, edit: Any, stored: str) -> None:
     assert edited_text(original, edit(safe_text(original))) == stored
+
+
+def test_two_characters_typed_anywhere_between_escapes_keep_every_line_break() -> None:
+    shown = safe_text(QUERY)
+    whole = [at for at in range(len(shown) + 1) if at == 0 or shown[at - 1] != "\\"]  # not inside an escape
+    for first in whole[::3]:
+        for second in whole[::5]:
+            if second < first:
+                continue
+            typed = edited_text(QUERY, shown[:first] + "#" + shown[first:second] + "%" + shown[second:])
+            assert typed.replace("#", "", 1).replace("%", "", 1) == QUERY, (first, second, typed)
 
 
 def test_a_character_typed_anywhere_keeps_every_line_break_but_one_it_cuts_into() -> None:
