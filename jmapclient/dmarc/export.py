@@ -6,7 +6,7 @@ the per-record auth results are joined with ";" in matching order (a ";" inside 
 is written ``\\u003b``); in JSON they stay lists. A CSV cell writes hidden characters in
 their JSON spelling (a line break as ``\\n``, ESC as ``\\u001b``) and a backslash as
 ``\\\\``, so an escape is never taken for the characters it spells; a cell a spreadsheet
-would run as a formula starts with ``'``, and so does such a member of a list cell.
+would run as a formula starts with ``'``, and so does each such part of a cell between two ``;``.
 """
 
 from __future__ import annotations
@@ -126,15 +126,15 @@ def _csv_cell(column: str, value: Any) -> str:
         text = "true" if value else "false"
     else:
         text = _escaped("" if value is None else str(value))
-    return neutralise_formula(safe_text(text))
+    # Each part between two ``;`` is neutralised as a cell is: a spreadsheet that splits cells at ``;`` (Excel in
+    # European locales) reads each as a cell of its own, and ``csv.example;=cmd|' /C calc'!A0`` ran its second
+    # part as a formula, in a list cell and in a reporter's name alike (the testers').
+    return CSV_SEPARATOR.join(neutralise_formula(part) for part in safe_text(text).split(CSV_SEPARATOR))
 
 
 def _list_member(value: Any) -> str:
-    """One member of a list cell as written: its own ``;`` spelled, and neutralised as a whole cell is. A
-    spreadsheet that splits the cell at ``;`` (Excel in European locales) reads each member as a cell of its
-    own: ``csv.example;=cmd|' /C calc'!A0`` ran the second member as a formula."""
-    text = _escaped("" if value is None else str(value)).replace(CSV_SEPARATOR, SEPARATOR_IN_MEMBER)
-    return neutralise_formula(safe_text(text))
+    """One member of a list cell as written: its own ``;`` spelled, so the cell's ``;`` part it."""
+    return _escaped("" if value is None else str(value)).replace(CSV_SEPARATOR, SEPARATOR_IN_MEMBER)
 
 
 def _escaped(text: str) -> str:

@@ -70,6 +70,13 @@ def test_a_formula_in_a_list_member_is_neutralised_as_a_cell_is(member: str) -> 
     assert members == ["csv.example", "'" + member]
 
 
+@pytest.mark.parametrize("member", FORMULAS)
+def test_a_formula_after_a_separator_in_a_plain_cell_is_neutralised(member: str) -> None:
+    # Only list cells were: "Acme Mail;=cmd|' /C calc'!A0" as a reporter's name (or a header From) went out as
+    # it came, and a spreadsheet splitting at ";" ran its second part (tester77).
+    assert _cells(f"Acme Mail;{member}")["header_from"].split(";") == ["Acme Mail", "'" + member]
+
+
 @pytest.mark.parametrize("value", FORMULAS)
 def test_a_cell_beginning_with_white_space_then_a_formula_is_neutralised(value: str) -> None:
     cells = _cells(value)
