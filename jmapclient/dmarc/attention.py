@@ -108,10 +108,14 @@ def mark_new_since(advice: Iterable[DomainAdvice], previous: PreviousRun | None)
             source.new = source.ip not in seen
 
 
-def _source_words(source: JudgedSource) -> str:
+def _source_words(source: JudgedSource, *, authorised: bool = False) -> str:
+    """A source and its failing messages; ``authorised``: of the domain's own mail only (beside forged ones, a
+    relay's "180 of 180" counted 100 unauthenticated messages a forged report gave it)."""
     name = source.name.ptr if source.name is not None and source.name.ptr else ""
     named = f"{source.ip} ({name})" if name else source.ip
-    return f"{named}: {source.failed} of {source.messages} messages fail DMARC"
+    if authorised:
+        return f"{named}: {source.authorised_failing:,} of {source.authorised:,} authorised messages fail DMARC"
+    return f"{named}: {source.failed:,} of {source.messages:,} messages fail DMARC"
 
 
 def attention(advice: Iterable[DomainAdvice], previous: PreviousRun | None) -> list[Attention]:
@@ -127,7 +131,7 @@ def attention(advice: Iterable[DomainAdvice], previous: PreviousRun | None) -> l
                                        f"new source failing: {_source_words(source)}"))
             elif source.authorised_failing:
                 found.append(Attention(entry.domain, "authorised-source-failing",
-                                       f"authorised source failing: {_source_words(source)}"))
+                                       f"authorised source failing: {_source_words(source, authorised=True)}"))
             elif before is not None and before.failing is not None and grew(before.failing.get(source.ip, 0),
                                                                              source.failed):
                 found.append(Attention(entry.domain, "failing-source-grew", (

@@ -142,7 +142,7 @@ def _advice(verdict: Verdict, *sources: JudgedSource) -> DomainAdvice:
 
 def _source(ip: str, *, new: bool, failing: int, klass: SourceClass = SourceClass.ALIGNED) -> JudgedSource:
     return JudgedSource(ip, "example.com", klass=klass, messages=10, passed=10 - failing, new=new,
-                        failing_by_class={klass: failing} if failing else {})
+                        by_class={klass: 10}, failing_by_class={klass: failing} if failing else {})
 
 
 def test_what_counts_as_attention() -> None:
@@ -155,6 +155,8 @@ def test_what_counts_as_attention() -> None:
     before = PreviousRun("", {"example.com": DomainRun("ready", frozenset())})
     assert [a.kind for a in attention([loud], before)] == [
         "new-failing-source", "authorised-source-failing", "verdict-moved-back"]
+    assert attention([loud], before)[1].text == (
+        "authorised source failing: 192.0.2.5: 2 of 10 authorised messages fail DMARC")
     forward = PreviousRun("", {"example.com": DomainRun("not ready", frozenset())})
     assert attention([_advice(Verdict.READY)], forward) == []
     assert attention([_advice(Verdict.TOO_LITTLE_DATA)], before) == []  # no position: no move

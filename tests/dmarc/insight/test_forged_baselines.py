@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import date
 
 from jmapclient.dmarc.analytics import ReportDigest
+from jmapclient.dmarc.attention import attention
 from jmapclient.dmarc.insight.advice import Verdict
 from jmapclient.dmarc.insight.judge import SourceClass
 from tests.support.insight_reports import aligned, both_ways, record, report
@@ -101,3 +102,5 @@ async def test_a_forged_report_giving_a_failing_sender_another_class_does_not_ma
     assert "1 authorised source fails more than 5 messages" in advice.summary
     relay = next(source for source in advice.sources if source.ip == "198.51.100.7")
     assert relay.klass is SourceClass.UNKNOWN and (relay.authorised, relay.authorised_failing) == (80, 80)
+    said = [found.text for found in attention([advice], None) if found.kind == "authorised-source-failing"]
+    assert said == ["authorised source failing: 198.51.100.7: 80 of 80 authorised messages fail DMARC"]  # not 180
