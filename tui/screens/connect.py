@@ -24,7 +24,7 @@ from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.connection import Connection, resolve_profile
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
-from tui.keyboard import typed_at
+from tui.keyboard import in_background, typed_at
 from tui.lifecycle import gone, while_attached
 from tui.screens.dialog import AnswersOnce
 from tui.screens.profile_form import ProfileScreen, not_saved
@@ -282,7 +282,10 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         """True once this screen answered or is leaving: a worker then has nothing to show on."""
         return self.answered or gone(self)
 
-    @work(exclusive=True, group="connect")
+    # Background work (tui.keyboard.in_background): Esc, q, the palette and help act on the screen while it connects,
+    # at once (the key path waited for the connection, 2 s, before Esc acted); the other keys wait for the section
+    # the connection opens, as ever (typed_while_connecting), not for the worker.
+    @work(exclusive=True, group=in_background("connect"))
     async def _connect(self, profile: Profile, number: int) -> None:
         # Enter and Esc typed together: over a terminal the worker's first step can run after Esc
         # took the screen down, and a login that fails fast answers after it too; either then

@@ -206,3 +206,28 @@ async def test_the_profile_list_claims_no_rights_the_token_may_lack(store: objec
         assert isinstance(screen, ConnectScreen)
         screen._fill()
         assert str(table.get_row("recovery")[2]) == "as the user allows"  # a Basic login has no token
+
+
+async def test_esc_while_a_ctrl_o_connection_connects_goes_back_at_once(store: object, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # The key path waited for the connection Enter started (its patience with a key's work, 2 s) before Esc
+    # acted: the screen stayed, "Connecting…", for two seconds after Esc (tester77). Esc, q, the palette and help
+    # act on the screen while it connects; the keys that wait for the new list wait for it, not for the worker.
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    made = make_console_with_a_profile(store)  # type: ignore[arg-type]
+    never = asyncio.Event()
+
+    async def silent(profile: Profile) -> ConsoleContext:
+        await never.wait()
+        raise AssertionError("never answers")
+
+    async with made.app.run_test(size=(120, 40)) as pilot:
+        screen = await connection_screen(pilot)
+        made.app.connector = silent  # type: ignore[assignment]
+        screen.connector = silent
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.connecting, "the connection under way")
+        await pilot.press("escape")
+        await pilot.pause(0.5)  # well within the 2 s it took
+        assert not isinstance(pilot.app.screen, ConnectScreen)
+        assert pilot.app.section_view is not None  # back on the console, connected as before
