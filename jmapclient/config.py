@@ -389,13 +389,10 @@ class Profile:
             return BasicLogin(self.user, env[PASSWORD_ENV])
         raise ConfigError(f"profile {self.name!r} names user {self.user!r} but no password file; set {PASSWORD_ENV}")
 
-    def check(self) -> None:
-        """Raise ConfigError naming what keeps this profile from being saved (forms show it inline)."""
-        self.checked()
-
     def checked(self) -> Profile:
         """This profile as it is saved: its URL and token trimmed, each checked as ``--url`` and ``--token`` are
-        (caught here, not at the first connection); ConfigError naming what keeps it from being saved."""
+        (caught here, not at the first connection); ConfigError naming what keeps it from being saved (forms show it
+        inline)."""
         check_profile_name(self.name)
         url = server_url(self.url)
         token = checked_token(self.token, self.token_source) if self.token else None

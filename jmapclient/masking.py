@@ -145,7 +145,7 @@ def secrets_in(value: Any, names: frozenset[str], *, depth: int = 0) -> set[str]
     if isinstance(value, Mapping):
         for key, item in value.items():
             secret_key = str(key).rsplit("/", 1)[-1] in names
-            if secret_key and isinstance(item, str) and item and item != MASKED_SECRET:
+            if secret_key and isinstance(item, str) and item and not is_masked(item):
                 found.add(item)
             found |= secrets_in(item, names, depth=depth + 1)
     elif isinstance(value, list | tuple | set | frozenset):

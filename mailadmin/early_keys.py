@@ -19,11 +19,9 @@ from typing import Any, TextIO
 
 try:
     import termios
+    from tty import IFLAG, LFLAG  # the input and local modes' places in termios.tcgetattr's list
 except ImportError:  # not a POSIX terminal: nothing to hold
     termios = None  # type: ignore[assignment]
-
-IFLAG, LFLAG = 0, 3
-"""The input and local modes' places in ``termios.tcgetattr``'s list."""
 
 
 class EarlyKeys:

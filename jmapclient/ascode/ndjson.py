@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jmapclient.encoding import MASKED_SECRET
+from jmapclient.encoding import is_masked
 from jmapclient.file_safety import NestedTooDeep, json_bounded
 from jmapclient.masking import model_of, replace_secrets
 from jmapclient.models.introspect import TYPE_KEY
@@ -80,7 +80,7 @@ def is_left_out(value: Any) -> bool:
     """A ``Value`` secret whose secret is not here: left out by a snapshot, or the server's mask."""
     if not isinstance(value, Mapping) or value.get(TYPE_KEY) != "Value":
         return False
-    return value.get(SECRET_KEY) in (None, MASKED_SECRET)
+    return value.get(SECRET_KEY) is None or is_masked(value.get(SECRET_KEY))
 
 
 def leave_out_secrets(type_: ObjectType, wire: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jmapclient.dirtest.steps import Step
-from jmapclient.encoding import MASKED_SECRET
+from jmapclient.encoding import is_masked
 
 Ask = Callable[[str], "str | None"]
 """Asks the person for a secret (a hidden prompt, a password field); None when they give none."""
@@ -72,7 +72,7 @@ def resolve_secret(secret: Any, what: str, inputs: LiveInput) -> str | None:
     kind = secret.get("@type")
     if kind == "Value":
         value = secret.get("secret")
-        if isinstance(value, str) and value and value != MASKED_SECRET:
+        if isinstance(value, str) and value and not is_masked(value):
             _came(inputs, what, "taken from the settings given")
             return value
         return _asked(what, inputs, "the server shows it only as ****")
@@ -126,7 +126,7 @@ def must_ask(secret: Any) -> bool:
         return False
     kind = secret.get("@type")
     if kind == "Value":
-        return secret.get("secret") in (None, "", MASKED_SECRET)
+        return secret.get("secret") in (None, "") or is_masked(secret.get("secret"))
     if kind == "EnvironmentVariable":
         return str(secret.get("variableName") or "") not in os.environ
     if kind == "File":

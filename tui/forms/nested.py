@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import HorizontalGroup, VerticalGroup
 from textual.widgets import Button, Select, Static
 
-from jmapclient.encoding import MASKED_SECRET, iter_masked_paths
+from jmapclient.encoding import is_masked, iter_masked_paths
 from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of, kind_label
 from tui.forms.base import OMIT, FieldEditor, FormEdited
@@ -141,7 +141,7 @@ def carry(old_model: type[WireModel], new_model: type[WireModel], old: Mapping[s
 def _masked_left_out(value: Any) -> Any:
     """``value`` without its masked secrets (``"****"``), the rest as it is (a secret's kind)."""
     if isinstance(value, Mapping):
-        return {key: _masked_left_out(item) for key, item in value.items() if item != MASKED_SECRET}
+        return {key: _masked_left_out(item) for key, item in value.items() if not is_masked(item)}
     return value
 
 

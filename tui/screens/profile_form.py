@@ -63,7 +63,7 @@ something was typed.
 
 def _check_profile(profile: Profile) -> None:
     """ConfigError naming what keeps ``profile`` from being saved; reads its CA file (run it in a thread)."""
-    profile.check()  # the check saving makes, said here rather than after the form closed
+    profile.checked()  # the check saving makes, said here rather than after the form closed
     security = TransportSecurity(profile.ca_file, profile.insecure, profile.allow_http)
     security.verify()  # a CA file that cannot be used, said now rather than at connecting
     security.check(profile.url)
