@@ -50,6 +50,20 @@ OWNER_ONLY = 0o600
 class ConfigError(ValueError):
     """The config file or a profile is not usable; the message says why."""
 
+    field: str | None = None
+    """The :class:`Profile` attribute the error is about, when it is about one (:func:`concerning`): a form puts
+    the keyboard in that field's box, not in the first one."""
+
+
+@contextmanager
+def concerning(field: str) -> Iterator[None]:
+    """Mark a ConfigError raised inside as about the profile's ``field`` (unless a check inside named one)."""
+    try:
+        yield
+    except ConfigError as error:
+        error.field = error.field or field
+        raise
+
 
 def config_path() -> Path:
     override = os.environ.get(CONFIG_ENV)
@@ -142,6 +156,18 @@ def checked_token(token: str, source: str) -> str:
     if problem:
         raise ConfigError(f"cannot use {source}: {problem}")
     return kept
+
+
+def checked_user(user: str, source: str) -> str:
+    """``user`` as Basic login sends it, from ``source`` (``--user``, ``MAILADMIN_USER``, a profile); ConfigError
+    when it cannot be sent as typed. Basic joins the name and the password with a colon, so a name holding one
+    logs in as another name with another password (RFC 7617, 2); a control character is no part of a name.
+    Never trimmed: a name is sent as written, or refused."""
+    if ":" in user:
+        raise ConfigError(f"cannot use {source}: a user name for Basic login cannot hold a colon (:)")
+    if not user.isprintable():
+        raise ConfigError(f"cannot use {source}: the user name holds a control character (a tab, a line break)")
+    return user
 
 
 def read_secret_file(path: str, what: str, warn: Warn = _ignore) -> str:
@@ -383,6 +409,7 @@ class Profile:
         if not self.user:
             return BearerToken(self.resolve_token(warn))
         env = os.environ if environ is None else environ
+        checked_user(self.user, f"the user of profile {self.name!r}")
         if self.password_file:
             return BasicLogin(self.user, read_secret_file(self.password_file, "password", warn))
         if env.get(PASSWORD_ENV):
@@ -393,9 +420,15 @@ class Profile:
         """This profile as it is saved: its URL and token trimmed, each checked as ``--url`` and ``--token`` are
         (caught here, not at the first connection); ConfigError naming what keeps it from being saved (forms show it
         inline)."""
-        check_profile_name(self.name)
-        url = server_url(self.url)
-        token = checked_token(self.token, self.token_source) if self.token else None
+        with concerning("name"):
+            check_profile_name(self.name)
+        with concerning("url"):
+            url = server_url(self.url)
+        with concerning("token"):
+            token = checked_token(self.token, self.token_source) if self.token else None
+        if self.user:
+            with concerning("user"):
+                checked_user(self.user, f"the user of profile {self.name!r}")
         return replace(self, url=url, token=token)
 
     def to_toml(self) -> dict[str, Any]:

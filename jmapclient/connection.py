@@ -33,6 +33,7 @@ from jmapclient.config import (
     Profile,
     Warn,
     checked_token,
+    checked_user,
     data_dir,
     read_secret_file,
     read_token_file,
@@ -222,8 +223,22 @@ def _ca_file(env_ca: str | None, in_effect: Profile | None, *, named: bool) -> s
     return (profile_ca or env_ca) if named else (env_ca or profile_ca)
 
 
+EMPTY_REFUSED = ("url", "token", "token_file", "user", "password_file", "profile", "ca_file")
+"""Flags that name something: given empty (``--token ''``, an unset shell variable), each is refused. An empty
+``--token`` was passed over, and the profile's token sent in its place, while ``--token '  '`` was refused as
+empty. An empty variable in the environment still means "not set", as shells have it."""
+
+
+def _refuse_empty_flags(request: ConnectionRequest) -> None:
+    for name in EMPTY_REFUSED:
+        value = getattr(request, name)
+        if value is not None and not value.strip():
+            raise ConfigError(f"--{name.replace('_', '-')} is empty: give it a value, or leave the flag out")
+
+
 def resolve(request: ConnectionRequest) -> Connection:
     """The connection in effect; ``request.warn`` hears every unsafe choice, once each."""
+    _refuse_empty_flags(request)
     url, token, token_file, token_stdin = request.url, request.token, request.token_file, request.token_stdin
     user, password_file, password_stdin = request.user, request.password_file, request.password_stdin
     profile, ca_file, warn = request.profile, request.ca_file, request.warn
@@ -268,6 +283,7 @@ def resolve(request: ConnectionRequest) -> Connection:
     }
     login_user = user or (env_user if not flag_token else None)
     if login_user:
+        checked_user(login_user, "--user" if user else USER_ENV)
         if password_file:
             password = read_secret_file(password_file, "password", warn)
         elif password_stdin:

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from jmapclient.auth import BasicLogin, BearerToken
-from jmapclient.config import Config, ConfigError
+from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.connection import ConnectionRequest, resolve
 from mailadmin.main import main
 from tests.support.fake_jmap import FakeServer
@@ -129,3 +129,36 @@ def test_token_stdin_at_a_terminal_asks_without_echo(monkeypatch: pytest.MonkeyP
     assert main(["profile", "add", "typed", "--url", URL, "--token-stdin"]) == 0
     assert asked == ["token: "]
     assert Config.load().profiles["typed"].token == "typed-token"
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    ({"token": ""}, "--token is empty"),
+    ({"token": "   "}, "--token is empty"),
+    ({"token_file": ""}, "--token-file is empty"),
+    ({"user": ""}, "--user is empty"),
+    ({"url": ""}, "--url is empty"),
+    ({"profile": ""}, "--profile is empty"),
+])
+def test_a_flag_given_empty_is_refused_not_passed_over(flags: dict[str, str], said: str) -> None:
+    # `--token "$TOKEN"` with TOKEN unset sent the default profile's token to the server instead.
+    profile = Profile("prod", URL, token="API_profile")
+    request = ConnectionRequest(**{"url": URL, **flags}, environ={}, prompt=_never, profiles=lambda _: profile)
+    with pytest.raises(ConfigError, match=said):
+        resolve(request)
+
+
+def test_an_empty_environment_variable_still_means_unset() -> None:
+    profile = Profile("prod", URL, token="API_profile")
+    got = resolve(ConnectionRequest(environ={"MAILADMIN_TOKEN": "", "MAILADMIN_URL": ""}, prompt=_never,
+                                    profiles=lambda _: profile))
+    assert got.credentials == BearerToken("API_profile")
+
+
+@pytest.mark.parametrize("user", ["ad:min", "admin\n", "ad\tmin"])
+def test_a_basic_user_name_that_cannot_be_sent_as_typed_is_refused(user: str) -> None:
+    with pytest.raises(ConfigError, match=r"colon|control character"):
+        resolve(ConnectionRequest(URL, user=user, environ={"MAILADMIN_PASSWORD": "pw"}, prompt=_never))
+    with pytest.raises(ConfigError, match=r"colon|control character"):
+        resolve(ConnectionRequest(URL, environ={"MAILADMIN_USER": user, "MAILADMIN_PASSWORD": "pw"}, prompt=_never))
+    with pytest.raises(ConfigError, match="the user of profile 'r'"):
+        Profile("r", URL, user=user).credentials({"MAILADMIN_PASSWORD": "pw"})

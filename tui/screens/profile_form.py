@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Static, Switch
 
-from jmapclient.config import ConfigError, Profile, ProfileChanged, check_profile_name
+from jmapclient.config import ConfigError, Profile, ProfileChanged, check_profile_name, concerning
 from jmapclient.display import edited_text, safe_text
 from jmapclient.transport_security import TransportSecurity
 from tui.lifecycle import while_attached
@@ -65,8 +65,16 @@ def _check_profile(profile: Profile) -> None:
     """ConfigError naming what keeps ``profile`` from being saved; reads its CA file (run it in a thread)."""
     profile.checked()  # the check saving makes, said here rather than after the form closed
     security = TransportSecurity(profile.ca_file, profile.insecure, profile.allow_http)
-    security.verify()  # a CA file that cannot be used, said now rather than at connecting
-    security.check(profile.url)
+    with concerning("ca_file"):
+        security.verify()  # a CA file that cannot be used, said now rather than at connecting
+    with concerning("url"):
+        security.check(profile.url)
+
+
+def field_box(error: ConfigError) -> str:
+    """The id of the box holding the field ``error`` is about (the server URL's when it names none): a bad token
+    put the keyboard in the URL's box."""
+    return f"profile-{(error.field or 'url').replace('_', '-')}"
 
 
 def form_problem(profile: Profile, typed_token: str | None, *, dropped: bool) -> str:
@@ -244,7 +252,7 @@ class ProfileScreen(Dialog[Profile | None]):
         except ConfigError as error:
             if not self.answered:
                 self._refused(not_saved(error))
-                self.query_one("#profile-url", Input).focus()
+                self.query_one(f"#{field_box(error)}", Input).focus()
             return
         if self.answered:
             return

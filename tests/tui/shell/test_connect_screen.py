@@ -88,6 +88,7 @@ async def test_a_ca_file_that_is_not_a_certificate_is_refused_in_the_form(tmp_pa
         await wait_until(pilot, lambda: bool(str(error.render())), "the form's answer on the CA file")
         assert isinstance(app.screen, ProfileScreen)
         assert "not a PEM certificate" in str(error.render())
+        assert app.focused is app.screen.query_one("#profile-ca-file", Input)  # the keyboard where the fault is
 
 
 async def test_the_profile_form_holds_a_token_to_the_rule_the_command_line_does(tmp_path: Path) -> None:
@@ -104,6 +105,25 @@ async def test_the_profile_form_holds_a_token_to_the_rule_the_command_line_does(
         said = str(error.render())
         assert "Cannot use the token of profile 'x': it holds a character outside ASCII" in said
         assert "k7secret" not in said
+        assert app.focused is app.screen.query_one("#profile-token", Input)  # it was put in the URL's box
+    assert not path.exists()
+
+
+async def test_a_user_name_holding_a_colon_is_refused_in_the_form_with_the_keyboard_in_its_box(tmp_path: Path) -> None:
+    # Basic joins name and password with a colon: "ad:min" would log in as "ad" with the password "min:...".
+    path = tmp_path / "config.toml"
+    secret = tmp_path / "pw"
+    secret.write_text("recovery-pw\n")
+    app = MailAdminApp(config=Config(path=path), connector=None)  # type: ignore[arg-type]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await _fill(app, pilot, {"profile-name": "x", "profile-url": "https://mail.example",
+                                 "profile-user": "ad:min", "profile-password-file": str(secret)})
+        error = app.screen.query_one("#profile-error", Static)
+        await wait_until(pilot, lambda: bool(str(error.render())), "the form's answer on the user name")
+        assert isinstance(app.screen, ProfileScreen)
+        assert "cannot hold a colon" in str(error.render())
+        assert app.focused is app.screen.query_one("#profile-user", Input)
     assert not path.exists()
 
 
