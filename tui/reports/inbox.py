@@ -58,7 +58,8 @@ Aggregate reports received from other mail systems, newest first, one server pag
 - **s** cycles the sort (received, expires; newest or oldest first), **c** shows From, Subject and Expires.
   Click the header of a column the server can sort by (Received, Expires) to sort by it (again: the
   other way); the arrow shows the order. A server that cannot sort by received lists reports in arrival order.
-- **n** / **p** (page down / up) turn pages; moving past the last row does too; **g** / **G** first / last page.
+- **n** / **p** (page down / up) turn pages; moving past the last row does too; **g** / **G** (Home / End)
+  first / last page.
 - **space** marks reports, **d** deletes the marked ones (or the highlighted one) after a y/n question.
 - **i** imports report files, **x** exports what the filter shows as CSV or JSON,
   **e** keeps the highlighted report longer (edits its expiry).

@@ -56,14 +56,16 @@ class OutsideTable(FreshWidths, DataTable[CellType]):
     """A DataTable whose string cells are outside text: never markup, hidden characters shown.
 
     DataTable reads a ``str`` cell as markup; here every one is turned into ``Text`` first.
-    j / k / g / G move as the arrows, Home and End do, in every table (the README's promise).
+    j / k / g / G move as the arrows do; Home and End as g and G; in every table (the README's promise).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Down", show=False, id="list.down"),
         Binding("k", "cursor_up", "Up", show=False, id="list.up"),
-        Binding("g", "scroll_top", "Top", show=False, id="list.top"),
-        Binding("G", "scroll_bottom", "Bottom", show=False, id="list.bottom"),
+        # Home and End as g and G: DataTable's own scroll sideways, which a row cursor never needs (Home in the
+        # profile list and the directory list left the cursor where it was).
+        Binding("g,home", "scroll_top", "Top", show=False, id="list.top"),
+        Binding("G,end", "scroll_bottom", "Bottom", show=False, id="list.bottom"),
     ]
 
     def action_scroll_top(self) -> None:

@@ -37,6 +37,16 @@ async def test_every_table_moves_with_j_k_g_and_G() -> None:
         assert table.cursor_row == 0
 
 
+async def test_home_and_end_go_to_the_first_and_last_row_as_g_and_G_do() -> None:
+    # DataTable's own Home and End scroll sideways: in a row-cursor list the cursor stayed where it was.
+    async with OneTable().run_test(size=(60, 12)) as pilot:
+        table = pilot.app.query_one(OutsideTable)
+        await pilot.press("j", "j", "end")
+        assert table.cursor_row == 29
+        await pilot.press("home")
+        assert table.cursor_row == 0
+
+
 async def test_the_json_viewer_goes_to_its_end_with_G_and_back_with_g() -> None:
     text = "{\n" + ",\n".join(f'  "field{n}": {n}' for n in range(200)) + "\n}"
     async with App[None]().run_test(size=(80, 20)) as pilot:
