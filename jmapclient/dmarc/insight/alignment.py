@@ -13,6 +13,7 @@ from jmapclient.dmarc.analytics import AUTH_PASS, SPF_AUTH_FAILURES, RecordDiges
 from jmapclient.dmarc.insight.services import base_domain
 
 STRICT = "strict"
+RELAXED = "relaxed"
 
 
 def _normal(name: str) -> str:
@@ -50,6 +51,9 @@ class RecordAlignment:
     spf_other: tuple[str, ...]
     spf_failed: bool
     """SPF was checked and failed (fail or softfail) with no domain passing: the mark of a forwarding hop."""
+    signed_as_own: tuple[str, ...] = ()
+    """Domains of DKIM signatures, passing or not, under the From domain's own organisation: the mail came with
+    the domain's signature (a list or forwarder that changed it broke it). A spoofer's mail carries none."""
 
     @property
     def dkim_ok(self) -> bool:
@@ -103,4 +107,5 @@ def align_record(record: RecordDigest, policy_domain: str, adkim: str, aspf: str
         spf_aligned=tuple(d for d in spf if aligned(d, from_domain, aspf)),
         spf_other=tuple(d for d in spf if not aligned(d, from_domain, aspf)),
         spf_failed=spf_failed,
+        signed_as_own=tuple(dict.fromkeys(_normal(d) for d, _ in record.dkim_auth if aligned(d, from_domain, RELAXED))),
     )

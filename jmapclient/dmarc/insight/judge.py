@@ -141,11 +141,20 @@ def _misaligned(seen: RecordAlignment, aspf: str, known: Service | None, senders
     others = seen.dkim_other + seen.spf_other
     own = base_domain(seen.from_domain)
     ours = [d for d in others if own is not None and base_domain(d) == own]
-    if known is None and not ours:
+    if known is None and not ours and seen.signed_as_own:
         return RecordJudgement(
             SourceClass.FORWARDED,
-            f"authenticated only as {_list(others)}, which is neither {seen.from_domain} nor a known sender:"
-            " a mailing list or forwarder that re-sent it")
+            f"authenticated only as {_list(others)}, which is neither {seen.from_domain} nor a known sender, with"
+            f" a signature of d={_list(seen.signed_as_own)} it broke: a mailing list or forwarder that re-sent it")
+    if known is None and not ours:
+        # SPF passing for a domain of the sender's own is what a spoofer gets too: without the domain's own
+        # signature on the mail nothing says it was ever the domain's (a forged report's "forwarded" mail made
+        # the advice hold back for mail that enforcement exists to stop).
+        return RecordJudgement(
+            SourceClass.UNKNOWN,
+            f"authenticated only as {_list(others)}, which is neither {seen.from_domain} nor a known sender, and no"
+            f" signature of {seen.from_domain} came with it: likely someone else's mail using the domain (a"
+            " forwarder of mail you never signed looks the same)")
     if known is not None and not ours and not senders.owns(others):
         return RecordJudgement(
             SourceClass.VIA_PROVIDER,

@@ -91,10 +91,25 @@ def test_a_shared_provider_alone_is_not_yours_until_you_say_so(owned) -> None:
     assert owned_now.klass is SourceClass.MISALIGNED
 
 
-def test_someone_elses_domain_authenticating_is_a_list_or_forwarder() -> None:
-    mail = record("198.51.100.80", 4, dkim_auth=(("lists.community.example", "pass"),))
+def test_someone_elses_domain_authenticating_over_the_domains_broken_signature_is_a_list_or_forwarder() -> None:
+    mail = record("198.51.100.80", 4,
+                  dkim_auth=(("lists.community.example", "pass"), ("mail.example.com", "fail")))
     judged = judge_record(mail, report(mail))
     assert judged.klass is SourceClass.FORWARDED and "lists.community.example" in judged.reason
+    assert "d=mail.example.com it broke" in judged.reason
+
+
+@pytest.mark.parametrize("auth", [{"spf_auth": (("attacker.example", "pass"),)},
+                                  {"dkim_auth": (("attacker.example", "pass"),)},
+                                  {"dkim_auth": (("attacker.example", "pass"), ("other.example", "fail"))}])
+def test_someone_elses_domain_authenticating_without_the_domains_own_signature_is_not_called_forwarded(
+        auth: dict[str, tuple[tuple[str, str], ...]]) -> None:
+    # A spoofer passes SPF (or signs) for a domain of its own: that is no sign of forwarding, and the verdict said
+    # its mail was "forwarded or mailing-list" mail that "would be acted on too" (tester74).
+    mail = record("203.0.113.66", 500, **auth)
+    judged = judge_record(mail, report(mail))
+    assert judged.klass is SourceClass.UNKNOWN
+    assert "attacker.example" in judged.reason and "no signature of example.com came with it" in judged.reason
 
 
 def test_spf_aligned_without_dkim_asks_for_dkim() -> None:
