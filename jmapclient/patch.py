@@ -82,7 +82,7 @@ def _changed_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Any]:
     return [key for key in {*old, *new} if key not in old or key not in new or old[key] != new[key]]
 
 
-def _is_index_map(value: Any) -> bool:
+def is_index_map(value: Any) -> bool:
     return (
         isinstance(value, Mapping)
         and all(isinstance(item, Mapping) for item in value.values())
@@ -93,33 +93,53 @@ def _is_index_map(value: Any) -> bool:
 def _refuse_moved_secrets(old: Any, new: Any, path: str) -> None:
     """A list patch is positional, and a stored secret stays with its position.
 
-    When an item is removed from the middle of a list (a read replica, say), the items
-    after it move up; a masked secret in a moved item would then be kept as the secret
-    of the item that stood there before: another server's password. Refuse, so that
-    the person types those secrets again.
+    When list items move (one removed from the middle, one put in above, two swapped), a masked secret
+    in an item that moved, or left where the item that held it moved away, would be kept as the secret
+    of whatever now stands there: another server's password. Refuse, so that the person types those
+    secrets again.
     """
-    if not (_is_index_map(old) and _is_index_map(new) and 0 < len(new) < len(old)):
+    if not (is_index_map(old) and is_index_map(new) and new != old):
         return
-    moved = {
-        f"{path}/{i}/{inner}": "the item above it was removed, so this stored secret would now belong "
-        "to another entry; type it again"
-        for i in range(len(new))
-        if _moved_up(new[str(i)], old, i)
+    moves = list_moves(old, new)
+    refused = {
+        f"{path}/{i}/{inner}": _MOVED.format(was=moves[i]) if i in moves else _LEFT_BEHIND
+        for i in sorted({*moves, *(at for at in moves.values() if str(at) in new)})
         for inner in masked_paths(new[str(i)])
     }
-    if moved:
-        raise LocalValidationError(moved)
+    if refused:
+        raise LocalValidationError(refused)
 
 
-def _likeness(a: Mapping[str, Any], b: Mapping[str, Any]) -> int:
+_MOVED = ("this entry moved here from position {was}, and the server keeps a hidden secret by position: it would "
+          "now belong to another entry; type it again")
+_LEFT_BEHIND = ("the entry that stood here moved, and the server keeps a hidden secret by position: this one is that "
+                "entry's; type it again")
+
+
+def _likeness(a: Mapping[str, Any], b: Mapping[str, Any] | None) -> int:
+    """How many keys ``a`` and ``b`` agree on; -1 when there is no ``b``."""
+    if b is None:
+        return -1
     return sum(1 for key in {*a, *b} if a.get(key) == b.get(key))
 
 
-def _moved_up(item: Mapping[str, Any], old: Mapping[str, Any], position: int) -> bool:
-    """Whether ``item`` is more like an item that stood further down than the one it replaces.
+def list_moves(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[int, int]:
+    """Items of an index-map list that moved: {position in ``new``: position in ``old`` it came from}.
 
-    Content cannot prove identity, but an entry edited in place still resembles the old
-    entry at its position more than any later one; an entry that moved up does not.
+    Content cannot prove identity, but an item edited in place still resembles the old item at its
+    position more than any other; an item that moved resembles an old item elsewhere more than that, and
+    more than whatever now stands where that old item stood (so an item added at the end, like its
+    neighbours, has moved from nowhere).
     """
-    here = _likeness(item, old[str(position)])
-    return any(_likeness(item, old[str(j)]) > here for j in range(position + 1, len(old)))
+    moves = {}
+    for label, item in new.items():
+        own = _likeness(item, old.get(label))
+        claims = []
+        for there, before in old.items():
+            like = _likeness(item, before)
+            standing = _likeness(new[there], before) if there in new else -1
+            if there != label and like > own and like > standing:
+                claims.append((like, int(there)))
+        if claims:
+            moves[int(label)] = max(claims)[1]
+    return moves

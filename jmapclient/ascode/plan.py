@@ -36,7 +36,7 @@ from jmapclient.encoding import at_pointer, escape_pointer, unescape_pointer
 from jmapclient.errors import LocalValidationError
 from jmapclient.masking import model_of, secret_field_names, secrets_in
 from jmapclient.models.introspect import TYPE_KEY
-from jmapclient.patch import compute_patch
+from jmapclient.patch import compute_patch, is_index_map, list_moves
 from jmapclient.validation import validate_written
 
 NO_SECRET = {TYPE_KEY: "None"}
@@ -290,6 +290,20 @@ def _moved_from(path: str, moved: Mapping[str, str]) -> str:
     return path
 
 
+def _moved_item_origin(before: Mapping[str, Any], after: Mapping[str, Any], path: str) -> str | None:
+    """``path`` where it stood in ``before`` when the list entry holding it moved (:func:`list_moves`: its content
+    is another stored entry's), innermost list first; None when no entry on the way moved."""
+    parts = path.split("/")
+    for at in range(len(parts) - 1, 0, -1):
+        where, label = "/".join(parts[:at]), parts[at]
+        old, new = at_pointer(before, where), at_pointer(after, where)
+        if label.isdigit() and is_index_map(old) and is_index_map(new):
+            moved_from = list_moves(old, new).get(int(label))
+            if moved_from is not None:
+                return "/".join([*parts[:at], str(moved_from), *parts[at + 1:]])
+    return None
+
+
 SENT_EVERY_TIME = "the file gives this secret; the server never shows one to compare, so it is sent at every apply"
 
 
@@ -366,7 +380,11 @@ def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
     moved = dict(dense_lists(after))
     notes = []
     for path in list(left_out_paths(after)):
-        held = _held(before, _moved_from(path, moved))
+        # An entry whose content is another stored entry's moved (swapped in the file, or pushed down by one
+        # put in above): its secret is the one it had where it stood, whatever its label says. Held there,
+        # the patch refuses to move a hidden secret; by label, two swapped replicas swapped passwords and one
+        # pushed down was made with none (tester78).
+        held = _held(before, _moved_item_origin(before, after, path) or _moved_from(path, moved))
         if held is _ABSENT:
             # Where the server holds nothing (a read replica it lacks), the secret is made as a create
             # makes it: none. Left out of the patch, the real server refused the new item ("authSecret:

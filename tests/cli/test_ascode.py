@@ -409,9 +409,39 @@ def test_a_replica_whose_hidden_secret_would_move_is_refused_not_given_another_o
     without_first_replica(source)
     code, out, err = run(server_a, "apply", str(source))
     assert code != EXIT_OK and "refused" in out, out + err
-    assert "store/readReplicas/0/authSecret/secret: the item above it was removed, so this stored secret would " \
-        "now belong to another entry" in out, out
+    assert "store/readReplicas/0/authSecret/secret: this entry moved here from position 1, and the server keeps " \
+        "a hidden secret by position: it would now belong to another entry" in out, out
     assert server_a.store.get(DIRECTORY, [sql_id])[sql_id]["store"]["readReplicas"] == held
+
+
+def _replicas_in_file(source: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    lines = lines_of(source)
+    (_, sql), = lines[2]["value"].items()
+    sql["store"]["readReplicas"] = change(sql["store"]["readReplicas"])
+    write_lines(source, lines)
+
+
+def _stored_secrets(server: StubServer, sql_id: str) -> dict[str, Any]:
+    """Each replica's host and its secret as the store holds it (not as get masks it)."""
+    wire = server.store.get(DIRECTORY, [sql_id])[sql_id]
+    return {item["host"]: item["authSecret"] for item in wire["store"]["readReplicas"].values()}
+
+
+@pytest.mark.parametrize("change", [
+    pytest.param(lambda replicas: {"0": replicas["1"], "1": replicas["0"]}, id="swapped"),
+    pytest.param(lambda replicas: {"0": {"host": "replica-new.test"}, "1": replicas["0"], "2": replicas["1"]},
+                 id="one put in above"),
+])
+def test_replicas_moved_in_the_file_keep_their_hidden_secrets_or_the_apply_is_refused(
+        run: Run, server_a: StubServer, tmp_path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    # The server keeps a hidden secret by position: swapped in the file, two replicas swapped passwords; one put
+    # in above took the first one's password, which was stored with none (tester78).
+    source, sql_id = two_replicas(run, server_a, tmp_path, {"@type": "Value", "secret": "second-replica-pw"})
+    stored = _stored_secrets(server_a, sql_id)
+    _replicas_in_file(source, change)
+    code, out, err = run(server_a, "apply", str(source))
+    assert code != EXIT_OK and "refused" in out and "the server keeps a hidden secret by position" in out, out + err
+    assert _stored_secrets(server_a, sql_id) == stored
 
 
 def directory_line(value: dict[str, Any]) -> str:

@@ -4,7 +4,7 @@ import pytest
 
 from jmapclient.errors import LocalValidationError
 from jmapclient.models.objects import DIRECTORY
-from jmapclient.patch import compute_patch
+from jmapclient.patch import compute_patch, list_moves
 
 
 def _ldap(**changes: Any) -> dict[str, Any]:
@@ -92,6 +92,37 @@ def test_removing_a_middle_item_refuses_to_move_a_stored_secret_onto_another_ent
     }
     last_removed = {"store": {"@type": "PostgreSql", "readReplicas": {"0": replica("a"), "1": replica("b")}}}
     assert compute_patch(before, last_removed) == {"store/readReplicas/2": None}
+
+
+def _replica(host: str, port: int = 5432) -> dict[str, Any]:
+    return {"host": host, "port": port, "authUsername": f"user-{host}",
+            "authSecret": {"@type": "Value", "secret": "****"}}
+
+
+@pytest.mark.parametrize(("after", "moves"), [
+    pytest.param(["a", "b", "c"], {}, id="unchanged"),
+    pytest.param(["b", "a", "c"], {0: 1, 1: 0}, id="two swapped"),
+    pytest.param(["new", "a", "b", "c"], {1: 0, 2: 1, 3: 2}, id="one put in above"),
+    pytest.param(["a", "c"], {1: 2}, id="the middle one removed"),
+    pytest.param(["a", "b", "c", "new"], {}, id="one added at the end"),
+    pytest.param(["a2", "b", "c"], {}, id="one renamed in place"),
+])
+def test_list_moves_follow_each_entry_by_its_content(after: list[str], moves: dict[int, int]) -> None:
+    old = {str(at): _replica(host) for at, host in enumerate(["a", "b", "c"])}
+    new = {str(at): _replica(host) for at, host in enumerate(after)}
+    assert list_moves(old, new) == moves
+
+
+@pytest.mark.parametrize("order", [["b", "a"], ["new", "a", "b"]], ids=["swapped", "one put in above"])
+def test_moving_entries_that_hold_hidden_secrets_is_refused_at_every_position_they_touch(order: list[str]) -> None:
+    # The server keeps a hidden secret by position: swapped, two replicas swapped passwords (tester78).
+    before = {"readReplicas": {"0": _replica("a"), "1": _replica("b")}}
+    after = {"readReplicas": {str(at): _replica(host) for at, host in enumerate(order)}}
+    with pytest.raises(LocalValidationError) as caught:
+        compute_patch(before, after)
+    assert set(caught.value.fields) == {f"readReplicas/{at}/authSecret/secret" for at in range(len(order))}
+    said = " ".join(caught.value.fields.values())
+    assert "moved here from position" in said and "the server keeps a hidden secret by position" in said
 
 
 @pytest.mark.parametrize("member", ["x\\y", "*"])
