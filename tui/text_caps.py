@@ -7,9 +7,9 @@ PATH_MAX (4096 bytes on Linux), a URL or a description far less. Textual's ``max
 an edit that would pass the cap, a paste included, so the value never grows past it.
 
 Fields built from a model take its bounds where it declares them (a number's digits);
-every other field gets :data:`TEXT_MAX` before the first paste or key reaches it (:func:`cap_field`,
-called by the app, which hands every paste and key to the focused widget), so a field added later
-is capped without a line of its own.
+every other field gets room for :data:`TEXT_MAX` more than it holds before the first paste or key
+reaches it (:func:`cap_field`, called by the app, which hands every paste and key to the focused
+widget), so a field added later is capped without a line of its own.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ def number_cap(minimum: int | None, maximum: int | None) -> int:
 
 
 def cap_field(widget: Widget) -> None:
-    """Give a text field with no cap of its own the console's cap (:data:`TEXT_MAX`)."""
+    """Give a text field with no cap of its own the console's: room for :data:`TEXT_MAX` characters on top of
+    what it holds. A value stored longer by another client (the command line takes 70,000 characters) took no
+    key at all under a cap of its own length or less: every edit, Backspace too, left it past the cap."""
     if isinstance(widget, Input) and not widget.max_length:
-        widget.max_length = TEXT_MAX
+        widget.max_length = len(widget.value) + TEXT_MAX
