@@ -18,6 +18,14 @@ MASKED_SECRET = "****"
 """What a get answers in place of a stored ``Value`` secret; never sent back."""
 
 
+def stored_text(typed: str) -> str:
+    """A typed string (not a secret) as it is sent: trimmed, as the real server stores every string (wire-notes.md,
+    "set"). One rule for the console's forms and the command line, whatever the server: the command line sent
+    ``description=  x  `` with its spaces, which the `spec` server kept and the real one dropped silently, while
+    the console trimmed. (A secret is never trimmed: its spaces are warned about, see ``SecretText``.)"""
+    return typed.strip()
+
+
 def is_masked(value: Any) -> bool:
     """Whether ``value`` is the mask, spaces around it or not: the real server trims them, and `` **** `` typed with
     its warning answered was stored as the secret ``****`` (the tester's)."""

@@ -170,7 +170,7 @@ def parse_text(spec: FieldSpec, text: str) -> Any:
         return _parse_variant(spec, text)
     if kind == "object":
         return parse_json(text, "a valid JSON object")
-    return text
+    return text if kind == "secret" else encoding.stored_text(text)
 
 
 def parse_field(spec: FieldSpec, text: str) -> Any:

@@ -179,3 +179,20 @@ def test_a_path_into_the_store_is_read_as_the_field_it_names(real: StubServer, c
     code, out, err = run(real, capsys, "update", "Directory", sql, "--field", "store/timeout=soon")
     assert out == ""
     assert code != 0 and "store/timeout:" in err and "Input should be" not in err, err
+
+
+@pytest.mark.parametrize("profile", ["spec", "stalwart"])
+def test_the_command_line_sends_a_typed_string_trimmed_as_the_console_does_on_either_server(
+        profile: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # The spec server kept "  Ünïcødé  " with its spaces, the real one trims it silently, the console trimmed:
+    # one input, three stored values (tester78). A secret keeps its spaces, with a warning (test above).
+    with StubServer(profile=profile, reports=0) as server:
+        code, new_id, err = run(server, capsys, "create", "Directory/Ldap", "--field", "description=  Ünïcødé ✓  ",
+                                "--field", "url=  ldap://ldap.example  ", "--field", "baseDn=dc=example",
+                                "--field", "bindSecret=None")
+        assert code == 0, err
+        stored = server.store.get(DIRECTORY, [new_id.strip()])[new_id.strip()]
+        assert (stored["description"], stored["url"]) == ("Ünïcødé ✓", "ldap://ldap.example")
+        code, _, err = run(server, capsys, "update", "Directory", new_id.strip(), "--field", "baseDn= dc=b ")
+        assert code == 0, err
+        assert server.store.get(DIRECTORY, [new_id.strip()])[new_id.strip()]["baseDn"] == "dc=b"

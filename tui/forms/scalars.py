@@ -19,6 +19,7 @@ from jmapclient.encoding import (
     plain_number,
     set_from_wire,
     set_to_wire,
+    stored_text,
 )
 from jmapclient.models.introspect import KIND_WORDS, FieldSpec
 from jmapclient.validation import EMPTY_REFUSED_ALWAYS
@@ -89,7 +90,7 @@ class TextEditor(FieldEditor):
             # Left as it is: the value as read, its hidden characters and its spaces kept. Trimmed, an
             # untouched " cn=x" was sent back as "cn=x" by a save of another field (the tester's).
             return self.initial
-        text = (edited_text(self.initial, self.text) if isinstance(self.initial, str) else self.text).strip()
+        text = stored_text(edited_text(self.initial, self.text) if isinstance(self.initial, str) else self.text)
         return text if text else _empty(self)
 
     def missing(self) -> str | None:
