@@ -2,19 +2,23 @@
 
 Reporters resend reports and people import overlapping folders; the same
 report must not be created twice. Identity is the tuple RFC 7489 makes unique
-per reporter: organisation, report id, policy domain and date range.
+per reporter: organisation, report id, policy domain and date range; a copy is
+a duplicate only when it also says the same (:func:`report_content`). A report is
+unauthenticated mail: a forged copy under the real one's id, imported first, kept
+the real one out as its "duplicate", and the advice saw the forgery alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from jmapclient.counted import counted
 from jmapclient.display import LIST_MAX, safe_text
-from jmapclient.dmarc.counting import total_messages
+from jmapclient.dmarc.analytics import digest_report
+from jmapclient.dmarc.insight.screening import digest_content
 from jmapclient.dmarc.loader import ParsedFile
 
 DuplicateKey = tuple[str, str, str, str, str]
@@ -39,16 +43,32 @@ def duplicate_key(wire: Mapping[str, Any]) -> DuplicateKey:
     )
 
 
-Earlier = dict[DuplicateKey, tuple[Path | None, int]]
-"""The first file of this import with a report (by its key), and the messages that report holds."""
+def report_content(wire: Mapping[str, Any]) -> Hashable:
+    """What a report says (its period, policy and records, in any order: ``screening.digest_content``, the advice's
+    own test of copies), as a duplicate must say it too; one unreadable report's own text when it cannot be walked
+    (its copies are then told apart by their bytes)."""
+    try:
+        return digest_content(digest_report(wire))
+    except ValueError:
+        return repr(wire.get("report", wire))
+
+
+Earlier = dict[DuplicateKey, list[tuple[Path, Hashable]]]
+"""This import's files by their reports' key: the first file of each content found under it."""
+
+OTHER_CONTENT = ("{reporter}'s report id {report_id!r} for this domain and period came already with other content in"
+                 " {earlier}: both are stored, and dmarc-advice counts both and names the id (a report is"
+                 " unauthenticated mail: either may be forged)")
 
 
 def dedupe(results: Iterable[ParsedFile], *, seen: set[DuplicateKey] | None = None,
            earlier: Earlier | None = None) -> Iterator[ParsedFile]:
     """Pass results through, turning repeats of an earlier report into "duplicate".
 
-    ``seen`` may be pre-filled (e.g. with keys of reports already on the server) and ``earlier``
-    holds this import's first files; both are updated in place, so several batches can share them.
+    ``seen`` may be pre-filled with keys of reports already on the server (their content unknown: a report of
+    such a key is a duplicate), and ``earlier`` holds this import's first files; both are updated in place, so
+    several batches can share them. A report under an earlier one's key that says otherwise is no duplicate: it
+    is passed with a warning naming the earlier file.
     """
     first = earlier if earlier is not None else {}
     known = seen if seen is not None else set()
@@ -57,27 +77,30 @@ def dedupe(results: Iterable[ParsedFile], *, seen: set[DuplicateKey] | None = No
             yield result
             continue
         key = duplicate_key(result.wire)
-        if key in known:
-            path, messages = first.get(key, (None, None))
-            yield as_duplicate(result, path, messages)
+        copies = first.get(key)
+        if copies is None and key in known:
+            yield as_duplicate(result)
             continue
+        content = report_content(result.wire)
+        same = next((path for path, said in copies or () if said == content), None)
+        if same is not None:
+            yield as_duplicate(result, same)
+            continue
+        if copies:
+            report = result.wire.get("report", result.wire)
+            warning = OTHER_CONTENT.format(reporter=safe_text(str(report.get("orgName", "")), max_len=LIST_MAX),
+                                           report_id=safe_text(str(report.get("reportId", "")), max_len=LIST_MAX),
+                                           earlier=copies[0][0])
+            result = replace(result, warnings=[*result.warnings, warning])
         known.add(key)
-        first[key] = (result.path, total_messages(result.wire))
+        first.setdefault(key, []).append((result.path, content))
         yield result
 
 
-def as_duplicate(result: ParsedFile, earlier: Path | None = None, messages: int | None = None) -> ParsedFile:
-    """``result`` as a repeat of a report imported from ``earlier`` (holding ``messages``), or before this
-    import (None).
-
-    A report is unauthenticated mail: a second copy with other counts is said, not passed over as the
-    same (100 passing messages and 90,000 failing ones under one report id read as one duplicate).
-    """
+def as_duplicate(result: ParsedFile, earlier: Path | None = None) -> ParsedFile:
+    """``result`` as a repeat of a report imported from ``earlier``, or before this import (None), saying the same."""
     where = f"as {earlier}" if earlier is not None else "before this import"
-    reason = f"same report already imported {where}"
-    if messages is not None and result.wire is not None and (here := total_messages(result.wire)) != messages:
-        reason += f", with other counts ({messages:,} messages there, {here:,} here): the first one stands"
-    return replace(result, status="duplicate", reason=reason)
+    return replace(result, status="duplicate", reason=f"same report already imported {where}")
 
 
 @dataclass

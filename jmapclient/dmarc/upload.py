@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from jmapclient.display import wire_json
-from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key
+from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key, report_content
 from jmapclient.dmarc.loader import ParsedFile
 from jmapclient.dmarc.searched import searched_texts
 from jmapclient.encoding import list_from_wire
@@ -88,6 +88,9 @@ FEW = 64
 """A reporter and domain with at most this many stored reports are read once, for every report of theirs."""
 FIRST_READ = 8
 """Reports read with a narrowed search's count: its copy, and a few alike, in one request."""
+COPIES_READ = 16
+"""Stored reports under one key read to compare what they say with a report in hand: a key held more often
+than this (copies forged by the hundred) is asked no further, and the report in hand is stored beside them."""
 _FAILED, _SUCCESSFUL = "totalFailedSessions", "totalSuccessfulSessions"
 
 
@@ -145,9 +148,39 @@ class StoredKeys:
         self._reporters: dict[tuple[str, str], tuple[str, str]] = {}
         """(words, the search's key) by reporter's address and policy domain as sent: an import's files
         mostly share a few reporters, and working the words out again cost about 3% of a file's import."""
+        self._ids: dict[DuplicateKey, set[str]] = {}
+        """The stored reports' ids by key, as the searches met them."""
+        self._said: dict[str, Hashable] = {}
+        """What each stored report read to compare says (:func:`report_content`), by id."""
 
     async def holds(self, wire: Mapping[str, Any], *, by_totals: bool = True) -> bool:
-        return duplicate_key(wire) in await self.keys_like(wire, by_totals=by_totals)
+        """Whether the server holds ``wire``: a report of its key that says the same. A forged copy under the
+        real report's key, imported first, kept the real one out as its duplicate."""
+        key = duplicate_key(wire)
+        return key in await self.keys_like(wire, by_totals=by_totals) and await self._says_the_same(key, wire)
+
+    async def _says_the_same(self, key: DuplicateKey, wire: Mapping[str, Any]) -> bool:
+        """Whether a stored report of ``key`` says what ``wire`` says; those of its key are read once, only
+        when a report in hand has it (a re-import: one request a file; a new report: none)."""
+        ids = sorted(self._ids.get(key, ()))[:COPIES_READ]
+        unread = [report_id for report_id in ids if report_id not in self._said]
+        if unread:
+            got = await self.api.get(unread, properties=["id", "report"])
+            for stored in got.raw:
+                if isinstance(stored.get("report"), dict):
+                    self._said[str(stored.get("id"))] = report_content(stored)
+        said = report_content(wire)
+        return any(self._said.get(report_id) == said for report_id in ids)
+
+    def _met(self, stored: Iterable[Mapping[str, Any]]) -> set[DuplicateKey]:
+        """The keys of reports a search read, each one's id kept under its key."""
+        keys = set()
+        for wire in stored:
+            if isinstance(wire.get("report"), dict):
+                key = duplicate_key(wire)
+                keys.add(key)
+                self._ids.setdefault(key, set()).add(str(wire.get("id")))
+        return keys
 
     async def keys_like(self, wire: Mapping[str, Any], *, by_totals: bool = True) -> set[DuplicateKey]:
         """The keys of the stored reports from ``wire``'s reporter about its domain (asked once),
@@ -226,7 +259,7 @@ class StoredKeys:
                 result, got = await self.api.query_and_get(filter, limit=FIRST_READ, calculate_total=True,
                                                            properties=["id", "report"], typed=False)
                 if result.total is not None and result.total <= len(result.ids) == len(got.raw):
-                    keys = {duplicate_key(item) for item in got.raw if isinstance(item.get("report"), dict)}
+                    keys = self._met(got.raw)
             else:
                 result = await self.api.query(filter, limit=1, calculate_total=True)
             few = result.total is not None and result.total <= FEW
@@ -240,7 +273,7 @@ class StoredKeys:
     async def _ask(self, filter: Mapping[str, Any]) -> set[DuplicateKey]:
         keys: set[DuplicateKey] = set()
         async for page in pages_of_objects(self.api, filter, properties=["id", "report"]):
-            keys.update(duplicate_key(wire) for wire in page if isinstance(wire.get("report"), dict))
+            keys.update(self._met(page))
         return keys
 
 

@@ -308,15 +308,32 @@ def test_no_secret_is_ever_printed(cli):
 
 
 def test_a_copy_with_other_counts_in_the_same_import_is_said(cli, stub_server, tmp_path):
-    # It said "same report already imported before" of a copy in the same folder, with 100 times the counts.
+    # It said "same report already imported before" of a copy in the same folder, with 100 times the counts; then
+    # "the first one stands", which let a forged copy put first keep the real one out (tester81).
     if stub_server.profile == "stalwart":
         pytest.skip("the real server refuses report creates: test_import_refused_by_the_real_server_says_so")
     (tmp_path / "a.xml").write_bytes(feedback(report_id="<report_id>twice</report_id>"))
     (tmp_path / "b.xml").write_bytes(feedback(report_id="<report_id>twice</report_id>", records=record(count="300")))
     code, out, _ = cli("import-dmarc", str(tmp_path / "a.xml"), str(tmp_path / "b.xml"))
-    assert code == 0 and "imported: 1" in out and "duplicates: 1" in out, out
-    assert (f"same report already imported as {tmp_path / 'a.xml'}, with other counts (3 messages there, 300 here): "
-            "the first one stands") in out, out
+    assert code == 0 and "imported: 2" in out and "duplicates: 0" in out, out
+    assert f"came already with other content in {tmp_path / 'a.xml'}: both are stored" in out, out
+
+
+def test_a_forged_copy_imported_first_does_not_keep_the_real_report_out(cli, stub_server, tmp_path):
+    # Imported first, a forged copy under the real report's reporter, id, domain and period made the real one a
+    # "duplicate" at the next import: it was never stored, and --check had nothing to say (tester81).
+    if stub_server.profile == "stalwart":
+        pytest.skip("the real server refuses report creates: test_import_refused_by_the_real_server_says_so")
+    key = {"report_id": "<report_id>seized</report_id>"}
+    (tmp_path / "forged.xml").write_bytes(feedback(**key, records=record(count="300")))
+    (tmp_path / "real.xml").write_bytes(feedback(**key, records=record(count="300")
+                                                 + record(ip="203.0.113.50", count="500", dkim="fail")))
+    code, out, _ = cli("import-dmarc", str(tmp_path / "forged.xml"))
+    assert code == 0 and "imported: 1" in out, out
+    code, out, _ = cli("import-dmarc", str(tmp_path / "real.xml"))
+    assert code == 0 and "imported: 1" in out and "duplicates: 0" in out, out
+    code, out, _ = cli("import-dmarc", str(tmp_path / "real.xml"), str(tmp_path / "forged.xml"))
+    assert code == 0 and "imported: 0" in out and "duplicates: 2" in out, out  # each copy is held: none twice
 
 
 def test_one_file_not_imported_is_said_in_the_singular(cli, stub_server, tmp_path):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from jmapclient.dmarc import dedupe, duplicate_key, load_bytes, summarize
 from jmapclient.dmarc.batch import LISTED_WARNINGS
 from jmapclient.dmarc.loader import ParsedFile
@@ -45,7 +47,7 @@ def test_dedupe_skips_repeats_with_a_note_and_keeps_order() -> None:
     results = [
         parsed("first.xml", feedback()),
         parsed("broken.xml", b""),
-        parsed("again.xml", feedback(records=record(count="9"))),  # same identity
+        parsed("again.xml", feedback()),  # same identity, saying the same
         parsed("other.xml", feedback(report_id="<report_id>rid-2</report_id>")),
     ]
     out = list(dedupe(results))
@@ -55,8 +57,20 @@ def test_dedupe_skips_repeats_with_a_note_and_keeps_order() -> None:
         ("again.xml", "duplicate"),
         ("other.xml", "ok"),
     ]
-    assert out[2].reason == ("same report already imported as first.xml, with other counts (3 messages there, 9 here): "
-                             "the first one stands")
+    assert out[2].reason == "same report already imported as first.xml"
+
+
+@pytest.mark.parametrize("other", [record(count="9"), record(dkim="fail"), record() + record()],
+                         ids=["other counts", "other results", "another record"])
+def test_a_copy_under_the_same_key_that_says_otherwise_is_imported_too_and_said(other: bytes) -> None:
+    # A forged copy imported first kept the real report out as its "duplicate" (tester81): the advice, which
+    # counts both copies of a reused id and names it, never saw the real one.
+    out = list(dedupe([parsed("forged.xml", feedback()), parsed("real.xml", feedback(records=other)),
+                       parsed("real-again.xml", feedback(records=other))]))
+    assert [r.status for r in out] == ["ok", "ok", "duplicate"]
+    assert out[2].reason == "same report already imported as real.xml"
+    (said,) = [w for w in out[1].warnings if "other content" in w]
+    assert "came already with other content in forged.xml: both are stored" in said
 
 
 def test_a_second_copy_with_the_same_counts_is_a_plain_duplicate() -> None:
@@ -78,7 +92,7 @@ def test_summary_counts_and_reasons() -> None:
         dedupe(
             [
                 parsed("a.xml", feedback(records=record() + record())),
-                parsed("a-copy.xml", feedback()),
+                parsed("a-copy.xml", feedback(records=record() + record())),
                 parsed("empty.xml", b""),
                 parsed("b.xml", feedback(report_id="<report_id>b</report_id>")),
             ]
@@ -87,8 +101,7 @@ def test_summary_counts_and_reasons() -> None:
     summary = summarize(results)
     assert summary.imported == [Path("a.xml"), Path("b.xml")]
     assert summary.records == 3
-    assert summary.duplicates == [(Path("a-copy.xml"), "same report already imported as a.xml, with other counts "
-                                                       "(6 messages there, 3 here): the first one stands")]
+    assert summary.duplicates == [(Path("a-copy.xml"), "same report already imported as a.xml")]
     assert summary.rejected == [(Path("empty.xml"), "empty file")]
     summary.reject(Path("b.xml"), "server refused: forbidden")
     assert summary.imported == [Path("a.xml")]

@@ -69,8 +69,9 @@ async def test_a_reimport_reads_only_the_reporters_reports_not_the_store(tmp_pat
         stored = stub.store.count(DMARC_EXTERNAL_REPORT)
     assert len(first.summary.imported) == 3 and len(again.summary.duplicates) == 3
     assert stored == STORED + 3
-    # The three copies it holds of this reporter's reports, not the 403 the server holds.
-    assert counter.reports_read == 3
+    # The three copies it holds of this reporter's reports, not the 403 the server holds; then each once more, to
+    # compare what it says with the file's (a copy that says otherwise is no duplicate).
+    assert counter.reports_read == 3 + 3
 
 
 async def test_a_reporter_with_many_stored_reports_is_asked_report_by_report(tmp_path: Path) -> None:
@@ -100,7 +101,7 @@ async def test_a_reporter_with_many_stored_reports_is_asked_report_by_report(tmp
     assert len(first.summary.imported) == FEW + 20
     assert [p.name for p, _ in outcome.summary.duplicates] == ["d3.xml"]
     assert [p.name for p in outcome.summary.imported] == ["new.xml"]
-    assert counter.reports_read == 1  # its own stored copy, not the reporter's 84 reports
+    assert counter.reports_read == 1 + 1  # its own stored copy (found, then compared), not the reporter's 84 reports
 
 
 async def test_reports_no_word_tells_apart_are_read_once_not_once_a_report(tmp_path: Path) -> None:
@@ -134,15 +135,16 @@ async def test_a_reporters_reports_alike_in_words_are_told_apart_by_their_totals
         (stored / f"d{index}.xml").write_bytes(_daily(index, index % 5 + 1))
     (again / "d7.xml").write_bytes(_daily(7, 3))
     (again / "new.xml").write_bytes(_daily(999, 3))
-    # The same reporter, report id and period with other content: still the report already held.
+    # The same reporter, report id and period with other content: no duplicate (a forged copy held first kept the
+    # real one out so), stored beside the one held.
     (again / "same-key.xml").write_bytes(_daily(8, 2, report_id="day-8"))  # day 8 held has 4 records
     outcome, reports_read = await _import_twice(stored, again)
-    assert sorted(p.name for p, _ in outcome.summary.duplicates) == ["d7.xml", "same-key.xml"]
-    assert [p.name for p in outcome.summary.imported] == ["new.xml"]
+    assert sorted(p.name for p, _ in outcome.summary.duplicates) == ["d7.xml"]
+    assert sorted(p.name for p in outcome.summary.imported) == ["new.xml", "same-key.xml"]
     # d7: the first of its totals' with their count, then all 16 of three records. new.xml, not among
     # those: its words alone, all 80 (as many as the reporter holds: read once, they answer for the
-    # reporter from then on). same-key.xml: nothing more.
-    assert reports_read == FIRST_READ + 16 + 80
+    # reporter from then on). Then d7's and same-key's copies held, once each, to compare what they say.
+    assert reports_read == FIRST_READ + 16 + 80 + 2
 
 
 @pytest.mark.parametrize("profile", ["spec", "stalwart"])
