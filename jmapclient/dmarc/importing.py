@@ -10,11 +10,12 @@ so the CLI draws its bar and the console its widget; the outcome carries the sum
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import itertools
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from os import PathLike
 from pathlib import Path
@@ -142,11 +143,11 @@ def parse_for_upload(path: Path, now: datetime, retain: timedelta) -> ParsedFile
     """
     parsed = load_file(path, now=now, retain=retain)
     if parsed.ok and parsed.wire is not None:
-        try:
-            # wire_json's bytes (ASCII-safe, no NaN), written faster: a report has nothing spliced into it.
-            return replace(parsed, encoded=compact_json(parsed.wire, ensure_ascii=True, allow_nan=False))
-        except ValueError:
-            pass
+        # A ValueError (NaN) leaves it unencoded. wire_json's bytes (ASCII-safe, no NaN), written faster: a
+        # report has nothing spliced into it. Set on the result just made, which no one else holds: a copy
+        # by ``replace`` cost 1.6 µs a file.
+        with contextlib.suppress(ValueError):
+            parsed.encoded = compact_json(parsed.wire, ensure_ascii=True, allow_nan=False)
     return parsed
 
 
