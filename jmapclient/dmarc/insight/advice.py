@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -272,6 +272,33 @@ def _policy(report: CountedReport) -> PolicySeen:
                       report.adkim, report.aspf, report.testing)
 
 
+PolicyClaim = tuple[str, str]
+"""What the next step rests on in a report's policy: p as published, and as applied (t=y)."""
+
+
+def _claim(policy: PolicySeen) -> PolicyClaim:
+    # A reporter that gives no np= (an older one) does not disagree with one that does, nor t=y with none where
+    # t=y changes nothing.
+    return policy.p, policy.enforced
+
+
+@dataclass
+class _ReporterWord:
+    """One reporter's word on a domain's published policy: its latest report, and its messages by policy given."""
+
+    latest: CountedReport
+    by_claim: dict[PolicyClaim, tuple[int, int]] = field(default_factory=dict)
+    """Messages and reports of this reporter giving each policy."""
+
+    def add(self, report: CountedReport, claim: PolicyClaim, messages: int, horizon: datetime) -> None:
+        # A report ends in the past: one ending after the period (a forged end in 9999) is no later than the period's
+        # end, so a date alone cannot make it the reporter's word.
+        if min(report.end, horizon) > min(self.latest.end, horizon):
+            self.latest = report
+        had, reports = self.by_claim.get(claim, (0, 0))
+        self.by_claim[claim] = (had + messages, reports + 1)
+
+
 class _Counting:
     """The advice per policy domain as the period's reports are counted, one at a time, none held; then
     :meth:`advice` adds their judged sources and the verdicts."""
@@ -280,9 +307,11 @@ class _Counting:
         self.first, self.last, self.wanted, self.screening = first, last, wanted, screening
         self.domains: dict[str, DomainAdvice] = {}
         self.policies: dict[str, dict[PolicySeen, int]] = {}
-        self.latest: dict[str, dict[str, tuple[CountedReport, int, int]]] = {}
-        """Policy domain → reporter (as told apart) → its latest report counted or left out as implausible (its
-        policy is its word all the same), and the messages and the number of those reports."""
+        self.latest: dict[str, dict[str, _ReporterWord]] = {}
+        """Policy domain → reporter (as told apart) → its word on the published policy, from its reports counted or
+        left out as implausible (its policy is its word all the same)."""
+        self.horizon = datetime.combine(last + timedelta(days=1), time(0), UTC)
+        """The period's end: no report is later than it."""
         # Once a report of the period (tens of thousands): what repeats is made once, not once a report.
         self.reporters = Reporters()
         self.seen_policies: dict[tuple[str, str, str, str, str, bool], PolicySeen] = {}
@@ -321,10 +350,7 @@ class _Counting:
         entry.messages += messages
         entry.passed += passed
         seen = self.policies.setdefault(report.policy_domain, {})
-        shape = (report.p, report.sp, report.np, report.adkim, report.aspf, report.testing)
-        policy = self.seen_policies.get(shape)
-        if policy is None:
-            policy = self.seen_policies[shape] = _policy(report)
+        policy = self._policy_of(report)
         seen[policy] = seen.get(policy, 0) + 1
         self._claims(report, messages)
 
@@ -332,8 +358,17 @@ class _Counting:
         """Keep ``report`` (of ``messages``) if it is its reporter's latest word on the published policy."""
         who = self.reporters[report.reporter][0]
         latest = self.latest.setdefault(report.policy_domain, {})
-        last_seen, before, reports = latest.get(who, (report, 0, 0))
-        latest[who] = (report if report.end > last_seen.end else last_seen, before + messages, reports + 1)
+        word = latest.get(who)
+        if word is None:
+            word = latest[who] = _ReporterWord(report)
+        word.add(report, _claim(self._policy_of(report)), messages, self.horizon)
+
+    def _policy_of(self, report: CountedReport) -> PolicySeen:
+        shape = (report.p, report.sp, report.np, report.adkim, report.aspf, report.testing)
+        policy = self.seen_policies.get(shape)
+        if policy is None:
+            policy = self.seen_policies[shape] = _policy(report)
+        return policy
 
     def advice(self, sources: Iterable[JudgedSource], seen_before: Collection[tuple[str, str]] | None,
                subdomains: Mapping[str, SubdomainMail]) -> list[DomainAdvice]:
@@ -372,29 +407,30 @@ class _Counting:
             entry.verdict, entry.summary = judge_domain(entry)
         return sorted(advice.values(), key=lambda a: (-a.messages, a.domain))
 
-    def _published(self, entry: DomainAdvice, latest: Iterable[tuple[CountedReport, int, int]]) -> PolicySeen:
-        """The policy the domain publishes, as far as reports tell: the latest report's. When the reporters' latest
-        reports disagree, that is kept in ``entry``: reports are unauthenticated, and two forged reports ending a
-        day after the real ones said "Already at p=reject" of a domain at p=none without a word (the tester's)."""
-        # Told apart by what the next step rests on (p as published and as applied: t=y): a reporter that gives no
-        # np= (an older one) does not disagree with one that does, nor t=y with none where t=y changes nothing.
-        weights: dict[tuple[str, str], tuple[CountedReport, int, int, list[str]]] = {}
-        for report, messages, reports in latest:
-            policy = _policy(report)
-            key = (policy.p, policy.enforced)
+    def _published(self, entry: DomainAdvice, words: Iterable[_ReporterWord]) -> PolicySeen:
+        """The policy the domain publishes, as far as reports tell: the one its reporters' latest reports give that
+        the most mail stands behind (each reporter's messages in the reports giving it). When they disagree, that is
+        kept in ``entry``. Reports are unauthenticated: taken from the latest report alone, two forged reports ending
+        a day after the real ones, and then one forged report of one message ending in 9999, said "Already at
+        p=reject" of a domain at p=none that three reporters and 1,998 messages said (the testers')."""
+        weights: dict[PolicyClaim, tuple[CountedReport, int, int, list[str]]] = {}
+        for word in words:
+            report = word.latest
+            key = _claim(self._policy_of(report))
+            messages, reports = word.by_claim[key]
             newest, before, counted, names = weights.get(key, (report, 0, 0, []))
             who, shown = self.reporters[report.reporter]
             view = entry.reporters.get(who)  # named as the verdict names it, when it counts
-            weights[key] = (report if report.end > newest.end else newest, before + messages, counted + reports,
+            later = min(report.end, self.horizon) > min(newest.end, self.horizon)
+            weights[key] = (report if later else newest, before + messages, counted + reports,
                             [*names, view.name if view is not None else shown])
-        ranked = sorted(((_policy(newest), messages, reports, names, newest.end)
+        ranked = sorted(((_policy(newest), messages, reports, names, min(newest.end, self.horizon))
                          for newest, messages, reports, names in weights.values()),
-                        key=lambda claim: (claim[4], claim[1]), reverse=True)
+                        key=lambda claim: (claim[1], claim[4]), reverse=True)
         if len(ranked) > 1:
             entry.disputed = [(_with_reports(policy, reports), names, messages)
                               for policy, messages, reports, names, _ in ranked]
         return ranked[0][0]
-
 
 def advise(
     digests: Iterable[ReportDigest],
@@ -558,8 +594,8 @@ def _disputed_words(advice: DomainAdvice) -> str:
     given = [f"{policy.words()} ({_listed([_named_by_outsider(n) for n in names[:LISTED_SOURCES]], len(names))}:"
              f" {_count(messages, 'message')})" for policy, names, messages in advice.disputed[:LISTED_SOURCES]]
     return (f"The reporters' latest reports disagree on the published policy: {'; '.join(given)}. The advice takes"
-            f" the latest report's; reports can be forged, and the domain's DMARC record (_dmarc.{advice.domain}) says"
-            " which is published.")
+            f" the one the most mail stands behind; reports can be forged, and the domain's DMARC record"
+            f" (_dmarc.{advice.domain}) says which is published.")
 
 
 def _subdomain_words(advice: DomainAdvice) -> str:

@@ -9,7 +9,8 @@ median", and leaving those out hid their 1,000 failing messages of the domain's 
 
 from __future__ import annotations
 
-from datetime import date
+from dataclasses import replace
+from datetime import UTC, date, datetime
 
 from jmapclient.dmarc.analytics import ReportDigest
 from jmapclient.dmarc.attention import attention
@@ -64,18 +65,18 @@ async def test_a_forged_huge_passing_report_is_still_left_out() -> None:
 
 
 async def test_forged_reports_naming_another_policy_are_said_to_disagree() -> None:
-    # Two forged reports at p=reject, a day after the real ones at p=none: the latest report's policy is taken,
-    # as before (an honest change of policy shows so), but never without a word of the reporters' disagreement.
+    # Two forged reports at p=reject, a day after the real ones at p=none: the later date made theirs the policy
+    # taken. The policy the most mail stands behind is taken, never without a word of the reporters' disagreement.
     forgeries = [report(record("192.0.2.1", 60), day=date(2026, 3, 5), reporter=who, rid=who, p="reject")
                  for who in ("Someone", "Other")]
     [advice] = await both_ways([*real(), *forgeries])
-    assert advice.current is not None and advice.current.p == "reject"
-    assert ("The reporters' latest reports disagree on the published policy: p=reject adkim=r aspf=r (Someone, Other:"
-            " 120 messages); p=none adkim=r aspf=r (google.com: 10,000 messages). The advice takes the latest report's;"
-            " reports can be forged, and the domain's DMARC record (_dmarc.example.com) says which is published."
-            ) in advice.summary
+    assert advice.current is not None and advice.current.p == "none"
+    assert ("The reporters' latest reports disagree on the published policy: p=none adkim=r aspf=r (google.com:"
+            " 10,000 messages); p=reject adkim=r aspf=r (Someone, Other: 120 messages). The advice takes the one the"
+            " most mail stands behind; reports can be forged, and the domain's DMARC record (_dmarc.example.com) says"
+            " which is published.") in advice.summary
     assert [(entry["p"], entry["reporters"], entry["reports"]) for entry in advice.to_json()["policyDisputed"]] == [
-        ("reject", ["Someone", "Other"], 2), ("none", ["google.com"], 2)]
+        ("none", ["google.com"], 2), ("reject", ["Someone", "Other"], 2)]
     [honest] = await both_ways(real())
     assert honest.disputed == [] and "disagree" not in honest.summary
 
@@ -104,3 +105,21 @@ async def test_a_forged_report_giving_a_failing_sender_another_class_does_not_ma
     assert relay.klass is SourceClass.UNKNOWN and (relay.authorised, relay.authorised_failing) == (80, 80)
     said = [found.text for found in attention([advice], None) if found.kind == "authorised-source-failing"]
     assert said == ["authorised source failing: 198.51.100.7: 80 of 80 authorised messages fail DMARC"]  # not 180
+
+
+async def test_a_forged_report_ending_in_9999_is_no_later_than_the_period_and_outweighs_nothing() -> None:
+    # One made-up reporter's one-message report at p=reject, its period ending 9999-12-31: "Already at p=reject" of a
+    # domain that every real report said was at p=none (tester81).
+    one = report(record("192.0.2.1", 1), day=date(2026, 3, 5), reporter="forger.example", rid="f", p="reject")
+    [advice] = await both_ways([*real(), replace(one, end=datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC))])
+    assert advice.current is not None and advice.current.p == "none"
+    assert advice.verdict is not Verdict.ENFORCED
+    assert "p=reject adkim=r aspf=r (forger.example: 1 message)" in advice.summary
+
+
+async def test_a_later_report_under_the_real_reporters_name_carries_only_its_own_messages() -> None:
+    # Forged under "google.com" itself and dated last, it made the reporter's whole volume stand behind p=reject.
+    late = report(record("192.0.2.1", 1), day=date(2026, 3, 6), reporter="google.com", rid="late", p="reject")
+    [advice] = await both_ways([*real(), *forged(("Yahoo",), count=100), late])
+    assert advice.current is not None and advice.current.p == "none", advice.summary
+    assert "p=reject adkim=r aspf=r (google.com: 1 message)" in advice.summary
