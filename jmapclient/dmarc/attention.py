@@ -2,8 +2,9 @@
 
 Four things do: a **new source failing** DMARC for a domain, an **authorised source failing**
 (mail the owner sends on purpose, failing: a broken DKIM key, an SPF record missing a host), a **failing
-source that grew** since the previous run (:func:`grew`), and a **verdict that moved back** since the
-previous run (ready → not ready, enforced → anything else).
+source that grew** since the previous run, or past what the reports before the period held of it
+(:func:`grew`), and a **verdict that moved back** since the previous run (ready → not ready, enforced →
+anything else).
 
 The previous run is kept per server (a small JSON file beside the digest store, 0600): each domain's
 verdict, the sources it saw and how many of each one's messages failed. ``--since-last`` calls a source
@@ -20,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from jmapclient.counted import counted
 from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict
 from jmapclient.dmarc.insight.judge import JudgedSource
 
@@ -29,9 +31,12 @@ RANK = {Verdict.NOT_READY: 0, Verdict.READY: 1, Verdict.ENFORCED: 2}
 
 GREW_TIMES = 10
 GREW_BY = 100
-"""A failing source grew when its failing messages are ``GREW_TIMES`` what they were at the previous run and
-``GREW_BY`` more: seen once with one forged failing message (a "seed" report), a source was no longer new when
-500 of its spoofed messages came, and ``--check`` said nothing of them (the tester's)."""
+"""A failing source grew when its failing messages are ``GREW_TIMES`` what they were before and ``GREW_BY`` more:
+seen once with one forged failing message (a "seed" report), a source was no longer new when 500 of its spoofed
+messages came, and ``--check`` said nothing of them (the tester's)."""
+SEEN_BARELY = GREW_TIMES
+"""Messages before under which a source was barely seen (a seed is one): it grew at ``GREW_TIMES`` alone, as a new
+source is flagged at its first failing message. A seed of one message hid a campaign of 99 (tester81)."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +142,12 @@ def attention(advice: Iterable[DomainAdvice], previous: PreviousRun | None) -> l
                 found.append(Attention(entry.domain, "failing-source-grew", (
                     f"failing source grew: {_source_words(source)} ({before.failing.get(source.ip, 0):,} failed at"
                     " the previous run)")))
+            elif source.before is not None and grew(source.before, source.failed):
+                # No run before to compare with (the first --check), or one that saw it no smaller: the reports
+                # before the period are the history, and a back-dated seed report is all some sources have there.
+                found.append(Attention(entry.domain, "failing-source-grew", (
+                    f"failing source grew: {_source_words(source)} ({counted(source.before, 'message')} in the"
+                    " reports before the period)")))
         if before is not None and _moved_back(before.verdict, entry.verdict):
             found.append(Attention(entry.domain, "verdict-moved-back",
                                    f"verdict moved back from {before.verdict} to {entry.verdict}: {entry.summary}"))
@@ -144,8 +155,9 @@ def attention(advice: Iterable[DomainAdvice], previous: PreviousRun | None) -> l
 
 
 def grew(before: int, now: int) -> bool:
-    """Whether a source's failing messages grew from ``before`` to ``now`` as a campaign does (:data:`GREW_TIMES`)."""
-    return now >= GREW_TIMES * before and now - before >= GREW_BY
+    """Whether a source's failing messages grew from ``before`` to ``now`` as a campaign does (:data:`GREW_TIMES`;
+    from a source barely seen, :data:`SEEN_BARELY`, at that alone)."""
+    return now >= GREW_TIMES * max(before, 1) and (now - before >= GREW_BY or before < SEEN_BARELY)
 
 
 def _moved_back(before: str, now: Verdict) -> bool:

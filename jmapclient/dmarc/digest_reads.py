@@ -160,8 +160,9 @@ class DigestReads(DigestFigures):
                 " JOIN records ON records.report=r.key WHERE r.day BETWEEN ? AND ? ORDER BY 1",
                 (first.isoformat(), last.isoformat()))]
 
-    def seen_before(self, first: date, ips: Iterable[str] | None = None) -> set[tuple[str, str]] | None:
-        """(policy domain, source IP) of the listed reports whose day is before ``first``.
+    def seen_before(self, first: date, ips: Iterable[str] | None = None) -> dict[tuple[str, str], int] | None:
+        """(policy domain, source IP) of the listed reports whose day is before ``first``, each with its messages
+        there (one forged "seed" report of one message made a source known; its count says how little it was).
 
         What tells a source new in a period from one seen before; ``ips`` narrows the
         answer to these sources, so its size follows the period, not the history. None while
@@ -176,11 +177,12 @@ class DigestReads(DigestFigures):
                     (first.isoformat(),)).fetchone() is None:
                 return None
             rows = self._db.execute(
-                "SELECT DISTINCT r.policy_domain, records.source_ip FROM reports r JOIN listed USING(id)"
-                " JOIN records ON records.report=r.key WHERE r.day != '' AND r.day < ?",
+                "SELECT r.policy_domain, records.source_ip, SUM(records.count) FROM reports r JOIN listed USING(id)"
+                " JOIN records ON records.report=r.key WHERE r.day != '' AND r.day < ?"
+                " GROUP BY r.policy_domain, records.source_ip",
                 (first.isoformat(),)).fetchall()
         wanted = None if ips is None else set(ips)
-        return {(domain, ip) for domain, ip in rows if wanted is None or ip in wanted}
+        return {(domain, ip): int(messages) for domain, ip, messages in rows if wanted is None or ip in wanted}
 
     def _digests(self, rows: Sequence[Sequence[Any]]) -> list[ReportDigest]:
         """The digests of these report rows, their records read in one query."""

@@ -202,3 +202,36 @@ def test_check_alerts_on_a_campaign_from_a_source_a_forged_report_seeded(
         assert code == EXIT_ATTENTION, out
         assert ("failing source grew: 203.0.113.66: 501 of 501 messages fail DMARC (1 failed at the previous run)"
                 in out)
+
+
+def test_a_source_barely_seen_before_grows_at_ten_times_alone_and_the_reports_before_the_period_count() -> None:
+    # A back-dated one-message "seed" report made a source known: a campaign of 99 stayed under the 100 more that
+    # "grew" asked for, and on a first --check (no run before) nothing compared it at all (tester81).
+    campaign = JudgedSource("203.0.113.88", "example.com", klass=SourceClass.UNKNOWN, messages=99, passed=0, new=False,
+                            failing_by_class={SourceClass.UNKNOWN: 99}, before=1)
+    [found] = attention([_advice(Verdict.NOT_READY, campaign)], None)
+    assert found.kind == "failing-source-grew"
+    assert found.text == ("failing source grew: 203.0.113.88: 99 of 99 messages fail DMARC (1 message in the reports"
+                          " before the period)")
+    known = JudgedSource("203.0.113.89", "example.com", klass=SourceClass.UNKNOWN, messages=99, passed=0, new=False,
+                         failing_by_class={SourceClass.UNKNOWN: 99}, before=40)
+    assert attention([_advice(Verdict.NOT_READY, known)], None) == []  # seen at 40: 99 is not ten times it
+
+
+def test_check_alerts_on_a_campaign_from_a_source_seeded_by_a_report_before_the_period(
+        server: StubServer, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with StubServer(profile="spec", reports=0, admin_token=server.admin_token) as fresh:
+        for name, reporter, count, days_ago in (("seed", "tiny-isp.example", "1", 45),
+                                                ("campaign", "outlook.com", "99", 2)):
+            day = int(DEMO_NOW.timestamp()) - days_ago * 86400
+            path = tmp_path / f"{name}.xml"
+            path.write_bytes(feedback(
+                records=record(ip="203.0.113.88", count=count, dkim="fail", spf="fail"),
+                org_name=f"<org_name>{reporter}</org_name>", report_id=f"<report_id>{name}</report_id>",
+                date_range=f"<date_range><begin>{day}</begin><end>{day + 86399}</end></date_range>"))
+            assert main(["import-dmarc", str(path), f"--url={fresh.base_url}"]) == EXIT_OK
+        capsys.readouterr()
+        run(fresh, capsys, "--check", "--days", "60")  # the history held: the seed, 45 days back
+        code, out, _ = run(fresh, capsys, "--check", "--days", "30")
+        assert code == EXIT_ATTENTION, out
+        assert "failing source grew: 203.0.113.88: 99 of 99 messages fail DMARC" in out, out

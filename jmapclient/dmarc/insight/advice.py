@@ -380,7 +380,9 @@ class _Counting:
                 advice[name].subdomains = mail
         for source in sources:
             entry = advice[source.policy_domain]
-            source.new = None if seen_before is None else (source.policy_domain, source.ip) not in seen_before
+            key = (source.policy_domain, source.ip)
+            source.new = None if seen_before is None else key not in seen_before
+            source.before = seen_before.get(key) if isinstance(seen_before, Mapping) else None
             entry.sources.append(source)
             for klass, count in source.by_class.items():
                 share = entry.by_class.setdefault(klass, ClassShare())
