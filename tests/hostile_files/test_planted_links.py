@@ -1,8 +1,8 @@
 """A symbolic link planted in a report folder is never followed (the folder is often filled by others).
 
 ``import-dmarc /var/reports`` read ``/var/reports/x.xml → /etc/passwd`` and said only that it held no
-report. A link inside a folder is now refused, at the open itself, and named in the summary; a path
-named on the command line is the person's choice and is followed.
+report. A link inside a folder is now refused, at the open itself, and named in the summary; so is a link
+named on the command line (a glob names the planted ones too), to a folder as to a file.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from jmapclient.dmarc import iter_report_files, load_file
+from jmapclient.dmarc.importing import import_reports
 from jmapclient.dmarc.loader import FoundInFolder
 from tests.support.clock import FROZEN_NOW
 from tests.support.dmarc_xml import feedback
@@ -54,6 +55,17 @@ def test_a_link_named_on_the_command_line_is_not_followed_either(folder: Path) -
     assert not isinstance(named, FoundInFolder)
     assert load_file(named, now=FROZEN_NOW).reason == "a symbolic link, not followed"
     assert load_file(folder.parent / "outside" / "secret.xml", now=FROZEN_NOW).ok  # its target, named
+
+
+async def test_a_folder_link_named_on_the_command_line_is_refused_not_walked(folder: Path) -> None:
+    # `import-dmarc /srv/dmarc/*` named the planted folder link too, and its target was walked: every file
+    # there read and parsed, a reason quoting a 0600 file's text (tester81). The console's import is this flow.
+    named = folder / "planted-folder"
+    assert [str(path) for path in iter_report_files([named])] == [str(named)]  # listed, not walked into
+    outcome = await import_reports(None, sorted(folder.iterdir()), now=FROZEN_NOW)
+    assert outcome.summary.imported == [folder / "real.xml"]
+    assert sorted(outcome.summary.rejected) == [(folder / "planted-folder", "a symbolic link, not followed"),
+                                                (folder / "planted.xml", "a symbolic link, not followed")]
 
 
 def test_a_descriptor_the_shell_hands_over_is_followed(folder: Path) -> None:
