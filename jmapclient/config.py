@@ -221,11 +221,25 @@ def _read_text(path: Path, *, follow: bool = True) -> str:
 def _checked_text(path: Path, *, follow: bool = True) -> str:
     """The config file's text, refused (ConfigError) when group or others can write it: they could swap in
     their own server, token or CA. The one check, made when the file is read at start, when the console
-    reads it again, and under each save's lock (the console saved over a file made 0666 after it started)."""
+    reads it again, and under each save's lock (the console saved over a file made 0666 after it started).
+
+    ``follow``: a link at ``path`` is read through only when it is the person's own, by the rule a save
+    writes through it (:func:`~jmapclient.file_safety.own_file_at`); a planted one was read and used without
+    a word, sending the person's token where it said (tester81). Without ``follow`` any link is refused.
+    """
     problem = writable_by_others(path, "config")
     if problem:
         raise ConfigError(problem)
-    return _read_text(path, follow=follow)
+    return _read_text(_own_config(path) if follow else path, follow=False)
+
+
+def _own_config(path: Path) -> Path:
+    """The file a read of the config at ``path`` takes (:func:`~jmapclient.file_safety.own_file_at`); ConfigError
+    naming ``path`` for a link that is not the person's own."""
+    try:
+        return own_file_at(path)
+    except OSError as refusal:
+        raise ConfigError(f"cannot read {path}: {refusal.strerror or refusal}") from None
 
 
 def _parse(path: Path, text: str) -> dict[str, Any]:
@@ -532,7 +546,7 @@ class Config:
     @classmethod
     def load(cls, path: Path | None = None) -> Config:
         path = path or config_path()
-        if not path.exists():
+        if not os.path.lexists(path):  # a link to nothing is no missing file: refused as reading it says
             return cls(path=path)
         return cls._from_plain(_parse(path, _checked_text(path)), path)
 
@@ -621,7 +635,7 @@ class Config:
         import tomlkit
 
         path = at or self.path
-        text = _checked_text(path, follow=follow) if path.exists() else ""
+        text = _checked_text(path, follow=follow) if os.path.lexists(path) else ""
         try:
             return tomlkit.parse(text)
         except tomlkit.exceptions.ParseError as error:

@@ -301,12 +301,13 @@ def set_aside(path: Path, what: str, why: str) -> str:
 
 LINK_NOT_WRITTEN = "it is a symbolic link; not written through"
 LINK_NOT_OWN = ("it is a symbolic link that is not yours alone (made by another user, in a folder others can write, "
-                "or to no file of yours); not written through")
+                "or to no file of yours); not read, not written through")
 
 
 def own_file_at(path: Path) -> Path:
-    """Where a save of the person's own file at ``path`` writes: ``path`` itself, or the file it links to when
-    the link is the person's own (a config kept in a dotfiles checkout).
+    """Where a read or a save of the person's own file at ``path`` goes: ``path`` itself, or the file it links to
+    when the link is the person's own (a config kept in a dotfiles checkout). One rule for both: a config
+    read through a planted link named another server and the person's own token file, and the token went there.
 
     A link someone else planted is refused (OSError ELOOP, naming ``path``), so that nothing is created,
     chmodded or written where it points: a link owned by another user, one in a folder others can write (a

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from jmapclient.config import ConfigError
 from jmapclient.connection import ConnectionRequest, resolve
+from jmapclient.file_safety import LINK_NOT_OWN
 from mailadmin.main import main
 from server_stub.auth import ADMIN_USER
 from server_stub.runner import StubServer
@@ -126,6 +128,30 @@ def test_a_config_file_others_can_write_is_refused(server: StubServer, isolated_
                                        f"write it; fix it with `chmod go-w {isolated_config}`\n")
     isolated_config.chmod(0o600)
     assert main(["query", "Directory"]) == 0
+
+
+@pytest.mark.parametrize("how", ["another owner", "a folder others can write"])
+def test_a_config_that_is_a_link_not_yours_alone_is_refused_when_read(
+    how: str, server: StubServer, isolated_config: Path, tmp_path: Path, capsys
+) -> None:
+    # Writes refused such a link, reads followed it: its profile named a server and the person's own token
+    # file, and `query Directory` sent the token there without a word (tester81). ssh refuses such a config.
+    token = secret_file(tmp_path, "token", server.admin_token, 0o600)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    planted = secret_file(shared, "config.toml", f'default = "p"\n[profiles.p]\nurl = "{server.base_url}"\n'
+                                                 f'token_file = "{token}"', 0o644)
+    isolated_config.parent.mkdir(parents=True, exist_ok=True)
+    isolated_config.symlink_to(planted)
+    if how == "another owner":
+        if os.getuid() != 0:
+            pytest.skip("making a link another user owns needs root")
+        os.lchown(isolated_config, 4242, 4242)
+    else:  # the link's target in a folder others can write: they could swap in their own
+        shared.chmod(0o777)
+    assert main(["query", "Directory"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"error: cannot read {isolated_config}: {LINK_NOT_OWN}\n"  # its content is never quoted
 
 
 def test_a_ca_file_others_can_write_is_refused(tmp_path: Path) -> None:
