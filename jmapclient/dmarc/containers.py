@@ -92,6 +92,19 @@ class _Budget:
                 f"{what} holds more than {MAX_DOCUMENTS} documents; a report file holds one (refused)"
             )
 
+    def declared(self, member: zipfile.ZipInfo) -> None:
+        """Refuse a zip member whose declared size does not fit in what this file may still unpack."""
+        if member.file_size <= self.remaining:
+            return
+        if member.file_size > self.limit:
+            raise ContainerError(f"zip member {member.filename!r} declares {member.file_size:,} bytes, over the "
+                                 f"{self.limit:,}-byte limit (possible decompression bomb)")
+        # The limit is the file's running total (members and containers together): a 1 MiB member was said
+        # to be "over the 52,428,800-byte limit" (tester81).
+        raise ContainerError(f"unpacked, the file would pass the {self.limit:,}-byte limit: "
+                             f"{self.limit - self.remaining:,} bytes so far, and zip member {member.filename!r} "
+                             f"declares {member.file_size:,} more (possible decompression bomb)")
+
     def take(self, produced: int) -> None:
         self.remaining -= produced
         if self.remaining < 0:
@@ -209,11 +222,7 @@ def _expand_zip(data: bytes, label: str, budget: _Budget, depth: int) -> list[Ca
     for member in members:
         if member.flag_bits & 0x1:
             continue  # encrypted: nothing we can read
-        if member.file_size > budget.remaining:
-            raise ContainerError(
-                f"zip member {member.filename!r} declares {member.file_size:,} bytes, over the "
-                f"{budget.limit:,}-byte limit (possible decompression bomb)"
-            )
+        budget.declared(member)
         content = _read_member(archive, member, budget)
         candidates += _expand(content, f"{label}!{member.filename}", budget, depth + 1)
     return candidates

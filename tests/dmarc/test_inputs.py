@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import zipfile
+from collections.abc import Callable
 from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
@@ -225,6 +226,15 @@ def test_cap_counts_all_members_together() -> None:
     result = load_bytes(zipped(members), "many.zip", now=FROZEN_NOW, limit=1_000_000)
     assert result.status == "rejected"
     assert "limit" in (result.reason or "")
+
+
+@pytest.mark.parametrize("wrap", [lambda data: data, gzip.compress], ids=["zip", "zip-in-gzip"])
+def test_members_over_the_cap_together_are_said_as_a_total(wrap: Callable[[bytes], bytes]) -> None:
+    # A 400,000-byte member was said to be "over the 1,000,000-byte limit": the limit is the file's total.
+    members = {f"{i}.xml": b" " * 400_000 for i in range(3)}
+    reason = load_bytes(wrap(zipped(members)), "many.zip", now=FROZEN_NOW, limit=1_000_000).reason or ""
+    assert reason.startswith("unpacked, the file would pass the 1,000,000-byte limit: ")
+    assert reason.endswith(" bytes so far, and zip member '2.xml' declares 400,000 more (possible decompression bomb)")
 
 
 def test_within_cap_is_fine() -> None:
