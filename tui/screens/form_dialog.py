@@ -6,6 +6,7 @@ Directories' snapshot and apply dialogs, summaries), so they live with the other
 
 from __future__ import annotations
 
+import os
 import stat
 from datetime import datetime
 from pathlib import Path
@@ -16,6 +17,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, Static
 
+from jmapclient.display import LIST_MAX, safe_text
+from jmapclient.file_safety import is_stream
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.dialog import Dialog
 from tui.widgets import outside
@@ -115,14 +118,32 @@ class MessageDialog(FormDialog[None]):
 
 def overwrite_question(target: Path) -> str | None:
     """What to ask before writing ``target``; None when no file's contents would be lost: nothing there,
-    a stream such as ``/dev/null`` (written into, not replaced), or a folder (the write says why not)."""
+    a stream such as ``/dev/null`` (written into, not replaced), or a folder (the write says why not).
+    A symbolic link the write replaces is asked about as a link (:func:`_link_question`)."""
+    if target.is_symlink() and not is_stream(target):  # is_stream: the write's own test of what it writes into
+        return _link_question(target)
     try:
         found = target.stat()
     except OSError:  # nothing there (or nothing this login may see: the write will say so)
         return None
     if not stat.S_ISREG(found.st_mode):
         return None
-    changed = datetime.fromtimestamp(found.st_mtime).strftime("%Y-%m-%d %H:%M")
     # The write replaces the file by a new one, owner-only like every file the console writes.
-    return (f"{target} exists ({found.st_size:,} bytes, changed {changed}). Overwrite it? "
+    return (f"{target} exists ({found.st_size:,} bytes, changed {_when(found.st_mtime)}). Overwrite it? "
             "The new file is readable by you only (0600).")
+
+
+def _link_question(target: Path) -> str:
+    """The question for a symbolic link at ``target``, with the link's own date and where it points (outside
+    text: one line, escaped, cut). Its target's size and date were given as the link's (``stat`` follows it),
+    and nothing said that saving replaces the link, not the file it points to (tester81)."""
+    try:
+        made, points = _when(target.lstat().st_mtime), safe_text(os.readlink(target), max_len=LIST_MAX)
+    except OSError:  # gone meanwhile: the write says what it finds
+        made, points = "?", "?"
+    return (f"{target} is a symbolic link (changed {made}) to {points}. Overwrite it? Saving replaces the link "
+            "itself, not the file it points to, with a new file readable by you only (0600).")
+
+
+def _when(moment: float) -> str:
+    return datetime.fromtimestamp(moment).strftime("%Y-%m-%d %H:%M")

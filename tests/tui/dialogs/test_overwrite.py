@@ -68,6 +68,42 @@ async def test_an_existing_file_is_overwritten_only_when_the_person_says_so(case
         world.store.close()
 
 
+@pytest.mark.parametrize("case", CASES)
+async def test_a_link_is_asked_about_as_a_link_and_replaced_not_written_through(case: str, tmp_path: Path) -> None:
+    # The question gave the target's size and date as the link's, and never said it was a link (tester81).
+    section, key, field = CASES[case]
+    world = make_world("spec", reports=5)
+    seed_fresh(world.store, reports=0, directories=True)
+    console = make_console(world.store, start_section=section)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "victim\x1b[31m\nred.txt"  # where a planted link points is outside text
+    victim.write_text(OLD)
+    planted = tmp_path / "planted.csv"
+    planted.symlink_to(victim)
+    try:
+        async with console.app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press(key)
+            await settle(pilot)
+            pilot.app.screen.query_one(field, Input).value = str(planted)
+            await pilot.press("enter")
+            await settle(pilot)
+            question = pilot.app.screen
+            assert isinstance(question, ConfirmScreen), question
+            said = str(question.query_one("#confirm-question", Static).render())
+            assert said.startswith(f"{planted} is a symbolic link (changed "), said
+            assert f" to {outside}/victim\\u001b[31m\\nred.txt. Overwrite it? " in said, said  # escaped, one line
+            assert "Saving replaces the link itself, not the file it points to" in said, said
+            assert "bytes" not in said and "\n" not in said and "\x1b" not in said, said
+            await pilot.press("y")
+            await wait_until(pilot, lambda: not planted.is_symlink(), "the link replaced")
+            await settle(pilot)
+            assert stat.S_IMODE(planted.stat().st_mode) == 0o600 and victim.read_text() == OLD
+    finally:
+        world.store.close()
+
+
 async def test_a_new_file_or_a_stream_is_written_without_a_question(tmp_path: Path) -> None:
     world = make_world("spec", reports=0)
     seed_fresh(world.store, reports=0, directories=True)
