@@ -209,6 +209,20 @@ def domain_text(domain: str) -> str:
     return f"{a_label} ({shown})"
 
 
+def name_text(name: str, *, max_len: int | None = None) -> str:
+    """An outside name that may be a domain (a report's organisation name, ``google.com``) as a person reads it:
+    by :func:`domain_text` when it is a domain name that is not ASCII, else as safe text (``Почта Mail.Ru`` is a
+    name, not a domain). A forged reporter ``gооgle.com`` (Cyrillic о) read as Google's own, beside it, in the
+    advice's word of its reporters (tester81)."""
+    if name.isascii() or "." not in name or any(character.isspace() for character in name.strip()):
+        return safe_text(name, max_len=max_len)
+    shown = domain_text(name.strip())
+    if shown.endswith("(not a valid domain name)"):
+        return safe_text(name, max_len=max_len)
+    # Cut as safe_text cuts, after escaping: what domain_text gives is shown text already.
+    return shown if max_len is None or len(shown) <= max_len else shown[: max(max_len - 1, 0)] + ELLIPSIS
+
+
 # --- JSON ---------------------------------------------------------------------------------------------
 
 def json_text(value: Any, *, indent: int | None = None) -> str:

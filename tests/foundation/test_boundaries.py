@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from jmapclient.config import MAX_SECRET_FILE, ConfigError, read_secret_file
-from jmapclient.display import ELLIPSIS, domain_text, edited_text, safe_text
+from jmapclient.display import ELLIPSIS, domain_text, edited_text, name_text, safe_text
 from jmapclient.file_safety import read_bounded
 from jmapclient.paging import QueryPager
 from tests.support.fake_jmap import FakeServer
@@ -168,3 +168,15 @@ def test_a_character_shows_at_most_four_combining_marks_the_rest_escaped() -> No
 ])
 def test_a_non_ascii_domain_is_shown_by_its_a_label_first(domain: str, shown: str) -> None:
     assert domain_text(domain) == shown
+
+
+@pytest.mark.parametrize(("name", "shown"), [
+    ("gооgle.com", "xn--ggle-55da.com (gооgle.com)"),  # a forged reporter, two Cyrillic о (tester81)
+    ("google.com", "google.com"),
+    ("Почта Mail.Ru", "Почта Mail.Ru"),  # a name, not a domain: as it is
+    ("Ünïcødé", "Ünïcødé"),
+    ("a\u200bb.com", "a\\u200bb.com"),  # no valid domain: shown safe, the hidden character visible
+])
+def test_a_reporter_name_that_is_a_non_ascii_domain_is_shown_as_a_domain_is(name: str, shown: str) -> None:
+    assert name_text(name) == shown
+    assert len(name_text("x" * 300 + ".cöm", max_len=60)) == 60

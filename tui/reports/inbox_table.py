@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets.data_table import ColumnKey, RowKey
 
-from jmapclient.display import domain_text
+from jmapclient.display import domain_text, name_text
 from jmapclient.dmarc.analytics import format_rate, pass_rate
 from jmapclient.models.dmarc import DmarcExternalReport, DmarcReport, DmarcReportRecord
 from tui.reports import fmt
@@ -68,7 +68,7 @@ def row_cells(row: InboxRow, marked: bool, wide: bool, year: int) -> list[Any]:
     cells: dict[str, Any] = {
         # The mark rides in the first cell: a column of its own costs width the 94-column main area lacks.
         "received": f"{MARK if marked else ' '}{fmt.when_short(row.received, year)}",
-        "reporter": fmt.clip(row.reporter, REPORTER_WIDTH),
+        "reporter": fmt.clip(name_text(row.reporter), REPORTER_WIDTH),
         "domain": fmt.clip(domain_text(row.policy_domain), DOMAIN_WIDTH),
         "period": fmt.period(row.begin, row.end, year),
         "records": Text(fmt.figure(row.records), justify="right"),

@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
 from jmapclient.collector import collector_paused
-from jmapclient.display import LIST_MAX, safe_text
+from jmapclient.display import LIST_MAX, name_text, safe_text
 from jmapclient.dmarc.analytics import ReportDigest, format_rate, pass_rate
 from jmapclient.dmarc.digest_reads import stored_lists
 from jmapclient.dmarc.insight.judge import (
@@ -543,9 +543,15 @@ def _verb(subjects: list[JudgedSource], verb: str) -> str:
 
 
 def _named_by_outsider(name: str) -> str:
-    """A name a report gave (its reporter, its id) in a sentence: one line, cut as lists cut it.
+    """A name a report gave (its id) in a sentence: one line, cut as lists cut it.
     A 100,000-character organisation name made the verdict one line of 100,475 characters."""
     return safe_text(name, max_len=LIST_MAX)
+
+
+def _reporter_named(name: str) -> str:
+    """A reporter's name in a sentence (:func:`_named_by_outsider`), a look-alike domain name shown by its A-label
+    first (``display.name_text``): ``gооgle.com`` beside ``google.com`` read as Google twice."""
+    return name_text(name, max_len=LIST_MAX)
 
 
 NONE_OWN = "; none of the domain's own mail"
@@ -554,7 +560,7 @@ NONE_OWN = "; none of the domain's own mail"
 
 def _reporters_words(advice: DomainAdvice) -> str:
     views = list(advice.reporters.values())[:LISTED_SOURCES]
-    shown = [f"{_named_by_outsider(view.name)} ({_count(view.reports, 'report')}{'' if view.authorised else NONE_OWN})"
+    shown = [f"{_reporter_named(view.name)} ({_count(view.reports, 'report')}{'' if view.authorised else NONE_OWN})"
              for view in views]
     return f"on the word of {_count(len(advice.reporters), 'reporter')}: {_listed(shown, len(advice.reporters))}"
 
@@ -568,7 +574,7 @@ def _left_out_words(advice: DomainAdvice) -> str:
     if repeated:
         parts.append(f"{_count(len(repeated), 'repeated report')} counted once")
     if odd:
-        shown = "; ".join(f"{_named_by_outsider(r.reporter)} report {_named_by_outsider(r.report_id)}: {r.why}"
+        shown = "; ".join(f"{_reporter_named(r.reporter)} report {_named_by_outsider(r.report_id)}: {r.why}"
                           for r in odd[:LISTED_SOURCES])
         parts.append(f"{_count(len(odd), 'implausible report')} left out ({shown})")
     return "Left out: " + "; ".join(parts) + "."
@@ -578,7 +584,7 @@ def _reports_words(headline: str, reports: list[LeftOut], *, why: bool) -> str:
     """``headline``: and the ``reports`` named by reporter and report id (``why``: each with its reason)."""
     if not reports:
         return ""
-    shown = [f"{_named_by_outsider(r.reporter)} report {_named_by_outsider(r.report_id)}{f': {r.why}' if why else ''}"
+    shown = [f"{_reporter_named(r.reporter)} report {_named_by_outsider(r.report_id)}{f': {r.why}' if why else ''}"
              for r in reports[:LISTED_SOURCES]]
     return f"{headline}: {_count(len(reports), 'report')} ({_listed(shown, len(reports), '; ')})."
 
@@ -593,7 +599,7 @@ def _disputed_words(advice: DomainAdvice) -> str:
     """The policies the reporters' latest reports give, when they disagree (the latest first: the one taken)."""
     if not advice.disputed:
         return ""
-    given = [f"{policy.words()} ({_listed([_named_by_outsider(n) for n in names[:LISTED_SOURCES]], len(names))}:"
+    given = [f"{policy.words()} ({_listed([_reporter_named(n) for n in names[:LISTED_SOURCES]], len(names))}:"
              f" {_count(messages, 'message')})" for policy, names, messages in advice.disputed[:LISTED_SOURCES]]
     return (f"The reporters' latest reports disagree on the published policy: {'; '.join(given)}. The advice takes"
             f" the one the most mail stands behind; reports can be forged, and the domain's DMARC record"
@@ -605,7 +611,7 @@ def _subdomain_words(advice: DomainAdvice) -> str:
     mail = advice.subdomains
     if mail is None:
         return ""
-    domains = [_named_by_outsider(d) for d in sorted(mail.domains)[:LISTED_SOURCES]]
+    domains = [name_text(d, max_len=LIST_MAX) for d in sorted(mail.domains)[:LISTED_SOURCES]]
     return (f"Left out of this judgement: {_count(mail.messages, 'message')} From subdomains"
             f" ({_listed(domains, len(mail.domains))}; {mail.failing:,} failing), which the published"
             f" {' or '.join(f'sp={sp}' for sp in sorted(mail.policies))} governs, not p: the next step on p does"
@@ -667,7 +673,7 @@ def _verdict(advice: DomainAdvice) -> tuple[Verdict, str]:
     if over:
         evidence.append(f"{_count(len(over), 'authorised source')} {_verb(over, 'fail')} more than"
                         f" {MAX_AUTHORISED_FAILING} messages")
-    doubting = [_named_by_outsider(view.name) for view in advice.reporters.values()
+    doubting = [_reporter_named(view.name) for view in advice.reporters.values()
                 if view.authorised >= MIN_MESSAGES and (view.authorised_rate or 0.0) < READY_SHARE]
     if doubting:
         evidence.append(f"authorised mail passes less than {format_rate(READY_SHARE)} as seen by "

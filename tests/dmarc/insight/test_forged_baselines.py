@@ -123,3 +123,10 @@ async def test_a_later_report_under_the_real_reporters_name_carries_only_its_own
     [advice] = await both_ways([*real(), *forged(("Yahoo",), count=100), late])
     assert advice.current is not None and advice.current.p == "none", advice.summary
     assert "p=reject adkim=r aspf=r (google.com: 1 message)" in advice.summary
+
+
+async def test_a_look_alike_reporter_is_named_by_its_a_label_in_the_word_of_the_reporters() -> None:
+    # "On the word of 2 reporters: google.com (2 reports), gооgle.com (1 report)": a forgery read as Google twice.
+    look_alike = forged(("gооgle.com",), count=60, per_reporter=1)
+    [advice] = await both_ways([*real(), *look_alike])
+    assert "xn--ggle-55da.com (gооgle.com) (1 report)" in advice.summary, advice.summary
