@@ -118,12 +118,21 @@ def is_stream(path: Path) -> bool:
     replaced the machine's ``/dev/null`` with a regular 0600 file (every other user's
     ``> /dev/null`` then failed), and one to ``/dev/full`` said "exported" having written nothing
     to it. Such a target is written into, as a shell's ``>`` would (``config.write_private``).
+
+    A link is followed only where the system keeps it (``/dev/stdout``, a descriptor the shell handed over):
+    another one, planted at the target and pointing at a FIFO or a terminal, had the export written into
+    what it pointed at, where a link to a file is replaced (helper82).
     """
+    followed = handed_over(path) or str(path) in _STANDARD_OUTPUTS
     try:
-        mode = path.stat().st_mode
-    except OSError:
+        mode = os.stat(path, follow_symlinks=followed).st_mode
+    except (OSError, ValueError):
         return False
-    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
+
+
+_STANDARD_OUTPUTS = ("/dev/stdout", "/dev/stderr")
+"""The process's own outputs by the names the system links them under."""
 
 
 STDOUT_NAME = "standard output"

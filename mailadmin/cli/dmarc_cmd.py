@@ -18,6 +18,7 @@ from jmapclient import encoding
 from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError
 from jmapclient.counted import counted
+from jmapclient.display import LIST_MAX, safe_text
 from jmapclient.dmarc.exporting import ExportFormat, export_reports
 from jmapclient.dmarc.importing import ImportOutcome
 from jmapclient.dmarc.importing import import_reports as import_files
@@ -133,6 +134,11 @@ def check_output(text: str, what: str = "export") -> Path:
         return path  # /dev/stdout, a FIFO: written into, so its folder (/dev) need not be writable
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ConfigError(f"{cannot}: the folder {folder} is not writable")
+    if path.is_symlink():
+        # Replaced, never written through, as the console's question says: said here too, not done unsaid.
+        note(f"note: {safe_text(str(path), max_len=LIST_MAX)} is a symbolic link (to"
+             f" {safe_text(os.readlink(path), max_len=LIST_MAX)}): the {what} replaces the link, and leaves what it"
+             " points to as it is")
     return path
 
 
