@@ -281,13 +281,15 @@ _RANK = {klass: rank for rank, klass in enumerate(SourceClass)}
 class _Tally:
     """A source's records of one pattern and reporter: their messages, and the first of the biggest."""
 
-    __slots__ = ("at", "biggest", "context", "ip", "known", "messages", "pattern")
+    __slots__ = ("at", "biggest", "context", "ip", "known", "messages", "pattern", "reports")
 
     def __init__(self, context: ReportContext, ip: str, pattern: tuple[Any, ...], known: Service | None,
                  at: int) -> None:
         self.context, self.ip, self.pattern, self.known, self.at = context, ip, pattern, known, at
         self.messages = 0
         self.biggest = -1
+        self.reports: dict[int, int] = {}
+        """Its messages by the key of the report they came in."""
 
 
 ReportContext = tuple[str, str, str, str, str]
@@ -356,6 +358,10 @@ class Tallies:
         """In the order of their first records."""
         self._known: dict[tuple[str, str], Service | None] = {}
         """(domain, IP) → the service its records confirmed first (None: none yet)."""
+        self._contexts = contexts
+        self.authorised_by_report: dict[int, list[int]] = {}
+        """Report key → [authorised messages, of them failing], filled by :meth:`judge`: what each report says of
+        the domain's own mail (:meth:`reports_of_own_mail`)."""
         self.subdomains: dict[str, SubdomainMail] = {}
         """Policy domain → its mail From a subdomain in reports that publish sp=: left out of the tallies, since
         the next step on p does not act on it (p=quarantine was said to act on 200 messages of news.example.com
@@ -394,6 +400,7 @@ class Tallies:
                 live[context, ip, overrides, dkim, spf, header_from, dkim_auth, spf_auth] = tally
                 self._tallies.append(tally)
             tally.messages += count
+            tally.reports[key] = tally.reports.get(key, 0) + count
             if count > tally.biggest:
                 tally.biggest, tally.at = count, at
 
@@ -415,7 +422,20 @@ class Tallies:
             named = source.name.service if source.name is not None else None
             judgement, passes = self._judgement(tally.pattern, named or tally.known)
             source.add(tally.messages, passes, tally.pattern[3], judgement, reporter, tally.biggest, tally.at)
+            if judgement.klass in AUTHORISED:
+                for report, messages in tally.reports.items():
+                    figures = self.authorised_by_report.setdefault(report, [0, 0])
+                    figures[0] += messages
+                    figures[1] += 0 if passes else messages
         return sorted(sources.values(), key=lambda s: (s.policy_domain, -s.messages, s.ip))
+
+    def reports_of_own_mail(self) -> Iterator[tuple[str, str, int, int]]:
+        """(policy domain, reporter, authorised messages, of them failing) of each report that saw the domain's own
+        mail (after :meth:`judge`): a reporter's word report by report, which forged reports under its name
+        cannot dilute as they dilute its sum."""
+        for report, (authorised, failing) in self.authorised_by_report.items():
+            domain, _, _, reporter, _ = self._contexts[report]
+            yield domain, reporter, authorised, failing
 
     def _judgement(self, pattern: tuple[Any, ...], service: Service | None) -> tuple[RecordJudgement, bool]:
         found = self._judged.get((pattern, service))

@@ -130,3 +130,25 @@ async def test_a_look_alike_reporter_is_named_by_its_a_label_in_the_word_of_the_
     look_alike = forged(("gооgle.com",), count=60, per_reporter=1)
     [advice] = await both_ways([*real(), *look_alike])
     assert "xn--ggle-55da.com (gооgle.com) (1 report)" in advice.summary, advice.summary
+
+
+def _failing_in_each_report() -> list[ReportDigest]:
+    """google.com's three reports, each 100 passing messages and 10 of the domain's own failing (2 each from 5
+    senders, none over the per-source limit); Yahoo's three, 100 passing each."""
+    return [report(aligned("192.0.2.10", 100),
+                   *(record(f"198.51.100.{10 * d + n}", 2, **ESP_FAILING) for n in range(5)),  # type: ignore[arg-type]
+                   day=date(2026, 3, d), reporter=who, rid=f"{who}-{d}")
+            for d in (2, 3, 4) for who in ("google.com",)] + forged(("Yahoo",), count=100)
+
+
+async def test_forged_reports_under_a_real_reporters_name_cannot_dilute_its_doubt_away() -> None:
+    # Three forged 1,000-message reports signed "Google.com" on the same days diluted google.com's own 90.9% to 99.1%:
+    # "Not ready" became "Ready for p=quarantine" (tester81). Its reports are judged one by one as well.
+    [honest] = await both_ways(_failing_in_each_report())
+    assert honest.verdict is Verdict.NOT_READY, honest.summary
+    dilution = [report(aligned("192.0.2.10", 1000), day=date(2026, 3, d), reporter="Google.com", rid=f"forged-{d}")
+                for d in (2, 3, 4)]
+    [advice] = await both_ways([*_failing_in_each_report(), *dilution])
+    assert advice.verdict is Verdict.NOT_READY, advice.summary
+    assert "as seen by google.com (in 3 of its reports)" in advice.summary
+    assert advice.to_json()["reporters"]["google.com"]["reportsUnder"] == 3

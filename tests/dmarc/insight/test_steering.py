@@ -71,7 +71,7 @@ def test_a_big_forged_count_from_a_new_reporter_outweighs_no_reporter() -> None:
     # Small enough to pass as plausible (under the factor), it still cannot outvote the two honest reporters.
     [advice] = advise(honest() + forged("forger.example", 3, count=150), FIRST, LAST, senders=OWNS_SENDGRID)
     assert advice.left_out == [] and advice.verdict is Verdict.NOT_READY
-    assert "as seen by google.com, Yahoo! Inc." in advice.summary
+    assert "as seen by google.com (in 4 of its reports), Yahoo! Inc. (in 4 of its reports)" in advice.summary
 
 
 def test_reports_past_the_cap_are_left_out_however_many_a_forger_sends() -> None:
