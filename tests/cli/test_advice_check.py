@@ -179,25 +179,29 @@ def test_a_failing_source_seen_before_that_grew_tenfold_needs_attention() -> Non
     assert attention([advice], seen(None)) == []  # a run that did not record it: nothing to compare
 
 
+def _import_failing(server: StubServer, folder: Path, ip: str, name: str, reporter: str, count: str, *,
+                    days_ago: int) -> None:
+    """A one-day report of ``count`` messages from ``ip`` failing DMARC, ``days_ago`` back, imported."""
+    day = int(DEMO_NOW.timestamp()) - days_ago * 86400
+    path = folder / f"{name}.xml"
+    path.write_bytes(feedback(
+        records=record(ip=ip, count=count, dkim="fail", spf="fail"),
+        org_name=f"<org_name>{reporter}</org_name>", report_id=f"<report_id>{name}</report_id>",
+        date_range=f"<date_range><begin>{day}</begin><end>{day + 86399}</end></date_range>"))
+    assert main(["import-dmarc", str(path), f"--url={server.base_url}"]) == EXIT_OK
+
+
 def test_check_alerts_on_a_campaign_from_a_source_a_forged_report_seeded(
         server: StubServer, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     # One forged report of 1 failing message from 203.0.113.66 ("new source failing" once), then another reporter's
     # 500 failing messages from it: the source was no longer new, not authorised, and --check said nothing.
     with StubServer(profile="spec", reports=0, admin_token=server.admin_token) as fresh:
-        def imported(name: str, reporter: str, count: str, days_ago: int) -> None:
-            day = int(DEMO_NOW.timestamp()) - days_ago * 86400
-            path = tmp_path / f"{name}.xml"
-            path.write_bytes(feedback(
-                records=record(ip="203.0.113.66", count=count, dkim="fail", spf="fail"),
-                org_name=f"<org_name>{reporter}</org_name>", report_id=f"<report_id>{name}</report_id>",
-                date_range=f"<date_range><begin>{day}</begin><end>{day + 86399}</end></date_range>"))
-            assert main(["import-dmarc", str(path), f"--url={fresh.base_url}"]) == EXIT_OK
-            capsys.readouterr()
-
-        imported("seed", "tiny-isp.example", "1", days_ago=20)
+        _import_failing(fresh, tmp_path, "203.0.113.66", "seed", "tiny-isp.example", "1", days_ago=20)
+        capsys.readouterr()
         code, out, _ = run(fresh, capsys, "--check", "--days", "60")
         assert code == EXIT_ATTENTION and "new source failing: 203.0.113.66: 1 of 1" in out
-        imported("campaign", "google.com", "500", days_ago=5)
+        _import_failing(fresh, tmp_path, "203.0.113.66", "campaign", "google.com", "500", days_ago=5)
+        capsys.readouterr()
         code, out, _ = run(fresh, capsys, "--check", "--days", "60")
         assert code == EXIT_ATTENTION, out
         assert ("failing source grew: 203.0.113.66: 501 of 501 messages fail DMARC (1 failed at the previous run)"
@@ -221,15 +225,8 @@ def test_a_source_barely_seen_before_grows_at_ten_times_alone_and_the_reports_be
 def test_check_alerts_on_a_campaign_from_a_source_seeded_by_a_report_before_the_period(
         server: StubServer, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     with StubServer(profile="spec", reports=0, admin_token=server.admin_token) as fresh:
-        for name, reporter, count, days_ago in (("seed", "tiny-isp.example", "1", 45),
-                                                ("campaign", "outlook.com", "99", 2)):
-            day = int(DEMO_NOW.timestamp()) - days_ago * 86400
-            path = tmp_path / f"{name}.xml"
-            path.write_bytes(feedback(
-                records=record(ip="203.0.113.88", count=count, dkim="fail", spf="fail"),
-                org_name=f"<org_name>{reporter}</org_name>", report_id=f"<report_id>{name}</report_id>",
-                date_range=f"<date_range><begin>{day}</begin><end>{day + 86399}</end></date_range>"))
-            assert main(["import-dmarc", str(path), f"--url={fresh.base_url}"]) == EXIT_OK
+        _import_failing(fresh, tmp_path, "203.0.113.88", "seed", "tiny-isp.example", "1", days_ago=45)
+        _import_failing(fresh, tmp_path, "203.0.113.88", "campaign", "outlook.com", "99", days_ago=2)
         capsys.readouterr()
         run(fresh, capsys, "--check", "--days", "60")  # the history held: the seed, 45 days back
         code, out, _ = run(fresh, capsys, "--check", "--days", "30")
