@@ -133,6 +133,8 @@ def list_moves(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[int, int]
     """
     moves = {}
     for label, item in new.items():
+        if item == old.get(label):
+            continue  # where it stood, as it was: no other item is more like it (a list of 300, one edited)
         own = _likeness(item, old.get(label))
         claims = []
         for there, before in old.items():
