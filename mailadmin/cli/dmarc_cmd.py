@@ -115,9 +115,9 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
     return EXIT_FAILED if outcome.refused else EXIT_OK
 
 
-def check_output(text: str, what: str = "export") -> Path:
+def check_output(text: str, what: str = "export", *, said: bool = False) -> Path:
     """The target of an export (or a snapshot: ``what``), refused before anything is fetched: no folder is
-    ever created for it."""
+    ever created for it. ``said``: checked again, its note said already (the note came twice)."""
     cannot = f"cannot write the {what} to {text}"
     try:
         path = local_path(text)  # ~nosuchuser/x was a RuntimeError traceback
@@ -134,7 +134,7 @@ def check_output(text: str, what: str = "export") -> Path:
         return path  # /dev/stdout, a FIFO: written into, so its folder (/dev) need not be writable
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ConfigError(f"{cannot}: the folder {folder} is not writable")
-    if path.is_symlink():
+    if path.is_symlink() and not said:
         # Replaced, never written through, as the console's question says: said here too, not done unsaid.
         note(f"note: {safe_text(str(path), max_len=LIST_MAX)} is a symbolic link (to"
              f" {safe_text(os.readlink(path), max_len=LIST_MAX)}): the {what} replaces the link, and leaves what it"
@@ -155,7 +155,7 @@ def export_format(chosen: str | None, output: str | None) -> ExportFormat:
 
 async def export_records(args: argparse.Namespace, client: JmapClient) -> int:
     named = named_output(args.output)
-    output = check_output(named) if named else None
+    output = check_output(named, said=True) if named else None  # checked before connecting, and said then
     args.format = export_format(args.format, named)
     where = parse_where(DMARC_EXTERNAL_REPORT, args.where)
     # Written as the pages come: the reports are never all held at once.
