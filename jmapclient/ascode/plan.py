@@ -290,18 +290,27 @@ def _moved_from(path: str, moved: Mapping[str, str]) -> str:
     return path
 
 
-def _moved_item_origin(before: Mapping[str, Any], after: Mapping[str, Any], path: str) -> str | None:
-    """``path`` where it stood in ``before`` when the list entry holding it moved (:func:`list_moves`: its content
-    is another stored entry's), innermost list first; None when no entry on the way moved."""
+def _list_position(before: Mapping[str, Any], after: Mapping[str, Any], path: str) -> tuple[str | None, int | None]:
+    """Where ``path``'s list entry came from, innermost list first (:func:`list_moves`: its content is another stored
+    entry's): ``path`` where it stood in ``before``, or None when no entry on the way moved; and, for an entry that
+    did not move into a place another left, the position that other one went to (None when none did)."""
     parts = path.split("/")
     for at in range(len(parts) - 1, 0, -1):
         where, label = "/".join(parts[:at]), parts[at]
         old, new = at_pointer(before, where), at_pointer(after, where)
         if label.isdigit() and is_index_map(old) and is_index_map(new):
-            moved_from = list_moves(old, new).get(int(label))
+            moves = list_moves(old, new)
+            moved_from = moves.get(int(label))
             if moved_from is not None:
-                return "/".join([*parts[:at], str(moved_from), *parts[at + 1:]])
-    return None
+                return "/".join([*parts[:at], str(moved_from), *parts[at + 1:]]), None
+            left_for = next((here for here, there in moves.items() if there == int(label)), None)
+            if left_for is not None:
+                return None, left_for
+    return None, None
+
+
+LEFT_BEHIND = ("the entry the server holds here moved to position {moved} in the file, and the server keeps a hidden "
+               "secret by position: this one, its secret left out, would take the other's; give this one's in the file")
 
 
 SENT_EVERY_TIME = "the file gives this secret; the server never shows one to compare, so it is sent at every apply"
@@ -379,12 +388,19 @@ def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
     # (EnvironmentVariable, File) moves with it; a hidden Value cannot, and the patch refuses it.
     moved = dict(dense_lists(after))
     notes = []
+    refused: dict[str, str] = {}
     for path in list(left_out_paths(after)):
         # An entry whose content is another stored entry's moved (swapped in the file, or pushed down by one
         # put in above): its secret is the one it had where it stood, whatever its label says. Held there,
         # the patch refuses to move a hidden secret; by label, two swapped replicas swapped passwords and one
         # pushed down was made with none (tester78).
-        held = _held(before, _moved_item_origin(before, after, path) or _moved_from(path, moved))
+        origin, left_for = _list_position(before, after, path)
+        if left_for is not None:
+            # An entry both moved and edited is like no stored one: it takes the place of one that moved, whose
+            # secret is the server's there. By label it got it (and its own was lost: tester83).
+            refused[path] = LEFT_BEHIND.format(moved=left_for)
+            continue
+        held = _held(before, origin or _moved_from(path, moved))
         if held is _ABSENT:
             # Where the server holds nothing (a read replica it lacks), the secret is made as a create
             # makes it: none. Left out of the patch, the real server refused the new item ("authSecret:
@@ -396,6 +412,8 @@ def _update_step(item: FileObject, wire: Mapping[str, Any]) -> Step:
         if not is_left_out(held):
             kind = held.get(TYPE_KEY) if isinstance(held, Mapping) else "no"  # _ABSENT, None: none
             notes.append(f"{path}: the file leaves this secret out; the server's ({kind}) secret is kept")
+    if refused:
+        return file_step(Action.REFUSED, item, wire, notes=notes + in_file(item, refused))
     try:
         patch = compute_patch(before, after)
     except LocalValidationError as error:

@@ -428,8 +428,15 @@ def _stored_secrets(server: StubServer, sql_id: str) -> dict[str, Any]:
     return {item["host"]: item["authSecret"] for item in wire["store"]["readReplicas"].values()}
 
 
+def _swapped_and_edited(replicas: dict[str, Any]) -> dict[str, Any]:
+    """The replicas swapped, the one with the hidden secret edited on its way up to look like neither (tester83)."""
+    edited = {**replicas["0"], "host": "edited.db.example.com", "authSecret": replicas["1"]["authSecret"]}
+    return {"0": edited, "1": replicas["0"]}
+
+
 @pytest.mark.parametrize("change", [
     pytest.param(lambda replicas: {"0": replicas["1"], "1": replicas["0"]}, id="swapped"),
+    pytest.param(_swapped_and_edited, id="swapped and edited"),
     pytest.param(lambda replicas: {"0": {"host": "replica-new.test"}, "1": replicas["0"], "2": replicas["1"]},
                  id="one put in above"),
 ])
