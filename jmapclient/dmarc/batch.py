@@ -87,14 +87,21 @@ def dedupe(results: Iterable[ParsedFile], *, seen: set[DuplicateKey] | None = No
             yield as_duplicate(result, same)
             continue
         if copies:
-            report = result.wire.get("report", result.wire)
-            warning = OTHER_CONTENT.format(reporter=safe_text(str(report.get("orgName", "")), max_len=LIST_MAX),
-                                           report_id=safe_text(str(report.get("reportId", "")), max_len=LIST_MAX),
-                                           earlier=copies[0][0])
-            result = replace(result, warnings=[*result.warnings, warning])
+            result = said_otherwise(result, str(copies[0][0]))
         known.add(key)
         first.setdefault(key, []).append((result.path, content))
         yield result
+
+
+def said_otherwise(result: ParsedFile, earlier: str) -> ParsedFile:
+    """``result`` with the warning that ``earlier`` (a file of this import, or the server) holds a report of its key
+    that says otherwise (:data:`OTHER_CONTENT`)."""
+    wire = result.wire or {}
+    report = wire.get("report", wire)
+    warning = OTHER_CONTENT.format(reporter=safe_text(str(report.get("orgName", "")), max_len=LIST_MAX),
+                                   report_id=safe_text(str(report.get("reportId", "")), max_len=LIST_MAX),
+                                   earlier=earlier)
+    return replace(result, warnings=[*result.warnings, warning])
 
 
 def as_duplicate(result: ParsedFile, earlier: Path | None = None) -> ParsedFile:

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from jmapclient.collector import collector_paused
 from jmapclient.compact_json import compact_json
-from jmapclient.dmarc.batch import DuplicateKey, Earlier, ImportSummary, as_duplicate, dedupe
+from jmapclient.dmarc.batch import DuplicateKey, Earlier, ImportSummary, as_duplicate, dedupe, said_otherwise
 from jmapclient.dmarc.loader import ParsedFile, iter_report_files, load_file
 from jmapclient.dmarc.parser_thread import Parsed, ParserThread
 from jmapclient.dmarc.retention import DEFAULT_RETENTION, check_retention
-from jmapclient.dmarc.upload import StoredKeys, Uploader
+from jmapclient.dmarc.upload import HELD_OTHER, HELD_SAME, StoredKeys, Uploader
 from jmapclient.errors import MethodError
 from jmapclient.objects import ObjectApi
 
@@ -208,9 +208,12 @@ class _Taker:
         if self.uploader is not None:
             self.uploader.coming = coming
         for result in dedupe([parsed], seen=self.seen, earlier=self.earlier):
-            if (result.ok and result.wire is not None and self.stored
-                    and await self.stored.holds(result.wire, by_totals=not result.recovered)):
-                result = as_duplicate(result)
+            if result.ok and result.wire is not None and self.stored:
+                held = await self.stored.held(result.wire, by_totals=not result.recovered)
+                if held == HELD_SAME:
+                    result = as_duplicate(result)
+                elif held == HELD_OTHER:  # stored beside it, and said, as a copy in this import is
+                    result = said_otherwise(result, "a report the server holds")
             self.summary.add(result)
             if self.uploader is not None and result.ok:
                 await self.uploader.add(result)

@@ -88,6 +88,8 @@ FEW = 64
 """A reporter and domain with at most this many stored reports are read once, for every report of theirs."""
 FIRST_READ = 8
 """Reports read with a narrowed search's count: its copy, and a few alike, in one request."""
+HELD_SAME, HELD_OTHER = "same", "other"
+"""What the server holds of a report's key (:meth:`StoredKeys.held`)."""
 COPIES_READ = 16
 """Stored reports under one key read to compare what they say with a report in hand: a key held more often
 than this (copies forged by the hundred) is asked no further, and the report in hand is stored beside them."""
@@ -156,8 +158,15 @@ class StoredKeys:
     async def holds(self, wire: Mapping[str, Any], *, by_totals: bool = True) -> bool:
         """Whether the server holds ``wire``: a report of its key that says the same. A forged copy under the
         real report's key, imported first, kept the real one out as its duplicate."""
+        return await self.held(wire, by_totals=by_totals) == HELD_SAME
+
+    async def held(self, wire: Mapping[str, Any], *, by_totals: bool = True) -> str | None:
+        """:data:`HELD_SAME` when the server holds a report of ``wire``'s key that says the same, :data:`HELD_OTHER`
+        when those it holds of that key say otherwise (``wire`` is stored beside them, and said), else None."""
         key = duplicate_key(wire)
-        return key in await self.keys_like(wire, by_totals=by_totals) and await self._says_the_same(key, wire)
+        if key not in await self.keys_like(wire, by_totals=by_totals):
+            return None
+        return HELD_SAME if await self._says_the_same(key, wire) else HELD_OTHER
 
     async def _says_the_same(self, key: DuplicateKey, wire: Mapping[str, Any]) -> bool:
         """Whether a stored report of ``key`` says what ``wire`` says; those of its key are read once, only

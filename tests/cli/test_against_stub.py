@@ -332,6 +332,7 @@ def test_a_forged_copy_imported_first_does_not_keep_the_real_report_out(cli, stu
     assert code == 0 and "imported: 1" in out, out
     code, out, _ = cli("import-dmarc", str(tmp_path / "real.xml"))
     assert code == 0 and "imported: 1" in out and "duplicates: 0" in out, out
+    assert "came already with other content in a report the server holds: both are stored" in out, out  # tester83
     code, out, _ = cli("import-dmarc", str(tmp_path / "real.xml"), str(tmp_path / "forged.xml"))
     assert code == 0 and "imported: 0" in out and "duplicates: 2" in out, out  # each copy is held: none twice
 
