@@ -223,6 +223,15 @@ def name_text(name: str, *, max_len: int | None = None) -> str:
     return shown if max_len is None or len(shown) <= max_len else shown[: max(max_len - 1, 0)] + ELLIPSIS
 
 
+def address_text(address: str) -> str:
+    """An outside e-mail address as a person reads it: its domain by :func:`name_text` (``noreply@gооgle.com``, a
+    look-alike reporter's contact, read as Google's)."""
+    local, at, domain = address.rpartition("@")
+    if not at or domain.isascii():
+        return safe_text(address)
+    return f"{safe_text(local)}@{name_text(domain)}"
+
+
 # --- JSON ---------------------------------------------------------------------------------------------
 
 def json_text(value: Any, *, indent: int | None = None) -> str:

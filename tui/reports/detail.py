@@ -21,6 +21,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, DataTable, Static
 
+from jmapclient.display import address_text, domain_text, name_text
 from jmapclient.dmarc.analytics import classify as classify_digest
 from jmapclient.dmarc.analytics import digest_record, digest_report, format_rate
 from jmapclient.dmarc.insight.judge import JudgedRecord, group_by_service, judge_report
@@ -85,9 +86,24 @@ def field_text(model: WireModel, wire: str) -> str:
     """One field of ``model`` as text, a declared choice by its label ("MAIL FROM", not ``mailFrom``)."""
     spec = field_by_wire(type(model), wire)
     value = getattr(model, spec.name)
+    if isinstance(value, str) and not value.isascii() and (shown := _look_alike_text(spec.kind, wire, value)):
+        return shown
     if spec.choice_labels and value is not None:
         value = [spec.choice_label(v) for v in value] if isinstance(value, list) else spec.choice_label(value)
     return show(value)
+
+
+def _look_alike_text(kind: str, wire: str, value: str) -> str | None:
+    """A name from outside that may be a look-alike domain (a policy domain, an address, the reporter's name) as the
+    inbox shows it, its A-label first; None for any other value. The report's panel showed ``gооgle.com`` (Cyrillic
+    о) exactly as Google's (tester83)."""
+    if kind == "domain":
+        return domain_text(value)
+    if kind == "email":
+        return address_text(value)
+    if wire == "orgName":
+        return name_text(value)
+    return None
 
 
 def field_rows(model: WireModel, wires: Iterable[str]) -> list[tuple[str, str]]:

@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widget import AwaitMount
 from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
-from jmapclient.display import domain_text
+from jmapclient.display import domain_text, name_text
 from jmapclient.dmarc.digest_store import store_file
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
@@ -332,7 +332,7 @@ class DmarcInbox(InboxDisplay, InboxLevels, InboxFilters, InboxActions, InboxJso
         row = self.current_row()
         if row is None:
             return
-        named = [part for part in (row.reporter, domain_text(row.policy_domain), fmt.day(row.begin)) if part]
+        named = [part for part in (name_text(row.reporter), domain_text(row.policy_domain), fmt.day(row.begin)) if part]
         # A report that could not be read has no names: "DMARC ›  ·  ·" said nothing of which it was.
         title = " · ".join(named) if named else f"report {row.id}"
         self.push_level(ReportView(self.context, row.id, title))

@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.widgets import ProgressBar, Static
 
 from jmapclient.counted import counted
-from jmapclient.display import domain_text
+from jmapclient.display import domain_text, name_text
 from jmapclient.dmarc.exporting import export_reports
 from jmapclient.dmarc.importing import import_reports
 from jmapclient.encoding import normalise_utc, parse_utc
@@ -148,7 +148,7 @@ class InboxActions(Vertical):
         if len(ids) == 1 and (row := self.state.row(ids[0])) is not None:
             # The names are the reporter's own words: one line each, shown literally, never markup.
             question = Text.assemble(
-                "Delete the report from ", outside.cut(row.reporter, "bold"), " for ",
+                "Delete the report from ", outside.cut(name_text(row.reporter), "bold"), " for ",
                 outside.cut(domain_text(row.policy_domain), "bold"), f" ({fmt.period(row.begin, row.end)})?\n\n",
                 ("This cannot be undone.", "bold"),
             )
@@ -282,8 +282,8 @@ class InboxActions(Vertical):
         has_tenants = any(r.tenant for r in self.state.rows)
         tenant_label = label(DmarcExternalReport, "memberTenantId") if has_tenants else None
         dialog = KeepDialog(
-            Text.assemble(outside.cut(row.reporter), " · ", outside.cut(domain_text(row.policy_domain)), " · ",
-                          fmt.period(row.begin, row.end)),
+            Text.assemble(outside.cut(name_text(row.reporter)), " · ",
+                          outside.cut(domain_text(row.policy_domain)), " · ", fmt.period(row.begin, row.end)),
             fmt.day(row.expires), label(DmarcExternalReport, "expiresAt"), row.tenant, tenant_label,
             check_expiry=lambda text: _expiry(text, row.expires, self.context.now()),
         )

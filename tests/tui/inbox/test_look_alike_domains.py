@@ -32,3 +32,24 @@ async def test_a_look_alike_policy_domain_shows_its_a_label_in_the_inbox_and_the
         await wait_until(pilot, lambda: domains.row_count > 0, "the analytics' domains")
         assert [str(domains.get_row_at(index)[0]) for index in range(domains.row_count)] == [f"{SHOWN} ({LOOK_ALIKE})"]
     world.store.close()
+
+
+async def test_a_look_alike_reporter_and_contact_show_their_a_labels_in_the_report_and_its_list() -> None:
+    # The report's panel and breadcrumb showed "gооgle.com" (Cyrillic о) and "noreply@gооgle.com" exactly as Google's
+    # (tester83).
+    world = make_world("spec", reports=3)
+    for report_id in world.store.all_ids(DMARC_EXTERNAL_REPORT):
+        wire = world.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
+        wire["report"]["orgName"] = "gооgle.com"
+        wire["report"]["email"] = "noreply@gооgle.com"
+        world.store.replace(DMARC_EXTERNAL_REPORT, report_id, DMARC_EXTERNAL_REPORT.read(wire), wire)
+    async with world.app().run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert "xn--ggle-55da" in screen_text(pilot.app)  # the list's Reporter column, cut
+        await pilot.press("enter")
+        # screen_text drops spaces
+        await wait_until(pilot, lambda: "Contactnoreply@xn--ggle-55da.com(gооgle.com)" in screen_text(pilot.app),
+                         "the report's panel")
+        assert "Reporterxn--ggle-55da.com(gооgle.com)" in screen_text(pilot.app)
+        assert "DMARC›xn--ggle-55da.com(gооgle.com)·" in screen_text(pilot.app)  # the breadcrumb
+    world.store.close()
