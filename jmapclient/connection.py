@@ -229,11 +229,16 @@ EMPTY_REFUSED = ("url", "token", "token_file", "user", "password_file", "profile
 empty. An empty variable in the environment still means "not set", as shells have it."""
 
 
-def _refuse_empty_flags(request: ConnectionRequest) -> None:
-    for name in EMPTY_REFUSED:
-        value = getattr(request, name)
+def refuse_empty(flags: Mapping[str, str | None]) -> None:
+    """ConfigError for the first flag (by its spelling, ``--token``) given empty or blank; None stands for not given.
+    The one rule of :data:`EMPTY_REFUSED`, for a connection's flags and ``profile add``'s alike."""
+    for flag, value in flags.items():
         if value is not None and not value.strip():
-            raise ConfigError(f"--{name.replace('_', '-')} is empty: give it a value, or leave the flag out")
+            raise ConfigError(f"{flag} is empty: give it a value, or leave the flag out")
+
+
+def _refuse_empty_flags(request: ConnectionRequest) -> None:
+    refuse_empty({f"--{name.replace('_', '-')}": getattr(request, name) for name in EMPTY_REFUSED})
 
 
 def resolve(request: ConnectionRequest) -> Connection:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from jmapclient.config import Config, ConfigError, Profile, read_secret_file, read_token_file
-from jmapclient.connection import argv_secret_warning, read_stdin_line
+from jmapclient.connection import argv_secret_warning, read_stdin_line, refuse_empty
 from jmapclient.outcome import EXIT_OK, note, out
 from jmapclient.transport_security import TransportSecurity
 from mailadmin.cli.render import compact_json, table_lines
@@ -46,6 +46,10 @@ def absolute(path: str | None) -> str | None:
 
 
 def add(args: argparse.Namespace, config: Config) -> int:
+    # `--token ''` added a profile with no way to log in, said only at its first use (tester83).
+    refuse_empty({"--url": args.profile_url, "--token": args.profile_token, "--token-file": args.profile_token_file,
+                  "--user": args.profile_user, "--password-file": args.profile_password_file,
+                  "--ca-file": args.profile_ca_file})
     token = args.profile_token
     if token:
         _warn(argv_secret_warning("--token"))

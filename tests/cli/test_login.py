@@ -162,3 +162,13 @@ def test_a_basic_user_name_that_cannot_be_sent_as_typed_is_refused(user: str) ->
         resolve(ConnectionRequest(URL, environ={"MAILADMIN_USER": user, "MAILADMIN_PASSWORD": "pw"}, prompt=_never))
     with pytest.raises(ConfigError, match="the user of profile 'r'"):
         Profile("r", URL, user=user).credentials({"MAILADMIN_PASSWORD": "pw"})
+
+
+@pytest.mark.parametrize("flag", ["--token", "--token-file", "--user", "--password-file", "--ca-file"])
+def test_profile_add_refuses_a_flag_given_empty(flag: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # `profile add x --url … --token ''` said "added profile x", a profile that failed at its first use (tester83).
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    assert main(["profile", "add", "x", "--url", URL, flag, ""]) == 1
+    assert f"{flag} is empty" in capsys.readouterr().err
+    assert not (tmp_path / "config.toml").exists()
