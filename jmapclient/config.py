@@ -430,6 +430,17 @@ class Profile:
             return BasicLogin(self.user, env[PASSWORD_ENV])
         raise ConfigError(f"profile {self.name!r} names user {self.user!r} but no password file; set {PASSWORD_ENV}")
 
+    def check_files(self, warn: Warn = _ignore) -> None:
+        """Read now the token and password files this profile reads at each connection: a missing file or a bad
+        mode is said when it is saved, by ``profile add`` and the console's form alike (the form saved files that
+        did not exist: tester83). ConfigError names the field (:func:`concerning`)."""
+        if self.token_file:
+            with concerning("token_file"):
+                read_token_file(self.token_file, warn)
+        if self.password_file:
+            with concerning("password_file"):
+                read_secret_file(self.password_file, "password", warn)
+
     def checked(self) -> Profile:
         """This profile as it is saved: its URL and token trimmed, each checked as ``--url`` and ``--token`` are
         (caught here, not at the first connection); ConfigError naming what keeps it from being saved (forms show it

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from jmapclient.config import Config, ConfigError, Profile, read_secret_file, read_token_file
+from jmapclient.config import Config, ConfigError, Profile
 from jmapclient.connection import argv_secret_warning, read_stdin_line, refuse_empty
 from jmapclient.outcome import EXIT_OK, note, out
 from jmapclient.transport_security import TransportSecurity
@@ -55,32 +55,26 @@ def add(args: argparse.Namespace, config: Config) -> int:
         _warn(argv_secret_warning("--token"))
     if args.token_stdin:
         token = read_stdin_line("token")
-    # Files are read now rather than at the first connection: a bad path or mode is said here.
-    if args.profile_token_file:
-        read_token_file(args.profile_token_file, _warn)
     if args.profile_password_file and not args.profile_user:
         raise ConfigError("--password-file belongs to --user")
-    if args.profile_password_file:
-        read_secret_file(args.profile_password_file, "password", _warn)
     security = TransportSecurity(args.profile_ca_file, args.profile_insecure, args.profile_allow_http)
+    profile = Profile(
+        name=args.name,
+        url=args.profile_url,
+        token=token or None,
+        token_file=absolute(args.profile_token_file),
+        read_only=args.read_only,
+        user=args.profile_user,
+        password_file=absolute(args.profile_password_file),
+        ca_file=absolute(security.ca_file),
+        insecure=security.insecure,
+        allow_http=security.allow_http,
+    )
+    profile.check_files(_warn)  # read now rather than at the first connection: a bad path or mode is said here
     security.verify()  # a CA file that cannot be used is refused before it is saved
     security.check(args.profile_url)
     replaced = args.name in config.profiles
-    config.add(
-        Profile(
-            name=args.name,
-            url=args.profile_url,
-            token=token or None,
-            token_file=absolute(args.profile_token_file),
-            read_only=args.read_only,
-            user=args.profile_user,
-            password_file=absolute(args.profile_password_file),
-            ca_file=absolute(security.ca_file),
-            insecure=security.insecure,
-            allow_http=security.allow_http,
-        ),
-        make_default=args.default,
-    )
+    config.add(profile, make_default=args.default)
     config.save()
     out(f"{'replaced' if replaced else 'added'} profile {args.name} ({config.path})")
     return EXIT_OK

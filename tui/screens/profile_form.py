@@ -64,6 +64,7 @@ something was typed.
 def _check_profile(profile: Profile) -> None:
     """ConfigError naming what keeps ``profile`` from being saved; reads its CA file (run it in a thread)."""
     profile.checked()  # the check saving makes, said here rather than after the form closed
+    profile.check_files()  # as `profile add` reads them: a token or password file that is not there is said now
     security = TransportSecurity(profile.ca_file, profile.insecure, profile.allow_http)
     with concerning("ca_file"):
         security.verify()  # a CA file that cannot be used, said now rather than at connecting

@@ -179,7 +179,8 @@ async def test_a_token_file_typed_over_a_stored_token_replaces_it_and_the_form_s
         form = await open_form(pilot, "e", {})
         note = form.query_one("#profile-token-note", Static)
         assert not note.display
-        form.query_one("#profile-token-file", Input).value = "/etc/work-token"
+        work_token = str(private_file(tmp_path / "work-token", "API_work\n"))  # read when saved, as profile add does
+        form.query_one("#profile-token-file", Input).value = work_token
         await settle(pilot)
         assert note.display and "replaces the stored token" in str(note.render())
         form.query_one("#profile-token", Input).value = "typed-too"
@@ -187,7 +188,7 @@ async def test_a_token_file_typed_over_a_stored_token_replaces_it_and_the_form_s
         form.query_one("#profile-token", Input).value = ""
         assert await answer(pilot, form) == ""
     assert tomllib.loads(config.read_text())["profiles"]["work"] == {"url": "https://mail.example.com",
-                                                                     "token_file": "/etc/work-token"}
+                                                                     "token_file": work_token}
 
 
 TWO_LOGINS = ON_DISK + """
@@ -225,7 +226,8 @@ async def test_a_user_name_typed_over_a_stored_token_replaces_it_and_the_form_sa
     app = console_on(config)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        form = await open_form(pilot, "e", {"profile-user": "admin", "profile-password-file": "/etc/admin-pw"})
+        admin_pw = str(private_file(tmp_path / "admin-pw", "recovery-pw\n"))
+        form = await open_form(pilot, "e", {"profile-user": "admin", "profile-password-file": admin_pw})
         await settle(pilot)
         note = form.query_one("#profile-token-note", Static)
         assert note.display and str(note.render()) == REPLACES_TOKEN_WITH_USER
@@ -235,7 +237,7 @@ async def test_a_user_name_typed_over_a_stored_token_replaces_it_and_the_form_sa
         form.query_one("#profile-token", Input).value = ""
         assert await answer(pilot, form) == ""
     assert tomllib.loads(config.read_text())["profiles"]["work"] == {
-        "url": "https://mail.example.com", "user": "admin", "password_file": "/etc/admin-pw"}
+        "url": "https://mail.example.com", "user": "admin", "password_file": admin_pw}
     assert config.stat().st_mode & 0o777 == 0o600
 
 
@@ -360,3 +362,17 @@ async def test_an_edit_over_a_profile_changed_elsewhere_asks_then_saves_whole(
     # Written whole, as the form held it: nothing of the other writer's profile mixed in.
     assert profiles["work"] == {"url": "https://edited.example.com", "token": "stored-token"}
     assert profiles.get("other", {}).get("token") == ("t" if theirs.name == "other" else None)
+
+
+async def test_a_token_or_password_file_that_is_not_there_is_refused_in_the_form_as_profile_add_refuses_it(
+        tmp_path: Path) -> None:
+    # The form saved them; `profile add` said "cannot read the password file ...: No such file" (tester83).
+    config = private_file(tmp_path / "config.toml", ON_DISK)
+    app = console_on(config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        form = await open_form(pilot, "e", {"profile-user": "admin", "profile-password-file": "/nonexistent/pw"})
+        said = await answer(pilot, form)
+        assert said.startswith("Cannot read the password file /nonexistent/pw"), said
+        assert app.focused is form.query_one("#profile-password-file", Input)
+    assert tomllib.loads(config.read_text()) == tomllib.loads(ON_DISK)

@@ -58,6 +58,9 @@ async def test_the_profile_form_keeps_a_ca_file_and_the_insecure_switch_at_80_by
     from tests.support.tls import make_ca
 
     ca = make_ca(tmp_path)
+    token_file = tmp_path / "lab-token"  # read when saved, as `profile add` reads it
+    token_file.write_text("API_lab\n")
+    token_file.chmod(0o600)
     app = MailAdminApp(config=Config(path=tmp_path / "config.toml"), connector=None)  # type: ignore[arg-type]
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -65,7 +68,7 @@ async def test_the_profile_form_keeps_a_ca_file_and_the_insecure_switch_at_80_by
         await pilot.pause()
         assert isinstance(app.screen, ProfileScreen)
         values = {"profile-name": "lab", "profile-url": "https://lab.example",
-                  "profile-token-file": str(ca.key_file), "profile-ca-file": str(ca.ca_file)}
+                  "profile-token-file": str(token_file), "profile-ca-file": str(ca.ca_file)}
         for widget_id, value in values.items():
             app.screen.query_one(f"#{widget_id}", Input).value = value
         await pilot.click("#profile-insecure")  # on screen at 80×24
