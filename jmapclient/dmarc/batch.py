@@ -83,6 +83,8 @@ def dedupe(results: Iterable[ParsedFile], *, seen: set[DuplicateKey] | None = No
             continue
         content = report_content(result.wire)
         same = next((path for path, said in copies or () if said == content), None)
+        if same is None and copies and result.recovered:
+            same = copies[0][0]  # repaired XML may have lost records: the clean copy under its key stands for it
         if same is not None:
             yield as_duplicate(result, same)
             continue

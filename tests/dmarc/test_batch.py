@@ -127,3 +127,13 @@ def test_the_summary_says_what_reading_changed_in_an_imported_file() -> None:
     assert not any("odd.xml: record" in line for line in summary.lines())
     clean = summarize([parsed("a.xml", feedback())]).lines()
     assert len(clean) == 3 and not any("warning" in line for line in clean)
+
+
+def test_a_repaired_copy_that_lost_a_record_is_a_duplicate_of_the_clean_one_under_its_key() -> None:
+    # Repaired XML may have lost records: it says less, not otherwise, and the clean copy stands for it. Stored beside
+    # it as "other content", the advice counted the report twice.
+    clean = parsed("clean.xml", feedback(records=record() + record(ip="192.0.2.9")))
+    repaired = replace(parsed("damaged.xml", feedback(records=record())), recovered=True)
+    out = list(dedupe([clean, repaired]))
+    assert [r.status for r in out] == ["ok", "duplicate"]
+    assert out[1].reason == "same report already imported as clean.xml"
