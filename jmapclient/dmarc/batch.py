@@ -53,6 +53,20 @@ def report_content(wire: Mapping[str, Any]) -> Hashable:
         return repr(wire.get("report", wire))
 
 
+def says_less(repaired: Hashable, clean: Hashable) -> bool:
+    """Whether a copy repaired from damaged XML (its :func:`report_content` ``repaired``) says what ``clean`` says or
+    less: the same period and policy, and records all among the clean copy's. Repair may lose records, never make
+    them: a clean forged copy under the real report's key took the repaired real one for its duplicate (tester84)."""
+    if not (isinstance(repaired, tuple) and isinstance(clean, tuple)) or repaired[:-1] != clean[:-1]:
+        return repaired == clean
+    left = list(clean[-1])
+    for record in repaired[-1]:
+        if record not in left:
+            return False
+        left.remove(record)
+    return True
+
+
 Earlier = dict[DuplicateKey, list[tuple[Path, Hashable]]]
 """This import's files by their reports' key: the first file of each content found under it."""
 
@@ -82,9 +96,8 @@ def dedupe(results: Iterable[ParsedFile], *, seen: set[DuplicateKey] | None = No
             yield as_duplicate(result)
             continue
         content = report_content(result.wire)
-        same = next((path for path, said in copies or () if said == content), None)
-        if same is None and copies and result.recovered:
-            same = copies[0][0]  # repaired XML may have lost records: the clean copy under its key stands for it
+        same = next((path for path, said in copies or () if said == content
+                     or (result.recovered and says_less(content, said))), None)  # repair may lose records
         if same is not None:
             yield as_duplicate(result, same)
             continue

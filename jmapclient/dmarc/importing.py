@@ -209,8 +209,8 @@ class _Taker:
             self.uploader.coming = coming
         for result in dedupe([parsed], seen=self.seen, earlier=self.earlier):
             if result.ok and result.wire is not None and self.stored:
-                held = await self.stored.held(result.wire, by_totals=not result.recovered)
-                if held == HELD_SAME or (held == HELD_OTHER and result.recovered):  # repaired: the clean copy stands
+                held = await self.stored.held(result.wire, by_totals=not result.recovered, repaired=result.recovered)
+                if held == HELD_SAME:
                     result = as_duplicate(result)
                 elif held == HELD_OTHER:  # stored beside it, and said, as a copy in this import is
                     result = said_otherwise(result, "a report the server holds")

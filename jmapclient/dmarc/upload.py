@@ -14,7 +14,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from jmapclient.display import wire_json
-from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key, report_content
+from jmapclient.dmarc.batch import DuplicateKey, ImportSummary, duplicate_key, report_content, says_less
 from jmapclient.dmarc.loader import ParsedFile
 from jmapclient.dmarc.searched import searched_texts
 from jmapclient.encoding import list_from_wire
@@ -160,15 +160,16 @@ class StoredKeys:
         real report's key, imported first, kept the real one out as its duplicate."""
         return await self.held(wire, by_totals=by_totals) == HELD_SAME
 
-    async def held(self, wire: Mapping[str, Any], *, by_totals: bool = True) -> str | None:
-        """:data:`HELD_SAME` when the server holds a report of ``wire``'s key that says the same, :data:`HELD_OTHER`
-        when those it holds of that key say otherwise (``wire`` is stored beside them, and said), else None."""
+    async def held(self, wire: Mapping[str, Any], *, by_totals: bool = True, repaired: bool = False) -> str | None:
+        """:data:`HELD_SAME` when the server holds a report of ``wire``'s key that says the same (``repaired``: or more,
+        :func:`says_less`), :data:`HELD_OTHER` when those it holds of that key say otherwise (``wire`` is stored
+        beside them, and said), else None."""
         key = duplicate_key(wire)
         if key not in await self.keys_like(wire, by_totals=by_totals):
             return None
-        return HELD_SAME if await self._says_the_same(key, wire) else HELD_OTHER
+        return HELD_SAME if await self._says_the_same(key, wire, repaired=repaired) else HELD_OTHER
 
-    async def _says_the_same(self, key: DuplicateKey, wire: Mapping[str, Any]) -> bool:
+    async def _says_the_same(self, key: DuplicateKey, wire: Mapping[str, Any], *, repaired: bool = False) -> bool:
         """Whether a stored report of ``key`` says what ``wire`` says; those of its key are read once, only
         when a report in hand has it (a re-import: one request a file; a new report: none)."""
         ids = sorted(self._ids.get(key, ()))[:COPIES_READ]
@@ -179,7 +180,8 @@ class StoredKeys:
                 if isinstance(stored.get("report"), dict):
                     self._said[str(stored.get("id"))] = report_content(stored)
         said = report_content(wire)
-        return any(self._said.get(report_id) == said for report_id in ids)
+        return any(self._said.get(report_id) == said or (repaired and says_less(said, self._said.get(report_id)))
+                   for report_id in ids)
 
     def _met(self, stored: Iterable[Mapping[str, Any]]) -> set[DuplicateKey]:
         """The keys of reports a search read, each one's id kept under its key."""

@@ -137,3 +137,19 @@ def test_a_repaired_copy_that_lost_a_record_is_a_duplicate_of_the_clean_one_unde
     out = list(dedupe([clean, repaired]))
     assert [r.status for r in out] == ["ok", "duplicate"]
     assert out[1].reason == "same report already imported as clean.xml"
+
+
+def test_a_repaired_copy_saying_otherwise_than_a_clean_one_is_stored_too() -> None:
+    # A clean forged copy (1 passing message) under the key of a real report whose XML needs repair (300 failing)
+    # took it for its duplicate: repair may lose records, never make them (tester84).
+    forged = parsed("forged.xml", feedback(records=record(count="1")))
+    real = replace(parsed("real.xml", feedback(records=record(count="300", dkim="fail"))), recovered=True)
+    out = list(dedupe([forged, real]))
+    assert [r.status for r in out] == ["ok", "ok"]
+
+
+def test_a_copy_differing_only_in_its_disposition_is_no_duplicate() -> None:
+    # The comparison left the disposition out: a forged "none" put first made the real "reject" its duplicate.
+    out = list(dedupe([parsed("forged.xml", feedback(records=record(disposition="none"))),
+                       parsed("real.xml", feedback(records=record(disposition="reject")))]))
+    assert [r.status for r in out] == ["ok", "ok"]

@@ -100,9 +100,10 @@ def _said(report: ReportDigest | StoredReport, records: Iterable[tuple[Any, ...]
 
 
 def digest_content(report: ReportDigest) -> Hashable:
-    """:data:`Content` of a digest, its records as the store keeps them (source, count, results, lists)."""
-    return _said(report, ((r.source_ip, r.count, r.dkim, r.spf, r.header_from, r.overrides, r.dkim_auth, r.spf_auth)
-                          for r in report.records))
+    """:data:`Content` of a digest, its records as the store keeps them (source, count, disposition, results,
+    envelope From, lists): a forged copy saying ``none`` where the real one said ``reject`` was its duplicate."""
+    return _said(report, ((r.source_ip, r.count, r.disposition, r.dkim, r.spf, r.header_from, r.envelope_from,
+                           r.overrides, r.dkim_auth, r.spf_auth) for r in report.records))
 
 
 def stored_content(store: DigestReads) -> Content:
