@@ -146,8 +146,8 @@ def attention(advice: Iterable[DomainAdvice], previous: PreviousRun | None) -> l
                 # No run before to compare with (the first --check), or one that saw it no smaller: the reports
                 # before the period are the history, and a back-dated seed report is all some sources have there.
                 found.append(Attention(entry.domain, "failing-source-grew", (
-                    f"failing source grew: {_source_words(source)} ({counted(source.before, 'message')} in the"
-                    " reports before the period)")))
+                    f"failing source grew: {_source_words(source)} ({counted(source.before, 'message')} failed in"
+                    " the reports before the period)")))
         if before is not None and _moved_back(before.verdict, entry.verdict):
             found.append(Attention(entry.domain, "verdict-moved-back",
                                    f"verdict moved back from {before.verdict} to {entry.verdict}: {entry.summary}"))

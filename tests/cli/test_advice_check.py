@@ -215,8 +215,8 @@ def test_a_source_barely_seen_before_grows_at_ten_times_alone_and_the_reports_be
                             failing_by_class={SourceClass.UNKNOWN: 99}, before=1)
     [found] = attention([_advice(Verdict.NOT_READY, campaign)], None)
     assert found.kind == "failing-source-grew"
-    assert found.text == ("failing source grew: 203.0.113.88: 99 of 99 messages fail DMARC (1 message in the reports"
-                          " before the period)")
+    assert found.text == ("failing source grew: 203.0.113.88: 99 of 99 messages fail DMARC (1 message failed in the"
+                          " reports before the period)")
     known = JudgedSource("203.0.113.89", "example.com", klass=SourceClass.UNKNOWN, messages=99, passed=0, new=False,
                          failing_by_class={SourceClass.UNKNOWN: 99}, before=40)
     assert attention([_advice(Verdict.NOT_READY, known)], None) == []  # seen at 40: 99 is not ten times it
@@ -232,3 +232,23 @@ def test_check_alerts_on_a_campaign_from_a_source_seeded_by_a_report_before_the_
         code, out, _ = run(fresh, capsys, "--check", "--days", "30")
         assert code == EXIT_ATTENTION, out
         assert "failing source grew: 203.0.113.88: 99 of 99 messages fail DMARC" in out, out
+
+
+def test_a_seed_of_passing_messages_before_the_period_hides_no_failing_campaign(
+        server: StubServer, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # One forged report of 5,000 passing messages from the source, 41 days back, hid 49,999 failing ones in the period:
+    # the reports before counted every message, not the failing ones (tester84).
+    with StubServer(profile="spec", reports=0, admin_token=server.admin_token) as fresh:
+        day = int(DEMO_NOW.timestamp()) - 41 * 86400
+        seed = tmp_path / "seed.xml"
+        seed.write_bytes(feedback(records=record(ip="203.0.113.78", count="5000", dkim="pass", spf="pass"),
+                                  org_name="<org_name>made-up.example</org_name>", report_id="<report_id>seed</report_id>",
+                                  date_range=f"<date_range><begin>{day}</begin><end>{day + 86399}</end></date_range>"))
+        assert main(["import-dmarc", str(seed), f"--url={fresh.base_url}"]) == EXIT_OK
+        _import_failing(fresh, tmp_path, "203.0.113.78", "campaign", "outlook.com", "5000", days_ago=2)
+        capsys.readouterr()
+        run(fresh, capsys, "--check", "--days", "60")  # the history held
+        code, out, _ = run(fresh, capsys, "--check", "--days", "30")
+        assert code == EXIT_ATTENTION, out
+        assert ("failing source grew: 203.0.113.78: 5,000 of 5,000 messages fail DMARC (0 messages failed in the"
+                " reports before the period)") in out, out

@@ -200,7 +200,8 @@ class JudgedSource:
     """First seen in the period: no stored report before it names this source for this domain.
     None when that cannot be told (the reports before the period are not all held)."""
     before: int | None = None
-    """Its messages in the stored reports before the period, when it was seen there (and that is known)."""
+    """Its messages that failed DMARC in the stored reports before the period, when it was seen there (and that is
+    known)."""
     by_reporter: dict[str, dict[SourceClass, list[int]]] = field(default_factory=dict)
     """Per reporting organisation, per class: [messages, failing]; what each reporter's word rests on."""
     _reasons: dict[SourceClass, tuple[int, int, str]] = field(default_factory=dict, repr=False)
