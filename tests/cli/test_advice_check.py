@@ -242,7 +242,8 @@ def test_a_seed_of_passing_messages_before_the_period_hides_no_failing_campaign(
         day = int(DEMO_NOW.timestamp()) - 41 * 86400
         seed = tmp_path / "seed.xml"
         seed.write_bytes(feedback(records=record(ip="203.0.113.78", count="5000", dkim="pass", spf="pass"),
-                                  org_name="<org_name>made-up.example</org_name>", report_id="<report_id>seed</report_id>",
+                                  org_name="<org_name>made-up.example</org_name>",
+                                  report_id="<report_id>seed</report_id>",
                                   date_range=f"<date_range><begin>{day}</begin><end>{day + 86399}</end></date_range>"))
         assert main(["import-dmarc", str(seed), f"--url={fresh.base_url}"]) == EXIT_OK
         _import_failing(fresh, tmp_path, "203.0.113.78", "campaign", "outlook.com", "5000", days_ago=2)
