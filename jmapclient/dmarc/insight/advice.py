@@ -293,21 +293,29 @@ def _claim(policy: PolicySeen) -> PolicyClaim:
     return policy.p, policy.enforced
 
 
+RECENT_REPORTS = 3
+"""A reporter's latest reports that are its word on the published policy: one forged report dated last under its name
+outweighed its real ones (tester84); three give way to a real change of policy within three of its reports."""
+ENFORCEMENT = {UNPUBLISHED: 0, "quarantine": 1, "reject": 2}
+"""How far a policy as applied goes (:attr:`PolicySeen.enforced`)."""
+WEIGHED_SHARE = 0.01
+"""The share of the mail behind the reporters' latest words under which a policy they give is not taken (noise)."""
+
+
 @dataclass
 class _ReporterWord:
-    """One reporter's word on a domain's published policy: its latest report, and its messages by policy given."""
+    """One reporter's word on a domain's published policy: its :data:`RECENT_REPORTS` latest reports."""
 
-    latest: CountedReport
-    by_claim: dict[PolicyClaim, tuple[int, int]] = field(default_factory=dict)
-    """Messages and reports of this reporter giving each policy."""
+    recent: list[tuple[datetime, int, CountedReport, PolicyClaim, int, bool]] = field(default_factory=list)
+    """(end, no later than the period's; arrival; report; its policy; its messages; plausible), oldest first."""
 
-    def add(self, report: CountedReport, claim: PolicyClaim, messages: int, horizon: datetime) -> None:
+    def add(self, report: CountedReport, claim: PolicyClaim, messages: int, horizon: datetime, order: int, *,
+            plausible: bool) -> None:
         # A report ends in the past: one ending after the period (a forged end in 9999) is no later than the period's
-        # end, so a date alone cannot make it the reporter's word.
-        if min(report.end, horizon) > min(self.latest.end, horizon):
-            self.latest = report
-        had, reports = self.by_claim.get(claim, (0, 0))
-        self.by_claim[claim] = (had + messages, reports + 1)
+        # end, so a date alone cannot make it the reporter's latest word.
+        self.recent.append((min(report.end, horizon), order, report, claim, messages, plausible))
+        self.recent.sort(key=lambda kept: (kept[0], kept[1]))
+        del self.recent[:-RECENT_REPORTS]
 
 
 class _Counting:
@@ -323,6 +331,8 @@ class _Counting:
         left out as implausible (its policy is its word all the same)."""
         self.horizon = datetime.combine(last + timedelta(days=1), time(0), UTC)
         """The period's end: no report is later than it."""
+        self.arrivals = 0
+        """Reports claimed so far: what orders reports of one end."""
         # Once a report of the period (tens of thousands): what repeats is made once, not once a report.
         self.reporters = Reporters()
         self.seen_policies: dict[tuple[str, str, str, str, str, bool], PolicySeen] = {}
@@ -338,8 +348,8 @@ class _Counting:
         left_out = self.screening.left_out.get(report.id)
         if left_out is not None:
             entry.left_out.append(left_out)
-            if report.id in self.screening.implausible:
-                self._claims(report, left_out.messages)
+            if report.id in self.screening.implausible:  # its policy is its word all the same, its mail no weight
+                self._claims(report, left_out.messages, plausible=False)
             return None
         reused = self.screening.reused.get(report.id)
         if reused is not None:
@@ -363,16 +373,15 @@ class _Counting:
         seen = self.policies.setdefault(report.policy_domain, {})
         policy = self._policy_of(report)
         seen[policy] = seen.get(policy, 0) + 1
-        self._claims(report, messages)
+        self._claims(report, messages, plausible=report.id not in self.screening.doubted)
 
-    def _claims(self, report: CountedReport, messages: int) -> None:
-        """Keep ``report`` (of ``messages``) if it is its reporter's latest word on the published policy."""
+    def _claims(self, report: CountedReport, messages: int, *, plausible: bool = True) -> None:
+        """Keep ``report`` (of ``messages``) if it is among its reporter's latest words on the published policy;
+        ``plausible``: not left out (or doubted) against a baseline."""
         who = self.reporters[report.reporter][0]
-        latest = self.latest.setdefault(report.policy_domain, {})
-        word = latest.get(who)
-        if word is None:
-            word = latest[who] = _ReporterWord(report)
-        word.add(report, _claim(self._policy_of(report)), messages, self.horizon)
+        word = self.latest.setdefault(report.policy_domain, {}).setdefault(who, _ReporterWord())
+        self.arrivals += 1
+        word.add(report, _claim(self._policy_of(report)), messages, self.horizon, self.arrivals, plausible=plausible)
 
     def _policy_of(self, report: CountedReport) -> PolicySeen:
         shape = (report.p, report.sp, report.np, report.adkim, report.aspf, report.testing)
@@ -434,29 +443,38 @@ class _Counting:
             view.reports_under += 1
 
     def _published(self, entry: DomainAdvice, words: Iterable[_ReporterWord]) -> PolicySeen:
-        """The policy the domain publishes, as far as reports tell: the one its reporters' latest reports give that
-        the most mail stands behind (each reporter's messages in the reports giving it). When they disagree, that is
-        kept in ``entry``. Reports are unauthenticated: taken from the latest report alone, two forged reports ending
-        a day after the real ones, and then one forged report of one message ending in 9999, said "Already at
-        p=reject" of a domain at p=none that three reporters and 1,998 messages said (the testers')."""
+        """The policy the domain publishes, as far as reports tell: the least enforced one its reporters' latest
+        reports (:data:`RECENT_REPORTS` each) give with :data:`WEIGHED_SHARE` or more of their plausible mail behind
+        it. When
+        they disagree, that is kept in ``entry``. Reports are unauthenticated: a forgery may make the advice more
+        cautious, never bolder. Taken from the latest report, or by the most mail, one forged report dated last (or
+        ending in 9999) under each real reporter's name said "Already at p=reject" of a domain at p=none (testers)."""
         weights: dict[PolicyClaim, tuple[CountedReport, int, int, list[str]]] = {}
+        plausible_mail = 0
         for word in words:
-            report = word.latest
-            key = _claim(self._policy_of(report))
-            messages, reports = word.by_claim[key]
-            newest, before, counted, names = weights.get(key, (report, 0, 0, []))
-            who, shown = self.reporters[report.reporter]
-            view = entry.reporters.get(who)  # named as the verdict names it, when it counts
-            later = min(report.end, self.horizon) > min(newest.end, self.horizon)
-            weights[key] = (report if later else newest, before + messages, counted + reports,
-                            [*names, view.name if view is not None else shown])
-        ranked = sorted(((_policy(newest), messages, reports, names, min(newest.end, self.horizon))
-                         for newest, messages, reports, names in weights.values()),
-                        key=lambda claim: (claim[1], claim[4]), reverse=True)
+            for end, _, report, key, messages, plausible in word.recent:
+                plausible_mail += messages if plausible else 0
+                newest, before, counted, names = weights.get(key, (report, 0, 0, []))
+                who, shown = self.reporters[report.reporter]
+                view = entry.reporters.get(who)  # named as the verdict names it, when it counts
+                name = view.name if view is not None else shown
+                weights[key] = (report if end > min(newest.end, self.horizon) else newest, before + messages,
+                                counted + 1, names if name in names else [*names, name])
+        # Weighed against the plausible mail alone: a forged report of 10^9 messages, left out as implausible,
+        # made every real policy a sliver of the whole; a real one left out (forged small reports lowered its
+        # baseline) still weighs what it says.
+        weighed = [key for key, (_, messages, _, _) in weights.items() if messages >= WEIGHED_SHARE * plausible_mail]
+        def taken_first(key: PolicyClaim) -> tuple[int, float, int]:
+            # The least enforced; of policies applied alike (p=none, p=quarantine t=y) the latest, then the most mail.
+            newest = min(weights[key][0].end, self.horizon)
+            return ENFORCEMENT.get(key[1], 0), -newest.timestamp(), -weights[key][1]
+
+        taken = min(weighed or list(weights), key=taken_first)
+        ranked = [taken, *sorted((key for key in weights if key != taken), key=lambda key: -weights[key][1])]
         if len(ranked) > 1:
-            entry.disputed = [(_with_reports(policy, reports), names, messages)
-                              for policy, messages, reports, names, _ in ranked]
-        return ranked[0][0]
+            entry.disputed = [(_with_reports(_policy(weights[key][0]), weights[key][2]), weights[key][3],
+                               weights[key][1]) for key in ranked]
+        return _policy(weights[taken][0])
 
 def advise(
     digests: Iterable[ReportDigest],
@@ -626,8 +644,8 @@ def _disputed_words(advice: DomainAdvice) -> str:
     given = [f"{policy.words()} ({_listed([_reporter_named(n) for n in names[:LISTED_SOURCES]], len(names))}:"
              f" {_count(messages, 'message')})" for policy, names, messages in advice.disputed[:LISTED_SOURCES]]
     return (f"The reporters' latest reports disagree on the published policy: {'; '.join(given)}. The advice takes"
-            f" the one the most mail stands behind; reports can be forged, and the domain's DMARC record"
-            f" (_dmarc.{advice.domain}) says which is published.")
+            f" the least enforced of them that 1% or more of this mail stands behind (reports can be forged); the"
+            f" domain's DMARC record (_dmarc.{advice.domain}) says which is published.")
 
 
 def _subdomain_words(advice: DomainAdvice) -> str:

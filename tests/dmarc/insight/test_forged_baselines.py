@@ -66,15 +66,15 @@ async def test_a_forged_huge_passing_report_is_still_left_out() -> None:
 
 async def test_forged_reports_naming_another_policy_are_said_to_disagree() -> None:
     # Two forged reports at p=reject, a day after the real ones at p=none: the later date made theirs the policy
-    # taken. The policy the most mail stands behind is taken, never without a word of the reporters' disagreement.
+    # taken. The least enforced policy with mail behind it is taken, never without a word of the disagreement.
     forgeries = [report(record("192.0.2.1", 60), day=date(2026, 3, 5), reporter=who, rid=who, p="reject")
                  for who in ("Someone", "Other")]
     [advice] = await both_ways([*real(), *forgeries])
     assert advice.current is not None and advice.current.p == "none"
     assert ("The reporters' latest reports disagree on the published policy: p=none adkim=r aspf=r (google.com:"
-            " 10,000 messages); p=reject adkim=r aspf=r (Someone, Other: 120 messages). The advice takes the one the"
-            " most mail stands behind; reports can be forged, and the domain's DMARC record (_dmarc.example.com) says"
-            " which is published.") in advice.summary
+            " 10,000 messages); p=reject adkim=r aspf=r (Someone, Other: 120 messages). The advice takes the least"
+            " enforced of them that 1% or more of this mail stands behind (reports can be forged); the domain's DMARC"
+            " record (_dmarc.example.com) says which is published.") in advice.summary
     assert [(entry["p"], entry["reporters"], entry["reports"]) for entry in advice.to_json()["policyDisputed"]] == [
         ("none", ["google.com"], 2), ("reject", ["Someone", "Other"], 2)]
     [honest] = await both_ways(real())
@@ -152,3 +152,23 @@ async def test_forged_reports_under_a_real_reporters_name_cannot_dilute_its_doub
     assert advice.verdict is Verdict.NOT_READY, advice.summary
     assert "as seen by google.com (in 3 of its reports)" in advice.summary
     assert advice.to_json()["reporters"]["google.com"]["reportsUnder"] == 3
+
+
+async def test_forged_reports_dated_last_under_each_real_reporters_name_cannot_make_the_policy_bolder() -> None:
+    # One forged one-message p=reject report dated last under each real reporter's name was each one's latest word:
+    # "Already at p=reject" of a domain at p=none, with no word of a disagreement (tester84).
+    late = [report(record("192.0.2.1", 1), day=date(2026, 3, 6), reporter=who, rid=f"late-{who}", p="reject")
+            for who in ("google.com", "Yahoo")]
+    [advice] = await both_ways([*real(), *forged(("Yahoo",), count=100), *late])
+    assert advice.current is not None and advice.current.p == "none", advice.summary
+    assert advice.verdict is not Verdict.ENFORCED and "disagree on the published policy" in advice.summary
+
+
+async def test_a_forged_implausible_report_cannot_outweigh_the_real_policy() -> None:
+    # One made-up reporter's report of 60,000 spoofed messages at p=reject, left out as implausible, decided the
+    # policy at its claimed count (tester84).
+    huge = report(record("203.0.113.9", 10_000_000), day=date(2026, 3, 6), reporter="forger.example", rid="huge",
+                  p="reject")
+    [advice] = await both_ways([*real(), *forged(("Yahoo",), count=100), huge])
+    assert "huge" in [r.report_id for r in [*advice.left_out, *advice.doubted]]  # left out, or counted and doubted
+    assert advice.current is not None and advice.current.p == "none", advice.summary
