@@ -172,3 +172,21 @@ async def test_a_forged_implausible_report_cannot_outweigh_the_real_policy() -> 
     [advice] = await both_ways([*real(), *forged(("Yahoo",), count=100), huge])
     assert "huge" in [r.report_id for r in [*advice.left_out, *advice.doubted]]  # left out, or counted and doubted
     assert advice.current is not None and advice.current.p == "none", advice.summary
+
+
+async def test_a_reporters_median_report_cannot_be_diluted_by_fewer_forged_reports_than_its_real_ones() -> None:
+    # Ten real reports of 90 authorised messages each (88.9% passing: none of 100 or more, so none doubted alone),
+    # diluted to 99% by four forged 1,500-message reports under the same name: "Ready" (tester84).
+    def small(n: int) -> ReportDigest:
+        failing = (record(f"198.51.{100 + n}.{k}", 2, **ESP_FAILING) for k in range(5))  # type: ignore[arg-type]
+        return report(aligned("192.0.2.10", 80), *failing, day=date(2026, 3, 1 + n % 7), reporter="smallrx.example",
+                      rid=f"small-{n}")
+
+    honest = [small(n) for n in range(10)] + forged(("Yahoo",), count=100)
+    [before] = await both_ways(honest)
+    assert before.verdict is Verdict.NOT_READY, before.summary
+    dilution = [report(aligned("192.0.2.10", 1500), day=date(2026, 3, 2 + n), reporter="smallrx.example",
+                       rid=f"forged-{n}") for n in range(4)]
+    [advice] = await both_ways([*honest, *dilution])
+    assert advice.verdict is Verdict.NOT_READY, advice.summary
+    assert "as seen by smallrx.example" in advice.summary
