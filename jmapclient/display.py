@@ -209,16 +209,24 @@ def domain_text(domain: str) -> str:
     return f"{a_label} ({shown})"
 
 
+DOTS = frozenset(".\u3002\uff0e\uff61\u2024")
+"""A full stop and what reads as one (IDNA takes the ideographic and fullwidth ones as label separators)."""
+
+
 def name_text(name: str, *, max_len: int | None = None) -> str:
     """An outside name that may be a domain (a report's organisation name, ``google.com``) as a person reads it:
     by :func:`domain_text` when it is a domain name that is not ASCII, else as safe text (``Почта Mail.Ru`` is a
     name, not a domain). A forged reporter ``gооgle.com`` (Cyrillic о) read as Google's own, beside it, in the
     advice's word of its reporters (tester81)."""
-    if name.isascii() or "." not in name or any(character.isspace() for character in name.strip()):
+    if name.isascii() or any(character.isspace() for character in name.strip()):
         return safe_text(name, max_len=max_len)
+    if not DOTS.intersection(unicodedata.normalize("NFKC", name)):
+        return safe_text(name, max_len=max_len)  # a name, not a domain
     shown = domain_text(name.strip())
     if shown.endswith("(not a valid domain name)"):
-        return safe_text(name, max_len=max_len)
+        # Read as a domain, but none: its non-ASCII characters are escaped, so gооgle․com (Cyrillic о, a one-dot
+        # leader) and ｇｏｏｇｌｅ.com no longer read as google.com (tester84).
+        shown = "".join(character if character.isascii() else escape_char(character) for character in safe_text(name))
     # Cut as safe_text cuts, after escaping: what domain_text gives is shown text already.
     return shown if max_len is None or len(shown) <= max_len else shown[: max(max_len - 1, 0)] + ELLIPSIS
 

@@ -176,6 +176,9 @@ def test_a_non_ascii_domain_is_shown_by_its_a_label_first(domain: str, shown: st
     ("Почта Mail.Ru", "Почта Mail.Ru"),  # a name, not a domain: as it is
     ("Ünïcødé", "Ünïcødé"),
     ("a\u200bb.com", "a\\u200bb.com"),  # no valid domain: shown safe, the hidden character visible
+    ("gооgle\u2024com", "g\\u043e\\u043egle\\u2024com"),  # a one-dot leader: no domain, escaped (tester84)
+    ("ｇｏｏｇｌｅ.com", "\\uff47\\uff4f\\uff4f\\uff47\\uff4c\\uff45.com"),  # fullwidth letters
+    ("gооgle\u3002com", "xn--ggle-55da.com (gооgle\u3002com)"),  # an ideographic full stop is a dot to IDNA
 ])
 def test_a_reporter_name_that_is_a_non_ascii_domain_is_shown_as_a_domain_is(name: str, shown: str) -> None:
     assert name_text(name) == shown

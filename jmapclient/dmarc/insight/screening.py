@@ -112,8 +112,9 @@ def stored_content(store: DigestReads) -> Content:
 
 
 def normal_reporter(name: str) -> str:
-    """A reporting organisation as the reports name it, case and spaces aside."""
-    return " ".join(name.split()).lower()
+    """A reporting organisation as the reports name it, case, spaces and a domain's final dot aside (``google.com.``
+    was a second independent reporter beside ``google.com``: tester84)."""
+    return " ".join(name.split()).lower().rstrip(".")
 
 
 def totals_of(digests: Iterable[ReportDigest]) -> Iterator[ReportTotal]:

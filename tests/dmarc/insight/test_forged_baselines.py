@@ -190,3 +190,9 @@ async def test_a_reporters_median_report_cannot_be_diluted_by_fewer_forged_repor
     [advice] = await both_ways([*honest, *dilution])
     assert advice.verdict is Verdict.NOT_READY, advice.summary
     assert "as seen by smallrx.example" in advice.summary
+
+
+async def test_a_reporter_named_with_a_final_dot_is_the_same_reporter() -> None:
+    # "google.com." beside "google.com" was a second independent reporter (tester84).
+    [advice] = await both_ways([*real(), *forged(("google.com.",), count=60, per_reporter=1)])
+    assert list(advice.reporters) == ["google.com"]
