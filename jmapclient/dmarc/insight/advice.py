@@ -330,6 +330,25 @@ class _ReporterWord:
         del self.recent[:-RECENT_REPORTS]
 
 
+@dataclass
+class _PolicyWeight:
+    """The reporters' latest reports giving one policy: the newest of them, their mail, how many, and whose."""
+
+    newest: CountedReport
+    messages: int = 0
+    reports: int = 0
+    reporters: list[str] = field(default_factory=list)
+
+    def add(self, report: CountedReport, end: datetime, messages: int, reporter: str, horizon: datetime) -> None:
+        """``report`` (ending at ``end``, no later than ``horizon``), of ``messages``, from ``reporter``."""
+        if end > min(self.newest.end, horizon):
+            self.newest = report
+        self.messages += messages
+        self.reports += 1
+        if reporter not in self.reporters:
+            self.reporters.append(reporter)
+
+
 class _Counting:
     """The advice per policy domain as the period's reports are counted, one at a time, none held; then
     :meth:`advice` adds their judged sources and the verdicts."""
@@ -459,36 +478,34 @@ class _Counting:
     def _published(self, entry: DomainAdvice, words: Iterable[_ReporterWord]) -> PolicySeen:
         """The policy the domain publishes, as far as reports tell: the least enforced one its reporters' latest
         reports (:data:`RECENT_REPORTS` each) give with :data:`WEIGHED_SHARE` or more of their plausible mail behind
-        it. When
-        they disagree, that is kept in ``entry``. Reports are unauthenticated: a forgery may make the advice more
-        cautious, never bolder. Taken from the latest report, or by the most mail, one forged report dated last (or
-        ending in 9999) under each real reporter's name said "Already at p=reject" of a domain at p=none (testers)."""
-        weights: dict[PolicyClaim, tuple[CountedReport, int, int, list[str]]] = {}
+        it. When they disagree, that is kept in ``entry``. Reports are unauthenticated: a forgery may make the advice
+        more cautious, never bolder. Taken from the latest report, or by the most mail, one forged report dated last
+        (or ending in 9999) under each real reporter's name said "Already at p=reject" of a domain at p=none."""
+        weights: dict[PolicyClaim, _PolicyWeight] = {}
         plausible_mail = 0
         for word in words:
             for end, _, report, key, messages, plausible in word.recent:
                 plausible_mail += messages if plausible else 0
-                newest, before, counted, names = weights.get(key, (report, 0, 0, []))
+                weight = weights.setdefault(key, _PolicyWeight(report))
                 who, shown = self.reporters[report.reporter]
                 view = entry.reporters.get(who)  # named as the verdict names it, when it counts
-                name = view.name if view is not None else shown
-                weights[key] = (report if end > min(newest.end, self.horizon) else newest, before + messages,
-                                counted + 1, names if name in names else [*names, name])
+                weight.add(report, end, messages, view.name if view is not None else shown, self.horizon)
         # Weighed against the plausible mail alone: a forged report of 10^9 messages, left out as implausible,
         # made every real policy a sliver of the whole; a real one left out (forged small reports lowered its
         # baseline) still weighs what it says.
-        weighed = [key for key, (_, messages, _, _) in weights.items() if messages >= WEIGHED_SHARE * plausible_mail]
+        weighed = [key for key, weight in weights.items() if weight.messages >= WEIGHED_SHARE * plausible_mail]
+
         def taken_first(key: PolicyClaim) -> tuple[int, float, int]:
             # The least enforced; of policies applied alike (p=none, p=quarantine t=y) the latest, then the most mail.
-            newest = min(weights[key][0].end, self.horizon)
-            return ENFORCEMENT.get(key[1], 0), -newest.timestamp(), -weights[key][1]
+            newest = min(weights[key].newest.end, self.horizon)
+            return ENFORCEMENT.get(key[1], 0), -newest.timestamp(), -weights[key].messages
 
         taken = min(weighed or list(weights), key=taken_first)
-        ranked = [taken, *sorted((key for key in weights if key != taken), key=lambda key: -weights[key][1])]
+        ranked = [taken, *sorted((key for key in weights if key != taken), key=lambda key: -weights[key].messages)]
         if len(ranked) > 1:
-            entry.disputed = [(_with_reports(_policy(weights[key][0]), weights[key][2]), weights[key][3],
-                               weights[key][1]) for key in ranked]
-        return _policy(weights[taken][0])
+            entry.disputed = [(_with_reports(_policy(weights[key].newest), weights[key].reports),
+                               weights[key].reporters, weights[key].messages) for key in ranked]
+        return _policy(weights[taken].newest)
 
 def advise(
     digests: Iterable[ReportDigest],
