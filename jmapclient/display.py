@@ -209,6 +209,8 @@ def domain_text(domain: str) -> str:
     return f"{a_label} ({shown})"
 
 
+DOMAIN_MAX = 253
+"""Characters a domain name holds at most (RFC 1035, in its text form)."""
 DOTS = frozenset(".\u3002\uff0e\uff61\u2024")
 """A full stop and what reads as one (IDNA takes the ideographic and fullwidth ones as label separators)."""
 
@@ -218,7 +220,8 @@ def name_text(name: str, *, max_len: int | None = None) -> str:
     by :func:`domain_text` when it is a domain name that is not ASCII, else as safe text (``Почта Mail.Ru`` is a
     name, not a domain). A forged reporter ``gооgle.com`` (Cyrillic о) read as Google's own, beside it, in the
     advice's word of its reporters (tester81)."""
-    if name.isascii() or any(character.isspace() for character in name.strip()):
+    if name.isascii() or len(name) > DOMAIN_MAX or any(character.isspace() for character in name.strip()):
+        # Longer than a domain can be, it is none: not worked through (a 20 KB name took 35 ms a list row).
         return safe_text(name, max_len=max_len)
     if not DOTS.intersection(unicodedata.normalize("NFKC", name)):
         return safe_text(name, max_len=max_len)  # a name, not a domain

@@ -86,24 +86,16 @@ def field_text(model: WireModel, wire: str) -> str:
     """One field of ``model`` as text, a declared choice by its label ("MAIL FROM", not ``mailFrom``)."""
     spec = field_by_wire(type(model), wire)
     value = getattr(model, spec.name)
-    if isinstance(value, str) and not value.isascii() and (shown := _look_alike_text(spec.kind, wire, value)):
-        return shown
+    if isinstance(value, str) and not value.isascii() and spec.kind in LOOK_ALIKE_TEXT:
+        return LOOK_ALIKE_TEXT[spec.kind](value)
     if spec.choice_labels and value is not None:
         value = [spec.choice_label(v) for v in value] if isinstance(value, list) else spec.choice_label(value)
     return show(value)
 
 
-def _look_alike_text(kind: str, wire: str, value: str) -> str | None:
-    """A name from outside that may be a look-alike domain (a policy domain, an address, the reporter's name) as the
-    inbox shows it, its A-label first; None for any other value. The report's panel showed ``gооgle.com`` (Cyrillic
-    о) exactly as Google's (tester83)."""
-    if kind == "domain":
-        return domain_text(value)
-    if kind == "email":
-        return address_text(value)
-    if wire == "orgName":
-        return name_text(value)
-    return None
+LOOK_ALIKE_TEXT = {"domain": domain_text, "email": address_text, "string": name_text}
+"""How each kind of outside text that may hold a look-alike domain is shown: its A-label first (a reporter's name
+is text, and may read as a domain). The report's panel showed ``gооgle.com`` (Cyrillic о) as Google's (tester83)."""
 
 
 def field_rows(model: WireModel, wires: Iterable[str]) -> list[tuple[str, str]]:
