@@ -200,7 +200,7 @@ def compile_sort(sort: Any, schema: TableSchema, profile: ServerProfile) -> Orde
     if not isinstance(sort, list):
         raise QueryProblem("invalidArguments", "sort is a list of comparators")
     terms: list[str] = []
-    for comparator in sort:
+    for comparator in sort[:1] if profile.first_comparator_only else sort:
         if not isinstance(comparator, Mapping) or not isinstance(comparator.get("property"), str):
             raise QueryProblem("invalidArguments", "a comparator is an object with a `property`")
         unknown = set(comparator) - {"property", "isAscending", "collation"}

@@ -33,9 +33,14 @@ class ServerProfile:
     top-level ``@type`` change rebuilding the object; malformed ids left unanswered; objects in use
     refused with ``objectIsLinked``."""
     sorts_refused: frozenset[str]
+    """Sort properties this server answers ``unsupportedSort`` to."""
     foreign_account_error: str
+    """The method error for an ``accountId`` that is not the one account."""
     strict_request_json: bool
+    """RFC 8620 §3.3 to the letter: Content-Type application/json and I-JSON (no duplicate member names)."""
     x_methods_need_only_core: bool
+    """``x:`` methods run when ``using`` lists only core (the real server), not only with the management
+    capability."""
     bad_filter_value_error: str
     """The method error for a filter value of the wrong kind (a string total, a malformed date)."""
     position_past_end_is_zero: bool
@@ -53,10 +58,8 @@ class ServerProfile:
     page_cut_before_sort: bool
     """Sorted by id with no total, no anchor offset and no explicit position 0, the page is cut in
     storage order before it is sorted (wire-notes.md, "query")."""
-    """``x:`` methods run when ``using`` lists only core (the real server), not only with the management capability."""
-    """RFC 8620 §3.3 to the letter: Content-Type application/json and I-JSON (no duplicate member names)."""
-    """The method error for an ``accountId`` that is not the one account."""
-    """Sort properties this server answers ``unsupportedSort`` to."""
+    first_comparator_only: bool
+    """A query is sorted by its first comparator; the others are not read (wire-notes.md, "query")."""
 
     @property
     def known_capabilities(self) -> frozenset[str]:
@@ -84,6 +87,7 @@ SPEC = ServerProfile(
     query_state=None,
     tenant_sort_only_tenanted=False,
     page_cut_before_sort=False,
+    first_comparator_only=False,
 )
 
 STALWART = ServerProfile(
@@ -107,6 +111,7 @@ STALWART = ServerProfile(
     query_state="n",
     tenant_sort_only_tenanted=True,
     page_cut_before_sort=True,
+    first_comparator_only=True,
 )
 
 PROFILES: dict[str, ServerProfile] = {p.name: p for p in (SPEC, STALWART)}

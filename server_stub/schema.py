@@ -101,7 +101,9 @@ so hostile text cannot fill the memory."""
 
 
 def _split(text: str) -> tuple[str, ...]:
-    return tuple(word for word in _NOT_WORD.split(text.lower()) if len(word) > 1)
+    # Words of one byte are dropped, not of one character: a single non-ASCII letter (é, 日) is two bytes
+    # or more in UTF-8, a word the real server keeps (wire-notes.md). Dropped, "é" matched every report.
+    return tuple(word for word in _NOT_WORD.split(text.lower()) if len(word) > 1 or not word.isascii())
 
 
 _split_short = lru_cache(maxsize=4096)(_split)
@@ -114,7 +116,7 @@ def _words_of(text: str) -> tuple[str, ...]:
 
 def split_search_words(text: str) -> list[str]:
     """The real server's words: split on every character that is not a letter or a digit, lowercased,
-    one-character words dropped (wire-notes.md). The same split serves the index and the query."""
+    one-byte words dropped (wire-notes.md). The same split serves the index and the query."""
     return list(_words_of(text))
 
 

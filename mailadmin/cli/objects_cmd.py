@@ -12,7 +12,7 @@ from jmapclient.errors import LocalValidationError, SetFailed
 from jmapclient.failures import REFUSAL_HINT, emit_error, emit_notes, set_failures_lines
 from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models._base import WireModel
-from jmapclient.models.introspect import TYPE_KEY, fields_of, patch_warnings
+from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_at, fields_of, patch_warnings
 from jmapclient.models.objects import ObjectType, object_type
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out
 from jmapclient.paging import QueryPager
@@ -175,18 +175,39 @@ async def _model_for_update(found: ObjectType, variant: str | None, object_id: s
     return model
 
 
-async def _warn_of_whole_variants(found: ObjectType, model: type[WireModel], object_id: str, patch: dict[str, Any],
-                                  typed: dict[str, str], client: JmapClient) -> None:
+def _variant_heads(model: type[WireModel], patch: dict[str, Any]) -> dict[str, FieldSpec]:
+    """The nested variants (``store``, ``bindSecret``) the patch gives whole or sets a path into, by wire name."""
+    variants = {spec.wire: spec for spec in fields_of(model) if spec.kind == "variant"}
+    return {head: variants[head] for head in (key.split("/", 1)[0] for key in patch) if head in variants}
+
+
+def _refuse_paths_past_the_kind(heads: dict[str, FieldSpec], patch: dict[str, Any], held: dict[str, Any]) -> None:
+    """A path into a nested variant naming a field its kind on the server does not have is refused before it is
+    sent: the real server answers ``bindSecret/secret`` into a secret of kind None with ``invalidPatch`` (wire-notes),
+    which the CLI showed as "'secret' is not a property here", with no word of what to send instead (tester87)."""
+    for key in patch:
+        head, _, rest = key.partition("/")
+        now = held.get(head)
+        if not rest or rest == TYPE_KEY or head not in heads or not isinstance(now, dict):
+            continue
+        kind = heads[head].variants.get(str(now.get(TYPE_KEY)))
+        having = [name for name, model in heads[head].variants.items() if fields_at(model, rest)]
+        if kind is None or fields_at(kind, rest) or not having:
+            continue  # a field no kind has is the server's to name, as any unknown field
+        shown = safe_text(str(now.get(TYPE_KEY)), max_len=40)
+        example = f"{{\"@type\":\"{having[0]}\",...}}"
+        raise UsageError(f"{key}: {head} is of kind {shown} on the server, which has no {rest}; give {head} whole with"
+                         f" its kind (--field '{head}={example}'); nothing was sent")
+
+
+def _warn_of_whole_variants(heads: dict[str, FieldSpec], patch: dict[str, Any], typed: dict[str, str],
+                            held: dict[str, Any]) -> None:
     """A ``warning:`` for each nested variant given whole (``store``) naming what it holds now that the update
     resets: the real server resets every field of it the value does not give (wire-notes), and a whole store
     given to change its host wiped two read replicas without a word (the tester's)."""
-    whole = [spec.wire for spec in fields_of(model)
-             if spec.kind == "variant" and spec.wire in typed and isinstance(patch.get(spec.wire), dict)]
-    if not whole:
-        return
-    result = await client.objects(found).get([object_id], properties=whole)
-    held = result.raw[0] if result.raw else {}
-    for key in whole:
+    for key in heads:
+        if key not in typed or not isinstance(patch.get(key), dict):
+            continue
         text = typed[key].strip()
         # Parsed already when it is JSON (a bare kind, ``store=PostgreSql``, gives no field).
         now, given, written = held.get(key), patch[key], parse_json(text) if text.startswith("{") else {}
@@ -199,6 +220,19 @@ async def _warn_of_whole_variants(found: ObjectType, model: type[WireModel], obj
         if lost:
             note(f"warning: {key}: given whole, it resets what it does not give: {', '.join(lost)}; to change one"
                  f" field give its path instead (--field {key}/NAME=VALUE)")
+
+
+async def _check_variants(found: ObjectType, model: type[WireModel], object_id: str, patch: dict[str, Any],
+                          typed: dict[str, str], client: JmapClient) -> None:
+    """What the server holds of the nested variants the patch touches, read once: a path past their kind is
+    refused, and what a whole value resets is said."""
+    heads = _variant_heads(model, patch)
+    if not heads:
+        return
+    result = await client.objects(found).get([object_id], properties=list(heads))
+    held = result.raw[0] if result.raw else {}
+    _refuse_paths_past_the_kind(heads, patch, held)
+    _warn_of_whole_variants(heads, patch, typed, held)
 
 
 async def update(args: argparse.Namespace, client: JmapClient) -> int:
@@ -214,7 +248,7 @@ async def update(args: argparse.Namespace, client: JmapClient) -> int:
         return EXIT_FAILED
     patch = build_patch(model, fields)
     warn_about(model, patch)
-    await _warn_of_whole_variants(found, model, args.id, patch, dict(fields), client)
+    await _check_variants(found, model, args.id, patch, dict(fields), client)
     try:
         await client.objects(found).update(args.id, patch)
     except SetFailed as error:

@@ -196,3 +196,26 @@ def test_the_command_line_sends_a_typed_string_trimmed_as_the_console_does_on_ei
         code, _, err = run(server, capsys, "update", "Directory", new_id.strip(), "--field", "baseDn= dc=b ")
         assert code == 0, err
         assert server.store.get(DIRECTORY, [new_id.strip()])[new_id.strip()]["baseDn"] == "dc=b"
+
+
+def test_a_path_into_a_secret_of_kind_none_is_refused_unsent_with_what_to_send(real: StubServer,
+                                                                              capsys: pytest.CaptureFixture[str]):
+    # tester87: `--field bindSecret/secret=s3cret` into a bind secret of kind None went out; the real server answers
+    # invalidPatch (wire-notes), shown as "'secret' is not a property here", with no word of what to send instead.
+    directories = real.store.get(DIRECTORY, real.store.all_ids(DIRECTORY))
+    ldap = next(i for i, wire in directories.items() if wire["@type"] == "Ldap")
+    code, _, err = run(real, capsys, "update", "Directory", ldap, "--field", 'bindSecret={"@type":"None"}')
+    assert code == 0, err
+    before = real.store.get(DIRECTORY, [ldap])[ldap]
+    code, out, err = run(real, capsys, "update", "Directory", ldap, "--field", "bindSecret/secret=s3cret")
+    assert (code, out) == (2, ""), err
+    assert "bindSecret is of kind None on the server, which has no secret" in err
+    assert """--field 'bindSecret={"@type":"Value",...}'""" in err and "s3cret" not in err
+    assert real.store.get(DIRECTORY, [ldap])[ldap] == before
+    # Given whole with its kind, it is stored; and a path into a kind that has the field goes through.
+    code, _, err = run(real, capsys, "update", "Directory", ldap, "--field",
+                       'bindSecret={"@type":"Value","secret":"s3cret"}')
+    assert code == 0, err
+    code, _, err = run(real, capsys, "update", "Directory", ldap, "--field", "bindSecret/secret=other")
+    assert code == 0, err
+    assert real.store.get(DIRECTORY, [ldap])[ldap]["bindSecret"] == {"@type": "Value", "secret": "other"}

@@ -288,6 +288,32 @@ async def test_text_word_search_splits_on_non_alphanumerics_and_drops_one_letter
     assert {i for i, r in all_reports.items() if r["from"].endswith("@google.com")} <= set(google["ids"])
 
 
+async def test_text_word_search_keeps_a_single_non_ascii_letter_a_word_of_more_than_one_byte(real: Stub):
+    # tester87: the stub dropped one-character words, so "é" matched all 700 reports and "google é" as many as
+    # "google". The real server drops words of one byte.
+    for letter in ("é", "日"):
+        _, none = await real.call(QUERY, {"filter": {"text": letter}, "limit": 5000, "calculateTotal": True})
+        assert none["ids"] == [] and none["total"] == 0
+    report_id = real.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
+    wire = real.store.get(DMARC_EXTERNAL_REPORT, [report_id])[report_id]
+    wire["from"] = "dmarc@é.example"
+    assert real.store.replace(DMARC_EXTERNAL_REPORT, report_id, DMARC_EXTERNAL_REPORT.read(wire), wire)
+    _, accented = await real.call(QUERY, {"filter": {"text": "é"}, "limit": 5000})
+    _, both = await real.call(QUERY, {"filter": {"text": "example é"}, "limit": 5000})
+    _, one_byte = await real.call(QUERY, {"filter": {"text": "e"}, "limit": 5000})
+    assert accented["ids"] == both["ids"] == [report_id]
+    assert len(one_byte["ids"]) == real.store.count(DMARC_EXTERNAL_REPORT)  # "e" is one byte: dropped, no condition
+
+
+async def test_only_the_first_comparator_sorts(real: Stub):
+    # wire-notes: "first comparator only". The stub read every comparator: a second one it could not sort by
+    # failed the whole query with unsupportedSort.
+    _, alone = await real.call(QUERY, {"sort": [{"property": "expiresAt"}], "limit": 5000})
+    for second in ({"property": "receivedAt"}, {"property": "id", "isAscending": False}, {"property": "bogus"}):
+        name, result = await real.call(QUERY, {"sort": [{"property": "expiresAt"}, second], "limit": 5000})
+        assert name == QUERY and result["ids"] == alone["ids"], result
+
+
 async def test_received_at_sort_is_unsupported(real: Stub):
     name, error = await real.call(QUERY, {"sort": [{"property": "receivedAt", "isAscending": False}]})
     assert (name, error["type"]) == ("error", "unsupportedSort")
