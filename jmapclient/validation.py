@@ -52,6 +52,10 @@ def field_issues(error: ValidationError) -> list[FieldIssue]:
             message = NULL_REFUSED
         elif item["type"] == "string_too_short" and item.get("ctx", {}).get("min_length") == 1:
             message = EMPTY_REFUSED
+        elif item["type"] == "too_short" and item.get("ctx", {}).get("min_length") == 1:
+            # An empty secret (a SecretStr: pydantic said it "should have at least 1 item", tester85). The models
+            # declare no other length bound; a secret is a Value's whole point: null does not clear it.
+            message = EMPTY_REFUSED_ALWAYS
         elif item["type"] in ("greater_than_equal", "less_than_equal"):
             bounds = item.get("ctx", {})
             message = bound_message(minimum=bounds.get("ge"), maximum=bounds.get("le"))

@@ -38,7 +38,7 @@ from tui.section_view import SectionView
 from tui.sections import Section
 from tui.shell_commands import APP_HELP, ShellCommands  # noqa: F401  (APP_HELP: the tests name it here)
 from tui.terminal_size import at_least_min, resize_at_least_min
-from tui.text_caps import cap_field
+from tui.text_caps import CapNotices, cap_field
 from tui.textual_compat import GatedBindings, keep_escapes_apart, keyed_bindings
 from tui.widgets import outside
 from tui.widgets.footer import ShellFooter
@@ -124,6 +124,7 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
         self.trail: tuple[str, ...] = ()
         self._switching = asyncio.Lock()
         """Held while the main area changes: switches run one after another."""
+        self.cap_notices = CapNotices()  # says when text is refused at a field's cap (see ``_hand_over``)
         self.key_path = KeyPath(self, self._hand_over)
         """Every key and paste the terminal delivers, in order, once the console caught up (see ``on_event``)."""
 
@@ -260,7 +261,7 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
         if self.focused is not None:
             cap_field(self.focused)  # before any text reaches the field: a paste cannot pass the cap
         fitted = fit_paste(self.focused, event)  # a paste's line breaks: as the field declares, or refused
-        if fitted is not None:
+        if fitted is not None and not self.cap_notices.refused(self.focused, fitted):
             await super().on_event(fitted)
 
     async def on_event(self, event: events.Event) -> None:

@@ -14,6 +14,9 @@ widget), so a field added later is capped without a line of its own.
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
+from textual import events
 from textual.widget import Widget
 from textual.widgets import Input
 
@@ -38,3 +41,38 @@ def cap_field(widget: Widget) -> None:
     key at all under a cap of its own length or less: every edit, Backspace too, left it past the cap."""
     if isinstance(widget, Input) and not widget.max_length:
         widget.max_length = len(widget.value) + TEXT_MAX
+
+
+class CapNotices:
+    """Text refused at a field's cap is said, once for each value the field holds.
+
+    Textual's ``Input`` refuses an edit past ``max_length`` with a bell alone: a 5,000-key burst was saved cut to
+    4,096 characters, and a 5,000-character paste did nothing, with no word (tester85). The keys of a burst past
+    the cap are refused one by one; the warning is said for the first only, and again once the value changed.
+    """
+
+    def __init__(self) -> None:
+        self._said: WeakKeyDictionary[Widget, str] = WeakKeyDictionary()
+
+    def refused(self, field: Widget | None, event: events.Event) -> bool:
+        """True when ``event`` (a printable key or a paste) would take ``field`` past its cap: it is not handed on,
+        and a bell and a warning say so."""
+        if not isinstance(field, Input) or not field.max_length:
+            return False
+        if isinstance(event, events.Paste):
+            text = event.text
+        elif isinstance(event, events.Key) and event.character is not None and event.character.isprintable():
+            text = event.character
+        else:
+            return False
+        start, end = sorted(field.selection)
+        if len(field.value) - (end - start) + len(text) <= field.max_length:
+            return False
+        field.app.bell()
+        if self._said.get(field) != field.value:
+            self._said[field] = field.value
+            cap = f"the field takes at most {field.max_length:,} characters"
+            field.app.notify(f"Not pasted: {cap}, and the paste ({len(text):,}) would pass that." if
+                             isinstance(event, events.Paste) else f"Not typed: {cap}; the keys past that were dropped.",
+                             severity="warning")
+        return True

@@ -31,6 +31,7 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Input, OptionList, Select
 from textual.widgets.data_table import ColumnKey, RowKey
 
+from tui.pasted_escapes import PastedEscapes
 from tui.widgets.plain_cell import PlainCell
 
 TEXTUAL_PINNED = "8.2.8"
@@ -406,7 +407,8 @@ def escape_kept_parser() -> type[Any]:
     :data:`SEQUENCE_INTRODUCERS` (arrows, the mouse, pastes, reports). Esc pairs Textual maps to a
     character (``Esc 1``: ``¡``, for WezTerm's Option+1 on macOS; digits, ``-``, ``=``, ``§``) are
     Esc and the key too: read as the character, Esc then ``1`` typed fast put ``¡`` into the form
-    Esc should have closed, and ctrl+s saved it.
+    Esc should have closed, and ctrl+s saved it. An Esc inside a bracketed paste stays the paste's
+    (:class:`~tui.pasted_escapes.PastedEscapes`).
     """
     from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
     from textual._xterm_parser import XTermParser
@@ -414,6 +416,14 @@ def escape_kept_parser() -> type[Any]:
 
     class EscapeKeptParser(XTermParser):
         keeps_escapes = True
+
+        def __init__(self, debug: bool = False) -> None:
+            super().__init__(debug)
+            self.pasted_escapes = PastedEscapes()
+
+        def feed(self, data: str) -> Any:
+            # An Esc inside a paste is the paste's text: Textual's parser read it as a key (tui/pasted_escapes).
+            return super().feed(self.pasted_escapes.kept(data))
 
         def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Any:
             if alt:  # Esc, then a key within ESCDELAY: Textual's "Alt" reading of the two

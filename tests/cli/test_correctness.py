@@ -70,6 +70,10 @@ def test_an_empty_value_is_refused_with_advice_that_fits_the_field(server: StubS
         assert (code, err) == (1, "error: description: cannot be empty: it always holds a value\n"), err
         code, _, err = run(server, capsys, *command, "--field", "description=x", "--field", "bindDn=")
         assert (code, err) == (1, "error: bindDn: cannot be empty; leave it out or use null instead\n"), err
+        # An empty secret in words too (tester85: "Value should have at least 1 item after validation, not 0").
+        code, _, err = run(server, capsys, *command, "--field", "description=x",
+                           "--field", 'bindSecret={"@type":"Value","secret":""}')
+        assert (code, err) == (1, "error: bindSecret/secret: cannot be empty: it always holds a value\n"), err
 
 
 @pytest.mark.parametrize("profile", ["spec", "stalwart"])

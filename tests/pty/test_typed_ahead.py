@@ -553,3 +553,29 @@ def test_keys_typed_behind_enter_on_the_connections_screen_wait_for_the_new_list
         proxy.released.set()
         terminal.wait_for(lambda text: "Connect to a mail server" not in text and "choose its kind" in text,
                           "the new directory's kind picker, on the new connection")
+
+
+PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
+
+
+def test_an_esc_inside_a_bracketed_paste_is_the_paste_s_never_a_key(server: Server, terminal: Terminal) -> None:
+    """tester85: Textual read an Esc inside a paste as the start of a key: ``before<Esc>[31mafter`` pasted
+    into a Description stored ``^[31mafterbefore``, and a paste of ``ok<Esc><ctrl+s>`` saved the form. Such a
+    paste (a terminal's colours copied with the text) is refused whole, said, and nothing acts as a key; a paste
+    without one goes in as it is."""
+    described, title = DIRECTORIES[0]
+    for run in range(REPEAT):
+        current = next(name for name in server.directories() if name.startswith(described))
+        terminal.type(ENTER + END + PASTE_START + b" before\x1b[31mafter" + PASTE_END)
+        terminal.wait_for("Not pasted: the paste held a control character (Esc)", "the paste refused")
+        terminal.type(PASTE_START + b"ok\x1b" + CTRL_S + PASTE_END)
+        terminal.wait_for(lambda text: text.count("Not pasted") >= 1 and f"{title}:" in text, "still in the form")
+        text = terminal.steady(quiet=1.0)
+        assert f"{title}:" in text and "[31m" not in text and "after" not in text, "the paste typed into the form"
+        assert current in server.directories(), "a paste saved the form"
+        added = f" pasted {run}"
+        terminal.type(PASTE_START + added.encode() + PASTE_END + CTRL_S)
+        assert stored_within(lambda want=current + added: want in server.directories()), \
+            f"run {run}: the clean paste was not stored; stored: {sorted(server.directories())}"
+        terminal.wait_for(lambda text: on_list(text) and f"{title}:" not in text, "the list back")
+        terminal.steady()

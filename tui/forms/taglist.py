@@ -86,11 +86,12 @@ class TagChip(Button):
 
 
 class TagInput(Input):
-    """Backspace on an empty input removes the last tag, as in most tag editors; ← at its start reaches the
-    last tag."""
+    """The add box; ← at its start reaches the last member, where Delete or Backspace removes it.
 
-    class RemoveLast(Message):
-        pass
+    Backspace on an empty box removes nothing. It removed the last member, as many tag editors do: Backspace
+    held a moment too long over what was typed (or typed ahead over SSH, two more than the letters) took the
+    members before it with the text, and ctrl+s saved the set without them (tester85).
+    """
 
     def action_cursor_left(self, select: bool = False) -> None:
         if self.cursor_position == 0 and not select and self.selection.is_empty:
@@ -99,12 +100,6 @@ class TagInput(Input):
                 chips[-1].take_keyboard()
                 return
         super().action_cursor_left(select)
-
-    def action_delete_left(self) -> None:
-        if not self.value:
-            self.post_message(self.RemoveLast())
-            return
-        super().action_delete_left()
 
 
 class TagList(HorizontalGroup):
@@ -200,12 +195,6 @@ class TagList(HorizontalGroup):
             chips[after].take_keyboard()
         else:
             focus_now(self.query_one(".tag-input", TagInput))
-
-    @on(TagInput.RemoveLast)
-    def _remove_last(self, event: TagInput.RemoveLast) -> None:
-        event.stop()
-        if self._tags:
-            self.remove_tag(self._tags[-1])
 
 
 def _split(text: str) -> list[str]:

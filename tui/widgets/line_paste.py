@@ -9,7 +9,9 @@ without a line of its own:
 - the paste's trailing line breaks are dropped (copying a line often carries one);
 - a paste still of several lines goes into a field that declares how it takes lines (a
   :class:`TakesLines`), as that field joins them; into any other one-line field it is not pasted at
-  all, with a bell and a warning: nothing half pasted, nothing lost unseen.
+  all, with a bell and a warning: nothing half pasted, nothing lost unseen;
+- a paste holding a control character other than a tab (an Esc of a terminal's colours, kept as the
+  paste's by ``tui.pasted_escapes``) is not pasted either, with a bell and a warning.
 
 A multi-line field (``TextArea``) is no ``Input``: its pastes pass as they are.
 """
@@ -17,10 +19,13 @@ A multi-line field (``TextArea``) is no ``Input``: its pastes pass as they are.
 from __future__ import annotations
 
 import shlex
+import unicodedata
 
 from textual import events
 from textual.widget import Widget
 from textual.widgets import Input
+
+from tui.pasted_escapes import STAND_IN
 
 
 class TakesLines(Input):
@@ -70,6 +75,13 @@ def fit_paste(field: Widget | None, paste: events.Event) -> events.Event | None:
     if not isinstance(paste, events.Paste) or not isinstance(field, Input):
         return paste
     lines = pasted_lines(paste.text)
+    if control := next((c for line in lines for c in line if c != "\t" and unicodedata.category(c) == "Cc"), None):
+        field.app.bell()
+        # Named by its code point, never with the text: the field may be a masked token.
+        named = "Esc" if control == STAND_IN else f"U+{ord(control):04X}"  # an Esc comes as its stand-in
+        field.app.notify(f"Not pasted: the paste held a control character ({named}), which no field takes;"
+                         " copied from a terminal, it may carry its colours.", severity="warning")
+        return None
     if len(lines) > 1 and isinstance(field, TakesLines):
         text = field.join_lines(lines)
     elif len(lines) > 1:

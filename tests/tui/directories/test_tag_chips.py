@@ -194,3 +194,20 @@ async def test_members_with_a_backslash_or_a_lone_star_are_stored_as_typed(store
         await pilot.press(*"r\\s", "enter")
         await save(pilot)
         assert stored(store, ldap)["attrEmail"] == {"mail": True, "r\\s": True}
+
+
+async def test_backspace_held_past_what_was_typed_removes_no_member() -> None:
+    # tester85: "xyz" typed in the add box and Backspace pressed five times removed the two last members with
+    # the text (Backspace on an empty box removed the last member), and ctrl+s saved the set without them.
+    async with BetweenFields().run_test(size=(80, 8)) as pilot:
+        await settle(pilot)
+        box = pilot.app.query_one(".tag-input", Input)
+        box.focus()
+        await pilot.press(*"xyz", *["backspace"] * 5)
+        await settle(pilot)
+        members = pilot.app.query_one(TagList)
+        assert members.tags == ["openid", "email", "profile", "groups"] and box.value == ""
+        assert pilot.app.focused is box
+        await pilot.press("left", "backspace")  # the way to remove one: reach it, then remove it
+        await settle(pilot)
+        assert members.tags == ["openid", "email", "profile"]
