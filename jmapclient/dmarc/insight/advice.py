@@ -141,10 +141,15 @@ class ReporterView:
     @property
     def doubts(self) -> bool:
         """Whether this reporter saw the domain's own mail pass under :data:`READY_SHARE`: in all, in a report, or in
-        its median report."""
+        its median report.
+
+        Its view counts from :data:`MIN_MESSAGES` authorised messages, or from more failing ones than a stray relay
+        fails by (:data:`MAX_AUTHORISED_FAILING`): a real reporter that saw 27 of 90 authorised messages fail (30%)
+        was no view at all, and three forged reports of 2,000 passing messages under a made-up name lifted the
+        domain's share to 99.6% and called it ready (tester86)."""
         if self.reports_under > 0:
             return True
-        if self.authorised < MIN_MESSAGES:
+        if self.authorised < MIN_MESSAGES and self.authorised_failing <= MAX_AUTHORISED_FAILING:
             return False
         median = statistics.median(self.report_rates) if self.report_rates else 1.0
         return (self.authorised_rate or 0.0) < READY_SHARE or median < READY_SHARE

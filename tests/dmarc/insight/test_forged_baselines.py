@@ -196,3 +196,30 @@ async def test_a_reporter_named_with_a_final_dot_is_the_same_reporter() -> None:
     # "google.com." beside "google.com" was a second independent reporter (tester84).
     [advice] = await both_ways([*real(), *forged(("google.com.",), count=60, per_reporter=1)])
     assert list(advice.reporters) == ["google.com"]
+
+
+async def test_forged_passing_mail_under_a_made_up_reporter_cannot_dilute_a_small_real_reporter_s_failures() -> None:
+    # tester86: a real reporter saw 27 of its 90 authorised messages fail (30%), one a sending address, in 9 reports;
+    # under 100 authorised messages, its view was not judged, and three forged reports of 2,000 passing messages
+    # under a made-up name lifted the domain's share to 99.6%: "Ready for p=reject ... 27 authorised sources fail".
+    own_dkim = dict(dkim_auth=(("mail.example.com", "pass"),))
+    small = [report(aligned("192.0.2.20", 7), *(record(f"198.51.100.{3 * d + n}", 1, **own_dkim)  # type: ignore[arg-type]
+                                                for n in range(3)),
+                    day=date(2026, 3, 1 + d % 7), reporter="smallco.example", rid=f"s{d}") for d in range(9)]
+    other = [report(aligned("192.0.2.20", 25), day=date(2026, 3, 1 + d % 7), reporter="Yahoo", rid=f"y{d}")
+             for d in range(9)]
+    [honest] = await both_ways([*small, *other])
+    assert honest.verdict is Verdict.NOT_READY, honest.summary
+    [advice] = await both_ways([*small, *other, *forged(("Zed Mail",), count=2000)])
+    assert (advice.authorised_rate or 0) > 0.99 and advice.verdict is Verdict.NOT_READY, advice.summary
+    assert "authorised mail passes less than 98.0% as seen by smallco.example" in advice.summary
+    # A reporter whose few failing messages are a stray relay's (5 or fewer) is not held against the domain.
+    stray = [report(aligned("192.0.2.20", 20), record("198.51.100.200", 1, **own_dkim),  # type: ignore[arg-type]
+                    day=date(2026, 3, 1 + d), reporter="tiny.example", rid=f"t{d}") for d in range(3)]
+    [calm] = await both_ways([*stray, *real_passing(), *forged(("Other",), count=2000)])
+    assert calm.verdict is Verdict.READY, calm.summary
+
+
+def real_passing() -> list[ReportDigest]:
+    return [report(aligned("192.0.2.10", 4000), day=date(2026, 3, d), reporter="google.com", rid=f"gp{d}")
+            for d in (2, 4)]
