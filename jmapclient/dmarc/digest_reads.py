@@ -153,11 +153,13 @@ class DigestReads(DigestFigures):
             yield from rows
 
     def source_ips(self, first: date, last: date) -> list[str]:
-        """The sources of the listed reports of the period, sorted (without reading the reports back)."""
+        """The sources of the listed reports of the period, the most messages first (without reading the reports
+        back): names are looked up in this order, and only so many (``insight.names.MAX_LOOKUPS``)."""
         with self._lock:
             return [ip for (ip,) in self._db.execute(
-                "SELECT DISTINCT records.source_ip FROM reports r JOIN listed USING(id)"
-                " JOIN records ON records.report=r.key WHERE r.day BETWEEN ? AND ? ORDER BY 1",
+                "SELECT records.source_ip FROM reports r JOIN listed USING(id)"
+                " JOIN records ON records.report=r.key WHERE r.day BETWEEN ? AND ?"
+                " GROUP BY 1 ORDER BY SUM(records.count) DESC, 1",
                 (first.isoformat(), last.isoformat()))]
 
     def seen_before(self, first: date, ips: Iterable[str] | None = None) -> dict[tuple[str, str], int] | None:

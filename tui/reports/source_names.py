@@ -23,6 +23,7 @@ STATUS_WORDS = {
     NameStatus.UNCONFIRMED: "unconfirmed",
     NameStatus.OFFLINE: "offline",
     NameStatus.LOCAL: "local address",
+    NameStatus.NOT_LOOKED_UP: "not looked up",
 }
 """What a name cell says when there is no confirmed name (an unconfirmed PTR is never shown)."""
 

@@ -406,8 +406,12 @@ class Tallies:
                 tally.biggest, tally.at = count, at
 
     def ips(self) -> list[str]:
-        """The sources' addresses, sorted."""
-        return sorted({ip for _, ip in self._known})
+        """The sources' addresses, the most messages first: names are looked up in this order, and only so many
+        (:data:`~jmapclient.dmarc.insight.names.MAX_LOOKUPS`)."""
+        messages: dict[str, int] = {}
+        for tally in self._tallies:
+            messages[tally.ip] = messages.get(tally.ip, 0) + tally.messages
+        return sorted(messages, key=lambda ip: (-messages[ip], ip))
 
     def judge(self, names: Mapping[str, SourceName] | None = None) -> list[JudgedSource]:
         """Every source judged, named by ``names``; biggest first."""

@@ -44,6 +44,13 @@ MAX_PTR_NAMES = 3
 """PTR names tried per address: an address with dozens of PTRs is not worth dozens of queries."""
 
 
+MAX_LOOKUPS = 2000
+"""Sources looked up in one go, the most messages first; the rest are not looked up. A source is an address any
+report names: twenty forged reports of 20,000 addresses each had the console ask the resolver 400,000 questions
+about the forger's own reverse zone, which sees when the admin opens analytics, with one task each made up front
+(tester86)."""
+
+
 class LookupFailed(Exception):
     """A lookup that got no answer for a reason other than a timeout (SERVFAIL, no resolver...)."""
 
@@ -76,6 +83,8 @@ class NameStatus(StrEnum):
     OFFLINE = "offline"
     PENDING = "pending"
     """Not looked up yet: what a view shows before the answer arrives."""
+    NOT_LOOKED_UP = "not looked up"
+    """Past the :data:`MAX_LOOKUPS` sources with the most messages: never asked of DNS."""
     LOCAL = "local address"
     """A private, loopback, link-local or reserved address (:func:`~jmapclient.dmarc.addresses.is_local`):
     never looked up, and no cached name is used for it."""
@@ -252,7 +261,8 @@ class NameResolver:
         self.senders = senders if senders is not None else load_senders()
         self.timeout = timeout
         self._resolver = resolver
-        self._limit = asyncio.Semaphore(max(1, concurrency))
+        self._concurrency = max(1, concurrency)
+        self._limit = asyncio.Semaphore(self._concurrency)
         self.lookups = 0
         """Sources looked up in DNS (not from the cache): what the offline switch keeps at zero."""
 
@@ -275,25 +285,40 @@ class NameResolver:
         return self._named(ip, NameStatus.PENDING)
 
     async def stream(self, ips: Iterable[str]) -> AsyncIterator[SourceName]:
-        """Each IP's name as soon as it is known: offline or cached ones first, then as lookups finish."""
+        """Each IP's name as soon as it is known: offline or cached ones first, then as lookups finish, the first
+        :data:`MAX_LOOKUPS` of ``ips`` (the most messages first) only; the others are not looked up."""
         waiting: list[str] = []
         for ip in dict.fromkeys(ips):
             name = self.known(ip)
-            if name.status is NameStatus.PENDING:
+            if name.status is not NameStatus.PENDING:
+                yield name
+            elif len(waiting) < MAX_LOOKUPS:
                 waiting.append(ip)
             else:
-                yield name
+                yield self._named(ip, NameStatus.NOT_LOOKED_UP)
         if not waiting:
             return
-        tasks = [asyncio.ensure_future(self._lookup(ip)) for ip in waiting]
+        answers: asyncio.Queue[SourceName] = asyncio.Queue()
+        queued = iter(waiting)
+
+        async def worker() -> None:
+            for ip in queued:  # shared: each address is taken by one worker
+                try:
+                    answer = await self._lookup(ip)
+                except Exception:  # never a name short: the stream waits for one an address
+                    answer = self._named(ip, NameStatus.FAILED)
+                answers.put_nowait(answer)
+
+        # As many tasks as lookups may run at once, not one an address made up front.
+        workers = [asyncio.ensure_future(worker()) for _ in range(min(self._concurrency, len(waiting)))]
         try:
-            for done in asyncio.as_completed(tasks):
-                yield await done
+            for _ in waiting:
+                yield await answers.get()
         finally:
             # A consumer that leaves early (a view closed) leaves no lookup running behind it.
-            for task in tasks:
+            for task in workers:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*workers, return_exceptions=True)
             if self.cache is not None:
                 self.cache.save()
 

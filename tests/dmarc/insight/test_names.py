@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import stat
 import time
+from datetime import date
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.dmarc.insight import names
+from jmapclient.dmarc.insight.judge import Tallies, report_context
 from jmapclient.dmarc.insight.names import NameCache, NameResolver, NameStatus
 from jmapclient.dmarc.insight.services import Service
 from tests.support.fake_dns import BROKEN, HANG, FakeResolver
+from tests.support.insight_reports import PERIOD, aligned, record, report
 
 GOOGLE_IP = "209.85.220.41"
 GOOGLE_PTR = "mail-sor-f41.google.com"
@@ -116,6 +121,26 @@ async def test_concurrency_is_bounded() -> None:
     fake = FakeResolver(delay=0.01)
     names = await resolver_for(fake, concurrency=4).resolve_all(ips)
     assert len(names) == 40 and fake.most_running <= 4 and len(fake.calls) == 40
+
+
+async def test_only_so_many_sources_are_looked_up_the_first_given_and_no_task_an_address(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # tester86: twenty forged reports of 20,000 addresses each had the console ask 400,000 questions about the
+    # forger's own reverse zone, one task each made up front.
+    monkeypatch.setattr(names, "MAX_LOOKUPS", 30)
+    ips = [f"198.51.100.{n}" for n in range(1, 41)]  # the most messages first, as the callers give them
+    fake = FakeResolver(delay=0.001)
+    resolver = resolver_for(fake, concurrency=4)
+    tasks_before = len(asyncio.all_tasks())
+    most_tasks = 0
+    got = {}
+    async for name in resolver.stream(ips):
+        got[name.ip] = name.status
+        most_tasks = max(most_tasks, len(asyncio.all_tasks()) - tasks_before)
+    assert sorted(fake.calls) == sorted(ips[:30]) and fake.most_running <= 4
+    assert [ip for ip in ips if got[ip] is NameStatus.NOT_LOOKED_UP] == ips[30:]
+    # A worker a lookup that may run at once (and its query's own timeout task), not one task an address.
+    assert most_tasks <= 2 * 4, most_tasks
 
 
 async def test_names_stream_cached_first_then_as_they_arrive(tmp_path: Path) -> None:
@@ -240,3 +265,21 @@ _QUAD_PARTS = st.one_of(st.integers(0, 300).map(str), st.sampled_from(["00", "01
 def test_normal_ip_agrees_with_ipaddress(text: str) -> None:
     # The canonical-IPv4 pattern answers without ipaddress: it must never answer otherwise than it.
     assert names.normal_ip(text) == _normal_by_ipaddress(text)
+
+
+async def test_the_sources_are_given_for_naming_the_most_messages_first() -> None:
+    # Only MAX_LOOKUPS are looked up: the ones that matter most, not the first in address order.
+    reports = [report(aligned("192.0.2.1", 5), record("203.0.113.9", 900), record("198.51.100.4", 40),
+                      day=date(2026, 3, 2), rid="a"),
+               report(aligned("192.0.2.1", 5), day=date(2026, 3, 3), rid="b")]
+    store = DigestStore(None)
+    store.put(reports)
+    store.mark_listed([r.id for r in reports])
+    try:
+        assert store.source_ips(*PERIOD) == ["203.0.113.9", "198.51.100.4", "192.0.2.1"]
+    finally:
+        store.close()
+    contexts = {n: report_context(r) for n, r in enumerate(reports)}
+    records = [(n, *fields) for n, r in enumerate(reports) for fields in (
+        (x.source_ip, x.count, x.dkim, x.spf, x.header_from, x.overrides, x.dkim_auth, x.spf_auth) for x in r.records)]
+    assert Tallies(records, contexts).ips() == ["203.0.113.9", "198.51.100.4", "192.0.2.1"]
