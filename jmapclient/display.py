@@ -206,7 +206,39 @@ def domain_text(domain: str) -> str:
         a_label = idna.encode(domain.lower()).decode("ascii")
     except (idna.IDNAError, UnicodeError, ValueError):
         return f"{shown} (not a valid domain name)"
+    if "xn--" not in a_label:
+        # Only its dots were not ASCII (ideographic or fullwidth full stops, which IDNA reads as dots): its A-label
+        # is the ASCII domain it only looks like, and ``google.com (google。com)`` read as Google's (tester86).
+        return _non_ascii_escaped(shown)
     return f"{a_label} ({shown})"
+
+
+def _non_ascii_escaped(shown: str) -> str:
+    return "".join(character if character.isascii() else escape_char(character) for character in shown)
+
+
+_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE")
+"""Scripts whose letters look like Latin ones: a word mixing Latin with another of them is a look-alike."""
+
+
+def _script(character: str) -> str | None:
+    name = unicodedata.name(character, "")
+    return next((script for script in _SCRIPTS if name.startswith(script)), None)
+
+
+def mixed_scripts_escaped(text: str) -> str:
+    """``text`` with the letters of each word that mixes Latin with a look-alike script (Cyrillic, Greek...) escaped:
+    ``Yahоo`` (a Cyrillic о) read as Yahoo, a reporter the advice counted as another (tester86). A word in one
+    script (``Почта``) is as written."""
+    if text.isascii():
+        return text
+    words = re.split(r"(\w+)", text)
+    for index in range(1, len(words), 2):
+        scripts = {_script(character) for character in words[index]} - {None}
+        if "LATIN" in scripts and len(scripts) > 1:
+            words[index] = "".join(character if _script(character) in (None, "LATIN") else escape_char(character)
+                                   for character in words[index])
+    return "".join(words)
 
 
 DOMAIN_MAX = 253
@@ -220,16 +252,19 @@ def name_text(name: str, *, max_len: int | None = None) -> str:
     by :func:`domain_text` when it is a domain name that is not ASCII, else as safe text (``Почта Mail.Ru`` is a
     name, not a domain). A forged reporter ``gооgle.com`` (Cyrillic о) read as Google's own, beside it, in the
     advice's word of its reporters (tester81)."""
-    if name.isascii() or len(name) > DOMAIN_MAX or any(character.isspace() for character in name.strip()):
+    if name.isascii():
+        return safe_text(name, max_len=max_len)
+    if len(name) > DOMAIN_MAX:
         # Longer than a domain can be, it is none: not worked through (a 20 KB name took 35 ms a list row).
         return safe_text(name, max_len=max_len)
-    if not DOTS.intersection(unicodedata.normalize("NFKC", name)):
-        return safe_text(name, max_len=max_len)  # a name, not a domain
+    if any(character.isspace() for character in name.strip()) or not DOTS.intersection(
+            unicodedata.normalize("NFKC", name)):
+        return safe_text(mixed_scripts_escaped(name), max_len=max_len)  # a name, not a domain
     shown = domain_text(name.strip())
     if shown.endswith("(not a valid domain name)"):
         # Read as a domain, but none: its non-ASCII characters are escaped, so gооgle․com (Cyrillic о, a one-dot
         # leader) and ｇｏｏｇｌｅ.com no longer read as google.com (tester84).
-        shown = "".join(character if character.isascii() else escape_char(character) for character in safe_text(name))
+        shown = _non_ascii_escaped(safe_text(name))
     # Cut as safe_text cuts, after escaping: what domain_text gives is shown text already.
     return shown if max_len is None or len(shown) <= max_len else shown[: max(max_len - 1, 0)] + ELLIPSIS
 

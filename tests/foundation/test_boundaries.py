@@ -165,6 +165,7 @@ def test_a_character_shows_at_most_four_combining_marks_the_rest_escaped() -> No
     ("Bücher.Example", "xn--bcher-kva.example (Bücher.Example)"),  # an honest IDN, its DNS name first
     ("ex\u200bample.com", "ex\\u200bample.com (not a valid domain name)"),  # never mapped away into example.com
     ("exa mple.com", "exa mple.com"),  # ASCII as it is
+    ("example\u3002com", "example\\u3002com"),  # only its dots are not ASCII: not shown as example.com
 ])
 def test_a_non_ascii_domain_is_shown_by_its_a_label_first(domain: str, shown: str) -> None:
     assert domain_text(domain) == shown
@@ -179,6 +180,15 @@ def test_a_non_ascii_domain_is_shown_by_its_a_label_first(domain: str, shown: st
     ("gооgle\u2024com", "g\\u043e\\u043egle\\u2024com"),  # a one-dot leader: no domain, escaped (tester84)
     ("ｇｏｏｇｌｅ.com", "\\uff47\\uff4f\\uff4f\\uff47\\uff4c\\uff45.com"),  # fullwidth letters
     ("gооgle\u3002com", "xn--ggle-55da.com (gооgle\u3002com)"),  # an ideographic full stop is a dot to IDNA
+    # Only its dots not ASCII: as "google.com (google。com)" it read as Google's (tester86).
+    ("google\u3002com", "google\\u3002com"),
+    ("google\uff0ecom", "google\\uff0ecom"),
+    # A word mixing Latin with a look-alike script (a Cyrillic о, a Greek ο): its foreign letters escaped.
+    ("Yahоo", "Yah\\u043eo"),
+    ("Enterprise Оutlook", "Enterprise \\u041eutlook"),
+    ("Gοogle Mail", "G\\u03bfogle Mail"),
+    ("Почта Mail.Ru", "Почта Mail.Ru"),  # a word in one script each: as written
+    ("Ελληνικά Mail", "Ελληνικά Mail"),
 ])
 def test_a_reporter_name_that_is_a_non_ascii_domain_is_shown_as_a_domain_is(name: str, shown: str) -> None:
     assert name_text(name) == shown
