@@ -315,10 +315,17 @@ def map_record(element: ET.Element, notes: Notes) -> dict[str, Any]:
     record["evaluatedDkim"] = _enum(vocab.DMARC_RESULT, verdicts.get("dkim"), "DKIM verdict", notes)
     record["evaluatedSpf"] = _enum(vocab.DMARC_RESULT, verdicts.get("spf"), "SPF verdict", notes)
     record["policyOverrideReasons"] = to_index_map(_override_reasons(evaluated, notes))
-    envelope_to = clean_domain(identifiers.get("envelope_to"))
+    given_to, given_from = identifiers.get("envelope_to"), identifiers.get("envelope_from")
+    envelope_to = clean_domain(given_to)
     if envelope_to is not None:
         record["envelopeTo"] = envelope_to
-    record["envelopeFrom"] = _envelope_from(identifiers.get("envelope_from"), spf, header_from)
+    elif given_to is not None and given_to.strip():
+        notes.add("<envelope_to> that is not a domain name left out")  # said, not dropped unseen (tester86)
+    record["envelopeFrom"] = _envelope_from(given_from, spf, header_from)
+    if given_from is not None and given_from.strip() and clean_domain(given_from) is None:
+        # Stored in its place without a word, "bounce attacker.test" read as the header From's own (tester86).
+        notes.add("<envelope_from> that is not a domain name: the SPF MAIL FROM domain, else the header From"
+                  " domain, stored in its place")
     record["headerFrom"] = header_from
     record["dkimResults"] = to_index_map(dkim)
     record["spfResults"] = to_index_map(spf)

@@ -384,6 +384,21 @@ def test_envelope_from_fallback(identifiers: str, auth: str, expected: str) -> N
     assert rec["envelopeFrom"] == expected
 
 
+def test_an_envelope_field_that_is_not_a_domain_is_said_where_it_is_replaced_or_left_out() -> None:
+    # tester86: "bounce attacker.test" was stored as the header From's domain, and an invalid <envelope_to> left
+    # out, without a word.
+    result = parse(feedback(records=record(identifiers=(
+        "<envelope_to>to there.example</envelope_to><envelope_from>bounce attacker.test</envelope_from>"
+        "<header_from>example.com</header_from>"), auth="")))
+    rec = result.wire["report"]["records"]["0"] if result.wire else {}
+    assert rec["envelopeFrom"] == "example.com" and "envelopeTo" not in rec
+    assert any(w.startswith("<envelope_from> that is not a domain name") for w in result.warnings), result.warnings
+    assert any(w.startswith("<envelope_to> that is not a domain name") for w in result.warnings), result.warnings
+    clean = parse(feedback(records=record(identifiers="<envelope_from>ok.example</envelope_from>"
+                                          "<header_from>example.com</header_from>")))
+    assert not any("envelope" in w for w in clean.warnings)
+
+
 @pytest.mark.parametrize(
     ("ip", "expected"),
     [
