@@ -311,12 +311,17 @@ def _claim(policy: PolicySeen) -> PolicyClaim:
 
 
 RECENT_REPORTS = 3
-"""A reporter's latest reports that are its word on the published policy: one forged report dated last under its name
-outweighed its real ones (tester84); three give way to a real change of policy within three of its reports."""
+"""A reporter's latest reports that are its word on the published policy, at least: one forged report dated last under
+its name outweighed its real ones (tester84); three give way to a real change of policy within three of its reports."""
+RECENT_DAYS = timedelta(days=7)
+"""Its reports ending within this of its latest are its word too: three forged reports dated last under each real
+reporter's name were all its latest three (tester86); they cannot push a week of its real reports out."""
 ENFORCEMENT = {UNPUBLISHED: 0, "quarantine": 1, "reject": 2}
 """How far a policy as applied goes (:attr:`PolicySeen.enforced`)."""
 WEIGHED_SHARE = 0.01
-"""The share of the mail behind the reporters' latest words under which a policy they give is not taken (noise)."""
+"""The share of a reporter's plausible mail in its latest word under which a policy it gives is not taken (noise).
+Each reporter's own: weighed against all reporters' mail, a made-up reporter's three reports of 100,000 messages
+made the real reporters' policy a sliver of it (tester86)."""
 
 
 @dataclass
@@ -332,7 +337,18 @@ class _ReporterWord:
         # end, so a date alone cannot make it the reporter's latest word.
         self.recent.append((min(report.end, horizon), order, report, claim, messages, plausible))
         self.recent.sort(key=lambda kept: (kept[0], kept[1]))
-        del self.recent[:-RECENT_REPORTS]
+        since = self.recent[-1][0] - RECENT_DAYS
+        older = next((at for at, kept in enumerate(self.recent) if kept[0] >= since), 0)
+        del self.recent[:min(older, max(len(self.recent) - RECENT_REPORTS, 0))]
+
+    def weighed(self) -> set[PolicyClaim]:
+        """The policies this word gives with :data:`WEIGHED_SHARE` or more of its plausible mail behind them (all it
+        gives, when none of its mail is plausible)."""
+        mail: dict[PolicyClaim, int] = {}
+        for _, _, _, claim, messages, plausible in self.recent:
+            mail[claim] = mail.get(claim, 0) + (messages if plausible else 0)
+        total = sum(mail.values())
+        return {claim for claim, messages in mail.items() if not total or messages >= WEIGHED_SHARE * total}
 
 
 @dataclass
@@ -482,30 +498,30 @@ class _Counting:
 
     def _published(self, entry: DomainAdvice, words: Iterable[_ReporterWord]) -> PolicySeen:
         """The policy the domain publishes, as far as reports tell: the least enforced one its reporters' latest
-        reports (:data:`RECENT_REPORTS` each) give with :data:`WEIGHED_SHARE` or more of their plausible mail behind
-        it. When they disagree, that is kept in ``entry``. Reports are unauthenticated: a forgery may make the advice
-        more cautious, never bolder. Taken from the latest report, or by the most mail, one forged report dated last
-        (or ending in 9999) under each real reporter's name said "Already at p=reject" of a domain at p=none."""
+        reports (:data:`RECENT_REPORTS` each at least, and those of the :data:`RECENT_DAYS` before) give with
+        :data:`WEIGHED_SHARE` or more of their reporter's plausible mail behind it. When they disagree, that is kept
+        in ``entry``. Reports are unauthenticated: a forgery may make the advice more cautious, never bolder. Taken
+        from the latest report, or by the most mail, one forged report dated last (or ending in 9999) under each real
+        reporter's name said "Already at p=reject" of a domain at p=none."""
         weights: dict[PolicyClaim, _PolicyWeight] = {}
-        plausible_mail = 0
+        weighed: set[PolicyClaim] = set()
         for word in words:
-            for end, _, report, key, messages, plausible in word.recent:
-                plausible_mail += messages if plausible else 0
+            # Weighed against its reporter's plausible mail alone: a forged report of 10^9 messages, left out as
+            # implausible, made every real policy a sliver of the whole; a real one left out (forged small reports
+            # lowered its baseline) still weighs what it says.
+            weighed |= word.weighed()
+            for end, _, report, key, messages, _ in word.recent:
                 weight = weights.setdefault(key, _PolicyWeight(report))
                 who, shown = self.reporters[report.reporter]
                 view = entry.reporters.get(who)  # named as the verdict names it, when it counts
                 weight.add(report, end, messages, view.name if view is not None else shown, self.horizon)
-        # Weighed against the plausible mail alone: a forged report of 10^9 messages, left out as implausible,
-        # made every real policy a sliver of the whole; a real one left out (forged small reports lowered its
-        # baseline) still weighs what it says.
-        weighed = [key for key, weight in weights.items() if weight.messages >= WEIGHED_SHARE * plausible_mail]
 
         def taken_first(key: PolicyClaim) -> tuple[int, float, int]:
             # The least enforced; of policies applied alike (p=none, p=quarantine t=y) the latest, then the most mail.
             newest = min(weights[key].newest.end, self.horizon)
             return ENFORCEMENT.get(key[1], 0), -newest.timestamp(), -weights[key].messages
 
-        taken = min(weighed or list(weights), key=taken_first)
+        taken = min(weighed or set(weights), key=taken_first)
         ranked = [taken, *sorted((key for key in weights if key != taken), key=lambda key: -weights[key].messages)]
         if len(ranked) > 1:
             entry.disputed = [(_with_reports(_policy(weights[key].newest), weights[key].reports),
@@ -693,8 +709,8 @@ def _disputed_words(advice: DomainAdvice) -> str:
     given = [f"{policy.words()} ({_listed([_reporter_named(n) for n in names[:LISTED_SOURCES]], len(names))}:"
              f" {_count(messages, 'message')})" for policy, names, messages in advice.disputed[:LISTED_SOURCES]]
     return (f"The reporters' latest reports disagree on the published policy: {'; '.join(given)}. The advice takes"
-            f" the least enforced of them that 1% or more of this mail stands behind (reports can be forged); the"
-            f" domain's DMARC record (_dmarc.{advice.domain}) says which is published.")
+            " the least enforced of them that 1% or more of a reporter's mail stands behind (reports can be forged);"
+            f" the domain's DMARC record (_dmarc.{advice.domain}) says which is published.")
 
 
 def _subdomain_words(advice: DomainAdvice) -> str:

@@ -73,8 +73,8 @@ async def test_forged_reports_naming_another_policy_are_said_to_disagree() -> No
     assert advice.current is not None and advice.current.p == "none"
     assert ("The reporters' latest reports disagree on the published policy: p=none adkim=r aspf=r (google.com:"
             " 10,000 messages); p=reject adkim=r aspf=r (Someone, Other: 120 messages). The advice takes the least"
-            " enforced of them that 1% or more of this mail stands behind (reports can be forged); the domain's DMARC"
-            " record (_dmarc.example.com) says which is published.") in advice.summary
+            " enforced of them that 1% or more of a reporter's mail stands behind (reports can be forged); the domain's"
+            " DMARC record (_dmarc.example.com) says which is published.") in advice.summary
     assert [(entry["p"], entry["reporters"], entry["reports"]) for entry in advice.to_json()["policyDisputed"]] == [
         ("none", ["google.com"], 2), ("reject", ["Someone", "Other"], 2)]
     [honest] = await both_ways(real())
@@ -223,3 +223,30 @@ async def test_forged_passing_mail_under_a_made_up_reporter_cannot_dilute_a_smal
 def real_passing() -> list[ReportDigest]:
     return [report(aligned("192.0.2.10", 4000), day=date(2026, 3, d), reporter="google.com", rid=f"gp{d}")
             for d in (2, 4)]
+
+
+def _a_week_at_none() -> list[ReportDigest]:
+    """Two real reporters' daily reports of the week, at p=none: 200 passing messages and 20 of a failing relay."""
+    return [report(aligned("192.0.2.10", 200), record("198.51.100.7", 20, **ESP_FAILING),  # type: ignore[arg-type]
+                   day=date(2026, 3, d), reporter=who, rid=f"{who}-{d}") for who in ("google.com", "Yahoo")
+            for d in range(1, 7)]
+
+
+async def test_three_forged_reports_dated_last_under_each_real_name_cannot_push_its_week_out() -> None:
+    # tester86: three forged p=reject reports of 50 passing messages under each real reporter's name, dated on the
+    # period's last day, were each reporter's three latest: "Already at p=reject", no disagreement said.
+    forged_last = [report(aligned("192.0.2.10", 50), day=date(2026, 3, 7), reporter=who, rid=f"fg-{who}-{n}",
+                          p="reject") for who in ("google.com", "Yahoo") for n in range(3)]
+    [advice] = await both_ways([*_a_week_at_none(), *forged_last])
+    assert advice.current is not None and advice.current.p == "none", advice.summary
+    assert advice.verdict is Verdict.NOT_READY and "disagree on the published policy" in advice.summary
+
+
+async def test_a_made_up_reporter_s_huge_reports_cannot_make_the_real_policy_a_sliver() -> None:
+    # tester86: three p=reject reports of 100,000 messages from a made-up reporter, plausible against its own median,
+    # made the real reporters' p=none under 1% of all the mail: "Already at p=reject".
+    huge = [report(record("203.0.113.9", 100_000), day=date(2026, 3, 5 + n % 3), reporter="Z Mail Org",
+                   rid=f"z{n}", p="reject") for n in range(3)]
+    [advice] = await both_ways([*_a_week_at_none(), *huge])
+    assert advice.current is not None and advice.current.p == "none", advice.summary
+    assert advice.verdict is Verdict.NOT_READY, advice.summary
