@@ -325,28 +325,60 @@ made the real reporters' policy a sliver of it (tester86)."""
 
 
 @dataclass
-class _ReporterWord:
-    """One reporter's word on a domain's published policy: its :data:`RECENT_REPORTS` latest reports."""
+class _DayWord:
+    """A reporter's reports of one day (by their end) giving one policy: the newest of them, and what they hold."""
 
-    recent: list[tuple[datetime, int, CountedReport, PolicyClaim, int, bool]] = field(default_factory=list)
-    """(end, no later than the period's; arrival; report; its policy; its messages; plausible), oldest first."""
+    end: datetime
+    """The newest's end, no later than the period's."""
+    order: int
+    """The newest's arrival: what orders reports of one end."""
+    report: CountedReport
+    claim: PolicyClaim
+    messages: int = 0
+    plausible: int = 0
+    """Of :attr:`messages`, those of reports not left out (or doubted) against a baseline."""
+    reports: int = 0
+
+
+@dataclass
+class _ReporterWord:
+    """One reporter's word on a domain's published policy: its latest :data:`RECENT_REPORTS` reports at least, and
+    those ending within :data:`RECENT_DAYS` of its latest. Kept a day and policy at a time (what it holds is bounded
+    by the days, not by the reports: a forger may send thousands)."""
+
+    days: dict[tuple[date, PolicyClaim], _DayWord] = field(default_factory=dict)
 
     def add(self, report: CountedReport, claim: PolicyClaim, messages: int, horizon: datetime, order: int, *,
             plausible: bool) -> None:
         # A report ends in the past: one ending after the period (a forged end in 9999) is no later than the period's
         # end, so a date alone cannot make it the reporter's latest word.
-        self.recent.append((min(report.end, horizon), order, report, claim, messages, plausible))
-        self.recent.sort(key=lambda kept: (kept[0], kept[1]))
-        since = self.recent[-1][0] - RECENT_DAYS
-        older = next((at for at, kept in enumerate(self.recent) if kept[0] >= since), 0)
-        del self.recent[:min(older, max(len(self.recent) - RECENT_REPORTS, 0))]
+        end = min(report.end, horizon)
+        day = self.days.get((end.date(), claim))
+        if day is None:
+            day = self.days[end.date(), claim] = _DayWord(end, order, report, claim)
+        elif (end, order) > (day.end, day.order):
+            day.end, day.order, day.report = end, order, report
+        day.messages += messages
+        day.plausible += messages if plausible else 0
+        day.reports += 1
 
-    def weighed(self) -> set[PolicyClaim]:
-        """The policies this word gives with :data:`WEIGHED_SHARE` or more of its plausible mail behind them (all it
-        gives, when none of its mail is plausible)."""
+    def recent(self) -> list[_DayWord]:
+        """The days of its word, oldest first."""
+        days = sorted(self.days.values(), key=lambda day: (day.end, day.order))
+        if not days:
+            return []
+        since, reports, first = days[-1].end - RECENT_DAYS, 0, len(days)
+        while first > 0 and (days[first - 1].end >= since or reports < RECENT_REPORTS):
+            first -= 1
+            reports += days[first].reports
+        return days[first:]
+
+    def weighed(self, days: list[_DayWord]) -> set[PolicyClaim]:
+        """The policies ``days`` give with :data:`WEIGHED_SHARE` or more of its plausible mail behind them (all they
+        give, when none of its mail is plausible)."""
         mail: dict[PolicyClaim, int] = {}
-        for _, _, _, claim, messages, plausible in self.recent:
-            mail[claim] = mail.get(claim, 0) + (messages if plausible else 0)
+        for day in days:
+            mail[day.claim] = mail.get(day.claim, 0) + day.plausible
         total = sum(mail.values())
         return {claim for claim, messages in mail.items() if not total or messages >= WEIGHED_SHARE * total}
 
@@ -360,12 +392,12 @@ class _PolicyWeight:
     reports: int = 0
     reporters: list[str] = field(default_factory=list)
 
-    def add(self, report: CountedReport, end: datetime, messages: int, reporter: str, horizon: datetime) -> None:
-        """``report`` (ending at ``end``, no later than ``horizon``), of ``messages``, from ``reporter``."""
-        if end > min(self.newest.end, horizon):
-            self.newest = report
-        self.messages += messages
-        self.reports += 1
+    def add(self, day: _DayWord, reporter: str, horizon: datetime) -> None:
+        """A reporter's reports of one ``day`` (their ends no later than ``horizon``), from ``reporter``."""
+        if day.end > min(self.newest.end, horizon):
+            self.newest = day.report
+        self.messages += day.messages
+        self.reports += day.reports
         if reporter not in self.reporters:
             self.reporters.append(reporter)
 
@@ -509,12 +541,13 @@ class _Counting:
             # Weighed against its reporter's plausible mail alone: a forged report of 10^9 messages, left out as
             # implausible, made every real policy a sliver of the whole; a real one left out (forged small reports
             # lowered its baseline) still weighs what it says.
-            weighed |= word.weighed()
-            for end, _, report, key, messages, _ in word.recent:
-                weight = weights.setdefault(key, _PolicyWeight(report))
-                who, shown = self.reporters[report.reporter]
+            days = word.recent()
+            weighed |= word.weighed(days)
+            for day in days:
+                weight = weights.setdefault(day.claim, _PolicyWeight(day.report))
+                who, shown = self.reporters[day.report.reporter]
                 view = entry.reporters.get(who)  # named as the verdict names it, when it counts
-                weight.add(report, end, messages, view.name if view is not None else shown, self.horizon)
+                weight.add(day, view.name if view is not None else shown, self.horizon)
 
         def taken_first(key: PolicyClaim) -> tuple[int, float, int]:
             # The least enforced; of policies applied alike (p=none, p=quarantine t=y) the latest, then the most mail.
