@@ -32,8 +32,9 @@ class PastedEscapes:
     replaced by :data:`STAND_IN`; everything else passes as it came, at once.
 
     Inside a paste, an end of a read that may begin the closing sequence is held until the next read (a
-    terminal always closes its paste). Outside one, nothing is held: an opening sequence cut between two
-    reads is found by the last characters passed on.
+    terminal always closes its paste), and the paste ends at the read's last closing sequence: pasted text holding
+    one is text (a read cut between it and the terminal's own cannot tell them apart). Outside one, nothing is
+    held: an opening sequence cut between two reads is found by the last characters passed on.
     """
 
     def __init__(self) -> None:
@@ -63,7 +64,10 @@ class PastedEscapes:
 
     def _in_paste(self, data: str, out: list[str]) -> str:
         text, self._held = self._held + data, ""
-        found = text.find(PASTE_END)
+        # The last closing sequence of the read: one inside the pasted text is text too. A paste of
+        # ``Z<Esc>[201~<ctrl+s>`` ended at its own and typed ctrl+s, which saved the form (tester88); the terminal's
+        # own comes after it, in the same read as the rest of a paste of that size.
+        found = text.rfind(PASTE_END)
         if found < 0:
             held = _held_back(text, PASTE_END)
             self._held = text[len(text) - held:] if held else ""

@@ -48,7 +48,8 @@ class CapNotices:
 
     Textual's ``Input`` refuses an edit past ``max_length`` with a bell alone: a 5,000-key burst was saved cut to
     4,096 characters, and a 5,000-character paste did nothing, with no word (tester85). The keys of a burst past
-    the cap are refused one by one; the warning is said for the first only, and again once the value changed.
+    the cap are refused one by one; the warning is said for the first only, and again once the value changed. Each
+    paste refused is said (a second one said nothing: tester88).
     """
 
     def __init__(self) -> None:
@@ -69,10 +70,11 @@ class CapNotices:
         if len(field.value) - (end - start) + len(text) <= field.max_length:
             return False
         field.app.bell()
-        if self._said.get(field) != field.value:
+        pasted = isinstance(event, events.Paste)
+        if pasted or self._said.get(field) != field.value:  # each paste is said: one is a deliberate act
             self._said[field] = field.value
             cap = f"the field takes at most {field.max_length:,} characters"
             field.app.notify(f"Not pasted: {cap}, and the paste ({len(text):,}) would pass that." if
-                             isinstance(event, events.Paste) else f"Not typed: {cap}; the keys past that were dropped.",
+                             pasted else f"Not typed: {cap}; the keys past that were dropped.",
                              severity="warning")
         return True

@@ -569,6 +569,8 @@ def test_an_esc_inside_a_bracketed_paste_is_the_paste_s_never_a_key(server: Serv
         terminal.type(ENTER + END + PASTE_START + b" before\x1b[31mafter" + PASTE_END)
         terminal.wait_for("Not pasted: the paste held a control character (Esc)", "the paste refused")
         terminal.type(PASTE_START + b"ok\x1b" + CTRL_S + PASTE_END)
+        # tester88: the paste's own closing sequence, then ctrl+s: the paste ended there and ctrl+s saved the form.
+        terminal.type(PASTE_START + b"Z" + PASTE_END + CTRL_S + PASTE_END)
         terminal.wait_for(lambda text: text.count("Not pasted") >= 1 and f"{title}:" in text, "still in the form")
         text = terminal.steady(quiet=1.0)
         assert f"{title}:" in text and "[31m" not in text and "after" not in text, "the paste typed into the form"

@@ -8,10 +8,10 @@ import pytest
 from tui.pasted_escapes import PASTE_END, PASTE_START, STAND_IN, PastedEscapes
 from tui.textual_compat import escape_kept_parser
 
-STREAM = ("\x1b[A" + "x" + PASTE_START + "before\x1b[31mafter\x1b\x13" + PASTE_END + "\x1bj"
-          + PASTE_START + "\x1b[20" + PASTE_END + "\x1b[201")
-KEPT = ("\x1b[A" + "x" + PASTE_START + f"before{STAND_IN}[31mafter{STAND_IN}\x13" + PASTE_END + "\x1bj"
-        + PASTE_START + f"{STAND_IN}[20" + PASTE_END + "\x1b[201")
+STREAM = "\x1b[A" + "x" + PASTE_START + "before\x1b[31mafter\x1b\x13" + PASTE_END + "\x1bj"
+KEPT = "\x1b[A" + "x" + PASTE_START + f"before{STAND_IN}[31mafter{STAND_IN}\x13" + PASTE_END + "\x1bj"
+AFTER = "x" + PASTE_START + "\x1b[20" + PASTE_END + "\x1b[201"
+AFTER_KEPT = "x" + PASTE_START + f"{STAND_IN}[20" + PASTE_END + "\x1b[201"
 
 
 def kept_in_reads(reads: list[str]) -> str:
@@ -21,6 +21,7 @@ def kept_in_reads(reads: list[str]) -> str:
 
 def test_escapes_inside_a_paste_only_are_replaced() -> None:
     assert kept_in_reads([STREAM]) == KEPT
+    assert kept_in_reads([AFTER]) == AFTER_KEPT  # the start of a closing sequence inside, and one begun after
 
 
 @pytest.mark.parametrize("cut", range(1, len(STREAM)))
@@ -31,6 +32,13 @@ def test_a_read_cut_anywhere_gives_the_same(cut: int) -> None:
 
 def test_one_character_a_read_gives_the_same() -> None:
     assert kept_in_reads(list(STREAM)) == KEPT
+    assert kept_in_reads([STREAM, AFTER]) == KEPT + AFTER_KEPT  # a second paste in a later read
+
+
+def test_a_closing_sequence_inside_the_pasted_text_is_text() -> None:
+    # tester88: a paste of Z<Esc>[201~<ctrl+s> ended at its own closing sequence, and ctrl+s saved the form.
+    forged = PASTE_START + "Z" + PASTE_END + "\x13" + PASTE_END + "j"
+    assert kept_in_reads([forged]) == PASTE_START + f"Z{STAND_IN}[201~\x13" + PASTE_END + "j"
 
 
 def test_outside_a_paste_nothing_is_held_back() -> None:

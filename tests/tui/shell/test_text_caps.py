@@ -41,6 +41,9 @@ async def test_a_huge_paste_into_a_field_without_a_cap_of_its_own_is_refused(con
         # Said, not a bell alone (tester85: a 5,000-character paste did nothing, with no word).
         said = f"Not pasted: the field takes at most {TEXT_MAX:,} characters, and the paste (100,000) would pass that."
         assert notifications(pilot.app).count(said) == 1
+        paste(pilot.app, HUGE)
+        await settle(pilot)
+        assert notifications(pilot.app).count(said) == 2  # each paste is said, the value unchanged or not
 
 
 async def test_keys_typed_past_the_cap_are_dropped_and_said_once(console: Console) -> None:
