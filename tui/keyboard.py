@@ -66,7 +66,7 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from tui.lifecycle import ready
-from tui.text_caps import TEXT_MAX
+from tui.text_caps import TEXT_MAX, room_left
 from tui.textual_compat import refresh_callbacks_pending
 
 
@@ -316,8 +316,7 @@ class KeyPath:
         field = self._typing[1] if self._typing is not None else None
         if not isinstance(first, events.Key) or not isinstance(field, Input) or not _takes_runs(field):
             return first
-        start, end = sorted(field.selection)
-        room = (field.max_length or inf) - (len(field.value) - (end - start))
+        room = room_left(field)
         characters = [str(first.character)]
         while (self.queue and len(characters) < room and isinstance(head := self.queue[0], events.Key)
                and self._types_on(head)):

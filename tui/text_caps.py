@@ -14,6 +14,7 @@ widget), so a field added later is capped without a line of its own.
 
 from __future__ import annotations
 
+from math import inf
 from weakref import WeakKeyDictionary
 
 from textual import events
@@ -43,6 +44,12 @@ def cap_field(widget: Widget) -> None:
         widget.max_length = len(widget.value) + TEXT_MAX
 
 
+def room_left(field: Input) -> float:
+    """Characters ``field`` takes before its cap, the selection typed over counted free (inf: no cap)."""
+    start, end = sorted(field.selection)
+    return (field.max_length or inf) - (len(field.value) - (end - start))
+
+
 class CapNotices:
     """Text refused at a field's cap is said, once for each value the field holds.
 
@@ -66,8 +73,7 @@ class CapNotices:
             text = event.character
         else:
             return False
-        start, end = sorted(field.selection)
-        if len(field.value) - (end - start) + len(text) <= field.max_length:
+        if len(text) <= room_left(field):
             return False
         field.app.bell()
         pasted = isinstance(event, events.Paste)

@@ -195,7 +195,7 @@ def _refuse_paths_past_the_kind(heads: dict[str, FieldSpec], patch: dict[str, An
         if kind is None or fields_at(kind, rest) or not having:
             continue  # a field no kind has is the server's to name, as any unknown field
         shown = safe_text(str(now.get(TYPE_KEY)), max_len=40)
-        example = f"{{\"@type\":\"{having[0]}\",...}}"
+        example = f'{{"{TYPE_KEY}":"{having[0]}",...}}'
         raise UsageError(f"{key}: {head} is of kind {shown} on the server, which has no {rest}; give {head} whole with"
                          f" its kind (--field '{head}={example}'); nothing was sent")
 

@@ -373,7 +373,8 @@ class _ReporterWord:
             reports += days[first].reports
         return days[first:]
 
-    def weighed(self, days: list[_DayWord]) -> set[PolicyClaim]:
+    @staticmethod
+    def weighed(days: list[_DayWord]) -> set[PolicyClaim]:
         """The policies ``days`` give with :data:`WEIGHED_SHARE` or more of its plausible mail behind them (all they
         give, when none of its mail is plausible)."""
         mail: dict[PolicyClaim, int] = {}
