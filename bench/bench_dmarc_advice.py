@@ -7,6 +7,12 @@ peak memory. Then the time to name 1,000 sources through a fake resolver that an
 each query after 20 ms, at the default concurrency and at 1, and how many were named:
 what the bound on concurrency buys, without touching the network.
 
+With ``--flood``, forged reports of that many distinct sources in all (20,000 a report, one failing
+message each, every record authenticated by a domain of its own, as a forger writes them): the time and
+peak memory of ``advise_stored`` offline, in a process of its own per size, so one size's peak is not
+another's. The advice judges so many sources one by one only (``MAX_JUDGED_SOURCES``) and counts the
+rest's mail.
+
 With ``--cli-sizes``, it also runs ``dmarc-advice --offline --json`` itself against a stub
 of that many reports (its own process, the database seeded once, as in
 ``bench_dmarc_console.py``): a first run on an empty data directory (every report
@@ -14,7 +20,8 @@ fetched), then a second run on the same one (the server's digest store kept: not
 fetched), with the wall time and peak RSS of each. ``--code DIR`` runs the command from
 another checkout (an earlier commit unpacked there), for a before/after on one machine.
 
-Run: ``python bench/bench_dmarc_advice.py [--sizes 1000,10000,100000] [--cli-sizes 1000,100000]``.
+Run: ``python bench/bench_dmarc_advice.py [--sizes 1000,10000,100000] [--flood 100000,400000]
+[--cli-sizes 1000,100000]``.
 """
 
 from __future__ import annotations
@@ -57,6 +64,56 @@ def synthetic(count: int) -> list[ReportDigest]:
                                     end=begin + timedelta(hours=23), records=records, p="none", adkim="relaxed",
                                     aspf="relaxed"))
     return reports
+
+
+FLOOD_DOMAIN = "flood.example"
+FLOOD_PER_REPORT = 20_000
+
+
+def flooded(sources: int) -> list[ReportDigest]:
+    """Reports of ``sources`` distinct IPv6 sources in all, :data:`FLOOD_PER_REPORT` a report, a day apart."""
+    reports = []
+    for n, at in enumerate(range(0, sources, FLOOD_PER_REPORT)):
+        begin = datetime(2026, 2, 1, tzinfo=UTC) + timedelta(days=n % 28)
+        records = tuple(
+            RecordDigest(source_ip=f"2001:db8:{n:x}::{k:x}", count=1, disposition="none", dkim="fail", spf="fail",
+                         header_from=FLOOD_DOMAIN, envelope_from=FLOOD_DOMAIN,
+                         spf_auth=((f"s{k}.spam{n}.test", "pass"),))
+            for k in range(min(FLOOD_PER_REPORT, sources - at))
+        )
+        reports.append(ReportDigest(id=f"f{n}", reporter=f"Flood{n}", report_id=str(n), policy_domain=FLOOD_DOMAIN,
+                                    begin=begin, end=begin + timedelta(hours=23), records=records))
+    return reports
+
+
+FLOODED = """
+import asyncio, resource, sys, time
+from datetime import timedelta
+from bench.bench_dmarc_advice import LAST, flooded
+from jmapclient.dmarc.digest_store import DigestStore
+from jmapclient.dmarc.insight.advice import advise_stored
+from jmapclient.dmarc.insight.names import NameResolver
+store = DigestStore(None)
+digests = flooded(int(sys.argv[1]))
+store.put(digests)
+store.mark_listed([d.id for d in digests])
+del digests
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+began = time.perf_counter()
+advice = asyncio.run(advise_stored(store, LAST - timedelta(days=29), LAST, resolver=NameResolver(offline=True)))
+seconds = time.perf_counter() - began
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(f"{seconds:.2f} {before:.0f} {peak:.0f} {sum(len(a.sources) for a in advice)} {advice[0].verdict}")
+"""
+"""One flood's advice in a process of its own: seconds, peak RSS before and after judging (MiB), sources judged."""
+
+
+def flood_figures(sources: int) -> None:
+    done = subprocess.run([sys.executable, "-c", FLOODED, str(sources)], capture_output=True, text=True, timeout=1200,
+                          check=True, cwd=ROOT)
+    seconds, before, peak, judged, verdict = done.stdout.split(maxsplit=4)
+    print(f"advice over a flood of {sources:>7} forged sources: {float(seconds):6.2f} s, {judged} judged one by one,"
+          f" peak RSS {before} MiB stored, {peak} MiB after judging; verdict {verdict.strip()}")
 
 
 class SlowResolver:
@@ -184,12 +241,15 @@ def cli_figures(size: int, code: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--flood", default="", help="sources a flood of forged reports names in all, comma-separated")
     parser.add_argument("--cli-sizes", default="")
     parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose dmarc-advice runs")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     for size in (int(s) for s in args.sizes.split(",") if s):
         asyncio.run(advice_figures(size))
+    for sources in (int(s) for s in args.flood.split(",") if s):
+        flood_figures(sources)
     for size in (int(s) for s in args.cli_sizes.split(",") if s):
         cli_figures(size, args.code.resolve())
     if not args.sizes:

@@ -1,10 +1,11 @@
 """What in a ``dmarc-advice`` run needs a person's attention, for ``--check`` (cron) and ``--since-last``.
 
-Four things do: a **new source failing** DMARC for a domain, an **authorised source failing**
+Five things do: a **new source failing** DMARC for a domain, an **authorised source failing**
 (mail the owner sends on purpose, failing: a broken DKIM key, an SPF record missing a host), a **failing
 source that grew** since the previous run, or past what the reports before the period held of it
-(:func:`grew`), and a **verdict that moved back** since the previous run (ready → not ready, enforced →
-anything else).
+(:func:`grew`), a **verdict that moved back** since the previous run (ready → not ready, enforced →
+anything else), and **failing mail not judged**: from more sources than the advice judges one by one
+(:data:`~jmapclient.dmarc.insight.judge.MAX_JUDGED_SOURCES`), where a new source failing could hide.
 
 The previous run is kept per server (a small JSON file beside the digest store, 0600): each domain's
 verdict, the sources it saw and how many of each one's messages failed. ``--since-last`` calls a source
@@ -57,7 +58,8 @@ class PreviousRun:
 class Attention:
     domain: str
     kind: str
-    """``new-failing-source``, ``authorised-source-failing``, ``failing-source-grew`` or ``verdict-moved-back``."""
+    """``new-failing-source``, ``authorised-source-failing``, ``failing-source-grew``, ``verdict-moved-back`` or
+    ``failing-unjudged``."""
     text: str
 
     def to_json(self) -> dict[str, str]:
@@ -148,6 +150,12 @@ def attention(advice: Iterable[DomainAdvice], previous: PreviousRun | None) -> l
                 found.append(Attention(entry.domain, "failing-source-grew", (
                     f"failing source grew: {_source_words(source)} ({counted(source.before, 'message')} failed in"
                     " the reports before the period)")))
+        unjudged = entry.unjudged
+        if unjudged is not None and unjudged.failing:
+            found.append(Attention(entry.domain, "failing-unjudged", (
+                f"failing mail not judged: {unjudged.failing:,} of {unjudged.messages:,} messages from"
+                f" {counted(unjudged.sources, 'source')} past the {len(entry.sources):,} judged one by one fail"
+                " DMARC (a new source failing among them is not named)")))
         if before is not None and _moved_back(before.verdict, entry.verdict):
             found.append(Attention(entry.domain, "verdict-moved-back",
                                    f"verdict moved back from {before.verdict} to {entry.verdict}: {entry.summary}"))

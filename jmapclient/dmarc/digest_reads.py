@@ -152,15 +152,28 @@ class DigestReads(DigestFigures):
                         _pairs(results)
             yield from rows
 
-    def source_ips(self, first: date, last: date) -> list[str]:
-        """The sources of the listed reports of the period, the most messages first (without reading the reports
-        back): names are looked up in this order, and only so many (``insight.names.MAX_LOOKUPS``)."""
+    def busiest_sources(self, first: date, last: date, domain: str | None, *, per_domain: int,
+                        in_all: int) -> tuple[list[tuple[str, str]], dict[str, int]]:
+        """The (policy domain, source IP) of the listed reports of the period with the most messages, at most
+        ``per_domain`` of a domain and ``in_all`` in all, the most messages first (then domain and IP); and each
+        domain's number of distinct sources. ``domain`` keeps one policy domain.
+
+        Ranked here, in SQL, so that what the advice judges one by one is bounded without the period's every
+        source held in this process (a flood of forged reports named 400,000)."""
+        where = "r.day BETWEEN ? AND ?" + ("" if domain is None else " AND r.policy_domain = ?")
+        arguments: tuple[object, ...] = (first.isoformat(), last.isoformat()) + (() if domain is None else (domain,))
         with self._lock:
-            return [ip for (ip,) in self._db.execute(
-                "SELECT records.source_ip FROM reports r JOIN listed USING(id)"
-                " JOIN records ON records.report=r.key WHERE r.day BETWEEN ? AND ?"
-                " GROUP BY 1 ORDER BY SUM(records.count) DESC, 1",
-                (first.isoformat(), last.isoformat()))]
+            chosen = self._db.execute(
+                "WITH totals AS (SELECT r.policy_domain AS d, records.source_ip AS ip, SUM(records.count) AS n"
+                " FROM reports r JOIN listed USING(id) JOIN records ON records.report=r.key"
+                f" WHERE {where} GROUP BY 1, 2),"
+                " ranked AS (SELECT d, ip, n, ROW_NUMBER() OVER (PARTITION BY d ORDER BY n DESC, ip) AS k FROM totals)"
+                " SELECT d, ip FROM ranked WHERE k <= ? ORDER BY n DESC, d, ip LIMIT ?",
+                (*arguments, per_domain, in_all)).fetchall()
+            sources = self._db.execute(
+                "SELECT r.policy_domain, COUNT(DISTINCT records.source_ip) FROM reports r JOIN listed USING(id)"
+                f" JOIN records ON records.report=r.key WHERE {where} GROUP BY 1", arguments).fetchall()
+        return [(d, ip) for d, ip in chosen], {d: int(n) for d, n in sources}
 
     def seen_before(self, first: date, ips: Iterable[str] | None = None) -> dict[tuple[str, str], int] | None:
         """(policy domain, source IP) of the listed reports whose day is before ``first``, each with its messages

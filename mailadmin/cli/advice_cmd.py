@@ -167,7 +167,10 @@ def human_lines(advice: DomainAdvice) -> list[str]:
     lines += table_lines(["source", "name", "service", "class", "messages", "pass", "new"], rows)
     hidden = len(advice.sources) - SOURCE_ROWS
     if hidden > 0:
-        lines.append(f"… and {hidden} more sources (--json lists all)")
+        lines.append(f"… and {hidden:,} more sources (--json lists them)")
+    if advice.unjudged is not None:
+        lines.append(f"… and {advice.unjudged.sources:,} more sources, counted but not judged one by one:"
+                     f" {counted(advice.unjudged.messages, 'message')}, {advice.unjudged.failing:,} failing DMARC")
     fixes = [(s, fix) for s in advice.sources[:SOURCE_ROWS] for fix in s.fixes]
     for source, fix in fixes:
         lines.append(f"fix {source.ip}: {fix}")

@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 from jmapclient.dmarc.analytics import RecordDigest, ReportDigest
 from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.dmarc.insight.advice import DomainAdvice, advise, advise_stored
+from jmapclient.dmarc.insight.judge import source_bound
 from jmapclient.dmarc.insight.names import NameResolver
 from jmapclient.dmarc.insight.services import load_senders
 
@@ -57,10 +58,10 @@ async def both_ways(reports: list[ReportDigest], domain: str | None = None,
     try:
         stored = await advise_stored(store, first, last, resolver=NameResolver(offline=True), domain=domain,
                                      senders=senders)
-        ips = store.source_ips(first, last)
-        names = await NameResolver(offline=True).resolve_all(ips)
-        digests = advise(reports, first, last, names=names, seen_before=store.seen_before(first, ips), domain=domain,
-                         senders=senders)
+        bound = source_bound(store, first, last)
+        names = await NameResolver(offline=True).resolve_all(bound.ips)
+        digests = advise(reports, first, last, names=names, seen_before=store.seen_before(first, bound.ips),
+                         domain=domain, senders=senders, bound=bound)
     finally:
         store.close()
     assert [a.to_json() for a in stored] == [a.to_json() for a in digests]

@@ -26,10 +26,13 @@ from jmapclient.dmarc.insight.judge import (
     AUTHORISED,
     JudgedSource,
     ReportContext,
+    SourceBound,
     SourceClass,
     SubdomainMail,
     Tallies,
+    UnjudgedMail,
     report_context,
+    source_bound,
     tallies_of,
 )
 from jmapclient.dmarc.insight.names import NameResolver, SourceName
@@ -183,6 +186,9 @@ class DomainAdvice:
     """Its mail From subdomains in reports publishing sp=: left out of the judgement and of :attr:`affected`."""
     doubted: list[LeftOut] = field(default_factory=list)
     """Reports implausible against their baseline, counted all the same: left out, the advice was less cautious."""
+    unjudged: UnjudgedMail | None = None
+    """The mail of its sources past :data:`~.judge.MAX_JUDGED_SOURCES`: counted, not judged; it holds the domain
+    back."""
     verdict: Verdict = Verdict.TOO_LITTLE_DATA
     summary: str = ""
     """The verdict in words, with the evidence."""
@@ -236,6 +242,9 @@ class DomainAdvice:
             "subdomainsUnderSp": None if self.subdomains is None else {
                 "messages": self.subdomains.messages, "failing": self.subdomains.failing,
                 "domains": sorted(self.subdomains.domains), "sp": sorted(self.subdomains.policies)},
+            "unjudged": None if self.unjudged is None else {
+                "sources": self.unjudged.sources, "messages": self.unjudged.messages,
+                "failing": self.unjudged.failing},
             "countedThoughImplausible": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages,
                                           "why": r.why} for r in self.doubted],
             "verdict": str(self.verdict),
@@ -476,15 +485,17 @@ class _Counting:
         return policy
 
     def advice(self, sources: Iterable[JudgedSource], seen_before: Collection[tuple[str, str]] | None,
-               subdomains: Mapping[str, SubdomainMail],
-               own_mail: Iterable[tuple[str, str, int, int]] = ()) -> list[DomainAdvice]:
-        """The advice per domain with the judged sources of the counted reports (and their ``subdomains``' mail
-        left out of them), biggest domain first."""
-        self._reports_under(own_mail)
+               tallies: Tallies) -> list[DomainAdvice]:
+        """The advice per domain with the judged sources of the counted reports (and the ``tallies``' mail they
+        left out of them: a subdomain's, the sources' past the bound), biggest domain first."""
+        self._reports_under(tallies.reports_of_own_mail())
         advice = self.domains
-        for name, mail in subdomains.items():
+        for name, mail in tallies.subdomains.items():
             if name in advice:
                 advice[name].subdomains = mail
+        for name, unjudged in tallies.unjudged.items():
+            if name in advice:
+                advice[name].unjudged = unjudged
         for source in sources:
             entry = advice[source.policy_domain]
             key = (source.policy_domain, source.ip)
@@ -572,6 +583,7 @@ def advise(
     domain: str | None = None,
     senders: SenderMap | None = None,
     screening: Screening | None = None,
+    bound: SourceBound | None = None,
 ) -> list[DomainAdvice]:
     """Advice per policy domain of the reports whose day is in ``first..last``.
 
@@ -579,7 +591,8 @@ def advise(
     the sources of the period not in it are marked new (None: the history is not all held, and
     no source is said to be new or not). ``domain`` keeps one policy domain.
     ``screening`` (:func:`screen_reports` of the same digests) says which reports count; without
-    it the digests are held and screened here.
+    it the digests are held and screened here. ``bound`` (:func:`~.judge.source_bound` of the store they come
+    from) says which sources are judged one by one; without it, every one.
     """
     wanted = _wanted(domain)
     if screening is None:
@@ -607,8 +620,8 @@ def advise(
                 counting.count(entry, report, messages, passed)
                 yield report
 
-        tallies = tallies_of(chosen(), senders=senders)
-        return counting.advice(tallies.judge(names), seen_before, tallies.subdomains, tallies.reports_of_own_mail())
+        tallies = tallies_of(chosen(), senders=senders, bound=bound)
+        return counting.advice(tallies.judge(names), seen_before, tallies)
 
     advice = judged(screening)
     doubtful = _doubtful(advice, screening)
@@ -759,6 +772,14 @@ def _subdomain_words(advice: DomainAdvice) -> str:
             " not act on them.")
 
 
+def _unjudged_words(unjudged: UnjudgedMail, judged: int) -> str:
+    """The mail of the sources past the bound (:data:`~.judge.MAX_JUDGED_SOURCES`): counted, not judged, so the
+    domain is not called ready."""
+    return (f"the reports name {unjudged.sources + judged:,} sources, too many to judge each: the {judged:,} with the"
+            f" most messages are judged one by one, the other {_count(unjudged.sources, 'source')} sent"
+            f" {_count(unjudged.messages, 'message')} ({unjudged.failing:,} failing DMARC), counted but not judged")
+
+
 def _doubted_words(advice: DomainAdvice) -> str:
     """The reports counted although implausible against their baseline: left out, the advice was less cautious."""
     return _reports_words("Counted although implausible, since leaving them out made the advice less cautious",
@@ -805,6 +826,9 @@ def _verdict(advice: DomainAdvice) -> tuple[Verdict, str]:
         evidence.append(f"{_count(forwarded.failing, 'forwarded or mailing-list message')} would be acted on too")
     if unknown.messages:
         evidence.append(f"{_count(unknown.failing, 'message')} from unknown sources would be stopped")
+    unjudged = advice.unjudged
+    if unjudged is not None:
+        evidence.append(_unjudged_words(unjudged, len(advice.sources)))
     if advice.next_step is None:
         return Verdict.ENFORCED, "Already at p=reject: " + "; ".join(evidence) + "."
     step = f"p={advice.next_step}"
@@ -820,7 +844,7 @@ def _verdict(advice: DomainAdvice) -> tuple[Verdict, str]:
     if doubting:
         evidence.append(f"authorised mail passes less than {format_rate(READY_SHARE)} as seen by "
                         + ", ".join(doubting[:LISTED_SOURCES]))
-    if rate is None or rate < READY_SHARE or over or doubting:
+    if rate is None or rate < READY_SHARE or over or doubting or unjudged is not None:
         return Verdict.NOT_READY, f"Not ready for {step}: " + "; ".join(evidence) + "."
     if advice.authorised_messages < MIN_MESSAGES:
         # Spoofed mail counts towards the data, not towards knowing the domain's own mail: three
@@ -859,6 +883,8 @@ async def advise_stored(
     says now, and again as :meth:`NameResolver.stream` brings names in.
     """
     wanted = _wanted(domain)
+    with collector_paused():
+        bound = source_bound(store, first, last, wanted)
 
     async def judged(screening: Screening | None) -> tuple[list[DomainAdvice], Screening]:
         # The reports' rows alone are screened and counted; then the records of those counted stream from the
@@ -880,13 +906,13 @@ async def advise_stored(
                     context = report_context(report)
                     contexts[report.key] = shared.setdefault(context, context)
             del reports
-            tallies = Tallies(store.records_of(list(contexts)), contexts, senders=senders, lists=stored_lists)
+            tallies = Tallies(store.records_of(list(contexts)), contexts, senders=senders, lists=stored_lists,
+                              bound=bound)
             ips = tallies.ips()  # the sources counted: names are looked up for them only
         names = await resolver.resolve_all(ips, budget=naming_budget) if resolver is not None else {}
         with collector_paused():
             judged_sources = tallies.judge(names)
-            return counting.advice(judged_sources, store.seen_before(first, ips), tallies.subdomains,
-                                   tallies.reports_of_own_mail()), screening
+            return counting.advice(judged_sources, store.seen_before(first, ips), tallies), screening
 
     advice, screening = await judged(None)
     doubtful = _doubtful(advice, screening)

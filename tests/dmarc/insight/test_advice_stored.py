@@ -19,7 +19,7 @@ from jmapclient.dmarc.analytics import ReportDigest
 from jmapclient.dmarc.digest_reads import StoredLists, stored_lists
 from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.dmarc.insight.advice import advise, advise_stored
-from jmapclient.dmarc.insight.judge import Tallies, report_context
+from jmapclient.dmarc.insight.judge import Tallies, report_context, source_bound
 from jmapclient.dmarc.insight.names import NameResolver
 from jmapclient.dmarc.insight.services import load_senders
 from tests.support.insight_reports import aligned, record, report
@@ -92,10 +92,10 @@ async def test_the_stored_advice_is_the_digests_advice(domain: str | None, owned
     senders = load_senders().with_owned(owned)
     stored = await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True), domain=domain,
                                  senders=senders)
-    ips = store.source_ips(FIRST, LAST)
-    names = await NameResolver(offline=True).resolve_all(ips)
-    digests = advise(store.digests(FIRST, LAST), FIRST, LAST, names=names, seen_before=store.seen_before(FIRST, ips),
-                     domain=domain, senders=senders)
+    bound = source_bound(store, FIRST, LAST)
+    names = await NameResolver(offline=True).resolve_all(bound.ips)
+    digests = advise(store.digests(FIRST, LAST), FIRST, LAST, names=names,
+                     seen_before=store.seen_before(FIRST, bound.ips), domain=domain, senders=senders, bound=bound)
     assert [a.to_json() for a in stored] == [a.to_json() for a in digests]
     assert stored  # and the cases are there to be told apart:
     com = next((a for a in stored if a.domain == "example.com"), None)

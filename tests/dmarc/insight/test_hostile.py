@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from jmapclient.dmarc.insight.advice import advise
 from jmapclient.dmarc.insight.alignment import aligned
-from jmapclient.dmarc.insight.judge import SourceClass
+from jmapclient.dmarc.insight.judge import SourceClass, source_bound
 from jmapclient.dmarc.insight.services import base_domain, load_senders
 from tests.support.insight_reports import record, report
 
@@ -69,10 +69,10 @@ def test_hostile_records_through_the_store_give_the_digests_advice(rows: list) -
 
     async def both() -> tuple[list[object], list[object]]:
         stored = await advise_stored(store, first, last, resolver=NameResolver(offline=True))
-        ips = store.source_ips(first, last)
-        names_known = await NameResolver(offline=True).resolve_all(ips)
+        bound = source_bound(store, first, last)
+        names_known = await NameResolver(offline=True).resolve_all(bound.ips)
         digests = advise(store.digests(first, last), first, last, names=names_known,
-                         seen_before=store.seen_before(first, ips))
+                         seen_before=store.seen_before(first, bound.ips), bound=bound)
         return [a.to_json() for a in stored], [a.to_json() for a in digests]
 
     stored, digests = asyncio.run(both())

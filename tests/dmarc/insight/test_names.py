@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from jmapclient.dmarc.digest_store import DigestStore
 from jmapclient.dmarc.insight import names
-from jmapclient.dmarc.insight.judge import Tallies, report_context
+from jmapclient.dmarc.insight.judge import Tallies, report_context, source_bound
 from jmapclient.dmarc.insight.names import NameCache, NameResolver, NameStatus
 from jmapclient.dmarc.insight.services import Service
 from tests.support.fake_dns import BROKEN, HANG, FakeResolver
@@ -276,7 +276,7 @@ async def test_the_sources_are_given_for_naming_the_most_messages_first() -> Non
     store.put(reports)
     store.mark_listed([r.id for r in reports])
     try:
-        assert store.source_ips(*PERIOD) == ["203.0.113.9", "198.51.100.4", "192.0.2.1"]
+        assert source_bound(store, *PERIOD).ips == ("203.0.113.9", "198.51.100.4", "192.0.2.1")
     finally:
         store.close()
     contexts = {n: report_context(r) for n, r in enumerate(reports)}
