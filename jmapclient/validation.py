@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from jmapclient.encoding import bound_message
+from jmapclient.encoding import bound_message, escape_pointer
 from jmapclient.errors import LocalValidationError
+from jmapclient.masking import list_items, variant_model
 from jmapclient.models._base import WireModel
-from jmapclient.models.introspect import unknown_properties
+from jmapclient.models.introspect import FieldSpec, fields_of, unknown_properties
 from jmapclient.models.objects import ObjectType
 
 
@@ -93,3 +95,36 @@ def validate_written(object_type: ObjectType, wire: Any) -> WireModel:
     if unknown := unknown_properties(validated):
         raise LocalValidationError({path: "unknown property" for path in unknown})
     return validated
+
+
+def _fields(model: type[WireModel] | None, wire: Any, path: str = "") -> Iterator[tuple[str, FieldSpec, Any]]:
+    """(pointer path, declaration, value) of every field ``wire`` sets, nested ones included."""
+    if model is None or not isinstance(wire, Mapping):
+        return
+    for spec in fields_of(model):
+        if spec.wire not in wire:
+            continue
+        value = wire[spec.wire]
+        here = f"{path}{escape_pointer(spec.wire)}"
+        yield here, spec, value
+        if spec.kind == "variant":
+            yield from _fields(variant_model(spec, value), value, f"{here}/")
+        elif spec.kind == "object":
+            yield from _fields(spec.item_model, value, f"{here}/")
+        elif spec.kind == "list" and spec.item_model is not None and isinstance(value, Mapping):
+            for index, item in enumerate(list_items(value)):
+                yield from _fields(spec.item_model, item, f"{here}/{index}/")
+
+
+def unparsable(model: type[WireModel] | None, wire: Any) -> list[tuple[str, str]]:
+    """(path, reason) of each value the real server cannot parse although the models read it (wire-notes, "set"):
+    a set or list written as a JSON array, a Duration of 0. The bundled server's stalwart profile refuses them
+    as the real one does, and ``apply`` before it sends anything: a file giving a set as an array passed the
+    plan and ``--dry-run``, and the real run was refused half applied (tester89)."""
+    found: list[tuple[str, str]] = []
+    for path, spec, value in _fields(model, wire):
+        if spec.kind in ("set", "list") and isinstance(value, list):
+            found.append((path, f"a {spec.kind} is sent as an object, not a JSON array"))
+        elif spec.kind == "duration" and value == 0 and not isinstance(value, bool):
+            found.append((path, "Invalid duration value"))
+    return found

@@ -1,20 +1,21 @@
 """Rules the real server applies to what a set sends, beyond the models (wire-notes.md, "set").
 
-Only the ``stalwart`` profile applies them: sets and lists sent as JSON arrays, and a
-Duration of 0, are refused as ``invalidPatch``; an OIDC directory gets the server's
+Only the ``stalwart`` profile applies them: what the real server cannot parse although the models
+read it (:func:`jmapclient.validation.unparsable`: sets and lists sent as JSON arrays, a Duration of 0)
+is refused as ``invalidPatch``; an OIDC directory gets the server's
 ``requireAudience`` default; strings and set members are trimmed, a blank one refused, and a
 ``false`` member of a whole set left out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from jmapclient.encoding import escape_pointer, list_to_wire
 from jmapclient.masking import list_items, variant_model
 from jmapclient.models import WireModel
-from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
+from jmapclient.models.introspect import TYPE_KEY, fields_of
 from jmapclient.models.objects import DIRECTORY
 
 SERVER_FILLED = {"Oidc": ("requireAudience",)}
@@ -28,36 +29,6 @@ def _server_defaults(variant: str) -> dict[str, Any]:
         return {}
     declared = {spec.wire: spec.default for spec in fields_of(model)}
     return {name: declared[name] for name in SERVER_FILLED.get(variant, ()) if declared.get(name) is not None}
-
-
-def _fields(model: type[WireModel] | None, wire: Any, path: str = "") -> Iterator[tuple[str, FieldSpec, Any]]:
-    """(pointer path, declaration, value) of every field ``wire`` sets, nested ones included."""
-    if model is None or not isinstance(wire, Mapping):
-        return
-    for spec in fields_of(model):
-        if spec.wire not in wire:
-            continue
-        value = wire[spec.wire]
-        here = f"{path}{escape_pointer(spec.wire)}"
-        yield here, spec, value
-        if spec.kind == "variant":
-            yield from _fields(variant_model(spec, value), value, f"{here}/")
-        elif spec.kind == "object":
-            yield from _fields(spec.item_model, value, f"{here}/")
-        elif spec.kind == "list" and spec.item_model is not None and isinstance(value, Mapping):
-            for index, item in enumerate(list_items(value)):
-                yield from _fields(spec.item_model, item, f"{here}/{index}/")
-
-
-def unparsable(model: type[WireModel] | None, wire: Any) -> list[tuple[str, str]]:
-    """(path, reason) of each value the real server cannot parse although the models would read it."""
-    found: list[tuple[str, str]] = []
-    for path, spec, value in _fields(model, wire):
-        if spec.kind in ("set", "list") and isinstance(value, list):
-            found.append((path, f"a {spec.kind} is sent as an object, not a JSON array"))
-        elif spec.kind == "duration" and value == 0 and not isinstance(value, bool):
-            found.append((path, "Invalid duration value"))
-    return found
 
 
 def with_server_defaults(wire: dict[str, Any]) -> dict[str, Any]:

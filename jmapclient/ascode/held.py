@@ -11,8 +11,8 @@ The merge follows the models, since a nested mapping on the wire is one of four 
 - an object (``store``, a secret, a list item): merged key by key, when its ``@type`` is the held one
   (a new ``@type`` is a new value, sent whole: the server builds it from the new kind's defaults);
 - a list (an index map, ``{"0": {...}}``): the file gives its items, so an item it leaves out is
-  removed; an item it keeps is merged with the held item of the same label (the file's labels are
-  the server's, as a snapshot wrote them: :func:`jmapclient.ascode.plan.dense_lists` renumbers after);
+  removed; an item it keeps is merged with the held item of the same label, or, where the file numbers
+  its items its own way, with the held item at its position (:func:`_list_with_held`).
 - a set (``{member: true}``) or a map: the file gives it whole, as its members are not keys of an object.
 
 A key the models do not declare is merged the same way when both sides carry the same ``@type``.
@@ -52,10 +52,25 @@ def _nested(spec: FieldSpec | None, held: Mapping[str, Any], given: Mapping[str,
     if spec.kind == "object":
         return with_held(spec.item_model, held, given)
     if spec.kind == "list" and spec.item_model is not None:
-        return {label: with_held(spec.item_model, held[label], item)
-                if isinstance(item, Mapping) and isinstance(held.get(label), Mapping) else item
-                for label, item in given.items()}
+        return _list_with_held(spec.item_model, held, given)
     return dict(given)
+
+
+def _list_with_held(model: type[WireModel], held: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """A list's items, each merged with the held item of its label when the file's labels are all the server's (a
+    snapshot, items removed or edited), else with the held item at its position: labels the server does not have
+    are the file's own numbering, and :func:`jmapclient.ascode.plan.dense_lists` renumbers them 0, 1, 2… after.
+    Merged by label, a file numbering its read replicas from 1 gave the first nothing held, and the keys it left
+    out (its user, its options) were sent as null; numbered 1, 2 over the server's two, the first took the
+    second's port, database and user (tester89)."""
+    if set(given) <= set(held) or not all(label.isdigit() for label in (*held, *given)):
+        places = dict(held)
+    else:
+        in_order = [held[label] for label in sorted(held, key=int)]
+        places = {label: in_order[at] for at, label in enumerate(sorted(given, key=int)) if at < len(in_order)}
+    return {label: with_held(model, places[label], item)
+            if isinstance(item, Mapping) and isinstance(places.get(label), Mapping) else item
+            for label, item in given.items()}
 
 
 def _same_kind(held: Mapping[str, Any], given: Mapping[str, Any]) -> bool:

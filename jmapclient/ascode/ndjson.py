@@ -26,8 +26,10 @@ from jmapclient.encoding import is_masked
 from jmapclient.file_safety import NestedTooDeep, json_bounded
 from jmapclient.masking import model_of, replace_secrets
 from jmapclient.models.introspect import TYPE_KEY
-from jmapclient.models.objects import ObjectType, object_type
+from jmapclient.models.objects import DIRECTORY, ObjectType, object_type
 
+SNAPSHOT_TYPES = (DIRECTORY,)
+"""The types a snapshot holds: settings. DMARC reports are data, imported and exported as such."""
 SECRET_KEY = "secret"
 LEFT_OUT_MARK = '{"@type":"Value"} with no secret'
 """How the file marks a secret it leaves out, in words for a person."""
@@ -188,6 +190,12 @@ def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _type_of(name: Any, number: int) -> ObjectType:
     try:
-        return object_type(str(name))
+        found = object_type(str(name))
     except ValueError as error:
         raise SnapshotFileError(f"line {number}: {error}") from None
+    if found not in SNAPSHOT_TYPES:
+        # Said as the file's fault, with its line: the command line was fine, and exit 2 ("usage") said otherwise.
+        # A destroy line of it is refused too: the server's own client runs it, every DMARC report destroyed.
+        raise SnapshotFileError(f"line {number}: a snapshot holds {', '.join(t.name for t in SNAPSHOT_TYPES)} only,"
+                                f" not {found.name} (DMARC reports are data: import-dmarc and export-dmarc)")
+    return found

@@ -36,8 +36,9 @@ from jmapclient.encoding import at_pointer, escape_pointer, unescape_pointer
 from jmapclient.errors import LocalValidationError
 from jmapclient.masking import model_of, secret_field_names, secrets_in
 from jmapclient.models.introspect import TYPE_KEY
+from jmapclient.models.objects import DIRECTORY
 from jmapclient.patch import compute_patch, is_index_map, list_moves
-from jmapclient.validation import validate_written
+from jmapclient.validation import unparsable, validate_written
 
 NO_SECRET = {TYPE_KEY: "None"}
 """What a created object gets where the file left a secret out."""
@@ -126,6 +127,12 @@ def make_plan(snapshot: SnapshotFile, server: Sequence[Mapping[str, Any]], *, pr
         # ran): pruning to it destroyed every directory, without a question.
         raise PlanRefused(f"the file holds no directory, so --prune would destroy all {len(server)} on the server; "
                           "nothing was sent (mailadmin delete removes directories)")
+    if prune and DIRECTORY.name not in snapshot.clears:
+        # Its destroy line is how a file says it holds every directory: a fragment without one (a few lines
+        # cut from a snapshot) destroyed every directory it left out (tester89).
+        raise PlanRefused(f'the file has no {{"@type":"destroy","object":"{DIRECTORY.name}"}} line, so it does not'
+                          " say it holds every directory, and --prune would destroy each one it leaves out;"
+                          " nothing was sent (give the line, as a snapshot does, or apply without --prune)")
     by_id = {str(wire.get("id")): wire for wire in server}
     claimed: set[str] = set()
     candidates: dict[str, str] = {}
@@ -330,15 +337,18 @@ def _create_step(item: FileObject) -> Step:
 
 
 def _invalid(item: FileObject, value: Mapping[str, Any], patch: Mapping[str, Any] | None) -> list[str]:
-    """What the models refuse in what the step would send, said before anything is sent: a bad value
-    (``"timeout": "fast"``, an unknown key) passed the plan and the server refused it with the rest of
-    the file half applied. For an update, only the fields the patch changes count: a value the server
+    """What the models refuse in what the step would send, and what the real server cannot parse
+    (:func:`~jmapclient.validation.unparsable`), said before anything is sent: a bad value (``"timeout": "fast"``,
+    an unknown key, a set as a JSON array) passed the plan and the server refused it with the rest of the file
+    half applied. For an update, only the fields the patch changes count: a value the server
     holds, which the file leaves as it is, is not the file's to fix."""
     try:
         validate_written(item.type, value)
-        reasons: Mapping[str, str] = {}
+        reasons: dict[str, str] = {}
     except LocalValidationError as error:
-        reasons = error.fields
+        reasons = dict(error.fields)
+    for path, reason in unparsable(item.type.variants.get(item.variant), value):
+        reasons.setdefault(path, reason)
     return in_file(item, {path: reason for path, reason in reasons.items()
                           if patch is None or any(path == key or path.startswith(f"{key}/")
                                                   or key.startswith(f"{path}/") for key in patch)})

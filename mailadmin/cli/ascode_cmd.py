@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from jmapclient.ascode.ndjson import LEFT_OUT_MARK, SnapshotFile, SnapshotFileError, read_snapshot
+from jmapclient.ascode.ndjson import LEFT_OUT_MARK, SNAPSHOT_TYPES, SnapshotFile, SnapshotFileError, read_snapshot
 from jmapclient.ascode.plan import Plan, PlanRefused, make_plan
 from jmapclient.ascode.runner import Outcome, run_plan, take_snapshot
 from jmapclient.ascode.wording import all_applied, applied_line, outcome_line, plan_lines
@@ -24,7 +24,6 @@ from jmapclient.models.objects import DIRECTORY, ObjectType
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out, write_stdout
 from jmapclient.paging import read_all
 
-SNAPSHOT_TYPES = (DIRECTORY,)
 """Configuration that a file can hold; DMARC reports are data (``export-dmarc``)."""
 
 MASKED_REFUSAL = (
@@ -88,8 +87,6 @@ def exit_code(outcomes: list[Outcome], plan: Plan) -> int:
 
 async def apply(args: argparse.Namespace, client: JmapClient) -> int:
     snapshot_file: SnapshotFile = args.snapshot_file
-    for item in snapshot_file.objects:
-        snapshot_type(item.type.name)
     api = client.objects(DIRECTORY)
     try:
         plan = make_plan(snapshot_file, await read_all(api), prune=args.prune)

@@ -295,7 +295,8 @@ def _apply(apply: argparse.ArgumentParser) -> None:
     apply.add_argument("file", metavar="FILE", help="a snapshot (this tool's or the server CLI's); - reads stdin")
     apply.add_argument("--dry-run", action="store_true", help="print the plan; change nothing")
     apply.add_argument("--prune", action="store_true",
-                       help="destroy what the file does not hold (never an object still in use)")
+                       help="destroy what the file does not hold, when its destroy line says it holds them all "
+                            "(never an object still in use)")
 
 
 def _test_directory(parser: argparse.ArgumentParser) -> None:

@@ -11,6 +11,7 @@ from jmapclient.collector import collector_paused
 from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import Action, ObjectType
+from jmapclient.validation import unparsable
 from server_stub.methods.context import (
     MAX_OBJECTS_IN_SET,
     CallContext,
@@ -21,7 +22,7 @@ from server_stub.methods.context import (
 from server_stub.methods.get import resolve_creation_id
 from server_stub.methods.properties import server_set_properties
 from server_stub.patching import PatchError, apply_patch
-from server_stub.real_rules import BLANK, trimmed, unknown_tenant, unparsable, with_server_defaults
+from server_stub.real_rules import BLANK, trimmed, unknown_tenant, with_server_defaults
 from server_stub.validation import InvalidObject, Problem, stored_form, validated_and_stored
 
 WELL_FORMED_ID = re.compile(r"[a-z0-9]+")

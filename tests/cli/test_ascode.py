@@ -197,6 +197,27 @@ def test_a_plan_with_each_kind_of_change(run: Run, server_a: StubServer, tmp_pat
     assert f"updated {ldap_key} = {ldap_id}" in out and "destroyed " in out and "created directory-new" in out
 
 
+def test_a_set_written_as_a_json_array_is_refused_before_anything_is_sent(
+        run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # The models read an array leniently, so the plan and --dry-run passed it; the real server refuses it, and the
+    # file was applied half, every time (tester89). The plan says so, as it says any value it cannot send.
+    _, lines = snapshot_of(run, server_a, tmp_path)
+    (_, ldap), = lines[1]["value"].items()
+    ldap["attrEmailAlias"] = ["z", "a"]
+    new = {"@type": "Oidc", "description": "Contractors SSO", "issuerUrl": "https://sso.example.net",
+           "requireScopes": ["openid"]}
+    lines.append({"@type": "create", "object": "Directory", "value": {"directory-new": new}})
+    edited = tmp_path / "edited.ndjson"
+    write_lines(edited, lines)
+    code, out, _ = run(server_a, "apply", str(edited), "--dry-run")
+    assert code != EXIT_OK and "plan: 2 unchanged, 2 refused" in out, out
+    assert "line 2: attrEmailAlias: a set is sent as an object, not a JSON array" in out, out
+    assert "line 5: requireScopes: a set is sent as an object, not a JSON array" in out, out
+    recorder = SetRecorder()
+    assert run(server_a, "apply", str(edited), transport=recorder)[0] != EXIT_OK
+    assert recorder.sets == []
+
+
 def test_prune_never_destroys_a_directory_the_authentication_settings_use(run: Run, tmp_path: Path) -> None:
     """The real server refuses (objectIsLinked); apply says who uses it, keeps it, and exits partial.
 
@@ -452,6 +473,29 @@ def test_replicas_moved_in_the_file_keep_their_hidden_secrets_or_the_apply_is_re
     assert _stored_secrets(server_a, sql_id) == stored
 
 
+def _numbered_from_one(replicas: dict[str, Any]) -> dict[str, Any]:
+    """The replicas as a hand-written file numbers them, from 1, with only their host and secret."""
+    return {str(at + 1): {"host": replicas[label]["host"], "authSecret": replicas[label]["authSecret"]}
+            for at, label in enumerate(sorted(replicas, key=int))}
+
+
+def test_replicas_numbered_the_files_own_way_keep_what_the_file_leaves_out(
+        run: Run, server_a: StubServer, tmp_path: Path) -> None:
+    # Merged by label, the file's "1" had nothing held under it: the keys it left out went as null (the one
+    # replica's user and options cleared), and over two replicas the first took the second's port, database and
+    # user (tester89). Each item is merged with the held one at its position now: nothing changes.
+    source, _ = snapshot_of(run, server_a, tmp_path)
+    _replicas_in_file(source, _numbered_from_one)
+    code, out, _ = run(server_a, "apply", str(source), "--dry-run")
+    assert code == EXIT_OK and "plan: 3 unchanged" in out, out
+    source, sql_id = two_replicas(run, server_a, tmp_path, {"@type": "EnvironmentVariable", "variableName": "PW2"})
+    held = server_a.store.get(DIRECTORY, [sql_id])[sql_id]["store"]["readReplicas"]
+    assert [item["database"] for item in held.values()] == ["mail_accounts", "stalwart"]  # theirs to lose
+    _replicas_in_file(source, _numbered_from_one)
+    code, out, _ = run(server_a, "apply", str(source), "--dry-run")
+    assert code == EXIT_OK and "plan: 3 unchanged" in out, out
+
+
 def directory_line(value: dict[str, Any]) -> str:
     return json.dumps({"@type": "create", "object": "Directory", "value": value}) + "\n"
 
@@ -474,6 +518,35 @@ def test_prune_to_a_file_with_no_directory_destroys_nothing(run: Run, server_a: 
     assert server_a.store.all_ids(DIRECTORY) == held
 
 
+@pytest.mark.parametrize("header", ["", '{"@type":"destroy","object":"DmarcExternalReport"}\n'],
+                         ids=["no header", "another type's"])
+def test_prune_needs_the_files_word_that_it_holds_every_directory(run: Run, server_a: StubServer, tmp_path: Path,
+                                                                  header: str) -> None:
+    # A fragment cut from a snapshot, with no destroy line or another type's, destroyed every directory it left
+    # out (tester89). Without --prune the same file applies.
+    _, lines = snapshot_of(run, server_a, tmp_path)
+    path = tmp_path / "fragment.ndjson"
+    path.write_text(header + json.dumps(lines[1]) + "\n")
+    held = server_a.store.all_ids(DIRECTORY)
+    recorder = SetRecorder()
+    code, out, err = run(server_a, "apply", "--prune", str(path), transport=recorder)
+    assert code == EXIT_FAILED and not recorder.sets, out + err
+    if header:
+        assert "line 1: a snapshot holds Directory only, not DmarcExternalReport" in err, err
+    else:
+        assert 'the file has no {"@type":"destroy","object":"Directory"} line' in err, err
+        assert run(server_a, "apply", str(path))[0] == EXIT_OK
+    assert server_a.store.all_ids(DIRECTORY) == held
+
+
+def test_a_dmarc_report_in_a_snapshot_file_is_the_files_error(run: Run, server_a: StubServer,
+                                                               tmp_path: Path) -> None:
+    path = tmp_path / "dmarc.ndjson"
+    path.write_text('{"@type":"create","object":"DmarcExternalReport","value":{"x-1":{"@type":"A"}}}\n')
+    code, _, err = run(server_a, "apply", "--dry-run", str(path))
+    assert code == EXIT_FAILED and "line 1: a snapshot holds Directory only" in err, err  # was exit 2, "usage"
+
+
 def test_the_candidates_of_an_ambiguous_match_are_never_pruned(run: Run, server_b: StubServer,
                                                                 tmp_path: Path) -> None:
     for _ in range(2):
@@ -481,8 +554,8 @@ def test_the_candidates_of_an_ambiguous_match_are_never_pruned(run: Run, server_
             "--field", "issuerUrl=https://sso.example.org")
     twins = set(server_b.store.all_ids(DIRECTORY))
     path = tmp_path / "one.ndjson"
-    path.write_text(directory_line({"b": {"@type": "Oidc", "description": "Same name",
-                                          "issuerUrl": "https://sso.example.org"}}))
+    path.write_text(HEADER + directory_line({"b": {"@type": "Oidc", "description": "Same name",
+                                                   "issuerUrl": "https://sso.example.org"}}))
     code, out, _ = run(server_b, "apply", "--prune", str(path))
     assert code == EXIT_FAILED and "ambiguous b" in out and "destroy " not in out, out
     assert out.count("may be the file's b (ambiguous): kept") == 2
