@@ -98,10 +98,10 @@ def read_bounded(path: Path, limit: int, *, devices: bool = True, follow: bool =
         os.set_blocking(descriptor, True)  # only the open must not wait; a writer's data is waited for
         if stat.S_ISREG(opened.st_mode) and opened.st_size > limit:
             return None
-        return _read_upto(handle, limit)
+        return read_upto(handle, limit)
 
 
-def _read_upto(handle: BinaryIO, limit: int) -> bytes | None:
+def read_upto(handle: BinaryIO, limit: int) -> bytes | None:
     """What ``handle`` holds, read one byte past ``limit`` at most; None past it."""
     chunks: list[bytes] = []
     size = 0
@@ -213,7 +213,7 @@ def read_regular(path: Path, limit: int, *, follow: bool = True) -> bytes | None
             raise NotRegular(f"it is not a regular file ({_kind(opened.st_mode)})")
         if opened.st_size > limit:
             return None
-        return _read_upto(handle, limit)
+        return read_upto(handle, limit)
 
 
 def _kind(mode: int) -> str:

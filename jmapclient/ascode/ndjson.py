@@ -33,6 +33,10 @@ SNAPSHOT_TYPES = (DIRECTORY,)
 SECRET_KEY = "secret"
 LEFT_OUT_MARK = '{"@type":"Value"} with no secret'
 """How the file marks a secret it leaves out, in words for a person."""
+MAX_SNAPSHOT_FILE = 32 << 20
+"""Bytes a snapshot file may hold. Directories are configuration: a large server's hundred, a few KB each, is
+well under 1 MB, so 32 MiB is room for tens of thousands. Bounded because the file is read whole and parsed
+(about three times its size in memory): ``apply /dev/zero`` filled memory to a MemoryError (the tester's)."""
 
 
 class SnapshotFileError(ValueError):

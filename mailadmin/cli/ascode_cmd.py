@@ -11,7 +11,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from jmapclient.ascode.ndjson import LEFT_OUT_MARK, SNAPSHOT_TYPES, SnapshotFile, SnapshotFileError, read_snapshot
+from jmapclient.ascode.ndjson import (
+    LEFT_OUT_MARK,
+    MAX_SNAPSHOT_FILE,
+    SNAPSHOT_TYPES,
+    SnapshotFile,
+    SnapshotFileError,
+    read_snapshot,
+)
 from jmapclient.ascode.plan import Plan, PlanRefused, make_plan
 from jmapclient.ascode.runner import Outcome, run_plan, take_snapshot
 from jmapclient.ascode.wording import all_applied, applied_line, outcome_line, plan_lines
@@ -19,12 +26,19 @@ from jmapclient.client import JmapClient
 from jmapclient.config import ConfigError, write_private
 from jmapclient.errors import TransportError
 from jmapclient.failures import emit_error
-from jmapclient.file_safety import STDIO_ARG, named_output
+from jmapclient.file_safety import (
+    STDIO_ARG,
+    NotAFile,
+    NotAPath,
+    local_path,
+    named_output,
+    read_bounded,
+    read_upto,
+    stored_file_problem,
+)
 from jmapclient.models.objects import DIRECTORY, ObjectType
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, UsageError, note, out, write_stdout
 from jmapclient.paging import read_all
-
-"""Configuration that a file can hold; DMARC reports are data (``export-dmarc``)."""
 
 MASKED_REFUSAL = (
     "--include-secrets: the server masks {count} secret(s) (it answers ****), so a snapshot cannot include them; "
@@ -45,13 +59,32 @@ def snapshot_type(name: str) -> ObjectType:
 
 def load_file(text: str) -> SnapshotFile:
     """The file ``apply`` reads, read before any connection (a bad file is said before a password prompt)."""
-    path = Path(text).expanduser()
     try:
-        return read_snapshot(sys.stdin.read() if text == STDIO_ARG else path.read_text(encoding="utf-8"))
-    except SnapshotFileError as error:
+        raw = _stdin_bytes() if text == STDIO_ARG else _file_bytes(text)
+        if raw is None:
+            raise ConfigError(f"cannot apply {text}: it is larger than {MAX_SNAPSHOT_FILE:,} bytes")
+        return read_snapshot(raw.decode())
+    except (NotAPath, NotAFile, SnapshotFileError) as error:
         raise ConfigError(f"cannot apply {text}: {error}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"cannot apply {text}: it is not UTF-8 text") from None
+
+
+def _file_bytes(text: str) -> bytes | None:
+    """The named file's bytes, None past :data:`MAX_SNAPSHOT_FILE`. A FIFO or a device is refused unread (a named
+    FIFO waited for ever, saying nothing); a pipe the shell hands over (``apply <(gunzip -c s.gz)``) is read."""
+    path = local_path(text)
+    kind = stored_file_problem(path)
+    if kind:
+        raise NotAFile(kind)
+    return read_bounded(path, MAX_SNAPSHOT_FILE, devices=False)
+
+
+def _stdin_bytes() -> bytes | None:
+    """Standard input's bytes, None past :data:`MAX_SNAPSHOT_FILE`: the file is UTF-8 whatever the locale."""
+    if sys.stdin is None:  # `apply - <&-`
+        raise NotAFile("standard input is closed")
+    return read_upto(sys.stdin.buffer, MAX_SNAPSHOT_FILE)
 
 
 # --- snapshot ----------------------------------------------------------------------------------
