@@ -6,7 +6,9 @@ Kept free of heavy imports: the entry point needs these before it knows which co
 
 from __future__ import annotations
 
+import codecs
 import errno
+import io
 import sys
 from typing import TextIO
 
@@ -51,6 +53,29 @@ class UsageError(ValueError):
     """The command line itself is malformed (exit code 2, like argparse)."""
 
 
+def tolerant_output() -> None:
+    """Let stdout and stderr show what their encoding cannot as a backslash escape, not fail on it.
+
+    Under a legacy 8-bit locale (``LC_ALL=de_DE.ISO-8859-1``, ``PYTHONIOENCODING=ascii``) the ``…`` of a cut
+    column or an emoji in a description crashed ``query`` and ``apply`` with a UnicodeEncodeError traceback
+    (the tester's). A UTF-8 stream shows every character: it is left exactly as Python set it up. Called once,
+    by the command line's entry, before anything is printed.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and not _is_utf8(stream):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def _is_utf8(stream: TextIO) -> bool:
+    try:
+        return codecs.lookup(stream.encoding or "").name == UTF_8
+    except LookupError:
+        return False
+
+
+UTF_8 = "utf-8"
+
+
 def stdout_stream() -> TextIO:
     """Standard output, or an OSError naming it when the command started with it closed (``>&-``): Python
     then has None there, and printing to it was silently nothing, its flush a traceback."""
@@ -72,9 +97,20 @@ def flush_stdout() -> None:
 
 
 def write_stdout(text: str) -> None:
-    """``text`` as it is on stdout (a script, a snapshot); an error names stdout, as :func:`flush_stdout`."""
+    """``text`` as it is on stdout (a script, a snapshot), in UTF-8 whatever the locale; an error names stdout,
+    as :func:`flush_stdout`.
+
+    A file's format is no matter of the terminal's: written in the locale's encoding, a snapshot came out as
+    Latin-1 bytes that ``apply`` refused as not UTF-8, or stopped at an emoji with a traceback (the tester's).
+    """
     with naming_target(STDOUT_NAME):
-        stdout_stream().write(text)
+        stream = stdout_stream()
+        binary = getattr(stream, "buffer", None)
+        if binary is None or _is_utf8(stream):  # what the text layer writes is UTF-8 already (or it has no bytes)
+            stream.write(text)
+            return
+        stream.flush()  # what was printed before goes first
+        binary.write(text.encode(UTF_8))
 
 
 def note(line: str) -> None:

@@ -11,7 +11,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_USAGE, tolerant_output
 from mailadmin.cli import LocalCommand, parse, run, shell_files
 from mailadmin.cli.parser import EPILOG, PROG, object_commands
 from mailadmin.startup import apply as start_up
@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, *, transport: httpx.AsyncBaseTransport | None = None) -> int:
     """Run one command line; ``transport`` reaches the object commands (tests watch the HTTP exchange)."""
+    tolerant_output()  # under a legacy locale, a character it cannot show is escaped, not a traceback
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == [SERVE]:
         start_up(collector=False)  # a server runs for long: its collector is left as it is

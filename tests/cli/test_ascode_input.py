@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+import io
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from jmapclient.ascode.ndjson import MAX_SNAPSHOT_FILE
-from jmapclient.outcome import EXIT_FAILED
+from jmapclient.ascode.ndjson import MAX_SNAPSHOT_FILE, read_snapshot
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK
 from mailadmin.cli.ascode_cmd import load_file
 from mailadmin.main import main
+from server_stub.runner import StubServer
 
 NOWHERE = "http://127.0.0.1:9"
 """No server: the file is read, and refused, before any connection."""
 ONE_DIRECTORY = ('{"@type":"destroy","object":"Directory"}\n'
                  '{"@type":"create","object":"Directory","value":{"directory-a":{"@type":"Oidc",'
                  '"issuerUrl":"https://sso.example.org","description":"Büro Zürich 🚀"}}}\n')
+DESCRIPTION = "Büro Zürich 🚀"
+LEGACY = "latin-1"
+"""A locale's encoding that has the umlauts and not the emoji (``LC_ALL=de_DE.ISO-8859-1``)."""
 
 
 def finished(work: Callable[[], Any], seconds: float = 5.0) -> Any:
@@ -77,3 +82,55 @@ def test_a_pipe_the_shell_hands_over_is_still_read() -> None:
     finally:
         os.close(read_end)
     assert [item.key for item in read.objects] == ["directory-a"]
+
+
+# --- under a legacy locale: the file is UTF-8 both ways, and what a person reads never crashes ---------------
+
+
+def legacy_stream(content: bytes = b"") -> io.TextIOWrapper:
+    """A standard stream as Python sets it up under a Latin-1 locale."""
+    return io.TextIOWrapper(io.BytesIO(content), encoding=LEGACY)
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[StubServer]:
+    """A server holding the one directory of :data:`ONE_DIRECTORY`, its URL and token in the environment."""
+    with StubServer(directories=False) as stub:
+        monkeypatch.setenv("MAILADMIN_URL", stub.base_url)
+        monkeypatch.setenv("MAILADMIN_TOKEN", stub.admin_token)
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(ONE_DIRECTORY.encode())))
+        assert main(["apply", "-"]) == EXIT_OK, capsys.readouterr().err
+        capsys.readouterr()
+        yield stub
+
+
+def printed(monkeypatch: pytest.MonkeyPatch, *argv: str) -> bytes:
+    """The bytes ``mailadmin ARGV`` writes to a Latin-1 standard output (exit 0)."""
+    stdout = legacy_stream()
+    monkeypatch.setattr("sys.stdout", stdout)
+    assert main(list(argv)) == EXIT_OK
+    stdout.flush()
+    written: bytes = stdout.buffer.getvalue()  # type: ignore[attr-defined]
+    return written
+
+
+def test_standard_input_is_read_as_utf8_whatever_the_locale(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `apply -` decoded stdin as Latin-1: "Büro" was stored as "BÃ¼ro" (the tester's).
+    monkeypatch.setattr("sys.stdin", legacy_stream(ONE_DIRECTORY.encode()))
+    assert [item.description for item in load_file("-").objects] == [DESCRIPTION]
+
+
+def test_a_snapshot_on_standard_output_is_utf8_whatever_the_locale(
+        server: StubServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Written in the locale's encoding, it was Latin-1 that `apply` refused, or a traceback at the emoji.
+    written = printed(monkeypatch, "snapshot", "Directory")
+    assert [item.description for item in read_snapshot(written.decode()).objects] == [DESCRIPTION]
+
+
+@pytest.mark.parametrize("argv", [["query", "Directory"], ["apply", "--dry-run", "{file}"]], ids=["query", "plan"])
+def test_what_the_locale_cannot_show_is_escaped_not_a_traceback(
+        server: StubServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, argv: list[str]) -> None:
+    source = tmp_path / "s.ndjson"
+    source.write_text(ONE_DIRECTORY, encoding="utf-8")
+    shown = printed(monkeypatch, *(part.format(file=source) for part in argv)).decode(LEGACY)
+    assert "Büro Zürich \\U0001f680" in shown, shown
