@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from jmapclient.auth import BasicLogin, BearerToken, Credentials
 from jmapclient.config import (
+    MAX_SECRET_FILE,
     PASSWORD_ENV,
     Config,
     ConfigError,
@@ -139,11 +140,21 @@ def _prompt_token(url: str) -> str:
     return trimmed(ask_hidden(f"token for {url}: ", "token"))
 
 
+def _first_line(what: str) -> str:
+    """Standard input's first line, read up to the bound a secret file has (:data:`MAX_SECRET_FILE`): an unbounded
+    ``readline`` of ``--token-stdin < /dev/zero`` filled memory to a MemoryError traceback (the tester's)."""
+    line = sys.stdin.readline(MAX_SECRET_FILE + 2)  # room for the line break, \r\n too, after the longest secret
+    if len(line.rstrip("\r\n")) > MAX_SECRET_FILE:
+        raise ConfigError(f"cannot read the {what} on standard input: its line is longer than "
+                          f"{MAX_SECRET_FILE:,} characters")
+    return line
+
+
 def read_stdin_line(what: str) -> str:
     """The first line of standard input, trimmed (:func:`~jmapclient.config.trimmed`); never empty. At a terminal
     it is asked for, not echoed: ``--token-stdin`` there waited with no prompt, and showed the token as it was typed
     (the tester's)."""
-    secret = trimmed(ask_hidden(f"{what}: ", what) if sys.stdin.isatty() else sys.stdin.readline())
+    secret = trimmed(ask_hidden(f"{what}: ", what) if sys.stdin.isatty() else _first_line(what))
     if not secret:
         raise ConfigError(f"no {what} on standard input")
     return secret

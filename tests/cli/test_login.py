@@ -4,6 +4,7 @@ server takes both, and its recovery administrator only Basic)."""
 from __future__ import annotations
 
 import base64
+import io
 import stat
 from pathlib import Path
 
@@ -11,8 +12,8 @@ import httpx
 import pytest
 
 from jmapclient.auth import BasicLogin, BearerToken
-from jmapclient.config import Config, ConfigError, Profile
-from jmapclient.connection import ConnectionRequest, resolve
+from jmapclient.config import MAX_SECRET_FILE, Config, ConfigError, Profile
+from jmapclient.connection import ConnectionRequest, read_stdin_line, resolve
 from mailadmin.main import main
 from tests.support.fake_jmap import FakeServer
 
@@ -172,3 +173,29 @@ def test_profile_add_refuses_a_flag_given_empty(flag: str, tmp_path: Path, capsy
     assert main(["profile", "add", "x", "--url", URL, flag, ""]) == 1
     assert f"{flag} is empty" in capsys.readouterr().err
     assert not (tmp_path / "config.toml").exists()
+
+
+@pytest.mark.parametrize("argv", [["profile", "add", "x", "--url", URL, "--token-stdin"],
+                                  ["query", "Directory", "--url", URL, "--user", "admin", "--password-stdin"]],
+                         ids=["token", "password"])
+def test_endless_standard_input_for_a_secret_is_refused_in_one_line(
+        argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # `--token-stdin < /dev/zero`: an unbounded readline filled memory to a MemoryError traceback (the tester's).
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    with open("/dev/zero") as endless:
+        monkeypatch.setattr("sys.stdin", endless)
+        assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"on standard input: its line is longer than {MAX_SECRET_FILE:,}" in err, err
+    assert "\0" not in err and not (tmp_path / "config.toml").exists()
+
+
+@pytest.mark.parametrize("line_break", ["", "\n", "\r\n"])
+def test_a_secret_on_standard_input_as_long_as_a_secret_file_may_hold_is_read(
+        line_break: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    longest = "A" * MAX_SECRET_FILE
+    monkeypatch.setattr("sys.stdin", io.StringIO(longest + line_break))
+    assert read_stdin_line("token") == longest
+    monkeypatch.setattr("sys.stdin", io.StringIO(longest + "A" + line_break))
+    with pytest.raises(ConfigError, match="longer than"):
+        read_stdin_line("token")
