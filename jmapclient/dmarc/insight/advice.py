@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
 from jmapclient.collector import collector_paused
+from jmapclient.counted import counted
 from jmapclient.display import LIST_MAX, name_text, safe_text
 from jmapclient.dmarc.analytics import ReportDigest, format_rate, pass_rate
 from jmapclient.dmarc.digest_reads import stored_lists
@@ -235,7 +236,9 @@ class DomainAdvice:
             "reporters": {v.name: {"reports": v.reports, "messages": v.messages, "authorised": v.authorised,
                                  "authorisedFailing": v.authorised_failing, "reportsUnder": v.reports_under}
                           for v in self.reporters.values()},
-            "leftOut": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages, "why": r.why}
+            "leftOut": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages, "why": r.why,
+                         **({} if r.copy_of is None else {"copyOf": {"reporter": r.copy_of[0],
+                                                                     "reportId": r.copy_of[1]}})}
                         for r in self.left_out],
             "reusedIds": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages, "why": r.why}
                           for r in self.reused],
@@ -723,10 +726,16 @@ def _left_out_words(advice: DomainAdvice) -> str:
     if not advice.left_out:
         return ""
     repeated = [r for r in advice.left_out if r.why == REPEATED]
-    odd = [r for r in advice.left_out if r not in repeated]
+    copied = [r for r in advice.left_out if r.copy_of is not None]
+    odd = [r for r in advice.left_out if r not in repeated and r not in copied]
     parts = []
     if repeated:
         parts.append(f"{_count(len(repeated), 'repeated report')} counted once")
+    if copied:
+        shown = "; ".join(f"{_reporter_named(r.reporter)} report {_named_by_outsider(r.report_id)} says what"
+                          f" {_reporter_named(r.copy_of[0])} report {_named_by_outsider(r.copy_of[1])} says"
+                          for r in copied[:LISTED_SOURCES] if r.copy_of is not None)
+        parts.append(f"{counted(len(copied), 'copy', 'copies')} of a counted report under another id ({shown})")
     if odd:
         shown = "; ".join(f"{_reporter_named(r.reporter)} report {_named_by_outsider(r.report_id)}: {r.why}"
                           for r in odd[:LISTED_SOURCES])

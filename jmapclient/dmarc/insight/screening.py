@@ -50,9 +50,15 @@ class LeftOut:
     report_id: str
     messages: int
     why: str
+    copy_of: tuple[str, str] | None = None
+    """For a :data:`COPIED` report: the reporter (as shown) and report id of the counted one it says what says."""
 
 
 REPEATED = "the same report (reporter and report id) stored again"
+COPIED = "says what another counted report says (period, policy and records)"
+"""Why a report of a reporter under another report id is left out: a replay of a real report, its id changed, is no
+second word (tester91: ten replays of two real reports under new ids called a domain ready for p=reject). Two
+reporters' reports that say the same to the record both count: a small domain's one server is seen alike by two."""
 REUSED = "another report of this reporter and report id says otherwise: both count"
 
 Content = Callable[[Any], Hashable]
@@ -139,6 +145,7 @@ def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, l
     """Repeated and implausible reports of the period; ``content`` is asked only of reports sharing an id."""
     screening = Screening()
     copies = _Copies(content)
+    replays = _Replays(content)
     totals: dict[str, dict[str, list[tuple[str, str, int]]]] = {}  # domain → reporter → (digest, report id, n)
     names: dict[str, str] = {}
     reporters = Reporters()
@@ -152,6 +159,11 @@ def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, l
             continue
         if match is REUSED:
             screening.reused[report.id] = LeftOut(shown, rid, report.messages, REUSED)
+        original = replays.original(who, report)
+        if original is not None:
+            screening.left_out[report.id] = LeftOut(shown, rid, report.messages, COPIED, (
+                reporters[original.reporter][1], original.report_id.strip()))
+            continue
         if report.messages >= MAX_COUNT:
             # Past what any record may claim: implausible on its face, whoever sent it and how often. Left
             # out of every baseline too: three such reports made their own median and passed as usual.
@@ -180,6 +192,34 @@ def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, l
     return screening
 
 
+
+
+class _Replays:
+    """The first report of a reporter counted saying each thing, whatever its id: what a report is a replay of.
+
+    Reports are told apart by their reporter, domain, day and messages first, and ``content`` is asked only of the
+    few that share them (reading a report's records back costs a query)."""
+
+    def __init__(self, content: Content) -> None:
+        self._content = content
+        self._first: dict[tuple[str, str, date, int], Any] = {}
+        self._said: dict[tuple[str, str, date, int], dict[Hashable, Any]] = {}
+
+    def original(self, reporter: str, report: Any) -> Any | None:
+        """The report of ``reporter`` (as told apart) counted before that says what ``report`` says, else None (and
+        ``report`` is kept)."""
+        shape = (reporter, report.policy_domain, report.day, report.messages)
+        first = self._first.setdefault(shape, report)
+        if first is report:
+            return None
+        said = self._said.get(shape)
+        if said is None:
+            said = self._said[shape] = {self._content(first): first}
+        content = self._content(report)
+        original = said.get(content)
+        if original is None:
+            said[content] = report
+        return original
 
 
 class _Copies:

@@ -30,8 +30,9 @@ def real() -> list[ReportDigest]:
 
 def forged(reporters: tuple[str, ...], count: int = 60, per_reporter: int = 3) -> list[ReportDigest]:
     """Small reports of only passing mail from the domain's own server, under made-up reporters."""
-    return [report(aligned("192.0.2.10", count), day=date(2026, 3, 1 + n), reporter=who, rid=f"{who}-{n}")
-            for who in reporters for n in range(per_reporter)]
+    # Each made-up reporter's its own: the same records under two names are one report's copy (test_reused_ids).
+    return [report(aligned(f"192.0.2.{10 + at}", count), day=date(2026, 3, 1 + n), reporter=who, rid=f"{who}-{n}")
+            for at, who in enumerate(reporters) for n in range(per_reporter)]
 
 
 async def test_forged_small_reports_do_not_leave_the_real_failing_reports_out() -> None:
@@ -67,8 +68,8 @@ async def test_a_forged_huge_passing_report_is_still_left_out() -> None:
 async def test_forged_reports_naming_another_policy_are_said_to_disagree() -> None:
     # Two forged reports at p=reject, a day after the real ones at p=none: the later date made theirs the policy
     # taken. The least enforced policy with mail behind it is taken, never without a word of the disagreement.
-    forgeries = [report(record("192.0.2.1", 60), day=date(2026, 3, 5), reporter=who, rid=who, p="reject")
-                 for who in ("Someone", "Other")]
+    forgeries = [report(record(ip, 60), day=date(2026, 3, 5), reporter=who, rid=who, p="reject")
+                 for who, ip in (("Someone", "192.0.2.1"), ("Other", "192.0.2.2"))]
     [advice] = await both_ways([*real(), *forgeries])
     assert advice.current is not None and advice.current.p == "none"
     assert ("The reporters' latest reports disagree on the published policy: p=none adkim=r aspf=r (google.com:"
@@ -85,8 +86,9 @@ def relayed() -> list[ReportDigest]:
     """Two reporters' two reports each: the domain's server passing, and its relay's 20 messages failing (the
     domain's own sender: SPF passes for its bounce domain, not aligned under aspf=s)."""
     relay_failing = record("198.51.100.7", 20, spf="fail", spf_auth=(("bounce.example.com", "pass"),))
-    return [report(aligned("203.0.113.1", 2500), relay_failing, day=date(2026, 3, d), reporter=who,
-                   rid=f"{who}{d}", aspf="strict") for who in ("google.com", "Yahoo") for d in (2, 4)]
+    return [report(aligned(server, 2500), relay_failing, day=date(2026, 3, d), reporter=who, rid=f"{who}{d}",
+                   aspf="strict") for who, server in (("google.com", "203.0.113.1"), ("Yahoo", "203.0.113.2"))
+            for d in (2, 4)]
 
 
 async def test_a_forged_report_giving_a_failing_sender_another_class_does_not_make_the_domain_ready() -> None:

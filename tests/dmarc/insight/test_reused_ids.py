@@ -27,8 +27,11 @@ ESP_FAILING = dict(dkim_auth=(("sendgrid.net", "pass"),), spf_auth=(("bounces.se
 
 def real() -> list[ReportDigest]:
     """Two reporters, three days each; alpha's first report holds 40 failing messages of the domain's own sender."""
-    reports = [report(aligned("192.0.2.1", 200), day=date(2026, 3, d), reporter=who, report_id=f"{who}-{d}",
-                      rid=f"{who}-{d}") for d in (2, 3, 4) for who in ("alpha", "beta")]
+    # Each reporter sees the domain's server by another of its addresses: two reporters' reports that say the same
+    # to the record are a copy under another name (test_replays_of_real_reports_count_once).
+    reports = [report(aligned(ip, 200), day=date(2026, 3, d), reporter=who, report_id=f"{who}-{d}",
+                      rid=f"{who}-{d}") for d in (2, 3, 4) for who, ip in (("alpha", "192.0.2.1"),
+                                                                            ("beta", "192.0.2.2"))]
     reports[0] = report(aligned("192.0.2.1", 200), record("198.51.100.21", 40, **ESP_FAILING),  # type: ignore[arg-type]
                         day=date(2026, 3, 2), reporter="alpha", report_id="alpha-2", rid="alpha-2")
     return reports
@@ -102,3 +105,36 @@ async def test_a_domain_whose_every_report_is_left_out_says_its_policy_and_next_
     shown = console.export_text()
     assert "Next step: unknown (no report of the period counted)" in shown and "already p=reject" not in shown
     assert "published: unknown (no report of the period counted)" in human_lines(advice)
+
+
+def replayed(of: ReportDigest, n: int) -> ReportDigest:
+    """``of`` word for word under a new report id: a replay, as a forger sends one."""
+    return dataclasses.replace(of, id=f"replay-{n}-{of.id}", report_id=f"{of.report_id}-{n}")
+
+
+async def test_replays_of_real_reports_count_once() -> None:
+    # Ten replays of two real reports under new report ids made "Too little data" "Ready for p=reject" (tester91).
+    honest = [report(aligned("203.0.113.5", count), day=date(2026, 3, 2), reporter=who, report_id=rid, rid=rid,
+                     p="quarantine") for who, rid, count in (("google.com", "1111", 40), ("Yahoo", "2222", 45))]
+    [before] = await both_ways(honest)
+    assert before.verdict is Verdict.TOO_LITTLE_DATA, before.summary
+    replays = [replayed(real_one, n) for real_one in honest for n in range(5)]
+    [after] = await both_ways(honest + replays)
+    assert after.verdict is Verdict.TOO_LITTLE_DATA, after.summary
+    assert (after.reports, after.messages) == (2, 85)
+    assert "10 copies of a counted report under another id (google.com report 1111-0 says what google.com report" \
+        " 1111 says;" in after.summary
+    copies = [(entry["reporter"], entry["copyOf"]) for entry in after.to_json()["leftOut"]]
+    assert sorted(original["reportId"] for _, original in copies) == ["1111"] * 5 + ["2222"] * 5
+    assert {shown for shown, _ in copies} == {"google.com", "Yahoo"}
+
+
+@pytest.mark.parametrize(("ip", "reporter"), [("203.0.113.6", "google.com"), ("203.0.113.5", "Yahoo")],
+                         ids=["other records", "another reporter"])
+async def test_reports_alike_but_for_their_records_or_reporter_both_count(ip: str, reporter: str) -> None:
+    # A reporter's two reports of a day from other sources are two words; so are two reporters' that say the same
+    # to the record (a small domain's one server, seen alike by both).
+    one = report(aligned("203.0.113.5", 40), day=date(2026, 3, 2), reporter="google.com", rid="g")
+    other = report(aligned(ip, 40), day=date(2026, 3, 2), reporter=reporter, rid="y")
+    [advice] = await both_ways([one, other])
+    assert advice.reports == 2 and not advice.left_out

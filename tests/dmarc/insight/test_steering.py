@@ -43,8 +43,10 @@ def honest(days: range = range(1, 5), own: int = 90, esp: int = 13) -> list:
 
 
 def forged(reporter: str, n: int, count: int = 10**9) -> list:
-    return [report(aligned("192.0.2.10", count), day=date(2026, 3, 5), reporter=reporter, report_id=f"forged-{i}",
-                   rid=f"forged-digest-{i}") for i in range(n)]
+    """``n`` reports of ``count`` passing messages, each from its own address (word for word, a report under another
+    id is its copy: test_reused_ids)."""
+    return [report(aligned(f"192.0.2.{10 + i}", count), day=date(2026, 3, 5), reporter=reporter,
+                   report_id=f"forged-{i}", rid=f"forged-digest-{i}") for i in range(n)]
 
 
 def test_the_honest_picture_is_not_ready() -> None:
