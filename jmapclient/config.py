@@ -21,16 +21,19 @@ from jmapclient.auth import BasicLogin, BearerToken, Credentials
 from jmapclient.file_safety import (
     NotAFile,
     NotAPath,
+    handed_over,
     is_stream,
     local_path,
     make_private_folder,
     naming,
     naming_target,
     own_file_at,
+    owned_by_another,
     read_bounded,
     read_regular,
     readable_by_others,
     stored_file_problem,
+    untrusted_folder,
     writable_by_others,
     write_stream,
 )
@@ -99,12 +102,14 @@ MAX_CONFIG_FILE = 1 << 20
 
 def checked_file(path: str | Path, what: str) -> Path:
     """``path`` parsed (``file_safety.local_path``), refused (ConfigError) when it cannot be a path, when
-    it is no stored file (a FIFO or device would be waited on), or when group or others can write it."""
+    it is no stored file (a FIFO or device would be waited on), when group or others can write it, or when
+    another user owns it (root's is a system file, and a pipe the shell handed over is the person's choice)."""
     try:
         resolved = path.expanduser() if isinstance(path, Path) else local_path(path)
     except NotAPath as error:
         raise ConfigError(f"cannot use the {what} file {str(path)!r}: {error}") from None
-    problem = writable_by_others(resolved, what)
+    problem = writable_by_others(resolved, what) or (
+        None if handed_over(resolved) else owned_by_another(resolved, what, root_too=True))
     if problem:
         raise ConfigError(problem)
     kind = stored_file_problem(resolved)
@@ -230,7 +235,24 @@ def _checked_text(path: Path, *, follow: bool = True) -> str:
     problem = writable_by_others(path, "config")
     if problem:
         raise ConfigError(problem)
-    return _read_text(_own_config(path) if follow else path, follow=False)
+    target = _own_config(path) if follow else path
+    _refuse_not_own(target)
+    return _read_text(target, follow=False)
+
+
+def _refuse_not_own(path: Path) -> None:
+    """ConfigError unless the config at ``path`` is the person's alone: a file another user owns (root's too, for
+    anyone else: the file is the person's own, which a save rewrites), or one in a folder another user owns or group
+    or others can write (they could put their own file in its place at any time) is refused, as a planted link is.
+    A file not made yet is checked for its folder only: a save would make it there. A regular file planted with
+    their server and the person's own token file was read and used, and a save merged into it (the tester's).
+    """
+    problem = untrusted_folder(path.parent, "config")
+    if problem:
+        raise ConfigError(f"refusing the config file {path}: {problem}")
+    problem = owned_by_another(path, "config")
+    if problem:
+        raise ConfigError(problem)
 
 
 def _own_config(path: Path) -> Path:
@@ -613,6 +635,7 @@ class Config:
 
         with naming_target(self.path):  # every OSError names a file: "another mailadmin is saving it" did not
             target = own_file_at(self.path)  # before a folder or a lock is made for it
+            _refuse_not_own(target)  # nor in a folder others can put their own file in (checked again under the lock)
             make_private_folder(target.parent)
             with locked(target):
                 document = self._on_disk("save", at=target, follow=False)  # a link swapped in meanwhile: refused

@@ -247,10 +247,44 @@ def folder_writable_by_others(folder: Path, what: str) -> str | None:
         mode = folder.stat().st_mode
     except OSError:
         return None
-    if stat.S_ISDIR(mode) and mode & _OTHERS_WRITE:
-        return (f"the {what} folder {folder} can be written by group or others; "
-                f"fix it with `chmod go-w {shlex.quote(str(folder))}`")
-    return None
+    if not (stat.S_ISDIR(mode) and mode & _OTHERS_WRITE):
+        return None
+    if mode & stat.S_ISVTX:
+        # A shared folder like /tmp (the sticky bit): `chmod go-w /tmp` would break every other user's programs.
+        return (f"the {what} folder {folder} can be written by group or others (a shared folder, like /tmp); "
+                f"keep the {what} in a folder only you can write")
+    return (f"the {what} folder {folder} can be written by group or others; "
+            f"fix it with `chmod go-w {shlex.quote(str(folder))}`")
+
+
+def untrusted_folder(folder: Path, what: str) -> str | None:
+    """Why a file of the person's own must not be kept in ``folder``, or None (private, or not made yet: then made
+    owner-only). A folder another user owns, or that group or others can write to, lets them put a file of their own
+    in place of ours: a DMARC cache whose figures are theirs, a config naming their server."""
+    try:
+        found = folder.stat()
+    except OSError:
+        return None  # not there yet (made 0700), or unreadable: the open says why
+    if found.st_uid != os.getuid():
+        return f"its folder {folder} belongs to another user"
+    return folder_writable_by_others(folder, what)
+
+
+def owned_by_another(path: Path, what: str, *, root_too: bool = False) -> str | None:
+    """Why the file at ``path`` must be refused because another user owns it, or None (the person's own, not there,
+    or with ``root_too`` root's: a system file such as a CA in /etc/ssl, which root could change anyway).
+
+    Modes alone passed a 0644 file another user wrote: a config planted in a shared folder named their server and
+    the person's own token file, and the token went there (the tester's). Run as root, only root's own counts.
+    """
+    try:
+        owner = path.stat().st_uid
+    except OSError:
+        return None
+    if owner == os.getuid() or (root_too and owner == 0):
+        return None
+    return (f"refusing the {what} file {path}: it belongs to another user (uid {owner}), who decides what it says; "
+            f"if it is yours, take it back with `sudo chown $USER {shlex.quote(str(path))}`, else remove it")
 
 
 MAX_JSON_DEPTH = 64

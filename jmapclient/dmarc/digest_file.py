@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from jmapclient.dmarc.figures import Figures
-from jmapclient.file_safety import NotAFile, NotRegular, folder_writable_by_others, make_private_folder, set_aside
+from jmapclient.file_safety import NotAFile, NotRegular, make_private_folder, set_aside, untrusted_folder
 
 SCHEMA_VERSION = "4"
 """Raised whenever a column or a derived value (the hint) changes meaning: the store then starts empty."""
@@ -63,22 +63,6 @@ UNREADABLE = (ValueError, TypeError, KeyError, IndexError, OverflowError, Recurs
 """What decoding a stored value raises when it is not what this version writes (JSON errors are ValueErrors)."""
 
 
-def untrusted_folder(folder: Path) -> str | None:
-    """Why the cache must not be kept in ``folder`` (where a link leads, as a link is followed), or None.
-
-    A folder another user owns, or that group or others can write to, lets them put a cache file of
-    their own in place of ours: its figures are then theirs (a planted file made ``dmarc-advice`` say
-    "0 pass" of a report the server holds as passing). A folder not made yet is made owner-only.
-    """
-    try:
-        found = folder.stat()
-    except OSError:
-        return None  # not there yet (made 0700), or unreadable: the open says why
-    if found.st_uid != os.getuid():
-        return f"its folder {folder} belongs to another user"
-    return folder_writable_by_others(folder, "DMARC cache")
-
-
 class DamagedStore(sqlite3.DatabaseError):
     """The file held values this version cannot read back: it has been emptied, and a sync fills it again.
 
@@ -108,7 +92,7 @@ class DigestFile:
         """
         if path is None:
             return DigestFile._prepare(sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None))
-        untrusted = untrusted_folder(path.parent)
+        untrusted = untrusted_folder(path.parent, "DMARC cache")
         if untrusted:
             self.set_aside = f"the DMARC cache is kept in memory: {untrusted}"
             return self._open(None)
