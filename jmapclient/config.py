@@ -500,8 +500,10 @@ class Profile:
 
     @classmethod
     def from_toml(cls, name: str, table: Any, read_from: Path | None = None) -> Profile:
+        """The profile ``name`` the file's ``table`` describes; ConfigError saying why when this version cannot read
+        it (in words that do not name it: :attr:`Config.profile_refusals` does)."""
         if not isinstance(table, dict) or not isinstance(table.get("url"), str) or not table["url"]:
-            raise ConfigError(f"profile {name!r} needs a url")
+            raise ConfigError('it has no url (a line like url = "https://mail.example.com")')
         return cls(
             name=name,
             url=table["url"],
@@ -551,6 +553,16 @@ def checked_key_remaps(table: Mapping[Any, Any]) -> tuple[dict[str, str], list[s
     return accepted, refused
 
 
+@dataclass(frozen=True)
+class UnreadableProfile:
+    """A profile table this version cannot read: a newer version's (``urls = [...]``), or mistyped."""
+
+    reason: str
+    """Why (:meth:`Profile.from_toml`'s words): ``it has no url (...)``."""
+    table: Any
+    """The table as the file holds it: a save compares it, and leaves it as it is unless it is removed or replaced."""
+
+
 @dataclass
 class Config:
     """The whole file: profiles, the default profile's name, and key remaps."""
@@ -569,6 +581,10 @@ class Config:
 
     key_refusals: list[str] = field(default_factory=list)
     """One line per ``[keys]`` remap refused when the file was read (the console shows them)."""
+    unreadable: dict[str, UnreadableProfile] = field(default_factory=dict)
+    """Profiles the file holds that this version cannot read, by name: skipped, so that the others can be used (one
+    written by a newer version blocked every command, ``profile remove`` of it too); left in the file as they are,
+    and removed or replaced whole by name (:meth:`remove`, :meth:`add`). :attr:`profile_refusals` says them."""
     _loaded: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """What the file held when read (or last saved), as plain data: a save writes only the differences."""
     _renamed: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -590,9 +606,13 @@ class Config:
         for table in ("profiles", "keys"):
             if not isinstance(data.get(table, {}), dict):
                 raise ConfigError(f"cannot read {path}: `{table}` must be a table, like [{table}]")
-        profiles = {
-            name: Profile.from_toml(name, table, path) for name, table in (data.get("profiles") or {}).items()
-        }
+        profiles: dict[str, Profile] = {}
+        unreadable: dict[str, UnreadableProfile] = {}
+        for name, table in (data.get("profiles") or {}).items():
+            try:
+                profiles[name] = Profile.from_toml(name, table, path)
+            except ConfigError as error:
+                unreadable[name] = UnreadableProfile(str(error), table)
         keys, refused = checked_key_remaps(data.get("keys") or {})
         default = data.get("default") if isinstance(data.get("default"), str) else None
         dmarc = data.get("dmarc")
@@ -602,7 +622,7 @@ class Config:
         console = data.get("console")
         theme = console.get("theme") if isinstance(console, dict) and isinstance(console.get("theme"), str) else None
         config = cls(profiles=profiles, default=default, keys=keys, offline=offline, senders=senders, theme=theme,
-                     path=path, key_refusals=refused)
+                     path=path, key_refusals=refused, unreadable=unreadable)
         config._loaded = config._plain()
         config._loaded["keys"] = {str(k): v for k, v in (data.get("keys") or {}).items()}  # refused ones stay
         return config
@@ -611,7 +631,8 @@ class Config:
         """This config as the file would hold it: what :meth:`save` compares with :attr:`_loaded`."""
         return {
             "default": self.default,
-            "profiles": {name: p.to_toml() for name, p in self.profiles.items()},
+            "profiles": {**{name: p.to_toml() for name, p in self.profiles.items()},
+                         **{name: skipped.table for name, skipped in self.unreadable.items()}},  # kept as they are
             "keys": {**self._loaded.get("keys", {}), **self.keys},  # a refused remap is not erased by a save
             "dmarc": {**({"offline": True} if self.offline else {}),
                       **({"senders": list(self.senders)} if self.senders else {})},
@@ -678,6 +699,7 @@ class Config:
     def _take(self, other: Config) -> None:
         """Hold what ``other`` holds (the file as saved or read, with its changes): its path stays this one's."""
         self.profiles, self.default, self.keys = other.profiles, other.default, other.keys
+        self.unreadable = other.unreadable
         self.offline, self.senders, self.theme = other.offline, other.senders, other.theme
         self._loaded, self._renamed, self._whole = other._loaded, other._renamed, set()
 
@@ -714,7 +736,7 @@ class Config:
             if replacing is not None and replacing not in now.profiles:
                 raise ConfigError(f"profile {replacing!r} was removed from {self.path} meanwhile (by another "
                                   "program); nothing saved, so it is not brought back: add it again to keep it")
-            if profile.name != replacing and profile.name in now.profiles:
+            if profile.name != replacing and (profile.name in now.profiles or profile.name in now.unreadable):
                 raise ConfigError(f"there is already a profile named {profile.name!r}")
             if replacing is not None and not over:
                 # Merged key by key, an edit of the URL kept the token file another program had put in meanwhile:
@@ -728,6 +750,7 @@ class Config:
 
     def add(self, profile: Profile, *, make_default: bool = False) -> None:
         profile = profile.checked()  # trimmed as it is checked: " https://x " saved as typed failed at each use
+        self.unreadable.pop(profile.name, None)  # replaced by one this version can read
         self.profiles[profile.name] = profile
         # The first profile is the default; one saved into a file of profiles that names none leaves it so
         # (an edit from the console wrote `default = "<name>"` unasked).
@@ -735,25 +758,44 @@ class Config:
             self.default = profile.name
 
     def remove(self, name: str) -> None:
-        if name not in self.profiles:
+        if name not in self.profiles and name not in self.unreadable:
             raise ConfigError(f"no profile named {name!r}")
-        del self.profiles[name]
+        self.profiles.pop(name, None)
+        self.unreadable.pop(name, None)  # a profile this version cannot read is removed all the same
         if self.default == name:
             # None, not another profile: one picked for the person sent the next `mailadmin delete` without
             # --profile to a server they had not chosen, and nothing said so.
             self.default = None
 
     def make_default(self, name: str) -> None:
-        if name not in self.profiles:
-            raise ConfigError(f"no profile named {name!r}")
-        self.default = name
+        self.default = self.get(name).name
 
     def get(self, name: str | None = None) -> Profile:
         chosen = name or self.default
         if chosen is None:
             raise ConfigError("no profile given and no default profile; name one with `mailadmin profile default "
                               "NAME`, or add one with `mailadmin profile add`")
+        if chosen in self.unreadable:
+            raise ConfigError(f"cannot use profile {chosen!r} in {self.path}: {self.unreadable[chosen].reason}; "
+                              f"{_way_out(chosen)}")
         try:
             return self.profiles[chosen]
         except KeyError:
             raise ConfigError(f"no profile named {chosen!r}") from None
+
+    @property
+    def profile_refusals(self) -> list[str]:
+        """One warning line per profile skipped because this version cannot read it (:attr:`unreadable`), naming
+        the file and the way out; using it is an error in the same words (:meth:`get`)."""
+        return [f"profile {name!r} in {self.path} is skipped: {skipped.reason}; {_way_out(name)}"
+                for name, skipped in self.unreadable.items()]
+
+
+def _way_out(name: str) -> str:
+    """What to do about a profile this version cannot read."""
+    import shlex
+
+    from jmapclient.display import safe_text
+
+    return ("a newer version's, or mistyped? Fix it there, or remove it with "
+            f"`mailadmin profile remove {safe_text(shlex.quote(name))}`")

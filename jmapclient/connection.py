@@ -104,14 +104,14 @@ def _ignore(_: str) -> None:
     return None
 
 
-def _profile(name: str | None) -> Profile | None:
-    """The named profile, or the default one (None when there is none)."""
+def _profile(name: str | None, warn: Warn = _ignore) -> Profile | None:
+    """The named profile, or the default one (None when there is none); ``warn`` hears of each other profile the
+    file holds that this version cannot read (skipped: it blocked every command, the default's too)."""
     config = Config.load()
-    if name is not None:
-        return config.get(name)
-    if config.default is None:
-        return None
-    return config.get(config.default)
+    chosen = config.get(name) if name is not None or config.default is not None else None
+    for line in config.profile_refusals:
+        warn(line)
+    return chosen
 
 
 def ask_hidden(prompt: str, what: str) -> str:
@@ -192,7 +192,8 @@ class ConnectionRequest:
     prompt: Callable[[str], str] = _prompt_password
     stdin: Callable[[str], str] = read_stdin_line
     warn: Warn = _ignore
-    profiles: Callable[[str | None], Profile | None] = _profile
+    profiles: Callable[[str | None], Profile | None] | None = None
+    """None: the config file's (its skipped profiles said to ``warn``)."""
     token_prompt: Callable[[str], str] = _prompt_token
 
     def __repr__(self) -> str:  # never show the token
@@ -270,7 +271,8 @@ def resolve(request: ConnectionRequest) -> Connection:
     given_login = user or flag_token or (env_user if not env_token else None) or env_token
     # The config file is read only when a profile is named or something is still missing.
     needs_profile = profile is not None or not (url or env_url) or not given_login
-    chosen = request.profiles(profile) if needs_profile else None
+    profiles = request.profiles or (lambda name: _profile(name, warn))
+    chosen = profiles(profile) if needs_profile else None
     final_url = url or env_url or (chosen.url if chosen else None)
     if not final_url:
         raise ConfigError(

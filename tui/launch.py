@@ -67,6 +67,8 @@ def build_console(args: argparse.Namespace, warn: Callable[[str], None]) -> Mail
     from jmapclient.connection import given_explicitly, resolve_args
 
     config = Config.load()
+    for line in config.profile_refusals:  # skipped: the others can be used
+        warn(line)
     if args.token_stdin or args.password_stdin:
         # The console reads its keys from standard input: a piped secret would leave it without a keyboard.
         raise ConfigError("the console reads its keys from standard input: give the secret with --token-file, "

@@ -127,5 +127,7 @@ def make_default(args: argparse.Namespace, config: Config) -> int:
 
 def run(args: argparse.Namespace) -> int:
     config = Config.load()
+    for line in config.profile_refusals:  # skipped, so that the others (and `remove` of it) still work
+        _warn(line)
     action = {"add": add, "list": listing, "remove": remove, "default": make_default}[args.profile_command]
     return action(args, config)

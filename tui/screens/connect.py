@@ -157,11 +157,13 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
         self.query_one("#connect-retry").display = False
         if self.autoconnect is None:
             return
-        if self.autoconnect not in self.config.profiles:
+        try:
+            chosen = self.config.get(self.autoconnect)  # one this version cannot read is said, naming the file
+        except ConfigError as error:
             self.connecting = False
-            self._explain(f"There is no profile named {self.autoconnect!r}; choose or add one.")
+            self._explain(f"Not connected: {error}; choose or add one.")
             return
-        self._select(self.autoconnect)
+        self._select(chosen.name)
         self.action_connect()
 
     def _drawn(self) -> None:
