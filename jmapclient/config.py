@@ -724,13 +724,13 @@ class Config:
         def change(config: Config) -> None:
             # Renamed, the default stays the default: removing it first moved the default to another
             # profile, and `mailadmin` with no --profile then connected elsewhere.
-            was_default = replacing is not None and config.default == replacing
+            default, was_default = config.default, replacing is not None and config.default == replacing
             if replacing is not None and replacing != profile.name:
                 config.remove(replacing)
                 config._renamed[profile.name] = replacing
-            config.add(profile, make_default=was_default)
-            if over:
-                config._whole.add(profile.name)
+            config.add(profile, make_default=was_default, whole=over)
+            if replacing is not None:  # an edit, renamed or not, is no new profile: the default stays as it was
+                config.default = profile.name if was_default else default
 
         def expect(now: Config) -> None:
             if replacing is not None and replacing not in now.profiles:
@@ -748,13 +748,20 @@ class Config:
 
         self.apply(change, expect=expect)
 
-    def add(self, profile: Profile, *, make_default: bool = False) -> None:
+    def add(self, profile: Profile, *, make_default: bool = False, whole: bool = False) -> None:
+        """Add ``profile``, or put it in place of the one of its name. ``whole``: a save writes its table whole, so
+        that the keys this version does not know go with the profile replaced (``profile add`` over one: its
+        ``client_cert`` and ``proxy`` were the old server's); without it a save changes only the keys it knows."""
         profile = profile.checked()  # trimmed as it is checked: " https://x " saved as typed failed at each use
+        new = profile.name not in self.profiles and profile.name not in self.unreadable
         self.unreadable.pop(profile.name, None)  # replaced by one this version can read
         self.profiles[profile.name] = profile
-        # The first profile is the default; one saved into a file of profiles that names none leaves it so
-        # (an edit from the console wrote `default = "<name>"` unasked).
-        if make_default or (self.default is None and len(self.profiles) == 1):
+        if whole:
+            self._whole.add(profile.name)
+        # The first profile added is the default; one saved into a file of profiles that names none leaves it so,
+        # and so does one replaced (an edit from the console, `profile add` over the only one, wrote
+        # `default = "<name>"` unasked: commands without --profile that had failed then connected).
+        if make_default or (new and self.default is None and len(self.profiles) + len(self.unreadable) == 1):
             self.default = profile.name
 
     def remove(self, name: str) -> None:

@@ -73,8 +73,9 @@ def add(args: argparse.Namespace, config: Config) -> int:
     profile.check_files(_warn)  # read now rather than at the first connection: a bad path or mode is said here
     security.verify()  # a CA file that cannot be used is refused before it is saved
     security.check(args.profile_url)
-    replaced = args.name in config.profiles
-    config.add(profile, make_default=args.default)
+    replaced = args.name in config.profiles or args.name in config.unreadable
+    # Replaced whole: keys this version does not know (a newer version's client_cert, proxy) were the old server's.
+    config.add(profile, make_default=args.default, whole=True)
     config.save()
     out(f"{'replaced' if replaced else 'added'} profile {args.name} ({config.path})")
     return EXIT_OK
