@@ -352,6 +352,15 @@ def server_url(given: str) -> str:
     return url
 
 
+def profile_name(name: str) -> str:
+    """``name`` as profiles are named and looked up: trimmed (:func:`trimmed`, as URLs and tokens are), in Unicode's
+    composed form (NFC). "prod " and "prod", or "café" typed as e + a combining accent and as é, were two profiles
+    listed alike, pointing at different servers: a script's ``--profile "$NAME"`` with a space reached the other."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", trimmed(name))
+
+
 def check_profile_name(name: str) -> None:
     """Raise ConfigError unless ``name`` can name a profile: not blank, shown as typed."""
     from jmapclient.display import safe_text
@@ -467,8 +476,9 @@ class Profile:
         """This profile as it is saved: its URL and token trimmed, each checked as ``--url`` and ``--token`` are
         (caught here, not at the first connection); ConfigError naming what keeps it from being saved (forms show it
         inline)."""
+        name = profile_name(self.name)
         with concerning("name"):
-            check_profile_name(self.name)
+            check_profile_name(name)
         with concerning("url"):
             url = server_url(self.url)
         with concerning("token"):
@@ -476,7 +486,7 @@ class Profile:
         if self.user:
             with concerning("user"):
                 checked_user(self.user, f"the user of profile {self.name!r}")
-        return replace(self, url=url, token=token)
+        return replace(self, name=name, url=url, token=token)
 
     def to_toml(self) -> dict[str, Any]:
         table: dict[str, Any] = {"url": self.url}
@@ -720,6 +730,7 @@ class Config:
         when the profile edited was removed from it meanwhile (not brought back without a word);
         :class:`ProfileChanged` when it was changed there since this config read it, unless ``over``: then
         the profile is written whole, over what the file holds."""
+        profile = replace(profile, name=profile_name(profile.name))  # as it is saved (:meth:`add`)
 
         def change(config: Config) -> None:
             # Renamed, the default stays the default: removing it first moved the default to another
@@ -736,7 +747,7 @@ class Config:
             if replacing is not None and replacing not in now.profiles:
                 raise ConfigError(f"profile {replacing!r} was removed from {self.path} meanwhile (by another "
                                   "program); nothing saved, so it is not brought back: add it again to keep it")
-            if profile.name != replacing and (profile.name in now.profiles or profile.name in now.unreadable):
+            if now.named(profile.name) not in (None, replacing):  # spelled otherwise too ("prod " for "prod")
                 raise ConfigError(f"there is already a profile named {profile.name!r}")
             if replacing is not None and not over:
                 # Merged key by key, an edit of the URL kept the token file another program had put in meanwhile:
@@ -753,7 +764,12 @@ class Config:
         that the keys this version does not know go with the profile replaced (``profile add`` over one: its
         ``client_cert`` and ``proxy`` were the old server's); without it a save changes only the keys it knows."""
         profile = profile.checked()  # trimmed as it is checked: " https://x " saved as typed failed at each use
-        new = profile.name not in self.profiles and profile.name not in self.unreadable
+        existing = self.named(profile.name)
+        if existing is not None and existing != profile.name:  # the same name spelled otherwise in the file: replaced
+            make_default = make_default or self.default == existing
+            self.profiles.pop(existing, None)
+            self.unreadable.pop(existing, None)
+        new = existing is None
         self.unreadable.pop(profile.name, None)  # replaced by one this version can read
         self.profiles[profile.name] = profile
         if whole:
@@ -765,11 +781,13 @@ class Config:
             self.default = profile.name
 
     def remove(self, name: str) -> None:
-        if name not in self.profiles and name not in self.unreadable:
+        """Remove the profile ``name`` names (:meth:`named`, the file's exact spelling first)."""
+        key = self.named(name, exact=True)
+        if key is None:
             raise ConfigError(f"no profile named {name!r}")
-        self.profiles.pop(name, None)
-        self.unreadable.pop(name, None)  # a profile this version cannot read is removed all the same
-        if self.default == name:
+        self.profiles.pop(key, None)
+        self.unreadable.pop(key, None)  # a profile this version cannot read is removed all the same
+        if self.default == key:
             # None, not another profile: one picked for the person sent the next `mailadmin delete` without
             # --profile to a server they had not chosen, and nothing said so.
             self.default = None
@@ -782,13 +800,32 @@ class Config:
         if chosen is None:
             raise ConfigError("no profile given and no default profile; name one with `mailadmin profile default "
                               "NAME`, or add one with `mailadmin profile add`")
-        if chosen in self.unreadable:
-            raise ConfigError(f"cannot use profile {chosen!r} in {self.path}: {self.unreadable[chosen].reason}; "
-                              f"{_way_out(chosen)}")
-        try:
-            return self.profiles[chosen]
-        except KeyError:
-            raise ConfigError(f"no profile named {chosen!r}") from None
+        key = self.named(chosen, exact=name is None)  # the default as the file spells it
+        if key is None:
+            raise ConfigError(f"no profile named {chosen!r}")
+        if key in self.unreadable:
+            raise ConfigError(f"cannot use profile {key!r} in {self.path}: {self.unreadable[key].reason}; "
+                              f"{_way_out(key)}")
+        return self.profiles[key]
+
+    def named(self, name: str, *, exact: bool = False) -> str | None:
+        """The name in the file of the profile ``name`` names, readable or not (:attr:`unreadable`); None when none.
+
+        Compared as :func:`profile_name` makes names (a file written by hand or by an older version may spell one
+        " prod" or in decomposed form). ``exact``: the file's own spelling first (``profile remove`` of one of two
+        that differ only so). Two or more that differ only so are refused (ConfigError): the one a typed name
+        reaches would be a guess, and they may point at different servers.
+        """
+        known = [*self.profiles, *self.unreadable]
+        if exact and name in known:
+            return name
+        wanted = profile_name(name)
+        found = [key for key in known if profile_name(key) == wanted]
+        if len(found) > 1:
+            raise ConfigError(f"profiles {', '.join(map(repr, found))} in {self.path} differ only by white space "
+                              "around their names or by their Unicode form; remove all but one with `mailadmin "
+                              "profile remove NAME`, NAME spelled as the file spells it")
+        return found[0] if found else None
 
     @property
     def profile_refusals(self) -> list[str]:

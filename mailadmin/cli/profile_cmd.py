@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from jmapclient.config import Config, ConfigError, Profile
+from jmapclient.config import Config, ConfigError, Profile, profile_name
 from jmapclient.connection import argv_secret_warning, read_stdin_line, refuse_empty
 from jmapclient.outcome import EXIT_OK, note, out
 from jmapclient.transport_security import TransportSecurity
@@ -73,11 +73,11 @@ def add(args: argparse.Namespace, config: Config) -> int:
     profile.check_files(_warn)  # read now rather than at the first connection: a bad path or mode is said here
     security.verify()  # a CA file that cannot be used is refused before it is saved
     security.check(args.profile_url)
-    replaced = args.name in config.profiles or args.name in config.unreadable
+    replaced = config.named(args.name) is not None  # "prod " or another Unicode form of "prod" is "prod"
     # Replaced whole: keys this version does not know (a newer version's client_cert, proxy) were the old server's.
     config.add(profile, make_default=args.default, whole=True)
     config.save()
-    out(f"{'replaced' if replaced else 'added'} profile {args.name} ({config.path})")
+    out(f"{'replaced' if replaced else 'added'} profile {profile_name(args.name)} ({config.path})")
     return EXIT_OK
 
 
@@ -109,10 +109,11 @@ def listing(args: argparse.Namespace, config: Config) -> int:
 
 
 def remove(args: argparse.Namespace, config: Config) -> int:
-    was_default = config.default == args.name
+    removed = config.named(args.name, exact=True) or args.name  # as the file spells it
+    was_default = config.default == removed
     config.remove(args.name)
     config.save()
-    out(f"removed profile {args.name}")
+    out(f"removed profile {removed}")
     if was_default:
         note("it was the default: no profile is the default now, so commands need --profile until "
              "`mailadmin profile default NAME` names one")
@@ -122,7 +123,7 @@ def remove(args: argparse.Namespace, config: Config) -> int:
 def make_default(args: argparse.Namespace, config: Config) -> int:
     config.make_default(args.name)
     config.save()
-    out(f"default profile: {args.name}")
+    out(f"default profile: {config.default}")
     return EXIT_OK
 
 

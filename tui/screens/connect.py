@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Key, Paste
 from textual.widgets import Button, DataTable, LoadingIndicator, Static
 
-from jmapclient.config import Config, ConfigError, Profile
+from jmapclient.config import Config, ConfigError, Profile, profile_name
 from jmapclient.connection import Connection, resolve_profile
 from jmapclient.errors import JmapError
 from tui.context import ConsoleContext
@@ -353,7 +353,7 @@ class ConnectScreen(AnswersOnce[ConsoleContext | None]):
             return
         self._explain("")
         self._fill()
-        self._select(profile.name)
+        self._select(profile_name(profile.name))  # as it was saved: trimmed, composed
 
     @on(Button.Pressed, "#connect-remove")
     def action_remove(self) -> None:
