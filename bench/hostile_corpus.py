@@ -96,6 +96,24 @@ def mail_with_disposition(disposition: bytes) -> bytes:
     )
 
 
+def mail(body: bytes, content_type: bytes = b"multipart/mixed; boundary=B") -> bytes:
+    return (b"From: dmarc@reporter.example\r\nSubject: Report\r\nMIME-Version: 1.0\r\n"
+            b"Content-Type: " + content_type + b"\r\n\r\n" + body)
+
+
+def mail_of_parts(parts: int) -> bytes:
+    return mail(b"".join(b"--B\r\nContent-Type: text/xml\r\n\r\n<x\r\n" for _ in range(parts)) + b"--B--\r\n")
+
+
+def mail_with_a_part_of_header_lines(lines: int) -> bytes:
+    return mail(b"--B\r\nContent-Type: text/xml\r\n" + b"X: y\r\n" * lines + b"\r\n<x/>\r\n--B--\r\n")
+
+
+def carriage_returns_only(mail_text: bytes) -> bytes:
+    """``mail_text`` with each line ended by a CR alone, as Python's e-mail parser reads lines too."""
+    return mail_text.replace(b"\r\n", b"\r")
+
+
 def stray_tag_openings(size: int) -> bytes:
     # "<a" and then whitespace that never reaches ">": each "<" made the old repair
     # pattern try every split of the run, quadratic in its length.
@@ -161,6 +179,10 @@ CASES = [
     Case("tiny-attributes.xml.gz", lambda: gz(tiny_attributes(2_000_000)), "rejected", "a tag is longer",
          heavy=True),
     Case("deep.xml.gz", lambda: gz(deep(1_000_000)), "rejected", "nested more than", heavy=True),
+    Case("mail-cr-200k-parts.eml", lambda: carriage_returns_only(mail_of_parts(200_000)), "rejected",
+         "more than 100 parts", heavy=True),
+    Case("mail-cr-2m-header-lines.eml", lambda: carriage_returns_only(mail_with_a_part_of_header_lines(2_000_000)),
+         "rejected", "more than 1,000,000 lines", heavy=True),
     Case("zip-of-tiny-elements.zip", lambda: zipped("r.xml", tiny_elements(12_000_000)), "rejected",
          "elements and attributes", heavy=True),
 ]

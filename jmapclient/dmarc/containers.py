@@ -39,8 +39,9 @@ _MAX_DEPTH = 3
 MAX_DOCUMENTS = 100
 """Documents (zip members, e-mail parts) one file may hold. A report file holds one; each extra
 document costs a parse, so 60,000 tiny members would cost a minute and a reason of megabytes."""
-_PART_LINE = b"\n--"
-"""How each MIME part's delimiter line starts (a few other lines may too)."""
+_PART_LINES = (b"\n--", b"\r--")
+"""How each MIME part's delimiter line starts (a few other lines may too), after each line end the e-mail parser
+knows: a line feed (alone or after a carriage return) or a carriage return alone."""
 MAX_PART_LINES = 4 * MAX_DOCUMENTS
 MAX_MAIL_LINES = 1_000_000
 """Lines of one e-mail. A report e-mail is short, or base64 at 76 characters a line: the 50 MB
@@ -247,10 +248,18 @@ def _check_email_shape(data: bytes) -> None:
     Python's e-mail parser costs about 0.3 ms a MIME part and 6 µs and 170 bytes a header line:
     7 MB of 200,000 empty parts took two minutes, 50 MB of a part's header lines 45 s and 1.4 GB.
     """
-    if data.count(_PART_LINE) > MAX_PART_LINES:
+    if sum(data.count(start) for start in _PART_LINES) > MAX_PART_LINES:
         raise ContainerError(f"e-mail holds more than {MAX_DOCUMENTS} parts; a report e-mail holds a few (refused)")
-    if data.count(b"\n") > MAX_MAIL_LINES:
+    if _mail_lines(data) > MAX_MAIL_LINES:
         raise ContainerError(f"e-mail has more than {MAX_MAIL_LINES:,} lines; a report e-mail is short (refused)")
+
+
+def _mail_lines(data: bytes) -> int:
+    """The line ends of ``data`` as Python's e-mail parser splits lines: at CRLF, a CR alone and an LF alone.
+
+    Counting LFs only, an e-mail written with CRs alone had no lines and no parts: 6.6 MB of 200,000 parts took
+    the parser 110 s and 2.5 GB before the document limit refused it (tester91). Three counts at C speed."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
 
 
 def _open_email(data: bytes, label: str, budget: _Budget) -> Opened:

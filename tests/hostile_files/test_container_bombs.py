@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.hostile_corpus import BASE, gz
+from bench.hostile_corpus import BASE, gz, mail_of_parts, mail_with_a_part_of_header_lines
 from bench.hostile_measure import load_in_child
-from jmapclient.dmarc import load_bytes
-from jmapclient.dmarc.containers import MAX_DOCUMENTS
+from jmapclient.dmarc import containers, load_bytes
+from jmapclient.dmarc.containers import MAX_DOCUMENTS, MAX_PART_LINES
 from jmapclient.dmarc.loader import FAILURES_NAMED
 from tests.support.clock import FROZEN_NOW
 
@@ -38,19 +38,6 @@ def zip_of(members: int, content: bytes) -> bytes:
         for index in range(members):
             archive.writestr(f"r{index}.xml", content)
     return buffer.getvalue()
-
-
-def mail(body: bytes, content_type: bytes = b"multipart/mixed; boundary=B") -> bytes:
-    return (b"From: dmarc@reporter.example\r\nSubject: Report\r\nMIME-Version: 1.0\r\n"
-            b"Content-Type: " + content_type + b"\r\n\r\n" + body)
-
-
-def mail_of_parts(parts: int) -> bytes:
-    return mail(b"".join(b"--B\r\nContent-Type: text/xml\r\n\r\n<x\r\n" for _ in range(parts)) + b"--B--\r\n")
-
-
-def mail_with_a_part_of_header_lines(lines: int) -> bytes:
-    return mail(b"--B\r\nContent-Type: text/xml\r\n" + b"X: y\r\n" * lines + b"\r\n<x/>\r\n--B--\r\n")
 
 
 BOMBS: dict[str, tuple[Callable[[], bytes], str]] = {
@@ -92,3 +79,26 @@ def test_one_reason_names_a_few_failed_documents_and_counts_the_rest() -> None:
     reason = result.reason or ""
     assert reason.count("forty.zip!") == FAILURES_NAMED
     assert reason.endswith(f"and {40 - FAILURES_NAMED} more documents that are no report")
+
+
+LINE_ENDS = pytest.mark.parametrize("end", [b"\n", b"\r\n", b"\r"], ids=["LF", "CRLF", "CR"])
+
+
+@LINE_ENDS
+def test_an_e_mail_of_too_many_parts_is_refused_before_parsing_whatever_its_line_ends(end: bytes) -> None:
+    # Python's e-mail parser ends a line at a CR alone too: written with CRs only, 200,000 parts had no "lines"
+    # by an LF count and were parsed (110 s, 2.5 GB) before the document limit refused them (tester91).
+    result = load_bytes(mail_of_parts(MAX_PART_LINES + 1).replace(b"\r\n", end), "parts.eml", now=FROZEN_NOW)
+    assert result.status == "rejected"
+    assert f"more than {MAX_DOCUMENTS} parts" in (result.reason or "")
+
+
+@LINE_ENDS
+def test_an_e_mail_of_too_many_lines_is_refused_before_parsing_whatever_its_line_ends(
+        end: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(containers, "MAX_MAIL_LINES", 1_000)  # the same rule, on a file small enough to be quick
+    result = load_bytes(mail_with_a_part_of_header_lines(1_000).replace(b"\r\n", end), "lines.eml", now=FROZEN_NOW)
+    assert result.status == "rejected"
+    assert "more than 1,000 lines" in (result.reason or "")
+    under = load_bytes(mail_with_a_part_of_header_lines(900).replace(b"\r\n", end), "short.eml", now=FROZEN_NOW)
+    assert "lines" not in (under.reason or "")  # counted as the parser splits them: not twice for a CRLF
