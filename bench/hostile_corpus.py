@@ -11,6 +11,7 @@ decompressed: their time and peak memory are what the tests bound.
 from __future__ import annotations
 
 import gzip
+import random
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -78,6 +79,15 @@ def broken(body: bytes = BASE) -> bytes:
 
 def gz(data: bytes) -> bytes:
     return gzip.compress(data, compresslevel=9)
+
+
+EMPTY_GZIP_MEMBER = gzip.compress(b"", mtime=0)
+"""20 bytes: members follow each other in one gzip stream (RFC 1952)."""
+
+
+def noise(size: int) -> bytes:
+    """Bytes that compress to nothing less and start no known container; the same each run."""
+    return random.Random(size).randbytes(size).replace(b"\x1f", b"\x20")
 
 
 def zipped(name: str, data: bytes) -> bytes:
@@ -183,6 +193,10 @@ CASES = [
          "more than 100 parts", heavy=True),
     Case("mail-cr-2m-header-lines.eml", lambda: carriage_returns_only(mail_with_a_part_of_header_lines(2_000_000)),
          "rejected", "more than 1,000,000 lines", heavy=True),
+    Case("gzip-200k-empty-members.xml.gz", lambda: gz(BASE) + EMPTY_GZIP_MEMBER * 200_000, "rejected",
+         "more than 100 members", heavy=True),
+    Case("gzip-99-members-20mb-trailing.xml.gz", lambda: gz(BASE) + EMPTY_GZIP_MEMBER * 98 + noise(20_000_000), "ok",
+         heavy=True),
     Case("zip-of-tiny-elements.zip", lambda: zipped("r.xml", tiny_elements(12_000_000)), "rejected",
          "elements and attributes", heavy=True),
 ]

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.hostile_corpus import BASE, gz, mail_of_parts, mail_with_a_part_of_header_lines
+from bench.hostile_corpus import BASE, EMPTY_GZIP_MEMBER, gz, mail_of_parts, mail_with_a_part_of_header_lines, noise
 from bench.hostile_measure import load_in_child
 from jmapclient.dmarc import containers, load_bytes
-from jmapclient.dmarc.containers import MAX_DOCUMENTS, MAX_PART_LINES
+from jmapclient.dmarc.containers import MAX_DOCUMENTS, MAX_GZIP_MEMBERS, MAX_PART_LINES, gunzip
 from jmapclient.dmarc.loader import FAILURES_NAMED
 from tests.support.clock import FROZEN_NOW
 
@@ -102,3 +102,19 @@ def test_an_e_mail_of_too_many_lines_is_refused_before_parsing_whatever_its_line
     assert "more than 1,000 lines" in (result.reason or "")
     under = load_bytes(mail_with_a_part_of_header_lines(900).replace(b"\r\n", end), "short.eml", now=FROZEN_NOW)
     assert "lines" not in (under.reason or "")  # counted as the parser splits them: not twice for a CRLF
+
+
+def test_a_gzip_of_too_many_members_is_refused() -> None:
+    # Each member was a round copying the rest of the file: 200,000 empty members, 4 MB, took a minute (tester91).
+    result = load_bytes(gz(BASE) + EMPTY_GZIP_MEMBER * MAX_GZIP_MEMBERS, "members.xml.gz", now=FROZEN_NOW)
+    assert result.status == "rejected"
+    assert result.reason == f"gzip stream of more than {MAX_GZIP_MEMBERS} members; a report's gzip holds one (refused)"
+    assert load_bytes(gz(BASE) + EMPTY_GZIP_MEMBER * (MAX_GZIP_MEMBERS - 1), "members.xml.gz", now=FROZEN_NOW).ok
+
+
+def test_large_gzip_members_unpack_whole_and_in_order() -> None:
+    # Fed a piece at a time: members (and what trails them) far larger than a piece end where they end.
+    data = noise(300_000)  # does not compress: each member is larger than its pieces
+    inflated, notes = gunzip(gz(data[:200_000]) + gz(data[200_000:]) + b"\r\n")
+    assert inflated == data
+    assert notes == ["ignored 2 trailing bytes after the gzip stream"]
