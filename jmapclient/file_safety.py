@@ -60,8 +60,8 @@ class NotAFile(Exception):
 LINK_NOT_FOLLOWED = "a symbolic link, not followed"
 
 
-def read_bounded(path: Path, limit: int, *, devices: bool = True, follow: bool = True,
-                 streams: bool = True) -> bytes | None:
+def read_bounded(path: Path | str, limit: int, *, devices: bool = True, follow: bool = True,
+                 streams: bool = True, dir_fd: int | None = None) -> bytes | None:
     """The bytes at ``path``, or None past ``limit``; a FIFO (``<(pass show mail)``, ``/dev/stdin``
     of a pipe) is read like a file. OSError when it cannot be read.
 
@@ -73,9 +73,11 @@ def read_bounded(path: Path, limit: int, *, devices: bool = True, follow: bool =
     (NotAFile), at the open itself (``O_NOFOLLOW``): one swapped in after a check is refused too.
     With ``streams`` False a FIFO is refused (NotAFile) too, unopened: one planted in a folder others
     fill may have a writer that never closes it, and the read would wait for ever.
+    With ``dir_fd``, ``path`` is a name inside the folder that descriptor holds (``openat``): ``O_NOFOLLOW`` guards
+    a path's last part only, and a folder on the way swapped for a link after it was listed was gone through.
     """
     if not devices or not streams:
-        kind = os.stat(path, follow_symlinks=follow).st_mode
+        kind = os.stat(path, follow_symlinks=follow, dir_fd=dir_fd).st_mode
         if stat.S_ISLNK(kind):
             raise NotAFile(LINK_NOT_FOLLOWED)
         if not devices and (stat.S_ISCHR(kind) or stat.S_ISBLK(kind) or stat.S_ISSOCK(kind)):
@@ -84,7 +86,7 @@ def read_bounded(path: Path, limit: int, *, devices: bool = True, follow: bool =
             raise NotAFile(f"not a regular file ({_kind(kind)})")
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | (0 if follow else os.O_NOFOLLOW)
     try:
-        descriptor = os.open(path, flags)
+        descriptor = os.open(path, flags, dir_fd=dir_fd)
     except OSError as error:
         if error.errno == errno.ELOOP and not follow:
             raise NotAFile(LINK_NOT_FOLLOWED) from None

@@ -5,9 +5,9 @@ uploads what ``load_reports`` yields (``dedupe`` first, ``summarize`` after).
 
 Modules, one job each: ``containers`` (gzip/zip/e-mail unpacking, size cap),
 ``xmlparse`` (defusedxml + one recovery pass), ``vocab`` (report words -> wire
-enums), ``mapping`` (XML -> DmarcReport dict), ``loader`` (per-file results and
-the outer object), ``batch`` (duplicates, summary), ``counting`` (message totals),
-``export`` (CSV/JSON rows).
+enums), ``mapping`` (XML -> DmarcReport dict), ``folders`` (the files under the
+paths named), ``loader`` (per-file results and the outer object), ``batch``
+(duplicates, summary), ``counting`` (message totals), ``export`` (CSV/JSON rows).
 
 Decisions worth knowing (details in the modules):
 - envelopeFrom is required on the wire but optional in RFC 7489: it falls back to
@@ -43,7 +43,7 @@ _EXPORTS = {
     "duplicate_key": "jmapclient.dmarc.batch",
     "export_rows": "jmapclient.dmarc.export",
     "failed_messages": "jmapclient.dmarc.counting",
-    "iter_report_files": "jmapclient.dmarc.loader",
+    "iter_report_files": "jmapclient.dmarc.folders",
     "load_bytes": "jmapclient.dmarc.loader",
     "load_file": "jmapclient.dmarc.loader",
     "load_reports": "jmapclient.dmarc.loader",
@@ -65,9 +65,9 @@ if TYPE_CHECKING:
     from jmapclient.dmarc.counting import failed_messages, pass_messages, record_passes, total_messages
     from jmapclient.dmarc.errors import ContainerError, ReportRejected, XmlRejected
     from jmapclient.dmarc.export import COLUMNS, export_rows, write_csv, write_json
+    from jmapclient.dmarc.folders import iter_report_files
     from jmapclient.dmarc.loader import (
         ParsedFile,
-        iter_report_files,
         load_bytes,
         load_file,
         load_reports,

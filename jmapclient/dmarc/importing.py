@@ -23,7 +23,8 @@ from pathlib import Path
 from jmapclient.collector import collector_paused
 from jmapclient.compact_json import compact_json
 from jmapclient.dmarc.batch import DuplicateKey, Earlier, ImportSummary, as_duplicate, dedupe, said_otherwise
-from jmapclient.dmarc.loader import ParsedFile, iter_report_files, load_file
+from jmapclient.dmarc.folders import iter_report_files
+from jmapclient.dmarc.loader import ParsedFile, load_file
 from jmapclient.dmarc.parser_thread import Parsed, ParserThread
 from jmapclient.dmarc.retention import DEFAULT_RETENTION, check_retention
 from jmapclient.dmarc.upload import HELD_OTHER, HELD_SAME, StoredKeys, Uploader

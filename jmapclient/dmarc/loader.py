@@ -12,12 +12,13 @@ import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path, PosixPath
+from pathlib import Path
 from typing import Any, Literal
 
 from jmapclient.counted import counted
 from jmapclient.dmarc.containers import MAX_DECOMPRESSED_BYTES, MailHeaders, open_bytes
 from jmapclient.dmarc.errors import failure_reason
+from jmapclient.dmarc.folders import FoundInFolder, NotWalked, iter_report_files
 from jmapclient.dmarc.mapping import map_report, unsendable_number, utc_text
 from jmapclient.dmarc.notes import Notes
 from jmapclient.dmarc.retention import DEFAULT_RETENTION
@@ -74,88 +75,6 @@ def load_reports(
         yield load_file(path, now=moment, retain=retain, limit=limit)
 
 
-class FoundInFolder(PosixPath):
-    """A file found by walking a folder, not named by the person: read only if it is a regular file.
-
-    A report folder is often filled by others (a mail filter, a shared drop): a link planted there
-    (to ``/etc/shadow``, a key) was followed and read, and a FIFO planted there with a writer that never
-    closes it would hold the import for ever. A path named on the command line may be a pipe
-    (``<(gunzip -c r.gz)``, ``/dev/stdin``); it is a link followed only where the shell handed a descriptor
-    over, as a glob (``/srv/dmarc/*``) names the links planted in a folder too.
-    """
-
-
-class NotWalked(FoundInFolder):
-    """A folder inside a named one that was not walked into; ``why`` says why (its import line's reason)."""
-
-    why = ""
-
-
-MAX_FOLDER_DEPTH = 32
-"""Folders inside a named folder are walked this many levels deep. Deeper, a folder is named, not walked:
-a folder 1,500 levels deep stopped the import with a RecursionError, and the console with it (the tester's),
-and its paths pass the length a path may have."""
-
-
-def iter_report_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
-    """Expand directories (sorted, depth first, at most ``MAX_FOLDER_DEPTH`` levels) and pass files through.
-
-    Symbolic links inside a folder are listed as :class:`FoundInFolder` and refused when read (never
-    walked into), so the summary says each was left out; so is a folder that cannot be walked
-    (:class:`NotWalked`), too deep or unreadable, and a link named, to a folder as to a file.
-    """
-    for raw in paths:
-        path = Path(raw)
-        if _named_folder(path):
-            yield from _walked(path)
-        else:
-            yield path  # a link to a folder too: load_file refuses it, unread, as it does a link to a file
-
-
-def _named_folder(path: Path) -> bool:
-    """Whether ``path``, named by the person, is a folder to walk, by :func:`load_file`'s rule for links: a
-    link is followed only where the shell handed a descriptor over.
-
-    ``is_dir`` followed a link: ``import-dmarc /srv/dmarc/*`` refused the file links planted there but
-    walked a folder link, reading (and quoting from) every file where it pointed, 0600 ones of the
-    person running it included (tester81).
-    """
-    try:
-        return stat.S_ISDIR(os.stat(path, follow_symlinks=handed_over(path)).st_mode)
-    except (OSError, ValueError):  # missing, unreadable or a NUL byte: load_file says why
-        return False
-
-
-def _walked(top: Path) -> Iterator[Path]:
-    """The files under ``top``, as ``os.walk`` lists them top down, without its recursion."""
-    waiting: list[tuple[str, int]] = [(str(top), 0)]
-    while waiting:
-        folder, depth = waiting.pop()
-        try:
-            with os.scandir(folder) as entries:
-                found = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
-        except OSError as error:
-            yield _not_walked(folder, f"cannot read the folder ({error.strerror or error})")
-            continue
-        inner = sorted(name for name, is_folder in found if is_folder and not name.startswith("."))
-        for name in sorted(name for name, is_folder in found if not is_folder):
-            # Hidden files and our sample corpus's notes are not reports; a link is listed, to be refused.
-            if not name.startswith(".") and not name.lower().endswith(".md"):
-                yield FoundInFolder(folder, name)
-        if inner and depth >= MAX_FOLDER_DEPTH:
-            yield _not_walked(os.path.join(folder, inner[0]), f"a folder more than {MAX_FOLDER_DEPTH} levels "
-                              f"inside {top}: not walked into" + (f" (nor {len(inner) - 1:,} beside it)"
-                                                                   if len(inner) > 1 else ""))
-            continue
-        waiting.extend((os.path.join(folder, name), depth + 1) for name in reversed(inner))
-
-
-def _not_walked(folder: str, why: str) -> NotWalked:
-    path = NotWalked(folder)
-    path.why = why
-    return path
-
-
 def load_file(
     path: str | os.PathLike[str],
     *,
@@ -168,19 +87,27 @@ def load_file(
     if isinstance(path, NotWalked):
         return ParsedFile(path, "rejected", reason=path.why)
     try:
-        named = not isinstance(path, FoundInFolder)
-        # A named link is followed only where the shell hands a descriptor over (/dev/stdin, <(...)):
-        # `import-dmarc /srv/dmarc/*` names each file of a folder others fill, links planted there too.
-        data = read_bounded(path, limit, devices=False, follow=named and handed_over(path), streams=named)
+        data = _read(path, limit)
     except NotAFile as refusal:
         return ParsedFile(path, "rejected", reason=str(refusal))
     except OSError as exc:
         return ParsedFile(path, "rejected", reason=f"cannot read file ({exc.strerror or exc})")
     if data is None:
         return ParsedFile(path, "rejected", reason=f"file is larger than the {limit:,}-byte limit")
-    if not data and _is_pipe(path):
+    if not data and not isinstance(path, FoundInFolder) and _is_pipe(path):
         return ParsedFile(path, "rejected", reason="nothing came through the pipe (a FIFO no one wrote into)")
     return load_bytes(data, path, now=now, retain=retain, limit=limit)
+
+
+def _read(path: Path, limit: int) -> bytes | None:
+    """``path``'s bytes (None past ``limit``) if it may be read: a file found in a folder others may fill is read
+    only if it is a regular file, from its folder as the walk listed it (:meth:`ListedFolder.opened`)."""
+    if isinstance(path, FoundInFolder):
+        with path.folder.opened() as folder:
+            return read_bounded(path.name, limit, devices=False, follow=False, streams=False, dir_fd=folder)
+    # A named link is followed only where the shell hands a descriptor over (/dev/stdin, <(...)):
+    # `import-dmarc /srv/dmarc/*` names each file of a folder others fill, links planted there too.
+    return read_bounded(path, limit, devices=False, follow=handed_over(path))
 
 
 def _is_pipe(path: Path) -> bool:

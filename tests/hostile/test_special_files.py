@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from jmapclient.dmarc.loader import MAX_FOLDER_DEPTH, ParsedFile, load_file, load_reports
+from jmapclient.dmarc.folders import MAX_FOLDER_DEPTH
+from jmapclient.dmarc.loader import ParsedFile, load_file, load_reports
 
 SAMPLE = b"<feedback><report_metadata><org_name>x</org_name></report_metadata></feedback>"
 

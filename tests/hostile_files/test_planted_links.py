@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from jmapclient.dmarc import iter_report_files, load_file
+from jmapclient.dmarc.folders import FOLDER_REPLACED, FoundInFolder
 from jmapclient.dmarc.importing import import_reports
-from jmapclient.dmarc.loader import FoundInFolder
 from tests.support.clock import FROZEN_NOW
 from tests.support.dmarc_xml import feedback
 
@@ -72,3 +72,71 @@ def test_a_descriptor_the_shell_hands_over_is_followed(folder: Path) -> None:
     # `import-dmarc /dev/stdin < r.xml`, `<(cat r.xml)`: /dev/stdin and /dev/fd/N are the system's links.
     with open(folder / "real.xml", "rb") as handed:
         assert load_file(Path(f"/dev/fd/{handed.fileno()}"), now=FROZEN_NOW).ok
+
+
+PRIVATE = feedback(report_id="<report_id>private</report_id>")
+"""A report in a private folder: it must never be read through a link."""
+
+
+@pytest.fixture
+def drop(tmp_path: Path) -> Path:
+    """A drop folder with a report in a sub-folder, and, beside it, a private folder holding one under that name."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    (private / "report.xml").write_bytes(PRIVATE)
+    drop = tmp_path / "drop"
+    (drop / "sub").mkdir(parents=True)
+    (drop / "sub" / "report.xml").write_bytes(feedback())
+    return drop
+
+
+def _swap_for_link(folder: Path, target: Path) -> None:
+    """What whoever fills the drop folder can do at any moment: put a link where ``folder`` was."""
+    folder.rename(folder.with_name(folder.name + "-moved"))
+    folder.symlink_to(target)
+
+
+def test_a_folder_swapped_for_a_link_after_the_listing_is_not_gone_through(drop: Path) -> None:
+    # Listed, then drop/sub replaced by a link to a private folder: the file opened by its path went through the
+    # link, and the private report behind it, under the name planted in the folder, was uploaded (tester91).
+    [listed] = iter_report_files([drop])
+    assert load_file(listed, now=FROZEN_NOW).ok  # as listed
+    _swap_for_link(drop / "sub", drop.parent / "private")
+    assert (drop / "sub" / "report.xml").read_bytes() == PRIVATE  # the path goes through
+    parsed = load_file(listed, now=FROZEN_NOW)
+    assert (parsed.status, parsed.reason) == ("rejected", "a symbolic link, not followed")
+
+
+def test_a_folder_several_levels_up_swapped_for_a_link_is_not_gone_through(drop: Path) -> None:
+    (drop / "sub" / "day").mkdir()
+    (drop / "sub" / "day" / "report.xml").write_bytes(feedback())
+    (drop.parent / "private" / "day").mkdir()
+    (drop.parent / "private" / "day" / "report.xml").write_bytes(PRIVATE)
+    listed = list(iter_report_files([drop]))
+    _swap_for_link(drop / "sub", drop.parent / "private")
+    assert [load_file(path, now=FROZEN_NOW).reason for path in listed] == ["a symbolic link, not followed"] * 2
+
+
+def test_a_folder_swapped_for_another_folder_after_the_listing_is_not_read(drop: Path) -> None:
+    [listed] = iter_report_files([drop])
+    (drop / "sub").rename(drop / "sub-moved")
+    (drop / "sub").mkdir()
+    (drop / "sub" / "report.xml").write_bytes(feedback())
+    parsed = load_file(listed, now=FROZEN_NOW)
+    assert (parsed.status, parsed.reason) == ("rejected", FOLDER_REPLACED)
+
+
+def test_the_named_folder_swapped_for_a_link_after_the_listing_is_not_gone_through(drop: Path) -> None:
+    [listed] = iter_report_files([drop / "sub"])
+    _swap_for_link(drop / "sub", drop.parent / "private")
+    assert load_file(listed, now=FROZEN_NOW).reason == "a symbolic link, not followed"
+
+
+def test_a_folder_swapped_for_a_link_while_the_walk_goes_is_not_walked_into(drop: Path) -> None:
+    (drop / "first.xml").write_bytes(feedback())
+    walk = iter_report_files([drop])
+    assert next(walk).name == "first.xml"  # the drop folder listed; its sub-folder not yet
+    _swap_for_link(drop / "sub", drop.parent / "private")
+    [refused] = walk
+    assert (str(refused), load_file(refused, now=FROZEN_NOW).reason) == (str(drop / "sub"),
+                                                                         "a symbolic link, not followed")
