@@ -2,12 +2,12 @@
 
 A report folder is often filled by others (a mail filter, a shared drop). Whatever they put there is listed
 and read as what it is at the read: a link is refused, never followed, and a folder on the way is reached
-again from the folder named, a step at a time (:mod:`jmapclient.folder_steps`), never by its path.
+again from the folder named, a step at a time (:mod:`jmapclient.folder_steps`), never by its path. A path the
+person named is reached a step at a time too: a link planted in a folder on its way is not followed.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PosixPath
 
-from jmapclient.file_safety import LINK_NOT_FOLLOWED, NotAFile, handed_over
-from jmapclient.folder_steps import READ, SEARCH, Identity, identity, step_into
+from jmapclient.file_safety import NotAFile, handed_over
+from jmapclient.folder_steps import READ, SEARCH, Identity, holding_folder, identity, step_into
 
 MAX_FOLDER_DEPTH = 32
 """Folders inside a named folder are walked this many levels deep. Deeper, a folder is named, not walked:
@@ -114,13 +114,13 @@ def _named_folder(path: Path) -> bool:
 
 
 def _open_named_folder(path: str, flags: int) -> int:
-    """A descriptor of the folder the person named, not through a link there (but one the shell handed over)."""
-    try:
-        return os.open(path, flags | (0 if handed_over(Path(path)) else os.O_NOFOLLOW))
-    except OSError as error:
-        if error.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(path):
-            raise NotAFile(LINK_NOT_FOLLOWED) from None
-        raise
+    """A descriptor of the folder the person named: not through a link there (but one the shell handed over), nor
+    through one planted on the way to it (:func:`~jmapclient.folder_steps.open_folder`)."""
+    named = Path(path)
+    with holding_folder(named) as (holder, name):
+        if handed_over(named):
+            return os.open(name, flags, dir_fd=holder)
+        return step_into(holder, name, flags)
 
 
 def _walked(top: Path) -> Iterator[Path]:

@@ -26,6 +26,7 @@ from jmapclient.dmarc.wirelists import to_set
 from jmapclient.dmarc.xmlparse import parse_report_xml
 from jmapclient.encoding import parse_utc
 from jmapclient.file_safety import NotAFile, handed_over, read_bounded
+from jmapclient.folder_steps import holding_folder
 
 Status = Literal["ok", "rejected", "duplicate"]
 
@@ -106,8 +107,10 @@ def _read(path: Path, limit: int) -> bytes | None:
         with path.folder.opened() as folder:
             return read_bounded(path.name, limit, devices=False, follow=False, streams=False, dir_fd=folder)
     # A named link is followed only where the shell hands a descriptor over (/dev/stdin, <(...)):
-    # `import-dmarc /srv/dmarc/*` names each file of a folder others fill, links planted there too.
-    return read_bounded(path, limit, devices=False, follow=handed_over(path))
+    # `import-dmarc /srv/dmarc/*` names each file of a folder others fill, links planted there too; and
+    # `/srv/dmarc/*/*` the files behind a folder link planted there, not followed on the way (open_folder).
+    with holding_folder(path) as (folder, name):
+        return read_bounded(name, limit, devices=False, follow=handed_over(path), dir_fd=folder)
 
 
 def _is_pipe(path: Path) -> bool:

@@ -15,6 +15,8 @@ import pytest
 from jmapclient.dmarc import iter_report_files, load_file
 from jmapclient.dmarc.folders import FOLDER_REPLACED, FoundInFolder
 from jmapclient.dmarc.importing import import_reports
+from jmapclient.file_safety import LINK_NOT_FOLLOWED
+from jmapclient.folder_steps import PLANTED_ON_THE_WAY
 from tests.support.clock import FROZEN_NOW
 from tests.support.dmarc_xml import feedback
 
@@ -140,3 +142,63 @@ def test_a_folder_swapped_for_a_link_while_the_walk_goes_is_not_walked_into(drop
     [refused] = walk
     assert (str(refused), load_file(refused, now=FROZEN_NOW).reason) == (str(drop / "sub"),
                                                                          "a symbolic link, not followed")
+
+
+@pytest.fixture
+def days(tmp_path: Path) -> Path:
+    """The per-day layout of a drop folder others fill (group-writable), a day's folder a link planted there to a
+    private folder whose report it would name."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    (private / "report.xml").write_bytes(PRIVATE)
+    days = tmp_path / "days"
+    (days / "2026-11-28").mkdir(parents=True)
+    (days / "2026-11-28" / "report.xml").write_bytes(feedback())
+    (days / "2026-11-29").symlink_to(private)
+    days.chmod(0o775)
+    return days
+
+
+def test_a_folder_link_planted_on_a_named_path_is_not_followed(days: Path) -> None:
+    # `import-dmarc days/*/*`: the shell's glob named days/2026-11-29/report.xml, behind the planted link, and it
+    # was read: the private report said "would import" (tester91).
+    named = sorted(days.glob("*/*"))
+    assert days / "2026-11-29" / "report.xml" in named
+    outcomes = {path.parent.name: load_file(path, now=FROZEN_NOW) for path in iter_report_files(named)}
+    assert outcomes["2026-11-28"].ok
+    planted = outcomes["2026-11-29"]
+    assert planted.status == "rejected"
+    assert planted.reason == f"{LINK_NOT_FOLLOWED} ('2026-11-29' {PLANTED_ON_THE_WAY})"
+
+
+async def test_a_folder_named_through_a_planted_link_is_not_walked(days: Path) -> None:
+    (days.parent / "private" / "inner").mkdir()
+    (days.parent / "private" / "inner" / "report.xml").write_bytes(PRIVATE)
+    outcome = await import_reports(None, [days / "2026-11-29" / "inner"], now=FROZEN_NOW)
+    assert outcome.summary.imported == []
+    assert outcome.summary.rejected == [(days / "2026-11-29" / "inner",
+                                         f"{LINK_NOT_FOLLOWED} ('2026-11-29' {PLANTED_ON_THE_WAY})")]
+
+
+def test_a_link_on_the_way_that_only_its_owner_could_have_made_is_followed(days: Path) -> None:
+    # A home folder linked elsewhere, /var -> private/var: links in folders only the person (or root) writes.
+    days.chmod(0o755)
+    assert load_file(days / "2026-11-29" / "report.xml", now=FROZEN_NOW).ok
+    days.chmod(0o1777)  # sticky, as /tmp: no one else can rename or remove the person's own link there
+    assert load_file(days / "2026-11-29" / "report.xml", now=FROZEN_NOW).ok
+
+
+def test_a_link_of_ones_own_pointing_through_a_planted_one_is_not_followed(days: Path) -> None:
+    mine = days.parent / "mine"
+    mine.mkdir(mode=0o700)
+    (mine / "today").symlink_to(days / "2026-11-29")  # the person's link, to a folder link someone planted
+    parsed = load_file(mine / "today" / "report.xml", now=FROZEN_NOW)
+    assert parsed.reason == f"{LINK_NOT_FOLLOWED} ('2026-11-29' {PLANTED_ON_THE_WAY})"
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="making a link another user's takes root")
+def test_a_link_on_the_way_made_by_another_user_is_not_followed(days: Path) -> None:
+    days.chmod(0o755)
+    os.lchown(days / "2026-11-29", 65534, 65534)
+    parsed = load_file(days / "2026-11-29" / "report.xml", now=FROZEN_NOW)
+    assert parsed.reason == f"{LINK_NOT_FOLLOWED} ('2026-11-29' {PLANTED_ON_THE_WAY})"
