@@ -10,6 +10,7 @@ decompressed: their time and peak memory are what the tests bound.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import random
 import zipfile
@@ -124,6 +125,44 @@ def carriage_returns_only(mail_text: bytes) -> bytes:
     return mail_text.replace(b"\r\n", b"\r")
 
 
+def mail_of_report(**headers: str | None) -> bytes:
+    """A one-part report e-mail, the report in base64, with ``headers`` (``Content_Type=...``) for its usual ones;
+    one given as None is left out."""
+    fields: dict[str, str | None] = {
+        "From": "dmarc@reporter.example", "To": "postmaster@example.com", "Subject": "report",
+        "Date": "Tue, 14 Nov 2023 00:00:00 +0000", "MIME-Version": "1.0", "Content-Type": "application/xml",
+        "Content-Transfer-Encoding": "base64"}
+    fields |= {name.replace("_", "-"): value for name, value in headers.items()}
+    head = "".join(f"{name}: {value}\r\n" for name, value in fields.items() if value is not None)
+    return head.encode() + b"\r\n" + base64.b64encode(BASE)
+
+
+def encoded_words(count: int) -> str:
+    """One header of ``count`` RFC 2047 encoded words: Python's header parser took 2.8 GB over 20,000 of them."""
+    return " ".join(["=?utf-8?q?a?="] * count)
+
+
+def addresses(count: int) -> str:
+    return ",".join(f"u{index}@d{index}.example" for index in range(count))
+
+
+def name_continuations(count: int) -> str:
+    """A file name in ``count`` RFC 2231 continuations: ``name*0*=utf-8''a; name*1*=a; ...``."""
+    return "; ".join(["name*0*=utf-8''a"] + [f"name*{index}*=a" for index in range(1, count)])
+
+
+def mail_with_a_part_of_parameters(count: int) -> bytes:
+    parameters = "; ".join(f"p{index}=a" for index in range(count))
+    return mail(b"--B\r\nContent-Type: application/xml; " + parameters.encode() + b"\r\n\r\n" + BASE + b"\r\n--B--\r\n")
+
+
+def mail_of_parts_with_long_content_types(parts: int) -> bytes:
+    """``parts`` parts, each Content-Type just under the one-header limit and costly to parse: "(a)" comments."""
+    content_type = b"application/xml" + b"(a)" * 300
+    return mail(b"".join(b"--B\r\nContent-Type: " + content_type + b"\r\n\r\n" + BASE + b"\r\n"
+                         for _ in range(parts)) + b"--B--\r\n")
+
+
 def stray_tag_openings(size: int) -> bytes:
     # "<a" and then whitespace that never reaches ">": each "<" made the old repair
     # pattern try every split of the run, quadratic in its length.
@@ -193,6 +232,27 @@ CASES = [
          "more than 100 parts", heavy=True),
     Case("mail-cr-2m-header-lines.eml", lambda: carriage_returns_only(mail_with_a_part_of_header_lines(2_000_000)),
          "rejected", "more than 1,000,000 lines", heavy=True),
+    # One header line of many encoded words, addresses or parameters passed every limit on lines and parts; the
+    # header parser then took gigabytes or minutes (tester91). Too long to parse, it is malformed: a Subject, From,
+    # To or Date is then absent, a Content-Type refuses the file (its parts cannot be known).
+    Case("mail-subject-100k-words.eml", lambda: mail_of_report(Subject=encoded_words(100_000)), "ok",
+         heavy=True),
+    Case("mail-to-100k-addresses.eml", lambda: mail_of_report(To=addresses(100_000)), "ok", heavy=True),
+    Case("mail-from-10k-words.eml", lambda: mail_of_report(From=encoded_words(10_000) + " <a@b.example>"),
+         "ok"),
+    Case("mail-date-10k-words.eml",
+         lambda: mail_of_report(Date="Tue, 14 Nov 2023 00:00:00 +0000 " + encoded_words(10_000)), "ok"),
+    Case("mail-name-10k-words.eml",
+         lambda: mail_of_report(Content_Type=f'application/xml; name="{encoded_words(10_000)}"'), "rejected",
+         "e-mail header Content-Type is longer than 1,024 characters"),
+    Case("mail-name-10k-continuations.eml",
+         lambda: mail_of_report(Content_Type="application/xml; " + name_continuations(10_000)), "rejected",
+         "e-mail header Content-Type is longer than 1,024 characters"),
+    Case("mail-part-20k-parameters.eml", lambda: mail_with_a_part_of_parameters(20_000), "rejected",
+         "e-mail header Content-Type is longer than 1,024 characters"),
+    Case("mail-to-1k-comments.eml", lambda: mail_of_report(To="(a)" * 340), "ok"),  # the costliest allowed: 0.06 s
+    Case("mail-99-parts-long-types.eml", lambda: mail_of_parts_with_long_content_types(99), "rejected",
+         "e-mail headers to read come to more than 8,192 characters"),
     Case("gzip-200k-empty-members.xml.gz", lambda: gz(BASE) + EMPTY_GZIP_MEMBER * 200_000, "rejected",
          "more than 100 members", heavy=True),
     Case("gzip-99-members-20mb-trailing.xml.gz", lambda: gz(BASE) + EMPTY_GZIP_MEMBER * 98 + noise(20_000_000), "ok",
