@@ -10,9 +10,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from jmapclient.display import safe_text
-from jmapclient.encoding import at_pointer, format_duration, unescape_pointer
+from jmapclient.encoding import at_pointer, format_duration, iter_masked_paths, unescape_pointer
 from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, FieldSpec, fields_of
+from jmapclient.patch import is_index_map
 
 CHANGED_ELSEWHERE = ("Not saved: {fields} changed on the server since this form opened. ctrl+s asks whether to "
                      "put your values over them; esc goes back to see the server's.")
@@ -50,6 +51,57 @@ def changed_fields(before: dict[str, Any], now: dict[str, Any], paths: Iterable[
 
 _ABSENT = object()
 """What a path holds where the object has no value there (not null: absent)."""
+
+LIST_WITH_HIDDEN_SECRET = ("Not saved: {label} changed on the server since this form opened, and the form's own hold "
+                           "a stored secret the server shows as **** (it cannot be sent again). esc goes back to see "
+                           "the server's; make your change there.")
+
+
+class HiddenSecretInList(ValueError):
+    """A list the save must send whole holds a secret only the server knows (:func:`lists_sent_whole`)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.path = path
+
+
+def lists_sent_whole(patch: dict[str, Any], before: dict[str, Any], now: dict[str, Any],
+                     after: dict[str, Any]) -> dict[str, Any]:
+    """``patch`` to send over what the server holds ``now``, a list it writes into sent whole, as the form holds it
+    (``after``), where the items it writes moved on the server since the form opened (``before``).
+
+    A list is patched by position: put over a list changed elsewhere, the form's "replica 1, host" went into
+    whatever was at position 1 then, and the stored replica had the form's host with another admin's port,
+    database and password; a replica removed in the form removed the one another admin had put in its place
+    (tester90). A list whose items the save writes still hold what the form opened with (one added at the end
+    elsewhere) is patched as before, so the other admin's item stays. HiddenSecretInList when the list holds a
+    secret the server masks: it cannot be sent whole."""
+    whole: dict[str, Any] = {}
+    kept: dict[str, Any] = {}
+    for path, value in patch.items():
+        moved = _moved_list(path, before, now)
+        if moved is None:
+            kept[path] = value
+            continue
+        items = at_pointer(after, moved, {})
+        if hidden := next(iter_masked_paths(items, moved), None):
+            raise HiddenSecretInList(hidden)
+        whole[moved] = items
+    return {**{path: value for path, value in kept.items()
+               if not any(path.startswith(f"{list_path}/") for list_path in whole)}, **whole}
+
+
+def _moved_list(path: str, before: dict[str, Any], now: dict[str, Any]) -> str | None:
+    """The outermost list (an index map) ``path`` goes into by position, when what the path writes is no longer on
+    the server what it was when the form opened; else None."""
+    parts = path.split("/")
+    if at_pointer(now, path, _ABSENT) == at_pointer(before, path, _ABSENT):
+        return None
+    for at in range(1, len(parts)):
+        prefix = "/".join(parts[:at])
+        if parts[at].isdigit() and is_index_map(at_pointer(before, prefix)):
+            return prefix
+    return None
 
 
 def held_back(model: type[WireModel], before: dict[str, Any], now: dict[str, Any], changed: set[str],

@@ -20,7 +20,14 @@ from jmapclient.models.introspect import fields_of
 from jmapclient.models.objects import DIRECTORY, Action
 from jmapclient.paging import read_all
 from tui.context import ConsoleContext
-from tui.directories.changed_elsewhere import OVERWRITE_QUESTION, changed_fields, held_back
+from tui.directories.changed_elsewhere import (
+    LIST_WITH_HIDDEN_SECRET,
+    OVERWRITE_QUESTION,
+    HiddenSecretInList,
+    changed_fields,
+    held_back,
+    lists_sent_whole,
+)
 from tui.directories.deleted_elsewhere import GONE, DirectoryGone
 from tui.directories.kind_change import KIND_CHANGED, KIND_CHANGED_STATUS, kind_changed
 from tui.directories.lost_save import MAY_HAVE_SAVED, LostAnswerFlow, created_meanwhile, normalised
@@ -158,6 +165,15 @@ class DirectorySaveFlow(LostAnswerFlow):
                     if self._offered:
                         self._ask_to_overwrite(held_back(self.model, self.before or {}, self._now, set(self._offered),
                                                          patch, OVERWRITE_QUESTION))
+                    return
+                try:
+                    patch = lists_sent_whole(patch, self.before or {}, self._now, self._expected or {})
+                except HiddenSecretInList as hidden:
+                    self._saving(False)
+                    label = held_back(self.model, self.before or {}, self._now, {hidden.path.split("/")[0]},
+                                      [hidden.path], "{fields}")
+                    self._message(LIST_WITH_HIDDEN_SECRET.format(label=label), severity="warning")
+                    self.post_message(Status("Not saved: changed on the server meanwhile.", "warning"))
                     return
                 self._patching, self._wrote = patch, True
                 await self._sent(api.update(saved_id, patch))

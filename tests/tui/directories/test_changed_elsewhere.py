@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, Static
+from textual.widgets import Button, Input, Static
 
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
@@ -250,3 +250,68 @@ def _label(spec: object, wire: str) -> str:
     from jmapclient.models.introspect import field_by_wire
 
     return field_by_wire(spec.variants["PostgreSql"], wire).label  # type: ignore[attr-defined]
+
+
+OTHER_REPLICA = {"host": "other-replica.example", "port": 6543, "database": "otherdb", "authUsername": "otheruser",
+                 "authSecret": {"@type": "EnvironmentVariable", "variableName": "OTHER_PASSWORD"},
+                 "options": "sslmode=disable"}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_replica_list_changed_elsewhere_is_put_over_as_the_form_shows_it(store: Store, profile: str) -> None:
+    # "Put your values over them" sent the form's "replica 1, host" into whatever replica 1 was on the server then:
+    # stored, it had the form's host with another admin's port, database, user and password (tester90).
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        shown = stored(store, SQL)["store"]["readReplicas"]["0"]
+        await opened_with_its_store_changed(pilot, store, readReplicas={"0": OTHER_REPLICA})
+        await fill(pilot, "store/readReplicas/0/host", "replica-console.example")
+        await save(pilot)
+        asked = await answer_question(pilot, yes=True)
+        assert "Read replicas" in asked, asked
+        assert not pilot.app.query(DirectoryEditor)
+        assert stored(store, SQL)["store"]["readReplicas"] == {"0": {**shown, "host": "replica-console.example"}}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_replica_removed_in_the_form_does_not_remove_the_one_put_in_its_place(store: Store,
+                                                                                       profile: str) -> None:
+    # The form's "remove replica 1" went to the replica another admin had put in front of it: the one the person
+    # removed was kept, the other admin's deleted (tester90). Put over, the list is the form's: none.
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        held = stored(store, SQL)["store"]["readReplicas"]["0"]
+        await opened_with_its_store_changed(pilot, store, readReplicas={"0": OTHER_REPLICA, "1": held})
+        field(pilot, "store/readReplicas").items[0].query_one(".list-remove", Button).press()
+        await settle(pilot)
+        await save(pilot)
+        await answer_question(pilot, yes=True)
+        assert stored(store, SQL)["store"]["readReplicas"] == {}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_replica_added_at_the_end_elsewhere_stays_beside_the_forms_edit(store: Store, profile: str) -> None:
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        held = stored(store, SQL)["store"]["readReplicas"]["0"]
+        await opened_with_its_store_changed(pilot, store, readReplicas={"0": held, "1": OTHER_REPLICA})
+        await fill(pilot, "store/readReplicas/0/port", "5440")
+        await save(pilot)
+        assert not pilot.app.query(DirectoryEditor), "nothing the form writes changed elsewhere: saved at once"
+        assert stored(store, SQL)["store"]["readReplicas"] == {"0": {**held, "port": 5440}, "1": OTHER_REPLICA}
+
+
+async def test_a_replica_list_holding_a_hidden_secret_is_not_put_over(store: Store) -> None:
+    # Sent whole, the list would send back the **** the server shows for a Value secret: refused, in words.
+    wire = stored(store, SQL)
+    wire["store"]["readReplicas"]["0"]["authSecret"] = {"@type": "Value", "secret": "replica-pw"}
+    store.replace(DIRECTORY, wire["id"], DIRECTORY.read(wire), wire)
+    console = make_console(store)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await opened_with_its_store_changed(pilot, store, readReplicas={"0": OTHER_REPLICA})
+        await fill(pilot, "store/readReplicas/0/host", "replica-console.example")
+        await save(pilot)
+        await answer_question(pilot, yes=True)
+        said = str(editor(pilot).query_one("#editor-message", Static).render())
+        assert "the form's own hold a stored secret the server shows as ****" in said, said
+        assert stored(store, SQL)["store"]["readReplicas"] == {"0": OTHER_REPLICA}
