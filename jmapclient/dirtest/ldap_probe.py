@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-from jmapclient.dirtest import hashes, steps
+from jmapclient.dirtest import hashes, ldap_receive, steps
 from jmapclient.dirtest.deadline import NO_ANSWER_FIX, StepClock, Worker, no_answer, shut_socket, timed_out
 from jmapclient.dirtest.inputs import LiveInput, resolve_secret, step_timeout
 from jmapclient.dirtest.ldap_entry import EntryChecks
@@ -66,6 +66,7 @@ class _BoundedCalls:
         held = self.workers.get(id(connection))
         if held is None:
             held = self.workers[id(connection)] = (connection, Worker(lambda: _cut(connection), self.cancelled))
+        ldap_receive.reset(connection)  # each call is one request: its messages are counted afresh
         return self.clock.within(held[1], call)
 
     def _close(self, connection: Any) -> None:
@@ -132,6 +133,10 @@ class _Probe(EntryChecks, _BoundedCalls):
         except Exception as error:
             from ldap3.core.exceptions import LDAPCommunicationError
 
+            if isinstance(error, ldap_receive.TooMuch):
+                raise self.fail(name, str(error), ldap_receive.TooMuch.fix) from None
+            if isinstance(error, ldap_receive.NotLdap):
+                raise self.fail(name, f"the server's answer is not LDAP: {error}", _NOT_LDAP_FIX) from None
             if timed_out(error):
                 raise self.fail(name, no_answer(self.timeout), NO_ANSWER_FIX) from None
             if isinstance(error, LDAPCommunicationError):
@@ -164,8 +169,10 @@ class _Probe(EntryChecks, _BoundedCalls):
     def _new_connection(self, ldap3_: Any, user: str | None = None, password: str | None = None) -> Any:
         server = ldap3_.Server(self.host, port=self.port, use_ssl=self.implicit_tls, tls=self._tls(ldap3_),
                                connect_timeout=self.timeout, get_info=ldap3_.NONE)
-        return ldap3_.Connection(server, user=user, password=password, receive_timeout=self.timeout,
-                                 read_only=True, raise_exceptions=False, auto_referrals=False)
+        connection = ldap3_.Connection(server, user=user, password=password, receive_timeout=self.timeout,
+                                       read_only=True, raise_exceptions=False, auto_referrals=False)
+        ldap_receive.bound(connection)
+        return connection
 
     def _open(self, ldap3_: Any) -> Any:
         from ldap3.core.exceptions import LDAPException

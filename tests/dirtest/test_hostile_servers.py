@@ -24,7 +24,15 @@ from jmapclient.dirtest.steps import Outcome, Report
 from jmapclient.outcome import EXIT_FAILED
 from mailadmin.main import main
 from tests.support.directory_seeds import ALICE, ALICE_PASSWORD, CLIENT_ID, ldap_settings, sql_settings
-from tests.support.hostile_peer import GARBAGE, HTTP_HEAD, LDAP_HEAD, MYSQL_HEAD, POSTGRES_HEAD, HostilePeer
+from tests.support.hostile_peer import (
+    GARBAGE,
+    HTTP_HEAD,
+    LDAP_HEAD,
+    MYSQL_HEAD,
+    POSTGRES_HEAD,
+    HostilePeer,
+    LdapFloodPeer,
+)
 
 BOUND = 1.0
 """Each step's bound in these tests, in seconds."""
@@ -142,6 +150,38 @@ def test_the_command_prints_json_and_exits_failed_on_a_garbage_ldap_port(
     failed = [s for s in live["steps"] if s["outcome"] == "failed"]
     assert len(failed) == 1 and failed[0]["reason"].startswith("the server's answer is not LDAP"), failed
     assert "Traceback" not in captured.err
+
+
+# --- too much: bounded in messages and bytes, said at once -------------------------------------
+
+
+def test_an_ldap_server_flooding_a_search_with_entries_is_stopped_and_said_so() -> None:
+    # The tester's peer: the bind answered, then entries without end, the size limit ignored. ldap3 kept every
+    # entry until the step's bound (800 MB in 30 s) and the step then said the server "did not answer".
+    peer = LdapFloodPeer()
+    try:
+        wire = ldap_settings(f"ldap://127.0.0.1:{peer.port}", useTls=False, timeout=30000)
+        report, _ = _timed(wire, password=ALICE_PASSWORD, timeout=30)
+    finally:
+        peer.stop()
+    failed = _failed_at(report, steps.LOGIN_SEARCH)
+    assert "ignores the size limit" in failed.reason and "did not answer" not in failed.reason, failed
+    assert "size limit" in failed.fix
+
+
+@pytest.mark.parametrize(("answer", "said"), [
+    (b"\x30\x84\x7f\xff\xff\xff", "announces a message of 2,147,483,653 bytes"),  # the tester's `huge`
+    (b"\x8f\x13" + bytes(range(256)) * 20, "do not begin an LDAP message"),  # random bytes, the tester's `garbage`
+], ids=["huge", "garbage"])
+def test_an_ldap_answer_no_message_can_be_is_said_at_once_not_waited_on(
+    answer: bytes, said: str, hostile_peer: Callable[..., HostilePeer],
+) -> None:
+    peer = hostile_peer(answer, fill=b"\x04")
+    wire = ldap_settings(f"ldap://127.0.0.1:{peer.port}", useTls=False, timeout=30000)
+    report, _ = _timed(wire, password=ALICE_PASSWORD, timeout=30)
+    failed = _failed_at(report, steps.SERVICE_BIND)
+    assert failed.reason.startswith("the server's answer is not LDAP"), failed
+    assert said in failed.reason and "LDAP port" in failed.fix, failed
 
 
 def test_a_failure_no_step_foresaw_is_one_failed_step_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -77,3 +77,61 @@ class HostilePeer(LoopbackPeer):
             if self.stopped.is_set():
                 return False
         return False
+
+
+FLOOD_MOST = 200_000
+"""Entries a flooding peer sends at most (some 200 MB): the peer itself is bounded, whatever the client does."""
+
+
+def _ber(tag: int, body: bytes) -> bytes:
+    """One BER element, its length in the long form (as servers write large ones)."""
+    return bytes([tag, 0x84]) + len(body).to_bytes(4, "big") + body
+
+
+def ldap_message(message_id: int, operation: bytes) -> bytes:
+    return _ber(0x30, bytes([0x02, 0x01, message_id]) + operation)
+
+
+def bind_success(message_id: int) -> bytes:
+    """A BindResponse: success, no matched DN, no message."""
+    return ldap_message(message_id, bytes([0x61, 0x07, 0x0A, 0x01, 0x00, 0x04, 0x00, 0x04, 0x00]))
+
+
+def search_entry(message_id: int, number: int) -> bytes:
+    """A SearchResultEntry of some 1 KB: ``cn=xN,dc=example,dc=org`` with one mail value."""
+    dn = b"cn=x%d,dc=example,dc=org" % number
+    attribute = _ber(0x30, _ber(0x04, b"mail") + _ber(0x31, _ber(0x04, b"a" * 1000)))
+    return ldap_message(message_id, _ber(0x64, _ber(0x04, dn) + _ber(0x30, attribute)))
+
+
+class LdapFloodPeer(LoopbackPeer):
+    """On 127.0.0.1: answers every bind with success and every search with entries without end (never the
+    "done"), ignoring the search's size limit, as a broken or hostile server (or proxy) may."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+        """Entries sent, over every connection."""
+        super().__init__("ldap-flood-peer")
+
+    def serve(self, client: socket.socket) -> None:
+        with client:
+            try:
+                while not self.stopped.is_set():
+                    ready, _, _ = select.select([client], [], [], 0.1)
+                    if not ready:
+                        continue
+                    request = client.recv(65536)
+                    if not request:
+                        return
+                    start = 2 + (request[1] & 0x7F if request[1] & 0x80 else 0)  # past the SEQUENCE's length
+                    message_id, operation = request[start + 2], request[start + 3]
+                    if operation == 0x60:  # BindRequest
+                        client.sendall(bind_success(message_id))
+                    elif operation == 0x63:  # SearchRequest
+                        for number in range(FLOOD_MOST):
+                            if self.stopped.is_set():
+                                return
+                            client.sendall(search_entry(message_id, number))
+                            self.sent += 1
+            except OSError:  # the client stopped reading and closed: what the bound does
+                return
