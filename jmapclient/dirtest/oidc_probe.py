@@ -29,6 +29,13 @@ from jmapclient.dirtest.tls_words import CA_FIX, tls_failure
 from jmapclient.rules import members, oidc_login_name
 
 PLAN = steps.OIDC_PLAN
+MOST_DOCUMENT_BYTES = 1 << 20
+"""A discovery document or a key set is a few KB; a provider sending more than 1 MiB is read no further (one
+streaming without end filled 881 MB within the step's bound, in the console's own process)."""
+
+
+class _TooLarge(Exception):
+    """The answer passed :data:`MOST_DOCUMENT_BYTES`; the fetch stopped there."""
 
 
 class _Stop(Exception):
@@ -77,17 +84,20 @@ class _Probe:
         self._token(keys)
 
     def _get_json(self, http: Any, url: str, errors: type[Exception], name: str, fix: str) -> dict[str, Any]:
+        from jmapclient.file_safety import json_bounded
+
         try:
             # The whole fetch, headers and body, within the step's bound.
-            answer = self.worker.within(self.inputs.timeout, lambda: http.get(url))
-            answer.raise_for_status()
-            body = answer.json()
+            body = json_bounded(self.worker.within(self.inputs.timeout, lambda: _fetch(http, url)).decode("utf-8"))
         except (errors, NoAnswer) as error:
             if timed_out(error):  # the step's bound (or httpx's own, on one connect, read or write)
                 raise self.fail(name, f"{url}: {no_answer(self.inputs.timeout)}", NO_ANSWER_FIX) from None
             failure = tls_failure(error)
             raise self.fail(name, f"cannot fetch {url} from this machine: {failure.words}",
                             CA_FIX if failure.untrusted else fix) from None
+        except _TooLarge:
+            raise self.fail(name, f"{url} answers more than {MOST_DOCUMENT_BYTES >> 20} MiB (the test read no "
+                            "further): a provider's document is a few KB", fix) from None
         except ValueError:
             raise self.fail(name, f"{url} does not answer JSON", fix) from None
         if not isinstance(body, dict):
@@ -206,6 +216,22 @@ class _Probe:
                             "set Username claim to a claim holding an address (email), or set Username domain")
             return
         self.report.add(LOGIN_NAME, Outcome.PASSED, f"logs in as {outcome.login} (rule O1: {outcome.reason})")
+
+
+def _fetch(http: Any, url: str) -> bytes:
+    """The body at ``url``, read as it comes and stopped past :data:`MOST_DOCUMENT_BYTES` (:class:`_TooLarge`).
+
+    Uncompressed is asked for: httpx decompresses each piece read whole, so a small compressed piece could
+    still grow large before it is counted.
+    """
+    with http.stream("GET", url, headers={"Accept-Encoding": "identity"}) as answer:
+        answer.raise_for_status()
+        body = bytearray()
+        for piece in answer.iter_bytes():
+            body += piece
+            if len(body) > MOST_DOCUMENT_BYTES:
+                raise _TooLarge
+        return bytes(body)
 
 
 class _HeldSockets(httpcore.SyncBackend):

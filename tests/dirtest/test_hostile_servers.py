@@ -197,3 +197,17 @@ def test_a_failure_no_step_foresaw_is_one_failed_step_not_a_traceback(monkeypatc
     [failed] = report.steps
     assert (failed.name, failed.outcome) == ("test", Outcome.FAILED)
     assert "KeyError" in failed.reason and failed.fix
+
+
+def test_a_provider_sending_an_endless_discovery_document_is_read_no_further_than_a_cap(
+    hostile_peer: Callable[..., HostilePeer],
+) -> None:
+    # The tester's issuer streamed `{"issuer":"aaaa…` for a minute: 881 MB read within the step's bound.
+    from jmapclient.dirtest.oidc_probe import MOST_DOCUMENT_BYTES
+
+    head = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"issuer":"'
+    peer = hostile_peer(garbage=head + b"a" * (MOST_DOCUMENT_BYTES * 3))
+    wire = {"@type": "Oidc", "issuerUrl": f"http://127.0.0.1:{peer.port}", "requireAudience": CLIENT_ID}
+    report, _ = _timed(wire, password="x", timeout=30)
+    failed = _failed_at(report, steps.DISCOVERY)
+    assert "answers more than 1 MiB" in failed.reason, failed
