@@ -22,7 +22,7 @@ import httpcore  # loaded with this module only, when an OpenID Connect director
 
 from jmapclient.dirtest import steps
 from jmapclient.dirtest.deadline import NO_ANSWER_FIX, NoAnswer, Worker, no_answer, timed_out
-from jmapclient.dirtest.inputs import LiveInput
+from jmapclient.dirtest.inputs import LiveInput, fetch_timeout
 from jmapclient.dirtest.lint import DEFAULT_AUDIENCE
 from jmapclient.dirtest.steps import AUDIENCE, LOGIN_NAME, SCOPES, Outcome, Report
 from jmapclient.dirtest.tls_words import CA_FIX, tls_failure
@@ -55,6 +55,7 @@ class _Probe:
     def __init__(self, wire: Mapping[str, Any], inputs: LiveInput, report: Report) -> None:
         self.wire, self.inputs, self.report = wire, inputs, report
         self.issuer = str(wire.get("issuerUrl") or "").rstrip("/")
+        self.timeout = fetch_timeout(inputs)
 
     def fail(self, name: str, reason: str, fix: str, details: tuple[str, ...] = ()) -> _Stop:
         self.report.add(name, Outcome.FAILED, reason, fix, details)
@@ -69,7 +70,7 @@ class _Probe:
         sockets = _HeldSockets()
         self.worker = Worker(sockets.cut, self.inputs.cancelled)
         try:
-            with httpx.Client(verify=context, timeout=self.inputs.timeout, follow_redirects=True) as http:
+            with httpx.Client(verify=context, timeout=self.timeout, follow_redirects=True) as http:
                 # httpx has no public hook for a network backend; its pools (the environment's proxies' too,
                 # which a transport of our own would drop) read this attribute for each new connection, as
                 # jmapclient.blocking's do (an httpx upgrade that renames it fails the trickling-server tests).
@@ -88,10 +89,10 @@ class _Probe:
 
         try:
             # The whole fetch, headers and body, within the step's bound.
-            body = json_bounded(self.worker.within(self.inputs.timeout, lambda: _fetch(http, url)).decode("utf-8"))
+            body = json_bounded(self.worker.within(self.timeout, lambda: _fetch(http, url)).decode("utf-8"))
         except (errors, NoAnswer) as error:
             if timed_out(error):  # the step's bound (or httpx's own, on one connect, read or write)
-                raise self.fail(name, f"{url}: {no_answer(self.inputs.timeout)}", NO_ANSWER_FIX) from None
+                raise self.fail(name, f"{url}: {no_answer(self.timeout)}", NO_ANSWER_FIX) from None
             failure = tls_failure(error)
             raise self.fail(name, f"cannot fetch {url} from this machine: {failure.words}",
                             CA_FIX if failure.untrusted else fix) from None

@@ -28,9 +28,6 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 R = TypeVar("R")
 
-DEFAULT_STEP_TIMEOUT = 10.0
-
-
 def declare(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("directory", metavar="ID-or-FILE",
                         help="a directory's id on the server, or a JSON file holding one (wire form)")
@@ -198,7 +195,8 @@ def _live(args: argparse.Namespace, wire: dict[str, Any]) -> Any:
         note("warning: not sent; pass --allow-cleartext to send it anyway")
         return False
 
-    timeout = float(getattr(args, "timeout", None) or DEFAULT_STEP_TIMEOUT)
+    chosen = getattr(args, "timeout", None)
+    timeout = float(chosen) if chosen else None  # not chosen: each step is bounded by the directory's timeout
     source = f"read from the file {args.secret_file}" if args.secret_file else "typed in"
     ended: list[str] = []  # the steps ended so far, by name: the line says the first planned one not among them
     # The test (its prompts, its Ctrl-C) stays in this thread: getpass restores the terminal's echo only where

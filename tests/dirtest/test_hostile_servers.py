@@ -211,3 +211,18 @@ def test_a_provider_sending_an_endless_discovery_document_is_read_no_further_tha
     report, _ = _timed(wire, password="x", timeout=30)
     failed = _failed_at(report, steps.DISCOVERY)
     assert "answers more than 1 MiB" in failed.reason, failed
+
+
+def test_each_step_is_bounded_by_the_directorys_own_timeout_not_a_shorter_one_of_the_tests(
+    hostile_peer: Callable[..., HostilePeer],
+) -> None:
+    # The console's test capped every step at 10 s whatever the directory's Timeout, while its fix for a
+    # silent server said to raise that Timeout: raised to 20 s, the test still failed "within 10 s".
+    from jmapclient.dirtest.inputs import MOST_STEP_SECONDS, step_timeout
+
+    peer = hostile_peer(garbage=GARBAGE)
+    report, _ = _timed(ldap_settings(f"ldap://127.0.0.1:{peer.port}", useTls=False, timeout=20000))  # no cap chosen
+    assert report.step(steps.CONNECT).reason.endswith("within 20 s"), report.step(steps.CONNECT)
+    assert step_timeout(None, LiveInput(), 15000) == 15  # unset: the server's own default
+    assert step_timeout(10**9, LiveInput(), 15000) == MOST_STEP_SECONDS  # a sane most
+    assert step_timeout(20000, LiveInput(timeout=5), 15000) == 5  # --timeout, chosen shorter, still bounds it
