@@ -142,8 +142,9 @@ class _Probe(EntryChecks, _BoundedCalls):
             if isinstance(error, LDAPCommunicationError):
                 raise self.fail(name, f"the server ended the connection instead of answering in LDAP: "
                                 f"{plain_words(error)}", _NOT_LDAP_FIX) from None
-            raise self.fail(name, f"the server's answer is not LDAP: ldap3 cannot read it ({type(error).__name__}: "
-                            f"{plain_words(error)})", _NOT_LDAP_FIX) from None
+            # The decoder's own exception (a KeyError (1, 20), an IndexError) means nothing to an admin: said in words.
+            raise self.fail(name, "the server's answer is not LDAP: it does not decode as an LDAP message",
+                            _NOT_LDAP_FIX) from None
 
     # --- connect, TLS -------------------------------------------------------------------------
 

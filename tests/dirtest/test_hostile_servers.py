@@ -226,3 +226,19 @@ def test_each_step_is_bounded_by_the_directorys_own_timeout_not_a_shorter_one_of
     assert step_timeout(None, LiveInput(), 15000) == 15  # unset: the server's own default
     assert step_timeout(10**9, LiveInput(), 15000) == MOST_STEP_SECONDS  # a sane most
     assert step_timeout(20000, LiveInput(timeout=5), 15000) == 5  # --timeout, chosen shorter, still bounds it
+
+
+@pytest.mark.parametrize("answer", [
+    b"\x30\x05\x02\x01\x01\x7f\x00",  # an operation no LDAP has: the decoder's KeyError
+    b"\x30\x0c\x02\x01\x01\x61\x07\x04\x03foo\x04\x00\x04\x00",  # a result code of the wrong type: its ValueError
+    b"\x30\x03\x02\x01\x01",  # no operation at all: its IndexError
+], ids=["unknown-operation", "wrong-type", "truncated"])
+def test_an_ldap_message_ldap3_cannot_decode_is_said_in_words_not_as_the_decoders_exception(
+    answer: bytes, hostile_peer: Callable[..., HostilePeer],
+) -> None:
+    # The tester saw "ldap3 cannot read it (KeyError: 1, 20)".
+    peer = hostile_peer(garbage=answer)
+    report, _ = _timed(ldap_settings(f"ldap://127.0.0.1:{peer.port}", useTls=False, timeout=5000), password="x")
+    failed = _failed_at(report, steps.SERVICE_BIND)
+    assert failed.reason == "the server's answer is not LDAP: it does not decode as an LDAP message", failed
+    assert "LDAP port" in failed.fix
