@@ -15,7 +15,7 @@ from jmapclient.dirtest.inputs import LiveInput, resolve_secret, step_timeout
 from jmapclient.dirtest.ldap_entry import EntryChecks
 from jmapclient.dirtest.lint import ldap_is_cleartext
 from jmapclient.dirtest.steps import Outcome, Report
-from jmapclient.dirtest.tls_words import CA_FIX, plain_words, tls_failure
+from jmapclient.dirtest.tls_words import plain_words, tls_failure
 from jmapclient.rules import members
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ T = TypeVar("T")
 _NOT_LDAP_FIX = ("check that the server URL names the directory's LDAP port (ldap:// usually 389, ldaps:// usually "
                  "636), not another service's, and that nothing in between answers in its place")
 _LOGIN_FIX = "check the base DN and the login filter; the address must be in the attribute the filter compares"
+_STARTTLS_FIX = "check that the server offers STARTTLS (Use TLS), or use ldaps://"
 _TLS_PORT_FIX = "ldaps:// needs the server's TLS port (usually 636), ldap:// with Use TLS its plain one (usually 389)"
 
 
@@ -189,7 +190,7 @@ class _Probe(EntryChecks, _BoundedCalls):
                                 "check that the server still listens on this port") from None
             failure = tls_failure(error)
             raise self.fail(steps.TLS, f"the TLS handshake of ldaps:// failed: {failure.words}",
-                            CA_FIX if failure.untrusted else _TLS_PORT_FIX) from None
+                            failure.fix(_TLS_PORT_FIX)) from None
         if self.starttls:
             self._starttls(connection, LDAPException)
         elif self.implicit_tls:
@@ -204,7 +205,7 @@ class _Probe(EntryChecks, _BoundedCalls):
         return connection
 
     def _starttls(self, connection: Any, ldap_exception: type[Exception]) -> None:
-        untrusted = False
+        fix = _STARTTLS_FIX
         try:
             started = self._call(connection, connection.start_tls)
         except ldap_exception as error:
@@ -212,7 +213,7 @@ class _Probe(EntryChecks, _BoundedCalls):
                 self._close(connection)
                 raise
             failure = tls_failure(error)
-            started, words, untrusted = False, failure.words, failure.untrusted
+            started, words, fix = False, failure.words, failure.fix(_STARTTLS_FIX)
         else:
             result = connection.result or {}
             words = str(result.get("message") or result.get("description") or "refused")
@@ -223,8 +224,7 @@ class _Probe(EntryChecks, _BoundedCalls):
         if self.implicit_tls:
             raise self.fail(steps.TLS, f"STARTTLS on an ldaps:// connection, which is already TLS: {words}",
                             "turn Use TLS off to keep ldaps://, or use ldap:// with Use TLS on")
-        raise self.fail(steps.TLS, f"STARTTLS failed: {words}",
-                        CA_FIX if untrusted else "check that the server offers STARTTLS (Use TLS), or use ldaps://")
+        raise self.fail(steps.TLS, f"STARTTLS failed: {words}", fix)
 
     def _cleared(self, what: str) -> bool:
         """Before a password goes out unencrypted: the warning first; False when the person stops it."""

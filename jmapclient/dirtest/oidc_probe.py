@@ -25,7 +25,7 @@ from jmapclient.dirtest.deadline import NO_ANSWER_FIX, NoAnswer, Worker, no_answ
 from jmapclient.dirtest.inputs import LiveInput, fetch_timeout
 from jmapclient.dirtest.lint import DEFAULT_AUDIENCE
 from jmapclient.dirtest.steps import AUDIENCE, LOGIN_NAME, SCOPES, Outcome, Report
-from jmapclient.dirtest.tls_words import CA_FIX, tls_failure
+from jmapclient.dirtest.tls_words import tls_failure
 from jmapclient.rules import members, oidc_login_name
 
 PLAN = steps.OIDC_PLAN
@@ -95,7 +95,7 @@ class _Probe:
                 raise self.fail(name, f"{url}: {no_answer(self.timeout)}", NO_ANSWER_FIX) from None
             failure = tls_failure(error)
             raise self.fail(name, f"cannot fetch {url} from this machine: {failure.words}",
-                            CA_FIX if failure.untrusted else fix) from None
+                            failure.fix(fix)) from None
         except _TooLarge:
             raise self.fail(name, f"{url} answers more than {MOST_DOCUMENT_BYTES >> 20} MiB (the test read no "
                             "further): a provider's document is a few KB", fix) from None

@@ -25,7 +25,7 @@ from jmapclient.dirtest.lint import mapped_columns
 from jmapclient.dirtest.progress import store_where
 from jmapclient.dirtest.sqlcheck import has_placeholder
 from jmapclient.dirtest.steps import Outcome, Report
-from jmapclient.dirtest.tls_words import CA_FIX, about_tls, tls_failure
+from jmapclient.dirtest.tls_words import about_tls, tls_failure
 from jmapclient.models._base import SERVICE_NAME
 
 Row = dict[str, Any]
@@ -162,8 +162,9 @@ class _Database:
 
 def _connect_fix(error: BaseException, store: Mapping[str, Any]) -> str:
     """What to check for a refused connection: the CA, TLS on both sides, or the rest of the address."""
-    if tls_failure(error).untrusted:
-        return CA_FIX
+    failure = tls_failure(error)
+    if failure.untrusted or failure.wrong_name:
+        return failure.fix(_CONNECT_FIX)
     if store.get("useTls") is True and about_tls(error):  # "server does not support SSL, but SSL was required"
         return _TLS_FIX
     return _CONNECT_FIX

@@ -16,6 +16,15 @@ CA_FIX = (
     "mail server, or turn on Allow invalid TLS certificates for a lab server"
 )
 """--ca-file is the JMAP connection's; the directory's own TLS trusts what --directory-ca-file names."""
+NAME_FIX = (
+    "name the server in the URL by a host name its certificate holds (the mail server must use one too), or have "
+    "the certificate issued for this name"
+)
+_LDAP3_MISMATCH = re.compile(r"certificate (?P<certificate>\{.*\}) doesn't match any name in \[(?P<names>[^\]]*)\]",
+                             re.DOTALL)
+"""ldap3 checks the name itself, and says it with the certificate's whole dict: ``certificate {'subject': …,
+'subjectAltName': (('DNS', 'localhost'), …)} doesn't match any name in ['vm']``."""
+_CERTIFICATE_NAME = re.compile(r"\('(?:DNS|IP Address)', '(?P<name>[^']*)'\)")
 
 _SSL_ERROR = re.compile(r"\[SSL: (?P<code>[A-Z0-9_]+)\] (?P<words>.*?)(?: \(_ssl\.c:\d+\)|$)")
 """The ssl module's ``[SSL: CODE] words (_ssl.c:NNN)``, wherever the wrappers put it."""
@@ -31,6 +40,12 @@ class TlsFailure:
     """Why, in words, without the wrappers' tuples."""
     untrusted: bool
     """The certificate's issuer is not trusted here: the CA fix (``CA_FIX``) applies."""
+    wrong_name: bool = False
+    """The certificate is trusted but for other names: the name fix (``NAME_FIX``) applies."""
+
+    def fix(self, otherwise: str) -> str:
+        """The fix that applies: the CA's, the name's, or ``otherwise`` (the caller's, for the rest)."""
+        return CA_FIX if self.untrusted else NAME_FIX if self.wrong_name else otherwise
 
 
 def plain_words(error: BaseException) -> str:
@@ -51,6 +66,12 @@ def about_tls(error: BaseException) -> bool:
 
 def tls_failure(error: BaseException) -> TlsFailure:
     """What went wrong in a handshake that failed with ``error`` (ldap3's, psycopg's, httpx's or ssl's own)."""
+    mismatch = _LDAP3_MISMATCH.search(str(error))
+    if mismatch is not None:
+        held = [m["name"] for m in _CERTIFICATE_NAME.finditer(mismatch["certificate"])]
+        asked = ", ".join(name.strip(" '\"") for name in mismatch["names"].split(","))
+        return TlsFailure(f"the server's certificate is for {', '.join(held) or 'other names'}, not {asked}",
+                          untrusted=False, wrong_name=True)
     found = _SSL_ERROR.search(str(error))
     if found is None:  # libpq says it without the ssl module's code: "SSL error: certificate verify failed"
         return TlsFailure(plain_words(error), untrusted="certificate verify failed" in str(error))
@@ -58,7 +79,8 @@ def tls_failure(error: BaseException) -> TlsFailure:
     if code == "CERTIFICATE_VERIFY_FAILED":
         detail = words.removeprefix("certificate verify failed").lstrip(": ") or "not verified"
         if "mismatch" in detail:
-            return TlsFailure(f"the server's certificate is not for this name ({detail})", untrusted=False)
+            return TlsFailure(f"the server's certificate is not for this name ({detail})", untrusted=False,
+                              wrong_name=True)
         if "expired" in detail or "not yet valid" in detail:
             return TlsFailure(f"the server's certificate is out of date ({detail})", untrusted=False)
         return TlsFailure(f"the server's certificate is signed by a CA this machine does not trust ({detail})",

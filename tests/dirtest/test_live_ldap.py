@@ -77,6 +77,21 @@ def test_a_certificate_this_machine_does_not_trust_fails_the_tls_step(slapd: Sla
     assert "--ca-file" not in tls.fix.replace("--directory-ca-file", "")
 
 
+@pytest.mark.parametrize("use_ldaps", [False, True], ids=["starttls", "ldaps"])
+def test_a_certificate_for_other_names_says_which_and_the_fix_is_the_name(
+    slapd: Slapd, directory_ca: PrivateCa, use_ldaps: bool,
+) -> None:
+    # The tester's finding: ldap3's own name check printed the certificate's whole dict, with the fix for a
+    # wrong port (ldaps://) or for a server without STARTTLS, both right there. "127.1" (127.0.0.1's short
+    # form: the same host, a name the certificate lacks) reaches slapd, whose certificate names localhost and
+    # 127.0.0.1.
+    url = (slapd.tls_url if use_ldaps else slapd.url).replace("127.0.0.1", "127.1")
+    tls = _run(ldap_settings(url, useTls=not use_ldaps), directory_ca).step(steps.TLS)
+    assert tls.outcome is Outcome.FAILED
+    assert tls.reason.endswith("the server's certificate is for localhost, 127.0.0.1, not 127.1"), tls.reason
+    assert "{" not in tls.reason and "host name its certificate holds" in tls.fix, tls
+
+
 def test_the_tls_port_spoken_to_in_plain_ldap_says_so(slapd: Slapd) -> None:
     tls = run_live(ldap_settings(f"ldaps://127.0.0.1:{slapd.port}", useTls=False), LiveInput(login=ALICE, timeout=5))
     step = tls.step(steps.TLS)
