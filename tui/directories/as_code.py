@@ -10,7 +10,7 @@ import asyncio
 from pathlib import Path
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
 from jmapclient.ascode.plan import Plan
@@ -18,6 +18,7 @@ from jmapclient.file_safety import NotAPath, local_path
 from tui.keyboard import AsksFirst
 from tui.screens.form_dialog import FormDialog
 from tui.widgets import outside
+from tui.widgets.vim_keys import VimScroll
 
 DEFAULT_FILE = "directories.ndjson"
 CHANGED_NOTE = ("The directories on the server changed since the plan was shown, so nothing was applied: "
@@ -97,7 +98,7 @@ class PlanDialog(FormDialog[bool], AsksFirst):
             yield Label(f"Apply {self.source}", classes="dialog-title")
             if self.changed:
                 yield Static(CHANGED_NOTE, id="plan-changed", classes="dialog-error")
-            with VerticalScroll(id="plan-scroll"):
+            with VimScroll(id="plan-scroll"):
                 yield Static(outside.message("\n".join(self.lines)), id="plan-lines", markup=False)
             buttons = [Button("Cancel", id="cancel")]
             if self.plan.changes:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import DataTable, Static, TabbedContent
 
@@ -25,6 +24,7 @@ from tui.reports.detail import label
 from tui.reports.insight_render import SOURCE_COLUMNS, SOURCE_KEYS
 from tui.reports.insight_render import num as _num
 from tui.widgets.outside import OutsideTable
+from tui.widgets.vim_keys import VimScroll
 
 FIRST_TAB = "tab-domains"
 """The tab shown as a visit opens, composed with the view."""
@@ -67,10 +67,10 @@ def later_pane(tab: str) -> tuple[list[Widget], dict[str, Widget]]:
         return [Static("", classes="names-status"), sources], {"sources": sources}
     if tab == "tab-advice":
         advice = Static(ADVICE_PENDING, id="advice")
-        return [Static("", classes="names-status"), VerticalScroll(advice, id="advice-scroll")], {"advice": advice}
+        return [Static("", classes="names-status"), VimScroll(advice, id="advice-scroll")], {"advice": advice}
     if tab == "tab-daily":
         chart = DailyChart(id="chart")
-        return [VerticalScroll(chart)], {"chart": chart}
+        return [VimScroll(chart, id="daily-scroll")], {"chart": chart}
     failures: OutsideTable = OutsideTable(id="failures", cursor_type="row", zebra_stripes=True)
     failures.add_columns(
         label(DmarcReportRecord, "sourceIp"), label(DmarcReportRecord, "count"),

@@ -17,7 +17,7 @@ from rich.table import Table
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Button, DataTable, Static
 
@@ -48,6 +48,7 @@ from tui.textual_compat import ColumnsInView, PlainCellLines
 from tui.widgets import outside
 from tui.widgets.list_table import ListTable
 from tui.widgets.plain_cell import PlainCell
+from tui.widgets.vim_keys import VimScroll
 
 DETAIL_CSS = """
 DmarcDetail { layout: vertical; }
@@ -206,7 +207,7 @@ and the e-mail the report came in. **enter** opens its records, **r** reloads, *
 
     def compose(self) -> ComposeResult:
         yield Static("Loading the report…", id="status", classes="status")
-        with VerticalScroll(id="body"):
+        with VimScroll(id="body"):
             yield Static(id="reporter", classes="section")
             yield Static(id="policy", classes="section")
             yield Static(id="problems", classes="section")
@@ -535,7 +536,7 @@ which count only when the authenticated domain aligns with the header From).
 
     def compose(self) -> ComposeResult:
         record = self.record
-        with VerticalScroll(id="record-body"):
+        with VimScroll(id="record-body"):
             yield Static(panel("Source", field_rows(record, ("sourceIp", "count", "headerFrom", "envelopeFrom",
                                                              "envelopeTo"))), classes="section")
             alignment = field_rows(record, ("evaluatedDisposition", "evaluatedDkim", "evaluatedSpf"))

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Label, Static
 
 from jmapclient.display import LIST_MAX, safe_text
@@ -22,6 +22,7 @@ from jmapclient.file_safety import is_stream
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.dialog import Dialog
 from tui.widgets import outside
+from tui.widgets.vim_keys import VimScroll
 
 T = TypeVar("T")
 
@@ -111,7 +112,7 @@ class MessageDialog(FormDialog[None]):
         with Vertical():
             yield Label(self.title_text, classes="dialog-title")
             # A long summary scrolls inside the dialog, so Close always stays on screen.
-            with VerticalScroll(id="message-scroll"):
+            with VimScroll(id="message-scroll"):
                 yield Static(outside.message("\n".join(self.lines)), id="message", markup=False)
             yield Horizontal(Button("Close", id="cancel", variant="primary"), classes="dialog-buttons")
 

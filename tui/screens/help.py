@@ -7,10 +7,10 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
 from tui.screens.dialog import Dialog
+from tui.widgets.vim_keys import VimScroll
 
 
 class HelpScreen(Dialog[None]):
@@ -26,5 +26,5 @@ class HelpScreen(Dialog[None]):
     def compose(self) -> ComposeResult:
         rows = "\n".join(f"- **{key}** {what} (id {binding_id})" for key, what, binding_id in self.keys)
         table = f"\n\n### Keys here\n\n{rows}\n" if rows else ""
-        with VerticalScroll(id="help-box", classes="dialog"):
+        with VimScroll(id="help-box", classes="dialog"):
             yield Markdown(self.text + table)

@@ -28,6 +28,7 @@ from jmapclient.display import safe_text
 from tui.lifecycle import while_attached
 from tui.screens.dialog import Dialog
 from tui.widgets import outside
+from tui.widgets.vim_keys import SCROLL_KEYS
 
 JSON_VIEW_MAX = 2_000_000
 """Characters shown at most; more is cut, and said to be (``Y`` copies it whole)."""
@@ -74,12 +75,7 @@ class WrappedLog(Log):
     DEFAULT_CSS = """
     WrappedLog { overflow-x: hidden; overflow-y: scroll; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "scroll_down", "Down", show=False, id="list.down"),
-        Binding("k", "scroll_up", "Up", show=False, id="list.up"),
-        Binding("g", "scroll_home", "Top", show=False, id="list.top"),
-        Binding("G", "scroll_end", "Bottom", show=False, id="list.bottom"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = SCROLL_KEYS
     # A vertical scrollbar always shown keeps the width the same before and after writing.
 
     def __init__(self, *, id: str | None = None) -> None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellType, ColumnKey, RowKey
 
 from jmapclient.display import LIST_MAX, MESSAGE_MAX, safe_text
 from tui.textual_compat import FreshWidths
 from tui.widgets.plain_cell import PlainCell
+from tui.widgets.vim_keys import vim_bindings
 
 
 def cut(value: Any, style: str = "", *, justify: Any = None, max_len: int = LIST_MAX) -> Text:
@@ -59,14 +60,10 @@ class OutsideTable(FreshWidths, DataTable[CellType]):
     j / k / g / G move as the arrows do; Home and End as g and G; in every table (the README's promise).
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "cursor_down", "Down", show=False, id="list.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="list.up"),
-        # Home and End as g and G: DataTable's own scroll sideways, which a row cursor never needs (Home in the
-        # profile list and the directory list left the cursor where it was).
-        Binding("g,home", "scroll_top", "Top", show=False, id="list.top"),
-        Binding("G,end", "scroll_bottom", "Bottom", show=False, id="list.bottom"),
-    ]
+    # Home and End as g and G: DataTable's own scroll sideways, which a row cursor never needs (Home in the
+    # profile list and the directory list left the cursor where it was).
+    BINDINGS: ClassVar[list[BindingType]] = vim_bindings("cursor_down", "cursor_up", "scroll_top", "scroll_bottom",
+                                                         home_and_end=True)
 
     def action_scroll_top(self) -> None:
         self.move_cursor(row=0)
