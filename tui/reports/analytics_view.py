@@ -61,6 +61,7 @@ from tui.reports.detail import DETAIL_CSS
 from tui.reports.query import InboxQuery
 from tui.widgets.outside import OutsideTable
 from tui.widgets.select import SteadySelect
+from tui.widgets.vim_keys import VimScroll
 
 WORK_GROUP = in_background("dmarc-analytics")
 PERIODS = ((7, "last 7 days"), (14, "last 14 days"), (30, "last 30 days"), (90, "last 90 days"),
@@ -219,10 +220,12 @@ shared provider, not yours". **esc** goes back to the inbox.
         return self
 
     def _keyboard_place(self) -> Widget:
-        """The table of the tab shown, else the tab bar (the Advice and Daily tabs have no table)."""
+        """The table of the tab shown, else its text that scrolls (Advice, Daily), else the tab bar. On the tab
+        bar the arrows, j and PageDown did nothing on Advice and Daily, whose text runs past an 80x24 screen,
+        until Tab was found (a tester's finding)."""
         pane = self.query_one(TabbedContent).active_pane
-        tables = pane.query(DataTable) if pane is not None else None
-        return tables.first() if tables else self.query_one(TabbedContent).query_one(Tabs)
+        places = [*pane.query(DataTable), *pane.query(VimScroll)] if pane is not None else []
+        return places[0] if places else self.query_one(TabbedContent).query_one(Tabs)
 
     @while_attached
     def action_turn_tab(self, step: int) -> None:

@@ -7,10 +7,10 @@ on the tab bar, reached by shift+tab), and nothing on screen said how.
 from __future__ import annotations
 
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Select, TabbedContent, Tabs
+from textual.widgets import DataTable, Select, TabbedContent
 
 from tests.support.console import StubWorld
-from tests.support.waiting import settle
+from tests.support.waiting import settle, wait_until
 from tui.reports.analytics_view import AnalyticsView
 from tui.screens.help import HelpScreen
 from tui.textual_compat import FooterKey
@@ -44,7 +44,7 @@ async def test_brackets_go_through_the_tabs_round_and_take_the_keyboard_along(wo
         assert pilot.app.focused is view.query_one("#failures", DataTable)  # the keyboard in the tab shown
         await pilot.press("left_square_bracket", "left_square_bracket")
         await settle(pilot)
-        assert tabs.active == "tab-advice" and isinstance(pilot.app.focused, Tabs)  # no table there: the tab bar
+        assert tabs.active == "tab-advice" and pilot.app.focused is view.query_one("#advice-scroll")  # its text
         await pilot.press("left_square_bracket")
         await settle(pilot)
         sources = view.query_one("#sources", DataTable)
@@ -83,3 +83,20 @@ async def test_t_opens_the_period_list_and_enter_on_another_period_takes_it(worl
         await pilot.press("down", "enter")
         await settle(pilot)
         assert not period.expanded and period.value != before and view.period()[0] is not None
+
+
+async def test_the_advice_and_daily_text_scroll_by_key_right_after_the_brackets(world: StubWorld) -> None:
+    # The tester's, at 80x24: after ] ] the Advice text ran past the screen and j, Down and PageDown did nothing
+    # (the keyboard was on the tab bar) until Tab was found; the same on Daily.
+    async with world.app().run_test(size=NARROW) as pilot:
+        view = await visit(pilot)
+        for tab, scroll_id, keys in (("tab-advice", "#advice-scroll", ("j", "down")),
+                                     ("tab-daily", "#daily-scroll", ("pagedown",))):
+            await pilot.press("right_square_bracket")
+            while view.query_one(TabbedContent).active != tab:
+                await pilot.press("right_square_bracket")
+            await settle(pilot)
+            scroll = view.query_one(scroll_id)
+            assert scroll.max_scroll_y > 0, "the text fits: nothing to scroll"
+            await pilot.press(*keys)
+            await wait_until(pilot, lambda scroll=scroll: scroll.scroll_y > 0, f"{tab} scrolled")
