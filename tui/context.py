@@ -56,9 +56,12 @@ class ConsoleContext:
         """Whether an action is allowed, and if not, the reason in words."""
         if permission in self.denied:
             return False, f"the server refused this token the {permission} permission"
-        if self.read_only and not permission.endswith(("Get", "Query")):
+        if self._read_only_refuses(permission):
             return False, "this profile is read-only"
         return True, ""
+
+    def _read_only_refuses(self, permission: str) -> bool:
+        return self.read_only and not permission.endswith(("Get", "Query"))
 
     def can_do(self, object_type: ObjectType, action: Action) -> tuple[bool, str]:
         """``can`` for an action on an object type, e.g. ``can_do(DIRECTORY, "create")``; the rights the
@@ -69,6 +72,14 @@ class ConsoleContext:
         if reason:
             return False, reason
         return self.can(object_type.permission(action))
+
+    def refused_outright(self, object_type: ObjectType, action: Action) -> bool:
+        """Refused by the profile (read-only) or by the rights the server told up front, not by an answer
+        learned since: asking the server again (:meth:`ask_again`) cannot allow it, so its key is not offered."""
+        from jmapclient.rights import refusal  # with the models, after the first frame
+
+        return bool(refusal(self.granted, object_type, action)) or self._read_only_refuses(
+            object_type.permission(action))
 
     def ask_again(self, object_type: ObjectType, action: Action) -> bool:
         """Forget a refusal of ``action`` learned from a ``forbidden`` answer, and say whether nothing else

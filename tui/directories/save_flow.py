@@ -85,8 +85,8 @@ class DirectorySaveFlow(LostAnswerFlow):
         self._expected: dict[str, Any] | None = None
         """The whole directory an update on its way would leave (normalised): its answer lost, the fields it
         sent may hold these values on the server."""
-        action: Action = "update" if wire is not None else "create"
-        self.allowed, self.denied_reason = context.can_do(DIRECTORY, action)
+        self.save_action: Action = "update" if wire is not None else "create"
+        self.allowed, self.denied_reason = context.can_do(DIRECTORY, self.save_action)
 
     @property
     def title(self) -> str:
@@ -104,6 +104,10 @@ class DirectorySaveFlow(LostAnswerFlow):
             return self.busy  # otherwise esc goes back, as everywhere
         if action == "save" and self.busy:
             return None  # shown, dimmed: one save at a time
+        if action == "save" and not self.allowed:
+            # Not offered where nothing can be saved (a read-only profile); a refusal the server answered is
+            # offered still: ctrl+s asks it again.
+            return not self.context.refused_outright(DIRECTORY, self.save_action)
         return True
 
     def action_save(self) -> None:

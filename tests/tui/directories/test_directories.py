@@ -44,6 +44,7 @@ from tests.support.transport import Answer
 from tests.support.waiting import settle
 from tui.directories.variant_picker import VariantPicker
 from tui.screens.confirm import ConfirmScreen
+from tui.textual_compat import FooterKey
 from tui.widgets.list_table import ListTable
 from tui.widgets.nav import NavTree
 
@@ -428,6 +429,26 @@ async def test_read_only_profile_disables_actions_with_reason(store) -> None:
         await open_directory(pilot, LDAP)
         assert editor(pilot).query_one("#editor-save", Button).disabled
         assert field(pilot, "description").disabled
+
+
+def footer_keys(pilot: Pilot) -> set[str]:
+    return {key.description for key in pilot.app.query(FooterKey)}
+
+
+async def test_read_only_profile_offers_no_new_delete_or_save_in_the_footer_or_the_palette(store) -> None:
+    # The tester's: in a read-only profile the footer still said "n New d Delete" (n then did nothing), and
+    # the form's footer offered "^s Save" once ctrl+s was pressed; the DMARC inbox leaves a refused d out.
+    console = make_console(store, read_only=True)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        offered = footer_keys(pilot) | {command.title for command in pilot.app.get_system_commands(pilot.app.screen)}
+        assert "Open" in offered and not {"New", "Delete"} & offered, offered
+        await open_directory(pilot, LDAP)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "read-only" in str(editor(pilot).query_one("#editor-message", Static).render())
+        assert "Save" not in footer_keys(pilot)
+        assert "Save" not in {command.title for command in pilot.app.get_system_commands(pilot.app.screen)}
 
 
 async def test_lost_connection_then_retry(console: Console) -> None:
