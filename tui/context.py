@@ -51,6 +51,10 @@ class ConsoleContext:
     """No DNS lookups for DMARC source names (the config's ``[dmarc] offline``, or ``demo --offline``)."""
     source_names: Any = None
     """The connection's :class:`tui.reports.source_names.SourceNames`, made on first use (tests set a fake)."""
+    kept: dict[str, object] = field(default_factory=dict)
+    """What a section leaves for its next visit on this connection, by the section's own key (the DMARC inbox's
+    filter and sort): the shell builds a section afresh at each visit, and a hop to Directories and back lost
+    what was typed there."""
 
     def can(self, permission: str) -> tuple[bool, str]:
         """Whether an action is allowed, and if not, the reason in words."""

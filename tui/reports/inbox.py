@@ -34,7 +34,7 @@ from tui.reports.inbox_display import InboxDisplay
 from tui.reports.inbox_filters import FILTERS, InboxFilters
 from tui.reports.inbox_json import InboxJson
 from tui.reports.inbox_levels import InboxLevels
-from tui.reports.inbox_state import InboxState
+from tui.reports.inbox_state import KEPT_KEY, InboxState, KeptFilters
 from tui.reports.inbox_table import InboxTable
 from tui.reports.pager import InboxPager, InboxRow, Page
 from tui.reports.query import DOMAIN, FAILED, PASSED
@@ -127,7 +127,10 @@ class DmarcInbox(InboxDisplay, InboxLevels, InboxFilters, InboxActions, InboxJso
         self.levels: list[DmarcDetail] = []
         """Drill-down levels open over the list, innermost last."""
         self.context = context
-        self.state = InboxState(context.client.dmarc_reports)
+        kept = context.kept.get(KEPT_KEY)
+        self.kept_filters = kept if isinstance(kept, KeptFilters) else None
+        """The filter and sort the inbox had when the console last left it (for another section)."""
+        self.state = InboxState(context.client.dmarc_reports, self.kept_filters.query if self.kept_filters else None)
         self.prefetch = prefetch
         path = store_file(context.client.base_url) if persist_cache else None
         self.digests = DigestCache(path)
@@ -159,8 +162,10 @@ class DmarcInbox(InboxDisplay, InboxLevels, InboxFilters, InboxActions, InboxJso
     def compose(self) -> ComposeResult:
         with Vertical(id="dmarc-list"):
             with Horizontal(id="dmarc-filters"):
+                typed = self.kept_filters.typed if self.kept_filters else {}
                 for widget_id, placeholder in FILTERS:
-                    yield Input(placeholder=placeholder, id=widget_id, compact=True, tooltip=FILTER_TIPS.get(widget_id))
+                    yield Input(typed.get(widget_id, ""), placeholder=placeholder, id=widget_id, compact=True,
+                                tooltip=FILTER_TIPS.get(widget_id))
             with Horizontal(id="dmarc-bar"):
                 yield Static("", id="dmarc-position")
                 yield Static("", id="dmarc-sort")

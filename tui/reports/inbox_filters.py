@@ -15,7 +15,8 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
 from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
-from tui.reports.inbox_state import InboxState
+from tui.context import ConsoleContext
+from tui.reports.inbox_state import KEPT_KEY, InboxState, KeptFilters
 from tui.reports.inbox_table import COLUMNS, SORTED_COLUMNS, InboxTable
 from tui.reports.pager import Page
 from tui.reports.query import (
@@ -49,6 +50,7 @@ class InboxFilters(Vertical):
 
     state: InboxState
     list_wants_focus: bool
+    context: ConsoleContext
 
     @property
     def page(self) -> Page | None:
@@ -138,6 +140,9 @@ class InboxFilters(Vertical):
     def set_query(self, query: InboxQuery) -> None:
         self.state.invalidate(query)
         self.load_page(0)
+        # Kept for the next visit on this connection: a hop to another section and back showed the whole inbox.
+        typed = {widget_id: self.query_one(f"#{widget_id}", Input).value for widget_id, _ in FILTERS}
+        self.context.kept[KEPT_KEY] = KeptFilters(query, typed)
 
     def show_note(self, text: Text) -> None:
         """The line under the position and the sort: what the server did otherwise than asked, or why a

@@ -7,10 +7,24 @@ pokes at the pager's cache or total itself.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from jmapclient.models.objects import SortFallback
 from jmapclient.objects import ObjectApi
 from tui.reports.pager import InboxPager, InboxRow, Page
 from tui.reports.query import InboxQuery
+
+KEPT_KEY = "dmarc-inbox"
+"""The inbox's key in :attr:`tui.context.ConsoleContext.kept`."""
+
+
+@dataclass(frozen=True)
+class KeptFilters:
+    """The inbox's query and its filter fields as typed, kept for its next visit on the same connection."""
+
+    query: InboxQuery
+    typed: dict[str, str]
+    """Each filter field's text, by its id (a value not yet usable included: it is shown again, as left)."""
 
 
 class InboxState:
