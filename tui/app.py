@@ -83,6 +83,9 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+p", "command_palette", "Commands", id="app.palette", priority=True, show=False),
         Binding("q", "quit", "Quit", id="app.quit"),
+        # Textual's own ctrl+q, which quits from a text field too (a priority binding), under an id: without one the
+        # palette of a form, where q types a letter, offered no way to quit (a tester's finding).
+        Binding("ctrl+q", "quit", "Quit", id="app.quit_anywhere", priority=True, show=False),
         Binding("colon", "jump", "Jump", id="app.jump"),
         Binding("slash", "filter", "Filter", id="list.filter"),
         Binding("question_mark,f1", "help", "Help", id="app.help", key_display="?"),
@@ -287,7 +290,7 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
     # --- Actions -----------------------------------------------------------------------------
 
     def get_key_display(self, binding: Binding) -> str:
-        """In a text field ``?`` types a question mark: the footer names the help key that works there."""
+        """In a text field ``?`` types a question mark: the footer and the palette name the help key working there."""
         focused = self.focused
         if binding.id == "app.help" and focused is not None and is_text_field(focused):
             return "f1"

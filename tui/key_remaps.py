@@ -34,15 +34,15 @@ def _console_classes() -> Iterator[type]:
 
 
 @cache
-def binding_scopes() -> tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]:
-    """Per class: its bindings as (id, keys). Bindings without an id cannot be remapped and keep their keys."""
+def binding_scopes() -> tuple[tuple[tuple[str, tuple[str, ...], str], ...], ...]:
+    """Per class: its bindings as (id, keys, action). Bindings without an id cannot be remapped and keep their keys."""
     scopes = []
     for cls in _console_classes():
         scope = []
         for binding in getattr(cls, "BINDINGS", ()):
             if isinstance(binding, Binding):
                 keys = tuple(part.strip() for part in binding.key.split(",") if part.strip())
-                scope.append((binding.id or "", keys))
+                scope.append((binding.id or "", keys, binding.action))
         scopes.append(tuple(scope))
     return tuple(scopes)
 
@@ -62,7 +62,7 @@ def _types_a_character(key: str) -> bool:
 def check_remaps(remaps: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
     """The remaps that name a binding of the console and take no key already bound beside it; a line per refusal."""
     scopes = binding_scopes()
-    known = {binding for scope in scopes for binding, _ in scope if binding}
+    known = {binding for scope in scopes for binding, _, _ in scope if binding}
     accepted: dict[str, str] = {}
     refused: list[str] = []
     for binding, keys in remaps.items():
@@ -76,14 +76,25 @@ def check_remaps(remaps: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
             refused.append(f"{shown}: refused, {binding} acts even in a text field, so typing "
                            f"{', '.join(typing)} there would run it (give it a ctrl, alt or function key)")
             continue
-        clash = sorted({other or "a binding without an id" for scope in scopes if any(b == binding for b, _ in scope)
-                        for other, bound in scope
-                        if other != binding and wanted & set(_effective(other, bound, remaps))})
+        clash = _clashes(binding, wanted, scopes, remaps)
         if clash:
             refused.append(f"{shown}: refused, the key is already used there by {', '.join(clash)}")
             continue
         accepted[binding] = keys
     return accepted, refused
+
+
+def _clashes(binding: str, wanted: set[str], scopes: tuple[tuple[tuple[str, tuple[str, ...], str], ...], ...],
+             remaps: Mapping[str, str]) -> list[str]:
+    """The bindings beside ``binding`` that already hold a key of ``wanted``. One of the same action is no clash: the
+    key does the same either way (app.quit moved to ctrl+q, which app.quit_anywhere holds)."""
+    clash: set[str] = set()
+    for scope in scopes:
+        actions = {action for bound_id, _, action in scope if bound_id == binding}
+        for other, keys, action in scope if actions else ():
+            if other != binding and action not in actions and wanted & set(_effective(other, keys, remaps)):
+                clash.add(other or "a binding without an id")
+    return sorted(clash)
 
 
 def _effective(binding: str, keys: tuple[str, ...], remaps: Mapping[str, str]) -> tuple[str, ...]:

@@ -139,7 +139,10 @@ class ShellCommands(SectionShell):
                 lambda section_id=candidate.id: self.open_section(section_id),
             )
         seen: set[str] = set()
-        for node, binding, enabled, tooltip in screen.active_bindings.values():
+        # A key bound as ever before a priority one repeating its action (q before ctrl+q, which quits from a text
+        # field too): an action is named once, with the key the footer shows.
+        for node, binding, enabled, tooltip in sorted(screen.active_bindings.values(),
+                                                      key=lambda active: active.binding.priority):
             # Only this console's bindings carry an id; Textual's widgets' own (cursor keys...) do not.
             if not binding.id or not binding.description or not enabled or binding.action == "command_palette":
                 continue
@@ -147,7 +150,7 @@ class ShellCommands(SectionShell):
             if title in seen:
                 continue
             seen.add(title)
-            key = binding.key_display or self.get_key_display(binding)
+            key = self.get_key_display(binding)  # in a text field the key that acts there, not the ? it types
             yield SystemCommand(
                 title,
                 f"{tooltip}. Key: {key}" if tooltip else f"Key: {key}",

@@ -12,6 +12,7 @@ from tests.support.inbox_steps import table
 from tests.support.waiting import settle
 from tui.forms.model_form import ModelForm
 from tui.textual_compat import FooterKey
+from tui.widgets.nav import NavTree
 
 LDAP = "Corporate OpenLDAP (service account)"
 
@@ -98,3 +99,20 @@ async def test_inside_a_text_field_the_footer_names_f1_for_help(console: Console
         await pilot.press("f1")
         await settle(pilot)
         assert type(pilot.app.screen).__name__ == "HelpScreen"
+
+
+async def test_inside_a_text_field_the_palette_offers_quit_and_names_the_keys_that_act_there(console: Console) -> None:
+    # The tester's: in a new directory's form, ctrl+p then "quit" found nothing (ctrl+q quit, shown nowhere), and
+    # the palette said "Key: ?" for Help, where ? types a question mark.
+    async with console.app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, LDAP)
+        field = pilot.app.screen.query_one(ModelForm).query(Input).first()
+        field.focus()
+        await settle(pilot)
+        palette = {command.title: command.help for command in pilot.app.get_system_commands(pilot.app.screen)}
+        assert palette.get("Quit") == "Key: ^q" and palette.get("Help") == "Key: f1", palette
+        pilot.app.query_one(NavTree).focus()  # out of the field: q quits, as the footer says
+        await settle(pilot)
+        palette = {command.title: command.help for command in pilot.app.get_system_commands(pilot.app.screen)}
+        assert palette.get("Quit") == "Key: q" and palette.get("Help") == "Key: ?", palette
