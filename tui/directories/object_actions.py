@@ -237,7 +237,7 @@ class DirectoryObjectActions(DeletedElsewhere):
             self.post_message(Status(f"Could not write the snapshot: {error}", "error"))
             return
         left_out = f"; {len(taken.left_out)} secret(s) left out" if taken.left_out else ""
-        self.post_message(Status(f"Wrote {taken.count} directories to {path}{left_out}."))
+        self.post_message(Status(f"Wrote {taken.count} directories to {path.absolute()}{left_out}."))
 
     def action_apply_file(self) -> None:
         dialog = PathDialog("Apply a file", "A snapshot (this console's or the server CLI's): the plan is shown "

@@ -70,11 +70,9 @@ class ImportDialog(FormDialog[list[str]]):
 
 @dataclass(frozen=True)
 class ExportChoice:
-    path: str
-    """As typed: what the messages name."""
     format: ExportFormat
     target: Path
-    """The file it names (``file_safety.local_path``)."""
+    """The file typed (``file_safety.local_path``); the messages name it in full (``absolute``)."""
 
 
 EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)
@@ -122,8 +120,8 @@ class ExportDialog(FormDialog[ExportChoice]):
             self.query_one("#error", Static).update(outside.message(f"Cannot write there: {error}"))
             return
         # The select offers only EXPORT_FORMATS.
-        self.dismiss_unless_kept(target, ExportChoice(path, cast(ExportFormat, self.query_one("#format", Select).value),
-                                                      target))
+        chosen = cast(ExportFormat, self.query_one("#format", Select).value)
+        self.dismiss_unless_kept(target, ExportChoice(chosen, target))
 
 
 @dataclass(frozen=True)

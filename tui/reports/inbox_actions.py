@@ -266,8 +266,9 @@ class InboxActions(Vertical):
         finally:
             progress.display = False  # whatever ended it: a bar left up said it was still running
         note = f" (stopped at {EXPORT_CAP:,} reports)" if fetched.capped else ""
-        self.app.notify(f"Exported {fetched.report_count:,} reports, {count:,} records, to {choice.path}{note}.",
-                        timeout=8)
+        # Named in full: "to dmarc-reports.csv" left an admin over SSH guessing the console's folder.
+        self.app.notify(f"Exported {fetched.report_count:,} reports, {count:,} records, to "
+                        f"{choice.target.absolute()}{note}.", timeout=8)
         if fetched.notes:  # the server could not filter as asked, or sent reports that cannot be read
             self.app.notify("\n".join(fetched.notes), title="Export", severity="warning", timeout=15)
 

@@ -120,7 +120,9 @@ class MessageDialog(FormDialog[None]):
 def overwrite_question(target: Path) -> str | None:
     """What to ask before writing ``target``; None when no file's contents would be lost: nothing there,
     a stream such as ``/dev/null`` (written into, not replaced), or a folder (the write says why not).
-    A symbolic link the write replaces is asked about as a link (:func:`_link_question`)."""
+    A symbolic link the write replaces is asked about as a link (:func:`_link_question`). The file is named in
+    full: "dmarc-reports.csv exists" did not say in which folder."""
+    target = target.absolute()
     if target.is_symlink() and not is_stream(target):  # is_stream: the write's own test of what it writes into
         return _link_question(target)
     try:

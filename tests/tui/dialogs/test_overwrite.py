@@ -15,6 +15,7 @@ from textual.widgets import Input, Static
 
 from tests.support.console import make_console, make_world
 from tests.support.seeding import seed_fresh
+from tests.support.textual_probe import notifications
 from tests.support.waiting import settle, wait_until
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.form_dialog import FormDialog
@@ -120,5 +121,29 @@ async def test_a_new_file_or_a_stream_is_written_without_a_question(tmp_path: Pa
                 await settle(pilot)
                 assert not isinstance(pilot.app.screen, ConfirmScreen | FormDialog), pilot.app.screen
             assert fresh.read_text().startswith('{"@type":"destroy"')
+    finally:
+        world.store.close()
+
+
+async def test_a_file_named_without_its_folder_is_said_in_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The tester's: "Exported 57 reports, 108 records, to dmarc-reports.csv." and "dmarc-reports.csv exists": the
+    # console's working folder, where the file went, was said nowhere.
+    monkeypatch.chdir(tmp_path)
+    world = make_world("spec", reports=5)
+    (tmp_path / "dmarc-reports.csv").write_text(OLD)
+    try:
+        async with world.app().run_test(size=(120, 40), notifications=True) as pilot:
+            await settle(pilot)
+            await pilot.press("x")
+            await settle(pilot)
+            assert pilot.app.screen.query_one("#path", Input).value == "dmarc-reports.csv"  # as offered
+            await pilot.press("enter")
+            await settle(pilot)
+            said = str(pilot.app.screen.query_one("#confirm-question", Static).render())
+            assert f"{tmp_path / 'dmarc-reports.csv'} exists" in said, said
+            await pilot.press("y")
+            await wait_until(pilot, lambda: any("Exported" in told for told in notifications(pilot.app)), "the toast")
+            told = next(told for told in notifications(pilot.app) if "Exported" in told)
+            assert f"to {tmp_path / 'dmarc-reports.csv'}." in told, told
     finally:
         world.store.close()
