@@ -91,7 +91,9 @@ async def test_a_ca_file_that_is_not_a_certificate_is_refused_in_the_form(tmp_pa
         await wait_until(pilot, lambda: bool(str(error.render())), "the form's answer on the CA file")
         assert isinstance(app.screen, ProfileScreen)
         assert "not a PEM certificate" in str(error.render())
-        assert app.focused is app.screen.query_one("#profile-ca-file", Input)  # the keyboard where the fault is
+        # The keyboard where the fault is: focus() takes effect on the next turn of the loop, after the error shows.
+        ca_file = app.screen.query_one("#profile-ca-file", Input)
+        await wait_until(pilot, lambda: app.focused is ca_file, "the keyboard on the CA file")
 
 
 async def test_the_profile_form_holds_a_token_to_the_rule_the_command_line_does(tmp_path: Path) -> None:
