@@ -98,27 +98,56 @@ def test_the_default_audience_is_warned_and_o1_stays_in_its_panel() -> None:
     assert "requireAudience" not in _found(_oidc())
 
 
+SHA512_CRYPT = "$6$saltsalt$" + "a" * 86
+BCRYPT = "$2y$12$" + "a" * 53
+
+
 @pytest.mark.parametrize(
     ("sample", "name"),
     [
         (ssha("x"), "salted SHA-1"),
-        ("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", "Argon2id"),
-        ("$2y$12$abcdefghijklmnopqrstuu", "bcrypt"),
-        ("$6$salt$hash", "SHA-512 crypt"),
-        ("{CRYPT}$6$salt$hash", "crypt"),
+        ("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA", "Argon2"),
+        ("{ARGON2ID}$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA", "Argon2id"),
+        ("{argon2i}$argon2i$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA", "Argon2i"),
+        (BCRYPT, "bcrypt"),
+        (SHA512_CRYPT, "SHA-512 crypt"),
+        ("{CRYPT}" + SHA512_CRYPT, "crypt"),
+        ("$sha1$19703$iVdJqfSE$v4qYKl1zqYThwpjJAoKX6UvlHq/a", "SHA-1 crypt"),
+        ("_J9..CCCCXBrJUJV154M", "BSDi crypt"),
         ("{plain}secret", "plain text (on purpose)"),
     ],
 )
 def test_sample_hashes_the_server_reads(sample: str, name: str) -> None:
+    # As the server's code reads them: {ARGON2ID}, $sha1$ and BSDi crypt were said to be compared as plain text
+    # (tester90).
     assert hashes.identify(sample).name == name
     assert check_sample_hash(sample) is None
 
 
-@pytest.mark.parametrize("sample", ["5f4dcc3b5aa765d61d8327deb882cf99", "{SSHA1}abc", "$y$j9T$salt$hash", "secret"])
+@pytest.mark.parametrize("sample", ["5f4dcc3b5aa765d61d8327deb882cf99", "secret"])
 def test_unknown_sample_hashes_are_compared_as_plain_text(sample: str) -> None:
     found = check_sample_hash(sample)
     assert found is not None and found.message == "sample hash unknown: compared as plain text, logins will fail"
     assert sample not in found.message
+
+
+@pytest.mark.parametrize(("sample", "said"), [
+    ("{SSHA1}abc", 'the scheme {SSHA1}, which the server does not read ("Unsupported algorithm")'),
+    ("{SMD5}" + "a" * 24, 'the scheme {SMD5}, which the server does not read ("Unsupported algorithm")'),
+    ("$y$j9T$salt$hash", "a $ format the server does not read"),
+    ("$7$CU..../....salt$hash", "a $ format the server does not read"),
+    ("{SSHA}abc", "salted SHA-1 but not well formed"),
+    ("{SHA}abc", "SHA-1 but not well formed"),
+    ("$2y$10$" + "a" * 52, "bcrypt but not well formed"),
+    ("$6$salt$hash", "SHA-512 crypt but not well formed"),
+    ("{SSHA", "a {scheme} not closed by }"),
+])
+def test_hashes_the_server_cannot_verify_are_said_so(sample: str, said: str) -> None:
+    # Said to be "a format the server reads" ({SMD5}, $7$, a malformed body) or "compared as plain text" (an
+    # unknown scheme): the server refuses every login with an error (tester90).
+    found = check_sample_hash(sample)
+    assert found is not None and found.message.startswith(f"sample hash {said}"), found
+    assert hashes.verify(sample, "pw") is False
 
 
 def test_the_hashes_checked_here_verify_as_the_server_would() -> None:
