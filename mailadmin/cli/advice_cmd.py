@@ -156,7 +156,10 @@ def human_lines(advice: DomainAdvice) -> list[str]:
     step = f"p={advice.next_step}" if advice.next_step else "p=reject"
     lines += table_lines(
         ["class", "messages", f"failing ({step} acts on these)"],
-        [[str(k), f"{v.messages:,}", f"{v.failing:,}"] for k, v in advice.by_class.items()],
+        [[str(k), f"{v.messages:,}", f"{v.failing:,}"] for k, v in advice.by_class.items()]
+        # The mail of the sources past the bound, so the rows add up to the heading's messages (tester99).
+        + ([["counted, not judged", f"{advice.unjudged.messages:,}", f"{advice.unjudged.failing:,}"]]
+           if advice.unjudged is not None else []),
     )
     lines.append("")
     rows = [

@@ -9,7 +9,7 @@ and a real report left out as a repeat of a copy then found implausible counted 
 from __future__ import annotations
 
 import dataclasses
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 from rich.console import Console
@@ -108,8 +108,11 @@ async def test_a_domain_whose_every_report_is_left_out_says_its_policy_and_next_
 
 
 def replayed(of: ReportDigest, n: int) -> ReportDigest:
-    """``of`` word for word under a new report id: a replay, as a forger sends one."""
-    return dataclasses.replace(of, id=f"replay-{n}-{of.id}", report_id=f"{of.report_id}-{n}")
+    """``of`` word for word under a new report id, its period moved by ``n`` seconds: a replay, as a forger sends one
+    (moved by seconds, tester99's made "Too little data" "Ready for p=quarantine")."""
+    moved = timedelta(seconds=n)
+    return dataclasses.replace(of, id=f"replay-{n}-{of.id}", report_id=f"{of.report_id}-{n}", begin=of.begin + moved,
+                               end=of.end + moved)
 
 
 async def test_replays_of_real_reports_count_once() -> None:
