@@ -73,6 +73,23 @@ class GoBack(Message):
     """Esc, on its way from the focused widget to the shell (see ``MailAdminApp.action_back``)."""
 
 
+APP_BINDINGS: list[BindingType] = [
+    Binding("ctrl+p", "command_palette", "Commands", id="app.palette", priority=True, show=False),
+    Binding("q", "quit", "Quit", id="app.quit"),
+    # Textual's own ctrl+q, which quits from a text field too (a priority binding), under an id: without one the
+    # palette of a form, where q types a letter, offered no way to quit (a tester's finding).
+    Binding("ctrl+q", "quit", "Quit", id="app.quit_anywhere", priority=True, show=False),
+    Binding("colon", "jump", "Jump", id="app.jump"),
+    Binding("slash", "filter", "Filter", id="list.filter"),
+    Binding("question_mark,f1", "help", "Help", id="app.help", key_display="?"),
+    Binding("r", "refresh", "Refresh", id="app.refresh"),
+    Binding("escape", "back", "Back", id="app.back", show=False),
+    Binding("ctrl+n", "toggle_nav", "Menu", id="app.nav", show=False),
+    Binding("ctrl+o", "connections", "Connections", id="app.connections", show=False),
+]
+"""The console's own keys, each with an id (``[keys]`` remaps them by it)."""
+
+
 class MailAdminApp(ShellCommands, GatedBindings[int]):
     """The console. Give it a ``context`` (demo, tests) or a ``config`` to connect from."""
 
@@ -80,20 +97,7 @@ class MailAdminApp(ShellCommands, GatedBindings[int]):
     TITLE = "mailadmin"
     ENABLE_COMMAND_PALETTE = True
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+p", "command_palette", "Commands", id="app.palette", priority=True, show=False),
-        Binding("q", "quit", "Quit", id="app.quit"),
-        # Textual's own ctrl+q, which quits from a text field too (a priority binding), under an id: without one the
-        # palette of a form, where q types a letter, offered no way to quit (a tester's finding).
-        Binding("ctrl+q", "quit", "Quit", id="app.quit_anywhere", priority=True, show=False),
-        Binding("colon", "jump", "Jump", id="app.jump"),
-        Binding("slash", "filter", "Filter", id="list.filter"),
-        Binding("question_mark,f1", "help", "Help", id="app.help", key_display="?"),
-        Binding("r", "refresh", "Refresh", id="app.refresh"),
-        Binding("escape", "back", "Back", id="app.back", show=False),
-        Binding("ctrl+n", "toggle_nav", "Menu", id="app.nav", show=False),
-        Binding("ctrl+o", "connections", "Connections", id="app.connections", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
 
     def __init__(
         self,

@@ -115,23 +115,45 @@ class LdapFloodPeer(LoopbackPeer):
 
     def serve(self, client: socket.socket) -> None:
         with client:
+            pending = b""
             try:
                 while not self.stopped.is_set():
                     ready, _, _ = select.select([client], [], [], 0.1)
                     if not ready:
                         continue
-                    request = client.recv(65536)
-                    if not request:
+                    data = client.recv(65536)
+                    if not data:
                         return
-                    start = 2 + (request[1] & 0x7F if request[1] & 0x80 else 0)  # past the SEQUENCE's length
-                    message_id, operation = request[start + 2], request[start + 3]
-                    if operation == 0x60:  # BindRequest
-                        client.sendall(bind_success(message_id))
-                    elif operation == 0x63:  # SearchRequest
-                        for number in range(FLOOD_MOST):
-                            if self.stopped.is_set():
-                                return
-                            client.sendall(search_entry(message_id, number))
-                            self.sent += 1
+                    pending += data
+                    # A request may come in pieces (a loaded machine's reads cut it): answered once it is whole.
+                    while (size := _whole_message(pending)) is not None:
+                        request, pending = pending[:size], pending[size:]
+                        self._answer(client, request)
             except OSError:  # the client stopped reading and closed: what the bound does
                 return
+
+    def _answer(self, client: socket.socket, request: bytes) -> None:
+        start = 2 + (request[1] & 0x7F if request[1] & 0x80 else 0)  # past the SEQUENCE's length
+        message_id, operation = request[start + 2], request[start + 3]
+        if operation == 0x60:  # BindRequest
+            client.sendall(bind_success(message_id))
+        elif operation == 0x63:  # SearchRequest
+            for number in range(FLOOD_MOST):
+                if self.stopped.is_set():
+                    return
+                client.sendall(search_entry(message_id, number))
+                self.sent += 1
+
+
+def _whole_message(data: bytes) -> int | None:
+    """The size of the LDAP message (a BER SEQUENCE) at the start of ``data``, when all of it is there."""
+    if len(data) < 2:
+        return None
+    if data[1] & 0x80:
+        width = data[1] & 0x7F
+        if len(data) < 2 + width:
+            return None
+        size = 2 + width + int.from_bytes(data[2:2 + width], "big")
+    else:
+        size = 2 + data[1]
+    return size if len(data) >= size else None
