@@ -92,6 +92,11 @@ def _digest_of(size: int, salted: bool) -> Callable[[str], bool]:
     return well_formed
 
 
+def _phc_of(prefix: str) -> Callable[[str], bool]:
+    """A ``{SCHEME}`` whose body is a complete PHC string of the family ``prefix`` starts."""
+    return lambda body: body.startswith(prefix) and _phc(body)
+
+
 def _crypt_body(body: str) -> bool:
     return _des(body) or any(body.startswith(prefix) and check(body) for prefix, _, check in _CRYPT_PREFIXES)
 
@@ -105,10 +110,10 @@ _SCHEMES: dict[str, tuple[str, Callable[[str], bool]]] = {
     "SSHA512": ("salted SHA-512", _digest_of(64, True)),
     "MD5": ("MD5", _digest_of(16, False)),
     "CRYPT": ("crypt", _crypt_body),
-    "ARGON2": ("Argon2", lambda body: body.startswith("$argon2") and _phc(body)),
-    "ARGON2I": ("Argon2i", lambda body: body.startswith("$argon2") and _phc(body)),
-    "ARGON2ID": ("Argon2id", lambda body: body.startswith("$argon2") and _phc(body)),
-    "PBKDF2": ("PBKDF2", lambda body: body.startswith("$pbkdf2") and _phc(body)),
+    "ARGON2": ("Argon2", _phc_of("$argon2")),
+    "ARGON2I": ("Argon2i", _phc_of("$argon2")),
+    "ARGON2ID": ("Argon2id", _phc_of("$argon2")),
+    "PBKDF2": ("PBKDF2", _phc_of("$pbkdf2")),
     "PLAIN": ("plain text (on purpose)", lambda body: True),
     "CLEAR": ("plain text (on purpose)", lambda body: True),
 }

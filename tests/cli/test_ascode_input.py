@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import io
 import os
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,6 +14,7 @@ from jmapclient.outcome import EXIT_FAILED, EXIT_OK
 from mailadmin.cli.ascode_cmd import load_file
 from mailadmin.main import main
 from server_stub.runner import StubServer
+from tests.support.hangs import finished
 
 NOWHERE = "http://127.0.0.1:9"
 """No server: the file is read, and refused, before any connection."""
@@ -25,16 +24,6 @@ ONE_DIRECTORY = ('{"@type":"destroy","object":"Directory"}\n'
 DESCRIPTION = "Büro Zürich 🚀"
 LEGACY = "latin-1"
 """A locale's encoding that has the umlauts and not the emoji (``LC_ALL=de_DE.ISO-8859-1``)."""
-
-
-def finished(work: Callable[[], Any], seconds: float = 5.0) -> Any:
-    """``work()``'s result, or a failure when it is still running after ``seconds`` (it hung)."""
-    result: list[Any] = []
-    thread = threading.Thread(target=lambda: result.append(work()), daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert result, f"still running after {seconds}s"
-    return result[0]
 
 
 def refusal(capsys: pytest.CaptureFixture[str], *argv: str) -> str:

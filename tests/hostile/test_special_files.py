@@ -13,18 +13,9 @@ import pytest
 
 from jmapclient.dmarc.folders import MAX_FOLDER_DEPTH
 from jmapclient.dmarc.loader import ParsedFile, load_file, load_reports
+from tests.support.hangs import finished
 
 SAMPLE = b"<feedback><report_metadata><org_name>x</org_name></report_metadata></feedback>"
-
-
-def finished(work, seconds: float = 5.0):  # type: ignore[no-untyped-def]
-    """``work()``'s result, or a failure when it is still running after ``seconds`` (it hung)."""
-    result: list[object] = []
-    thread = threading.Thread(target=lambda: result.append(work()), daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert result, f"still running after {seconds}s"
-    return result[0]
 
 
 def test_a_fifo_in_a_report_folder_does_not_hang_the_import(tmp_path: Path) -> None:

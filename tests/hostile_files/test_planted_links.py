@@ -80,12 +80,18 @@ PRIVATE = feedback(report_id="<report_id>private</report_id>")
 """A report in a private folder: it must never be read through a link."""
 
 
-@pytest.fixture
-def drop(tmp_path: Path) -> Path:
-    """A drop folder with a report in a sub-folder, and, beside it, a private folder holding one under that name."""
+def _private_folder(tmp_path: Path) -> Path:
+    """A private folder (0700) holding a report named ``report.xml``: what a planted link would lead to."""
     private = tmp_path / "private"
     private.mkdir(mode=0o700)
     (private / "report.xml").write_bytes(PRIVATE)
+    return private
+
+
+@pytest.fixture
+def drop(tmp_path: Path) -> Path:
+    """A drop folder with a report in a sub-folder, and, beside it, a private folder holding one under that name."""
+    _private_folder(tmp_path)
     drop = tmp_path / "drop"
     (drop / "sub").mkdir(parents=True)
     (drop / "sub" / "report.xml").write_bytes(feedback())
@@ -148,9 +154,7 @@ def test_a_folder_swapped_for_a_link_while_the_walk_goes_is_not_walked_into(drop
 def days(tmp_path: Path) -> Path:
     """The per-day layout of a drop folder others fill (group-writable), a day's folder a link planted there to a
     private folder whose report it would name."""
-    private = tmp_path / "private"
-    private.mkdir(mode=0o700)
-    (private / "report.xml").write_bytes(PRIVATE)
+    private = _private_folder(tmp_path)
     days = tmp_path / "days"
     (days / "2026-11-28").mkdir(parents=True)
     (days / "2026-11-28" / "report.xml").write_bytes(feedback())

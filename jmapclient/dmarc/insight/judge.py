@@ -412,7 +412,7 @@ class Tallies:
         under sp=none: the tester's)."""
         self.unjudged: dict[str, UnjudgedMail] = {}
         """Policy domain → the mail of its sources past the ``bound``."""
-        judged = bound.judged if bound is not None else None
+        judged, left = (bound.judged, bound.left) if bound is not None else (None, {})
         live: dict[tuple[Any, ...], _Tally] = {}
         opened: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
         """A source's keys in ``live`` while its records confirm no service."""
@@ -430,8 +430,7 @@ class Tallies:
             if judged is not None and (context[0], ip) not in judged:
                 unjudged = self.unjudged.get(context[0])
                 if unjudged is None:
-                    unjudged = self.unjudged[context[0]] = UnjudgedMail(
-                        bound.left.get(context[0], 0) if bound is not None else 0)
+                    unjudged = self.unjudged[context[0]] = UnjudgedMail(left.get(context[0], 0))
                 unjudged.messages += count
                 unjudged.failing += 0 if verdicts_pass(dkim, spf) else count
                 continue

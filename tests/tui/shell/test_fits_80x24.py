@@ -3,7 +3,10 @@ and the footer offers r and / only where they act."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
 from tests.support.console import Console, StubWorld
@@ -84,13 +87,19 @@ async def test_palette_holds_this_apps_commands_once_in_words(console: Console) 
         assert {"Cursor up", "Cursor down", "Page down"}.isdisjoint(titles)  # Textual's widget bindings
 
 
+async def in_a_text_field(pilot: Pilot[Any]) -> Input:
+    """The LDAP directory's form open, the keyboard in its first text field."""
+    await settle(pilot)
+    await open_directory(pilot, LDAP)
+    field = pilot.app.screen.query_one(ModelForm).query(Input).first()
+    field.focus()
+    await settle(pilot)
+    return field
+
+
 async def test_inside_a_text_field_the_footer_names_f1_for_help(console: Console) -> None:
     async with console.app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await open_directory(pilot, LDAP)
-        field = pilot.app.screen.query_one(ModelForm).query(Input).first()
-        field.focus()
-        await settle(pilot)
+        field = await in_a_text_field(pilot)
         helps = [k.key_display for k in footer_keys(pilot.app) if k.description == "Help"]
         assert helps == ["f1"]
         await pilot.press("question_mark")  # types into the field, opens nothing
@@ -105,11 +114,7 @@ async def test_inside_a_text_field_the_palette_offers_quit_and_names_the_keys_th
     # The tester's: in a new directory's form, ctrl+p then "quit" found nothing (ctrl+q quit, shown nowhere), and
     # the palette said "Key: ?" for Help, where ? types a question mark.
     async with console.app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await open_directory(pilot, LDAP)
-        field = pilot.app.screen.query_one(ModelForm).query(Input).first()
-        field.focus()
-        await settle(pilot)
+        await in_a_text_field(pilot)
         palette = {command.title: command.help for command in pilot.app.get_system_commands(pilot.app.screen)}
         assert palette.get("Quit") == "Key: ^q" and palette.get("Help") == "Key: f1", palette
         pilot.app.query_one(NavTree).focus()  # out of the field: q quits, as the footer says
