@@ -71,7 +71,7 @@ def _failed_at(report: Report, name: str) -> Any:
     """The step ``name``, failed; every step after it skipped."""
     at = [s.name for s in report.steps].index(name)
     failed = report.steps[at]
-    assert failed.outcome is Outcome.FAILED, [(s.name, s.outcome.value, s.reason) for s in report.steps]
+    assert failed.outcome is Outcome.FAILED, "\n".join(f"{s.name}: {s.outcome.value}: {s.reason}" for s in report.steps)
     assert failed.fix, failed
     assert all(s.outcome is Outcome.SKIPPED for s in report.steps[at + 1:]), report.steps
     return failed

@@ -89,7 +89,9 @@ def _ber(tag: int, body: bytes) -> bytes:
 
 
 def ldap_message(message_id: int, operation: bytes) -> bytes:
-    return _ber(0x30, bytes([0x02, 0x01, message_id]) + operation)
+    # The id as BER writes an INTEGER: ldap3 counts ids over the whole process, past 127 after a few tests.
+    encoded = message_id.to_bytes((message_id.bit_length() + 8) // 8, "big")
+    return _ber(0x30, bytes([0x02, len(encoded)]) + encoded + operation)
 
 
 def bind_success(message_id: int) -> bytes:
@@ -134,7 +136,9 @@ class LdapFloodPeer(LoopbackPeer):
 
     def _answer(self, client: socket.socket, request: bytes) -> None:
         start = 2 + (request[1] & 0x7F if request[1] & 0x80 else 0)  # past the SEQUENCE's length
-        message_id, operation = request[start + 2], request[start + 3]
+        width = request[start + 1]  # the id's INTEGER: two bytes once ldap3's process-wide count passed 127
+        message_id = int.from_bytes(request[start + 2:start + 2 + width], "big")
+        operation = request[start + 2 + width]
         if operation == 0x60:  # BindRequest
             client.sendall(bind_success(message_id))
         elif operation == 0x63:  # SearchRequest
