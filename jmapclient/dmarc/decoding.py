@@ -5,7 +5,7 @@ UTF-32-LE's); then the byte pattern of "<" in UTF-16/UTF-32 without a mark; then
 encoding the XML declaration names; else UTF-8. A declared name must be a *text*
 codec: Python also registers hex, rot13, zlib, base64 and the like as codecs, which
 would turn the document into something else, so they are refused by name, as is a
-name Python does not know.
+name Python does not know, and the few text codecs that are not a character set (:data:`NOT_A_CHARSET`).
 """
 
 from __future__ import annotations
@@ -35,6 +35,13 @@ _WIDE_OPENINGS = (
 _DECLARATION_WINDOW = 1024
 _DECLARED_ENCODING = re.compile(rb"""^\s*<\?xml[^>]{0,512}?encoding\s*=\s*["']([A-Za-z0-9._-]{1,64})["']""")
 _CHUNK_CHARS = 64 * 1024
+
+NOT_A_CHARSET = frozenset({"punycode", "idna", "utf-7", "unicode-escape", "raw-unicode-escape", "undefined"})
+"""Codecs Python counts as text encodings that no document is written in, refused by their canonical name.
+Punycode's decoder is quadratic: a report declaring it, 7 KB gzipped, took a minute of CPU to read and 50 KB
+more than five (tester101); IDNA decodes through it. UTF-7 and the escape codecs turn plain ASCII into other
+characters (``+ADw-`` and ``\\u003c`` are "<"), so the parser would read markup a person reading the file sees
+as text. "undefined" cannot decode anything."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,8 @@ def text_encoding(data: bytes) -> TextEncoding:
         raise XmlRejected(f"declared encoding {name!r} is unknown") from None
     if not getattr(codec, "_is_text_encoding", True):
         raise XmlRejected(f"declared encoding {name!r} is not a text encoding (refused)")
+    if codec.name in NOT_A_CHARSET:
+        raise XmlRejected(f"declared encoding {name!r} is not a character set a report is written in (refused)")
     return TextEncoding(codec.name)
 
 

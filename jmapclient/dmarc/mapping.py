@@ -178,14 +178,16 @@ def _version(value: str | None, notes: Notes) -> float:
     if value is None:
         return DEFAULT_VERSION
     try:
-        version = float(value)
+        # ASCII digits only, as every other number of a report: ``float`` read "1_0" as 10.0 and "٢" as 2.0,
+        # without a word (tester101).
+        version = float(plain_number(value, whole=False))
     except ValueError:
         notes.add(f"unreadable <version> {_short(value)}; using {DEFAULT_VERSION}")
         return DEFAULT_VERSION
     if math.isinf(version):
-        # The wire's JSON has no infinity: the report cannot be sent as written.
+        # The wire's JSON has no infinity: the report cannot be sent as written (400 digits make one).
         raise ReportRejected(f"<version> is not a finite number: {_short(value)}")
-    if version != version or version < 0:  # NaN or negative
+    if math.copysign(1.0, version) < 0:  # negative, "-0" too: it would be sent as -0.0
         notes.add(f"unreadable <version> {_short(value)}; using {DEFAULT_VERSION}")
         return DEFAULT_VERSION
     return version

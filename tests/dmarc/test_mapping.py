@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -538,3 +539,18 @@ def test_not_a_dmarc_report_is_rejected() -> None:
 def test_angle_bracketed_contact_email_is_unwrapped() -> None:
     report = report_of(feedback(email="<email>Reports &lt;dmarc@reporter.example&gt;</email>"))
     assert report["email"] == "dmarc@reporter.example"
+
+
+@pytest.mark.parametrize("written", ["1_0", "٢", "2e0", "1.0e-400", "-0", "-1", "0x1"])
+def test_a_version_not_written_in_plain_ascii_digits_is_said_and_not_read(written: str) -> None:
+    # ``float`` read "1_0" as 10.0, "٢" as 2.0 and "-0" as -0.0, and said nothing (tester101).
+    parsed = parse(feedback(head=f"<version>{written}</version>"))
+    assert parsed.ok and parsed.wire is not None, parsed.reason
+    version = parsed.wire["report"]["version"]
+    assert version == 1.0 and math.copysign(1.0, version) == 1.0
+    assert any("unreadable <version>" in warning for warning in parsed.warnings)
+
+
+def test_a_version_of_four_hundred_digits_is_refused_not_sent_as_infinity() -> None:
+    parsed = parse(feedback(head=f"<version>{'9' * 400}</version>"))
+    assert not parsed.ok and "not a finite number" in (parsed.reason or "")
