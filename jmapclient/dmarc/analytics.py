@@ -59,7 +59,7 @@ class RecordDigest:
 
 
 class ReportTotal(NamedTuple):
-    """What the advice's screening reads of a report, no records: sender, ids, domain, day, messages."""
+    """What the advice's screening reads of a report, no records: sender, ids, domain, day, messages, period's end."""
 
     id: str
     reporter: str
@@ -67,6 +67,7 @@ class ReportTotal(NamedTuple):
     policy_domain: str
     day: date
     messages: int
+    end: datetime
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from jmapclient.dmarc.analytics import ReportDigest, ReportTotal
@@ -40,6 +40,14 @@ IMPLAUSIBLE_FLOOR = 1000
 """Below this many messages a report is never called implausible: small counts vary by nature."""
 MIN_HISTORY = 3
 """Reports of one reporter for a domain that make its own median a baseline."""
+UNENDED_SLACK = timedelta(days=1)
+"""How far past the time of screening a report's period may end and the report still count. A report tells of a
+period once it has ended, so one whose period ends later had not ended when it arrived: a forged report of a period
+from two days ago to 40 days ahead, received today, counted toward "Ready" (tester91). A day, not less: a reporter's
+clock may run ahead of ours, and the import lets a mail's Date run as far ahead (``loader.DATE_SLACK``); a real
+report's period is mostly a day, so one ending more than a day ahead is no clock's error. The time of screening, not
+the report's ``receivedAt``: the store keeps no arrival, and every report arrived before now, so a period that ends
+after now had not ended when its report arrived."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +138,7 @@ def totals_of(digests: Iterable[ReportDigest]) -> Iterator[ReportTotal]:
     """What screening reads of each digest."""
     for report in digests:
         yield ReportTotal(report.id, report.reporter, report.report_id, report.policy_domain, report.day,
-                          report.messages)
+                          report.messages, report.end)
 
 
 class Reporters(dict[str, tuple[str, str]]):
@@ -143,10 +151,16 @@ class Reporters(dict[str, tuple[str, str]]):
         return named
 
 
+def unended(end: datetime) -> str:
+    """Why a report whose period ends past :data:`UNENDED_SLACK` is left out."""
+    return f"its period ends {end:%Y-%m-%d %H:%M} UTC, after it arrived: a report tells of a period once it has ended"
+
+
 def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, last: date,
                    domain: str | None = None, *, content: Content) -> Screening:
     """Repeated and implausible reports of the period; ``content`` is asked only of reports sharing an id."""
     screening = Screening()
+    latest_end = datetime.now(UTC) + UNENDED_SLACK
     copies = _Copies(content)
     replays = _Replays(content)
     totals: dict[str, dict[str, list[tuple[str, str, int]]]] = {}  # domain → reporter → (digest, report id, n)
@@ -156,6 +170,11 @@ def screen_reports(reports: Iterable[ReportTotal | StoredReport], first: date, l
         if not first <= report.day <= last or (domain is not None and report.policy_domain != domain):
             continue
         (who, shown), rid = reporters[report.reporter], report.report_id.strip()
+        if report.end > latest_end:
+            # Before the copies are matched, so that it is no report's original (a real report saying the same would
+            # be left out as its copy), and out of every baseline: a forgery's tell, not a reporter's size.
+            screening.left_out[report.id] = LeftOut(shown, rid, report.messages, unended(report.end))
+            continue
         match = copies.match((who, rid, report.policy_domain), report) if rid else None
         if match is REPEATED:
             screening.left_out[report.id] = LeftOut(shown, rid, report.messages, REPEATED)
