@@ -62,7 +62,7 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
     from jmapclient.config import ConfigError, write_private
     from jmapclient.dmarc.attention import mark_new_since, read_previous, run_record, state_file
     from jmapclient.dmarc.digest_store import DamagedStore, DigestStore, store_file
-    from jmapclient.dmarc.insight.advice import advise_stored
+    from jmapclient.dmarc.insight.advice import advise_stored, shown_domains
     from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
 
     first, last = period(args.days, today())
@@ -103,12 +103,16 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
              "longer --days fetches any the server has; --since-last compares with the previous run)")
     if not advice:
         note(f"no DMARC reports{f' for {args.domain}' if args.domain else ''} from {first} to {last}")
-    for entry in advice:
-        if args.json:
+    if args.json:
+        for entry in advice:
             out(compact_json(entry.to_json()))
-        else:
-            for line in human_lines(entry):
-                out(line)
+        return EXIT_OK
+    told = shown_domains(advice)  # the busiest domains in words: 10,000 forged ones printed 83,957 lines
+    for entry in told.shown:
+        for line in human_lines(entry):
+            out(line)
+    if told.hidden:
+        out(f"{told.more()}: --json lists every domain")
     return EXIT_OK
 
 

@@ -236,3 +236,25 @@ def test_a_domains_heading_counts_in_words_with_thousands_separated() -> None:
     assert (counted(1, "report"), counted(4294967296, "message")) == ("1 report", "4,294,967,296 messages")
     assert (counted(0, "file"), counted(2, "more document"), counted(3, "entry", "entries")) == (
         "0 files", "2 more documents", "3 entries")
+
+
+def test_the_words_tell_the_busiest_domains_and_count_the_others(server, capsys, monkeypatch) -> None:
+    # 10,000 forged one-report domains printed 83,957 lines (tester91): the words are bounded, --json is whole.
+    from jmapclient.dmarc.insight import advice
+
+    code, out, err = run(server, capsys, "--offline", "--json")
+    assert code == 0, err
+    every = [json.loads(line) for line in out.splitlines()]
+    assert len(every) > 1
+    monkeypatch.setattr(advice, "MAX_SHOWN_DOMAINS", 1)
+    code, out, err = run(server, capsys, "--offline")
+    assert code == 0, err
+    assert out.count("verdict: ") == 1 and f"{every[0]['domain']}  " in out  # the one with the most messages
+    hidden = every[1:]
+    messages = sum(entry["messages"] for entry in hidden)
+    more = "domain" if len(hidden) == 1 else "domains"
+    assert (f"… and {len(hidden)} more policy {more} with fewer messages ({messages:,} messages in all;"
+            in out), out
+    assert out.rstrip().endswith(": --json lists every domain")
+    code, out, err = run(server, capsys, "--offline", "--json")
+    assert [json.loads(line) for line in out.splitlines()] == every

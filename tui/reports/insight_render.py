@@ -18,7 +18,7 @@ from rich.text import Text
 from jmapclient.counted import counted
 from jmapclient.display import domain_text
 from jmapclient.dmarc.analytics import format_rate, pass_rate
-from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict
+from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict, shown_domains
 from jmapclient.dmarc.insight.judge import JudgedRecord, JudgedSource, SourceClass, group_by_service
 from jmapclient.dmarc.insight.names import NameStatus, SourceName
 from tui.reports import fmt
@@ -152,10 +152,15 @@ def _class_table(advice: DomainAdvice) -> Table:
     return table
 
 
-def advice_group(advices: Sequence[DomainAdvice]) -> RenderableType:
+def advice_group(advices: list[DomainAdvice]) -> RenderableType:
+    """The advice of the busiest domains (:func:`shown_domains`: thousands of blocks took minutes to draw, on the
+    loop the keys wait for), and a line counting the others."""
     if not advices:
         return Text("No reports in this period: too little data to advise.")
-    return Group(*(advice_block(a) for a in advices))
+    told = shown_domains(advices)
+    more = told.more()
+    return Group(*(advice_block(a) for a in told.shown),
+                 *([Text(f"{more}: `mailadmin dmarc-advice --json` lists every domain")] if more else []))
 
 
 def num(value: int, style: str = "") -> Text:

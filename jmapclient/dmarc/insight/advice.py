@@ -70,6 +70,12 @@ MAX_AUTHORISED_FAILING = 5
 misconfigured relay); any source failing more is a sender to fix first, whatever the share."""
 LISTED_SOURCES = 5
 """Sources named in a verdict's sentence; the JSON and the table list them all."""
+MAX_SHOWN_DOMAINS = 50
+"""Policy domains whose advice is told in words (the console's Advice tab, ``dmarc-advice`` without ``--json``), the
+most messages first; the others are counted in one line (:func:`shown_domains`), as the sources past
+:data:`~.judge.MAX_JUDGED_SOURCES` are. 10,000 forged one-report domains drew 10,000 blocks: the console's screen
+took minutes to draw them and answered no key meanwhile, ``dmarc-advice`` printed 83,957 lines (tester91).
+``--json`` lists every domain."""
 NEXT_STEP = {"none": "quarantine", "quarantine": "reject", "reject": None}
 TESTING_APPLIES = {"quarantine": "none", "reject": "quarantine"}
 UNPUBLISHED = "none"
@@ -278,6 +284,41 @@ def _source_json(source: JudgedSource) -> dict[str, Any]:
         "headerFrom": sorted(source.header_from),
         "new": source.new,
     }
+
+
+@dataclass(frozen=True)
+class ShownDomains:
+    """The advice told in words (:data:`MAX_SHOWN_DOMAINS`, the most messages first), and what the others hold."""
+
+    shown: list[DomainAdvice]
+    hidden: int = 0
+    """Domains not told in words."""
+    hidden_messages: int = 0
+    hidden_verdicts: dict[Verdict, int] = field(default_factory=dict)
+    """Of the domains not told, how many have each verdict (the most first)."""
+
+    def more(self) -> str:
+        """The line that says the domains not told (each front adds where they are all listed), or "" when every
+        domain is."""
+        if not self.hidden:
+            return ""
+        verdicts = ", ".join(f"{count:,} {verdict}" for verdict, count in self.hidden_verdicts.items())
+        return (f"… and {counted(self.hidden, 'more policy domain')} with fewer messages"
+                f" ({counted(self.hidden_messages, 'message')} in all; {verdicts})")
+
+
+def shown_domains(advice: list[DomainAdvice]) -> ShownDomains:
+    """The first :data:`MAX_SHOWN_DOMAINS` of ``advice`` (ordered by most messages first, as :func:`advise` gives it),
+    and a count of the others."""
+    most = MAX_SHOWN_DOMAINS
+    hidden = advice[most:]
+    if not hidden:
+        return ShownDomains(advice)
+    verdicts: dict[Verdict, int] = {}
+    for entry in hidden:
+        verdicts[entry.verdict] = verdicts.get(entry.verdict, 0) + 1
+    return ShownDomains(advice[:most], len(hidden), sum(entry.messages for entry in hidden),
+                        dict(sorted(verdicts.items(), key=lambda item: (-item[1], item[0]))))
 
 
 class CountedReport(Protocol):
