@@ -10,13 +10,14 @@ anything else), and **failing mail not judged**: from more sources than the advi
 The previous run is kept per server (a small JSON file beside the digest store, 0600): each domain's
 verdict, the sources it saw and how many of each one's messages failed. ``--since-last`` calls a source
 new when the previous run did not see it (instead of "first seen in the period"); every run that
-finishes records itself.
+finishes records itself. It is another's word where others can write, so it is kept by the cache's rules
+(:func:`untrusted_state`, :func:`read_previous`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import Any
 from jmapclient.counted import counted
 from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict
 from jmapclient.dmarc.insight.judge import JudgedSource
+from jmapclient.file_safety import NotAFile, json_bounded, owned_by_another, read_regular, set_aside, untrusted_folder
 
 RANK = {Verdict.NOT_READY: 0, Verdict.READY: 1, Verdict.ENFORCED: 2}
 """How far along a domain is; TOO_LITTLE_DATA is no position, so no move from or to it counts."""
@@ -35,6 +37,9 @@ GREW_BY = 100
 """A failing source grew when its failing messages are ``GREW_TIMES`` what they were before and ``GREW_BY`` more:
 seen once with one forged failing message (a "seed" report), a source was no longer new when 500 of its spoofed
 messages came, and ``--check`` said nothing of them (the tester's)."""
+MAX_STATE_FILE = 32 << 20
+"""Bytes the previous run's file may hold: a run records at most ``MAX_JUDGED_SOURCES`` sources a domain, a few
+MB for a busy server; past it the file is none of ours (``/dev/zero`` linked there filled memory)."""
 SEEN_BARELY = GREW_TIMES
 """Messages before under which a source was barely seen (a seed is one): it grew at ``GREW_TIMES`` alone, as a new
 source is flagged at its first failing message. A seed of one message hid a campaign of 99 (tester81)."""
@@ -71,15 +76,38 @@ def state_file(store: Path) -> Path:
     return store.with_suffix(".last-advice.json")
 
 
-def read_previous(path: Path) -> PreviousRun | None:
-    """The previous run, None when there was none or its file cannot be read (then nothing compares)."""
+def untrusted_state(path: Path) -> str | None:
+    """Why the previous run's file at ``path`` is neither read nor written, or None: its folder is the cache's, and
+    where the cache is not kept (others can write there) a previous run planted by another user silenced
+    ``--check --since-last`` (tester101)."""
+    return untrusted_folder(path.parent, "DMARC cache")
+
+
+def read_previous(path: Path, warn: Callable[[str], None] | None = None) -> PreviousRun | None:
+    """The previous run, None when there was none or its file cannot be read (then nothing compares).
+
+    Read as the cache is, from a folder :func:`untrusted_state` passed: bounded, never through a symlink, never a
+    FIFO or device (one hung the run for ever, ``/dev/zero`` filled memory), and not when another user owns it.
+    Such a file is set aside, said to ``warn`` in one line; a damaged record is only replaced by this run's.
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        refused = owned_by_another(path, "previous DMARC advice run")
+        if refused:
+            raise NotAFile("it belongs to another user")
+        raw = read_regular(path, MAX_STATE_FILE, follow=False)
+        if raw is None:
+            raise NotAFile(f"larger than {MAX_STATE_FILE:,} bytes")
+        data = json_bounded(raw.decode())
         domains = {
             str(name): DomainRun(str(entry["verdict"]), frozenset(map(str, entry["sources"])), _failing(entry))
             for name, entry in data["domains"].items()
         }
         return PreviousRun(str(data.get("at", "")), domains)
+    except NotAFile as refusal:
+        said = set_aside(path, "previous DMARC advice run", str(refusal))
+        if warn is not None:
+            warn(said)
+        return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 

@@ -60,7 +60,7 @@ def name_resolver(offline: bool) -> NameResolver:
 
 async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
     from jmapclient.config import ConfigError, write_private
-    from jmapclient.dmarc.attention import mark_new_since, read_previous, run_record, state_file
+    from jmapclient.dmarc.attention import mark_new_since, read_previous, run_record, state_file, untrusted_state
     from jmapclient.dmarc.digest_store import DamagedStore, DigestStore, store_file
     from jmapclient.dmarc.insight.advice import advise_stored, shown_domains
     from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
@@ -86,12 +86,17 @@ async def dmarc_advice(args: argparse.Namespace, client: JmapClient) -> int:
     finally:
         store.close()
     last_run = state_file(store_file(client.base_url))
-    previous = read_previous(last_run)
+    untrusted = untrusted_state(last_run)
+    if untrusted:
+        since_last = "; --since-last has no previous run it can trust: every source is new" if args.since_last else ""
+        note(f"warning: the previous run is neither read nor recorded: {untrusted}{since_last}")
+    previous = None if untrusted else read_previous(last_run, warn=lambda line: note(f"warning: {line}"))
     history_held = all(source.new is not None for entry in advice for source in entry.sources)
     if args.since_last or (args.check and not history_held):
         # Cron needs a "new" it can alert on: without the history, the previous run says what is new.
         mark_new_since(advice, previous)
-    write_private(last_run, run_record(advice, previous))
+    if not untrusted:
+        write_private(last_run, run_record(advice, previous))
     if unreadable:
         note(f"note: {counted(unreadable, 'report')} the server lists could not be read ({UNREADABLE_WHY}): in no"
              " figure here; `mailadmin export-dmarc` names them, and they can be deleted")

@@ -91,6 +91,22 @@ def imported_one(server: StubServer, capsys: pytest.CaptureFixture[str], path: P
     capsys.readouterr()
 
 
+def test_a_previous_run_in_a_folder_others_can_write_is_neither_read_nor_recorded(
+        server: StubServer, capsys: pytest.CaptureFixture[str]) -> None:
+    """Another user's "previous run" in a cache folder others can write silenced ``--check --since-last`` (exit 0
+    for sources failing that no run of the person's saw): it is not read, and this run does not record itself there."""
+    assert run(server, capsys, "--check", "--since-last")[0] == EXIT_ATTENTION
+    last_run = state_file(store_file(server.base_url))
+    planted = last_run.read_bytes()  # every source "seen": what a planted record says
+    last_run.parent.chmod(0o777)
+    code, out, err = run(server, capsys, "--check", "--since-last")
+    assert code == EXIT_ATTENTION and "new source failing" in out
+    [warning] = [line for line in err.splitlines() if "previous run" in line]
+    assert "neither read nor recorded" in warning and "--since-last has no previous run it can trust" in warning
+    assert "can be written by group or others" in warning
+    assert last_run.read_bytes() == planted
+
+
 def test_a_local_source_says_so_in_the_text_report(server: StubServer, capsys: pytest.CaptureFixture[str],
                                                    tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Never looked up, so never named: a blank name cell would read as a lookup that found nothing.
