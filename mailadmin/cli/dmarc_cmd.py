@@ -115,6 +115,10 @@ async def import_reports(args: argparse.Namespace, client: JmapClient | None) ->
     return EXIT_FAILED if outcome.refused else EXIT_OK
 
 
+FOLDER_ENDINGS = ("/", "/.")
+"""How a typed name says it is a folder, whatever is there."""
+
+
 def check_output(text: str, what: str = "export", *, said: bool = False) -> Path:
     """The target of an export (or a snapshot: ``what``), refused before anything is fetched: no folder is
     ever created for it. ``said``: checked again, its note said already (the note came twice)."""
@@ -125,6 +129,11 @@ def check_output(text: str, what: str = "export", *, said: bool = False) -> Path
         raise ConfigError(f"{cannot}: {error}") from None
     if path.is_dir():
         raise ConfigError(f"{cannot}: it is a folder; name a file in it")
+    if text.endswith(FOLDER_ENDINGS):
+        # Path drops a trailing "/": `-o dirx/` wrote a file named dirx, where cp and tee refuse (tester101).
+        if os.path.lexists(path):
+            raise ConfigError(f"{cannot}: {path} is not a folder (the name ends in \"/\")")
+        raise ConfigError(f"{cannot}: the folder {path} does not exist")
     folder = path.parent
     if not folder.is_dir():
         raise ConfigError(f"{cannot}: the folder {folder} does not exist")

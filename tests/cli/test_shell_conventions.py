@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 from collections.abc import Iterator
 from pathlib import Path
@@ -122,6 +123,25 @@ def test_an_output_option_is_checked_in_the_commands_own_words(
     assert code == EXIT_FAILED and f"cannot write the {what} to {tmp_path}: it is a folder" in err, err
     code, out, err = run(capsys, *command, "-o", "", "--url", "http://127.0.0.1:9", "--token-file", "/x")
     assert (code, out) == (EXIT_USAGE, "") and "-o needs a file name" in err, err
+
+
+@pytest.mark.parametrize("command", [["snapshot", "Directory"], ["export-dmarc"]])
+@pytest.mark.parametrize("ending", ["/", "/."])
+def test_an_output_name_ending_in_a_slash_names_a_folder(
+        command: list[str], ending: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `-o dirx/` wrote a FILE named dirx; cp and tee take the slash to mean a folder (tester101).
+    what = "snapshot" if command[0] == "snapshot" else "export"
+    unreachable = ["--url", "http://127.0.0.1:9", "--token-file", "/x"]  # refused before any connection
+    missing = tmp_path / "dirx"
+    code, _, err = run(capsys, *command, "-o", f"{missing}{ending}", *unreachable)
+    assert code == EXIT_FAILED and err.splitlines() == [
+        f"error: cannot write the {what} to {missing}{ending}: the folder {missing} does not exist"], err
+    assert not os.path.lexists(missing)
+    a_file = tmp_path / "a-file"
+    a_file.write_text("mine")
+    code, _, err = run(capsys, *command, "-o", f"{a_file}{ending}", *unreachable)
+    assert code == EXIT_FAILED and f"{a_file} is not a folder" in err and len(err.splitlines()) == 1, err
+    assert a_file.read_text() == "mine"
 
 
 def test_a_file_that_cannot_be_made_beside_the_target_names_the_target(tmp_path: Path) -> None:
