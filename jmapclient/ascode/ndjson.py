@@ -156,6 +156,7 @@ def read_snapshot(text: str) -> SnapshotFile:
         if not isinstance(line, dict):
             raise SnapshotFileError(f"line {number}: not a JSON object")
         kind = line.get("@type")
+        _only_known_names(line, kind, number)
         type_ = _type_of(line.get("object"), number)
         if kind == "destroy":
             clears.add(type_.name)
@@ -173,6 +174,28 @@ def read_snapshot(text: str) -> SnapshotFile:
             keys.add((type_.name, key))
             objects.append(FileObject(str(key), type_, dict(item), number))
     return SnapshotFile(objects, frozenset(clears))
+
+
+LINE_NAMES = {"destroy": ("@type", "object"), "create": ("@type", "object", "value")}
+"""The names each kind of line has, the server's client's and the snapshot's alike."""
+NAMES_SHOWN = 3
+"""Unknown names a refusal quotes; the rest are counted."""
+
+
+def _only_known_names(line: Mapping[str, Any], kind: Any, number: int) -> None:
+    """SnapshotFileError naming the line and the names a line of its kind has not: they were dropped unseen, and a
+    ``"vaule"`` for ``"value"`` (or a ``"prune"`` meant as ``--prune``) changed nothing without a word (tester101).
+    A line of no known kind is left to its own refusal."""
+    known = LINE_NAMES.get(kind) if isinstance(kind, str) else None
+    if known is None:
+        return
+    unknown = [name for name in line if name not in known]
+    if not unknown:
+        return
+    quoted = ", ".join(json.dumps(name, ensure_ascii=False)[:80] for name in unknown[:NAMES_SHOWN])
+    more = f" and {len(unknown) - NAMES_SHOWN:,} more" if len(unknown) > NAMES_SHOWN else ""
+    allowed = ", ".join(f'"{name}"' for name in known)
+    raise SnapshotFileError(f"line {number}: {quoted}{more}: no name of a {kind} line, which has {allowed} only")
 
 
 class _TwiceGiven(ValueError):

@@ -123,3 +123,23 @@ def test_what_the_locale_cannot_show_is_escaped_not_a_traceback(
     source.write_text(ONE_DIRECTORY, encoding="utf-8")
     shown = printed(monkeypatch, *(part.format(file=source) for part in argv)).decode(LEGACY)
     assert "Büro Zürich \\U0001f680" in shown, shown
+
+
+@pytest.mark.parametrize(("line", "named"), [
+    ('{"@type":"create","object":"Directory","value":{"directory-a":{"@type":"Oidc"}},"vaule":{"x":1}}', '"vaule"'),
+    ('{"@type":"create","object":"Directory","value":{"directory-a":{"@type":"Oidc"}},"prune":true}', '"prune"'),
+    ('{"@type":"destroy","object":"Directory","value":{}}', '"value"'),
+], ids=["typo", "prune", "destroy"])
+def test_a_name_a_line_does_not_have_is_refused_before_anything_is_sent(
+        line: str, named: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # Dropped unseen: a "vaule" typed for "value" planned nothing of it, without a word (tester101).
+    path = tmp_path / "unknown.ndjson"
+    path.write_text(ONE_DIRECTORY + line + "\n")
+    said = refusal(capsys, str(path))
+    assert f"line 3: {named}: no name of a " in said and '"@type", "object"' in said, said
+
+
+def test_every_unknown_name_is_counted_and_a_few_quoted(tmp_path: Path) -> None:
+    extra = ",".join(f'"x{n}":{n}' for n in range(10))
+    with pytest.raises(ValueError, match=r'line 1: "x0", "x1", "x2" and 7 more: no name of a destroy line'):
+        read_snapshot('{"@type":"destroy","object":"Directory",' + extra + "}\n")
