@@ -39,6 +39,7 @@ from tui.reports.inbox_table import InboxTable
 from tui.reports.pager import InboxPager, InboxRow, Page
 from tui.reports.query import DOMAIN, FAILED, PASSED
 from tui.section_view import SectionView
+from tui.widgets.filter_bar import FilterField
 
 if TYPE_CHECKING:
     from tui.reports.analytics_view import AnalyticsView
@@ -163,9 +164,9 @@ class DmarcInbox(InboxDisplay, InboxLevels, InboxFilters, InboxActions, InboxJso
         with Vertical(id="dmarc-list"):
             with Horizontal(id="dmarc-filters"):
                 typed = self.kept_filters.typed if self.kept_filters else {}
-                for widget_id, placeholder in FILTERS:
-                    yield Input(typed.get(widget_id, ""), placeholder=placeholder, id=widget_id, compact=True,
-                                tooltip=FILTER_TIPS.get(widget_id))
+                for widget_id, hints in FILTERS:
+                    yield FilterField(typed.get(widget_id, ""), hints=hints, id=widget_id,
+                                      tooltip=FILTER_TIPS.get(widget_id))
             with Horizontal(id="dmarc-bar"):
                 yield Static("", id="dmarc-position")
                 yield Static("", id="dmarc-sort")

@@ -32,14 +32,16 @@ from tui.widgets import outside
 from tui.widgets.filter_bar import Debounce, esc_clears
 from tui.widgets.list_table import SortedBy, clicked
 
-FILTERS: tuple[tuple[str, str], ...] = (
-    ("f-domain", "/ policy domain"),
-    # The server's totals count records by disposition, not messages; the names say so.
-    ("f-failed", f"{FAILED.short} e.g. >=1"),
-    ("f-passed", f"{PASSED.short} e.g. <10"),
-    ("f-before", "expires before"),
-    ("f-after", "expires after"),
-    ("f-tenant", "tenant id"),
+FILTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("f-domain", ("/ policy domain",)),
+    # The server's totals count records by disposition, not messages; the names say so. Each field shows the
+    # longest hint that fits it (tui.widgets.filter_bar.FilterField): the example, without its "e.g." where
+    # room is short, without the example where shorter still; never a phrase cut in two.
+    ("f-failed", (f"{FAILED.short} e.g. >=1", f"{FAILED.short} >=1", FAILED.short)),
+    ("f-passed", (f"{PASSED.short} e.g. <10", f"{PASSED.short} <10", PASSED.short)),
+    ("f-before", ("expires before",)),
+    ("f-after", ("expires after",)),
+    ("f-tenant", ("tenant id",)),
 )
 
 NOT_FILTERED = "Not filtered by these, the list is as it was: "
