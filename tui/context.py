@@ -37,6 +37,8 @@ class ConsoleContext:
     server_label: str
     username: str
     read_only: bool = False
+    profile: str = ""
+    """The profile connected through, named in the header (empty: a URL given as flags, the demo)."""
     transport_warning: str = ""
     """Shown in the header for as long as the connection lasts: TLS NOT VERIFIED, CLEARTEXT HTTP."""
     notices: tuple[str, ...] = ()

@@ -244,7 +244,8 @@ class SectionShell(CrashHooks[int]):
             header.show(waiting if self.starter is not None else "not connected", "", ())
             return
         crumbs = (*self.current.path, *self.trail) if self.current else ()
-        header.show(self.context.server_label, self.context.username, crumbs, self.context.transport_warning)
+        header.show(self.context.server_label, self.context.username, crumbs, self.context.transport_warning,
+                    profile=self.context.profile, read_only=self.context.read_only)
 
     def action_connections(self) -> None:
         if self.demo:

@@ -51,6 +51,7 @@ async def connect(target: Connection, notices: tuple[str, ...] = ()) -> ConsoleC
         server_label=target.url,
         username=session.username or target.user_label,
         read_only=target.read_only,
+        profile=target.profile or "",
         transport_warning=target.security.header_label(target.url),
         notices=notices,
         granted=granted,

@@ -1,4 +1,4 @@
-"""The console's one-line header: app, server, user, and the breadcrumb of what is open.
+"""The console's one-line header: app, profile, server, user, and the breadcrumb of what is open.
 
 The breadcrumb's end says where the person is, so when the line is too narrow it is the
 start that gives way: "… › Reports › Inbox › DMARC", never "Management › Reports › In".
@@ -17,6 +17,9 @@ from jmapclient.display import ELLIPSIS, LIST_MAX
 from tui.widgets import outside
 
 SEPARATOR = " › "
+PROFILE_SHOWN_MAX = 32
+"""A profile's name in the header is cut past this: the person typed it, and the server and the trail need the rest."""
+READ_ONLY_BADGE = " read-only "
 
 
 def fit_trail(crumbs: Sequence[str], width: int) -> str:
@@ -39,21 +42,23 @@ def fit_trail(crumbs: Sequence[str], width: int) -> str:
 
 
 class ShellHeader(Static):
-    """One line: app, server, user and the breadcrumb, fitted again whenever the width changes."""
+    """One line: app, profile, server, user and the breadcrumb, fitted again whenever the width changes."""
 
-    _shown: tuple[str, str, tuple[str, ...], str] = ("", "", (), "")
+    _shown: tuple[str, str, tuple[str, ...], str, str, bool] = ("", "", (), "", "", False)
 
-    def show(self, server: str, user: str, crumbs: Iterable[str], warning: str = "") -> None:
-        # Server, user and crumbs (a reporter's name) come from outside: Text, never markup.
-        self._shown = (server, user, tuple(outside.cut(crumb).plain for crumb in crumbs), warning)
+    def show(self, server: str, user: str, crumbs: Iterable[str], warning: str = "", *,
+             profile: str = "", read_only: bool = False) -> None:
+        # Server, user, profile and crumbs (a reporter's name) come from outside: Text, never markup.
+        self._shown = (server, user, tuple(outside.cut(crumb).plain for crumb in crumbs), warning, profile, read_only)
         self._paint()
 
     def _paint(self) -> None:
-        server, user, crumbs, warning = self._shown
+        server, user, crumbs, warning, profile, read_only = self._shown
         # An unsafe connection is said first, before the server, for as long as it lasts: after a
         # long URL it was cut off at 80 columns, the very width an SSH session often has.
         alarm = ((f" {warning} ", "bold white on red"), (" ", "")) if warning else ()
-        head = Text.assemble(("mailadmin", "bold"), " │ ", *alarm, outside.cut(server), " │ ", outside.cut(user))
+        head = Text.assemble(("mailadmin", "bold"), " │ ", *alarm, *profile_part(profile, read_only),
+                             outside.cut(server), " │ ", outside.cut(user))
         if crumbs:
             room = self.content_region.width - head.cell_len - len(" │ ") if self.size.width else LIST_MAX * 2
             head.append_text(Text.assemble(" │ ", fit_trail(crumbs, min(room, LIST_MAX * 2))))
@@ -69,3 +74,14 @@ class ShellHeader(Static):
 
     def on_resize(self, event: events.Resize) -> None:
         self._paint()
+
+
+def profile_part(profile: str, read_only: bool) -> tuple[Text | tuple[str, str] | str, ...]:
+    """The profile the console works through, and whether it is read-only, before the server: an admin with
+    a prod and a staging profile (or two on one URL, one read-only) saw the same header for both. Empty when
+    no profile is in effect (a URL and a token given as flags, the demo)."""
+    if not profile and not read_only:
+        return ()
+    name = (outside.cut(profile, "bold", max_len=PROFILE_SHOWN_MAX), " ") if profile else ()
+    badge = ((READ_ONLY_BADGE, "bold black on yellow"), " ") if read_only else ()
+    return (*name, *badge, "│ ")

@@ -35,6 +35,13 @@ def test_directory_list_narrow(snap_compare, store) -> None:
     assert snap_compare(make_console(store).app, terminal_size=NARROW, run_before=_steady)
 
 
+def test_directory_list_narrow_through_a_read_only_profile(snap_compare, store) -> None:
+    """The header names the profile and says it is read-only, before the server (tester92 #5)."""
+    made = make_console(store, read_only=True)
+    made.context.profile = "staging"
+    assert snap_compare(made.app, terminal_size=NARROW, run_before=_steady)
+
+
 def test_ldap_form_with_l1_panel(snap_compare, store) -> None:
     async def run_before(pilot: Pilot) -> None:
         await _steady(pilot)

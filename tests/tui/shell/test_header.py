@@ -8,14 +8,18 @@ import pytest
 from rich.cells import cell_len
 from textual.widgets import Static
 
+from jmapclient.config import Profile
+from jmapclient.display import safe_text
 from jmapclient.transport_security import CLEARTEXT_LABEL, INSECURE_LABEL
+from server_stub.runner import StubServer
 from server_stub.store import Store
 from tests.support.console import make_console, make_world
 from tests.support.inbox_steps import header
 from tests.support.waiting import settle
 from tui.app import MailAdminApp
 from tui.context import ConsoleContext
-from tui.widgets.header import fit_trail
+from tui.screens.connect import connect_profile
+from tui.widgets.header import PROFILE_SHOWN_MAX, fit_trail
 
 
 @pytest.mark.parametrize("width", [1, 5, 12, 20, 27, 30, 60])
@@ -113,3 +117,35 @@ async def test_a_new_breadcrumb_is_painted_without_laying_the_screen_out() -> No
         assert laid_out == []
         assert shown.size.height == 1
     world.store.close()
+
+
+@pytest.mark.parametrize("read_only", [True, False], ids=["read-only", "writable"])
+async def test_the_header_names_the_profile_connected_through_and_whether_it_is_read_only(
+        stub_server: StubServer, read_only: bool) -> None:
+    """The tester's: a profile "stub" and a read-only "stub2" on one URL looked the same once connected."""
+    context = await connect_profile(Profile(name="staging", url=stub_server.base_url,
+                                            token=stub_server.admin_token, read_only=read_only))
+    app = MailAdminApp(context)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        line = visible_header(pilot)
+        assert "staging" in line and line.index("staging") < line.index(stub_server.base_url), line
+        assert ("read-only" in line) is read_only, line
+    await context.client.aclose()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_profile_name_is_shown_escaped_on_one_bounded_line(store: Store, size: tuple[int, int]) -> None:
+    """A profile's name is typed by the person: shown as outside text (never markup, escapes made visible), cut
+    so that the server, who is logged in and where they are still have room."""
+    made = make_console(store, read_only=True)
+    made.context.profile = "[bold]prod[/bold]\x1b[31m\n" + "x" * 100
+    async with made.app.run_test(size=size) as pilot:
+        await settle(pilot)
+        shown = pilot.app.query_one("#shell-header", Static)
+        line = visible_header(pilot)
+        assert safe_text(made.context.profile)[:25] in line, line  # the markup as typed, the escapes visible
+        assert "\x1b" not in str(shown.render()) and shown.size.height == 1
+        assert "x" * (PROFILE_SHOWN_MAX - 1) not in line and "read-only" in line, line
+        if size[0] >= 120:
+            assert made.context.server_label in line and made.context.username in line, line
