@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalGroup, VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
@@ -39,6 +40,23 @@ def editor_for(spec: FieldSpec, value: Any, *, path: str, stored: bool, disabled
 
 def slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text.lower())
+
+
+class FormPane(VerticalScroll):
+    """One tab's fields, scrolled. The pane scrolls to the field that has the keyboard, and takes none itself:
+    it was an invisible stop between the tab bar and the fields (shift+tab from the first field landed on it,
+    so left/right changed no group and a key typed was lost)."""
+
+    def __init__(self) -> None:
+        super().__init__(classes="form-pane", can_focus=False)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The field that has the keyboard is kept in sight when the pane's size changes: a set's add box in view
+        at 120x40 was below the fold after a resize to 80x24, and what was then typed went in unseen."""
+        focused = self.screen.focused
+        if focused is not None and self in focused.ancestors:
+            # After the refresh: the fields are laid out in the pane's new size only then.
+            self.call_after_refresh(self.scroll_to_widget, focused, animate=False)
 
 
 class ModelForm(VerticalGroup):
@@ -82,10 +100,7 @@ class ModelForm(VerticalGroup):
         if self.tabs and len(groups) > 1:
             with TabbedContent(id="form-tabs"):
                 for title, specs in groups:
-                    # The pane scrolls to the field that has the keyboard, and takes none itself: it
-                    # was an invisible stop between the tab bar and the fields (shift+tab from the
-                    # first field landed on it, so left/right changed no group and a key typed was lost).
-                    with TabPane(title, id=f"tab-{slug(title)}"), VerticalScroll(classes="form-pane", can_focus=False):
+                    with TabPane(title, id=f"tab-{slug(title)}"), FormPane():
                         for spec in specs:
                             yield self._editor(spec)
             return

@@ -179,6 +179,10 @@ class TagList(HorizontalGroup):
     @on(Input.Changed, ".tag-input")
     def _typed(self, event: Input.Changed) -> None:
         event.stop()
+        # What is typed is seen: a box scrolled out of the form's sight (by the wheel, say) took the letters
+        # unseen; it comes into sight as a browser's text field does when typed in.
+        if event.input.has_focus:
+            event.input.scroll_visible(animate=False)
         if "," in event.value:
             self.add(event.value)
             event.input.value = ""

@@ -211,3 +211,43 @@ async def test_backspace_held_past_what_was_typed_removes_no_member() -> None:
         await pilot.press("left", "backspace")  # the way to remove one: reach it, then remove it
         await settle(pilot)
         assert members.tags == ["openid", "email", "profile"]
+
+
+def in_sight(widget: Input) -> bool:
+    """The widget is drawn inside the form's scrolled pane (not below or above its fold)."""
+    pane = widget.query_ancestor(".form-pane")
+    return widget.region.height > 0 and pane.region.contains_region(widget.region)
+
+
+async def test_the_add_box_that_has_the_keyboard_stays_in_sight_when_the_terminal_shrinks(store: Store) -> None:
+    # Carried: the scopes' add box, focused at 120x40, was below the fold after a resize to 80x24, and what was
+    # then typed went in unseen.
+    async with started(store) as (_, pilot):
+        await open_directory(pilot, OIDC)
+        box = field(pilot, "requireScopes").query_one(".tag-input", Input)
+        box.focus()
+        await settle(pilot)
+        assert in_sight(box)
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert pilot.app.focused is box and in_sight(box)
+        await pilot.press("a")
+        await settle(pilot)
+        assert box.value == "a" and in_sight(box)
+
+
+async def test_a_key_typed_into_an_add_box_scrolled_out_of_sight_brings_it_back(store: Store) -> None:
+    async with started(store) as (_, pilot):
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        await open_directory(pilot, OIDC)
+        box = field(pilot, "requireScopes").query_one(".tag-input", Input)
+        box.focus()
+        await settle(pilot)
+        pane = box.query_ancestor(".form-pane")
+        pane.scroll_to(y=0 if pane.scroll_y else pane.max_scroll_y, animate=False)  # the wheel, say
+        await settle(pilot)
+        assert not in_sight(box)
+        await pilot.press("a")
+        await settle(pilot)
+        assert box.value == "a" and in_sight(box)
