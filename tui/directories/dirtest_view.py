@@ -6,6 +6,10 @@ server shows it only as ****, the directory's own secret; it then runs in a thre
 its timeout, and the steps appear with their reason and fix. Until then a line under the body says
 which step runs, against which server, for how many seconds: a silent server holds a step for its
 whole timeout. Nothing is written to the directory.
+
+The login address typed is kept for the directory while the connection lasts (:data:`TYPED_LOGINS`): the
+loop is test, fix a field, test again, and the view is made afresh each time. The password and the
+directory's secret are not: they go with the view.
 """
 
 from __future__ import annotations
@@ -47,6 +51,18 @@ TEST_GROUP = in_background("directory-test")
 TICK = 0.25
 """Seconds between two looks at a running test (its step, its seconds): the line changes at most once a second
 or once a step, whichever comes first."""
+
+
+TYPED_LOGINS = "directory-test-logins"
+"""The key in :attr:`tui.context.ConsoleContext.kept` of the login addresses typed, by directory id."""
+
+
+def typed_logins(kept: dict[str, object]) -> dict[str, str]:
+    """The login addresses typed into the test of each directory on this connection (made on first use)."""
+    found = kept.get(TYPED_LOGINS)
+    if not isinstance(found, dict):
+        found = kept[TYPED_LOGINS] = {}
+    return found
 
 
 def lint_text(findings: list[Finding], labels: Mapping[str, str]) -> Text:
@@ -93,9 +109,14 @@ class DirectoryTestScreen(Dialog[None]):
         Binding("ctrl+r", "run", "Run live test", id="dirtest.run", priority=True),
     ]
 
-    def __init__(self, wire: dict[str, Any], title: str, labels: Mapping[str, str]) -> None:
+    def __init__(self, wire: dict[str, Any], title: str, labels: Mapping[str, str],
+                 logins: dict[str, str] | None = None) -> None:
         super().__init__()
         self.wire, self.title_text, self.labels = wire, title, labels
+        self.logins = {} if logins is None else logins
+        """The login addresses typed for each directory (:func:`typed_logins`): this one's is shown and kept."""
+        self.login_key = str(wire.get("id") or "")
+        """The directory's id; a new directory's is "" until it is saved."""
         self.kind = str(wire.get("@type"))
         self.secret = directory_secret(wire)
         self.report: Report | None = None
@@ -120,7 +141,8 @@ class DirectoryTestScreen(Dialog[None]):
                 yield Static("Live test against the directory's server", classes="dirtest-heading")
                 yield Static(WHERE_IT_RUNS, classes="note")
                 if not oidc:
-                    yield self._row("Login address", "dirtest-login", "someone@example.org")
+                    yield self._row("Login address", "dirtest-login", "someone@example.org",
+                                    value=self.logins.get(self.login_key, ""))
                 yield self._row("Access token" if oidc else "Password", "dirtest-password",
                                 "paste a token" if oidc else "optional: without it, no user bind", password=True)
                 if self.secret is not None and must_ask(self.secret[1]):
@@ -143,8 +165,8 @@ class DirectoryTestScreen(Dialog[None]):
                 yield Button("Close (esc)", id="dirtest-close", compact=True)
 
     @staticmethod
-    def _row(label: str, id_: str, placeholder: str, *, password: bool = False) -> Horizontal:
-        control = Input(placeholder=placeholder, password=password, id=id_, compact=True)
+    def _row(label: str, id_: str, placeholder: str, *, password: bool = False, value: str = "") -> Horizontal:
+        control = Input(value, placeholder=placeholder, password=password, id=id_, compact=True)
         return Horizontal(Static(label, classes="field-label"), control, classes="dirtest-row")
 
     @while_attached
@@ -154,6 +176,10 @@ class DirectoryTestScreen(Dialog[None]):
         first = self.query("#dirtest-login") or self.query("#dirtest-password")
         if first:
             first.first().focus()
+
+    @on(Input.Changed, "#dirtest-login")
+    def _login_changed(self, event: Input.Changed) -> None:
+        self.logins[self.login_key] = event.value  # kept as typed, whether the view is closed or run
 
     @on(Input.Changed, "#dirtest-hash")
     def _hash_changed(self, event: Input.Changed) -> None:

@@ -258,9 +258,9 @@ class DirectoryEditor(DirectorySaveFlow):
     def action_test(self) -> None:
         # A half-filled form is tested as it is (normalised keeps it): the lint says what is missing.
         wire = normalised({**(self.before or {}), **self.form.to_wire()})
-        from tui.directories.dirtest_view import DirectoryTestScreen
+        from tui.directories.dirtest_view import DirectoryTestScreen, typed_logins
 
-        self.app.push_screen(DirectoryTestScreen(wire, self.title, self._labels()))
+        self.app.push_screen(DirectoryTestScreen(wire, self.title, self._labels(), typed_logins(self.context.kept)))
 
     # --- Leaving ------------------------------------------------------------------------------------
 

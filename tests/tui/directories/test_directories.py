@@ -417,6 +417,43 @@ async def test_ctrl_t_tests_the_directory_from_inside_a_text_field(console: Cons
         assert field(pilot, "description").query_one(Input).value == OIDC
 
 
+async def test_the_test_s_login_address_is_kept_for_the_directory_and_its_secrets_are_not(console: Console) -> None:
+    # Test, fix a field, test again: the view forgot the login typed a minute ago (the tester's).
+    from tui.directories.dirtest_view import DirectoryTestScreen
+
+    async def open_test() -> DirectoryTestScreen:
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, DirectoryTestScreen)
+        return pilot.app.screen
+
+    def typed(screen: DirectoryTestScreen, selector: str) -> str:
+        return screen.query_one(selector, Input).value
+
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, LDAP)
+        screen = await open_test()
+        await pilot.press(*"alice", "tab", *"pw")
+        await settle(pilot)
+        assert typed(screen, "#dirtest-login") == "alice" and typed(screen, "#dirtest-password") == "pw"
+        await pilot.press("escape")
+        await settle(pilot)
+        screen = await open_test()
+        assert typed(screen, "#dirtest-login") == "alice"
+        assert typed(screen, "#dirtest-password") == "" and typed(screen, "#dirtest-secret") == ""
+        await pilot.press("escape", "escape")  # the test, then the form (unchanged: no question)
+        await settle(pilot)
+        await open_directory(pilot, SQL)  # another directory has its own
+        screen = await open_test()
+        assert typed(screen, "#dirtest-login") == ""
+        await pilot.press("escape", "escape")
+        await settle(pilot)
+        await open_directory(pilot, LDAP)  # the form made afresh: still the one typed for it
+        screen = await open_test()
+        assert typed(screen, "#dirtest-login") == "alice"
+
+
 async def test_read_only_profile_disables_actions_with_reason(store) -> None:
     console = make_console(store, read_only=True)
     async with console.app.run_test(size=(120, 40)) as pilot:
