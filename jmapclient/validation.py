@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -97,8 +97,18 @@ def validate_written(object_type: ObjectType, wire: Any) -> WireModel:
     return validated
 
 
-def _fields(model: type[WireModel] | None, wire: Any, path: str = "") -> Iterator[tuple[str, FieldSpec, Any]]:
-    """(pointer path, declaration, value) of every field ``wire`` sets, nested ones included."""
+class GivenField(NamedTuple):
+    """One field a wire object sets: its pointer path, declaration and value, and the mapping that holds it
+    (``holder[spec.wire]``), for a caller that puts another value in its place (``E`` reads durations as text)."""
+
+    path: str
+    spec: FieldSpec
+    value: Any
+    holder: Mapping[str, Any]
+
+
+def given_fields(model: type[WireModel] | None, wire: Any, path: str = "") -> Iterator[GivenField]:
+    """Every field ``wire`` sets, nested ones included, found through ``model``."""
     if model is None or not isinstance(wire, Mapping):
         return
     for spec in fields_of(model):
@@ -106,14 +116,14 @@ def _fields(model: type[WireModel] | None, wire: Any, path: str = "") -> Iterato
             continue
         value = wire[spec.wire]
         here = f"{path}{escape_pointer(spec.wire)}"
-        yield here, spec, value
+        yield GivenField(here, spec, value, wire)
         if spec.kind == "variant":
-            yield from _fields(variant_model(spec, value), value, f"{here}/")
+            yield from given_fields(variant_model(spec, value), value, f"{here}/")
         elif spec.kind == "object":
-            yield from _fields(spec.item_model, value, f"{here}/")
+            yield from given_fields(spec.item_model, value, f"{here}/")
         elif spec.kind == "list" and spec.item_model is not None and isinstance(value, Mapping):
             for index, item in enumerate(list_items(value)):
-                yield from _fields(spec.item_model, item, f"{here}/{index}/")
+                yield from given_fields(spec.item_model, item, f"{here}/{index}/")
 
 
 def unparsable(model: type[WireModel] | None, wire: Any) -> list[tuple[str, str]]:
@@ -122,7 +132,7 @@ def unparsable(model: type[WireModel] | None, wire: Any) -> list[tuple[str, str]
     as the real one does, and ``apply`` before it sends anything: a file giving a set as an array passed the
     plan and ``--dry-run``, and the real run was refused half applied (tester89)."""
     found: list[tuple[str, str]] = []
-    for path, spec, value in _fields(model, wire):
+    for path, spec, value, _ in given_fields(model, wire):
         if spec.kind in ("set", "list") and isinstance(value, list):
             found.append((path, f"a {spec.kind} is sent as an object, not a JSON array"))
         elif spec.kind == "duration" and value == 0 and not isinstance(value, bool):

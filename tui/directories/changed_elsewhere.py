@@ -23,9 +23,8 @@ OVERWRITE_QUESTION = "{fields} changed on the server since this form opened. Put
 form's values over a colleague's before the warning could be read (the tester's); keys typed before a question
 appears are no answer to it (``tui.keyboard.AsksFirst``)."""
 
-CHANGED_WHILE_EDITING = ("Not saved: {fields} changed on the server while the editor was open. Your edit is kept in "
-                         "{{kept}}; E starts again from the server's version.")
-"""The same for a save from ``$EDITOR`` (``{kept}`` stays for the caller to fill)."""
+CHANGED_WHILE_EDITING = "Not saved: {fields} changed on the server while the editor was open. {{kept}}"
+"""The same for a save from ``$EDITOR`` (``{kept}`` stays for the caller to fill: where the edit is kept)."""
 
 NOW_MAX = 40
 """Characters of a server's value the warning quotes: enough to tell a colleague's value by."""

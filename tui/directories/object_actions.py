@@ -28,8 +28,9 @@ from tui.context import ConsoleContext
 from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_file
 from tui.directories.changed_elsewhere import CHANGED_WHILE_EDITING, changed_fields, held_back
 from tui.directories.deleted_elsewhere import GONE, DeletedElsewhere
+from tui.directories.kept_edit import KeptEdit
 from tui.directories.permissions import show_permissions
-from tui.directories.raw import editor_command, object_json, read_edit, run_editor, write_for_editing
+from tui.directories.raw import editor_command, object_json, read_edit, run_editor, shown, write_for_editing
 from tui.directories.variant_picker import directory_label, kind_name
 from tui.keyboard import done_loading
 from tui.lifecycle import gone, while_attached
@@ -127,52 +128,86 @@ class DirectoryObjectActions(DeletedElsewhere):
 
     def action_edit_in_editor(self) -> None:
         wire = self._selected()
-        if wire is not None:
-            self._edit_in_editor(str(wire["id"]), directory_label(wire))
+        if wire is None:
+            return
+        directory_id, name = str(wire["id"]), directory_label(wire)
+        kept = KeptEdit.of(self.context.server_label, directory_id)
+        if not kept.found():
+            self._edit_in_editor(directory_id, name, resume=False)
+            return
+        question = Text.assemble(
+            "An edit of ", outside.cut(name, "bold"), " that was not saved is kept in ", outside.cut(str(kept.edit)),
+            " (it may hold secrets you typed).\n\nResume it in the editor, or discard it and start from the "
+            "server's copy?")
+
+        def answered(resume: bool | None) -> None:
+            if gone(self):  # the answer may come after the section was left: the edit stays kept
+                return
+            if not resume:
+                kept.drop()  # declined: the edit goes, and any secret typed in it
+            self._edit_in_editor(directory_id, name, resume=bool(resume))
+
+        self.app.push_screen(ConfirmScreen(question, yes="Resume", no="Discard it"), answered)
 
     @work(exclusive=True, group="directories-editor")
     @while_attached
-    async def _edit_in_editor(self, directory_id: str, name: str) -> None:
+    async def _edit_in_editor(self, directory_id: str, name: str, *, resume: bool) -> None:
         """The directory as the server holds it now, in ``$EDITOR``; what changed in the file saved, unless the
         server changed one of those fields while the editor ran.
 
         The file was written from the list's copy, read when the list was: a replica removed elsewhere meanwhile
         took the edit meant for the one before it, and a description changed elsewhere was overwritten unseen
-        (the tester's). The form reads the directory afresh and checks again before it saves; so does this."""
+        (the tester's). The form reads the directory afresh and checks again before it saves; so does this.
+        ``resume``: the edit kept from an earlier ``E`` that could not be saved is edited again (kept_edit.py)."""
         wire = await self._held(directory_id, name)
         if wire is None:
             return
-        path = write_for_editing(wire)
+        kept = KeptEdit.of(self.context.server_label, directory_id)
+        if problem := kept.unsafe():
+            self.post_message(Status(f"Cannot edit {name} in the editor: {problem}", "error"))
+            return
+        # A resumed edit whose starting copy cannot be read is compared with the server's copy now.
+        base = (kept.started_from() or wire) if resume else wire
         try:
-            code = run_editor(path, self._suspended)
-        except OSError as error:  # no such editor
-            path.unlink(missing_ok=True)
+            if not resume:
+                write_for_editing(kept, wire)
+        except OSError as error:
+            kept.drop()
+            self.post_message(Status(f"Cannot write the file to edit {name} in: {error}", "error"))
+            return
+        try:
+            code = run_editor(kept.edit, self._suspended)
+        except OSError as error:  # no such editor: a resumed edit stays kept, a new one (nothing typed) goes
+            if not resume:
+                kept.drop()
             self.post_message(Status(f"Cannot run the editor {' '.join(editor_command())}: {error}", "error"))
             return
-        result = read_edit(path, wire, code)
+        result = read_edit(kept.edit, base, code)
         self.refresh()
         if result.problem:
-            self.post_message(Status(f"Not saved: {result.problem}. Your edit is kept in {result.kept}.", "error"))
+            self.post_message(Status(f"Not saved: {result.problem}. {kept.said()}", "error"))
             return
         if not result.patch:
-            path.unlink(missing_ok=True)
+            kept.drop()
             self.post_message(Status("No changes."))
             return
-        now = await self._held(directory_id, name, kept=path)
+        now = await self._held(directory_id, name, kept=kept)
         if now is None:
             return
-        if changed := changed_fields(wire, now, result.patch, {}):
+        if changed := changed_fields(base, now, result.patch, {}):
             model = DIRECTORY.model_for(str(wire.get(TYPE_KEY)))
-            words = held_back(model, wire, now, changed, result.patch, CHANGED_WHILE_EDITING)
-            self.post_message(Status(words.replace("{kept}", str(path)), "error"))
+            words = held_back(model, base, now, changed, result.patch, CHANGED_WHILE_EDITING)
+            kept.rebase(shown(now))
+            self.post_message(Status(words.replace("{kept}", kept.said(" (your values then replace those)")),
+                                     "error"))
             return
-        path.unlink(missing_ok=True)
-        await self._save_patch(directory_id, name, result.patch)
+        if await self._save_patch(directory_id, name, result.patch, kept):
+            kept.drop()
 
-    async def _held(self, directory_id: str, name: str, kept: Path | None = None) -> dict[str, Any] | None:
-        """The directory as the server holds it now; None (said, with the file ``kept`` that holds the edit) when
+    async def _held(self, directory_id: str, name: str, kept: KeptEdit | None = None) -> dict[str, Any] | None:
+        """The directory as the server holds it now; None (said, with where the edit is ``kept``) when
         it is gone or cannot be read."""
-        kept_words = f" Your edit is kept in {kept}." if kept is not None else ""
+        kept_words = f" {kept.said()}" if kept is not None else ""
         try:
             held = (await self.context.client.directories.get([directory_id])).raw
         except JmapError as error:
@@ -201,18 +236,21 @@ class DirectoryObjectActions(DeletedElsewhere):
         finally:
             suspension.__exit__(None, None, None)
 
-    async def _save_patch(self, directory_id: str, name: str, patch: dict[str, Any]) -> None:
+    async def _save_patch(self, directory_id: str, name: str, patch: dict[str, Any], kept: KeptEdit) -> bool:
+        """Whether the patch was saved; if not, said, with where the edit is kept (it was dropped before the
+        save went, and an edit the server refused was lost)."""
         try:
             await self.context.client.directories.update(directory_id, patch)
         except JmapError as error:
             if not_found(error):
                 self.forget(directory_id)
                 self.post_message(Status(f"Not saved: {GONE.format(name=name)}", "error"))
-                return
-            self.post_message(Status(f"Could not save {name}: {error}", "error"))
-            return
+                return True  # nothing left to save it to
+            self.post_message(Status(f"Could not save {name}: {error}. {kept.said()}", "error"))
+            return False
         self.post_message(Status(f"Saved {name}: {', '.join(patch)}."))
         self._load(directory_id)
+        return True
 
     # --- Directories as code -------------------------------------------------------------------
 

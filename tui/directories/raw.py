@@ -4,29 +4,37 @@
 The JSON is the object as the server gave it, secrets masked (``****``): the clipboard escape
 (OSC 52) reaches the terminal over SSH, and the edited file never holds a secret the server kept.
 A masked secret left as it is stays unchanged (the patch never carries ``****``); one the person
-types in replaces it. The editor's file is 0600, removed once saved; a file that could not be
-saved is kept, so an edit is never lost, and its path is said.
+types in replaces it. The editor's file is 0600 in a folder of ours (kept_edit.py), removed once saved;
+a file that could not be saved is kept, so an edit is never lost, and the next ``E`` offers it again.
+
+Durations are written there as the form writes them (``30s``, ``1h30m``) and read as the form reads them
+(``encoding.parse_duration``; a number is the wire's milliseconds): the file showed ``"timeout": 30000``,
+and ``"45s"``, which the form, ``describe`` and ``update --field`` all take, was refused in pydantic's words
+(the tester's). A refusal names the field by its path and by the form's label.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shlex
 import subprocess
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jmapclient.encoding import format_duration, parse_duration
 from jmapclient.errors import LocalValidationError
 from jmapclient.file_safety import NestedTooDeep, json_bounded
 from jmapclient.masking import mask_secrets, model_of
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY, ObjectType
 from jmapclient.patch import compute_patch
-from jmapclient.validation import validate_object
+from jmapclient.validation import given_fields, validate_object
+from tui.directories.changed_elsewhere import INSIDE
+from tui.directories.kept_edit import KeptEdit
 
 SERVER_SET = ("id",)
 
@@ -57,12 +65,44 @@ def editor_command() -> list[str]:
     return shlex.split(chosen)
 
 
-def write_for_editing(wire: Mapping[str, Any]) -> Path:
-    """The object's JSON in a new 0600 file (mkstemp makes it owner-only)."""
-    descriptor, name = tempfile.mkstemp(prefix="mailadmin-directory-", suffix=".json")
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(object_json({k: v for k, v in wire.items() if k not in SERVER_SET}) + "\n")
-    return Path(name)
+def for_editing(wire: Mapping[str, Any]) -> dict[str, Any]:
+    """The object as the editor's file holds it: secrets masked, no server-set field, durations as text."""
+    edited = copy.deepcopy(shown({k: v for k, v in wire.items() if k not in SERVER_SET}))
+    for found in list(given_fields(model_of(DIRECTORY, edited), edited)):
+        if found.spec.kind == "duration" and isinstance(found.value, int) and not isinstance(found.value, bool):
+            found.holder[found.spec.wire] = format_duration(found.value)  # type: ignore[index]
+    return edited
+
+
+def write_for_editing(kept: KeptEdit, wire: Mapping[str, Any]) -> None:
+    """A new edit of ``wire`` in ``kept`` (0600, in a 0700 folder), with the copy it starts from."""
+    kept.start(json.dumps(for_editing(wire), indent=2, ensure_ascii=False) + "\n", shown(wire))
+
+
+def durations_read(edited: dict[str, Any]) -> dict[str, str]:
+    """Each duration of ``edited`` read as the form reads it, in place (text to milliseconds); the refusals, by path."""
+    refused: dict[str, str] = {}
+    for found in list(given_fields(model_of(DIRECTORY, edited), edited)):
+        if found.spec.kind != "duration" or found.value is None:
+            continue  # null: validation says whether the field may be empty
+        try:
+            found.holder[found.spec.wire] = parse_duration(found.value)  # type: ignore[index]
+        except ValueError as error:
+            refused[found.path] = str(error)
+    return refused
+
+
+def named(edited: Mapping[str, Any], problems: Mapping[str, str]) -> str:
+    """The refusals, each field named by its path in the file and by the form's label (``store/timeout (Storage
+    backend › Connection timeout)``)."""
+    labels: dict[str, str] = {}
+    for found in given_fields(model_of(DIRECTORY, edited), edited):
+        parts = found.path.split("/")
+        outer = next((labels[p] for p in ("/".join(parts[:n]) for n in range(len(parts) - 1, 0, -1)) if p in labels),
+                     None)
+        labels[found.path] = f"{outer}{INSIDE}{found.spec.label}" if outer else found.spec.label
+    return "; ".join(f"{path} ({labels[path]}): {reason}" if path in labels else f"{path}: {reason}"
+                     for path, reason in problems.items())
 
 
 def run_editor(path: Path, suspend: Callable[[], Any]) -> int:
@@ -92,11 +132,13 @@ def read_edit(path: Path, wire: Mapping[str, Any], editor_code: int) -> EditResu
     edited = {k: v for k, v in edited.items() if k not in SERVER_SET}
     if edited.get(TYPE_KEY) != before.get(TYPE_KEY):
         return kept(f"the kind cannot change ({before.get(TYPE_KEY)} → {edited.get(TYPE_KEY)}); create a new directory")
+    if refused := durations_read(edited):
+        return kept(named(edited, refused))
     try:
         normalised = validate_object(DIRECTORY, edited).to_wire()
         patch = compute_patch(before, edited)
     except LocalValidationError as error:
-        return kept("; ".join(f"{field}: {reason}" for field, reason in error.fields.items()))
+        return kept(named(edited, error.fields))
     if refilled := removed_but_refilled(before, edited, normalised):
         return kept("; ".join(f"{field}: removed, but it always holds a value (its default is {json.dumps(value)}); "
                               "put it back with the value you want" for field, value in refilled.items()))

@@ -46,8 +46,10 @@ or an **OpenID Connect** provider (Settings › Authentication › Directories).
   confirmation. Nothing is destroyed here: `mailadmin apply FILE --prune` does that.
 - **y** copies the highlighted directory's id, **Y** the directory as JSON (secrets masked), through
   the terminal's clipboard escape (it works over SSH); **J** shows its JSON; **E** opens it, as the server
-  holds it now, as JSON in `$EDITOR` and saves what changed, checked as the form checks it; a field you
-  changed that someone changed on the server while the editor was open holds the save back (your edit kept).
+  holds it now, as JSON in `$EDITOR` and saves what changed, checked as the form checks it (durations
+  written as in the form: 30s, 1h30m); a field you changed that someone changed on the server while the
+  editor was open holds the save back. An edit that could not be saved is kept in a file only you can read
+  (it may hold secrets you typed): the next **E** on that directory offers to resume or discard it.
 - Click a column's header to sort by it (again: the other way); the arrow shows the order.
 - **r** reloads the list from the server.
 """

@@ -7,15 +7,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable
 
+from jmapclient.config import data_dir
 from jmapclient.display import MESSAGE_MAX
-from jmapclient.encoding import MASKED_SECRET
+from jmapclient.encoding import MASKED_SECRET, format_duration
 from jmapclient.models.objects import DIRECTORY
 from tests.support.console import Console
 from tests.support.directory_steps import changed_on_the_server, section, stored, table_rows
 from tests.support.json_view_steps import close_button_on_screen, close_with, open_json_view, read_to_the_end, shown
 from tests.support.waiting import settle
+from tui.directories.kept_edit import EDITS_FOLDER
+from tui.screens.confirm import ConfirmScreen
 
 LDAP = "Corporate OpenLDAP (service account)"
 
@@ -34,6 +38,18 @@ def fake_editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> N
     )
     monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
     monkeypatch.delenv("VISUAL", raising=False)
+
+
+def kept_file(pilot: Pilot) -> Path:
+    """The file the status line says the edit is kept in."""
+    status = str(pilot.app.query_one("#status").render())
+    assert "kept in " in status, status
+    return Path(status.split("kept in ")[1].split(", which only you can read")[0])
+
+
+async def press_e(pilot: Pilot) -> None:
+    await pilot.press("E")
+    await settle(pilot)
 
 
 async def test_yank_copies_the_id_and_the_object_with_its_secret_masked(console: Console) -> None:
@@ -117,9 +133,7 @@ async def test_an_edit_that_cannot_be_saved_is_said_and_kept(console: Console, t
         await settle(pilot)
         status = str(pilot.app.query_one("#status").render())
         assert "Not saved" in status and said in status, status
-        kept = Path(status.split("kept in ")[1].rstrip(". \n"))
-        assert kept.exists() and kept.stat().st_mode & 0o777 == 0o600
-        kept.unlink()
+        assert kept_file(pilot).exists() and kept_file(pilot).stat().st_mode & 0o777 == 0o600
     assert stored(console.store, LDAP) == before
 
 
@@ -179,7 +193,74 @@ async def test_a_field_changed_elsewhere_while_the_editor_ran_holds_that_save_ba
         await settle(pilot)
         status = str(pilot.app.query_one("#status").render())
         assert status.startswith("Not saved: Connection timeout (now 45s) changed on the server while the"), status
-        kept = Path(status.split("kept in ")[1].split(";")[0])
+        kept = kept_file(pilot)
         assert json.loads(kept.read_text())["timeout"] == 20000 and kept.stat().st_mode & 0o777 == 0o600
-        kept.unlink()
     assert stored(console.store, LDAP)["timeout"] == 45000
+
+
+def shell_editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str) -> None:
+    """$EDITOR as a shell script, as an admin's (``$1`` is the file)."""
+    script = tmp_path / "edit.sh"
+    script.write_text(f"#!/bin/sh\n{command}\n")
+    script.chmod(0o700)
+    monkeypatch.setenv("EDITOR", str(script))
+    monkeypatch.delenv("VISUAL", raising=False)
+
+
+async def test_durations_are_written_and_read_as_the_form_writes_them(console: Console, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # "45s" was refused as "Input should be a valid integer", while the form and the CLI take it (the tester's).
+    seen = tmp_path / "seen.json"
+    shell_editor(tmp_path, monkeypatch, f'cp "$1" {seen}\nsed -i \'s/"timeout": "[^"]*"/"timeout": "45s"/\' "$1"')
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        before = stored(console.store, LDAP)["timeout"]
+        await press_e(pilot)
+        assert json.loads(seen.read_text())["timeout"] == format_duration(before) and before != 45000
+        assert stored(console.store, LDAP)["timeout"] == 45000
+        shell_editor(tmp_path, monkeypatch, 'sed -i \'s/"timeout": "[^"]*"/"timeout": "45"/\' "$1"')
+        await press_e(pilot)
+        status = str(pilot.app.query_one("#status").render())
+        assert "timeout (Connection timeout): '45' has no unit; write 45ms, 45s" in status, status
+    assert stored(console.store, LDAP)["timeout"] == 45000
+
+
+async def test_a_failed_edit_is_kept_privately_and_the_next_e_resumes_it(console: Console, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # A real secret typed over **** and a mistake: the edit stayed in /tmp, and E started from the server's copy.
+    fake_editor(tmp_path, monkeypatch, "data['bindSecret']['secret'] = 'typed-secret'\ndata['timeout'] = 'soon'")
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press_e(pilot)
+        status = str(pilot.app.query_one("#status").render())
+        assert "Not saved" in status and "it may hold secrets you typed" in status, status
+        kept = kept_file(pilot)
+        assert kept.parent == data_dir() / EDITS_FOLDER and kept.parent.stat().st_mode & 0o777 == 0o700
+        assert kept.stat().st_mode & 0o777 == 0o600 and "typed-secret" in kept.read_text()
+        change_elsewhere(console, description=f"{LDAP} by a colleague")  # no field the edit touches
+        fake_editor(tmp_path, monkeypatch, "data['timeout'] = '45s'")
+        await press_e(pilot)
+        assert isinstance(pilot.app.screen, ConfirmScreen) and str(kept) in str(pilot.app.screen.question)
+        await pilot.press("y")
+        await settle(pilot)
+        assert not kept.exists() and not list(kept.parent.iterdir())
+    after = stored(console.store, f"{LDAP} by a colleague")  # the colleague's description is not put back
+    assert after["timeout"] == 45000 and after["bindSecret"]["secret"] == "typed-secret"
+
+
+async def test_a_kept_edit_declined_is_deleted_and_e_starts_from_the_server_s_copy(
+        console: Console, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_editor(tmp_path, monkeypatch, "data['bindSecret']['secret'] = 'typed-secret'\ndata['timeout'] = 'soon'")
+    seen = tmp_path / "seen.json"
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press_e(pilot)
+        kept = kept_file(pilot)
+        fake_editor(tmp_path, monkeypatch, f"open({str(seen)!r}, 'w').write(json.dumps(data))")
+        await press_e(pilot)
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert json.loads(seen.read_text())["bindSecret"]["secret"] == MASKED_SECRET
+        assert not kept.exists() and "No changes" in str(pilot.app.query_one("#status").render())
+    assert stored(console.store, LDAP)["bindSecret"]["secret"] != "typed-secret"
