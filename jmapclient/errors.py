@@ -248,6 +248,11 @@ WRITE_REFUSAL = re.compile(r"\bcannot be (created|updated)\b", re.IGNORECASE)
 _BOUND_WORDS = {"MaxValue": "maximum", "MaxLength": "maximum", "MinValue": "minimum", "MinLength": "minimum"}
 
 
+REFERRING_FIELDS = {"Tenant": "memberTenantId"}
+"""The field that refers to an object of each type, by the type's name: interface.md's only reference
+(``Id<Tenant>``), the same name in every object that holds one."""
+
+
 def _object_name(item: Any) -> str:
     """One object of the real shape (``{"object": "Domain", "id": "e"}``) as "Domain e"; older
     shapes (``@type``/``type``/``objectType`` with ``id``/``objectId``) and bare names as given."""
@@ -371,6 +376,14 @@ class SetError:
             return f"another object{other} already has{value}"
         return ""
 
+    def _referring_field(self) -> str | None:
+        """The field an ``invalidForeignKey`` is about: the real server names only the object referred to, and
+        "error: it refers to Tenant zzz, which does not exist on the server" named no field (the CLI's lines are
+        ``field: reason``; the form could not mark it)."""
+        if self.type != "invalidForeignKey" or not isinstance(self.raw.get("objectId"), Mapping):
+            return None
+        return REFERRING_FIELDS.get(str(self.raw["objectId"].get("object")))
+
     def field_messages(self) -> dict[str, str]:
         """Per-field messages from ``invalidProperties``/``invalidPatch`` or ``validationFailed``."""
         messages: dict[str, str] = {}
@@ -387,6 +400,8 @@ class SetError:
             if item.get("description"):
                 reason = str(item["description"])
             messages[path] = reason
+        if not self.properties and (field := self._referring_field()):
+            messages[field] = self._worded_by_client()
         own = _reasons_by_path(self.description, self.properties)
         whole = self.description if len(self.properties) == 1 else None  # never one text repeated per path
         for path in self.properties:

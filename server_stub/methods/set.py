@@ -22,7 +22,7 @@ from server_stub.methods.context import (
 from server_stub.methods.get import resolve_creation_id
 from server_stub.methods.properties import server_set_properties
 from server_stub.patching import PatchError, apply_patch
-from server_stub.real_rules import BLANK, trimmed, unknown_tenant, with_server_defaults
+from server_stub.real_rules import BLANK, TENANT_KEY, trimmed, unknown_tenant, with_server_defaults
 from server_stub.validation import InvalidObject, Problem, stored_form, validated_and_stored
 
 WELL_FORMED_ID = re.compile(r"[a-z0-9]+")
@@ -87,8 +87,10 @@ def _validated(
         wire, blank = trimmed(model_class, wire)
         if blank:
             raise SetRefused(_set_error("invalidPatch", BLANK, properties=blank))
-        if object_type.name == "Directory" and (foreign := unknown_tenant(wire)):
-            raise SetRefused(foreign)
+    # Both profiles: only a tenant this request sends is checked under spec (one stored before still reads).
+    if (object_type.name == "Directory" and (real or changed is None or TENANT_KEY in changed)
+            and (foreign := unknown_tenant(wire, real=real))):
+        raise SetRefused(foreign)
     try:
         # The real server has no guard against the mask: it stores "****" as the secret (wire-notes.md).
         return validated_and_stored(object_type, wire, refuse_mask=not real)
@@ -112,9 +114,6 @@ def _refuse_server_set(context: CallContext, keys: list[str]) -> None:
     if keys:
         problems = [Problem(key, "Invalid", "is set by the server") for key in keys]
         raise SetRefused(InvalidObject(problems).to_set_error(context.profile))
-
-
-TENANT_KEY = "memberTenantId"
 
 
 def _check_tenant_key(context: CallContext, sent: dict[str, Any]) -> None:

@@ -248,6 +248,16 @@ def test_server_validation_error_names_the_field(cli):
     assert err.count("bindSecret/bogus") == 1
 
 
+def test_a_tenant_that_does_not_exist_is_refused_naming_the_field(cli):
+    # The spec profile stored it ("updated d1") where the real server refuses it, and that refusal named no
+    # field: "error: it refers to Tenant zzz, which does not exist on the server" (tester92).
+    before = json.loads(cli("get", "Directory", "d1", "--json")[1])["memberTenantId"]
+    code, out, err = cli("update", "Directory", "d1", "--field", "memberTenantId=zzz")
+    assert (code, out) == (1, "")
+    assert err.startswith("error: memberTenantId: ") and "Tenant zzz" in err and err.count("\n") == 1, err
+    assert json.loads(cli("get", "Directory", "d1", "--json")[1])["memberTenantId"] == before
+
+
 def test_read_only_token_is_forbidden_to_change(cli, stub_server):
     assert cli("query", "Directory", token=stub_server.readonly_token)[0] == 0
     code, out, err = cli("create", "Directory/Ldap", *LDAP_EXAMPLE, token=stub_server.readonly_token)

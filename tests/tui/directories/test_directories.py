@@ -323,6 +323,22 @@ async def test_server_validation_failed_lands_on_nested_field(console: Console) 
         assert "above the maximum" in str(port.query_one(".field-error", Static).render())
 
 
+@pytest.mark.parametrize("profile", ["spec", "stalwart"])
+async def test_a_tenant_that_does_not_exist_is_refused_on_the_tenant_field(store: Store, profile: str) -> None:
+    # Spec stored it; stalwart refused it in words that named no field, and the field was not marked (tester92).
+    console = make_console(store, profile=profile)
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, LDAP)
+        await fill(pilot, "memberTenantId", "zzz")
+        await save(pilot)
+        tenant = field(pilot, "memberTenantId")
+        assert tenant.has_class("-has-error")
+        assert "Tenant zzz" in str(tenant.query_one(".field-error", Static).render())
+        assert f"see {tenant.spec.label}" in str(editor(pilot).query_one("#editor-message", Static).render())
+    assert stored(store, LDAP)["memberTenantId"] != "zzz"
+
+
 def answer_saves(console: Console, answer: Answer) -> None:
     """Every directory save (``x:Directory/set``) answered by ``answer``, the rest by the stub."""
     console.transport.intercept = lambda request: answer if b"x:Directory/set" in request.content else None
