@@ -65,6 +65,12 @@ READY_SHARE = 0.98
 MIN_REPORTERS = 2
 """Independent reporting organisations a "ready" rests on: reports are unauthenticated mail, and one
 sender (or one receiver's odd view) must not decide alone."""
+VOUCHING_FLOOR = -(-MIN_MESSAGES // MIN_REPORTERS)
+"""Authorised messages a reporter must have seen for its word to count towards a "ready" (:data:`MIN_REPORTERS`): an
+even share of the least evidence a "ready" rests on, so the reporters that count meet :data:`MIN_MESSAGES` between
+them. Reports are unauthenticated mail under any name: one forged report of 1 message from a made-up reporter was the
+second independent reporter, and one of 20 filled the message floor of two real reporters' 90 (tester101). Below it a
+reporter's word can still hold the domain back: its failing mail counts all the same."""
 MAX_AUTHORISED_FAILING = 5
 """Messages an authorised source may fail DMARC by and the domain still be called ready (a stray
 misconfigured relay); any source failing more is a sender to fix first, whatever the share."""
@@ -147,6 +153,19 @@ class ReporterView:
     @property
     def authorised_rate(self) -> float | None:
         return pass_rate(self.authorised - self.authorised_failing, self.authorised)
+
+    @property
+    def vouches(self) -> bool:
+        """Whether it saw enough of the domain's own mail (:data:`VOUCHING_FLOOR`) for its word to count towards a
+        "ready"."""
+        return self.authorised >= VOUCHING_FLOOR
+
+    def not_vouching(self) -> str:
+        """Why its word does not count towards a "ready" (when it does not :attr:`vouches`)."""
+        if not self.authorised:
+            return "saw none of the domain's own mail"
+        return (f"saw too little of the domain's own mail to count: {_count(self.authorised, 'message')} (at least"
+                f" {VOUCHING_FLOOR} are needed)")
 
     @property
     def doubts(self) -> bool:
@@ -242,6 +261,8 @@ class DomainAdvice:
             "reporters": {v.name: {"reports": v.reports, "messages": v.messages, "authorised": v.authorised,
                                  "authorisedFailing": v.authorised_failing, "reportsUnder": v.reports_under}
                           for v in self.reporters.values()},
+            "reportersNotCounted": [{"reporter": v.name, "authorised": v.authorised, "why": v.not_vouching()}
+                                    for v in self.reporters.values() if not v.vouches],
             "leftOut": [{"reporter": r.reporter, "reportId": r.report_id, "messages": r.messages, "why": r.why,
                          **({} if r.copy_of is None else {"copyOf": {"reporter": r.copy_of[0],
                                                                      "reportId": r.copy_of[1]}})}
@@ -754,11 +775,19 @@ def _reporter_named(name: str) -> str:
 
 NONE_OWN = "; none of the domain's own mail"
 """Said of a reporter that saw no mail from the domain's authorised sources: it vouches for none."""
+TOO_LITTLE_OWN = "; too little of the domain's own mail to count"
+"""Said of a reporter that saw some, under :data:`VOUCHING_FLOOR`: its word does not count towards a "ready"."""
+
+
+def _reporter_mark(view: ReporterView) -> str:
+    if view.vouches:
+        return ""
+    return TOO_LITTLE_OWN if view.authorised else NONE_OWN
 
 
 def _reporters_words(advice: DomainAdvice) -> str:
     views = list(advice.reporters.values())[:LISTED_SOURCES]
-    shown = [f"{_reporter_named(view.name)} ({_count(view.reports, 'report')}{'' if view.authorised else NONE_OWN})"
+    shown = [f"{_reporter_named(view.name)} ({_count(view.reports, 'report')}{_reporter_mark(view)})"
              for view in views]
     return f"on the word of {_count(len(advice.reporters), 'reporter')}: {_listed(shown, len(advice.reporters))}"
 
@@ -839,10 +868,13 @@ def _doubted_words(advice: DomainAdvice) -> str:
 def judge_domain(advice: DomainAdvice) -> tuple[Verdict, str]:
     """The verdict and its sentence, from the figures already in ``advice``.
 
-    Ready needs all of: enough messages and reports, :data:`MIN_REPORTERS` independent reporters,
-    authorised mail passing at :data:`READY_SHARE` or more both overall and in every reporter's
-    own view (no reporter's volume outweighs another's), and no authorised source failing more than
-    :data:`MAX_AUTHORISED_FAILING` messages. A forged report can then only hold a domain back.
+    Ready needs all of: enough messages and reports, :data:`MIN_REPORTERS` independent reporters that each saw
+    :data:`VOUCHING_FLOOR` authorised messages or more, authorised mail passing at :data:`READY_SHARE` or more both
+    overall and in every reporter's own view (no reporter's volume outweighs another's), and no authorised source
+    failing more than :data:`MAX_AUTHORISED_FAILING` messages. A forged report can then hold a domain back, and a
+    made-up reporter's word counts towards "ready" only as a real one's does, from :data:`VOUCHING_FLOOR` messages
+    of the domain's own mail: reports are unauthenticated, and no rule on their figures tells a forger who writes
+    enough of them from a real reporter.
     """
     verdict, summary = _verdict(advice)
     resting = _reporters_words(advice)
@@ -904,12 +936,19 @@ def _verdict(advice: DomainAdvice) -> tuple[Verdict, str]:
             f" {_count(advice.authorised_messages, 'message')} from authorised sources (at least {MIN_MESSAGES}"
             " are needed); " + "; ".join(evidence) + ".")
     # A reporter that saw none of the domain's own mail vouches for none of it: a made-up one whose
-    # records were all "From" another domain was the second reporter that made a domain ready.
-    vouching = [view for view in advice.reporters.values() if view.authorised]
+    # records were all "From" another domain was the second reporter that made a domain ready. One that saw
+    # too little of it vouches for none either (:data:`VOUCHING_FLOOR`): a made-up one's single message was.
+    vouching = [view for view in advice.reporters.values() if view.vouches]
     if len(vouching) < MIN_REPORTERS:
+        too_little = [view for view in advice.reporters.values() if view.authorised and not view.vouches]
+        named = _listed([f"{_reporter_named(view.name)} ({_count(view.authorised, 'message')})"
+                         for view in too_little[:LISTED_SOURCES]], len(too_little))
         return Verdict.TOO_LITTLE_DATA, (
-            f"Too little data to call it ready for {step}: {_count(len(vouching), 'reporter')} saw the domain's own"
-            f" mail (at least {MIN_REPORTERS} independent reporters are needed); " + "; ".join(evidence) + ".")
+            f"Too little data to call it ready for {step}: {_count(len(vouching), 'reporter')} saw enough of the"
+            f" domain's own mail (at least {MIN_REPORTERS} independent reporters are needed, each of"
+            f" {VOUCHING_FLOOR} authorised messages or more)"
+            + (f"; {named} saw too little of it to count" if too_little else "")
+            + "; " + "; ".join(evidence) + ".")
     return Verdict.READY, f"Ready for {step}: " + "; ".join(evidence) + "."
 
 

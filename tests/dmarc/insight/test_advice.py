@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from jmapclient.dmarc.digest_store import DigestStore
-from jmapclient.dmarc.insight.advice import MIN_MESSAGES, Verdict, advise, advise_stored
+from jmapclient.dmarc.insight.advice import MIN_MESSAGES, VOUCHING_FLOOR, Verdict, advise, advise_stored
 from jmapclient.dmarc.insight.judge import SourceClass
 from jmapclient.dmarc.insight.names import NameResolver
 from jmapclient.dmarc.insight.services import load_senders
@@ -146,9 +146,10 @@ def test_exactly_98_percent_of_authorised_mail_passing_is_ready(passing: int, ve
     # 100 messages from authorised sources: the own server's pass, an ESP's fail (misaligned).
     failing = record("198.51.100.21", 100 - passing, dkim_auth=(("sendgrid.net", "pass"),),
                      spf_auth=(("bounces.sendgrid.net", "pass"),))
-    # Two reporters (one alone cannot make a domain ready), and SendGrid said to send for the owner.
-    reports = [report(aligned("192.0.2.10", passing - 1), failing, day=date(2026, 3, 2), reporter="a"),
-               report(aligned("192.0.2.10", 1), day=date(2026, 3, 3), reporter="b")]
+    # Two reporters, each seeing enough to count (one alone cannot make a domain ready), and SendGrid said to send
+    # for the owner.
+    reports = [report(aligned("192.0.2.10", passing - VOUCHING_FLOOR), failing, day=date(2026, 3, 2), reporter="a"),
+               report(aligned("192.0.2.10", VOUCHING_FLOOR), day=date(2026, 3, 3), reporter="b")]
     [advice] = advise(reports, FIRST, LAST, senders=OWNS_SENDGRID)
     assert advice.messages == 100 and advice.authorised_rate == pytest.approx(passing / 100)
     assert advice.verdict is verdict
@@ -222,7 +223,8 @@ async def test_a_reporter_that_saw_none_of_the_domain_s_own_mail_is_not_the_seco
     [advice] = advise([*true, forged], FIRST, LAST)
     assert advice.authorised_messages == 180 and advice.authorised_rate == 1.0
     assert advice.verdict is Verdict.TOO_LITTLE_DATA, advice.summary
-    assert "1 reporter saw the domain's own mail (at least 2 independent reporters are needed)" in advice.summary
+    assert "1 reporter saw enough of the domain's own mail (at least 2 independent reporters are needed" \
+        in advice.summary
     assert "Outlook (1 report; none of the domain's own mail)" in advice.summary
     assert "google.com (3 reports)." in advice.summary
     store = DigestStore(None)
@@ -230,7 +232,8 @@ async def test_a_reporter_that_saw_none_of_the_domain_s_own_mail_is_not_the_seco
     store.mark_listed([r.id for r in [*true, forged]])
     [stored] = await advise_stored(store, FIRST, LAST, resolver=NameResolver(offline=True))
     assert (stored.verdict, stored.summary) == (advice.verdict, advice.summary)  # the command's path alike
-    # A true second reporter that saw the domain's own mail makes it ready.
-    [both] = advise([*true, forged, report(aligned("192.0.2.10", 10), day=date(2026, 3, 6), reporter="yahoo")],
+    # A true second reporter that saw enough of the domain's own mail makes it ready.
+    [both] = advise([*true, forged, report(aligned("192.0.2.10", VOUCHING_FLOOR), day=date(2026, 3, 6),
+                                           reporter="yahoo")],
                     FIRST, LAST)
     assert both.verdict is Verdict.READY, both.summary

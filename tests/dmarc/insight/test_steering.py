@@ -17,6 +17,7 @@ from jmapclient.dmarc.insight.advice import (
     MAX_AUTHORISED_FAILING,
     MIN_MESSAGES,
     MIN_REPORTERS,
+    VOUCHING_FLOOR,
     Verdict,
     advise,
     advise_stored,
@@ -105,7 +106,7 @@ def test_one_reporter_alone_never_makes_it_ready() -> None:
     assert advice.authorised_rate == 1.0 and advice.verdict is Verdict.TOO_LITTLE_DATA
     assert f"at least {MIN_REPORTERS} independent reporters" in advice.summary
     assert "On the word of 1 reporter: google.com (3 reports)." in advice.summary
-    both = [*alone, report(aligned("192.0.2.10", 10), day=date(2026, 3, 5), reporter="yahoo")]
+    both = [*alone, report(aligned("192.0.2.10", VOUCHING_FLOOR), day=date(2026, 3, 5), reporter="yahoo")]
     [advice] = advise(both, FIRST, LAST)
     assert advice.verdict is Verdict.READY
     assert "On the word of 2 reporters: google.com (3 reports), yahoo (1 report)." in advice.summary
