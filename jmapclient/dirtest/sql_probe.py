@@ -26,6 +26,8 @@ from jmapclient.dirtest.progress import store_where
 from jmapclient.dirtest.sqlcheck import has_placeholder
 from jmapclient.dirtest.steps import Outcome, Report
 from jmapclient.dirtest.tls_words import about_tls, tls_failure
+from jmapclient.dirtest.words import kind_words
+from jmapclient.display import safe_text
 from jmapclient.models._base import SERVICE_NAME
 
 Row = dict[str, Any]
@@ -323,15 +325,34 @@ class _Queries:
                             "select those columns in the login query (or alias them: AS secret), or set the "
                             "column mappings to the names it returns", details)
             return
+        shown_secret = safe_text(secret_column)
+        if not secret_column:
+            self.report.add(steps.ATTRIBUTES, Outcome.FAILED, "no column is mapped as the secret (columnSecret): no "
+                            "login can succeed", "set the secret column to the one holding the password hash",
+                            details)
+            return
         secret = row.get(secret_column)
-        if not isinstance(secret, str) or not secret:
-            self.report.add(steps.ATTRIBUTES, Outcome.FAILED, f"the {secret_column} column is empty: no login can "
+        if secret is not None and not isinstance(secret, str):
+            # The server reads a secret only from text: a number or bytes there is no secret at all, not an empty one
+            # (the tester's integer and bytea secrets were said to be "empty" beside the value shown).
+            self.report.add(steps.ATTRIBUTES, Outcome.FAILED, f"the {shown_secret} column holds "
+                            f"{kind_words(secret)}, not text: the server reads no password from it, no login can "
+                            "succeed",
+                            "store the account's password hash there as text, or convert it to text in the "
+                            "login query", details)
+            return
+        if not secret:
+            self.report.add(steps.ATTRIBUTES, Outcome.FAILED, f"the {shown_secret} column is empty: no login can "
                             "succeed", "store the account's password hash there", details)
             return
         verdict = hashes.identify(secret)
         if not verdict.known:
-            self.report.add(steps.ATTRIBUTES, Outcome.FAILED, f"the password in {secret_column} is {verdict.words}",
+            self.report.add(steps.ATTRIBUTES, Outcome.FAILED, f"the password in {shown_secret} is {verdict.words}",
                             hashes.UNKNOWN_FIX, details)
+            return
+        if lacking := _not_text(columns, row):
+            self.report.add(steps.ATTRIBUTES, Outcome.WARNING, "; ".join(lacking),
+                            "select text in those columns (cast it in the query, or map another column)", details)
             return
         self.report.add(steps.ATTRIBUTES, Outcome.PASSED, "the row holds every mapped column", details=details)
 
@@ -348,13 +369,35 @@ class _Queries:
         self.report.add(name, Outcome.PASSED, f"the {what} returns {count} row(s)", details=values)
 
 
+_UNREAD_TEXT = {
+    "columnEmail": "the account has no address: mail to it and logins by address fail",
+    "columnDescription": "the server reads no description from it",
+    "columnClass": "the server reads no account type from it and takes the account as an individual",
+}
+"""What a mapped column other than the secret holding no text means: the server reads each one only as text."""
+
+
+def _not_text(columns: Mapping[str, str], row: Row) -> list[str]:
+    """Each mapped column (but the secret) whose value is no text, with what the server then lacks."""
+    said = []
+    for field, consequence in _UNREAD_TEXT.items():
+        column = columns.get(field)
+        if column is None or isinstance(value := row.get(column.lower()), str):
+            continue
+        held = "is NULL" if value is None else f"holds {kind_words(value)}, not text"
+        said.append(f"the {safe_text(column)} column ({field}) {held}: {consequence}")
+    return said
+
+
 _SECRET_NAMES = ("secret", "pass", "hash", "pwd")
 
 
 def _shown(name: str, value: Any, secret_column: str) -> str:
     """A column's value as shown, never a password or hash: the mapped column, one named like one
     (a query that renamed it), or a value in a hash format, shows only the verdict on its format."""
-    if isinstance(value, str) and (name == secret_column or any(word in name for word in _SECRET_NAMES)
-                                   or hashes.identify(value).known):
+    secret_like = name == secret_column or any(word in name for word in _SECRET_NAMES)
+    if isinstance(value, str) and (secret_like or hashes.identify(value).known):
         return f"({hashes.identify(value).words})"
+    if secret_like and value is not None:
+        return f"({kind_words(value)})"  # a secret stored as a number or bytes is still the secret
     return repr(value)

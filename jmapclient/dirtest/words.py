@@ -2,16 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import decimal
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from jmapclient.dirtest.lint import Finding
 from jmapclient.dirtest.steps import MARKS, Report, Step
+from jmapclient.display import safe_text
 
 NAME_WIDTH = 16
 """The step names' column: the longest plan name ("recipient lookup") fits."""
 
 CLEAN_LINT = "the settings hold none of the known mistakes"
 """What a lint with no finding says, in the console's view and on the command line."""
+
+
+def kind_words(value: Any) -> str:
+    """What a value read from a directory's server is, in words (a database's column, a JSON document's member),
+    where it is not the kind the server reads: the value itself may be a secret, or unbounded, and is not shown."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float | decimal.Decimal):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bytes | bytearray | memoryview):
+        return "bytes"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "a JSON object"
+    return f"a {safe_text(type(value).__name__)} value"
 
 
 def lint_summary(findings: Iterable[Finding]) -> str:

@@ -69,6 +69,53 @@ def test_a_hash_in_an_unknown_format_says_logins_will_fail(store: dict[str, Any]
     assert "{SSHA}" in attributes.fix
 
 
+_BYTES = {  # a secret stored as bytes, in each dialect (X'..' is a bit string in PostgreSQL)
+    "postgres_store": "decode('00ff10', 'hex')",
+    "mariadb_store": "X'00ff10'",
+    "sqlite_store": "X'00ff10'",
+}
+
+
+@pytest.mark.parametrize("held", ["a number", "bytes"])
+def test_a_secret_column_holding_no_text_is_said_so_not_empty(store: dict[str, Any], held: str,
+                                                               request: pytest.FixtureRequest) -> None:
+    # The tester's integer and bytea secrets were "empty" while the line below showed them.
+    dialect = next(name for name in STORES if request.node.callspec.params["store"] == name)
+    value = "12345" if held == "a number" else _BYTES[dialect]
+    wire = sql_settings(store, queryLogin=f"SELECT name, {value} AS secret, description, type FROM accounts "
+                                          "WHERE name = $1")
+    attributes = _run(wire).step(steps.ATTRIBUTES)
+    assert attributes.outcome is Outcome.FAILED, attributes
+    assert f"the secret column holds {held}, not text" in attributes.reason and "empty" not in attributes.reason
+    assert f"secret: ({held})" in attributes.details  # a secret in another type is a secret still: not shown
+    assert not any("12345" in detail or "\\x" in detail for detail in attributes.details)
+
+
+def test_mapped_columns_holding_no_text_are_named_with_what_the_server_lacks(store: dict[str, Any]) -> None:
+    # A NULL address column passed as "the row holds every mapped column".
+    wire = sql_settings(store, queryLogin="SELECT NULL AS name, secret, 42 AS description, 7 AS type FROM accounts "
+                                          "WHERE name = $1")
+    attributes = _run(wire).step(steps.ATTRIBUTES)
+    assert attributes.outcome is Outcome.WARNING, attributes
+    assert "the name column (columnEmail) is NULL: the account has no address" in attributes.reason
+    assert "the description column (columnDescription) holds a number, not text" in attributes.reason
+    assert "the type column (columnClass) holds a number, not text" in attributes.reason
+
+
+def test_an_array_in_a_mapped_column_is_named(postgres_store: dict[str, Any]) -> None:
+    wire = sql_settings(postgres_store, queryLogin="SELECT name, secret, ARRAY[1, 2] AS description, type "
+                                                   "FROM accounts WHERE name = $1")
+    attributes = _run(wire).step(steps.ATTRIBUTES)
+    assert attributes.outcome is Outcome.WARNING, attributes
+    assert attributes.reason.startswith("the description column (columnDescription) holds an array, not text")
+
+
+def test_no_secret_column_mapped_is_said_with_the_field(store: dict[str, Any]) -> None:
+    attributes = _run(sql_settings(store, columnSecret=None)).step(steps.ATTRIBUTES)
+    assert attributes.outcome is Outcome.FAILED
+    assert "no column is mapped as the secret (columnSecret)" in attributes.reason
+
+
 def test_an_address_without_an_account_fails_the_login_query(store: dict[str, Any]) -> None:
     report = _run(sql_settings(store), login="nobody@example.org")
     assert report.step(steps.LOGIN_SEARCH).outcome is Outcome.FAILED
