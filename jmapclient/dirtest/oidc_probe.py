@@ -26,6 +26,7 @@ from jmapclient.dirtest.inputs import LiveInput, fetch_timeout
 from jmapclient.dirtest.lint import DEFAULT_AUDIENCE
 from jmapclient.dirtest.steps import AUDIENCE, LOGIN_NAME, SCOPES, Outcome, Report
 from jmapclient.dirtest.tls_words import tls_failure
+from jmapclient.dirtest.words import kind_words
 from jmapclient.rules import members, oidc_login_name
 
 PLAN = steps.OIDC_PLAN
@@ -107,8 +108,13 @@ class _Probe:
 
     def _discovery(self, http: Any, errors: type[Exception]) -> dict[str, Any]:
         url = f"{self.issuer}/.well-known/openid-configuration"
-        document = self._get_json(http, url, errors, steps.DISCOVERY,
-                                  "check the issuer URL: it is the base the provider's discovery document is under")
+        fix = "check the issuer URL: it is the base the provider's discovery document is under"
+        document = self._get_json(http, url, errors, steps.DISCOVERY, fix)
+        if problems := discovery_problems(document):
+            # Read as it came, a number as issuer gave "set the issuer URL to 5", and a string as the scopes was
+            # listed letter by letter (the tester's): the document's shape is checked before any of it is used.
+            raise self.fail(steps.DISCOVERY, f"the discovery document at {url} is not valid: {'; '.join(problems)}",
+                            f"{fix}; a provider's own document holds these as OpenID Connect Discovery says")
         named = str(document.get("issuer") or "").rstrip("/")
         offered = [str(s) for s in document.get("scopes_supported") or []]
         claims = [str(c) for c in document.get("claims_supported") or []]
@@ -217,6 +223,31 @@ class _Probe:
                             "set Username claim to a claim holding an address (email), or set Username domain")
             return
         self.report.add(LOGIN_NAME, Outcome.PASSED, f"logs in as {outcome.login} (rule O1: {outcome.reason})")
+
+
+_TEXT_MEMBERS = ("issuer", "jwks_uri", "userinfo_endpoint", "introspection_endpoint", "token_endpoint",
+                 "authorization_endpoint")
+"""The discovery document's members that are a string (a URL) when present (OpenID Connect Discovery 1.0, §3)."""
+_LIST_MEMBERS = ("scopes_supported", "claims_supported")
+"""Its members that are an array of strings when present."""
+
+
+def discovery_problems(document: Mapping[str, Any]) -> list[str]:
+    """What is wrong with the discovery document's shape, each in words: the issuer missing, or a member the test
+    or the server reads holding another kind of value. An optional member given as null counts as absent."""
+    problems = []
+    for name in _TEXT_MEMBERS:
+        value = document.get(name)
+        if name == "issuer" and value in (None, ""):  # the one member required of those the test reads first
+            problems.append("it names no issuer")
+        elif value is not None and not isinstance(value, str):
+            problems.append(f"{name} is {kind_words(value)}, not a string")
+    for name in _LIST_MEMBERS:
+        value = document.get(name)
+        if value is not None and not (isinstance(value, list) and all(isinstance(item, str) for item in value)):
+            held = kind_words(value) if not isinstance(value, list) else "an array holding more than strings"
+            problems.append(f"{name} is {held}, not an array of strings")
+    return problems
 
 
 def _fetch(http: Any, url: str) -> bytes:

@@ -213,6 +213,39 @@ def test_a_provider_sending_an_endless_discovery_document_is_read_no_further_tha
     assert "answers more than 1 MiB" in failed.reason, failed
 
 
+def _answering(document: Any) -> bytes:
+    """An HTTP answer holding ``document`` as JSON, whatever the path asked."""
+    body = json.dumps(document).encode()
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+
+
+def test_a_discovery_document_of_the_wrong_shape_is_said_invalid_before_it_is_used(
+    hostile_peer: Callable[..., HostilePeer],
+) -> None:
+    # The tester's issuer: "fix: set the issuer URL to 5", and the scopes listed as "o, p, e, n, i, d".
+    document = {"issuer": 5, "jwks_uri": ["x"], "userinfo_endpoint": {"a": 1}, "introspection_endpoint": None,
+                "scopes_supported": "openid", "claims_supported": ["sub", 7]}
+    peer = hostile_peer(garbage=_answering(document))
+    wire = {"@type": "Oidc", "issuerUrl": f"http://127.0.0.1:{peer.port}", "requireAudience": CLIENT_ID}
+    report, _ = _timed(wire, password="x", timeout=30)
+    failed = _failed_at(report, steps.DISCOVERY)
+    assert "the discovery document" in failed.reason and "is not valid: " in failed.reason, failed
+    said = failed.reason.split("is not valid: ", 1)[1].split("; ")
+    assert said == ["issuer is a number, not a string", "jwks_uri is an array, not a string",
+                    "userinfo_endpoint is a JSON object, not a string",
+                    "scopes_supported is a string, not an array of strings",
+                    "claims_supported is an array holding more than strings, not an array of strings"]
+    assert "set the issuer URL to" not in failed.fix and "o, p, e" not in " ".join(failed.details)
+
+
+def test_a_discovery_document_naming_no_issuer_is_said_invalid(hostile_peer: Callable[..., HostilePeer]) -> None:
+    peer = hostile_peer(garbage=_answering({"jwks_uri": "http://127.0.0.1:9/jwks"}))
+    wire = {"@type": "Oidc", "issuerUrl": f"http://127.0.0.1:{peer.port}", "requireAudience": CLIENT_ID}
+    report, _ = _timed(wire, password="x", timeout=30)
+    assert _failed_at(report, steps.DISCOVERY).reason.endswith("is not valid: it names no issuer")
+
+
 def test_each_step_is_bounded_by_the_directorys_own_timeout_not_a_shorter_one_of_the_tests(
     hostile_peer: Callable[..., HostilePeer],
 ) -> None:
