@@ -138,3 +138,17 @@ def unparsable(model: type[WireModel] | None, wire: Any) -> list[tuple[str, str]
         elif spec.kind == "duration" and value == 0 and not isinstance(value, bool):
             found.append((path, "Invalid duration value"))
     return found
+
+
+def refusals(object_type: ObjectType, variant: str | None, wire: Any) -> dict[str, str]:
+    """Path → reason for each value of a whole object that would not be stored: what the models refuse
+    (:func:`validate_written`), then what the real server cannot parse (:func:`unparsable`). ``apply`` says these
+    before it sends anything; ``test-directory`` of a file before it tests (one read, one verdict for both)."""
+    try:
+        validate_written(object_type, wire)
+        reasons: dict[str, str] = {}
+    except LocalValidationError as error:
+        reasons = dict(error.fields)
+    for path, reason in unparsable(object_type.variants.get(variant) if variant else None, wire):
+        reasons.setdefault(path, reason)
+    return reasons

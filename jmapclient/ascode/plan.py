@@ -38,7 +38,7 @@ from jmapclient.masking import model_of, secret_field_names, secrets_in
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
 from jmapclient.patch import compute_patch, is_index_map, list_moves
-from jmapclient.validation import unparsable, validate_written
+from jmapclient.validation import refusals
 
 NO_SECRET = {TYPE_KEY: "None"}
 """What a created object gets where the file left a secret out."""
@@ -342,13 +342,7 @@ def _invalid(item: FileObject, value: Mapping[str, Any], patch: Mapping[str, Any
     an unknown key, a set as a JSON array) passed the plan and the server refused it with the rest of the file
     half applied. For an update, only the fields the patch changes count: a value the server
     holds, which the file leaves as it is, is not the file's to fix."""
-    try:
-        validate_written(item.type, value)
-        reasons: dict[str, str] = {}
-    except LocalValidationError as error:
-        reasons = dict(error.fields)
-    for path, reason in unparsable(item.type.variants.get(item.variant), value):
-        reasons.setdefault(path, reason)
+    reasons = refusals(item.type, item.variant, value)
     return in_file(item, {path: reason for path, reason in reasons.items()
                           if patch is None or any(path == key or path.startswith(f"{key}/")
                                                   or key.startswith(f"{path}/") for key in patch)})

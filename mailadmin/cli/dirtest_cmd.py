@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from jmapclient.display import safe_text
 from jmapclient.file_safety import json_bounded
 from jmapclient.outcome import EXIT_FAILED, EXIT_OK, UsageError, note, out
 
@@ -64,6 +65,15 @@ def local_settings(args: argparse.Namespace) -> dict[str, Any] | None:
         raise UsageError(f"{args.directory}: not a JSON directory ({error})") from None
     if not isinstance(wire, dict) or wire.get("@type") not in ("Ldap", "Sql", "Oidc"):
         raise UsageError(f"{args.directory}: not a directory (its @type must be Ldap, Sql or Oidc)")
+    # Checked as `apply` checks a directory before it sends one: read as it came, a url that is a number, a set
+    # as a JSON array or a port as a string was tested without remark, and one bad value lost every default the
+    # server gives an absent key ("the  column is empty", the tester's). A valid file gets them (_normalised).
+    from jmapclient.models.objects import DIRECTORY
+    from jmapclient.validation import refusals
+
+    if refused := refusals(DIRECTORY, str(wire["@type"]), wire):
+        said = "; ".join(f"{safe_text(path)}: {safe_text(reason)}" for path, reason in refused.items())
+        raise UsageError(f"{args.directory}: not a valid directory: {said}")
     return wire
 
 
@@ -115,7 +125,8 @@ def run(args: argparse.Namespace, wire: dict[str, Any]) -> int:
 
 
 def _normalised(wire: dict[str, Any]) -> dict[str, Any]:
-    """Defaults filled in as the server would (a file may leave them out); as given if it does not validate."""
+    """Defaults filled in as the server would (a file may leave them out; :func:`local_settings` refuses one that
+    does not validate); as given when it does not validate (an object the server holds, read as it is)."""
     from jmapclient.errors import LocalValidationError
     from jmapclient.models.objects import DIRECTORY
     from jmapclient.validation import validate_object

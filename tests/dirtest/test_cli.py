@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from jmapclient import JmapClient
-from jmapclient.outcome import EXIT_FAILED, EXIT_OK
+from jmapclient.outcome import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from mailadmin.main import main
 from server_stub.runner import StubServer
 from tests.support.directory_seeds import ALICE, ALICE_PASSWORD, SERVICE_SECRET, ldap_settings, sql_settings
@@ -76,7 +76,8 @@ def test_json_holds_the_lint_and_every_step(slapd: Slapd, directory_ca: PrivateC
 
 def test_lint_only_contacts_nothing_and_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    wire = sql_settings({"@type": "PostgreSql", "host": "192.0.2.1", "port": 5432},
+    wire = sql_settings({"@type": "PostgreSql", "host": "192.0.2.1", "port": 5432,
+                         "authSecret": {"@type": "Value", "secret": "s"}},
                         queryLogin="SELECT name, secret, description, type FROM accounts WHERE name = 'x'")
     argv = ["test-directory", _file(tmp_path, wire), "--lint-only", "--sample-hash", "5f4dcc3b5aa765d61d8327deb882cf99"]
     code, out, err = _run(argv, capsys, monkeypatch)
@@ -108,6 +109,47 @@ def test_a_clean_lint_says_so_in_one_line(slapd: Slapd, tmp_path: Path, capsys: 
 def test_a_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     code, _, err = _run(["test-directory", "./absent.json", "--lint-only"], capsys, monkeypatch)
     assert code == 2 and "no such file" in err
+
+
+@pytest.mark.parametrize(("changes", "named"), [
+    ({"url": 123}, "url: "),
+    ({"timeout": -5}, "timeout: "),
+    ({"useTls": "yes"}, "useTls: "),
+    ({"bindSecret": "pw"}, "bindSecret: "),
+    ({"baseDn": ["x"]}, "baseDn: "),
+    ({"attrEmail": ["mail"]}, "attrEmail: a set is sent as an object, not a JSON array"),  # the real server's refusal
+    ({"poolMaxConnections": float("inf")}, "poolMaxConnections: "),  # 1e309 in the file
+])
+def test_a_file_holding_a_value_the_server_would_refuse_names_the_field(
+    changes: dict[str, Any], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The tester's file (url a number, a set as an array, ...) was linted as if valid: three unrelated errors.
+    path = _file(tmp_path, {**ldap_settings("ldap://192.0.2.1:389"), **changes})
+    code, out, err = _run(["test-directory", path, "--lint-only"], capsys, monkeypatch)
+    assert (code, out) == (EXIT_USAGE, "")
+    [said] = [line for line in err.splitlines() if "not a valid directory" in line]
+    assert said.endswith(f"{path}: not a valid directory: {said.split('not a valid directory: ')[1]}")
+    assert said.split("not a valid directory: ")[1].startswith(named), said
+
+
+def test_a_file_leaving_fields_out_is_read_with_the_servers_defaults(
+    postgres_store: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The tester's partial file: "the  column is empty" (no columnSecret), and no recipient, groups or aliases
+    # query, where the server gives each absent key its default.
+    defaulted = ("columnEmail", "columnSecret", "columnClass", "columnDescription", "queryRecipient",
+                 "queryMemberOf", "queryEmailAliases")
+    wire = {k: v for k, v in sql_settings(postgres_store).items() if k not in defaulted}
+    argv = ["test-directory", _file(tmp_path, wire), "--login", ALICE]
+    code, out, err = _run(argv, capsys, monkeypatch)
+    assert code == EXIT_OK, out + err
+    assert "✓ attributes read" in out and "✓ recipient lookup" in out and "✓ aliases" in out, out
+    # The tester's file also gave the port as a string: read as it came, that one value lost every default.
+    wire["store"] = {**postgres_store, "port": str(postgres_store["port"])}
+    code, out, err = _run(["test-directory", _file(tmp_path, wire), "--login", ALICE], capsys, monkeypatch)
+    assert (code, out) == (EXIT_USAGE, "") and "not a valid directory: store/port: " in err, err
 
 
 async def test_a_directory_on_the_server_with_its_secret_masked(

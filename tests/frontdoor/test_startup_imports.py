@@ -45,7 +45,8 @@ def test_help_loads_no_toolkit_network_or_models(argv: list[str]) -> None:
 
 def test_a_directory_lint_loads_no_driver(tmp_path: Path) -> None:
     settings = tmp_path / "directory.json"
-    settings.write_text('{"@type": "Ldap", "description": "x", "url": "ldaps://h", "baseDn": "dc=x", "useTls": true}')
+    settings.write_text('{"@type": "Ldap", "description": "x", "url": "ldaps://h", "baseDn": "dc=x", "useTls": true, '
+                        '"bindSecret": {"@type": "Value", "secret": "s"}}')
     loaded = _modules_after(["test-directory", str(settings), "--lint-only"], exit_code=1)  # its lint errors fail it
     assert "jmapclient.dirtest.lint" in loaded  # the lint ran
     assert {name.split(".")[0] for name in loaded} & (DIRECTORY_DRIVERS | {"textual", "httpx"}) == set()

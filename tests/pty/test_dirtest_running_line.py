@@ -31,7 +31,7 @@ def silent_port() -> Iterator[int]:
 def _directory_test(home: Path, port: int, timeout: int) -> list[str]:
     settings = home / "directory.json"
     settings.write_text(json.dumps({"@type": "Ldap", "description": "silent", "url": f"ldap://127.0.0.1:{port}",
-                                    "baseDn": "dc=example"}))
+                                    "baseDn": "dc=example", "bindSecret": {"@type": "Value", "secret": "s"}}))
     return ["test-directory", str(settings), "--timeout", str(timeout)]
 
 
