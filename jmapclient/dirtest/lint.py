@@ -177,4 +177,29 @@ def lint_oidc(wire: Mapping[str, Any]) -> list[Finding]:
     if urlsplit(str(wire.get("issuerUrl") or "")).scheme.lower() == "http":
         found.append(Finding("issuerUrl", "the issuer is reached over plain http: its keys can be replaced "
                              "on the way", "use https:// unless the provider is on the same host or network"))
+    return found + _scope_findings(members(wire.get("requireScopes")))
+
+
+def _scope_findings(scopes: list[str]) -> list[Finding]:
+    """A required scope no token can hold, and two that differ only in case: each rejects every token."""
+    found: list[Finding] = []
+    scopes = list(dict.fromkeys(s.strip() for s in scopes if s.strip()))  # the server trims a set's members
+    for scope in scopes:
+        if any(char.isspace() for char in scope):
+            found.append(Finding(
+                "requireScopes",
+                f"the required scope {scope!r} holds white space: a token's scopes are separated by spaces (RFC 6749 "
+                "§3.3), so no token holds this one and every token is rejected",
+                "give each scope as a member of its own, or remove this one", "error",
+            ))
+    alike: dict[str, list[str]] = {}
+    for scope in scopes:
+        alike.setdefault(scope.casefold(), []).append(scope)
+    for variants in (group for group in alike.values() if len(group) > 1):
+        found.append(Finding(
+            "requireScopes",
+            f"the required scopes {' and '.join(repr(v) for v in variants)} differ only in case: scopes are "
+            "case-sensitive, so a token must hold each, and a provider grants one",
+            "keep only the one your provider grants (usually lower case, as openid)",
+        ))
     return found

@@ -167,3 +167,21 @@ def test_filters_that_parse(text: str) -> None:
 def test_filters_that_do_not(text: str) -> None:
     with pytest.raises(FilterError):
         check_filter(text)
+
+
+def test_a_required_scope_holding_a_space_is_an_error() -> None:
+    # The tester's "x y" was stored without a word: no token's scopes can hold it, so rule O1 rejected every token.
+    findings = lint_directory(_oidc(requireScopes={"openid": True, "x y": True, " email ": True}))
+    assert [(f.field, f.severity) for f in findings] == [("requireScopes", "error")]
+    assert "'x y' holds white space" in findings[0].message and "RFC 6749" in findings[0].message
+
+
+def test_required_scopes_differing_only_in_case_are_named() -> None:
+    findings = lint_directory(_oidc(requireScopes={"openid": True, "OpenID": True, "email": True}))
+    assert [(f.field, f.severity) for f in findings] == [("requireScopes", "warning")]
+    assert "'openid' and 'OpenID' differ only in case" in findings[0].message
+
+
+def test_a_scope_is_shown_escaped_on_one_line() -> None:
+    [finding] = lint_directory(_oidc(requireScopes={"a\nb": True}))
+    assert "\n" not in finding.message and "'a\\nb'" in finding.message
