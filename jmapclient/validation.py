@@ -12,7 +12,7 @@ from jmapclient.encoding import bound_message, escape_pointer
 from jmapclient.errors import LocalValidationError
 from jmapclient.masking import list_items, variant_model
 from jmapclient.models._base import WireModel
-from jmapclient.models.introspect import FieldSpec, fields_of, unknown_properties
+from jmapclient.models.introspect import FieldSpec, fields_at, fields_of, unknown_properties
 from jmapclient.models.objects import ObjectType
 
 
@@ -40,8 +40,26 @@ class FieldIssue:
     message: str
 
 
-def field_issues(error: ValidationError) -> list[FieldIssue]:
-    """Every problem of ``error`` with its wire path; servers also need the error type."""
+def _variants_at(object_type: ObjectType | None, location: tuple[Any, ...]) -> list[str]:
+    """The ``@type`` values of the union at ``location``: pydantic lists them for a wrong tag only, not for a
+    missing one (a create without ``@type`` was told "must be one of " and nothing, tester102)."""
+    if object_type is None:
+        return []
+    if not location:
+        return list(object_type.variant_names)
+    if object_type.variant_names:  # the location starts with the variant's tag
+        model = object_type.variants.get(str(location[0]))
+        location = location[1:]
+    else:
+        model = object_type.model_for()
+    if model is None:
+        return []
+    return list(dict.fromkeys(name for spec in fields_at(model, _path(location)) for name in spec.variants))
+
+
+def field_issues(error: ValidationError, object_type: ObjectType | None = None) -> list[FieldIssue]:
+    """Every problem of ``error`` with its wire path; servers also need the error type. ``object_type``, the
+    type validated, names the variants when ``@type`` is missing."""
     issues: list[FieldIssue] = []
     for item in error.errors(include_url=False):
         message = item["msg"]
@@ -62,16 +80,17 @@ def field_issues(error: ValidationError) -> list[FieldIssue]:
             bounds = item.get("ctx", {})
             message = bound_message(minimum=bounds.get("ge"), maximum=bounds.get("le"))
         elif item["type"] in ("union_tag_invalid", "union_tag_not_found"):
-            expected = item.get("ctx", {}).get("expected_tags", "")
-            message = f"must be one of {expected}"
+            expected = item.get("ctx", {}).get("expected_tags") or ", ".join(
+                f"'{name}'" for name in _variants_at(object_type, location))
+            message = f"must be one of {expected}" if expected else "is required"
             location = (*location, "@type")
         issues.append(FieldIssue(_path(location), item["type"], message.removeprefix("Value error, ")))
     return issues
 
 
-def field_errors(error: ValidationError) -> dict[str, str]:
+def field_errors(error: ValidationError, object_type: ObjectType | None = None) -> dict[str, str]:
     messages: dict[str, str] = {}
-    for issue in field_issues(error):
+    for issue in field_issues(error, object_type):
         messages.setdefault(issue.path, issue.message)
     return messages
 
@@ -85,7 +104,7 @@ def validate_object(object_type: ObjectType, wire: Any) -> WireModel:
     try:
         return object_type.validate(wire)
     except ValidationError as error:
-        raise LocalValidationError(field_errors(error)) from None
+        raise LocalValidationError(field_errors(error, object_type)) from None
 
 
 def validate_written(object_type: ObjectType, wire: Any) -> WireModel:

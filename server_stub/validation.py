@@ -142,7 +142,7 @@ def _valid_model(object_type: ObjectType, wire: dict[str, Any], *, refuse_mask: 
     except ValidationError as error:
         raise InvalidObject([
             Problem(issue.path, _problem_kind(issue.type, item), issue.message, _bound(item))
-            for issue, item in zip(field_issues(error), error.errors(include_url=False), strict=True)
+            for issue, item in zip(field_issues(error, object_type), error.errors(include_url=False), strict=True)
         ]) from None
     return model
 

@@ -467,6 +467,21 @@ async def test_a_create_without_type_is_invalid_patch(real: Stub):
     assert result["notCreated"]["n"]["type"] == "invalidPatch"
 
 
+@pytest.mark.parametrize(("value", "path", "variants"), [
+    ({k: v for k, v in MINIMAL_LDAP.items() if k != "@type"}, "@type", DIRECTORY.variant_names),
+    ({**MINIMAL_LDAP, "bindSecret": {}}, "bindSecret/@type", ("None", "Value", "EnvironmentVariable", "File")),
+])
+async def test_a_missing_type_names_the_variants_to_choose_from(real: Stub, value: dict[str, Any], path: str,
+                                                                variants: Any):
+    # tester102: the description was "@type: must be one of " and nothing: pydantic names the variants only
+    # for a wrong tag, not for a missing one.
+    _, result = await real.call(DIR_SET, {"create": {"n": value}})
+    refused = result["notCreated"]["n"]
+    assert (refused["type"], refused["properties"]) == ("invalidPatch", [path])
+    named = refused["description"].removeprefix(f"{path}: must be one of ")
+    assert sorted(name.strip("'") for name in named.split(", ")) == sorted(variants)
+
+
 async def test_strings_and_set_members_are_trimmed(real: Stub):
     stored = await created(real, {**MINIMAL_LDAP, "description": "  Branch  ", "attrEmail": {" mail ": True}})
     assert (stored["description"], stored["attrEmail"]) == ("Branch", {"mail": True})
