@@ -162,6 +162,11 @@ class JmapClient:
             follow_redirects=False,
         )
         self._session: Session | None = None
+        self.refused_sorts: set[tuple[str, str]] = set()
+        """(object type, property) sorts this server refused, learned on the first refusal so that every later
+        query (a new pager, another sort, another view) asks for the declared fallback directly. Kept on the
+        client, not the session: the console's ``r`` rediscovers the session, and the real server never sorts
+        reports by receivedAt again (it was asked again after each ``r``, tester102)."""
         self._permissions: tuple[frozenset[str] | None] | None = None
         """The login's permissions once asked (``(None,)``: the server does not tell them)."""
 

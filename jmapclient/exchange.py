@@ -14,6 +14,9 @@ from jmapclient.session import Session
 
 
 class Exchange(Protocol):
+    refused_sorts: set[tuple[str, str]]
+    """(object type, property) sorts the server refused, remembered for the connection."""
+
     async def session(self) -> Session: ...
 
     async def send(self, batch: Batch) -> Responses: ...

@@ -229,7 +229,7 @@ class ObjectApi(ObjectReader):
 
         Each kind of refusal is answered once, so at most three requests are sent.
         """
-        refused = (await self.client.session()).refused_sorts
+        refused = self.client.refused_sorts
         sort_fallbacks = tuple(f for f in self._sort_fallbacks(arguments) if (self.type.name, f.name) in refused)
         if sort_fallbacks:  # refused before: ask for the fallback order at once, note kept
             arguments["sort"] = fallback_sort(arguments["sort"], sort_fallbacks)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jmapclient.models.objects import SortFallback
-from jmapclient.objects import GetResult, Narrowing, ObjectApi, QueryResult, fallback_sort
+from jmapclient.objects import GetResult, Narrowing, ObjectApi, QueryResult
 
 PAGE_SIZE = 500
 MAX_PAGES = 20_000
@@ -60,9 +60,9 @@ def _finished(position: int, got: int, asked: int, limit: int | None, total: int
 class QueryPager:
     """Pages of one query (filter and sort) of one object type; a new query means a new pager.
 
-    It remembers the total once the server said it, and a sort fallback once the server
-    refused the sort (see ``ObjectType.sort_fallbacks``), so later pages ask for the
-    fallback order directly instead of being refused again.
+    It remembers the total once the server said it. A sort the server refused (see
+    ``ObjectType.sort_fallbacks``) the client remembers (``JmapClient.refused_sorts``), so later
+    pages, and later pagers, ask for the fallback order directly instead of being refused again.
     """
 
     def __init__(
@@ -116,8 +116,7 @@ class QueryPager:
             self.left_out_note = await self._left_out(str(self.sort[0].get("property")))
         result, items = await self._fetch(position, asked)
         if result.sort_fallbacks and not self.sort_fallbacks:
-            self.sort_fallbacks = result.sort_fallbacks
-            self.sort = fallback_sort(self.sort or [], result.sort_fallbacks)
+            self.sort_fallbacks = result.sort_fallbacks  # the next pages' sort: the client remembers the refusal
         if result.narrowing and not self.narrowing:
             self.narrowing = result.narrowing
             self.filter = result.filter  # later pages ask for the fallback directly

@@ -54,9 +54,6 @@ class Session:
     discovered: bool = True
     """False when no session resource answered and the spec's ``{base}/api`` is assumed."""
     raw: Mapping[str, Any] = field(default_factory=dict)
-    refused_sorts: set[tuple[str, str]] = field(default_factory=set, compare=False, hash=False)
-    """(object type, property) sorts this server refused, learned on the first refusal so that
-    every later query (a new pager, another view) asks for the declared fallback directly."""
 
     @property
     def using(self) -> list[str]:

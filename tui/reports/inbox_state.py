@@ -37,8 +37,6 @@ class InboxState:
         self.page_index = 0
         self.marked: set[str] = set()
         """Ids of the reports marked for deletion."""
-        self.unsortable: set[str] = set()
-        """Properties the server refused to sort by (learned from its answers; kept across queries)."""
 
     def invalidate(self, query: InboxQuery | None = None) -> None:
         """The kept pages are stale: fetch again. A new ``query`` starts over at its first page, unmarked,
@@ -58,7 +56,12 @@ class InboxState:
     def show(self, page: Page) -> None:
         self.page = page
         self.page_index = page.index
-        self.unsortable.update(f.name for f in self.pager.sort_fallbacks)
+
+    @property
+    def unsortable(self) -> set[str]:
+        """Properties the server refused to sort reports by: the client's memory of its refusals, the one
+        place that keeps them for the connection (across queries, ``r`` and visits)."""
+        return {name for kind, name in self.api.client.refused_sorts if kind == self.api.type.name}
 
     @property
     def sort_fallback(self) -> SortFallback | None:
