@@ -58,6 +58,11 @@ def listed(titles: list[str]) -> str:
     return titles[0] if len(titles) == 1 else f"{', '.join(titles[:-1])} and {titles[-1]}"
 
 
+def _named(shown: str, missing: str) -> Text:
+    """An outside name on one line, in bold; ``(missing)`` in plain words when the report left it empty."""
+    return outside.cut(shown, "bold") if shown.strip() else Text(f"({missing})")
+
+
 class InboxActions(Vertical):
     """The inbox's actions; :class:`tui.reports.inbox.DmarcInbox` is built on them.
 
@@ -146,11 +151,14 @@ class InboxActions(Vertical):
         if not ids:
             return
         if len(ids) == 1 and (row := self.state.row(ids[0])) is not None:
-            # The names are the reporter's own words: one line each, shown literally, never markup.
+            # The names are the reporter's own words: one line each, shown literally, never markup. The real
+            # server stores "" for a name a report left out, and the question named nothing (tester102): the
+            # id says which report, and words stand for a missing name.
             question = Text.assemble(
-                "Delete the report from ", outside.cut(name_text(row.reporter), "bold"), " for ",
-                outside.cut(domain_text(row.policy_domain), "bold"), f" ({fmt.period(row.begin, row.end)})?\n\n",
-                ("This cannot be undone.", "bold"),
+                "Delete the report ", outside.cut(row.id, "bold"), " from ",
+                _named(name_text(row.reporter), "no reporter named"), " for ",
+                _named(domain_text(row.policy_domain), "no policy domain"),
+                f" ({fmt.period(row.begin, row.end)})?\n\n", ("This cannot be undone.", "bold"),
             )
         else:
             question = Text.assemble(f"Delete {len(ids)} marked reports?\n\n", ("This cannot be undone.", "bold"))

@@ -65,3 +65,31 @@ async def test_a_report_whose_extension_has_no_name_or_definition_opens() -> Non
         assert report.report is not None
         assert [(e.name, e.definition) for e in report.report.report.extensions] == [("", "")]
     world.store.close()
+
+
+async def test_deleting_a_report_with_no_reporter_or_policy_domain_names_it() -> None:
+    # tester102: the question read "Delete the report from  for  (1970-01-01 +1h)?": nothing said which report.
+    from jmapclient.models.objects import DMARC_EXTERNAL_REPORT
+    from tests.support.console import make_world
+    from tui.screens.confirm import ConfirmScreen
+
+    world = make_world("stalwart", reports=3)
+    source = world.store.all_ids(DMARC_EXTERNAL_REPORT)[0]
+    wire = {k: v for k, v in world.store.get(DMARC_EXTERNAL_REPORT, [source])[source].items() if k != "id"}
+    wire["report"] |= {"orgName": "", "policyDomain": "", "email": "", "reportId": ""}
+    nameless = world.store.insert(DMARC_EXTERNAL_REPORT, DMARC_EXTERNAL_REPORT.read(wire), wire)
+    async with world.app().run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        index = next(i for i, row in enumerate(inbox(pilot).page.rows) if row.id == nameless)
+        table(pilot).focus()
+        table(pilot).move_cursor(row=index)
+        await pilot.press("d")
+        await settle(pilot)
+        question = pilot.app.screen
+        assert isinstance(question, ConfirmScreen)
+        first_line = question.question.plain.splitlines()[0]  # type: ignore[union-attr]
+        assert nameless in first_line and "(no reporter named)" in first_line and "(no policy domain)" in first_line
+        assert "  " not in first_line, first_line
+        await pilot.press("escape")
+        await settle(pilot)
+    world.store.close()
