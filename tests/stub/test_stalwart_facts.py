@@ -7,6 +7,8 @@ public URL (``https://<hostname>``), never the address the test used.
 from __future__ import annotations
 
 import base64
+import io
+import json
 import os
 import random
 import socket
@@ -18,13 +20,15 @@ import httpx
 import pytest
 
 from bench.serve_process import start_serve, stop_serve
+from jmapclient import JmapClient
+from jmapclient.dmarc.exporting import export_reports
 from jmapclient.encoding import MASKED_SECRET
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT
 from jmapclient.session import CORE_CAPABILITY
 from server_stub.auth import Principal, all_permissions
 from server_stub.demo_data import LINKED_OBJECTS, add_demo_reports
 from server_stub.login_guard import FAILURES_ALLOWED
-from tests.support.stub import ADMIN, ADMIN_PASSWORD, READONLY, Stub, make_stub, running_stub
+from tests.support.stub import ADMIN, ADMIN_PASSWORD, BASE, READONLY, Stub, make_stub, running_stub
 
 DIR_SET = DIRECTORY.method("set")
 DIR_GET = DIRECTORY.method("get")
@@ -761,3 +765,90 @@ async def test_an_unknown_tenant_is_invalid_foreign_key(real: Stub):
     _, result = await real.call(DIR_SET, {"create": {"n": {**MINIMAL_LDAP, "memberTenantId": "nosuchtenant"}}})
     assert result["notCreated"]["n"] == {"type": "invalidForeignKey",
                                          "objectId": {"object": "Tenant", "id": "nosuchtenant"}}
+
+
+# --- received reports, free-text URLs and paging (tester102) ----------------------------------------------------
+
+EMPTY_AS_RECEIVED = {
+    "from": "", "subject": "", "to": {}, "receivedAt": "2026-11-29T10:00:00Z", "expiresAt": "2027-02-27T10:00:00Z",
+    "memberTenantId": None,
+    "report": {
+        "version": 0.0, "orgName": "", "email": "", "extraContactInfo": None, "reportId": "",
+        "dateRangeBegin": "1970-01-01T00:00:00Z", "dateRangeEnd": "1970-01-01T00:00:00Z", "errors": {},
+        "policyDomain": "", "policyVersion": None, "policyAdkim": "unspecified", "policyAspf": "unspecified",
+        "policyDisposition": "unspecified", "policySubdomainDisposition": "unspecified", "policyTestingMode": False,
+        "policyFailureReportingOptions": {}, "generator": None, "policyNp": "unspecified",
+        "policyDiscoveryMethod": "unspecified", "extensions": {"0": {"name": "", "definition": ""}},
+        "records": {"0": {
+            "sourceIp": None, "count": 0, "evaluatedDisposition": "unspecified", "evaluatedDkim": "unspecified",
+            "evaluatedSpf": "unspecified", "policyOverrideReasons": {"0": {"overrideType": "Other", "comment": None}},
+            "envelopeTo": None, "envelopeFrom": "", "headerFrom": "",
+            "dkimResults": {"0": {"domain": "", "selector": "", "result": "none", "humanResult": None}},
+            "spfResults": {"0": {"domain": "", "scope": "unspecified", "result": "none", "humanResult": None}},
+            "extensions": {"0": {"name": "", "definition": ""}}}}}}
+"""A report as the real server stores one whose every field was missing (wire-notes, the field table): each
+string it may leave empty is "" and every other field its fallback."""
+
+
+def received_as_stored(stub: Stub, wire: dict[str, Any]) -> str:
+    """``wire`` stored as the real server stores a report that arrived by mail: read, never validated."""
+    return stub.store.insert(DMARC_EXTERNAL_REPORT, DMARC_EXTERNAL_REPORT.read(wire), wire)
+
+
+async def test_every_string_of_a_received_report_may_be_empty_and_the_client_reads_it():
+    # Pinned before for envelopeFrom, a DKIM selector and the subject only (tester102 F4).
+    made, app = await make_stub("stalwart", reports=3)
+    report_id = received_as_stored(made, EMPTY_AS_RECEIVED)
+    async with made.http, JmapClient(BASE, ADMIN, transport=httpx.ASGITransport(app=app)) as client:
+        got = await client.dmarc_reports.get([report_id])
+        assert got.invalid == {} and len(got.items) == 1  # typed, as the console's report view reads it
+        wire = got.raw[0]
+        report, record = wire["report"], wire["report"]["records"]["0"]
+        assert (wire["from"], report["orgName"], report["email"], report["reportId"], report["policyDomain"],
+                record["headerFrom"], record["dkimResults"]["0"]["domain"], record["spfResults"]["0"]["domain"]) == (
+            "",) * 8
+        listed, _ = await client.dmarc_reports.query_and_get(None, [{"property": "id", "isAscending": False}],
+                                                             calculate_total=True)
+        assert report_id in listed.ids
+        out = io.StringIO()
+        await export_reports(client.dmarc_reports, None, None, "json", out=out)
+        row = next(r for r in json.loads(out.getvalue()) if r["id"] == report_id)
+        assert (row["reporter"], row["report_id"], row["policy_domain"], row["header_from"], row["dkim_domains"],
+                row["source_ip"], row["count"]) == ("", "", "", "", [""], None, 0)
+    made.store.close()
+
+
+async def test_the_fallbacks_of_a_received_report_read_back_and_a_zero_count_record_counts_in_no_total():
+    made, app = await make_stub("stalwart", reports=0)
+    report_id = received_as_stored(made, EMPTY_AS_RECEIVED)
+    async with made.http, JmapClient(BASE, ADMIN, transport=httpx.ASGITransport(app=app)) as client:
+        wire = (await client.dmarc_reports.get([report_id])).raw[0]
+        report, record = wire["report"], wire["report"]["records"]["0"]
+        assert (report["version"], report["dateRangeBegin"], report["policyVersion"], record["sourceIp"],
+                record["count"]) == (0.0, "1970-01-01T00:00:00Z", None, None, 0)
+        assert record["policyOverrideReasons"]["0"]["overrideType"] == "Other"
+        assert report["extensions"]["0"] == record["extensions"]["0"] == {"name": "", "definition": ""}
+        for total in ("totalFailedSessionsIsGreaterThanOrEqual", "totalSuccessfulSessionsIsGreaterThanOrEqual"):
+            counted = await client.dmarc_reports.query({total: 1})
+            assert counted.ids == [], total  # min(count, 1) of a count of 0
+    made.store.close()
+
+
+async def test_a_free_text_ldap_url_is_stored_and_the_client_reads_and_edits_it():
+    # wire-notes: the server checks only that `url` is non-empty; the client must read, show and edit it.
+    made, app = await make_stub("stalwart", reports=0)
+    async with made.http, JmapClient(BASE, ADMIN, transport=httpx.ASGITransport(app=app)) as client:
+        stored = await created(made, {**MINIMAL_LDAP, "url": "not a url"})
+        assert stored["url"] == "not a url"
+        got = await client.directories.get([stored["id"]])
+        assert got.invalid == {} and got.raw[0]["url"] == "not a url"
+        await client.directories.update(stored["id"], {"description": "edited"})
+    assert made.store.get(DIRECTORY, [stored["id"]])[stored["id"]]["description"] == "edited"
+    made.store.close()
+
+
+async def test_the_page_is_cut_before_the_sort_with_a_position_past_zero_and_no_total(real: Stub):
+    stored = real.store.get(DMARC_EXTERNAL_REPORT, real.store.all_ids(DMARC_EXTERNAL_REPORT))
+    by_expiry = sorted(stored, key=lambda i: (stored[i]["expiresAt"], int(i[1:])))
+    _, cut = await real.call(QUERY, {"limit": 5, "position": 1})
+    assert cut["ids"] == sorted(by_expiry[1:6], key=lambda i: -int(i[1:])) and cut["position"] == 0
