@@ -38,6 +38,8 @@ The one place the bound is held: UnsignedInt, Duration, typed durations and repo
 # --- Duration -------------------------------------------------------------------
 
 _DURATION_UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+_DURATION_ORDER = ("ms", "s", "m", "h", "d")
+"""The units from the smallest: a duration gives each at most once, the largest first."""
 _DURATION_PART = re.compile(r"([0-9]+)\s*(ms|s|m|h|d)")
 _WHOLE = re.compile(r"[-+]?[0-9]+")
 _DECIMAL = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
@@ -54,6 +56,16 @@ def plain_number(text: str, *, whole: bool = True) -> int | float:
     if (_WHOLE if whole else _DECIMAL).fullmatch(compact) is None:
         raise ValueError("must be a whole number" if whole else "must be a number")
     return int(compact) if whole else float(compact)
+
+
+def typed_number(text: str, *, whole: bool = True) -> int | float:
+    """A number a person typed into a field (a form's or ``--field``'s): :func:`plain_number` without a leading
+    ``+``. The README's numbers are plain digits, and ``+5`` was stored as 5 without a word while ``+5s`` was
+    refused as no duration (the tester's). A report's ``<count>+4</count>`` stays readable: reports are read with
+    :func:`plain_number` itself."""
+    if text.strip().startswith("+"):
+        raise ValueError("must be a whole number, without a +" if whole else "must be a number, without a +")
+    return plain_number(text, whole=whole)
 
 
 def parse_duration(text: str | int) -> int:
@@ -78,10 +90,16 @@ def parse_duration(text: str | int) -> int:
         if int(compact) == 0:
             return 0
         raise ValueError(f"{text!r} has no unit; write {compact}ms, {compact}s, {compact}m, {compact}h or {compact}d")
-    position, total = 0, 0
+    position, total, smaller_than = 0, 0, len(_DURATION_ORDER)
     for match in _DURATION_PART.finditer(compact):
         if match.start() != position and compact[position : match.start()].strip():
             break
+        rank = _DURATION_ORDER.index(match.group(2))
+        if rank >= smaller_than:
+            # Summed, "1h1h" was stored as 2h and "1s1h" as 1h1s without a word: likely a typo for 1h1m (the tester's).
+            raise ValueError(f"{text!r}: give each unit once, largest first ({' '.join(reversed(_DURATION_ORDER))});"
+                             " write it like 1h30m")
+        smaller_than = rank
         total += int(match.group(1)) * _DURATION_UNITS_MS[match.group(2)]
         position = match.end()
     if position == 0 or compact[position:].strip():

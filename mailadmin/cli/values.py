@@ -103,11 +103,11 @@ def parse_bool(text: str) -> bool:
 
 
 def parse_int(text: str) -> int:
-    return int(encoding.plain_number(text))
+    return int(encoding.typed_number(text))
 
 
 def parse_float(text: str) -> float:
-    return float(encoding.plain_number(text, whole=False))
+    return float(encoding.typed_number(text, whole=False))
 
 
 def parse_json(text: str, expected: str = "valid JSON") -> Any:

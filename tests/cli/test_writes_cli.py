@@ -129,6 +129,22 @@ def test_numbers_in_other_digits_or_with_underscores_are_refused(real: StubServe
     assert real.store.get(DIRECTORY, [ldap])[ldap] == before
 
 
+@pytest.mark.parametrize(("field", "said"), [
+    ("poolMaxConnections=+5", "poolMaxConnections: must be a whole number, without a +"),
+    ("timeout=1h1h", "timeout: '1h1h': give each unit once, largest first (d h m s ms)"),
+    ("timeout=1s1h", "timeout: '1s1h': give each unit once, largest first"),
+    ("timeout=0ms1s", "timeout: '0ms1s': give each unit once, largest first"),
+])
+def test_a_number_with_a_plus_or_a_duration_repeating_or_misordering_units_is_refused(
+        real: StubServer, field: str, said: str, capsys: pytest.CaptureFixture[str]):
+    # tester100: "+5" was stored as 5, "1h1h" as 2h and "1s1h" as 1h1s, without a word.
+    ldap = next(i for i, d in real.store.get(DIRECTORY, real.store.all_ids(DIRECTORY)).items() if d["@type"] == "Ldap")
+    before = real.store.get(DIRECTORY, [ldap])[ldap]
+    code, out, err = run(real, capsys, "update", "Directory", ldap, "--field", field)
+    assert (code, out) == (1, "") and said in err, err
+    assert real.store.get(DIRECTORY, [ldap])[ldap] == before
+
+
 def test_an_update_naming_another_kind_than_the_directory_s_is_refused_unsent(real: StubServer,
                                                                               capsys: pytest.CaptureFixture[str]):
     # The tester: `update Directory/Ldap ID` of an SQL directory read its fields as LDAP's, and said "updated".

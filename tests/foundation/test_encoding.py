@@ -129,6 +129,28 @@ def test_plain_numbers_as_people_write_them() -> None:
         encoding.plain_number("1e3", whole=False)
 
 
+@pytest.mark.parametrize("whole", [True, False])
+def test_a_typed_number_takes_no_plus_though_a_report_s_may(whole: bool) -> None:
+    # tester100: "+5" typed in a field was stored as 5; a report's <count>+4</count> stays readable (plain_number).
+    with pytest.raises(ValueError, match="without a \\+"):
+        encoding.typed_number(" +5", whole=whole)
+    assert encoding.typed_number(" 5 ", whole=whole) == encoding.plain_number("+5", whole=whole) == 5
+    assert encoding.typed_number("-5", whole=whole) == -5
+    with pytest.raises(ValueError, match="must be"):
+        encoding.typed_number("1_0", whole=whole)
+
+
+@pytest.mark.parametrize("text", ["1h1h", "1s1h", "0ms1s", "5m 1h", "1s 1s", "30m2h"])
+def test_a_duration_gives_each_unit_once_largest_first(text: str) -> None:
+    # tester100: "1h1h" was stored as 2h and "1s1h" as 1h1s, summed without a word.
+    with pytest.raises(ValueError, match="give each unit once, largest first"):
+        encoding.parse_duration(text)
+
+
+def test_every_unit_once_in_order_is_a_duration() -> None:
+    assert encoding.parse_duration("1d2h3m4s5ms") == 86_400_000 + 2 * 3_600_000 + 3 * 60_000 + 4_000 + 5
+
+
 @pytest.mark.parametrize("text", ["٣s", "1_0s", "١h"])
 def test_a_duration_is_written_in_ascii_digits(text: str) -> None:
     with pytest.raises(ValueError):

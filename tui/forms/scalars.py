@@ -16,10 +16,10 @@ from jmapclient.encoding import (
     check_wire_int,
     format_duration,
     parse_duration,
-    plain_number,
     set_from_wire,
     set_to_wire,
     stored_text,
+    typed_number,
 )
 from jmapclient.models.introspect import KIND_WORDS, FieldSpec
 from jmapclient.validation import EMPTY_REFUSED_ALWAYS
@@ -186,7 +186,7 @@ class NumberValidator(Validator):
             return self.success()
         whole = self.spec.kind != "float"
         try:
-            number = plain_number(text, whole=whole)
+            number = typed_number(text, whole=whole)
             if whole:
                 check_wire_int(int(number))
         except ValueError as error:
@@ -213,7 +213,7 @@ class NumberEditor(CheckedTextEditor):
         return number_cap(self.spec.minimum, self.spec.maximum)
 
     def parse(self, text: str) -> Any:
-        return plain_number(text, whole=self.spec.kind != "float")
+        return typed_number(text, whole=self.spec.kind != "float")
 
 
 class DurationValidator(Validator):

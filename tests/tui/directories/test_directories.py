@@ -600,11 +600,27 @@ async def test_a_number_in_other_digits_is_refused_not_stored_as_read(console: C
         await settle(pilot)
         await open_directory(pilot, LDAP)
         before = stored(console.store, LDAP)["poolMaxConnections"]
-        for typed in ("٣٤", "1_0"):
+        for typed in ("٣٤", "1_0", "+5"):  # "+5" was stored as 5, though numbers are plain digits (tester100)
             await fill(pilot, "poolMaxConnections", typed)
             await save(pilot)
             assert stored(console.store, LDAP)["poolMaxConnections"] == before
             assert editor(pilot), "the form stays, with what was typed"
+
+
+async def test_a_duration_repeating_a_unit_or_out_of_order_is_refused_not_summed(console: Console) -> None:
+    # tester100: "1h1h" was stored as 2h and "1s1h" as 1h1s, without a word ("1h1h" likely a typo for 1h1m).
+    async with console.app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_directory(pilot, LDAP)
+        before = stored(console.store, LDAP)["poolTimeoutCreate"]
+        for typed in ("1h1h", "1s1h"):
+            await fill(pilot, "poolTimeoutCreate", typed)
+            await save(pilot)
+            assert stored(console.store, LDAP)["poolTimeoutCreate"] == before
+            assert editor(pilot), "the form stays, with what was typed"
+        await fill(pilot, "poolTimeoutCreate", "1h1m")
+        await save(pilot)
+        assert stored(console.store, LDAP)["poolTimeoutCreate"] == 3_660_000
 
 
 @pytest.mark.parametrize("profile", ["spec", "stalwart"])
