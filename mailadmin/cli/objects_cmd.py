@@ -22,7 +22,7 @@ from jmapclient.validation import validate_written
 from mailadmin.cli import columns as cols
 from mailadmin.cli.filters import parse_sort, parse_where
 from mailadmin.cli.render import column_widths, compact_json, object_lines, table_lines
-from mailadmin.cli.values import build_object, build_patch, parse_json, split_assignment
+from mailadmin.cli.values import build_object, build_patch, parse_json, refuse_overlapping, split_assignment
 
 
 def target(text: str) -> tuple[ObjectType, str | None]:
@@ -238,6 +238,7 @@ async def _check_variants(found: ObjectType, model: type[WireModel], object_id: 
 async def update(args: argparse.Namespace, client: JmapClient) -> int:
     found, variant = target(args.object)
     fields = assignments(args.field)
+    refuse_overlapping(key for key, _ in fields)  # before the read of the kind: nothing is sent for a refused mix
     if found.variants and variant is None:
         _known_anywhere(found, [key for key, _ in fields])
     if variant is not None:  # what is refused here is refused before any request, the masked secret's too

@@ -308,15 +308,56 @@ def _inside_a_variant(model: type[WireModel], key: str, text: str) -> Any:
     return _json_or_text(key, text)
 
 
+def overlapping_keys(keys: Iterable[str], head: Callable[[str], str] = str.lower) -> dict[str, str]:
+    """The patch keys (as typed) that another key repeats or reaches inside, with what to say of each.
+
+    RFC 8620 makes a patch invalid when one key is a prefix of another, and the server applies such a mix in the
+    order sent: ``attrEmail/a=true`` with ``attrEmail={"b":true}`` stored ``{"b":true}``, the member asked for lost,
+    and the two swapped stored both (tester100). ``head`` spells a key's first segment as the comparison needs it
+    (a field may be named by any case, or by its Python name).
+    """
+    seen: dict[tuple[str, ...], str] = {}
+    said: dict[str, str] = {}
+    for key in keys:
+        first, *rest = key.split("/")
+        parts = (head(first), *rest)
+        if parts in seen:
+            said[key] = "is given twice"  # as a create says it (build_object): the last one was sent, silently
+            continue
+        seen[parts] = key
+    for parts, key in seen.items():
+        outer = next((seen[parts[:cut]] for cut in range(1, len(parts)) if parts[:cut] in seen), None)
+        if outer is not None:
+            said.setdefault(outer, f"given whole and by a path inside it ({key}); give one")
+    return said
+
+
+def refuse_overlapping(keys: Iterable[str], head: Callable[[str], str] = str.lower) -> None:
+    """LocalValidationError naming each key another repeats or reaches inside (:func:`overlapping_keys`)."""
+    said = overlapping_keys(keys, head)
+    if said:
+        raise LocalValidationError(said)
+
+
+def _head_wire(model: type[WireModel], name: str) -> str:
+    """The wire name of the field ``name`` names; ``name`` itself when none (its refusal is said elsewhere)."""
+    try:
+        return find_field(model, name).wire
+    except LocalValidationError:
+        return name
+
+
 def build_patch(model: type[WireModel], assignments: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    given = list(assignments)
     patch: dict[str, Any] = {}
     problems: dict[str, str] = {}
-    for key, text in assignments:
+    for key, text in given:
         try:
             canonical, value = patch_value(model, key, text)
             patch[canonical] = value
         except LocalValidationError as error:
             problems.update(error.fields)
+    problems.update(overlapping_keys((key for key, _ in given), lambda name: _head_wire(model, name)))
     if problems:
         raise LocalValidationError(problems)
     return patch

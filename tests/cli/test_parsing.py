@@ -8,7 +8,7 @@ import json
 import pytest
 
 from jmapclient.errors import LocalValidationError
-from jmapclient.models import LdapDirectory
+from jmapclient.models import LdapDirectory, SqlDirectory
 from jmapclient.models.objects import DIRECTORY, DMARC_EXTERNAL_REPORT, object_type
 from mailadmin.cli.filters import parse_sort, parse_where
 from mailadmin.cli.objects_cmd import _delete_ids, create_payload
@@ -188,6 +188,42 @@ def test_update_patch_paths_follow_the_models():
     assert patch == {"attrEmail/mail": True, "attrEmail/old": None, "timeout": 5000, "bindDn": None}
     report_patch = build_patch(DMARC_EXTERNAL_REPORT.annotation, [("report/records/0/count", "5")])
     assert report_patch == {"report/records/0/count": 5}
+
+
+@pytest.mark.parametrize(("model", "fields"), [
+    (LdapDirectory, [("attrEmail/a", "true"), ("attrEmail", '{"b":true}')]),  # a set, the path first
+    (LdapDirectory, [("attr_email", '{"b":true}'), ("AttrEmail/a", "true")]),  # whole first, other spellings
+    (LdapDirectory, [("bindSecret", '{"@type":"Value","secret":"p1"}'), ("bindSecret/secret", "p2")]),  # a variant
+    (SqlDirectory, [("store/readReplicas", '{"0":{"host":"a"}}'), ("store/readReplicas/0/host", "b")]),  # a list
+    (DMARC_EXTERNAL_REPORT.annotation, [("report", "{}"), ("report/records/0/count", "5")]),  # an object
+])
+def test_a_field_given_whole_and_by_a_path_inside_it_is_refused(model, fields):
+    # tester100: attrEmail/a=true with attrEmail={"b":true} stored {"b":true}, the member a lost; swapped, both.
+    (whole, _), (inner, _) = sorted(fields, key=lambda field: len(field[0].split("/")))
+    with pytest.raises(LocalValidationError) as caught:
+        build_patch(model, fields)
+    assert caught.value.fields[whole] == f"given whole and by a path inside it ({inner}); give one"
+
+
+def test_paths_side_by_side_are_no_mix():
+    patch = build_patch(LdapDirectory, [("attrEmail/a", "true"), ("attrEmail/ab", "true"), ("attrClass/a", "true")])
+    assert patch == {"attrEmail/a": True, "attrEmail/ab": True, "attrClass/a": True}
+
+
+@pytest.mark.parametrize(("fields", "said"), [
+    (["attrEmail/a=true", 'attrEmail={"b":true}'],
+     "error: attrEmail: given whole and by a path inside it (attrEmail/a); give one"),
+    (['bindSecret={"@type":"Value","secret":"p1"}', "bindSecret/secret=p2"],
+     "error: bindSecret: given whole and by a path inside it (bindSecret/secret); give one"),
+    (["description=first", "description=second"], "error: description: is given twice"),
+])
+def test_an_update_mixing_a_field_whole_and_inside_it_sends_nothing(fields, said, counting, capsys):
+    code = main(["update", "Directory", "d7", *[arg for field in fields for arg in ("--field", field)], *CONNECT],
+                transport=counting)
+    err = capsys.readouterr().err
+    assert code == 1 and counting.requests == [], err
+    assert said in err.splitlines(), err
+    assert "kind" not in err  # not "give bindSecret whole with its kind": it was given whole (tester100)
 
 
 @pytest.mark.parametrize(
