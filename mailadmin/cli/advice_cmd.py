@@ -127,14 +127,48 @@ def owned_senders(add: list[str], remove: list[str]) -> SenderMap:
     from jmapclient.dmarc.insight.services import edit_owned, load_senders
 
     config = Config.load()
+    known = load_senders()
     if add or remove:
         try:
-            config.senders = edit_owned(config.senders, add, remove)
+            edited = edit_owned(config.senders, add, remove)
         except ValueError as error:
             raise UsageError(str(error)) from None
+        for line in entries_told(config.senders, add, remove, known):
+            note(line)  # before it is stored: what an admin types is what is stored, unless told
+        config.senders = edited
         config.save()
         note(f"providers that send for your domains: {', '.join(config.senders) or 'none'}")
-    return load_senders().with_owned(config.senders)
+    return known.with_owned(config.senders)
+
+
+def entries_told(current: tuple[str, ...], add: list[str], remove: list[str], known: SenderMap) -> list[str]:
+    """A note for each ``--add/--remove-sender`` name not kept or taken as typed, and each removal of a name the
+    list does not hold.
+
+    The list names providers, not hosts: an entry is the organisational domain of what was typed (the judging
+    matches a provider by it, and a known service by any of its domains), so a host typed cannot narrow what is
+    trusted. ``bounces.mail.sendgrid.net`` was stored as ``sendgrid.net`` without a word, all of SendGrid trusted
+    (tester100).
+    """
+    from jmapclient.dmarc.insight.services import edit_owned, owned_entry
+
+    lines = []
+    for name in add:
+        entry = owned_entry(name)
+        if entry != name.strip().rstrip(".").lower():
+            service = known.lookup(entry)
+            whose = (f"all mail {service.name} authenticates ({', '.join(known.domains_of(service))})"
+                     if service is not None else f"mail authenticated by any name under {entry}")
+            lines.append(f"note: {name} stored as {entry}: a provider is matched by its organisational domain, so"
+                         f" {whose} now counts as authorised")
+    held = set(edit_owned(current))
+    for name in remove:
+        entry = owned_entry(name)
+        if entry != name.strip().rstrip(".").lower():
+            lines.append(f"note: {name} taken as {entry}: the list holds organisational domains")
+        if entry not in held:
+            lines.append(f"note: {entry} was not in the list")
+    return [safe_text(line) for line in lines]  # names typed are echoed: one line each, whatever they hold
 
 
 UNREADABLE_WHY = "too large for the server to send, or not readable as sent"

@@ -229,6 +229,29 @@ def test_the_owner_says_which_shared_providers_send_for_it(server, capsys, tmp_p
     assert Config.load().senders == ("amazonses.com",)
 
 
+def test_a_sender_not_stored_as_typed_is_said_before_it_is_stored(server, capsys, tmp_path, monkeypatch) -> None:
+    # tester100: --add-sender bounces.mail.sendgrid.net stored sendgrid.net, and s1.example.com example.com, without a
+    # word: all of SendGrid (or every host under example.com) trusted while the admin typed one host.
+    monkeypatch.setenv("MAILADMIN_CONFIG", str(tmp_path / "config.toml"))
+    code, _, err = run(server, capsys, "--offline", "--json", "--add-sender", "bounces.mail.sendgrid.net",
+                       "--add-sender", "s1.example.com", "--add-sender", "amazonses.com")
+    lines = err.splitlines()
+    assert code == 0 and Config.load().senders == ("amazonses.com", "example.com", "sendgrid.net")
+    said = [line for line in lines if " stored as " in line]
+    assert said == [
+        "note: bounces.mail.sendgrid.net stored as sendgrid.net: a provider is matched by its organisational domain,"
+        " so all mail SendGrid authenticates (sendgrid.com, sendgrid.net) now counts as authorised",
+        "note: s1.example.com stored as example.com: a provider is matched by its organisational domain, so mail"
+        " authenticated by any name under example.com now counts as authorised",
+    ], err  # amazonses.com is stored as typed: nothing to say
+    assert lines.index(said[-1]) < next(i for i, line in enumerate(lines) if line.startswith("providers that send"))
+    code, _, err = run(server, capsys, "--offline", "--json", "--remove-sender", "s2.example.com",
+                       "--remove-sender", "example.org")
+    assert code == 0 and Config.load().senders == ("amazonses.com", "sendgrid.net")
+    assert "note: s2.example.com taken as example.com: the list holds organisational domains" in err.splitlines()
+    assert "note: example.org was not in the list" in err.splitlines()
+
+
 def test_a_domains_heading_counts_in_words_with_thousands_separated() -> None:
     # The tester's "1 reports, 4294967296 messages", under a verdict that wrote 4,294,967,296.
     from jmapclient.counted import counted

@@ -113,18 +113,21 @@ def load_senders(path: Path | None = None) -> SenderMap:
     return SenderMap.parse(resources.files(__package__).joinpath(SENDERS_FILE).read_text(encoding="utf-8"))
 
 
+def owned_entry(name: str) -> str:
+    """The entry of the owner's list ``name`` stands for: the base domain it names (``bounces.sendgrid.net`` →
+    ``sendgrid.net``), as :meth:`SenderMap.owns` matches a provider by it; ValueError for a name that is no
+    domain (an IP address, a public suffix)."""
+    base = base_domain(name)
+    if base is None:
+        raise ValueError(f"{name!r} is not a provider's domain (write it like amazonses.com)")
+    return base
+
+
 def edit_owned(current: Iterable[str], add: Iterable[str] = (), remove: Iterable[str] = ()) -> tuple[str, ...]:
     """The owner's list of providers that send for its domains, with ``add`` and without ``remove``.
 
-    Each entry is kept as the base domain it names (``bounces.sendgrid.net`` → ``sendgrid.net``);
-    ValueError for a name that is no domain (an IP address, a public suffix).
+    Each entry is kept as :func:`owned_entry`; ValueError for a name that is no domain.
     """
-    def entry(name: str) -> str:
-        base = base_domain(name)
-        if base is None:
-            raise ValueError(f"{name!r} is not a provider's domain (write it like amazonses.com)")
-        return base
-
-    gone = {entry(name) for name in remove}
-    kept = [entry(name) for name in current if base_domain(name)] + [entry(name) for name in add]
+    gone = {owned_entry(name) for name in remove}
+    kept = [owned_entry(name) for name in current if base_domain(name)] + [owned_entry(name) for name in add]
     return tuple(sorted(set(kept) - gone))
