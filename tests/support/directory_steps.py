@@ -13,7 +13,7 @@ from textual.widgets import Button, Input, Select, Switch
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.console import Console, make_console
-from tests.support.waiting import settle
+from tests.support.waiting import settle, wait_until
 from tui.directories.editor import DirectoryEditor
 from tui.directories.section import DirectoriesSection
 from tui.forms.base import FieldEditor
@@ -60,7 +60,7 @@ async def open_directory(pilot: Pilot, description: str) -> DirectoryEditor:
 async def start_create(pilot: Pilot, variant: str) -> DirectoryEditor:
     pilot.app.query_one(ListTable).focus()
     await pilot.press("n")
-    await pilot.pause()
+    await wait_until(pilot, lambda: bool(pilot.app.screen.query("#variant-options")), "the kind picker")
     options = pilot.app.screen.query_one("#variant-options")
     options.highlighted = next(i for i, o in enumerate(options.options) if o.id == variant)
     await pilot.press("enter")

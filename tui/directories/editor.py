@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -279,8 +278,7 @@ class DirectoryEditor(DirectorySaveFlow):
                 self.post_message(EditorDone(self.changed_elsewhere))
 
         self.app.push_screen(
-            ConfirmScreen(Text.assemble("Discard your changes to ", outside.cut(self.title, "bold"), "?"),
-                          yes="Discard", no="Keep editing"),
+            ConfirmScreen(self.leave_question(), yes="Discard", no="Keep editing"),
             answered,
         )
 

@@ -9,21 +9,25 @@ A request the person stopped waiting for (esc) is not cancelled: the server may 
 still, and over a slow link a create sent again reached the server after it, and made a second
 directory (the tester's); an update removing a replica, sent again, was refused (its position
 was gone) and the form said "Not saved" of a save the server had made. It runs on, and the next
-save waits for its answer first (:class:`LostAnswerFlow`).
+save waits for its answer first (:class:`LostAnswerFlow`). Left with the form (esc, Discard), it is
+heard by the list (:class:`LeftSave`, left_saves.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Static
 
 from jmapclient.errors import JmapError, LocalValidationError, SetFailed
 from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
+from jmapclient.paging import read_all
 from jmapclient.validation import validate_object
 from tui.context import ConsoleContext
 from tui.directories.variant_picker import directory_label
@@ -32,6 +36,7 @@ from tui.widgets import outside
 
 if TYPE_CHECKING:
     from jmapclient.dirtest.lint import Finding
+    from jmapclient.objects import ObjectApi
 
 T = TypeVar("T")
 
@@ -53,6 +58,13 @@ CREATE_AGAIN = (
 UPDATE_AGAIN = ("Your changes are kept; ctrl+s sends the same changes again (sent twice, they change nothing; "
                 "a field changed elsewhere meanwhile is said first).")
 WAITING_FIRST = "Waiting first for the answer to the save you stopped: esc stops waiting."
+WAITING_LEFT = ("Waiting first for the answer to the create of {label} you left (it was already sent): "
+                "esc stops waiting.")
+MADE_BY_LEFT = ("Not created: {label} was created by the form you left, whose save was already sent; the list "
+                "shows it. ctrl+s creates a second one all the same.")
+LEFT_QUESTION = ("\n\nThe save you stopped waiting for was already sent: the server may store it all the same, and "
+                 "discarding does not take it back; the list shows its answer when it comes. To wait for it here, "
+                 "keep editing and press ctrl+s.")
 
 
 def created_meanwhile(
@@ -66,6 +78,52 @@ def created_meanwhile(
         and wire.get("description") == sent.get("description")
         and str(wire.get("id")) not in known
     ]
+
+
+@dataclass(frozen=True)
+class LeftSave:
+    """A save on its way (or answered unheard) when its form was closed."""
+
+    request: asyncio.Future[Any]
+    """The request itself, running on; its answer is the directory's id (a create) or None (an update)."""
+    label: str
+    """The directory as the form named it."""
+    directory_id: str | None
+    """The directory updated; None for a create."""
+    create: dict[str, Any] | None
+    """What a create sent (None for an update)."""
+    known: frozenset[str]
+    """The ids listed when its form opened: a directory found after its answer was lost is none of them."""
+
+    def makes(self, create: dict[str, Any]) -> bool:
+        """Whether ``create`` would make what this create made: a directory of the same kind and description."""
+        return (self.create is not None and create.get(TYPE_KEY) == self.create.get(TYPE_KEY)
+                and create.get("description") == self.create.get("description"))
+
+    async def answered(self) -> bool:
+        """Once its answer came: True, or False when the answer was lost (it may have been carried out). Raises
+        :class:`SetFailed` when the server refused it."""
+        try:
+            await asyncio.shield(self.request)
+        except SetFailed:
+            raise
+        except JmapError:
+            return False
+        return True
+
+    async def made(self, api: ObjectApi) -> list[str]:
+        """The ids of what this save made or changed, once it was answered: [] when it was refused; when its answer
+        was lost, the one it updated, or those the server lists that it may have made (a create)."""
+        try:
+            answer = await asyncio.shield(self.request)
+        except SetFailed:
+            return []
+        except JmapError:
+            if self.create is None:
+                return [str(self.directory_id)]
+            return [str(wire.get("id")) for wire in created_meanwhile(await read_all(api), self.create, self.known)]
+        return [str(answer)] if self.create is not None else [str(self.directory_id)]
+
 
 
 class LostAnswerFlow(Vertical):
@@ -84,6 +142,9 @@ class LostAnswerFlow(Vertical):
     overwriting: dict[str, Any]
     allowed: bool
     denied_reason: str
+    known: frozenset[str]
+    left_creates: tuple[LeftSave, ...] = ()
+    """Creates whose forms were left while they were on their way (the section's, when this form opened)."""
     _stopped: asyncio.Future[Any] | None = None
     """The request of a save esc stopped waiting for, running on until it is answered."""
 
@@ -166,6 +227,37 @@ class LostAnswerFlow(Vertical):
         self._saving(False)
         self.call_later(self.action_save)
         return True
+
+    def left_save(self) -> LeftSave | None:
+        """The save on its way, or answered unheard, that leaving this form leaves behind (None if there is none)."""
+        if self._stopped is None:
+            return None
+        if self.wire is None:
+            create = self.lost_create or {}
+            return LeftSave(self._stopped, str(create.get("description") or self.title), None, create, self.known)
+        return LeftSave(self._stopped, directory_label(self.wire), str(self.wire["id"]), None, self.known)
+
+    def leave_question(self) -> Text:
+        """What leaving with unsaved changes asks; it says when a save of them already went out (the tester chose
+        Discard, and the change was stored after all)."""
+        question = Text.assemble("Discard your changes to ", outside.cut(self.title, "bold"), "?")
+        if self._stopped is not None:
+            question.append(LEFT_QUESTION)
+        return question
+
+    async def _made_by_a_left_form(self, create: dict[str, Any]) -> str | None:
+        """The id of the directory a create left with its form made, of the kind and description of ``create``,
+        once its answer came (None if it made none). Said once: a ctrl+s after it creates all the same."""
+        for left in self.left_creates:
+            if not left.makes(create):
+                continue
+            if not left.request.done():
+                self._message(WAITING_LEFT.format(label=left.label), severity="information")
+            made = await left.made(self.context.client.directories)
+            self.left_creates = tuple(other for other in self.left_creates if other is not left)
+            if made:
+                return made[0]
+        return None
 
     def _answer_lost(self, create: dict[str, Any] | None, headline: str) -> None:
         """The request may have been carried out: say so, and make the next save check before it creates."""

@@ -27,8 +27,9 @@ from jmapclient.paging import read_all
 from tui.context import ConsoleContext
 from tui.directories.as_code import PathDialog, PlanDialog, read_file, write_file
 from tui.directories.changed_elsewhere import CHANGED_WHILE_EDITING, changed_fields, held_back
-from tui.directories.deleted_elsewhere import GONE, DeletedElsewhere
+from tui.directories.deleted_elsewhere import GONE
 from tui.directories.kept_edit import KeptEdit
+from tui.directories.left_saves import LeftSaves
 from tui.directories.permissions import show_permissions
 from tui.directories.raw import editor_command, object_json, read_edit, run_editor, shown, write_for_editing
 from tui.directories.variant_picker import directory_label, kind_name
@@ -42,7 +43,7 @@ from tui.widgets import outside
 from tui.widgets.list_table import ListTable
 
 
-class DirectoryObjectActions(DeletedElsewhere):
+class DirectoryObjectActions(LeftSaves):
     """d, y, Y, J, E on the highlighted directory; s and a on the whole list."""
 
     context: ConsoleContext

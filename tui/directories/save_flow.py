@@ -30,7 +30,13 @@ from tui.directories.changed_elsewhere import (
 )
 from tui.directories.deleted_elsewhere import GONE, DirectoryGone
 from tui.directories.kind_change import KIND_CHANGED, KIND_CHANGED_STATUS, kind_changed
-from tui.directories.lost_save import MAY_HAVE_SAVED, LostAnswerFlow, created_meanwhile, normalised
+from tui.directories.lost_save import (
+    MADE_BY_LEFT,
+    MAY_HAVE_SAVED,
+    LostAnswerFlow,
+    created_meanwhile,
+    normalised,
+)
 from tui.directories.variant_picker import directory_label, kind_name
 from tui.forms import ModelForm
 from tui.forms.base import FieldEditor
@@ -146,6 +152,13 @@ class DirectorySaveFlow(LostAnswerFlow):
         action: Action = "create" if create is not None else "update"
         try:
             if await self._stopped_was_saved(create, patch, findings):
+                return
+            if create is not None and (made := await self._made_by_a_left_form(create)) is not None:
+                self._saving(False)
+                label = str(create.get("description"))
+                self._message(MADE_BY_LEFT.format(label=label), severity="warning")
+                self.post_message(Status(f"Not created: {label} (id {made}) was created by the form you left.",
+                                         "warning"))
                 return
             if create is not None and self.lost_create is not None:
                 # The last create's answer never came: it may be stored. Look before making a second.

@@ -298,6 +298,8 @@ class DirectoriesSection(DirectoryObjectActions):
             return  # a burst of Enters: one editor is already open
         known = frozenset(str(row.get("id")) for row in self.rows)  # a lost create's check skips these
         self.editor = DirectoryEditor(self.context, variant, wire, known)
+        if wire is None:
+            self.editor.left_creates = self.creates_left()  # a create left on its way: not made twice unseen
         self.query_one("#dir-list-view").display = False
         self.mount(self.editor)
         self.call_after_refresh(self.editor.focus)
@@ -317,6 +319,7 @@ class DirectoriesSection(DirectoryObjectActions):
         # would otherwise hand it to whatever focusable comes first (the menu).
         self.query_one("#dir-list-view").display = True
         focus_now(self.query_one(ListTable))
+        self.hear(self.editor.left_save())  # a save already sent runs on: the list shows its answer
         self.editor.remove()
         self.editor = None
         self.post_message(Breadcrumb(()))

@@ -403,3 +403,88 @@ async def test_an_update_stopped_then_saved_again_is_said_saved_not_sent_twice(s
         await wait_until(pilot, lambda: not pilot.app.query(DirectoryEditor), "the form closed, saved")
         assert len(stored(store, sql)["store"]["readReplicas"]) == 1
         assert len(sent_calls(console.transport.bodies, "x:Directory/set")) == 1, "not sent twice"
+
+
+def patient(console: Console) -> None:
+    """The client waits a minute for an answer: the held save must not time out (and be lost) while a loaded
+    machine runs the test's steps; its answer is to come late, not never."""
+    console.context.client.timeout = 60
+
+
+async def stop_and_discard(pilot: Pilot, late: ArrivesLate) -> str:
+    """ctrl+s on its way to the server (``late``), esc to stop waiting, esc and Discard: the question's words."""
+    from tui.screens.confirm import ConfirmScreen
+
+    await pilot.press("ctrl+s")
+    await asyncio.wait_for(late.sent.wait(), 10)
+    await pilot.press("escape")
+    await wait_until(pilot, lambda: message(pilot).startswith("Stopped waiting"), "the wait stopped")
+    await pilot.press("escape")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), "the discard question")
+    await settle(pilot)  # shown: a key typed before it is no answer to it
+    said = str(pilot.app.screen.query_one("#confirm-question", Static).render())
+    await pilot.press("y")
+    await wait_until(pilot, lambda: not pilot.app.query(DirectoryEditor), "the form left")
+    return said
+
+
+async def arrived(pilot: Pilot, late: ArrivesLate) -> None:
+    late.released.set()
+    assert late.carried_out is not None
+    await asyncio.wait_for(late.carried_out, 10)
+    await wait_until(pilot, lambda: "when you left the form" in status(pilot), "the left save heard")
+
+
+async def test_an_update_left_with_discard_on_its_way_is_shown_once_the_server_stores_it(
+    store: Store, profile: str
+) -> None:
+    # The tester: esc, then Discard, on a slow save; the server stored it 6 s later, and the list kept the old
+    # description, unsaid, until r: the admin believed the change discarded.
+    async with started(store, profile) as (console, pilot):
+        await open_directory(pilot, OIDC)
+        await fill(pilot, "description", "Staff SSO renamed")
+        late = ArrivesLate(console.transport)
+        patient(console)
+        question = await stop_and_discard(pilot, late)
+        assert "already sent" in question and "does not take it back" in question, question
+        assert OIDC in [row[0] for row in table_rows(pilot)], "not stored yet: the list holds what the server does"
+        await arrived(pilot, late)
+        rows = [row[0] for row in table_rows(pilot)]
+        assert "Staff SSO renamed" in rows and OIDC not in rows, rows
+        assert status(pilot) == "Saved Staff SSO renamed (the save was already sent when you left the form)."
+        assert stored(store, "Staff SSO renamed")
+
+
+async def test_a_create_left_with_discard_on_its_way_shows_in_the_list_once_stored(
+    store: Store, profile: str
+) -> None:
+    async with started(store, profile) as (console, pilot):
+        await new_oidc(pilot)
+        late = ArrivesLate(console.transport)
+        patient(console)
+        await stop_and_discard(pilot, late)
+        await arrived(pilot, late)
+        assert [row[0] for row in table_rows(pilot)].count(NEW) == 1
+        assert status(pilot) == f"Created {NEW} (the save was already sent when you left the form)."
+
+
+async def test_a_create_made_again_while_the_left_one_is_on_its_way_makes_no_twin_unseen(
+    store: Store, profile: str
+) -> None:
+    # The tester made it again after Discard: d10 and d11, both "Dup2".
+    async with started(store, profile) as (console, pilot):
+        await new_oidc(pilot)
+        late = ArrivesLate(console.transport)
+        patient(console)
+        await stop_and_discard(pilot, late)
+        await new_oidc(pilot)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: message(pilot).startswith("Waiting first"), "the create waiting for the left")
+        assert named(store, NEW) == []
+        await arrived(pilot, late)
+        await wait_until(pilot, lambda: message(pilot).startswith("Not created"), "the twin not made")
+        assert len(named(store, NEW)) == 1, "one directory: the one the left form's save made"
+        assert pilot.app.query(DirectoryEditor), "the form stays, with what was typed"
+        assert len(sent_calls(console.transport.bodies, "x:Directory/set")) == 1
+        await save(pilot)  # said once: asked again, it is made
+        assert len(named(store, NEW)) == 2
