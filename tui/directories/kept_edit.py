@@ -88,3 +88,7 @@ class KeptEdit:
         """Where the edit is kept, that it may hold secrets, and what the next ``E`` does with it."""
         return (f"Your edit is kept in {self.edit}, which only you can read (it may hold secrets you typed); "
                 f"E on this directory offers to resume it{resumed_means} or to discard it.")
+
+    def briefly(self) -> str:
+        """Where the edit is kept, for a line with little room (the status line): the file named early."""
+        return f"kept in {self.edit}"

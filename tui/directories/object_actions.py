@@ -133,6 +133,7 @@ class DirectoryObjectActions(LeftSaves):
             return
         directory_id, name = str(wire["id"]), directory_label(wire)
         kept = KeptEdit.of(self.context.server_label, directory_id)
+        self._message("")  # what the last E said under the list is of that edit
         if not kept.found():
             self._edit_in_editor(directory_id, name, resume=False)
             return
@@ -186,7 +187,7 @@ class DirectoryObjectActions(LeftSaves):
         result = read_edit(kept.edit, base, code)
         self.refresh()
         if result.problem:
-            self.post_message(Status(f"Not saved: {result.problem}. {kept.said()}", "error"))
+            self._kept_back(f"Not saved: {result.problem}. {kept.said()}", kept)
             return
         if not result.patch:
             kept.drop()
@@ -199,8 +200,7 @@ class DirectoryObjectActions(LeftSaves):
             model = DIRECTORY.model_for(str(wire.get(TYPE_KEY)))
             words = held_back(model, base, now, changed, result.patch, CHANGED_WHILE_EDITING)
             kept.rebase(shown(now))
-            self.post_message(Status(words.replace("{kept}", kept.said(" (your values then replace those)")),
-                                     "error"))
+            self._kept_back(words.replace("{kept}", kept.said(" (your values then replace those)")), kept)
             return
         if await self._save_patch(directory_id, name, result.patch, kept):
             kept.drop()
@@ -212,13 +212,23 @@ class DirectoryObjectActions(LeftSaves):
         try:
             held = (await self.context.client.directories.get([directory_id])).raw
         except JmapError as error:
-            self.post_message(Status(f"Could not read {name}: {error}.{kept_words}", "error"))
+            self._kept_back(f"Could not read {name}: {error}.{kept_words}", kept)
             return None
         if not held:
             self.forget(directory_id)
-            self.post_message(Status(f"Not saved: {GONE.format(name=name)}{kept_words}", "error"))
+            self._kept_back(f"Not saved: {GONE.format(name=name)}{kept_words}", kept)
             return None
         return dict(held[0])
+
+    def _kept_back(self, words: str, kept: KeptEdit | None) -> None:
+        """An ``E`` edit not saved: ``words`` in full under the list, and on the status line where the edit is kept.
+        The status line holds two lines: the whole refusal there was cut before the file it named (the tester's,
+        at 120 columns; at 80 less still), so the file comes first there and the reason goes under the list."""
+        if kept is None:
+            self.post_message(Status(words, "error"))
+            return
+        self._message(words)
+        self.post_message(Status(f"Not saved; {kept.briefly()} (why: under the list).", "error"))
 
     @contextmanager
     def _suspended(self) -> Iterator[None]:
@@ -247,7 +257,7 @@ class DirectoryObjectActions(LeftSaves):
                 self.forget(directory_id)
                 self.post_message(Status(f"Not saved: {GONE.format(name=name)}", "error"))
                 return True  # nothing left to save it to
-            self.post_message(Status(f"Could not save {name}: {error}. {kept.said()}", "error"))
+            self._kept_back(f"Could not save {name}: {error}. {kept.said()}", kept)
             return False
         self.post_message(Status(f"Saved {name}: {', '.join(patch)}."))
         self._load(directory_id)

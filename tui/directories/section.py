@@ -305,6 +305,7 @@ class DirectoriesSection(DirectoryObjectActions):
         self.call_after_refresh(self.editor.focus)
         title = directory_label(wire) if wire else f"New {kind_name(variant)} directory"
         self.post_message(Breadcrumb((title,)))
+        self.post_message(Status(""))  # the list's last word is of no directory this form opens (an E refused)
         self.refresh_bindings()
 
     @on(EditorDone)

@@ -44,7 +44,12 @@ def kept_file(pilot: Pilot) -> Path:
     """The file the status line says the edit is kept in."""
     status = str(pilot.app.query_one("#status").render())
     assert "kept in " in status, status
-    return Path(status.split("kept in ")[1].split(", which only you can read")[0])
+    return Path(status.split("kept in ")[1].split(" (why: under the list)")[0])
+
+
+def said_under_the_list(pilot: Pilot) -> str:
+    """Why an E edit was not saved, in full: the line under the list."""
+    return str(pilot.app.query_one("#dir-message").render())
 
 
 async def press_e(pilot: Pilot) -> None:
@@ -131,8 +136,8 @@ async def test_an_edit_that_cannot_be_saved_is_said_and_kept(console: Console, t
         await settle(pilot)
         await pilot.press("E")
         await settle(pilot)
-        status = str(pilot.app.query_one("#status").render())
-        assert "Not saved" in status and said in status, status
+        status, why = str(pilot.app.query_one("#status").render()), said_under_the_list(pilot)
+        assert status.startswith("Not saved") and "Not saved" in why and said in why, (status, why)
         assert kept_file(pilot).exists() and kept_file(pilot).stat().st_mode & 0o777 == 0o600
     assert stored(console.store, LDAP) == before
 
@@ -191,8 +196,8 @@ async def test_a_field_changed_elsewhere_while_the_editor_ran_holds_that_save_ba
         await settle(pilot)
         await pilot.press("E")
         await settle(pilot)
-        status = str(pilot.app.query_one("#status").render())
-        assert status.startswith("Not saved: Connection timeout (now 45s) changed on the server while the"), status
+        why = said_under_the_list(pilot)
+        assert why.startswith("Not saved: Connection timeout (now 45s) changed on the server while the"), why
         kept = kept_file(pilot)
         assert json.loads(kept.read_text())["timeout"] == 20000 and kept.stat().st_mode & 0o777 == 0o600
     assert stored(console.store, LDAP)["timeout"] == 45000
@@ -220,8 +225,8 @@ async def test_durations_are_written_and_read_as_the_form_writes_them(console: C
         assert stored(console.store, LDAP)["timeout"] == 45000
         shell_editor(tmp_path, monkeypatch, 'sed -i \'s/"timeout": "[^"]*"/"timeout": "45"/\' "$1"')
         await press_e(pilot)
-        status = str(pilot.app.query_one("#status").render())
-        assert "timeout (Connection timeout): '45' has no unit; write 45ms, 45s" in status, status
+        why = said_under_the_list(pilot)
+        assert "timeout (Connection timeout): '45' has no unit; write 45ms, 45s" in why, why
     assert stored(console.store, LDAP)["timeout"] == 45000
 
 
@@ -232,8 +237,8 @@ async def test_a_failed_edit_is_kept_privately_and_the_next_e_resumes_it(console
     async with console.app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await press_e(pilot)
-        status = str(pilot.app.query_one("#status").render())
-        assert "Not saved" in status and "it may hold secrets you typed" in status, status
+        why = said_under_the_list(pilot)
+        assert "Not saved" in why and "it may hold secrets you typed" in why, why
         kept = kept_file(pilot)
         assert kept.parent == data_dir() / EDITS_FOLDER and kept.parent.stat().st_mode & 0o777 == 0o700
         assert kept.stat().st_mode & 0o777 == 0o600 and "typed-secret" in kept.read_text()
@@ -264,3 +269,26 @@ async def test_a_kept_edit_declined_is_deleted_and_e_starts_from_the_server_s_co
         assert json.loads(seen.read_text())["bindSecret"]["secret"] == MASKED_SECRET
         assert not kept.exists() and "No changes" in str(pilot.app.query_one("#status").render())
     assert stored(console.store, LDAP)["bindSecret"]["secret"] != "typed-secret"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_refused_edit_names_its_file_where_it_can_be_read_and_a_new_form_does_not_inherit_it(
+        console: Console, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]) -> None:
+    # The tester: the status line held the refusal whole and was cut before the file it named (at 120 columns;
+    # at 80 less still), and that "Not saved: ..." stayed under a New LDAP directory form opened after.
+    from tests.support.directory_steps import start_create
+    from tests.support.textual_probe import screen_strips
+
+    fake_editor(tmp_path, monkeypatch, "data['bindSecret']['secret'] = 'typed-secret'\ndata['timeout'] = 'soon'")
+    async with console.app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press_e(pilot)
+        drawn = ["".join(segment.text for segment in line) for line in screen_strips(pilot.app)]
+        lines = [line.split("▕", 1)[-1].strip() for line in drawn]  # the section's part, right of the menu
+        on_screen = "".join(lines)  # a path longer than a line goes on at the start of the next
+        kept = kept_file(pilot)
+        assert kept.exists() and str(kept) in on_screen, "\n".join(lines)
+        words = " ".join(lines)
+        assert "'soon' is not a duration" in words and "E on this directory offers to resume it" in words, lines
+        await start_create(pilot, "Ldap")
+        assert "Not saved" not in str(pilot.app.query_one("#status").render())
