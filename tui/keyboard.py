@@ -24,8 +24,8 @@ Keys are dropped, with a bell, never delivered elsewhere, when:
 - the app is leaving (typed behind a ``q`` that quits);
 - a question is on top that was not there when they were typed (:class:`AsksFirst`, the yes/no
   question): ``dy`` typed at once asks, and waits for an answer typed once it is seen;
-- more than ``HOLD_LIMIT`` keys wait, or the console has not caught up after ``HOLD_PATIENCE``
-  (a screen that never finishes composing): acting on them then would surprise. Past the limit,
+- more than ``HOLD_LIMIT`` keys wait, or the console sat idle for ``HOLD_PATIENCE`` without catching up
+  (a screen that never finishes composing): acting on them then would surprise, and the console says so. Past the limit,
   every later key of the burst is dropped too, until the waiting keys are handed over, and the
   console says how many: a burst that lost its middle sent its Tab and the text after it into
   the field before (the tester's, at 128 keys).
@@ -140,9 +140,11 @@ a slow link) delivers a paste as keys, every one in the same read, and the app t
 a read before it hands any over: a burst must fit whole, a field's longest value (``TEXT_MAX``)
 and the keys after it. At 128, a 200-character description lost its end and its Tab."""
 HOLD_PATIENCE = 5.0
-"""Seconds keys wait for the console to catch up while nothing more gets built (a screen composing,
-a form mounting: each widget mounted starts the count again). Stuck that long, the console is
-stuck or the machine overwhelmed: the keys are dropped, with a bell."""
+"""Seconds keys wait for the console to catch up while it sits idle and nothing more gets built (a screen composing,
+a form mounting: each widget mounted starts the count again). Stuck that long, a screen never finishes composing:
+the keys are dropped, with a bell, and said. Only idle time counts, never time the console spends working: laying out
+the SQL form (its store, its read replicas) on a loaded machine held the console 5 s and more in one go once its
+widgets were mounted, and the keys typed behind its Enter (``End " more" ctrl+s``) were dropped (the tester's)."""
 START_PATIENCE = 60.0
 """Seconds keys typed as the console starts wait for its first section before they are dropped."""
 WORK_PATIENCE = 2.0
@@ -335,6 +337,9 @@ class KeyPath:
                     continue
                 verdict = await self._caught_up()
                 if verdict != "send":  # leaving, or stuck: nothing typed is acted on later
+                    if verdict == "stuck" and self.queue:  # a bell alone went unheard in tmux: a save typed was lost
+                        self.app.notify(f"{len(self.queue):,} keys typed ahead were not used: the console did not "
+                                        "catch up with them. Type them again.", severity="warning", timeout=10)
                     self._drop(len(self.queue))
                     self.queue.clear()
                     self.overflowed = 0
@@ -386,8 +391,13 @@ class KeyPath:
     # --- Caught up? --------------------------------------------------------------------------------
 
     async def _caught_up(self) -> str:
-        """Wait until the console has caught up with the last key: ``send``, or ``leave`` / ``late`` (drop)."""
-        start = building_since = monotonic()
+        """Wait until the console has caught up with the last key: ``send``, or ``leave`` / ``late`` / ``stuck`` (drop).
+
+        Patience for a console still building counts only the time it sat idle: a round waiting for work that did not
+        come (a barrier timing out), the key path's own pauses. The time a round was held by the console's own work
+        (its queued messages handled, a long layout holding the event loop past a timeout) is not counted."""
+        start = monotonic()
+        idle = 0.0  # seconds the console sat idle since it last built something
         held_since: float | None = None
         quiet = 0
         progress = self._progress()
@@ -402,9 +412,11 @@ class KeyPath:
                 if monotonic() - held_since > START_PATIENCE:
                     return "late"
                 await asyncio.sleep(HOLD_CHECK)
-                start = building_since = monotonic()  # patience for the section's build and load from here
+                start, idle = monotonic(), 0.0  # patience for the section's build and load from here
                 continue
-            await self._barrier()
+            round_start = monotonic()
+            if not await self._barrier():  # waited for work that did not all come: idle, up to the timeout
+                idle += min(monotonic() - round_start, BARRIER_TIMEOUT)
             if self._leaving():
                 return "leave"
             state = self._state(since_key=True)
@@ -415,13 +427,16 @@ class KeyPath:
             if self._progress() != progress:
                 # A big form on a loaded machine takes seconds to build: patience runs out only
                 # when nothing more gets built.
-                progress, building_since = self._progress(), now
+                progress, idle = self._progress(), 0.0
             waited = now - start
-            if state == "building" and now - building_since > HOLD_PATIENCE:
-                return "late"
+            if state == "building" and idle > HOLD_PATIENCE:
+                return "stuck"
             if state == "working" and waited > WORK_PATIENCE:
                 return "send"  # a slow server keeps nobody from the keyboard: the keys go on
-            await asyncio.sleep(0 if state == "ready" else HOLD_CHECK)
+            pause = 0 if state == "ready" else HOLD_CHECK
+            paused_at = monotonic()
+            await asyncio.sleep(pause)
+            idle += min(monotonic() - paused_at, pause)  # past the pause, the console held the loop: busy
 
     def _state(self, *, since_key: bool) -> str:
         """``ready``, ``building`` (composing, mounting, messages queued) or ``working`` (the last key's work)."""
@@ -468,8 +483,9 @@ class KeyPath:
             nodes.extend(screen.walk_children(with_self=True))
         return nodes
 
-    async def _barrier(self) -> None:
-        """Let every message queued so far be handled, and the callbacks waiting for a refresh run."""
+    async def _barrier(self) -> bool:
+        """Let every message queued so far be handled, and the callbacks waiting for a refresh run: True once they
+        were, False when ``BARRIER_TIMEOUT`` ran out first."""
         loop = asyncio.get_running_loop()
         waits: list[asyncio.Future[None]] = []
 
@@ -493,6 +509,7 @@ class KeyPath:
                 waits.append(future)
         if waits:
             await asyncio.wait(waits, timeout=BARRIER_TIMEOUT)
+        return all(future.done() for future in waits)
 
     def _leaving(self) -> bool:
         app = self.app

@@ -449,6 +449,43 @@ def test_a_save_typed_before_the_console_has_the_terminal_is_made(server: Server
     server.remove(description)
 
 
+BUSY_FORM = """
+import time
+import tui.keyboard
+from tui.directories.editor import DirectoryEditor
+from mailadmin.entry import main
+tui.keyboard.HOLD_PATIENCE = 0.5
+settle = DirectoryEditor._settle
+def busy_then_settle(self):
+    time.sleep(1.5)
+    settle(self)
+DirectoryEditor._settle = busy_then_settle
+raise SystemExit(main())
+"""
+"""``mailadmin ARGS`` with a form that holds the console, once its widgets are mounted, three times the patience for a
+stuck one: the SQL form laid out on a loaded machine at 120x70 (5 s and more in one go, against 5 s of patience)."""
+
+
+@pytest.mark.parametrize("load", ["idle", "loaded"])
+def test_keys_typed_behind_enter_wait_for_a_form_that_keeps_the_console_busy(server: Server, tmp_path: Path,
+                                                                            load: str) -> None:
+    """``Down Enter End " more" ctrl+s`` on the SQL directory, its form holding the console past the patience for a
+    stuck one: the text is appended and saved. The keys waiting behind the Enter were dropped, with a bell only,
+    as if the console had been stuck: the save was never made (the tester's, 3 of 3)."""
+    sql = DIRECTORIES[1][0]
+    added = f" busy {load}"
+    arguments = ["--url", server.url, "--token-file", str(server.token_file), "--allow-http"]
+    with contextlib.ExitStack() as stack:
+        if load == "loaded":
+            stack.enter_context(machine_loaded())
+        terminal = stack.enter_context(spawned(arguments, tmp_path, command=("-c", BUSY_FORM)))
+        terminal.wait_for(lambda text: on_list(text) and sql in text, "the directory list")
+        current = next(name for name in server.directories() if name.startswith(sql))
+        terminal.type(DOWN + ENTER + END + added.encode() + CTRL_S)
+        assert stored_within(lambda: current + added in server.directories()), "the save typed ahead was not made"
+        terminal.wait_for(lambda text: on_list(text) and current + added in text, "the list with the saved directory")
+
+
 @pytest.mark.parametrize("load", ["idle", "loaded"])
 def test_keys_typed_while_the_profile_connects_wait_for_its_list(server: Server, tmp_path: Path, load: str) -> None:
     """``n Enter Tc early`` typed while the connection screen says "Connecting…" (a profile whose server is slow to
