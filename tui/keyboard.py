@@ -272,7 +272,7 @@ class KeyPath:
     async def _hand_over(self, event: Typed) -> None:
         self.last_handed_at = event.time
         self._known = set(self.app.workers)
-        self._stack = self._screens()
+        self._stack = screens_of(self.app)
         if event in self._runs:  # a run types on where its keys did
             self._runs.discard(event)
         else:
@@ -400,7 +400,7 @@ class KeyPath:
         idle = 0.0  # seconds the console sat idle since it last built something
         held_since: float | None = None
         quiet = 0
-        progress = self._progress()
+        progress = progress_of(self.app)
         while True:
             if self._leaving():
                 return "leave"
@@ -415,7 +415,7 @@ class KeyPath:
                 start, idle = monotonic(), 0.0  # patience for the section's build and load from here
                 continue
             round_start = monotonic()
-            if not await self._barrier():  # waited for work that did not all come: idle, up to the timeout
+            if not await barrier(self.app):  # waited for work that did not all come: idle, up to the timeout
                 idle += min(monotonic() - round_start, BARRIER_TIMEOUT)
             if self._leaving():
                 return "leave"
@@ -424,10 +424,10 @@ class KeyPath:
             if quiet >= QUIET_ROUNDS:
                 return "send"
             now = monotonic()
-            if self._progress() != progress:
+            if progress_of(self.app) != progress:
                 # A big form on a loaded machine takes seconds to build: patience runs out only
                 # when nothing more gets built.
-                progress, idle = self._progress(), 0.0
+                progress, idle = progress_of(self.app), 0.0
             waited = now - start
             if state == "building" and idle > HOLD_PATIENCE:
                 return "stuck"
@@ -447,7 +447,7 @@ class KeyPath:
             return "building"
         if not ready(top):
             return "building"
-        nodes = self._nodes()
+        nodes = nodes_of(self.app)
         # Messages queued while no typed key is on its way are not a key's doing (a focus() asked
         # for, a timer): the app's queue takes them before the key anyway. After a key, they are.
         if since_key and (any(node.message_queue_size for node in nodes) or refresh_callbacks_pending(top)):
@@ -466,54 +466,9 @@ class KeyPath:
                 return "working"
         return "ready"
 
-    def _progress(self) -> tuple[int, int, int]:
-        """How far the console has got: screens, widgets, and widgets mounted."""
-        nodes = self._nodes()
-        return len(self._screens()), len(nodes), sum(isinstance(n, Widget) and n.is_mounted for n in nodes)
-
-    def _screens(self) -> list[Screen[Any]]:
-        try:
-            return self.app.screen_stack
-        except Exception:
-            return []
-
-    def _nodes(self) -> list[MessagePump]:
-        nodes: list[MessagePump] = [self.app]
-        for screen in self._screens():
-            nodes.extend(screen.walk_children(with_self=True))
-        return nodes
-
-    async def _barrier(self) -> bool:
-        """Let every message queued so far be handled, and the callbacks waiting for a refresh run: True once they
-        were, False when ``BARRIER_TIMEOUT`` ran out first."""
-        loop = asyncio.get_running_loop()
-        waits: list[asyncio.Future[None]] = []
-
-        def arrive(future: asyncio.Future[None]) -> None:
-            if not future.done():
-                future.set_result(None)
-
-        top: Screen[Any] | None
-        try:
-            top = self.app.screen
-        except Exception:
-            top = None
-        busy = [node for node in self._nodes() if node.message_queue_size]
-        for node in [self.app, *([top] if top is not None else []), *busy]:
-            future = loop.create_future()
-            if node.call_later(arrive, future):
-                waits.append(future)
-        if top is not None and refresh_callbacks_pending(top):
-            future = loop.create_future()
-            if top.call_after_refresh(arrive, future):
-                waits.append(future)
-        if waits:
-            await asyncio.wait(waits, timeout=BARRIER_TIMEOUT)
-        return all(future.done() for future in waits)
-
     def _leaving(self) -> bool:
         app = self.app
-        return app.return_code is not None or not app.is_running or not self._screens()
+        return app.return_code is not None or not app.is_running or not screens_of(self.app)
 
     def close(self) -> None:
         """The app is closing: nothing more is handed over."""
@@ -526,3 +481,55 @@ class KeyPath:
 
 def _raise(error: Exception) -> None:
     raise error
+
+
+# --- What the console is made of, and a turn of its queues (KeyPath's catching up reads them) -----------
+
+
+def progress_of(app: App[Any]) -> tuple[int, int, int]:
+    """How far the console has got: screens, widgets, and widgets mounted."""
+    nodes = nodes_of(app)
+    return len(screens_of(app)), len(nodes), sum(isinstance(n, Widget) and n.is_mounted for n in nodes)
+
+
+def screens_of(app: App[Any]) -> list[Screen[Any]]:
+    try:
+        return app.screen_stack
+    except Exception:
+        return []
+
+
+def nodes_of(app: App[Any]) -> list[MessagePump]:
+    nodes: list[MessagePump] = [app]
+    for screen in screens_of(app):
+        nodes.extend(screen.walk_children(with_self=True))
+    return nodes
+
+
+async def barrier(app: App[Any]) -> bool:
+    """Let every message queued so far be handled, and the callbacks waiting for a refresh run: True once they
+    were, False when ``BARRIER_TIMEOUT`` ran out first."""
+    loop = asyncio.get_running_loop()
+    waits: list[asyncio.Future[None]] = []
+
+    def arrive(future: asyncio.Future[None]) -> None:
+        if not future.done():
+            future.set_result(None)
+
+    top: Screen[Any] | None
+    try:
+        top = app.screen
+    except Exception:
+        top = None
+    busy = [node for node in nodes_of(app) if node.message_queue_size]
+    for node in [app, *([top] if top is not None else []), *busy]:
+        future = loop.create_future()
+        if node.call_later(arrive, future):
+            waits.append(future)
+    if top is not None and refresh_callbacks_pending(top):
+        future = loop.create_future()
+        if top.call_after_refresh(arrive, future):
+            waits.append(future)
+    if waits:
+        await asyncio.wait(waits, timeout=BARRIER_TIMEOUT)
+    return all(future.done() for future in waits)
