@@ -28,7 +28,10 @@ Keys are dropped, with a bell, never delivered elsewhere, when:
   (a screen that never finishes composing): acting on them then would surprise, and the console says so. Past the limit,
   every later key of the burst is dropped too, until the waiting keys are handed over, and the
   console says how many: a burst that lost its middle sent its Tab and the text after it into
-  the field before (the tester's, at 128 keys).
+  the field before (the tester's, at 128 keys);
+- the form the key before them asked for did not open (a directory deleted elsewhere: the section calls
+  :func:`typed_for_what_did_not_come`), and the console says so: the text typed for its fields filtered
+  the list, and its ``d`` asked to delete another directory (the tester's).
 
 Keys typed blind while the console starts (its server starting, a profile connecting, the first section
 being built; typed before any connection screen was drawn: the app's ``typed_for_a_section``) wait for the
@@ -202,6 +205,15 @@ def typed_at(app: App[Any]) -> float:
     return path.last_handed_at if isinstance(path, KeyPath) else monotonic()
 
 
+def typed_for_what_did_not_come(app: App[Any], what: str) -> None:
+    """The keys typed behind the key being handled are dropped, with a bell, and said: ``what`` they were typed for
+    (a form that did not open) will not come. Handed over, they acted on what was there instead: the text typed
+    for a directory's form deleted elsewhere went into the list's filter, its ``d`` asked to delete another."""
+    path = getattr(app, "key_path", None)
+    if isinstance(path, KeyPath):
+        path.drop_waiting(f"{what} did not open")
+
+
 def _for_a_section(app: App[Any], event: Typed) -> bool | None:
     """Whether ``event`` was typed for the console's first section, still to come (None: that never came)."""
     asked = getattr(app, "typed_for_a_section", None)
@@ -337,12 +349,7 @@ class KeyPath:
                     continue
                 verdict = await self._caught_up()
                 if verdict != "send":  # leaving, or stuck: nothing typed is acted on later
-                    if verdict == "stuck" and self.queue:  # a bell alone went unheard in tmux: a save typed was lost
-                        self.app.notify(f"{len(self.queue):,} keys typed ahead were not used: the console did not "
-                                        "catch up with them. Type them again.", severity="warning", timeout=10)
-                    self._drop(len(self.queue))
-                    self.queue.clear()
-                    self.overflowed = 0
+                    self.drop_waiting("the console did not catch up with them" if verdict == "stuck" else None)
                     return
                 if not self.queue:
                     self._say_overflow()
@@ -376,6 +383,18 @@ class KeyPath:
             return
         while not done.done() and not self._leaving():
             await asyncio.wait({done}, timeout=0.1)
+
+    def drop_waiting(self, why: str | None) -> None:
+        """Every key waiting dropped, with a bell; said (``why`` they were not used) unless None (the app leaving).
+
+        A bell alone went unheard in tmux: a save typed was lost unseen."""
+        waiting = len(self.queue) + self.overflowed
+        if why is not None and waiting:
+            self.app.notify(f"{waiting:,} keys typed ahead were not used: {why}. Type them again.",
+                            severity="warning", timeout=10)
+        self._drop(len(self.queue))
+        self.queue.clear()
+        self.overflowed = 0
 
     def _say_overflow(self) -> None:
         if self.overflowed:

@@ -21,7 +21,7 @@ from jmapclient.models.introspect import TYPE_KEY
 from jmapclient.models.objects import DIRECTORY
 from tui.context import ConsoleContext
 from tui.directories.variant_picker import directory_label
-from tui.keyboard import done_loading
+from tui.keyboard import done_loading, typed_for_what_did_not_come
 from tui.lifecycle import while_attached
 from tui.section_view import SectionView, Status
 from tui.widgets.list_table import ListTable
@@ -93,6 +93,7 @@ class DeletedElsewhere(SectionView):
         except JmapError as error:
             self.context.learn_forbidden(DIRECTORY, "get", error)
             self.post_message(Status(f"Could not open {directory_label(listed)}: {error}", "error"))
+            self._not_opened(listed)
             return
         finally:
             done_loading(table)  # the keyboard back on the list, which the form then takes
@@ -100,6 +101,7 @@ class DeletedElsewhere(SectionView):
         if wire is None:
             self.forget(directory_id)
             self.post_message(Status(GONE.format(name=directory_label(listed)), "warning"))
+            self._not_opened(listed)
             return
         self.rows = [wire if str(row.get("id")) == directory_id else row for row in self.rows]
         self.unreadable.pop(directory_id, None)
@@ -111,5 +113,10 @@ class DeletedElsewhere(SectionView):
             # The form is built from what the model reads; a directory it cannot read (an unknown
             # kind, replicas that are no list of objects...) would break the form, not open it.
             self._message(f"This client cannot read the directory {directory_label(wire)}: {reason}")
+            self._not_opened(wire)
             return
         self.open_editor(wire, str(wire.get(TYPE_KEY)))
+
+    def _not_opened(self, wire: dict[str, Any]) -> None:
+        """The keys typed behind the Enter were for the form's fields: on the list they would act as its commands."""
+        typed_for_what_did_not_come(self.app, f"the form of {directory_label(wire)}")

@@ -17,11 +17,14 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
+from bench.explore_engine import burst, key_of
 from jmapclient.models.objects import DIRECTORY
 from server_stub.store import Store
 from tests.support.directory_steps import editor, field, fill, open_directory, save, started, stored, table_rows
-from tests.support.waiting import settle
+from tests.support.textual_probe import notifications
+from tests.support.waiting import settle, wait_until
 from tui.directories.editor import DirectoryEditor
+from tui.screens.confirm import ConfirmScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.list_table import ListTable
 
@@ -88,6 +91,31 @@ async def test_a_directory_deleted_after_the_list_was_read_is_not_opened_and_lea
         assert listed(pilot) == [LDAP, OIDC]
         assert pilot.app.query_one(ListTable).selected_key == str(stored(store, OIDC)["id"]), "the next row"
         assert bar.value == "o", "the filter typed is kept"
+        assert keyboard_on_the_list(pilot), pilot.app.focused
+
+
+@pytest.mark.parametrize("text", [" /zz", " dyn"])
+async def test_keys_typed_behind_an_enter_whose_form_does_not_open_are_dropped_and_said(
+        store: Store, text: str) -> None:
+    """``G Enter End " /zz" ctrl+s`` at once, the last directory deleted elsewhere: the keys meant for its form's
+    description were handed to the list, where ``/`` opened the filter and typed "zz" into it, and ``d`` asked to
+    delete another directory (the tester's)."""
+    async with started(store) as (_, pilot):
+        pilot.app.query_one(ListTable).focus()
+        await settle(pilot)
+        deleted_elsewhere(store, OIDC)
+        tail = [("end", None), *[(key_of(character), character) for character in text], ("ctrl+s", None)]
+        burst(pilot.app, [("G", "G"), ("enter", "\r"), *tail])
+        await wait_until(pilot, lambda: f"{OIDC} is no longer" in status_line(pilot) and not pilot.app.key_path.busy,
+                         "the open to fail and the keys behind it to be done with")
+        await settle(pilot)
+        assert listed(pilot) == [LDAP, SQL], "the filter was typed into"
+        assert pilot.app.query_one(FilterBar).value == ""
+        assert not isinstance(pilot.app.screen, ConfirmScreen), "a delete of another directory asked"
+        assert not pilot.app.query(DirectoryEditor)
+        assert pilot.app.key_path.dropped == len(tail)
+        assert notifications(pilot.app) == [f"{len(tail)} keys typed ahead were not used: the form of {OIDC} did not "
+                                            "open. Type them again."]
         assert keyboard_on_the_list(pilot), pilot.app.focused
 
 
