@@ -13,7 +13,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widget import Widget
 from textual.widgets import Button, Input, Select, Static, Switch
 
 from jmapclient.errors import LocalValidationError
@@ -22,7 +21,7 @@ from jmapclient.patch import compute_patch
 from jmapclient.validation import validate_object
 from tui.context import ConsoleContext
 from tui.directories.panels import PANELS, RulePanel
-from tui.directories.save_flow import DirectorySaveFlow, normalised
+from tui.directories.save_flow import DirectorySaveFlow, normalised, unselected_on_focus
 from tui.forms import ModelForm
 from tui.forms.base import FormEdited
 from tui.forms.taglist import TagList
@@ -59,15 +58,6 @@ While a save waits for the server, **esc** stops waiting (the form keeps what yo
   its LDAP, SQL or OpenID server from this machine. The offline findings also show beside their fields
   when the form opens and on every save.
 """
-
-
-def _cursor_at_the_end(field: Widget | None) -> None:
-    """The field the form opens on takes the keyboard with its cursor after its text, nothing selected: selected, a
-    hurried first key replaced a directory's whole description (the tester's). A field reached by Tab still
-    selects its text, as form fields do."""
-    if isinstance(field, Input) and field.select_on_focus:
-        field.select_on_focus = False
-        field.call_later(setattr, field, "select_on_focus", True)  # after the Focus event already queued to it
 
 
 class DirectoryEditor(DirectorySaveFlow):
@@ -133,7 +123,8 @@ class DirectoryEditor(DirectorySaveFlow):
         editors = self.form.editors
         if editors:
             editors[0].focus_control()
-            _cursor_at_the_end(self.screen.focused)
+            # The cursor after the text: selected, a hurried first key replaced the whole description (the tester's).
+            unselected_on_focus(self.screen.focused)
         return self
 
     def help_text(self) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, work
 from textual.widget import Widget
-from textual.widgets import Button, Static, TabbedContent, TabPane
+from textual.widgets import Button, Input, Static, TabbedContent, TabPane
 
 from jmapclient.errors import JmapError, SetFailed, answer_lost, not_found
 from jmapclient.models.introspect import fields_of
@@ -51,6 +51,15 @@ if TYPE_CHECKING:
 KEYS_UNUSED = "Saving: no field takes keys until the server answers; esc stops waiting."
 UNUSED_WHILE_SAVING = frozenset({"backspace", "delete", "enter", "space"})
 """Keys a field would have taken, beside the printable ones: while the form is dimmed they reach none."""
+
+def unselected_on_focus(field: Widget | None) -> None:
+    """The focus ``field`` was just given leaves its cursor where it is, nothing selected, when the form gives it (the
+    form opening, a save's wait ended): selected, the next key replaced a directory's whole description (the
+    tester's, twice). A field reached by Tab still selects its text, as form fields do."""
+    if isinstance(field, Input) and field.select_on_focus:
+        field.select_on_focus = False
+        field.call_later(setattr, field, "select_on_focus", True)  # after the Focus event already queued to it
+
 
 class DirectorySaveFlow(LostAnswerFlow):
     """A directory form's save; the form itself (its fields, panel, lint and leaving) is the subclass's."""
@@ -321,6 +330,7 @@ class DirectorySaveFlow(LostAnswerFlow):
     def _refocus(self, previous: Widget | None) -> None:
         if previous is not None and not gone(previous) and previous.focusable:
             focus_now(previous)
+            unselected_on_focus(previous)  # the person never left the field: the save's wait took it a moment
         else:
             self.focus()
 

@@ -287,6 +287,22 @@ async def test_a_check_whose_connection_drops_once_is_asked_again_and_the_save_g
         assert len(sent_calls(console.transport.bodies, "x:Directory/set")) == 1
 
 
+async def test_after_esc_stops_waiting_the_field_typed_in_takes_the_next_key_where_its_cursor_was(
+        store: Store) -> None:
+    """``End " Q" ctrl+s``, esc while the save waits, then ``Z``: the description came back with its whole text
+    selected, and the Z replaced it (the tester's)."""
+    async with started(store) as (console, pilot):
+        await open_directory(pilot, OIDC)
+        await pilot.press("end", "space", "Q")
+        await save_held(console, pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert status(pilot).startswith("Stopped waiting for the server")
+        await pilot.press("Z")
+        await settle(pilot)
+        assert field(pilot, "description").query_one(Input).value == f"{OIDC} QZ"
+
+
 async def test_esc_while_the_check_before_an_update_waits_says_nothing_was_saved(store: Store, profile: str) -> None:
     async with started(store, profile) as (console, pilot):
         await edit_claim(pilot)
