@@ -52,11 +52,13 @@ class Status(Message):
 
 class EditorDone(Message):
     """An editor is finished: its owner closes it, and reloads with ``saved_id`` selected if one was saved
-    (or found changed on the server meanwhile)."""
+    (or found changed on the server meanwhile). ``said``: the editor said what it saved on the status line, which
+    the reload keeps."""
 
-    def __init__(self, saved_id: str | None = None) -> None:
+    def __init__(self, saved_id: str | None = None, *, said: bool = False) -> None:
         super().__init__()
         self.saved_id = saved_id
+        self.said = said
 
 
 class SectionView(Vertical):

@@ -78,8 +78,9 @@ def terminal(request: pytest.FixtureRequest, server: Server, tmp_path: Path, run
 
 
 def on_list(text: str) -> bool:
-    """The directory list is on screen, with the keyboard on it (its footer's keys shown)."""
-    return "⏎ Open" in text and "n New" in text and "directories" in text
+    """The directory list is on screen, with the keyboard on it (its footer's keys shown). Known by its breadcrumb:
+    the status line's count gives way to what an action did ("Created NAME.")."""
+    return "⏎ Open" in text and "n New" in text and "Directories" in text
 
 
 def test_the_console_draws_at_the_terminal_s_size(terminal: Terminal) -> None:
@@ -219,7 +220,8 @@ def test_a_long_burst_reaches_its_fields_whole(server: Server, terminal: Termina
             f"run {run}: not stored as typed; stored: {sorted(server.directories())}"
         created = server.directories()[description]
         assert (created["url"], created["baseDn"]) == ("ldap://burst.example", "dc=例え,dc=jp")
-        terminal.wait_for(lambda text: on_list(text) and "4 directories" in text, "the list with the new directory")
+        terminal.wait_for(lambda text, run=run: on_list(text) and f"Created Burst {run}" in text,
+                          "the list, saying what was created")
         server.remove(description)
         terminal.type(b"r")
         terminal.wait_for(lambda text: on_list(text) and "3 directories" in text, "the list reloaded")

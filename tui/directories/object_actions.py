@@ -48,7 +48,8 @@ class DirectoryObjectActions(LeftSaves):
 
     context: ConsoleContext
     _load: Callable[..., object]
-    """Loads the list again, keeping the given id highlighted (the section's worker)."""
+    """Loads the list again, keeping the given id highlighted (the section's worker); ``said=True`` after an
+    action that said what it did, which the list's count does not replace."""
 
     def _selected(self) -> dict[str, Any] | None:
         """The highlighted directory as read from the server, or None."""
@@ -106,7 +107,7 @@ class DirectoryObjectActions(LeftSaves):
             self.post_message(Status(f"Could not delete {name}: {failure.message}", "error"))
             return
         self.post_message(Status(f"Deleted {name}."))
-        self._load()
+        self._load(said=True)
 
     # --- The object as JSON --------------------------------------------------------------------
 
@@ -260,7 +261,7 @@ class DirectoryObjectActions(LeftSaves):
             self._kept_back(f"Could not save {name}: {error}. {kept.said()}", kept)
             return False
         self.post_message(Status(f"Saved {name}: {', '.join(patch)}."))
-        self._load(directory_id)
+        self._load(directory_id, said=True)
         return True
 
     # --- Directories as code -------------------------------------------------------------------
@@ -336,4 +337,4 @@ class DirectoryObjectActions(LeftSaves):
         self.post_message(Status(f"{summary[0].upper()}{summary[1:]}.",
                                  "information" if all_applied(outcomes, plan) else "warning"))
         self.app.push_screen(MessageDialog("Applied", [*(outcome_line(o) for o in outcomes), summary]))
-        self._load()
+        self._load(said=True)

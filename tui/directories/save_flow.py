@@ -289,7 +289,7 @@ class DirectorySaveFlow(LostAnswerFlow):
             named = ", ".join(dict.fromkeys(labels.get(f.field, f.field) for f in findings))
             said += f" The directory test's lint found {len(findings)} problem(s): {named}; open it and press ctrl+t."
         self.post_message(Status(said, "warning" if findings else "information"))
-        self.post_message(EditorDone(saved_id))
+        self.post_message(EditorDone(saved_id, said=True))
 
     def _forbidden(self, action: str) -> None:
         _, reason = self.context.can_do(DIRECTORY, action)  # type: ignore[arg-type]

@@ -145,7 +145,7 @@ class DirectoriesSection(DirectoryObjectActions):
 
     @work(exclusive=True, group="directories-load")
     @while_attached
-    async def _load(self, select: str | None = None) -> None:
+    async def _load(self, select: str | None = None, *, said: bool = False) -> None:
         table = self.query_one(ListTable)
         table.loading = True
         self._message("")
@@ -166,7 +166,8 @@ class DirectoriesSection(DirectoryObjectActions):
         self.unreadable = dict(result.invalid)
         self._fill(select)
         show_permissions(self, self.context)
-        self._say_count()
+        if not said:  # "Saved NAME.", "Deleted NAME." stay until the next action: the count replaced them at once
+            self._say_count()
 
     def _say_count(self) -> None:
         count = len(self.rows)
@@ -311,9 +312,9 @@ class DirectoriesSection(DirectoryObjectActions):
     @on(EditorDone)
     def _editor_done(self, event: EditorDone) -> None:
         event.stop()
-        self.close_editor(event.saved_id)
+        self.close_editor(event.saved_id, said=event.said)
 
-    def close_editor(self, saved_id: str | None = None) -> None:
+    def close_editor(self, saved_id: str | None = None, *, said: bool = False) -> None:
         if self.editor is None:
             return
         # The list takes the keyboard before the editor goes: a focused field being removed
@@ -326,7 +327,7 @@ class DirectoriesSection(DirectoryObjectActions):
         self.post_message(Breadcrumb(()))
         self.refresh_bindings()
         if saved_id is not None:
-            self._load(saved_id)
+            self._load(saved_id, said=said)
         else:
             # What the form last said ("Not saved: ... does not exist") is of a form no longer there:
             # it stayed over the list, and over the next directory opened.

@@ -36,12 +36,14 @@ from tests.support.directory_steps import (
     start_create,
     start_ldap,
     start_postgres,
+    started,
     stored,
     table_rows,
 )
 from tests.support.textual_probe import exception_of, select_prompts
 from tests.support.transport import Answer
 from tests.support.waiting import settle
+from tui.directories.editor import DirectoryEditor
 from tui.directories.variant_picker import VariantPicker
 from tui.screens.confirm import ConfirmScreen
 from tui.textual_compat import FooterKey
@@ -743,3 +745,22 @@ async def test_switching_the_store_kind_asks_again_for_a_stored_password(store: 
         saved = store.get(DIRECTORY, [new_id])[new_id]["store"]
         assert (saved["@type"], saved["authSecret"], saved["readReplicas"]["0"]["authSecret"]) == (
             "MySql", value("NewPw"), value("NewRepPw"))
+
+
+async def test_what_a_save_or_a_delete_did_stays_on_the_status_line_over_the_list(store: Store) -> None:
+    """``Enter End " Y" ctrl+s``: "Saved NAME." was replaced at once by the list's "3 directories" (the tester's)."""
+    oidc = "Staff single sign-on (Keycloak)"
+    async with started(store) as (_, pilot):
+        await open_directory(pilot, oidc)
+        await fill(pilot, "description", f"{oidc} Y")
+        await save(pilot)
+        await settle(pilot)
+        assert not pilot.app.query(DirectoryEditor)
+        assert not pilot.app.query_one(ListTable).loading
+        assert str(pilot.app.query_one("#status", Static).render()).startswith(f"Saved {oidc}")
+        await pilot.press("d")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert not pilot.app.query_one(ListTable).loading
+        assert str(pilot.app.query_one("#status", Static).render()).startswith("Deleted ")
