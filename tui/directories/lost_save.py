@@ -125,7 +125,6 @@ class LeftSave:
         return [str(answer)] if self.create is not None else [str(self.directory_id)]
 
 
-
 class LostAnswerFlow(Vertical):
     """A directory form's saves whose answers never came, or were not waited for: what it says, and what the next
     save does first (the base of :class:`~tui.directories.save_flow.DirectorySaveFlow`, which holds the state)."""
