@@ -248,11 +248,6 @@ WRITE_REFUSAL = re.compile(r"\bcannot be (created|updated)\b", re.IGNORECASE)
 _BOUND_WORDS = {"MaxValue": "maximum", "MaxLength": "maximum", "MinValue": "minimum", "MinLength": "minimum"}
 
 
-REFERRING_FIELDS = {"Tenant": "memberTenantId"}
-"""The field that refers to an object of each type, by the type's name: interface.md's only reference
-(``Id<Tenant>``), the same name in every object that holds one."""
-
-
 def _object_name(item: Any) -> str:
     """One object of the real shape (``{"object": "Domain", "id": "e"}``) as "Domain e"; older
     shapes (``@type``/``type``/``objectType`` with ``id``/``objectId``) and bare names as given."""
@@ -382,6 +377,8 @@ class SetError:
         ``field: reason``; the form could not mark it)."""
         if self.type != "invalidForeignKey" or not isinstance(self.raw.get("objectId"), Mapping):
             return None
+        from jmapclient.models.objects import REFERRING_FIELDS  # the models' word, read only for this refusal
+
         return REFERRING_FIELDS.get(str(self.raw["objectId"].get("object")))
 
     def field_messages(self) -> dict[str, str]:

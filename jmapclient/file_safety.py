@@ -328,6 +328,16 @@ def json_bounded(text: str, depth: int = MAX_JSON_DEPTH, **options: Any) -> Any:
 SET_ASIDE = ".damaged"
 
 
+def read_own_json(path: Path, limit: int) -> Any:
+    """The JSON of one of the product's own files (a cache, a previous run, a kept edit): read as
+    :func:`read_regular` reads, never through a symlink, and parsed bounded in depth. NotAFile when it is no
+    regular file or larger than ``limit``; ValueError when it is no JSON (UnicodeDecodeError is one)."""
+    raw = read_regular(path, limit, follow=False)
+    if raw is None:
+        raise NotAFile(f"larger than {limit:,} bytes")
+    return json_bounded(raw.decode())
+
+
 def set_aside(path: Path, what: str, why: str) -> str:
     """Move a damaged file of the product out of the way (``<name>.damaged``) and say so in one line.
 

@@ -17,7 +17,7 @@ from jmapclient.encoding import escape_pointer, list_to_wire
 from jmapclient.masking import list_items, variant_model
 from jmapclient.models import WireModel
 from jmapclient.models.introspect import TYPE_KEY, fields_of
-from jmapclient.models.objects import DIRECTORY
+from jmapclient.models.objects import DIRECTORY, TENANT_FIELD
 
 SERVER_FILLED = {"Oidc": ("requireAudience",)}
 """Fields the real server fills in when a create leaves them out, by variant; the values are the
@@ -87,7 +87,7 @@ def defaults_of(model: type[WireModel]) -> dict[str, Any]:
 
 TENANTS = frozenset({"t1", "t2"})
 """The tenants the stand-in holds, in both profiles: a ``memberTenantId`` naming another is refused."""
-TENANT_KEY = "memberTenantId"
+TENANT_KEY = TENANT_FIELD
 
 
 def unknown_tenant(wire: Mapping[str, Any], *, real: bool = True) -> dict[str, Any] | None:

@@ -26,7 +26,7 @@ from typing import Any
 from jmapclient.counted import counted
 from jmapclient.dmarc.insight.advice import DomainAdvice, Verdict
 from jmapclient.dmarc.insight.judge import JudgedSource
-from jmapclient.file_safety import NotAFile, json_bounded, owned_by_another, read_regular, set_aside, untrusted_folder
+from jmapclient.file_safety import NotAFile, owned_by_another, read_own_json, set_aside, untrusted_folder
 
 RANK = {Verdict.NOT_READY: 0, Verdict.READY: 1, Verdict.ENFORCED: 2}
 """How far along a domain is; TOO_LITTLE_DATA is no position, so no move from or to it counts."""
@@ -94,10 +94,7 @@ def read_previous(path: Path, warn: Callable[[str], None] | None = None) -> Prev
         refused = owned_by_another(path, "previous DMARC advice run")
         if refused:
             raise NotAFile("it belongs to another user")
-        raw = read_regular(path, MAX_STATE_FILE, follow=False)
-        if raw is None:
-            raise NotAFile(f"larger than {MAX_STATE_FILE:,} bytes")
-        data = json_bounded(raw.decode())
+        data = read_own_json(path, MAX_STATE_FILE)
         domains = {
             str(name): DomainRun(str(entry["verdict"]), frozenset(map(str, entry["sources"])), _failing(entry))
             for name, entry in data["domains"].items()

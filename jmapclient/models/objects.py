@@ -159,7 +159,12 @@ class ObjectType:
         return tuple(self.permission(a) for a in ("get", "query", "create", "update", "destroy"))
 
 
-TENANT_CONDITION = FilterCondition("memberTenantId", "id", "Tenant")
+TENANT_FIELD = "memberTenantId"
+"""The field by which an object belongs to a tenant: an ``Id<Tenant>`` (interface.md), named alike in every type."""
+REFERRING_FIELDS = {"Tenant": TENANT_FIELD}
+"""The field that refers to an object of each type, by the type's name: interface.md's only reference. The real
+server's ``invalidForeignKey`` names the object referred to, not the field (jmapclient.errors finds it here)."""
+TENANT_CONDITION = FilterCondition(TENANT_FIELD, "id", "Tenant")
 
 DIRECTORY = ObjectType(
     name="Directory",

@@ -77,6 +77,17 @@ def terminal(request: pytest.FixtureRequest, server: Server, tmp_path: Path, run
             yield running
 
 
+@contextlib.contextmanager
+def spawned_on(server: Server, tmp_path: Path, load: str, *,
+               command: tuple[str, ...] = ("-m", "mailadmin")) -> Iterator[Terminal]:
+    """The console in a PTY on ``server``, named by its URL and token file, the machine ``load``ed or idle."""
+    arguments = ["--url", server.url, "--token-file", str(server.token_file), "--allow-http"]
+    with contextlib.ExitStack() as stack:
+        if load == "loaded":
+            stack.enter_context(machine_loaded())
+        yield stack.enter_context(spawned(arguments, tmp_path, command=command))
+
+
 def on_list(text: str) -> bool:
     """The directory list is on screen, with the keyboard on it (its footer's keys shown). Known by its breadcrumb:
     the status line's count gives way to what an action did ("Created NAME.")."""
@@ -403,11 +414,7 @@ def test_keys_typed_as_the_console_starts_wait_for_its_list(server: Server, tmp_
     tester's, typed 0.3 s after the start); an Enter typed before the console takes the terminal arrives as a line
     feed (the terminal's line editing), and is read as the Enter it was."""
     typed = f"T{load[0]}{int(after * 10)} early"
-    arguments = ["--url", server.url, "--token-file", str(server.token_file), "--allow-http"]
-    with contextlib.ExitStack() as stack:
-        if load == "loaded":
-            stack.enter_context(machine_loaded())
-        terminal = stack.enter_context(spawned(arguments, tmp_path))
+    with spawned_on(server, tmp_path, load) as terminal:
         time.sleep(after)
         terminal.type(b"n" + ENTER + typed.encode())
         text = terminal.wait_for(lambda text: "New LDAP directory" in text and typed in text,
@@ -439,11 +446,7 @@ def test_a_save_typed_before_the_console_has_the_terminal_is_made(server: Server
     directory is saved. The terminal's line editing took the ctrl+s as flow control (stop the output): the form
     showed the text, unsaved, and nothing said so (the tester's, twice)."""
     description = f"Saved ahead {load}"
-    arguments = ["--url", server.url, "--token-file", str(server.token_file), "--allow-http"]
-    with contextlib.ExitStack() as stack:
-        if load == "loaded":
-            stack.enter_context(machine_loaded())
-        terminal = stack.enter_context(spawned(arguments, tmp_path, command=("-c", SLOW_START)))
+    with spawned_on(server, tmp_path, load, command=("-c", SLOW_START)) as terminal:
         terminal.wait_for(CHOSEN, "the console chosen, its imports still to come")
         terminal.type(b"n" + DOWN + ENTER + description.encode() + CTRL_S)
         assert stored_within(lambda: description in server.directories()), "the save typed ahead was not made"
@@ -476,11 +479,7 @@ def test_keys_typed_behind_enter_wait_for_a_form_that_keeps_the_console_busy(ser
     as if the console had been stuck: the save was never made (the tester's, 3 of 3)."""
     sql = DIRECTORIES[1][0]
     added = f" busy {load}"
-    arguments = ["--url", server.url, "--token-file", str(server.token_file), "--allow-http"]
-    with contextlib.ExitStack() as stack:
-        if load == "loaded":
-            stack.enter_context(machine_loaded())
-        terminal = stack.enter_context(spawned(arguments, tmp_path, command=("-c", BUSY_FORM)))
+    with spawned_on(server, tmp_path, load, command=("-c", BUSY_FORM)) as terminal:
         terminal.wait_for(lambda text: on_list(text) and sql in text, "the directory list")
         current = next(name for name in server.directories() if name.startswith(sql))
         terminal.type(DOWN + ENTER + END + added.encode() + CTRL_S)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from jmapclient.config import data_dir, write_private
-from jmapclient.file_safety import NotAFile, json_bounded, read_regular, untrusted_folder
+from jmapclient.file_safety import NotAFile, read_own_json, untrusted_folder
 
 EDITS_FOLDER = "directory-edits"
 """The data folder's sub-folder of kept edits."""
@@ -73,8 +73,7 @@ class KeptEdit:
     def started_from(self) -> dict[str, Any] | None:
         """The copy the kept edit started from; None when it cannot be read."""
         try:
-            raw = read_regular(self.base, MAX_KEPT, follow=False)
-            found = json_bounded(raw.decode()) if raw is not None else None
+            found = read_own_json(self.base, MAX_KEPT)
         except (OSError, ValueError, NotAFile):  # UnicodeDecodeError and a damaged file are ValueErrors
             return None
         return found if isinstance(found, dict) else None

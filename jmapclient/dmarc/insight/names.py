@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from jmapclient.config import data_dir, write_private
 from jmapclient.dmarc.addresses import canonical_ip, is_local
 from jmapclient.dmarc.insight.services import SenderMap, Service, base_domain, load_senders
-from jmapclient.file_safety import NotAFile, json_bounded, read_regular, set_aside
+from jmapclient.file_safety import NotAFile, read_own_json, set_aside
 
 CACHE_FILE = "dmarc-names.json"
 CACHE_TTL = 7 * 24 * 3600.0
@@ -146,10 +146,7 @@ class NameCache:
         memory, and a deeply nested file crashed it (RecursionError) at every start.
         """
         try:
-            raw = read_regular(self.path, MAX_CACHE_FILE, follow=False)
-            if raw is None:
-                raise ValueError(f"larger than {MAX_CACHE_FILE:,} bytes")
-            data = json_bounded(raw.decode())
+            data = read_own_json(self.path, MAX_CACHE_FILE)
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
             return data

@@ -428,10 +428,13 @@ def patient(console: Console) -> None:
     console.context.client.timeout = 60
 
 
-async def stop_and_discard(pilot: Pilot, late: ArrivesLate) -> str:
-    """ctrl+s on its way to the server (``late``), esc to stop waiting, esc and Discard: the question's words."""
+async def stop_and_discard(pilot: Pilot, console: Console) -> tuple[ArrivesLate, str]:
+    """ctrl+s on its way to the server (held: the save returned), esc to stop waiting, esc and Discard: the held
+    save, and the question's words."""
     from tui.screens.confirm import ConfirmScreen
 
+    late = ArrivesLate(console.transport)
+    patient(console)
     await pilot.press("ctrl+s")
     await asyncio.wait_for(late.sent.wait(), 10)
     await pilot.press("escape")
@@ -442,7 +445,7 @@ async def stop_and_discard(pilot: Pilot, late: ArrivesLate) -> str:
     said = str(pilot.app.screen.query_one("#confirm-question", Static).render())
     await pilot.press("y")
     await wait_until(pilot, lambda: not pilot.app.query(DirectoryEditor), "the form left")
-    return said
+    return late, said
 
 
 async def arrived(pilot: Pilot, late: ArrivesLate) -> None:
@@ -460,9 +463,7 @@ async def test_an_update_left_with_discard_on_its_way_is_shown_once_the_server_s
     async with started(store, profile) as (console, pilot):
         await open_directory(pilot, OIDC)
         await fill(pilot, "description", "Staff SSO renamed")
-        late = ArrivesLate(console.transport)
-        patient(console)
-        question = await stop_and_discard(pilot, late)
+        late, question = await stop_and_discard(pilot, console)
         assert "already sent" in question and "does not take it back" in question, question
         assert OIDC in [row[0] for row in table_rows(pilot)], "not stored yet: the list holds what the server does"
         await arrived(pilot, late)
@@ -477,9 +478,7 @@ async def test_a_create_left_with_discard_on_its_way_shows_in_the_list_once_stor
 ) -> None:
     async with started(store, profile) as (console, pilot):
         await new_oidc(pilot)
-        late = ArrivesLate(console.transport)
-        patient(console)
-        await stop_and_discard(pilot, late)
+        late, _ = await stop_and_discard(pilot, console)
         await arrived(pilot, late)
         assert [row[0] for row in table_rows(pilot)].count(NEW) == 1
         assert status(pilot) == f"Created {NEW} (the save was already sent when you left the form)."
@@ -491,9 +490,7 @@ async def test_a_create_made_again_while_the_left_one_is_on_its_way_makes_no_twi
     # The tester made it again after Discard: d10 and d11, both "Dup2".
     async with started(store, profile) as (console, pilot):
         await new_oidc(pilot)
-        late = ArrivesLate(console.transport)
-        patient(console)
-        await stop_and_discard(pilot, late)
+        late, _ = await stop_and_discard(pilot, console)
         await new_oidc(pilot)
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: message(pilot).startswith("Waiting first"), "the create waiting for the left")
